@@ -1,0 +1,158 @@
+//! The virtual phone behind the adbd: its world, files, properties and injected
+//! faults. Every service ends up here with a command line or a framebuffer request.
+//!
+//! It is reached only through the ADB wire protocol (see `sim/adb`); tests never call
+//! it directly. Faults apply to every command except `simctl` itself, so a test can
+//! always read state and clear them.
+
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::render::{self, Frame};
+use super::shell::{self, Commands, MemFs, Output, ShellEnv};
+use super::world::{Catalog, Geometry, World};
+
+/// What the virtual device is and how it looks.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub serial: String,
+    pub width: u32,
+    pub height: u32,
+    pub density: u32,
+    /// `ro.product.name` and the interactive shell prompt.
+    pub product: String,
+    pub model: String,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            serial: "codeact-sim".into(),
+            width: 1080,
+            height: 2400,
+            density: 420,
+            product: "codeact_sim".into(),
+            model: "CodeAct_Virtual_Phone".into(),
+        }
+    }
+}
+
+/// Faults injected with `simctl fault ...`.
+#[derive(Debug, Default, Clone)]
+pub struct Faults {
+    /// Added before every command.
+    pub latency: Duration,
+    /// After this many more commands, the next one drops its connection.
+    pub drop_after: Option<u32>,
+    /// After this many more commands, the next one never answers.
+    pub hang_after: Option<u32>,
+    /// `uiautomator dump` takes at least this long.
+    pub dump_latency: Duration,
+}
+
+/// How a command line ended, as the transport must see it.
+#[derive(Debug)]
+pub enum LineOutcome {
+    Done(Output),
+    /// Close the whole connection without answering.
+    Drop,
+    /// Never answer.
+    Hang,
+}
+
+pub struct SimDevice {
+    config: SimConfig,
+    world: Mutex<World>,
+    fs: MemFs,
+    faults: Mutex<Faults>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The state behind a poisoned lock is still consistent enough to serve.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SimDevice {
+    pub fn new(config: SimConfig, catalog: Catalog) -> Self {
+        let geometry = Geometry { width: config.width, height: config.height, density: config.density };
+        let world = World::new(std::sync::Arc::new(catalog), geometry);
+        Self { config, world: Mutex::new(world), fs: MemFs::new(), faults: Mutex::new(Faults::default()) }
+    }
+
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    pub fn fs(&self) -> &MemFs {
+        &self.fs
+    }
+
+    pub fn world(&self) -> MutexGuard<'_, World> {
+        lock(&self.world)
+    }
+
+    pub fn faults(&self) -> MutexGuard<'_, Faults> {
+        lock(&self.faults)
+    }
+
+    /// The CNXN banner: what `adb devices -l` shows.
+    pub fn banner(&self) -> String {
+        format!(
+            "device::ro.product.name={};ro.product.model={};ro.product.device={};features=shell_v2,cmd,fixed_push_mkdir",
+            self.config.product, self.config.model, self.config.product
+        )
+    }
+
+    /// The screen as pixels (framebuffer and raw screencap share this).
+    pub fn frame(&self) -> Frame {
+        let screen = self.world().screen();
+        render::render(&screen)
+    }
+
+    /// Runs one shell command line, applying injected faults first.
+    pub fn run_line(&self, line: &str) -> LineOutcome {
+        let is_simctl = line.split_whitespace().next().is_some_and(|w| w.trim_matches('\'') == "simctl");
+        if !is_simctl {
+            let latency = {
+                let mut faults = self.faults();
+                let f = &mut *faults;
+                for (slot, outcome) in [(&mut f.drop_after, LineOutcome::Drop), (&mut f.hang_after, LineOutcome::Hang)] {
+                    match slot {
+                        Some(0) => {
+                            *slot = None;
+                            return outcome;
+                        }
+                        Some(n) => *n -= 1,
+                        None => {}
+                    }
+                }
+                faults.latency
+            };
+            if !latency.is_zero() {
+                std::thread::sleep(latency);
+            }
+        }
+        let env = ShellEnv { fs: &self.fs, commands: self, deadline: None };
+        LineOutcome::Done(shell::run_script(line, &env))
+    }
+
+    /// Back to a new device: initial world, empty files, no faults.
+    pub fn reset(&self) {
+        self.world().reset();
+        self.fs.clear_writable();
+        self.clear_faults();
+    }
+
+    pub fn clear_faults(&self) {
+        *self.faults() = Faults::default();
+        let mut world = self.world();
+        world.fault_dialog_armed = false;
+        world.slow_ui = Duration::ZERO;
+    }
+}
+
+impl Commands for SimDevice {
+    fn run(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
+        super::commands::run(self, argv, stdin, env)
+    }
+}

@@ -1,0 +1,163 @@
+//! The laid-out screen: one tree of view nodes per window, with pixel bounds.
+//!
+//! The world builds a `Screen` from its app descriptions; the hierarchy dump and the
+//! screenshot renderer both read it, so what a test reads in a dump is exactly what a
+//! vision model sees. This module only holds the data; it does not lay anything out.
+
+/// A rectangle in screen pixels, `[left,top][right,bottom]` as uiautomator prints it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rect {
+    pub left: i32,
+    pub top: i32,
+    pub right: i32,
+    pub bottom: i32,
+}
+
+impl Rect {
+    pub fn new(left: i32, top: i32, right: i32, bottom: i32) -> Self {
+        Self { left, top, right, bottom }
+    }
+    pub fn width(&self) -> i32 {
+        self.right - self.left
+    }
+    pub fn height(&self) -> i32 {
+        self.bottom - self.top
+    }
+    pub fn is_empty(&self) -> bool {
+        self.width() <= 0 || self.height() <= 0
+    }
+    pub fn contains(&self, x: i32, y: i32) -> bool {
+        x >= self.left && x < self.right && y >= self.top && y < self.bottom
+    }
+    pub fn center(&self) -> (i32, i32) {
+        ((self.left + self.right) / 2, (self.top + self.bottom) / 2)
+    }
+    /// The part of `self` inside `clip`; empty (zero-size at the clip edge) when disjoint.
+    pub fn intersect(&self, clip: &Rect) -> Rect {
+        let left = self.left.max(clip.left);
+        let top = self.top.max(clip.top);
+        let right = self.right.min(clip.right).max(left);
+        let bottom = self.bottom.min(clip.bottom).max(top);
+        Rect { left, top, right, bottom }
+    }
+    pub fn offset(&self, dx: i32, dy: i32) -> Rect {
+        Rect::new(self.left + dx, self.top + dy, self.right + dx, self.bottom + dy)
+    }
+}
+
+/// How the renderer draws a node. The dump ignores it (it prints `class` instead).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Role {
+    /// Draws nothing itself; only its children.
+    #[default]
+    Container,
+    /// A solid background filling the bounds (window backgrounds, app bars, cards).
+    Surface { color: u32 },
+    /// Half-transparent black over everything drawn before (behind dialogs).
+    Scrim,
+    /// The status bar with clock and battery.
+    StatusBar,
+    /// A line of text; `size_dp` is the font size, `bold` picks the medium weight.
+    Label { size_dp: f32, color: u32, bold: bool },
+    /// A two-state switch; reads `checked` and `enabled` from the node.
+    Switch,
+    /// An editable text field: shows `text`, or `hint` in grey when `text` is empty;
+    /// a focused field gets an accent underline and a caret.
+    Field,
+    /// A filled button with its `text` (or `content_desc`) centred.
+    Button { color: u32 },
+    /// A round floating button showing a glyph (`+`, `✎`, ...).
+    Fab { color: u32, glyph: String },
+    /// An app icon: a coloured shape with the label's first letter in it.
+    Icon { shape: IconShape, color: u32 },
+    /// A horizontal slider with a filled part `value / max`.
+    Slider { value: i64, max: i64 },
+    /// A toolbar button drawn as a glyph (`←` for Navigate up, `⋮`, `✓`, ...).
+    ToolButton { glyph: String },
+    /// A thin horizontal divider.
+    Divider,
+    /// The on-screen keyboard (its keys are drawn by the renderer).
+    Keyboard,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IconShape {
+    #[default]
+    Circle,
+    Square,
+    Squircle,
+    Triangle,
+    Hexagon,
+}
+
+impl IconShape {
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "circle" => Self::Circle,
+            "square" => Self::Square,
+            "squircle" => Self::Squircle,
+            "triangle" => Self::Triangle,
+            "hexagon" => Self::Hexagon,
+            _ => return None,
+        })
+    }
+}
+
+/// One view, as uiautomator reports it, plus how to draw it.
+#[derive(Debug, Clone, Default)]
+pub struct Node {
+    pub class: String,
+    pub text: String,
+    pub resource_id: String,
+    pub package: String,
+    pub content_desc: String,
+    /// The EditText hint; the dump reports it as `text` while the field is empty.
+    pub hint: String,
+    pub checkable: bool,
+    pub checked: bool,
+    pub clickable: bool,
+    pub enabled: bool,
+    pub focusable: bool,
+    pub focused: bool,
+    pub scrollable: bool,
+    pub long_clickable: bool,
+    pub password: bool,
+    pub selected: bool,
+    /// Visible bounds, already clipped to the scroll viewport and the screen.
+    pub bounds: Rect,
+    pub role: Role,
+    pub children: Vec<Node>,
+    /// What a tap, long press or typed text on this node does (world-private key).
+    pub hook: Option<Hook>,
+}
+
+/// Links a node back to the world so that input can act on it (never dumped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    /// An item of the screen's description; `record` for rows made from a collection.
+    Item { item: usize, record: Option<usize> },
+    /// A button of the dialog on top.
+    DialogButton(usize),
+    /// A launcher icon of the app with this index.
+    AppIcon(usize),
+    /// The navigation bar's buttons.
+    NavBack,
+    NavHome,
+    NavRecents,
+}
+
+/// All windows on screen, bottom-most first (the app, then dialogs, then the keyboard).
+#[derive(Debug, Clone, Default)]
+pub struct Screen {
+    pub width: u32,
+    pub height: u32,
+    pub density: u32,
+    pub windows: Vec<Node>,
+}
+
+impl Screen {
+    /// Device-independent pixels to screen pixels at this density.
+    pub fn dp(&self, dp: f32) -> i32 {
+        (dp * self.density as f32 / 160.0).round() as i32
+    }
+}

@@ -1,0 +1,421 @@
+//! The world inside the virtual device: installed apps (from data files), their
+//! state, the task back stacks, dialogs, focus and the keyboard.
+//!
+//! `World` answers "what is on screen" (`layout.rs` → [`Screen`]) and "what does this
+//! input do" (`input.rs`, `actions.rs`). It knows nothing of ADB or shells; the device
+//! (`sim/device.rs`) turns command lines into calls on it.
+
+pub mod actions;
+pub mod dump;
+pub mod input;
+pub mod layout;
+pub mod spec;
+pub mod template;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use spec::SpecError;
+use spec::{AppSpec, WorldSpec};
+use template::{Record, Value};
+
+use super::screen::Screen;
+
+/// The data files compiled into the binary (`sim/world.toml`, `sim/apps/*.toml`).
+const BUNDLED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/bundled_world.rs"));
+
+pub const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
+pub const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
+pub const LATIN_IME: &str = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME";
+
+/// The parsed, checked data files; shared and never changed at run time.
+#[derive(Debug)]
+pub struct Catalog {
+    pub world: WorldSpec,
+    pub apps: Vec<AppSpec>,
+    pub initial_state: BTreeMap<String, Value>,
+}
+
+impl Catalog {
+    /// The world compiled into the binary.
+    pub fn bundled() -> Result<Self, SpecError> {
+        Self::from_files(BUNDLED.iter().map(|(name, text)| (name.to_string(), text.to_string())).collect())
+    }
+
+    /// A world from a folder holding `world.toml` and `apps/*.toml`.
+    pub fn from_dir(dir: &Path) -> Result<Self, SpecError> {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).map_err(|source| SpecError::Read { file: path.display().to_string(), source })
+        };
+        let mut files = vec![("world.toml".to_string(), read(&dir.join("world.toml"))?)];
+        let apps_dir = dir.join("apps");
+        let entries = std::fs::read_dir(&apps_dir)
+            .map_err(|source| SpecError::Read { file: apps_dir.display().to_string(), source })?;
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "toml")) {
+            let name = format!("apps/{}", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
+            files.push((name, read(&path)?));
+        }
+        Self::from_files(files)
+    }
+
+    fn from_files(files: Vec<(String, String)>) -> Result<Self, SpecError> {
+        let mut world = None;
+        let mut apps: Vec<AppSpec> = Vec::new();
+        for (name, text) in files {
+            let parse_err = |e: toml::de::Error| SpecError::Parse { file: name.clone(), message: e.to_string() };
+            if name == "world.toml" {
+                world = Some(toml::from_str::<WorldSpec>(&text).map_err(parse_err)?);
+            } else {
+                let app: AppSpec = toml::from_str(&text).map_err(parse_err)?;
+                app.validate(&name)?;
+                if apps.iter().any(|a| a.package == app.package) {
+                    return Err(SpecError::Invalid { file: name, message: format!("package {} declared twice", app.package) });
+                }
+                apps.push(app);
+            }
+        }
+        let world = world.ok_or_else(|| SpecError::Invalid {
+            file: "world.toml".into(),
+            message: "missing: the world folder needs world.toml beside apps/".into(),
+        })?;
+        if !apps.iter().any(|a| a.package == LAUNCHER_PACKAGE) {
+            return Err(SpecError::Invalid {
+                file: "apps/".into(),
+                message: format!("no app declares package {LAUNCHER_PACKAGE} (the home screen)"),
+            });
+        }
+        let mut initial_state = BTreeMap::new();
+        spec::flatten_state(&world.state, "", &mut initial_state)
+            .map_err(|message| SpecError::Invalid { file: "world.toml".into(), message })?;
+        Ok(Self { world, apps, initial_state })
+    }
+
+    pub fn app_index(&self, package: &str) -> Option<usize> {
+        self.apps.iter().position(|a| a.package == package)
+    }
+}
+
+/// One activity on a back stack.
+#[derive(Debug, Clone)]
+pub struct ScreenInstance {
+    pub screen: usize,
+    pub param: String,
+    pub scroll: i32,
+}
+
+/// An app's task: its back stack, bottom first.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub app: usize,
+    pub stack: Vec<ScreenInstance>,
+}
+
+/// A dialog window over the foreground task.
+#[derive(Debug, Clone)]
+pub enum DialogInstance {
+    /// A dialog declared by an app, remembering the record it was opened for.
+    App { app: usize, dialog: usize, record: Option<(String, usize)> },
+    /// The dialog injected by `simctl fault dialog`.
+    Fault,
+}
+
+/// What keyboard focus points at: an item of the top screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Focus {
+    pub item: usize,
+}
+
+/// Screen size and density, fixed for a device's life.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    pub width: u32,
+    pub height: u32,
+    pub density: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct World {
+    pub catalog: Arc<Catalog>,
+    pub geometry: Geometry,
+    pub state: BTreeMap<String, Value>,
+    pub collections: BTreeMap<String, Vec<Record>>,
+    /// Tasks, most recently used last; the last one is in the foreground.
+    pub tasks: Vec<Task>,
+    pub dialogs: Vec<DialogInstance>,
+    pub focus: Option<Focus>,
+    pub keyboard_shown: bool,
+    pub ime: String,
+    /// `simctl fault dialog`: show the fault dialog at the next screen change.
+    pub fault_dialog_armed: bool,
+    /// `simctl slow-ui MS`: screen changes animate over this long.
+    pub slow_ui: Duration,
+    /// When the last screen change started (for slow-ui).
+    pub changed_at: Option<Instant>,
+}
+
+/// The JSON `simctl state` prints.
+#[derive(Debug, Serialize)]
+pub struct StateReport {
+    pub foreground_package: String,
+    pub activity: String,
+    pub keyboard_shown: bool,
+    pub focused: Option<String>,
+    pub dialog: Option<String>,
+    pub ime: String,
+    pub settings: BTreeMap<String, Value>,
+    #[serde(flatten)]
+    pub collections: BTreeMap<String, serde_json::Value>,
+    pub values: BTreeMap<String, Value>,
+}
+
+impl World {
+    pub fn new(catalog: Arc<Catalog>, geometry: Geometry) -> Self {
+        let collections =
+            catalog.world.collections.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<BTreeMap<_, _>>();
+        let state = catalog.initial_state.clone();
+        let mut world = Self {
+            catalog,
+            geometry,
+            state,
+            collections,
+            tasks: Vec::new(),
+            dialogs: Vec::new(),
+            focus: None,
+            keyboard_shown: false,
+            ime: ADB_KEYBOARD_IME.to_string(),
+            fault_dialog_armed: false,
+            slow_ui: Duration::ZERO,
+            changed_at: None,
+        };
+        world.go_home();
+        world
+    }
+
+    /// Back to the initial world, keeping geometry and the data files.
+    pub fn reset(&mut self) {
+        *self = World::new(self.catalog.clone(), self.geometry);
+    }
+
+    pub fn foreground(&self) -> Option<&Task> {
+        self.tasks.last()
+    }
+
+    pub fn top(&self) -> Option<(&AppSpec, &spec::ScreenSpec, &ScreenInstance)> {
+        let task = self.tasks.last()?;
+        let inst = task.stack.last()?;
+        let app = self.catalog.apps.get(task.app)?;
+        Some((app, app.screens.get(inst.screen)?, inst))
+    }
+
+    pub fn foreground_package(&self) -> String {
+        self.top().map(|(a, _, _)| a.package.clone()).unwrap_or_default()
+    }
+
+    /// The full class name of the resumed activity.
+    pub fn activity(&self) -> String {
+        self.top().map(|(a, s, _)| a.full_activity(&s.activity)).unwrap_or_default()
+    }
+
+    /// Marks a visible change: arms slow-ui animation and the fault dialog.
+    pub fn screen_changed(&mut self) {
+        self.changed_at = Some(Instant::now());
+        if self.fault_dialog_armed {
+            self.fault_dialog_armed = false;
+            self.dialogs.push(DialogInstance::Fault);
+        }
+    }
+
+    fn leave_screen(&mut self) {
+        self.focus = None;
+        self.keyboard_shown = false;
+    }
+
+    /// Shows the home screen (the launcher task in front).
+    pub fn go_home(&mut self) {
+        let Some(launcher) = self.catalog.app_index(LAUNCHER_PACKAGE) else { return };
+        self.leave_screen();
+        self.dialogs.retain(|d| matches!(d, DialogInstance::Fault));
+        if let Some(pos) = self.tasks.iter().position(|t| t.app == launcher) {
+            let task = self.tasks.remove(pos);
+            self.tasks.push(task);
+        } else if let Some(activity) = self.catalog.apps[launcher].launcher.clone() {
+            self.start_activity(launcher, &activity, String::new(), false);
+            return;
+        }
+        self.screen_changed();
+    }
+
+    /// Brings the app's task to the front, starting it at its launcher activity when
+    /// it has none. Returns false when the app has no launcher activity.
+    pub fn launch(&mut self, app: usize) -> bool {
+        if let Some(pos) = self.tasks.iter().position(|t| t.app == app) {
+            self.leave_screen();
+            self.dialogs.clear();
+            let task = self.tasks.remove(pos);
+            self.tasks.push(task);
+            self.screen_changed();
+            self.arrive();
+            return true;
+        }
+        let Some(activity) = self.catalog.apps.get(app).and_then(|a| a.launcher.clone()) else { return false };
+        self.start_activity(app, &activity, String::new(), false)
+    }
+
+    /// Pushes an activity onto the app's task (creating it) and brings it to the front.
+    pub fn start_activity(&mut self, app: usize, activity: &str, param: String, same_task: bool) -> bool {
+        let Some(screen) = self.catalog.apps.get(app).and_then(|a| a.screen(activity)).map(|(i, _)| i) else {
+            return false;
+        };
+        self.leave_screen();
+        self.dialogs.clear();
+        let inst = ScreenInstance { screen, param, scroll: 0 };
+        match self.tasks.iter().position(|t| t.app == app) {
+            Some(pos) => {
+                let mut task = self.tasks.remove(pos);
+                if !same_task && task.stack.last().is_some_and(|top| top.screen == screen) {
+                    // singleTop: starting the activity already on top reuses it.
+                } else {
+                    task.stack.push(inst);
+                }
+                self.tasks.push(task);
+            }
+            None => self.tasks.push(Task { app, stack: vec![inst] }),
+        }
+        self.screen_changed();
+        self.arrive();
+        true
+    }
+
+    /// Runs what a screen does on arrival: its `on_open` actions, its one-time
+    /// dialog, its autofocus.
+    fn arrive(&mut self) {
+        let Some((app, screen, _)) = self.top() else { return };
+        let on_open = screen.on_open.clone();
+        let autofocus = screen.autofocus.clone();
+        let dialog = match (&screen.dialog, &screen.dialog_when) {
+            (Some(name), Some(cond)) if self.scope(None, None).holds(cond) => app.dialogs.iter().position(|d| &d.name == name),
+            (Some(name), None) => app.dialogs.iter().position(|d| &d.name == name),
+            _ => None,
+        };
+        let app_index = self.foreground().map(|t| t.app).unwrap_or(0);
+        if let Some(script) = on_open {
+            self.run_actions(&script, None);
+        }
+        if let Some(dialog) = dialog {
+            self.dialogs.push(DialogInstance::App { app: app_index, dialog, record: None });
+        }
+        if let Some(id) = autofocus {
+            if let Some((_, screen, _)) = self.top() {
+                if let Some(item) = screen.items.iter().position(|i| i.id == id) {
+                    self.focus = Some(Focus { item });
+                    self.keyboard_shown = true;
+                }
+            }
+        }
+    }
+
+    /// KEYCODE_BACK: hide the keyboard, else close a dialog, else pop the stack; a
+    /// root activity goes to the home screen (its task stays, as on Android 12+).
+    pub fn back(&mut self) {
+        if self.keyboard_shown {
+            self.keyboard_shown = false;
+            self.screen_changed();
+            return;
+        }
+        if self.dialogs.pop().is_some() {
+            self.screen_changed();
+            return;
+        }
+        let launcher = self.catalog.app_index(LAUNCHER_PACKAGE);
+        let Some(task) = self.tasks.last_mut() else { return };
+        if task.stack.len() > 1 {
+            task.stack.pop();
+            self.leave_screen();
+            self.screen_changed();
+        } else if Some(task.app) != launcher {
+            self.go_home();
+        }
+    }
+
+    /// `am force-stop`: the task and its state are gone.
+    pub fn force_stop(&mut self, app: usize) {
+        let was_front = self.foreground().is_some_and(|t| t.app == app);
+        self.tasks.retain(|t| t.app != app);
+        if was_front {
+            self.go_home();
+        }
+    }
+
+    /// The template scope of the top screen (optionally for one record of a list).
+    pub fn scope<'a>(&'a self, record: Option<&'a Record>, index: Option<usize>) -> template::Scope<'a> {
+        let param = self.top().map(|(_, _, i)| i.param.as_str()).unwrap_or("");
+        let record = record.or_else(|| self.screen_record().map(|(_, r)| r));
+        let index = index.or_else(|| self.screen_record().map(|(i, _)| i));
+        template::Scope { state: &self.state, record, index, param }
+    }
+
+    /// For a screen with a `source`: the record its parameter points at.
+    pub fn screen_record(&self) -> Option<(usize, &Record)> {
+        let (_, screen, inst) = self.top()?;
+        let source = screen.source.as_ref()?;
+        let index: usize = inst.param.parse().ok()?;
+        self.collections.get(source)?.get(index).map(|r| (index, r))
+    }
+
+    /// The JSON report `simctl state` prints.
+    pub fn report(&self) -> StateReport {
+        let settings = self
+            .state
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix("settings.").map(|s| (s.to_string(), v.clone())))
+            .collect();
+        let values = self.state.iter().filter(|(k, _)| !k.starts_with("settings.")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let collections = self
+            .collections
+            .iter()
+            .map(|(name, records)| {
+                let json = match self.catalog.world.export_field.get(name) {
+                    Some(field) => serde_json::Value::Array(
+                        records.iter().map(|r| serde_json::json!(r.get(field).map(|v| v.to_string()).unwrap_or_default())).collect(),
+                    ),
+                    None => serde_json::to_value(records).unwrap_or(serde_json::Value::Null),
+                };
+                (name.clone(), json)
+            })
+            .collect();
+        let focused = self.focus.and_then(|f| self.top().and_then(|(_, s, _)| s.items.get(f.item)).map(|i| i.id.clone()));
+        let dialog = self.dialogs.last().map(|d| match d {
+            DialogInstance::Fault => "fault".to_string(),
+            DialogInstance::App { app, dialog, .. } => {
+                self.catalog.apps.get(*app).and_then(|a| a.dialogs.get(*dialog)).map(|d| d.name.clone()).unwrap_or_default()
+            }
+        });
+        StateReport {
+            foreground_package: self.foreground_package(),
+            activity: self.activity(),
+            keyboard_shown: self.keyboard_shown,
+            focused,
+            dialog,
+            ime: self.ime.clone(),
+            settings,
+            collections,
+            values,
+        }
+    }
+
+    /// What is on screen now, laid out (with the slow-ui animation applied).
+    pub fn screen(&self) -> Screen {
+        layout::build(self)
+    }
+
+    /// True while a slow-ui animation is still running.
+    pub fn animating(&self) -> bool {
+        self.changed_at.is_some_and(|t| !self.slow_ui.is_zero() && t.elapsed() < self.slow_ui)
+    }
+}
