@@ -1,5 +1,6 @@
 //! The `codeact` command line: turns subcommands into library calls, nothing more.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -85,13 +86,21 @@ fn run(cli: Cli) -> Result<()> {
                     .await
                     .with_context(|| format!("is another `codeact sim` running? try --port {} or --port 0", port.wrapping_add(2)))?;
                 let addr = listener.local_addr()?;
-                println!("Virtual Android device listening on {addr} ({}x{} @ {density}dpi)", size.0, size.1);
-                println!("  adb connect {addr}");
-                println!("  adb -s {addr} shell simctl state");
-                println!("Ctrl-C to stop.");
+                // A closed stdout (a parent that stopped reading) must not stop the device.
+                let mut out = std::io::stdout();
+                let _ = writeln!(
+                    out,
+                    "Virtual Android device listening on {addr} ({}x{} @ {density}dpi)\n  adb connect {addr}\n  \
+                     adb -s {addr} shell simctl state\nCtrl-C to stop.",
+                    size.0,
+                    size.1
+                );
+                let _ = out.flush();
                 tokio::select! {
                     _ = sim::serve(listener, device) => {}
-                    _ = tokio::signal::ctrl_c() => println!("stopped"),
+                    _ = tokio::signal::ctrl_c() => {
+                        let _ = writeln!(out, "stopped");
+                    }
                 }
                 Ok(())
             })

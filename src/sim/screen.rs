@@ -140,6 +140,8 @@ pub enum Hook {
     DialogButton(usize),
     /// A launcher icon of the app with this index.
     AppIcon(usize),
+    /// The app bar's "Navigate up" button.
+    NavUp,
     /// The navigation bar's buttons.
     NavBack,
     NavHome,

@@ -36,7 +36,7 @@ impl World {
         let (verb, rest) = action.split_once(char::is_whitespace).unwrap_or((action, ""));
         let rest = rest.trim();
         match verb {
-            "back" => self.back(),
+            "back" => self.finish_activity(),
             "home" => self.go_home(),
             "dismiss" => {
                 self.dialogs.pop();
@@ -99,7 +99,7 @@ impl World {
                         }
                     }
                     if showing {
-                        self.back();
+                        self.finish_activity();
                     }
                     self.screen_changed();
                 }

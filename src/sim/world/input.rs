@@ -56,6 +56,7 @@ impl World {
         }
         match hit.hook {
             Hook::NavBack => self.back(),
+            Hook::NavUp => self.finish_activity(),
             Hook::NavHome => self.go_home(),
             Hook::NavRecents => {}
             Hook::AppIcon(app) => {

@@ -165,7 +165,7 @@ impl AppLayout<'_> {
                 clickable: true,
                 focusable: true,
                 role: Role::ToolButton { glyph: "←".into() },
-                hook: Some(Hook::NavBack),
+                hook: Some(Hook::NavUp),
                 ..node("android.widget.ImageButton", pkg, up)
             });
             x = self.dp(72.0);

@@ -343,6 +343,20 @@ impl World {
         }
     }
 
+    /// Closes the top activity (what an app's own "back"/"up"/"save" does); the root
+    /// activity leaves for the home screen.
+    pub fn finish_activity(&mut self) {
+        let Some(task) = self.tasks.last_mut() else { return };
+        if task.stack.len() > 1 {
+            task.stack.pop();
+            self.dialogs.clear();
+            self.leave_screen();
+            self.screen_changed();
+        } else {
+            self.go_home();
+        }
+    }
+
     /// `am force-stop`: the task and its state are gone.
     pub fn force_stop(&mut self, app: usize) {
         let was_front = self.foreground().is_some_and(|t| t.app == app);

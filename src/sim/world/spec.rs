@@ -41,7 +41,7 @@
 //! Conditions: `KEY`, `!KEY`, `A == B`, `A != B`, `A ~= B` (A contains B, ignoring
 //! case) — both sides templates.
 //! Screens with `source = "COLLECTION"` show the record at index `{param}` as `{record.*}`.
-//! Actions: `open ACTIVITY [ARG]`, `back`, `home`, `launch PACKAGE`, `toggle KEY`,
+//! Actions: `open ACTIVITY [ARG]`, `back` (closes the screen), `home`, `launch PACKAGE`, `toggle KEY`,
 //! `set KEY VALUE`, `clear KEY`, `require KEY` (stop here when KEY is empty),
 //! `add COLLECTION FIELD=VALUE...`, `update FIELD=VALUE...` (the screen's record),
 //! `delete` (the dialog's or screen's record), `dialog NAME`, `dismiss`.
