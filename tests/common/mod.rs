@@ -159,3 +159,4 @@ pub fn png_size(bytes: &[u8]) -> (u32, u32) {
     let info = reader.info();
     (info.width, info.height)
 }
+pub mod phone;

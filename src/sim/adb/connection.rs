@@ -46,6 +46,8 @@ pub struct StreamIo {
     acks: mpsc::UnboundedReceiver<()>,
     routes: Routes,
     kill: Arc<Notify>,
+    /// A WRTE was sent and its OKAY has not arrived yet.
+    awaiting_ack: bool,
 }
 
 impl StreamIo {
@@ -59,9 +61,17 @@ impl StreamIo {
     }
 
     /// Sends exactly one WRTE carrying `chunk` (the caller keeps it within the limit).
+    ///
+    /// Waits for the OKAY of the previous WRTE first, not for this one's: adb_client
+    /// never acknowledges the last reply of a sync transaction, and waiting for it
+    /// would deadlock the QUIT that follows.
     pub async fn write_one(&mut self, chunk: Vec<u8>) -> Result<(), StreamClosed> {
+        if self.awaiting_ack {
+            self.acks.recv().await.ok_or(StreamClosed)?;
+        }
         self.out.send(Message::new(A_WRTE, self.local, self.remote, chunk)).map_err(|_| StreamClosed)?;
-        self.acks.recv().await.ok_or(StreamClosed)
+        self.awaiting_ack = true;
+        Ok(())
     }
 
     /// The largest payload one WRTE may carry on this connection.
@@ -150,6 +160,7 @@ pub async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
                     acks,
                     routes: routes.clone(),
                     kill: kill.clone(),
+                    awaiting_ack: false,
                 };
                 services.spawn(kind.run(io, device.clone()));
             }
