@@ -76,15 +76,18 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Sim { port, serial, size, density, world } => {
             if (5555..=5585).contains(&port) {
-                bail!("port {port} is in 5555–5585, which the adb server probes for emulators; pick another, e.g. --port {}", sim::DEFAULT_PORT);
+                bail!(
+                    "port {port} is in 5555–5585, which the adb server probes for emulators; pick another, e.g. --port {}",
+                    sim::DEFAULT_PORT
+                );
             }
             let config = SimConfig { serial, width: size.0, height: size.1, density, ..SimConfig::default() };
             let device = sim::build_device(config, world.as_deref())?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             runtime.block_on(async {
-                let listener = sim::bind(SocketAddr::from(([127, 0, 0, 1], port)))
-                    .await
-                    .with_context(|| format!("is another `codeact sim` running? try --port {} or --port 0", port.wrapping_add(2)))?;
+                let listener = sim::bind(SocketAddr::from(([127, 0, 0, 1], port))).await.with_context(|| {
+                    format!("is another `codeact sim` running? try --port {} or --port 0", port.wrapping_add(2))
+                })?;
                 let addr = listener.local_addr()?;
                 // A closed stdout (a parent that stopped reading) must not stop the device.
                 let mut out = std::io::stdout();
@@ -92,8 +95,7 @@ fn run(cli: Cli) -> Result<()> {
                     out,
                     "Virtual Android device listening on {addr} ({}x{} @ {density}dpi)\n  adb connect {addr}\n  \
                      adb -s {addr} shell simctl state\nCtrl-C to stop.",
-                    size.0,
-                    size.1
+                    size.0, size.1
                 );
                 let _ = out.flush();
                 tokio::select! {

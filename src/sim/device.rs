@@ -116,7 +116,8 @@ impl SimDevice {
             let latency = {
                 let mut faults = self.faults();
                 let f = &mut *faults;
-                for (slot, outcome) in [(&mut f.drop_after, LineOutcome::Drop), (&mut f.hang_after, LineOutcome::Hang)] {
+                for (slot, outcome) in [(&mut f.drop_after, LineOutcome::Drop), (&mut f.hang_after, LineOutcome::Hang)]
+                {
                     match slot {
                         Some(0) => {
                             *slot = None;

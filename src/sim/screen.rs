@@ -135,7 +135,10 @@ pub struct Node {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hook {
     /// An item of the screen's description; `record` for rows made from a collection.
-    Item { item: usize, record: Option<usize> },
+    Item {
+        item: usize,
+        record: Option<usize>,
+    },
     /// A button of the dialog on top.
     DialogButton(usize),
     /// A launcher icon of the app with this index.

@@ -133,8 +133,11 @@ pub fn dump_xml(raw: &str) -> &str {
 }
 
 pub fn parse_bounds(b: &str) -> Option<(i32, i32, i32, i32)> {
-    let nums: Vec<i32> =
-        b.split(|c: char| !c.is_ascii_digit() && c != '-').filter(|s| !s.is_empty()).filter_map(|s| s.parse().ok()).collect();
+    let nums: Vec<i32> = b
+        .split(|c: char| !c.is_ascii_digit() && c != '-')
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect();
     match nums.as_slice() {
         [l, t, r, b] => Some((*l, *t, *r, *b)),
         _ => None,

@@ -57,14 +57,9 @@ impl Message {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER_LEN + self.payload.len());
         let checksum = self.payload.iter().fold(0u32, |sum, b| sum.wrapping_add(u32::from(*b)));
-        for word in [
-            self.command,
-            self.arg0,
-            self.arg1,
-            self.payload.len() as u32,
-            checksum,
-            self.command ^ 0xffff_ffff,
-        ] {
+        for word in
+            [self.command, self.arg0, self.arg1, self.payload.len() as u32, checksum, self.command ^ 0xffff_ffff]
+        {
             out.extend_from_slice(&word.to_le_bytes());
         }
         out.extend_from_slice(&self.payload);
@@ -80,7 +75,8 @@ impl Message {
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
             Err(e) => return Err(FrameError::Io(e)),
         }
-        let word = |i: usize| u32::from_le_bytes([header[i * 4], header[i * 4 + 1], header[i * 4 + 2], header[i * 4 + 3]]);
+        let word =
+            |i: usize| u32::from_le_bytes([header[i * 4], header[i * 4 + 1], header[i * 4 + 2], header[i * 4 + 3]]);
         let (command, arg0, arg1, len, magic) = (word(0), word(1), word(2), word(3) as usize, word(5));
         if magic != command ^ 0xffff_ffff {
             return Err(FrameError::BadMagic { command, magic });

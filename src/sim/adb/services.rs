@@ -21,9 +21,14 @@ const V2_CLOSE_STDIN: u8 = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Service {
     /// `shell:`, `shell,raw:`, `shell,v2,...:` with the command (empty = interactive).
-    Shell { v2: bool, command: String },
+    Shell {
+        v2: bool,
+        command: String,
+    },
     /// `exec:` — raw output, stderr merged, no exit code.
-    Exec { command: String },
+    Exec {
+        command: String,
+    },
     Sync,
     Framebuffer,
 }
@@ -128,7 +133,11 @@ async fn write_v2(io: &mut StreamIo, out: &Output) -> Result<(), super::connecti
 }
 
 /// `adb shell` with no command: a prompt, one line at a time, until `exit` or EOF.
-async fn interactive(io: &mut StreamIo, device: &Arc<SimDevice>, v2: bool) -> Result<(), super::connection::StreamClosed> {
+async fn interactive(
+    io: &mut StreamIo,
+    device: &Arc<SimDevice>,
+    v2: bool,
+) -> Result<(), super::connection::StreamClosed> {
     let prompt = format!("{}:/ $ ", device.config().product);
     let send = |data: &[u8]| if v2 { v2_packet(V2_STDOUT, data) } else { data.to_vec() };
     io.write(&send(prompt.as_bytes())).await?;

@@ -19,7 +19,10 @@ pub fn short_component(package: &str, activity: &str) -> String {
 
 pub fn am(device: &SimDevice, args: &[&str]) -> Output {
     let Some((&sub, rest)) = args.split_first() else {
-        return fail("usage: am [subcommand] [options]\n  start [-W] -n <PACKAGE>/<ACTIVITY>\n  force-stop <PACKAGE>\n  broadcast -a <ACTION> [--es KEY VALUE] [--ei KEY N]\n", 255);
+        return fail(
+            "usage: am [subcommand] [options]\n  start [-W] -n <PACKAGE>/<ACTIVITY>\n  force-stop <PACKAGE>\n  broadcast -a <ACTION> [--es KEY VALUE] [--ei KEY N]\n",
+            255,
+        );
     };
     match sub {
         "start" | "start-activity" => start(device, rest),
@@ -52,7 +55,8 @@ fn parse_intent(args: &[&str]) -> Result<Intent, String> {
     let mut intent = Intent::default();
     let mut i = 0;
     while i < args.len() {
-        let value = |n: usize| args.get(i + n).map(|s| s.to_string()).ok_or(format!("Error: No value given for {}", args[i]));
+        let value =
+            |n: usize| args.get(i + n).map(|s| s.to_string()).ok_or(format!("Error: No value given for {}", args[i]));
         match args[i] {
             "-n" => {
                 intent.component = Some(value(1)?);
@@ -67,7 +71,12 @@ fn parse_intent(args: &[&str]) -> Result<Intent, String> {
                 i += 1;
             }
             "-W" => intent.wait = true,
-            "-S" | "-R" | "--activity-clear-top" | "--activity-new-task" | "--activity-single-top" | "--activity-clear-task" => {}
+            "-S"
+            | "-R"
+            | "--activity-clear-top"
+            | "--activity-new-task"
+            | "--activity-single-top"
+            | "--activity-clear-task" => {}
             "-d" | "-t" | "-f" | "--user" | "-p" => i += 1,
             "--es" | "--ei" | "--ez" | "--el" | "--ef" | "--eu" | "--esa" => {
                 intent.has_extras = true;
@@ -236,7 +245,8 @@ pub fn pm(device: &SimDevice, args: &[&str]) -> Output {
             let filter = rest[1..].iter().find(|a| !a.starts_with('-')).copied().unwrap_or("");
             let mut text = String::new();
             for (package, system) in installed() {
-                if (flags.contains(&"-3") && system) || (flags.contains(&"-s") && !system) || !package.contains(filter) {
+                if (flags.contains(&"-3") && system) || (flags.contains(&"-s") && !system) || !package.contains(filter)
+                {
                     continue;
                 }
                 if flags.contains(&"-f") {

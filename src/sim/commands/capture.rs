@@ -42,7 +42,11 @@ pub fn screencap(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output {
         match args[i] {
             "-p" => png = true,
             "-d" | "-a" => i += 1,
-            "-h" => return ok("usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n"),
+            "-h" => {
+                return ok(
+                    "usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n",
+                );
+            }
             f => file = Some(f),
         }
         i += 1;

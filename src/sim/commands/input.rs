@@ -14,8 +14,18 @@ keyevent [--longpress|--duration <duration to hold key down in ms>] [--doubletap
 tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      \
 draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n      press (Default: trackball)\n      roll <dx> <dy> (Default: trackball)\n";
 
-const SOURCES: &[&str] =
-    &["keyboard", "mouse", "touchscreen", "touchpad", "touchnavigation", "trackball", "stylus", "dpad", "gamepad", "joystick"];
+const SOURCES: &[&str] = &[
+    "keyboard",
+    "mouse",
+    "touchscreen",
+    "touchpad",
+    "touchnavigation",
+    "trackball",
+    "stylus",
+    "dpad",
+    "gamepad",
+    "joystick",
+];
 
 /// Swipes without a duration take this long, as on a device.
 const DEFAULT_SWIPE_MS: u64 = 300;
@@ -60,7 +70,8 @@ pub fn input(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output {
                     };
                     // The gesture lasts as long as asked, as it does on a phone.
                     env.sleep(Duration::from_millis(ms.min(MAX_GESTURE_MS)));
-                    let ms = if command == "draganddrop" { ms.max(crate::sim::world::input::LONG_PRESS_MS) } else { ms };
+                    let ms =
+                        if command == "draganddrop" { ms.max(crate::sim::world::input::LONG_PRESS_MS) } else { ms };
                     device.world().swipe(*x1, *y1, *x2, *y2, ms);
                     ok("")
                 }

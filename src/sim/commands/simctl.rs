@@ -65,7 +65,11 @@ pub fn simctl(device: &SimDevice, args: &[&str]) -> Output {
         ["fault", kind @ ("drop" | "hang"), n] => match count(Some(n)) {
             Some(n) => {
                 let mut f = device.faults();
-                if *kind == "drop" { f.drop_after = Some(n) } else { f.hang_after = Some(n) }
+                if *kind == "drop" {
+                    f.drop_after = Some(n)
+                } else {
+                    f.hang_after = Some(n)
+                }
                 ok("")
             }
             None => fail("simctl: fault drop|hang needs a command count, e.g. `simctl fault drop 0`\n", 2),

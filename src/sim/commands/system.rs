@@ -60,7 +60,10 @@ pub fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
         Some("window") => {
             let mut text = String::from("WINDOW MANAGER WINDOWS (dumpsys window windows)\n");
             if world.keyboard_shown {
-                text.push_str(&format!("  Window #1 Window{{{} u0 InputMethod}}:\n    mHasSurface=true isReadyForDisplay()=true\n", token("ime")));
+                text.push_str(&format!(
+                    "  Window #1 Window{{{} u0 InputMethod}}:\n    mHasSurface=true isReadyForDisplay()=true\n",
+                    token("ime")
+                ));
             }
             text.push_str(&format!("  Window #0 {window}:\n    mHasSurface=true isReadyForDisplay()=true\n"));
             text.push_str(&format!(
@@ -71,14 +74,25 @@ pub fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
                 device.config().density
             ));
             text.push_str(&format!("  mCurrentFocus={window}\n  mFocusedApp={record}\n"));
-            text.push_str(&format!("  mInputMethodWindow={}\n", if world.keyboard_shown { "Window{ime u0 InputMethod}" } else { "null" }));
+            text.push_str(&format!(
+                "  mInputMethodWindow={}\n",
+                if world.keyboard_shown { "Window{ime u0 InputMethod}" } else { "null" }
+            ));
             ok(text)
         }
         Some("activity") if matches!(args.get(1).copied(), None | Some("activities") | Some("a")) => {
-            let mut text = String::from("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n");
+            let mut text = String::from(
+                "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n",
+            );
             for (n, task) in world.tasks.iter().enumerate().rev() {
                 let Some(app) = world.catalog.apps.get(task.app) else { continue };
-                text.push_str(&format!("  * Task{{{} #{} type=standard A=10{:03}:{} U=0 visible=true}}\n", token(&app.package), n + 10, task.app, app.package));
+                text.push_str(&format!(
+                    "  * Task{{{} #{} type=standard A=10{:03}:{} U=0 visible=true}}\n",
+                    token(&app.package),
+                    n + 10,
+                    task.app,
+                    app.package
+                ));
                 for inst in task.stack.iter().rev() {
                     if let Some(screen) = app.screens.get(inst.screen) {
                         let full = app.full_activity(&screen.activity);
@@ -92,7 +106,9 @@ pub fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
                     }
                 }
             }
-            text.push_str(&format!("\n  ResumedActivity: {record}\n  topResumedActivity={record}\n    mResumedActivity: {record}\n"));
+            text.push_str(&format!(
+                "\n  ResumedActivity: {record}\n  topResumedActivity={record}\n    mResumedActivity: {record}\n"
+            ));
             ok(text)
         }
         Some("input_method") => {
@@ -107,7 +123,7 @@ pub fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
             ))
         }
         Some(service) => ok(format!("Can't find service: {service}\n")),
-        None => ok(format!("Currently running services:\n  activity\n  input_method\n  window\n")),
+        None => ok("Currently running services:\n  activity\n  input_method\n  window\n"),
     }
 }
 
@@ -204,7 +220,10 @@ pub fn settings(device: &SimDevice, args: &[&str]) -> Output {
             }
             ok(text)
         }
-        _ => fail("usage:  settings [--user <USER_ID> | current] get namespace key\n        settings put namespace key value\n        settings list namespace\n", 255),
+        _ => fail(
+            "usage:  settings [--user <USER_ID> | current] get namespace key\n        settings put namespace key value\n        settings list namespace\n",
+            255,
+        ),
     }
 }
 

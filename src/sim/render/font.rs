@@ -124,14 +124,7 @@ fn shape(text: &str, start: usize, style: &TextStyle, max_w: f32) -> (Line, bool
         if x + advance > max_w + 0.01 {
             return (line, false);
         }
-        line.glyphs.push(Glyph {
-            face,
-            id,
-            x,
-            advance,
-            byte: start + b,
-            is_space: c == ' ',
-        });
+        line.glyphs.push(Glyph { face, id, x, advance, byte: start + b, is_space: c == ' ' });
         x += advance;
         line.width = x;
     }
@@ -149,14 +142,7 @@ fn ellipsize(line: &mut Line, style: &TextStyle, max_w: f32) {
     }
     let x = line.glyphs.last().map_or(0.0, |g| g.x + g.advance);
     if x + advance <= max_w + 0.01 {
-        line.glyphs.push(Glyph {
-            face,
-            id,
-            x,
-            advance,
-            byte: usize::MAX,
-            is_space: false,
-        });
+        line.glyphs.push(Glyph { face, id, x, advance, byte: usize::MAX, is_space: false });
         line.width = x + advance;
     } else {
         line.width = x;
@@ -165,40 +151,21 @@ fn ellipsize(line: &mut Line, style: &TextStyle, max_w: f32) {
 
 /// Vertical metrics (ascent, descent as a negative number, line height) at `size_px`.
 pub fn metrics(style: &TextStyle) -> (f32, f32, f32) {
-    let style = &TextStyle {
-        size_px: clamp_size(style.size_px),
-        ..*style
-    };
-    let face = if style.bold {
-        Face::Medium
-    } else {
-        Face::Regular
-    };
+    let style = &TextStyle { size_px: clamp_size(style.size_px), ..*style };
+    let face = if style.bold { Face::Medium } else { Face::Regular };
     match face_font(face).or(face_font(Face::Fallback)) {
         Some(font) => {
             let s = font.as_scaled(scale_for(font, style.size_px));
-            (
-                s.ascent(),
-                s.descent(),
-                s.ascent() - s.descent() + s.line_gap(),
-            )
+            (s.ascent(), s.descent(), s.ascent() - s.descent() + s.line_gap())
         }
-        None => (
-            style.size_px * 0.93,
-            -style.size_px * 0.24,
-            style.size_px * 1.17,
-        ),
+        None => (style.size_px * 0.93, -style.size_px * 0.24, style.size_px * 1.17),
     }
 }
 
 /// Font sizes are kept within what a screen can show, so that a bogus density or size
 /// cannot make the rasterizer allocate a giant coverage buffer.
 fn clamp_size(px: f32) -> f32 {
-    if px.is_finite() {
-        px.clamp(0.0, MAX_FONT_PX)
-    } else {
-        0.0
-    }
+    if px.is_finite() { px.clamp(0.0, MAX_FONT_PX) } else { 0.0 }
 }
 
 /// Horizontal placement of text inside its box.
@@ -223,10 +190,7 @@ pub fn draw_text(
     align: Align,
     max_lines: usize,
 ) -> f32 {
-    let style = &TextStyle {
-        size_px: clamp_size(style.size_px),
-        ..*style
-    };
+    let style = &TextStyle { size_px: clamp_size(style.size_px), ..*style };
     let (Align::Left(pad) | Align::Tail(pad) | Align::Center(pad)) = align;
     let avail = (bounds.width() - 2.0 * pad).max(0.0);
     let (ascent, descent, line_h) = metrics(style);
@@ -250,11 +214,7 @@ pub fn draw_text(
             lines.push(first);
         } else if two {
             // Break after the last space that fits, or wherever the line filled up.
-            let cut = first
-                .glyphs
-                .iter()
-                .rposition(|g| g.is_space)
-                .filter(|&i| i > 0);
+            let cut = first.glyphs.iter().rposition(|g| g.is_space).filter(|&i| i > 0);
             let next = match cut {
                 Some(i) => {
                     let b = first.glyphs[i].byte + 1;
@@ -262,11 +222,7 @@ pub fn draw_text(
                     b
                 }
                 None => first.glyphs.last().map_or(text.len(), |g| {
-                    g.byte
-                        + text
-                            .get(g.byte..)
-                            .and_then(|s| s.chars().next())
-                            .map_or(1, char::len_utf8)
+                    g.byte + text.get(g.byte..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8)
                 }),
             };
             first.width = first.glyphs.last().map_or(0.0, |g| g.x + g.advance);
@@ -313,14 +269,7 @@ fn tail(line: &mut Line, style: &TextStyle, max_w: f32) {
         keep += 1;
     }
     let start = line.glyphs.len() - keep;
-    let mut out = vec![Glyph {
-        face,
-        id,
-        x: 0.0,
-        advance,
-        byte: usize::MAX,
-        is_space: false,
-    }];
+    let mut out = vec![Glyph { face, id, x: 0.0, advance, byte: usize::MAX, is_space: false }];
     let mut x = advance;
     for g in &line.glyphs[start..] {
         out.push(Glyph { x, ..*g });
@@ -340,20 +289,13 @@ fn draw_line(canvas: &mut Canvas, line: &Line, x0: f32, baseline: f32, style: &T
         }
         match face_font(g.face) {
             Some(font) => {
-                let glyph = g
-                    .id
-                    .with_scale_and_position(scale_for(font, style.size_px), point(gx, baseline));
+                let glyph = g.id.with_scale_and_position(scale_for(font, style.size_px), point(gx, baseline));
                 if let Some(og) = font.outline_glyph(glyph) {
                     let b = og.px_bounds();
                     let (bx, by) = (b.min.x as i32, b.min.y as i32);
                     og.draw(|x, y, c| {
                         let a = (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u32;
-                        canvas.blend(
-                            bx.saturating_add(x as i32),
-                            by.saturating_add(y as i32),
-                            color,
-                            a,
-                        );
+                        canvas.blend(bx.saturating_add(x as i32), by.saturating_add(y as i32), color, a);
                     });
                 }
             }
@@ -366,30 +308,12 @@ fn draw_line(canvas: &mut Canvas, line: &Line, x0: f32, baseline: f32, style: &T
 fn draw_box(canvas: &mut Canvas, x: f32, baseline: f32, advance: f32, style: &TextStyle) {
     let s = style.size_px;
     let t = (s / 14.0).max(1.0).round() as i32;
-    let r = FRect::new(
-        x + advance * 0.12,
-        baseline - s * 0.72,
-        x + advance * 0.88,
-        baseline,
-    )
-    .to_irect();
+    let r = FRect::new(x + advance * 0.12, baseline - s * 0.72, x + advance * 0.88, baseline).to_irect();
     let sides = [
-        IRect {
-            bottom: r.top.saturating_add(t),
-            ..r
-        },
-        IRect {
-            top: r.bottom.saturating_sub(t),
-            ..r
-        },
-        IRect {
-            right: r.left.saturating_add(t),
-            ..r
-        },
-        IRect {
-            left: r.right.saturating_sub(t),
-            ..r
-        },
+        IRect { bottom: r.top.saturating_add(t), ..r },
+        IRect { top: r.bottom.saturating_sub(t), ..r },
+        IRect { right: r.left.saturating_add(t), ..r },
+        IRect { left: r.right.saturating_sub(t), ..r },
     ];
     for side in sides {
         canvas.fill_rect(side, style.color, 255);

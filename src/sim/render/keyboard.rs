@@ -21,35 +21,9 @@ const ROWS: [&[(&str, f32)]; 4] = [
         ("o", 1.0),
         ("p", 1.0),
     ],
-    &[
-        ("a", 1.0),
-        ("s", 1.0),
-        ("d", 1.0),
-        ("f", 1.0),
-        ("g", 1.0),
-        ("h", 1.0),
-        ("j", 1.0),
-        ("k", 1.0),
-        ("l", 1.0),
-    ],
-    &[
-        ("⇧", 1.5),
-        ("z", 1.0),
-        ("x", 1.0),
-        ("c", 1.0),
-        ("v", 1.0),
-        ("b", 1.0),
-        ("n", 1.0),
-        ("m", 1.0),
-        ("⌫", 1.5),
-    ],
-    &[
-        ("?123", 1.5),
-        (",", 1.0),
-        ("space", 5.0),
-        (".", 1.0),
-        ("⏎", 1.5),
-    ],
+    &[("a", 1.0), ("s", 1.0), ("d", 1.0), ("f", 1.0), ("g", 1.0), ("h", 1.0), ("j", 1.0), ("k", 1.0), ("l", 1.0)],
+    &[("⇧", 1.5), ("z", 1.0), ("x", 1.0), ("c", 1.0), ("v", 1.0), ("b", 1.0), ("n", 1.0), ("m", 1.0), ("⌫", 1.5)],
+    &[("?123", 1.5), (",", 1.0), ("space", 5.0), (".", 1.0), ("⏎", 1.5)],
 ];
 
 pub fn draw(cv: &mut Canvas, ctx: &Ctx, b: FRect) {
@@ -75,13 +49,8 @@ pub fn draw(cv: &mut Canvas, ctx: &Ctx, b: FRect) {
             let shadow = FRect::new(key.left, key.bottom - 1.0, key.right, key.bottom + 1.0);
             cv.round_rect(shadow, 1.0, 0xBDC1C6, 255);
             let small = label.chars().count() > 1;
-            let style = TextStyle {
-                size_px: if small { label_px * 0.7 } else { label_px },
-                bold: false,
-                color: DARK,
-            };
-            if label.chars().all(font::has_glyph)
-                || !vector_symbol(cv, label, key.cx(), key.cy(), label_px * 0.9, DARK)
+            let style = TextStyle { size_px: if small { label_px * 0.7 } else { label_px }, bold: false, color: DARK };
+            if label.chars().all(font::has_glyph) || !vector_symbol(cv, label, key.cx(), key.cy(), label_px * 0.9, DARK)
             {
                 font::draw_text(cv, label, key, &style, Align::Center(0.0), 1);
             }

@@ -43,11 +43,7 @@ pub fn render(screen: &Screen) -> Frame {
     for window in &screen.windows {
         draw_node(&mut canvas, &ctx, window, 0);
     }
-    Frame {
-        width,
-        height,
-        rgba: canvas.rgba,
-    }
+    Frame { width, height, rgba: canvas.rgba }
 }
 
 /// Encodes `frame` as an 8-bit RGBA PNG with fast compression.
@@ -66,26 +62,15 @@ pub fn encode_png(frame: &Frame) -> Result<Vec<u8>, RenderError> {
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_compression(png::Compression::Fast);
-    let mut writer = encoder
-        .write_header()
-        .map_err(|e| RenderError::Png(e.to_string()))?;
-    writer
-        .write_image_data(&frame.rgba)
-        .map_err(|e| RenderError::Png(e.to_string()))?;
-    writer
-        .finish()
-        .map_err(|e| RenderError::Png(e.to_string()))?;
+    let mut writer = encoder.write_header().map_err(|e| RenderError::Png(e.to_string()))?;
+    writer.write_image_data(&frame.rgba).map_err(|e| RenderError::Png(e.to_string()))?;
+    writer.finish().map_err(|e| RenderError::Png(e.to_string()))?;
     Ok(out)
 }
 
 /// The node's bounds as a paint rectangle (no arithmetic, so no overflow).
 fn irect(r: &Rect) -> IRect {
-    IRect {
-        left: r.left,
-        top: r.top,
-        right: r.right,
-        bottom: r.bottom,
-    }
+    IRect { left: r.left, top: r.top, right: r.right, bottom: r.bottom }
 }
 
 fn frect(r: &Rect) -> FRect {

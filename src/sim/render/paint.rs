@@ -43,12 +43,7 @@ pub struct FRect {
 
 impl FRect {
     pub fn new(left: f32, top: f32, right: f32, bottom: f32) -> Self {
-        Self {
-            left,
-            top,
-            right,
-            bottom,
-        }
+        Self { left, top, right, bottom }
     }
     pub fn width(&self) -> f32 {
         self.right - self.left
@@ -89,31 +84,13 @@ pub struct Canvas {
 impl Canvas {
     /// A canvas filled with opaque white. Callers bound the size beforehand.
     pub fn new(width: u32, height: u32) -> Self {
-        let (w, h) = (
-            width.min(i32::MAX as u32) as i32,
-            height.min(i32::MAX as u32) as i32,
-        );
+        let (w, h) = (width.min(i32::MAX as u32) as i32, height.min(i32::MAX as u32) as i32);
         let len = (w as usize).saturating_mul(h as usize).saturating_mul(4);
-        Self {
-            width: w,
-            height: h,
-            rgba: vec![255; len],
-            clip: IRect {
-                left: 0,
-                top: 0,
-                right: w,
-                bottom: h,
-            },
-        }
+        Self { width: w, height: h, rgba: vec![255; len], clip: IRect { left: 0, top: 0, right: w, bottom: h } }
     }
 
     pub fn full(&self) -> IRect {
-        IRect {
-            left: 0,
-            top: 0,
-            right: self.width,
-            bottom: self.height,
-        }
+        IRect { left: 0, top: 0, right: self.width, bottom: self.height }
     }
 
     pub fn clip(&self) -> IRect {
@@ -166,14 +143,7 @@ impl Canvas {
         self.fill_sdf_impl(bbox, color, alpha, false, sdf);
     }
 
-    fn fill_sdf_impl(
-        &mut self,
-        bbox: FRect,
-        color: u32,
-        alpha: u32,
-        convex: bool,
-        sdf: impl Fn(f32, f32) -> f32,
-    ) {
+    fn fill_sdf_impl(&mut self, bbox: FRect, color: u32, alpha: u32, convex: bool, sdf: impl Fn(f32, f32) -> f32) {
         let r = bbox.to_irect().intersect(&self.clip);
         if r.is_empty() || alpha == 0 {
             return;
@@ -232,11 +202,7 @@ impl Canvas {
         self.fill_sdf_impl(r, color, alpha, true, |x, y| {
             let qx = (x - cx).abs() - hx;
             let qy = (y - cy).abs() - hy;
-            let outside = if qx > 0.0 && qy > 0.0 {
-                (qx * qx + qy * qy).sqrt()
-            } else {
-                qx.max(qy).max(0.0)
-            };
+            let outside = if qx > 0.0 && qy > 0.0 { (qx * qx + qy * qy).sqrt() } else { qx.max(qy).max(0.0) };
             outside + qx.max(qy).min(0.0) - rad
         });
     }
@@ -246,12 +212,7 @@ impl Canvas {
         if radius.is_nan() || radius <= 0.0 {
             return;
         }
-        let bbox = FRect::new(
-            cx - radius - 1.0,
-            cy - radius - 1.0,
-            cx + radius + 1.0,
-            cy + radius + 1.0,
-        );
+        let bbox = FRect::new(cx - radius - 1.0, cy - radius - 1.0, cx + radius + 1.0, cy + radius + 1.0);
         self.fill_sdf(bbox, color, alpha, |x, y| {
             let (dx, dy) = (x - cx, y - cy);
             (dx * dx + dy * dy).sqrt() - radius
@@ -316,24 +277,12 @@ impl Canvas {
             let len = (ex * ex + ey * ey).sqrt().max(1e-6);
             let (nx, ny) = (sign * ey / len, -sign * ex / len);
             edges[i] = (nx, ny, nx * p.0 + ny * p.1);
-            bbox = FRect::new(
-                bbox.left.min(p.0),
-                bbox.top.min(p.1),
-                bbox.right.max(p.0),
-                bbox.bottom.max(p.1),
-            );
+            bbox = FRect::new(bbox.left.min(p.0), bbox.top.min(p.1), bbox.right.max(p.0), bbox.bottom.max(p.1));
         }
-        let bbox = FRect::new(
-            bbox.left - 1.0,
-            bbox.top - 1.0,
-            bbox.right + 1.0,
-            bbox.bottom + 1.0,
-        );
+        let bbox = FRect::new(bbox.left - 1.0, bbox.top - 1.0, bbox.right + 1.0, bbox.bottom + 1.0);
         let edges = &edges[..n];
         self.fill_sdf_impl(bbox, color, alpha, true, |x, y| {
-            edges
-                .iter()
-                .fold(f32::MIN, |d, &(nx, ny, c)| d.max(nx * x + ny * y - c))
+            edges.iter().fold(f32::MIN, |d, &(nx, ny, c)| d.max(nx * x + ny * y - c))
         });
     }
 }

@@ -5,91 +5,32 @@ use super::super::screen::{IconShape, Node, Rect, Role, Screen};
 use super::{Frame, encode_png, render};
 
 fn node(role: Role, bounds: Rect, text: &str) -> Node {
-    Node {
-        role,
-        bounds,
-        text: text.to_string(),
-        enabled: true,
-        ..Node::default()
-    }
+    Node { role, bounds, text: text.to_string(), enabled: true, ..Node::default() }
 }
 
 fn label(bounds: Rect, text: &str, size_dp: f32) -> Node {
-    node(
-        Role::Label {
-            size_dp,
-            color: 0x202124,
-            bold: false,
-        },
-        bounds,
-        text,
-    )
+    node(Role::Label { size_dp, color: 0x202124, bold: false }, bounds, text)
 }
 
-const CHECKED: Rect = Rect {
-    left: 0,
-    top: 420,
-    right: 1080,
-    bottom: 567,
-};
-const UNCHECKED: Rect = Rect {
-    left: 0,
-    top: 567,
-    right: 1080,
-    bottom: 714,
-};
-const CJK_LABEL: Rect = Rect {
-    left: 0,
-    top: 714,
-    right: 1080,
-    bottom: 840,
-};
+const CHECKED: Rect = Rect { left: 0, top: 420, right: 1080, bottom: 567 };
+const UNCHECKED: Rect = Rect { left: 0, top: 567, right: 1080, bottom: 714 };
+const CJK_LABEL: Rect = Rect { left: 0, top: 714, right: 1080, bottom: 840 };
 
 fn sample(with_overlays: bool) -> Screen {
-    let mut app = node(
-        Role::Surface { color: 0xFFFFFF },
-        Rect::new(0, 0, 1080, 2400),
-        "",
-    );
+    let mut app = node(Role::Surface { color: 0xFFFFFF }, Rect::new(0, 0, 1080, 2400), "");
     let mut kids = vec![
         node(Role::StatusBar, Rect::new(0, 0, 1080, 63), ""),
         {
-            let mut bar = node(
-                Role::Surface { color: 0xF8F9FA },
-                Rect::new(0, 63, 1080, 210),
-                "",
-            );
+            let mut bar = node(Role::Surface { color: 0xF8F9FA }, Rect::new(0, 63, 1080, 210), "");
             bar.children = vec![
+                node(Role::ToolButton { glyph: "←".into() }, Rect::new(0, 63, 147, 210), ""),
                 node(
-                    Role::ToolButton {
-                        glyph: "←".into()
-                    },
-                    Rect::new(0, 63, 147, 210),
-                    "",
-                ),
-                node(
-                    Role::Label {
-                        size_dp: 22.0,
-                        color: 0x202124,
-                        bold: true,
-                    },
+                    Role::Label { size_dp: 22.0, color: 0x202124, bold: true },
                     Rect::new(147, 63, 786, 210),
                     "Settings",
                 ),
-                node(
-                    Role::ToolButton {
-                        glyph: "🔍".into()
-                    },
-                    Rect::new(786, 63, 933, 210),
-                    "",
-                ),
-                node(
-                    Role::ToolButton {
-                        glyph: "⋮".into()
-                    },
-                    Rect::new(933, 63, 1080, 210),
-                    "",
-                ),
+                node(Role::ToolButton { glyph: "🔍".into() }, Rect::new(786, 63, 933, 210), ""),
+                node(Role::ToolButton { glyph: "⋮".into() }, Rect::new(933, 63, 1080, 210), ""),
             ];
             bar
         },
@@ -114,26 +55,11 @@ fn sample(with_overlays: bool) -> Screen {
     let mut empty = node(Role::Field, Rect::new(0, 1134, 1080, 1281), "");
     empty.hint = "Search settings".into();
     kids.push(empty);
-    kids.push(node(
-        Role::Button { color: 0x1A73E8 },
-        Rect::new(42, 1300, 500, 1426),
-        "Save",
-    ));
-    let mut off = node(
-        Role::Button { color: 0x1A73E8 },
-        Rect::new(580, 1300, 1038, 1426),
-        "Delete",
-    );
+    kids.push(node(Role::Button { color: 0x1A73E8 }, Rect::new(42, 1300, 500, 1426), "Save"));
+    let mut off = node(Role::Button { color: 0x1A73E8 }, Rect::new(580, 1300, 1038, 1426), "Delete");
     off.enabled = false;
     kids.push(off);
-    kids.push(node(
-        Role::Slider {
-            value: 30,
-            max: 100,
-        },
-        Rect::new(0, 1440, 1080, 1560),
-        "",
-    ));
+    kids.push(node(Role::Slider { value: 30, max: 100 }, Rect::new(0, 1440, 1080, 1560), ""));
     let shapes = [
         (IconShape::Circle, 0xEA4335, "Camera"),
         (IconShape::Squircle, 0x34A853, "gmail"),
@@ -142,73 +68,30 @@ fn sample(with_overlays: bool) -> Screen {
     ];
     for (i, (shape, color, name)) in shapes.into_iter().enumerate() {
         let x = 30 + i as i32 * 255;
-        kids.push(node(
-            Role::Icon { shape, color },
-            Rect::new(x, 1580, x + 255, 1900),
-            name,
-        ));
+        kids.push(node(Role::Icon { shape, color }, Rect::new(x, 1580, x + 255, 1900), name));
     }
-    kids.push(node(
-        Role::Fab {
-            color: 0x1A73E8,
-            glyph: "+".into(),
-        },
-        Rect::new(890, 1950, 1037, 2097),
-        "",
-    ));
-    kids.push(node(
-        Role::Fab {
-            color: 0x34A853,
-            glyph: "✎".into(),
-        },
-        Rect::new(700, 1950, 847, 2097),
-        "",
-    ));
+    kids.push(node(Role::Fab { color: 0x1A73E8, glyph: "+".into() }, Rect::new(890, 1950, 1037, 2097), ""));
+    kids.push(node(Role::Fab { color: 0x34A853, glyph: "✎".into() }, Rect::new(700, 1950, 847, 2097), ""));
     app.children = kids;
 
     let mut windows = vec![app];
     if with_overlays {
-        let mut dialog = node(
-            Role::Surface { color: 0xFFFFFF },
-            Rect::new(90, 700, 990, 1150),
-            "",
-        );
+        let mut dialog = node(Role::Surface { color: 0xFFFFFF }, Rect::new(90, 700, 990, 1150), "");
         dialog.children = vec![
             node(
-                Role::Label {
-                    size_dp: 20.0,
-                    color: 0x202124,
-                    bold: true,
-                },
+                Role::Label { size_dp: 20.0, color: 0x202124, bold: true },
                 Rect::new(90, 730, 990, 850),
                 "Delete account?",
             ),
-            label(
-                Rect::new(90, 850, 990, 1000),
-                "This cannot be undone. 此操作无法撤销。",
-                14.0,
-            ),
-            node(
-                Role::Button { color: 0xD93025 },
-                Rect::new(560, 1020, 960, 1126),
-                "Delete",
-            ),
-            node(
-                Role::Button { color: 0x5F6368 },
-                Rect::new(120, 1020, 520, 1126),
-                "Cancel",
-            ),
+            label(Rect::new(90, 850, 990, 1000), "This cannot be undone. 此操作无法撤销。", 14.0),
+            node(Role::Button { color: 0xD93025 }, Rect::new(560, 1020, 960, 1126), "Delete"),
+            node(Role::Button { color: 0x5F6368 }, Rect::new(120, 1020, 520, 1126), "Cancel"),
         ];
         windows.push(node(Role::Scrim, Rect::new(0, 0, 1080, 2400), ""));
         windows.push(dialog);
         windows.push(node(Role::Keyboard, Rect::new(0, 1720, 1080, 2400), ""));
     }
-    Screen {
-        width: 1080,
-        height: 2400,
-        density: 420,
-        windows,
-    }
+    Screen { width: 1080, height: 2400, density: 420, windows }
 }
 
 fn pixel(f: &Frame, x: i32, y: i32) -> [u8; 3] {
@@ -253,29 +136,16 @@ fn full_screen_renders_and_round_trips() {
 fn switches_show_their_state() {
     let frame = render(&sample(false));
     // The thumb sits in the right-most 60 dp of the row.
-    let thumb_zone = |r: Rect| Rect {
-        left: r.right - 158,
-        ..r
-    };
-    assert!(
-        count(&frame, thumb_zone(CHECKED), accent_blue) > 500,
-        "checked thumb is blue"
-    );
-    assert_eq!(
-        count(&frame, thumb_zone(UNCHECKED), accent_blue),
-        0,
-        "unchecked thumb is not blue"
-    );
+    let thumb_zone = |r: Rect| Rect { left: r.right - 158, ..r };
+    assert!(count(&frame, thumb_zone(CHECKED), accent_blue) > 500, "checked thumb is blue");
+    assert_eq!(count(&frame, thumb_zone(UNCHECKED), accent_blue), 0, "unchecked thumb is not blue");
 }
 
 #[test]
 fn cjk_text_is_drawn() {
     let frame = render(&sample(false));
     let dark = |p: [u8; 3]| p.iter().all(|&c| c < 100);
-    assert!(
-        count(&frame, CJK_LABEL, dark) > 200,
-        "CJK glyphs left dark pixels"
-    );
+    assert!(count(&frame, CJK_LABEL, dark) > 200, "CJK glyphs left dark pixels");
 }
 
 #[test]
@@ -289,42 +159,20 @@ fn degenerate_input_does_not_panic() {
         Rect::new(1000, 2300, 5000, 9000),
     ] {
         for role in [
-            Role::Label {
-                size_dp: 1.0e9,
-                color: 0,
-                bold: true,
-            },
+            Role::Label { size_dp: 1.0e9, color: 0, bold: true },
             Role::Switch,
             Role::Field,
             Role::Button { color: 0xFF0000 },
-            Role::Fab {
-                color: 0,
-                glyph: "✎".into(),
-            },
-            Role::Icon {
-                shape: IconShape::Hexagon,
-                color: 0x00FF00,
-            },
-            Role::Slider {
-                value: i64::MAX,
-                max: -1,
-            },
-            Role::Slider {
-                value: i64::MIN,
-                max: i64::MAX,
-            },
-            Role::ToolButton {
-                glyph: "\u{10FFFF}".into(),
-            },
+            Role::Fab { color: 0, glyph: "✎".into() },
+            Role::Icon { shape: IconShape::Hexagon, color: 0x00FF00 },
+            Role::Slider { value: i64::MAX, max: -1 },
+            Role::Slider { value: i64::MIN, max: i64::MAX },
+            Role::ToolButton { glyph: "\u{10FFFF}".into() },
             Role::Divider,
             Role::Keyboard,
             Role::StatusBar,
             Role::Scrim,
-            Role::Label {
-                size_dp: f32::NAN,
-                color: 0,
-                bold: false,
-            },
+            Role::Label { size_dp: f32::NAN, color: 0, bold: false },
         ] {
             let mut n = node(role, bounds, &"Wörld 世界\n\t🔍 ".repeat(2000));
             n.focused = true;
@@ -337,38 +185,17 @@ fn degenerate_input_does_not_panic() {
     let frame = render(&screen);
     assert_eq!((frame.width, frame.height), (1080, 2400));
 
-    for (w, h, density) in [
-        (0, 0, 420),
-        (1, 1, 420),
-        (0, 100, 0),
-        (3, 2, u32::MAX),
-        (100_000, 0, 160),
-    ] {
-        let screen = Screen {
-            width: w,
-            height: h,
-            density,
-            windows: weird.clone(),
-        };
+    for (w, h, density) in [(0, 0, 420), (1, 1, 420), (0, 100, 0), (3, 2, u32::MAX), (100_000, 0, 160)] {
+        let screen = Screen { width: w, height: h, density, windows: weird.clone() };
         let frame = render(&screen);
-        assert_eq!(
-            frame.rgba.len(),
-            frame.width as usize * frame.height as usize * 4
-        );
+        assert_eq!(frame.rgba.len(), frame.width as usize * frame.height as usize * 4);
         if frame.width > 0 && frame.height > 0 {
-            assert_eq!(
-                decode(&encode_png(&frame).expect("encode")),
-                (frame.width, frame.height)
-            );
+            assert_eq!(decode(&encode_png(&frame).expect("encode")), (frame.width, frame.height));
         } else {
             assert!(encode_png(&frame).is_err());
         }
     }
-    let bad = Frame {
-        width: 2,
-        height: 2,
-        rgba: vec![0; 3],
-    };
+    let bad = Frame { width: 2, height: 2, rgba: vec![0; 3] };
     assert!(encode_png(&bad).is_err());
 }
 
@@ -391,15 +218,8 @@ fn write_sample_png() {
         rgba: frame.rgba[top * 1080 * 4..bottom * 1080 * 4].to_vec(),
     };
     std::fs::write("/tmp/render-crop.png", encode_png(&crop).expect("encode")).expect("write");
-    std::fs::write(
-        "/tmp/render-sample-plain.png",
-        encode_png(&frame).expect("encode"),
-    )
-    .expect("write");
-    println!(
-        "render {rendered:?} (first call), encode {encoded:?}, {} bytes",
-        png.len()
-    );
+    std::fs::write("/tmp/render-sample-plain.png", encode_png(&frame).expect("encode")).expect("write");
+    println!("render {rendered:?} (first call), encode {encoded:?}, {} bytes", png.len());
     let screen = sample(true);
     let start = std::time::Instant::now();
     for _ in 0..10 {
@@ -407,17 +227,10 @@ fn write_sample_png() {
     }
     println!("render (warm) {:?}", start.elapsed() / 10);
     let full = Rect::new(0, 0, 1080, 2400);
-    for (name, role) in [
-        ("surface", Role::Surface { color: 0xFFFFFF }),
-        ("scrim", Role::Scrim),
-        ("keyboard", Role::Keyboard),
-    ] {
-        let screen = Screen {
-            width: 1080,
-            height: 2400,
-            density: 420,
-            windows: vec![node(role, full, "")],
-        };
+    for (name, role) in
+        [("surface", Role::Surface { color: 0xFFFFFF }), ("scrim", Role::Scrim), ("keyboard", Role::Keyboard)]
+    {
+        let screen = Screen { width: 1080, height: 2400, density: 420, windows: vec![node(role, full, "")] };
         let start = std::time::Instant::now();
         for _ in 0..10 {
             std::hint::black_box(render(&screen));

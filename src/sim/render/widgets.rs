@@ -26,13 +26,7 @@ impl Ctx {
     pub fn new(screen: &Screen) -> Self {
         // Same rounding as `Screen::dp` at 1 dp, but kept fractional for font sizes.
         let scale = screen.density as f32 / 160.0;
-        Self {
-            scale: if scale.is_finite() {
-                scale.min(64.0)
-            } else {
-                1.0
-            },
-        }
+        Self { scale: if scale.is_finite() { scale.min(64.0) } else { 1.0 } }
     }
 
     /// Device-independent pixels to pixels (fractional).
@@ -47,17 +41,9 @@ pub fn draw(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
         Role::Surface { color } => cv.fill_rect(cv.clip(), *color, 255),
         Role::Scrim => cv.fill_rect(cv.clip(), 0x000000, 128),
         Role::StatusBar => status_bar(cv, ctx, b),
-        Role::Label {
-            size_dp,
-            color,
-            bold,
-        } => {
+        Role::Label { size_dp, color, bold } => {
             let color = if node.enabled { *color } else { DISABLED_TEXT };
-            let style = TextStyle {
-                size_px: ctx.dp(*size_dp),
-                bold: *bold,
-                color,
-            };
+            let style = TextStyle { size_px: ctx.dp(*size_dp), bold: *bold, color };
             let pad = ctx.dp(16.0).min(b.width() / 8.0);
             font::draw_text(cv, &node.text, b, &style, Align::Left(pad), 2);
         }
@@ -78,15 +64,7 @@ pub fn draw(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
         Role::Divider => {
             let r = cv.clip();
             let bottom = b.bottom.ceil() as i32;
-            cv.fill_rect(
-                IRect {
-                    top: bottom.saturating_sub(1),
-                    bottom,
-                    ..r
-                },
-                0xE0E0E0,
-                255,
-            );
+            cv.fill_rect(IRect { top: bottom.saturating_sub(1), bottom, ..r }, 0xE0E0E0, 255);
         }
         Role::Keyboard => keyboard::draw(cv, ctx, b),
     }
@@ -98,27 +76,13 @@ fn text_color(node: &Node) -> u32 {
 
 fn status_bar(cv: &mut Canvas, ctx: &Ctx, b: FRect) {
     cv.fill_rect(cv.clip(), 0xF2F2F2, 255);
-    let style = TextStyle {
-        size_px: ctx.dp(14.0),
-        bold: true,
-        color: DARK,
-    };
+    let style = TextStyle { size_px: ctx.dp(14.0), bold: true, color: DARK };
     font::draw_text(cv, "12:00", b, &style, Align::Left(ctx.dp(16.0)), 1);
     // Battery: an upright rounded body with a nub on top.
     let (cy, right) = (b.cy(), b.right - ctx.dp(16.0));
-    let body = FRect::new(
-        right - ctx.dp(8.0),
-        cy - ctx.dp(6.5),
-        right,
-        cy + ctx.dp(7.5),
-    );
+    let body = FRect::new(right - ctx.dp(8.0), cy - ctx.dp(6.5), right, cy + ctx.dp(7.5));
     cv.round_rect(body, ctx.dp(1.5), DARK, 255);
-    let nub = FRect::new(
-        body.cx() - ctx.dp(2.0),
-        body.top - ctx.dp(1.5),
-        body.cx() + ctx.dp(2.0),
-        body.top + 0.5,
-    );
+    let nub = FRect::new(body.cx() - ctx.dp(2.0), body.top - ctx.dp(1.5), body.cx() + ctx.dp(2.0), body.top + 0.5);
     cv.round_rect(nub, ctx.dp(0.5), DARK, 255);
     // Wi-Fi: a quarter-circle sector opening upwards.
     let (wx, wy, wr) = (body.left - ctx.dp(14.0), cy + ctx.dp(7.0), ctx.dp(13.0));
@@ -136,30 +100,11 @@ fn switch(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     let need = track_w + 2.0 * overhang;
     let pad = ctx.dp(16.0).min(((b.width() - need) * 0.5).max(0.0));
     let right = b.right - pad - overhang;
-    let track = FRect::new(
-        right - track_w,
-        b.cy() - track_h * 0.5,
-        right,
-        b.cy() + track_h * 0.5,
-    );
+    let track = FRect::new(right - track_w, b.cy() - track_h * 0.5, right, b.cy() + track_h * 0.5);
     if !node.text.is_empty() {
-        let label = FRect {
-            right: track.left - overhang,
-            ..b
-        };
-        let style = TextStyle {
-            size_px: ctx.dp(16.0),
-            bold: false,
-            color: text_color(node),
-        };
-        font::draw_text(
-            cv,
-            &node.text,
-            label,
-            &style,
-            Align::Left(ctx.dp(16.0).min(b.width() / 8.0)),
-            2,
-        );
+        let label = FRect { right: track.left - overhang, ..b };
+        let style = TextStyle { size_px: ctx.dp(16.0), bold: false, color: text_color(node) };
+        font::draw_text(cv, &node.text, label, &style, Align::Left(ctx.dp(16.0).min(b.width() / 8.0)), 2);
     }
     let alpha = if node.enabled { 255 } else { 102 };
     let ends = (track.left + track_h * 0.5, track.right - track_h * 0.5);
@@ -176,20 +121,8 @@ fn switch(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
 
 fn field(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     let bottom = b.bottom.ceil() as i32;
-    let (line, color) = if node.focused {
-        (3, ACCENT)
-    } else {
-        (2, 0x9E9E9E)
-    };
-    cv.fill_rect(
-        IRect {
-            top: bottom.saturating_sub(line),
-            bottom,
-            ..cv.clip()
-        },
-        color,
-        255,
-    );
+    let (line, color) = if node.focused { (3, ACCENT) } else { (2, 0x9E9E9E) };
+    cv.fill_rect(IRect { top: bottom.saturating_sub(line), bottom, ..cv.clip() }, color, 255);
 
     let pad = ctx.dp(16.0).min(b.width() / 8.0);
     let size_px = ctx.dp(16.0);
@@ -202,23 +135,11 @@ fn field(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     } else {
         (node.text.as_str(), text_color(node))
     };
-    let style = TextStyle {
-        size_px,
-        bold: false,
-        color,
-    };
-    let align = if node.focused && !node.text.is_empty() {
-        Align::Tail(pad)
-    } else {
-        Align::Left(pad)
-    };
+    let style = TextStyle { size_px, bold: false, color };
+    let align = if node.focused && !node.text.is_empty() { Align::Tail(pad) } else { Align::Left(pad) };
     let end = font::draw_text(cv, text, b, &style, align, 1);
     if node.focused {
-        let x = if node.text.is_empty() {
-            b.left + pad
-        } else {
-            end + ctx.dp(2.0)
-        };
+        let x = if node.text.is_empty() { b.left + pad } else { end + ctx.dp(2.0) };
         let (ascent, descent, _) = font::metrics(&style);
         let h = ascent - descent;
         let r = FRect::new(x, b.cy() - h * 0.5, x + 2.0, b.cy() + h * 0.5).to_irect();
@@ -227,22 +148,10 @@ fn field(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
 }
 
 fn button(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, color: u32) {
-    let (fill, text_color) = if node.enabled {
-        (color, WHITE)
-    } else {
-        (0xBDBDBD, 0x757575)
-    };
+    let (fill, text_color) = if node.enabled { (color, WHITE) } else { (0xBDBDBD, 0x757575) };
     cv.round_rect(b, ctx.dp(20.0), fill, 255);
-    let label = if node.text.is_empty() {
-        &node.content_desc
-    } else {
-        &node.text
-    };
-    let style = TextStyle {
-        size_px: ctx.dp(14.0),
-        bold: true,
-        color: text_color,
-    };
+    let label = if node.text.is_empty() { &node.content_desc } else { &node.text };
+    let style = TextStyle { size_px: ctx.dp(14.0), bold: true, color: text_color };
     let pad = ctx.dp(12.0).min(b.width() / 8.0);
     font::draw_text(cv, label, b, &style, Align::Center(pad), 2);
 }
@@ -252,19 +161,9 @@ fn icon(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, shape: IconShape, col
     if side.is_nan() || side <= 0.0 {
         return;
     }
-    let sq = FRect::new(
-        b.cx() - side * 0.5,
-        b.top,
-        b.cx() + side * 0.5,
-        b.top + side,
-    );
+    let sq = FRect::new(b.cx() - side * 0.5, b.top, b.cx() + side * 0.5, b.top + side);
     let inset = side * 0.06;
-    let s = FRect::new(
-        sq.left + inset,
-        sq.top + inset,
-        sq.right - inset,
-        sq.bottom - inset,
-    );
+    let s = FRect::new(sq.left + inset, sq.top + inset, sq.right - inset, sq.bottom - inset);
     let (w, h) = (s.width(), s.height());
     // Where the letter goes (the triangle's visual centre is low).
     let mut letter_box = s;
@@ -274,11 +173,7 @@ fn icon(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, shape: IconShape, col
         IconShape::Square => cv.round_rect(s, w * 0.04, color, 255),
         IconShape::Squircle => cv.round_rect(s, w * 0.3, color, 255),
         IconShape::Triangle => {
-            cv.convex_polygon(
-                &[(s.cx(), s.top), (s.right, s.bottom), (s.left, s.bottom)],
-                color,
-                255,
-            );
+            cv.convex_polygon(&[(s.cx(), s.top), (s.right, s.bottom), (s.left, s.bottom)], color, 255);
             letter_box = FRect::new(s.left, s.top + h * 0.4, s.right, s.bottom);
             letter_px = w * 0.33;
         }
@@ -293,29 +188,14 @@ fn icon(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, shape: IconShape, col
             cv.convex_polygon(&pts, color, 255);
         }
     }
-    let label = if node.text.is_empty() {
-        &node.content_desc
-    } else {
-        &node.text
-    };
+    let label = if node.text.is_empty() { &node.content_desc } else { &node.text };
     if let Some(first) = label.chars().find(|c| !c.is_whitespace()) {
         let letter: String = first.to_uppercase().collect();
-        let style = TextStyle {
-            size_px: letter_px,
-            bold: true,
-            color: WHITE,
-        };
+        let style = TextStyle { size_px: letter_px, bold: true, color: WHITE };
         font::draw_text(cv, &letter, letter_box, &style, Align::Center(0.0), 1);
     }
-    let below = FRect {
-        top: sq.bottom,
-        ..b
-    };
-    let style = TextStyle {
-        size_px: ctx.dp(12.0),
-        bold: false,
-        color: text_color(node),
-    };
+    let below = FRect { top: sq.bottom, ..b };
+    let style = TextStyle { size_px: ctx.dp(12.0), bold: false, color: text_color(node) };
     font::draw_text(cv, label, below, &style, Align::Center(ctx.dp(2.0)), 2);
 }
 
@@ -325,40 +205,20 @@ fn slider(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, value: i64, max: i6
     if x1.is_nan() || x0.is_nan() || x1 <= x0 {
         return;
     }
-    let frac = if max > 0 {
-        (value as f64 / max as f64).clamp(0.0, 1.0) as f32
-    } else {
-        0.0
-    };
+    let frac = if max > 0 { (value as f64 / max as f64).clamp(0.0, 1.0) as f32 } else { 0.0 };
     let xv = x0 + (x1 - x0) * frac;
     let t = ctx.dp(4.0).max(1.0);
     let accent = if node.enabled { ACCENT } else { 0x9E9E9E };
-    cv.round_rect(
-        FRect::new(x0, cy - t * 0.5, x1, cy + t * 0.5),
-        t,
-        0xBDBDBD,
-        255,
-    );
-    cv.round_rect(
-        FRect::new(x0, cy - t * 0.5, xv.max(x0 + t), cy + t * 0.5),
-        t,
-        accent,
-        255,
-    );
+    cv.round_rect(FRect::new(x0, cy - t * 0.5, x1, cy + t * 0.5), t, 0xBDBDBD, 255);
+    cv.round_rect(FRect::new(x0, cy - t * 0.5, xv.max(x0 + t), cy + t * 0.5), t, accent, 255);
     cv.circle(xv, cy, ctx.dp(10.0), accent, 255);
 }
 
 /// Draws a short symbol string centred in `b`: from the fonts when they have every char,
 /// else as a small vector drawing for common symbols, else with boxes for missing chars.
 pub fn symbol(cv: &mut Canvas, glyph: &str, b: FRect, size_px: f32, color: u32) {
-    let style = TextStyle {
-        size_px,
-        bold: false,
-        color,
-    };
-    if glyph.chars().all(font::has_glyph)
-        || !vector_symbol(cv, glyph, b.cx(), b.cy(), size_px, color)
-    {
+    let style = TextStyle { size_px, bold: false, color };
+    if glyph.chars().all(font::has_glyph) || !vector_symbol(cv, glyph, b.cx(), b.cy(), size_px, color) {
         font::draw_text(cv, glyph, b, &style, Align::Center(0.0), 1);
     }
 }
@@ -373,20 +233,9 @@ pub fn vector_symbol(cv: &mut Canvas, glyph: &str, cx: f32, cy: f32, s: f32, col
     let h = s * 0.5;
     let p = |x: f32, y: f32| (cx + x * h, cy + y * h);
     let lines: &[Segment] = match glyph {
-        "←" => &[
-            ((-0.8, 0.0), (0.8, 0.0)),
-            ((-0.8, 0.0), (-0.15, -0.65)),
-            ((-0.8, 0.0), (-0.15, 0.65)),
-        ],
-        "→" => &[
-            ((-0.8, 0.0), (0.8, 0.0)),
-            ((0.8, 0.0), (0.15, -0.65)),
-            ((0.8, 0.0), (0.15, 0.65)),
-        ],
-        "✓" | "✔" => &[
-            ((-0.75, 0.05), (-0.25, 0.55)),
-            ((-0.25, 0.55), (0.8, -0.55)),
-        ],
+        "←" => &[((-0.8, 0.0), (0.8, 0.0)), ((-0.8, 0.0), (-0.15, -0.65)), ((-0.8, 0.0), (-0.15, 0.65))],
+        "→" => &[((-0.8, 0.0), (0.8, 0.0)), ((0.8, 0.0), (0.15, -0.65)), ((0.8, 0.0), (0.15, 0.65))],
+        "✓" | "✔" => &[((-0.75, 0.05), (-0.25, 0.55)), ((-0.25, 0.55), (0.8, -0.55))],
         "+" | "＋" => &[((-0.7, 0.0), (0.7, 0.0)), ((0.0, -0.7), (0.0, 0.7))],
         "×" | "✕" | "✖" => &[((-0.6, -0.6), (0.6, 0.6)), ((-0.6, 0.6), (0.6, -0.6))],
         "✎" | "✏" => &[((-0.65, 0.65), (0.55, -0.55)), ((-0.8, 0.8), (-0.55, 0.75))],
@@ -436,7 +285,12 @@ pub fn vector_symbol(cv: &mut Canvas, glyph: &str, cx: f32, cy: f32, s: f32, col
             return true;
         }
         "■" | "□" => {
-            for (a, b) in [((-0.55, -0.55), (0.55, -0.55)), ((0.55, -0.55), (0.55, 0.55)), ((0.55, 0.55), (-0.55, 0.55)), ((-0.55, 0.55), (-0.55, -0.55))] {
+            for (a, b) in [
+                ((-0.55, -0.55), (0.55, -0.55)),
+                ((0.55, -0.55), (0.55, 0.55)),
+                ((0.55, 0.55), (-0.55, 0.55)),
+                ((-0.55, 0.55), (-0.55, -0.55)),
+            ] {
                 cv.line(p(a.0, a.1), p(b.0, b.1), w, color, 255);
             }
             return true;

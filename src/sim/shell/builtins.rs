@@ -31,9 +31,7 @@ const TABLE: &[(&str, Builtin)] = &[
     ("pwd", |_, _, _| text("/\n")),
     ("base64", base64),
     ("printf", printf),
-    ("id", |_, _, _| {
-        text("uid=2000(shell) gid=2000(shell) groups=2000(shell)\n")
-    }),
+    ("id", |_, _, _| text("uid=2000(shell) gid=2000(shell) groups=2000(shell)\n")),
     ("whoami", |_, _, _| text("shell\n")),
     ("uname", uname),
     ("date", date),
@@ -69,17 +67,11 @@ pub fn lookup(name: &str) -> Option<Builtin> {
 }
 
 fn text(s: impl AsRef<[u8]>) -> Output {
-    Output {
-        stdout: s.as_ref().to_vec(),
-        ..Output::default()
-    }
+    Output { stdout: s.as_ref().to_vec(), ..Output::default() }
 }
 
 fn status(code: i32) -> Output {
-    Output {
-        code,
-        ..Output::default()
-    }
+    Output { code, ..Output::default() }
 }
 
 /// Reports `msg` on stderr and marks the result failed with `code`.
@@ -94,11 +86,7 @@ fn abs(p: &str) -> String {
 }
 
 fn join(dir: &str, name: &str) -> String {
-    if dir.ends_with('/') {
-        format!("{dir}{name}")
-    } else {
-        format!("{dir}/{name}")
-    }
+    if dir.ends_with('/') { format!("{dir}{name}") } else { format!("{dir}/{name}") }
 }
 
 /// Parsed options: flags in order (value empty for plain flags) and operands.
@@ -112,21 +100,14 @@ impl Opts {
         self.flags.iter().any(|f| f.0 == c)
     }
     fn val(&self, c: char) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|f| f.0 == c)
-            .map(|f| f.1.as_str())
+        self.flags.iter().rev().find(|f| f.0 == c).map(|f| f.1.as_str())
     }
 }
 
 /// toybox-style option parsing: flags may follow operands, `--` ends options, long options
 /// are ignored; `valued` lists flags that take a value.
 fn getopt(cmd: &str, argv: &[String], plain: &str, valued: &str) -> Result<Opts, Output> {
-    let mut o = Opts {
-        flags: Vec::new(),
-        args: Vec::new(),
-    };
+    let mut o = Opts { flags: Vec::new(), args: Vec::new() };
     let mut it = argv.iter();
     let mut done = false;
     while let Some(a) = it.next() {
@@ -188,13 +169,7 @@ fn numeric_shorthand(args: &[String]) -> Vec<String> {
 
 /// Reads operands (or stdin when there are none / for `-`); errors go to `o` as
 /// `cmd: FILE: error` with code 1.
-fn inputs(
-    cmd: &str,
-    files: &[String],
-    stdin: &[u8],
-    env: &ShellEnv,
-    o: &mut Output,
-) -> Vec<(String, Vec<u8>)> {
+fn inputs(cmd: &str, files: &[String], stdin: &[u8], env: &ShellEnv, o: &mut Output) -> Vec<(String, Vec<u8>)> {
     if files.is_empty() {
         return vec![("-".into(), stdin.to_vec())];
     }
@@ -324,11 +299,7 @@ fn echo(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
 }
 
 fn cat(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
-    let files: Vec<String> = args
-        .iter()
-        .filter(|a| a.as_str() == "-" || !a.starts_with('-'))
-        .cloned()
-        .collect();
+    let files: Vec<String> = args.iter().filter(|a| a.as_str() == "-" || !a.starts_with('-')).cloned().collect();
     let mut o = Output::default();
     for (_, data) in inputs("cat", &files, stdin, env, &mut o) {
         o.stdout.extend(data);
@@ -392,21 +363,11 @@ fn gmtime(secs: i64) -> Tm {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (year, mon, day) = civil_from_days(days);
-    Tm {
-        year,
-        mon,
-        day,
-        hour: rem / 3600,
-        min: rem / 60 % 60,
-        sec: rem % 60,
-        wday: (days + 4).rem_euclid(7) as usize,
-    }
+    Tm { year, mon, day, hour: rem / 3600, min: rem / 60 % 60, sec: rem % 60, wday: (days + 4).rem_euclid(7) as usize }
 }
 
 const WDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
+const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /// A small strftime: %Y %y %m %d %e %H %M %S %s %a %b %Z %z %T %F %D %n %t %%.
 fn strftime(fmt: &str, secs: i64) -> String {
@@ -461,11 +422,7 @@ fn ls(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
     };
     let long = o.has('l') || o.has('n');
     let mut out = Output::default();
-    let paths = if o.args.is_empty() {
-        vec![".".to_string()]
-    } else {
-        o.args.clone()
-    };
+    let paths = if o.args.is_empty() { vec![".".to_string()] } else { o.args.clone() };
     // (shown name, absolute path, meta)
     let mut files = Vec::new();
     let mut dirs = Vec::new();
@@ -516,9 +473,7 @@ fn ls(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
 }
 
 fn emit_entries(body: &mut String, entries: &[(String, String, super::Meta)], long: bool) {
-    let width = |f: &dyn Fn(&(String, String, super::Meta)) -> usize| {
-        entries.iter().map(f).max().unwrap_or(0)
-    };
+    let width = |f: &dyn Fn(&(String, String, super::Meta)) -> usize| entries.iter().map(f).max().unwrap_or(0);
     let size_w = width(&|e| e.2.size.to_string().len());
     let own_w = width(&|e| owner(&e.1).0.len());
     let grp_w = width(&|e| owner(&e.1).1.len());
@@ -528,11 +483,7 @@ fn emit_entries(body: &mut String, entries: &[(String, String, super::Meta)], lo
             let date = strftime("%Y-%m-%d %H:%M", i64::from(m.mtime));
             let links = if m.is_dir { 2 } else { 1 };
             let mode = mode_string(m.mode);
-            let _ = writeln!(
-                body,
-                "{mode} {links} {u:<own_w$} {g:<grp_w$} {:>size_w$} {date} {name}",
-                m.size
-            );
+            let _ = writeln!(body, "{mode} {links} {u:<own_w$} {g:<grp_w$} {:>size_w$} {date} {name}", m.size);
         } else {
             let _ = writeln!(body, "{name}");
         }
@@ -712,13 +663,10 @@ fn translate(pat: &str, ere: bool) -> Result<String, String> {
                 // An interval: copy up to the matching close (`}` in ERE, `\}` in BRE).
                 let close: &[char] = if ere { &['}'] } else { &['\\', '}'] };
                 let end = (i..cs.len()).find(|&k| cs.get(k..k + close.len()) == Some(close));
-                let body: Option<String> =
-                    end.map(|e| cs.get(i..e).unwrap_or_default().iter().collect());
+                let body: Option<String> = end.map(|e| cs.get(i..e).unwrap_or_default().iter().collect());
                 match (end, body) {
                     (Some(e), Some(b))
-                        if !was_start
-                            && !b.is_empty()
-                            && b.chars().all(|c| c.is_ascii_digit() || c == ',') =>
+                        if !was_start && !b.is_empty() && b.chars().all(|c| c.is_ascii_digit() || c == ',') =>
                     {
                         let _ = write!(out, "{{{b}}}");
                         i = e + close.len();
@@ -731,10 +679,7 @@ fn translate(pat: &str, ere: bool) -> Result<String, String> {
                 out.push('^');
                 at_start = true;
             }
-            '$' if ere
-                || i == cs.len()
-                || (cs.get(i) == Some(&'\\') && matches!(cs.get(i + 1), Some(')' | '|'))) =>
-            {
+            '$' if ere || i == cs.len() || (cs.get(i) == Some(&'\\') && matches!(cs.get(i + 1), Some(')' | '|'))) => {
                 out.push('$');
             }
             '.' => out.push('.'),
@@ -779,12 +724,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
     };
     let mut out = Output::default();
     let mut operands = o.args.clone();
-    let mut pats: Vec<String> = o
-        .flags
-        .iter()
-        .filter(|f| f.0 == 'e')
-        .map(|f| f.1.clone())
-        .collect();
+    let mut pats: Vec<String> = o.flags.iter().filter(|f| f.0 == 'e').map(|f| f.1.clone()).collect();
     for (_, f) in o.flags.iter().filter(|f| f.0 == 'f') {
         match env.fs.read(f) {
             Ok(d) => pats.extend(String::from_utf8_lossy(&d).lines().map(String::from)),
@@ -803,11 +743,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
     }
     let mut alts = Vec::new();
     for p in &pats {
-        let t = if o.has('F') {
-            Ok(regex::escape(p))
-        } else {
-            translate(p, o.has('E'))
-        };
+        let t = if o.has('F') { Ok(regex::escape(p)) } else { translate(p, o.has('E')) };
         match t {
             Ok(t) => alts.push(format!("(?:{t})")),
             Err(e) => {
@@ -833,11 +769,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
     let recursive = o.has('r') || o.has('R');
     let mut files = Vec::new();
     if recursive {
-        let roots = if operands.is_empty() {
-            vec![".".to_string()]
-        } else {
-            operands
-        };
+        let roots = if operands.is_empty() { vec![".".to_string()] } else { operands };
         for r in roots {
             walk(env.fs, &r, &mut files);
         }
@@ -845,10 +777,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
         files = operands;
     }
     let show_name = !o.has('h') && (o.has('H') || recursive || files.len() > 1);
-    let max = o
-        .val('m')
-        .and_then(|m| m.parse::<usize>().ok())
-        .unwrap_or(usize::MAX);
+    let max = o.val('m').and_then(|m| m.parse::<usize>().ok()).unwrap_or(usize::MAX);
     let mut any = false;
     let mut io_err = false;
     let mut tmp = Output::default();
@@ -860,21 +789,13 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
         }
     }
     let name_of = |n: &str| {
-        if n == "-" {
-            "(standard input)".to_string()
-        } else {
-            n.to_string()
-        }
+        if n == "-" { "(standard input)".to_string() } else { n.to_string() }
     };
     for (name, data) in data {
         let mut count = 0usize;
         let sep = if o.has('z') { b'\0' } else { b'\n' };
         let body = data.strip_suffix(&[sep]).unwrap_or(&data);
-        let lines = if data.is_empty() {
-            Vec::new()
-        } else {
-            body.split(|&b| b == sep).collect()
-        };
+        let lines = if data.is_empty() { Vec::new() } else { body.split(|&b| b == sep).collect() };
         for (n, line) in lines.into_iter().enumerate() {
             if count >= max {
                 break;
@@ -910,11 +831,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
             return Output::default();
         }
         if o.has('c') {
-            let n = if show_name {
-                format!("{}:", name_of(&name))
-            } else {
-                String::new()
-            };
+            let n = if show_name { format!("{}:", name_of(&name)) } else { String::new() };
             out.stdout.extend(format!("{n}{count}\n").bytes());
         }
         if (o.has('l') && count > 0) || (o.has('L') && count == 0) {
@@ -959,11 +876,8 @@ fn head_tail(args: &[String], stdin: &[u8], env: &ShellEnv, tail: bool) -> Outpu
             let sep = if k > 0 { "\n" } else { "" };
             out.stdout.extend(format!("{sep}==> {name} <==\n").bytes());
         }
-        let units: Vec<&[u8]> = if bytes {
-            data.chunks(1).collect()
-        } else {
-            data.split_inclusive(|&b| b == b'\n').collect()
-        };
+        let units: Vec<&[u8]> =
+            if bytes { data.chunks(1).collect() } else { data.split_inclusive(|&b| b == b'\n').collect() };
         let len = units.len();
         let range = if !tail {
             0..n.min(len)
@@ -1000,10 +914,7 @@ fn wc(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
     let count = |d: &[u8], c: char| -> usize {
         match c {
             'l' => d.iter().filter(|&&b| b == b'\n').count(),
-            'w' => d
-                .split(|b| b.is_ascii_whitespace())
-                .filter(|w| !w.is_empty())
-                .count(),
+            'w' => d.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).count(),
             'm' => String::from_utf8_lossy(d).chars().count(),
             _ => d.len(),
         }
@@ -1014,11 +925,7 @@ fn wc(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
         let mut s = String::new();
         for (k, n) in nums.iter().enumerate() {
             let sep = if k > 0 { " " } else { "" };
-            let _ = if which.len() > 1 {
-                write!(s, "{sep}{n:7}")
-            } else {
-                write!(s, "{sep}{n}")
-            };
+            let _ = if which.len() > 1 { write!(s, "{sep}{n:7}") } else { write!(s, "{sep}{n}") };
         }
         if !o.args.is_empty() {
             let _ = write!(s, " {name}");
@@ -1218,15 +1125,11 @@ fn printf_once(fmt: &[char], args: &[String], next: &mut usize, out: &mut Output
         }
         if c != '%' {
             let mut buf = [0u8; 4];
-            out.stdout
-                .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            out.stdout.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
             continue;
         }
         let (mut left, mut zero) = (false, false);
-        while let Some(&f) = fmt
-            .get(i)
-            .filter(|c| matches!(c, '-' | '0' | '+' | ' ' | '#'))
-        {
+        while let Some(&f) = fmt.get(i).filter(|c| matches!(c, '-' | '0' | '+' | ' ' | '#')) {
             left |= f == '-';
             zero |= f == '0';
             i += 1;
@@ -1291,8 +1194,7 @@ fn printf_once(fmt: &[char], args: &[String], next: &mut usize, out: &mut Output
             other => format!("%{other}"),
         };
         let numeric_conv = matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o');
-        out.stdout
-            .extend(pad(s, width, left, zero && numeric_conv).bytes());
+        out.stdout.extend(pad(s, width, left, zero && numeric_conv).bytes());
     }
     false
 }
@@ -1327,11 +1229,7 @@ fn uname(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
         ('m', "aarch64"),
         ('o', "Toybox"),
     ];
-    let mut picked: Vec<&str> = fields
-        .iter()
-        .filter(|(c, _)| o.has('a') || o.has(*c))
-        .map(|(_, v)| *v)
-        .collect();
+    let mut picked: Vec<&str> = fields.iter().filter(|(c, _)| o.has('a') || o.has(*c)).map(|(_, v)| *v).collect();
     if picked.is_empty() {
         picked.push("Linux");
     }
@@ -1345,11 +1243,7 @@ fn date(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
             fmt = f.to_string();
         } else if a != "-u" {
             let mut out = Output::default();
-            fail(
-                &mut out,
-                "date: cannot set date: Operation not permitted".into(),
-                1,
-            );
+            fail(&mut out, "date: cannot set date: Operation not permitted".into(), 1);
             return out;
         }
     }
@@ -1403,15 +1297,7 @@ fn stat(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
                 Some('n') => write!(s, "{p}"),
                 Some('a') => write!(s, "{:o}", m.mode & 0o7777),
                 Some('A') => write!(s, "{}", mode_string(m.mode)),
-                Some('F') => write!(
-                    s,
-                    "{}",
-                    if m.is_dir {
-                        "directory"
-                    } else {
-                        "regular file"
-                    }
-                ),
+                Some('F') => write!(s, "{}", if m.is_dir { "directory" } else { "regular file" }),
                 Some('Y') => write!(s, "{}", m.mtime),
                 Some('y') => write!(s, "{}", strftime("%F %T", i64::from(m.mtime))),
                 Some('U') => write!(s, "{u}"),
@@ -1461,17 +1347,9 @@ fn copy_or_move(cmd: &str, args: &[String], env: &ShellEnv, is_move: bool) -> Ou
     for src in srcs {
         let (asrc, base) = (abs(src), abs(src));
         let name = base.rsplit('/').next().unwrap_or_default();
-        let target = if dst_is_dir {
-            join(&abs(dst), name)
-        } else {
-            abs(dst)
-        };
+        let target = if dst_is_dir { join(&abs(dst), name) } else { abs(dst) };
         let Some(m) = env.fs.stat(&asrc) else {
-            fail(
-                &mut out,
-                format!("{cmd}: {src}: No such file or directory"),
-                1,
-            );
+            fail(&mut out, format!("{cmd}: {src}: No such file or directory"), 1);
             continue;
         };
         if m.is_dir && !recursive {
@@ -1480,11 +1358,7 @@ fn copy_or_move(cmd: &str, args: &[String], env: &ShellEnv, is_move: bool) -> Ou
         }
         if target == asrc {
             if !is_move {
-                fail(
-                    &mut out,
-                    format!("{cmd}: '{src}' and '{dst}' are the same file"),
-                    1,
-                );
+                fail(&mut out, format!("{cmd}: '{src}' and '{dst}' are the same file"), 1);
             }
             continue;
         }
@@ -1492,13 +1366,8 @@ fn copy_or_move(cmd: &str, args: &[String], env: &ShellEnv, is_move: bool) -> Ou
             fail(&mut out, format!("{cmd}: {src}: Can't copy into itself"), 1);
             continue;
         }
-        let r = copy_tree(env.fs, &asrc, &target).and_then(|()| {
-            if is_move {
-                env.fs.remove(&asrc, true)
-            } else {
-                Ok(())
-            }
-        });
+        let r =
+            copy_tree(env.fs, &asrc, &target).and_then(|()| if is_move { env.fs.remove(&asrc, true) } else { Ok(()) });
         if let Err(e) = r {
             fail(&mut out, format!("{cmd}: {src}: {e}"), 1);
         }
@@ -1528,11 +1397,7 @@ mod tests {
 
     /// Runs builtin `name` with string args and stdin on `fs`.
     fn call(fs: &MemFs, name: &str, args: &[&str], stdin: &str) -> Output {
-        let env = ShellEnv {
-            fs,
-            commands: &NoCommands,
-            deadline: None,
-        };
+        let env = ShellEnv { fs, commands: &NoCommands, deadline: None };
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let f = lookup(name).unwrap();
         f(&args, stdin.as_bytes(), &env)
@@ -1551,10 +1416,7 @@ mod tests {
     fn echo_flags() {
         let fs = MemFs::new();
         assert_eq!(so(&call(&fs, "echo", &["-n", "a", "b"], "")), "a b");
-        assert_eq!(
-            so(&call(&fs, "echo", &["-e", "a\\tb\\x41\\0101"], "")),
-            "a\tbAA\n"
-        );
+        assert_eq!(so(&call(&fs, "echo", &["-e", "a\\tb\\x41\\0101"], "")), "a\tbAA\n");
         assert_eq!(so(&call(&fs, "echo", &["-e", "x\\cy"], "")), "x");
         assert_eq!(so(&call(&fs, "echo", &["-x", "a\\n"], "")), "-x a\\n\n");
         assert_eq!(so(&call(&fs, "echo", &[], "")), "\n");
@@ -1568,36 +1430,18 @@ mod tests {
         assert_eq!(grep_out(&["a+b"], input), ("a+b\n".into(), 0));
         assert_eq!(grep_out(&["-E", "a+b"], input), ("".into(), 1));
         assert_eq!(grep_out(&["an\\+a"], input), ("banana\n".into(), 0));
-        assert_eq!(
-            grep_out(&["-i", "-n", "^apple"], input),
-            ("1:apple\n4:Apple pie\n".into(), 0)
-        );
-        assert_eq!(
-            grep_out(&["-o", "-E", "an+"], "banana\n"),
-            ("an\nan\n".into(), 0)
-        );
+        assert_eq!(grep_out(&["-i", "-n", "^apple"], input), ("1:apple\n4:Apple pie\n".into(), 0));
+        assert_eq!(grep_out(&["-o", "-E", "an+"], "banana\n"), ("an\nan\n".into(), 0));
         assert_eq!(grep_out(&["-q", "pie"], input), ("".into(), 0));
         assert_eq!(grep_out(&["-F", "a+b"], input), ("a+b\n".into(), 0));
-        assert_eq!(
-            grep_out(&["-e", "zzz", "-e", "pie"], input),
-            ("Apple pie\n".into(), 0)
-        );
-        assert_eq!(
-            grep_out(&["\\(an\\)\\{2\\}"], input),
-            ("banana\n".into(), 0)
-        );
-        assert_eq!(
-            grep_out(&["-E", "(an){2}|^a\\+"], input),
-            ("banana\na+b\n".into(), 0)
-        );
+        assert_eq!(grep_out(&["-e", "zzz", "-e", "pie"], input), ("Apple pie\n".into(), 0));
+        assert_eq!(grep_out(&["\\(an\\)\\{2\\}"], input), ("banana\n".into(), 0));
+        assert_eq!(grep_out(&["-E", "(an){2}|^a\\+"], input), ("banana\na+b\n".into(), 0));
         assert_eq!(grep_out(&["*a"], "x*a\nya\n"), ("x*a\n".into(), 0));
         assert_eq!(grep_out(&["[[:digit:]]x"], "1x\nax\n"), ("1x\n".into(), 0));
         assert_eq!(grep_out(&["[]a]"], "]\nb\n"), ("]\n".into(), 0));
         assert_eq!(grep_out(&["a$b"], "a$b\nab\n"), ("a$b\n".into(), 0));
-        assert_eq!(
-            grep_out(&["-w", "app"], "app x\napple\n"),
-            ("app x\n".into(), 0)
-        );
+        assert_eq!(grep_out(&["-w", "app"], "app x\napple\n"), ("app x\n".into(), 0));
         assert_eq!(grep_out(&["-x", "ab"], "ab\nabc\n"), ("ab\n".into(), 0));
         assert_eq!(grep_out(&["x{"], "x{\n"), ("x{\n".into(), 0));
         assert_eq!(grep_out(&["-E", "x{"], "x{\n"), ("x{\n".into(), 0));
@@ -1614,10 +1458,7 @@ mod tests {
         fs.write("/sdcard/d/b", b"two\n").unwrap();
         let o = call(&fs, "grep", &["two", "/sdcard/a", "/sdcard/missing"], "");
         assert_eq!(so(&o), "/sdcard/a:two\n");
-        assert_eq!(
-            o.stderr,
-            b"grep: /sdcard/missing: No such file or directory\n"
-        );
+        assert_eq!(o.stderr, b"grep: /sdcard/missing: No such file or directory\n");
         assert_eq!(o.code, 2);
         let o = call(&fs, "grep", &["-r", "two", "/sdcard"], "");
         assert_eq!(so(&o), "/sdcard/a:two\n/sdcard/d/b:two\n");
@@ -1630,34 +1471,19 @@ mod tests {
         let fs = MemFs::new();
         call(&fs, "mkdir", &["-p", "/sdcard/x/y"], "");
         let o = call(&fs, "mkdir", &["/sdcard/x"], "");
-        assert_eq!(
-            (o.stderr.as_slice(), o.code),
-            (&b"mkdir: /sdcard/x: File exists\n"[..], 1)
-        );
+        assert_eq!((o.stderr.as_slice(), o.code), (&b"mkdir: /sdcard/x: File exists\n"[..], 1));
         call(&fs, "touch", &["/sdcard/x/.hidden", "/sdcard/x/f"], "");
         assert_eq!(so(&call(&fs, "ls", &["/sdcard/x"], "")), "f\ny\n");
-        assert_eq!(
-            so(&call(&fs, "ls", &["-a", "/sdcard/x"], "")),
-            ".\n..\n.hidden\nf\ny\n"
-        );
-        assert_eq!(
-            so(&call(&fs, "ls", &["/sdcard/x/f", "/sdcard/x/y"], "")),
-            "/sdcard/x/f\n\n/sdcard/x/y:\n"
-        );
+        assert_eq!(so(&call(&fs, "ls", &["-a", "/sdcard/x"], "")), ".\n..\n.hidden\nf\ny\n");
+        assert_eq!(so(&call(&fs, "ls", &["/sdcard/x/f", "/sdcard/x/y"], "")), "/sdcard/x/f\n\n/sdcard/x/y:\n");
         fs.write("/sdcard/x/f", b"hello").unwrap();
         let long = so(&call(&fs, "ls", &["-l", "/sdcard/x/f"], ""));
-        assert!(
-            long.starts_with("-rw-rw---- 1 root sdcard_rw 5 20"),
-            "{long}"
-        );
+        assert!(long.starts_with("-rw-rw---- 1 root sdcard_rw 5 20"), "{long}");
         assert!(long.ends_with(" /sdcard/x/f\n"));
         let o = call(&fs, "rm", &["/sdcard/x"], "");
         assert_eq!(o.stderr, b"rm: /sdcard/x: Is a directory\n");
         let o = call(&fs, "rm", &["/sdcard/nope"], "");
-        assert_eq!(
-            (o.stderr.as_slice(), o.code),
-            (&b"rm: /sdcard/nope: No such file or directory\n"[..], 1)
-        );
+        assert_eq!((o.stderr.as_slice(), o.code), (&b"rm: /sdcard/nope: No such file or directory\n"[..], 1));
         assert_eq!(call(&fs, "rm", &["-f", "/sdcard/nope"], "").code, 0);
         assert_eq!(call(&fs, "rm", &["-rf", "/sdcard/x"], "").code, 0);
         assert!(fs.stat("/sdcard/x").is_none());
@@ -1674,34 +1500,16 @@ mod tests {
         fs.write("/sdcard/n", b"1\n2\n3\n4\n5\n").unwrap();
         let o = call(&fs, "cat", &["/sdcard/n", "/nope", "-"], "in");
         assert_eq!(so(&o), "1\n2\n3\n4\n5\nin");
-        assert_eq!(
-            (o.stderr.as_slice(), o.code),
-            (&b"cat: /nope: No such file or directory\n"[..], 1)
-        );
-        assert_eq!(
-            so(&call(&fs, "head", &["-n", "2", "/sdcard/n"], "")),
-            "1\n2\n"
-        );
+        assert_eq!((o.stderr.as_slice(), o.code), (&b"cat: /nope: No such file or directory\n"[..], 1));
+        assert_eq!(so(&call(&fs, "head", &["-n", "2", "/sdcard/n"], "")), "1\n2\n");
         assert_eq!(so(&call(&fs, "head", &["-3"], "a\nb\nc\nd\n")), "a\nb\nc\n");
-        assert_eq!(
-            so(&call(&fs, "tail", &["-n", "2", "/sdcard/n"], "")),
-            "4\n5\n"
-        );
-        assert_eq!(
-            so(&call(&fs, "tail", &["-n", "+4", "/sdcard/n"], "")),
-            "4\n5\n"
-        );
+        assert_eq!(so(&call(&fs, "tail", &["-n", "2", "/sdcard/n"], "")), "4\n5\n");
+        assert_eq!(so(&call(&fs, "tail", &["-n", "+4", "/sdcard/n"], "")), "4\n5\n");
         assert_eq!(so(&call(&fs, "tail", &["-c", "3"], "abcdef")), "def");
         assert_eq!(so(&call(&fs, "tail", &["-1"], "x\ny")), "y");
         assert_eq!(so(&call(&fs, "wc", &["-l"], "a\nb\n")), "2\n");
-        assert_eq!(
-            so(&call(&fs, "wc", &["-l", "/sdcard/n"], "")),
-            "5 /sdcard/n\n"
-        );
-        assert_eq!(
-            so(&call(&fs, "wc", &[], "a b\nc\n")),
-            "      2       3       6\n"
-        );
+        assert_eq!(so(&call(&fs, "wc", &["-l", "/sdcard/n"], "")), "5 /sdcard/n\n");
+        assert_eq!(so(&call(&fs, "wc", &[], "a b\nc\n")), "      2       3       6\n");
         assert_eq!(call(&fs, "head", &["-n", "x"], "").code, 1);
     }
 
@@ -1717,10 +1525,7 @@ mod tests {
         assert_eq!(enc.lines().next().map(str::len), Some(76));
         assert_eq!(so(&call(&fs, "base64", &["-d"], &enc)), long);
         let o = call(&fs, "base64", &["-d"], "a*b");
-        assert_eq!(
-            (o.stderr.as_slice(), o.code),
-            (&b"base64: bad input\n"[..], 1)
-        );
+        assert_eq!((o.stderr.as_slice(), o.code), (&b"base64: bad input\n"[..], 1));
         assert_eq!(call(&fs, "base64", &["-d"], "a").code, 1);
     }
 
@@ -1730,10 +1535,7 @@ mod tests {
         let p = |a: &[&str]| so(&call(&fs, "printf", a, ""));
         assert_eq!(p(&["%s-%d%%\\n", "a", "42"]), "a-42%\n");
         assert_eq!(p(&["%s\\t", "a", "b"]), "a\tb\t");
-        assert_eq!(
-            p(&["[%5s|%-3d|%03d|%x]", "ab", "7", "5", "255"]),
-            "[   ab|7  |005|ff]"
-        );
+        assert_eq!(p(&["[%5s|%-3d|%03d|%x]", "ab", "7", "5", "255"]), "[   ab|7  |005|ff]");
         assert_eq!(p(&["%d", "'A"]), "65");
         assert_eq!(p(&["%99999999999s", "a"]).len(), 4096);
         assert_eq!(call(&fs, "printf", &["%d", "zz"], "").code, 1);
@@ -1748,28 +1550,16 @@ mod tests {
             "Linux localhost 6.1.75-android14-11 #1 SMP PREEMPT aarch64 Toybox\n"
         );
         assert_eq!(so(&call(&fs, "uname", &["-m"], "")), "aarch64\n");
-        assert_eq!(
-            so(&call(&fs, "id", &[], "")),
-            "uid=2000(shell) gid=2000(shell) groups=2000(shell)\n"
-        );
-        assert_eq!(
-            so(&call(&fs, "which", &["ls", "input", "nope"], "")),
-            "/system/bin/ls\n/system/bin/input\n"
-        );
+        assert_eq!(so(&call(&fs, "id", &[], "")), "uid=2000(shell) gid=2000(shell) groups=2000(shell)\n");
+        assert_eq!(so(&call(&fs, "which", &["ls", "input", "nope"], "")), "/system/bin/ls\n/system/bin/input\n");
         assert_eq!(call(&fs, "which", &["nope"], "").code, 1);
         let d = so(&call(&fs, "date", &[], ""));
         assert!(d.contains(" UTC 20") && d.ends_with('\n'), "{d}");
-        assert_eq!(
-            strftime("%a %b %e %H:%M:%S %Z %Y", 1_795_323_120),
-            "Sun Nov 22 04:52:00 UTC 2026"
-        );
+        assert_eq!(strftime("%a %b %e %H:%M:%S %Z %Y", 1_795_323_120), "Sun Nov 22 04:52:00 UTC 2026");
         assert_eq!(strftime("%F %T", 0), "1970-01-01 00:00:00");
         assert_eq!(strftime("%F", 951_782_400), "2000-02-29");
         fs.write("/sdcard/s", b"12345").unwrap();
-        assert_eq!(
-            so(&call(&fs, "stat", &["-c", "%s", "/sdcard/s"], "")),
-            "5\n"
-        );
+        assert_eq!(so(&call(&fs, "stat", &["-c", "%s", "/sdcard/s"], "")), "5\n");
         assert_eq!(call(&fs, "stat", &["-c", "%s", "/sdcard/none"], "").code, 1);
         assert_eq!(parse_duration("1.5m"), Some(Duration::from_secs(90)));
         assert_eq!(parse_duration("-1"), None);
@@ -1784,18 +1574,12 @@ mod tests {
         fs.write("/sdcard/a", b"A").unwrap();
         assert_eq!(call(&fs, "cp", &["/sdcard/a", "/sdcard/b"], "").code, 0);
         assert_eq!(fs.read("/sdcard/b").unwrap(), b"A");
-        assert_eq!(
-            call(&fs, "mv", &["/sdcard/b", "/sdcard/Download"], "").code,
-            0
-        );
+        assert_eq!(call(&fs, "mv", &["/sdcard/b", "/sdcard/Download"], "").code, 0);
         assert!(fs.stat("/sdcard/b").is_none());
         assert_eq!(fs.read("/sdcard/Download/b").unwrap(), b"A");
         let o = call(&fs, "cp", &["/sdcard/Download", "/sdcard/D2"], "");
         assert_eq!(o.code, 1);
-        assert_eq!(
-            call(&fs, "cp", &["-r", "/sdcard/Download", "/sdcard/D2"], "").code,
-            0
-        );
+        assert_eq!(call(&fs, "cp", &["-r", "/sdcard/Download", "/sdcard/D2"], "").code, 0);
         assert_eq!(fs.read("/sdcard/D2/b").unwrap(), b"A");
         assert_eq!(call(&fs, "mv", &["/sdcard/D2", "/sdcard/D2/x"], "").code, 1);
         let o = call(&fs, "cp", &["/sdcard/a", "/system/a"], "");

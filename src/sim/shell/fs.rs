@@ -111,15 +111,11 @@ impl Default for MemFs {
 }
 
 fn now() -> u32 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX))
-        .unwrap_or(0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX)).unwrap_or(0)
 }
 
 fn under(path: &str, root: &str) -> bool {
-    path.strip_prefix(root)
-        .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
+    path.strip_prefix(root).is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
 }
 
 fn in_sdcard(path: &str) -> bool {
@@ -160,11 +156,7 @@ fn file_mode(path: &str) -> u32 {
 }
 
 fn new_dir(path: &str) -> Node {
-    Node {
-        data: None,
-        mode: dir_mode(path),
-        mtime: now(),
-    }
+    Node { data: None, mode: dir_mode(path), mtime: now() }
 }
 
 /// Checks that `dir` exists and is a directory.
@@ -185,22 +177,13 @@ fn initial_tree() -> Tree {
     for d in INITIAL_DIRS {
         t.insert((*d).to_string(), new_dir(d));
     }
-    t.insert(
-        DEV_NULL.to_string(),
-        Node {
-            data: Some(Vec::new()),
-            mode: S_IFCHR | 0o666,
-            mtime: now(),
-        },
-    );
+    t.insert(DEV_NULL.to_string(), Node { data: Some(Vec::new()), mode: S_IFCHR | 0o666, mtime: now() });
     t
 }
 
 impl MemFs {
     pub fn new() -> Self {
-        MemFs {
-            nodes: Mutex::new(initial_tree()),
-        }
+        MemFs { nodes: Mutex::new(initial_tree()) }
     }
 
     fn lock(&self) -> MutexGuard<'_, Tree> {
@@ -247,9 +230,7 @@ impl MemFs {
         let p = Self::abs(path);
         let t = self.lock();
         match t.get(&p) {
-            Some(Node { data: Some(d), .. }) => {
-                Ok(if p == DEV_NULL { Vec::new() } else { d.clone() })
-            }
+            Some(Node { data: Some(d), .. }) => Ok(if p == DEV_NULL { Vec::new() } else { d.clone() }),
             Some(_) => Err(FsError::IsADirectory),
             None => {
                 lookup_dir(&t, parent_of(&p))?;
@@ -265,11 +246,8 @@ impl MemFs {
             return Err(FsError::IsADirectory);
         }
         check_writable(p)?;
-        let node = t.entry(p.to_string()).or_insert_with(|| Node {
-            data: Some(Vec::new()),
-            mode: file_mode(p),
-            mtime: 0,
-        });
+        let node =
+            t.entry(p.to_string()).or_insert_with(|| Node { data: Some(Vec::new()), mode: file_mode(p), mtime: 0 });
         node.mtime = now();
         Ok(node)
     }
@@ -301,13 +279,7 @@ impl MemFs {
 
     /// For `adb push`: creates missing parent directories and keeps the permission bits of
     /// `mode` and the given `mtime`.
-    pub fn write_with_mode(
-        &self,
-        path: &str,
-        data: &[u8],
-        mode: u32,
-        mtime: u32,
-    ) -> Result<(), FsError> {
+    pub fn write_with_mode(&self, path: &str, data: &[u8], mode: u32, mtime: u32) -> Result<(), FsError> {
         let p = Self::abs(path);
         if p == DEV_NULL {
             return Ok(());
@@ -367,11 +339,7 @@ impl MemFs {
         let p = Self::abs(path);
         let mut t = self.lock();
         if let Some(n) = t.get(&p) {
-            return if parents && n.data.is_none() {
-                Ok(())
-            } else {
-                Err(FsError::AlreadyExists)
-            };
+            return if parents && n.data.is_none() { Ok(()) } else { Err(FsError::AlreadyExists) };
         }
         if parents {
             Self::make_parents(&mut t, &p)?;
@@ -427,10 +395,7 @@ mod tests {
         assert_eq!(MemFs::normalize("../../..", "/a"), "/");
         assert_eq!(MemFs::normalize("/storage/emulated/0/a", "/"), "/sdcard/a");
         assert_eq!(MemFs::normalize("/storage/self/primary", "/"), "/sdcard");
-        assert_eq!(
-            MemFs::normalize("/storage/emulated/01", "/"),
-            "/storage/emulated/01"
-        );
+        assert_eq!(MemFs::normalize("/storage/emulated/01", "/"), "/storage/emulated/01");
         assert_eq!(MemFs::normalize("", "/"), "/");
     }
 
@@ -473,19 +438,9 @@ mod tests {
         fs.mkdir("/sdcard/a/b", true).unwrap();
         assert_eq!(fs.mkdir("/sdcard/a", false), Err(FsError::AlreadyExists));
         fs.write("/sdcard/a/f", b"1").unwrap();
-        let names: Vec<String> = fs
-            .list("/sdcard/a")
-            .unwrap()
-            .into_iter()
-            .map(|e| e.0)
-            .collect();
+        let names: Vec<String> = fs.list("/sdcard/a").unwrap().into_iter().map(|e| e.0).collect();
         assert_eq!(names, ["b", "f"]);
-        let root: Vec<String> = fs
-            .list("/storage/emulated")
-            .unwrap()
-            .into_iter()
-            .map(|e| e.0)
-            .collect();
+        let root: Vec<String> = fs.list("/storage/emulated").unwrap().into_iter().map(|e| e.0).collect();
         assert_eq!(root, ["0"]);
         assert_eq!(fs.list("/sdcard/a/f"), Err(FsError::NotADirectory));
         assert_eq!(fs.remove("/sdcard/a", false), Err(FsError::IsADirectory));
@@ -501,14 +456,10 @@ mod tests {
     #[test]
     fn push_creates_parents_with_mode() {
         let fs = MemFs::new();
-        fs.write_with_mode("/sdcard/x/y/z.bin", b"abc", 0o100755, 42)
-            .unwrap();
+        fs.write_with_mode("/sdcard/x/y/z.bin", b"abc", 0o100755, 42).unwrap();
         let m = fs.stat("/sdcard/x/y/z.bin").unwrap();
         assert_eq!((m.mode, m.mtime, m.size), (0o100755, 42, 3));
         assert!(fs.stat("/sdcard/x/y").unwrap().is_dir);
-        assert_eq!(
-            fs.write_with_mode("/system/a/b", b"", 0o644, 1),
-            Err(FsError::ReadOnly)
-        );
+        assert_eq!(fs.write_with_mode("/system/a/b", b"", 0o644, 1), Err(FsError::ReadOnly));
     }
 }

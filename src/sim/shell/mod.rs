@@ -30,11 +30,7 @@ pub struct Output {
 impl Output {
     /// An error result: `msg` plus a newline on stderr.
     pub fn error(msg: &str, code: i32) -> Output {
-        Output {
-            stdout: Vec::new(),
-            stderr: format!("{msg}\n").into_bytes(),
-            code,
-        }
+        Output { stdout: Vec::new(), stderr: format!("{msg}\n").into_bytes(), code }
     }
 }
 
@@ -90,11 +86,7 @@ fn run_nested(script: &str, env: &ShellEnv, depth: usize, stdin: &[u8]) -> Outpu
         Ok(s) => s,
         Err(e) => return Output::error(&format!("{SH}: {e}"), 1),
     };
-    let mut st = State {
-        last: 0,
-        depth,
-        exited: false,
-    };
+    let mut st = State { last: 0, depth, exited: false };
     let mut out = Output::default();
     for (op, pl) in &parsed.items {
         if st.exited || env.expired() {
@@ -163,11 +155,8 @@ fn exec_command(cmd: &Command, stdin: &[u8], env: &ShellEnv, st: &mut State) -> 
             return res;
         }
     }
-    let out = if argv.is_empty() {
-        Output::default()
-    } else {
-        run_argv(&argv, input.as_deref().unwrap_or(stdin), env, st)
-    };
+    let out =
+        if argv.is_empty() { Output::default() } else { run_argv(&argv, input.as_deref().unwrap_or(stdin), env, st) };
     for (data, target) in [(out.stdout, &targets[0]), (out.stderr, &targets[1])] {
         match target {
             Target::Stdout => res.stdout.extend(data),
@@ -202,21 +191,14 @@ fn redirect(
             _ => {}
         }
         let abs = MemFs::normalize(path, "/");
-        let r = if append {
-            env.fs.append(&abs, b"")
-        } else {
-            env.fs.write(&abs, b"")
-        };
+        let r = if append { env.fs.append(&abs, b"") } else { env.fs.write(&abs, b"") };
         r.map_err(|e| format!("can't create {path}: {e}"))?;
         Ok(Target::File(abs))
     };
     match kind {
         RedirKind::In => {
             if fd == 0 {
-                let data = env
-                    .fs
-                    .read(path)
-                    .map_err(|e| format!("can't open {path}: {e}"))?;
+                let data = env.fs.read(path).map_err(|e| format!("can't open {path}: {e}"))?;
                 *input = Some(data);
             }
         }
@@ -320,11 +302,8 @@ fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<
     }
     let mut out = Vec::new();
     for f in fields {
-        let matches = if f.iter().any(|&(c, q)| !q && matches!(c, '*' | '?' | '[')) {
-            glob(&f, env.fs)
-        } else {
-            Vec::new()
-        };
+        let matches =
+            if f.iter().any(|&(c, q)| !q && matches!(c, '*' | '?' | '[')) { glob(&f, env.fs) } else { Vec::new() };
         if matches.is_empty() {
             out.push(f.iter().map(|&(c, _)| c).collect());
         } else {
@@ -344,11 +323,7 @@ fn glob_regex(comp: &[(char, bool)]) -> Option<regex::Regex> {
             ('*', false) => re.push_str(".*"),
             ('?', false) => re.push('.'),
             ('[', false) => {
-                let close = comp
-                    .iter()
-                    .skip(i + 1)
-                    .position(|&(c, _)| c == ']')
-                    .map(|p| p + i + 1);
+                let close = comp.iter().skip(i + 1).position(|&(c, _)| c == ']').map(|p| p + i + 1);
                 let Some(end) = close else {
                     re.push_str("\\[");
                     continue;
@@ -375,20 +350,11 @@ fn glob_regex(comp: &[(char, bool)]) -> Option<regex::Regex> {
 fn glob(field: &[(char, bool)], fs: &MemFs) -> Vec<String> {
     let absolute = field.first().is_some_and(|&(c, _)| c == '/');
     // Each candidate: (path as shown, absolute path).
-    let mut cands: Vec<(String, String)> = vec![(
-        if absolute { "/".into() } else { String::new() },
-        "/".into(),
-    )];
+    let mut cands: Vec<(String, String)> = vec![(if absolute { "/".into() } else { String::new() }, "/".into())];
     for comp in field.split(|&(c, _)| c == '/').filter(|c| !c.is_empty()) {
-        let literal = !comp
-            .iter()
-            .any(|&(c, q)| !q && matches!(c, '*' | '?' | '['));
+        let literal = !comp.iter().any(|&(c, q)| !q && matches!(c, '*' | '?' | '['));
         let join = |base: &str, name: &str| {
-            if base.is_empty() || base.ends_with('/') {
-                format!("{base}{name}")
-            } else {
-                format!("{base}/{name}")
-            }
+            if base.is_empty() || base.ends_with('/') { format!("{base}{name}") } else { format!("{base}/{name}") }
         };
         let mut next = Vec::new();
         for (shown, abs) in &cands {
@@ -470,10 +436,7 @@ fn exit(args: &[String], st: &mut State) -> Output {
         },
     };
     st.last = code;
-    Output {
-        code,
-        ..Output::default()
-    }
+    Output { code, ..Output::default() }
 }
 
 fn sh(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Output {
@@ -542,11 +505,7 @@ fn timeout(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Out
             (a, b) => a.or(b),
         }
     };
-    let inner = ShellEnv {
-        fs: env.fs,
-        commands: env.commands,
-        deadline: new_deadline,
-    };
+    let inner = ShellEnv { fs: env.fs, commands: env.commands, deadline: new_deadline };
     let exited = st.exited;
     let mut out = run_argv(cmd, stdin, &inner, st);
     st.exited = exited;
@@ -574,8 +533,7 @@ mod tests {
             }
             match argv[0].as_str() {
                 "input" => Some(Output {
-                    stdout: format!("{}|{}", argv.join(","), String::from_utf8_lossy(stdin))
-                        .into_bytes(),
+                    stdout: format!("{}|{}", argv.join(","), String::from_utf8_lossy(stdin)).into_bytes(),
                     ..Output::default()
                 }),
                 "dumpsys" => Some(Output {
@@ -588,11 +546,7 @@ mod tests {
     }
 
     fn run_with(fs: &MemFs, cmds: &Fake, script: &str) -> Output {
-        let env = ShellEnv {
-            fs,
-            commands: cmds,
-            deadline: None,
-        };
+        let env = ShellEnv { fs, commands: cmds, deadline: None };
         run_script(script, &env)
     }
 
@@ -613,10 +567,7 @@ mod tests {
     fn exec_out_quoting_round_trip() {
         assert_eq!(out(r#"echo 'it'\''s' "a  b""#), "it's a  b\n");
         assert_eq!(out(r#"echo 'a'"b"c '' d"#), "abc  d\n");
-        assert_eq!(
-            out(r#"printf '%s|' 'x y' '' "\$HOME" "$HOME""#),
-            "x y||$HOME|/|"
-        );
+        assert_eq!(out(r#"printf '%s|' 'x y' '' "\$HOME" "$HOME""#), "x y||$HOME|/|");
     }
 
     #[test]
@@ -645,25 +596,16 @@ mod tests {
     fn unknown_command() {
         let r = run("nosuch arg");
         assert_eq!(r.code, 127);
-        assert_eq!(
-            r.stderr,
-            b"/system/bin/sh: nosuch: inaccessible or not found\n"
-        );
+        assert_eq!(r.stderr, b"/system/bin/sh: nosuch: inaccessible or not found\n");
         assert!(r.stdout.is_empty());
         let r = run("/system/bin/nosuch");
-        assert_eq!(
-            r.stderr,
-            b"/system/bin/sh: /system/bin/nosuch: inaccessible or not found\n"
-        );
+        assert_eq!(r.stderr, b"/system/bin/sh: /system/bin/nosuch: inaccessible or not found\n");
     }
 
     #[test]
     fn syntax_errors() {
         let r = run("echo 'abc; echo ran");
-        assert_eq!(
-            r.stderr,
-            b"/system/bin/sh: syntax error: unterminated quoted string\n"
-        );
+        assert_eq!(r.stderr, b"/system/bin/sh: syntax error: unterminated quoted string\n");
         assert_eq!(r.code, 1);
         assert!(r.stdout.is_empty());
         let r = run("echo a |");
@@ -676,69 +618,36 @@ mod tests {
     fn redirections() {
         let fs = MemFs::new();
         let f = Fake::default();
-        let r = run_with(
-            &fs,
-            &f,
-            "echo hello > /sdcard/x; cat /sdcard/x; echo more >> /sdcard/x",
-        );
+        let r = run_with(&fs, &f, "echo hello > /sdcard/x; cat /sdcard/x; echo more >> /sdcard/x");
         assert_eq!(r.stdout, b"hello\n");
         assert_eq!(fs.read("/sdcard/x").unwrap(), b"hello\nmore\n");
         let r = run_with(&fs, &f, "cat /nope 2> /sdcard/err; cat < /sdcard/err");
         assert_eq!(r.stdout, b"cat: /nope: No such file or directory\n");
         let r = run_with(&fs, &f, "cat /nope /sdcard/x > /sdcard/both 2>&1");
         assert!(r.stdout.is_empty() && r.stderr.is_empty());
-        assert_eq!(
-            fs.read("/sdcard/both").unwrap(),
-            b"hello\nmore\ncat: /nope: No such file or directory\n"
-        );
+        assert_eq!(fs.read("/sdcard/both").unwrap(), b"hello\nmore\ncat: /nope: No such file or directory\n");
         let r = run_with(&fs, &f, "cat /nope 2>&1 >/dev/null");
         assert_eq!(r.stdout, b"cat: /nope: No such file or directory\n");
-        let r = run_with(
-            &fs,
-            &f,
-            "echo x &> /sdcard/amp; ls /nope &>/dev/null; echo $?",
-        );
+        let r = run_with(&fs, &f, "echo x &> /sdcard/amp; ls /nope &>/dev/null; echo $?");
         assert_eq!(r.stdout, b"1\n");
         assert_eq!(fs.read("/sdcard/amp").unwrap(), b"x\n");
         let r = run_with(&fs, &f, "echo x > /system/y");
         assert_eq!(r.code, 1);
-        assert_eq!(
-            r.stderr,
-            b"/system/bin/sh: can't create /system/y: Read-only file system\n"
-        );
+        assert_eq!(r.stderr, b"/system/bin/sh: can't create /system/y: Read-only file system\n");
         let r = run_with(&fs, &f, "cat < /sdcard/none");
         assert_eq!(r.code, 1);
-        assert_eq!(
-            r.stderr,
-            b"/system/bin/sh: can't open /sdcard/none: No such file or directory\n"
-        );
+        assert_eq!(r.stderr, b"/system/bin/sh: can't open /sdcard/none: No such file or directory\n");
     }
 
     #[test]
     fn files_through_shell() {
         let fs = MemFs::new();
         let f = Fake::default();
-        run_with(
-            &fs,
-            &f,
-            "echo 1 > /sdcard/b.txt; touch /sdcard/a.png; mkdir /sdcard/d",
-        );
-        assert_eq!(
-            run_with(&fs, &f, "ls /sdcard").stdout,
-            b"DCIM\nDownload\nPictures\na.png\nb.txt\nd\n"
-        );
-        assert_eq!(
-            run_with(&fs, &f, "ls /storage/emulated/0/*.txt").stdout,
-            b"/storage/emulated/0/b.txt\n"
-        );
-        assert_eq!(
-            run_with(&fs, &f, "echo /sdcard/*.zip").stdout,
-            b"/sdcard/*.zip\n"
-        );
-        assert_eq!(
-            run_with(&fs, &f, "echo '/sdcard/*.txt'").stdout,
-            b"/sdcard/*.txt\n"
-        );
+        run_with(&fs, &f, "echo 1 > /sdcard/b.txt; touch /sdcard/a.png; mkdir /sdcard/d");
+        assert_eq!(run_with(&fs, &f, "ls /sdcard").stdout, b"DCIM\nDownload\nPictures\na.png\nb.txt\nd\n");
+        assert_eq!(run_with(&fs, &f, "ls /storage/emulated/0/*.txt").stdout, b"/storage/emulated/0/b.txt\n");
+        assert_eq!(run_with(&fs, &f, "echo /sdcard/*.zip").stdout, b"/sdcard/*.zip\n");
+        assert_eq!(run_with(&fs, &f, "echo '/sdcard/*.txt'").stdout, b"/sdcard/*.txt\n");
         let r = run_with(&fs, &f, "rm /sdcard/b.txt; ls /sdcard/b.txt");
         assert_eq!(r.code, 1);
         assert_eq!(r.stderr, b"ls: /sdcard/b.txt: No such file or directory\n");

@@ -25,8 +25,7 @@ pub struct Word {
 
 impl Word {
     fn push(&mut self, part: Part) {
-        if let (Some(Part::Lit { text, quoted }), Part::Lit { text: t, quoted: q }) =
-            (self.parts.last_mut(), &part)
+        if let (Some(Part::Lit { text, quoted }), Part::Lit { text: t, quoted: q }) = (self.parts.last_mut(), &part)
             && quoted == q
         {
             text.push_str(t);
@@ -36,10 +35,7 @@ impl Word {
     }
 
     fn push_char(&mut self, c: char, quoted: bool) {
-        self.push(Part::Lit {
-            text: c.to_string(),
-            quoted,
-        });
+        self.push(Part::Lit { text: c.to_string(), quoted });
     }
 }
 
@@ -152,11 +148,7 @@ impl Lexer {
             if self.peek() == Some('<') {
                 return err("here documents are not supported");
             }
-            let kind = if self.eat('&') {
-                RedirKind::Dup
-            } else {
-                RedirKind::In
-            };
+            let kind = if self.eat('&') { RedirKind::Dup } else { RedirKind::In };
             return Ok(Tok::Redir(fd.unwrap_or(0), kind));
         }
         let kind = if self.eat('>') {
@@ -217,19 +209,13 @@ impl Lexer {
             }
             Some(c) if c.is_ascii_alphabetic() || c == '_' => {
                 let mut name = String::new();
-                while let Some(c) = self
-                    .peek()
-                    .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-                {
+                while let Some(c) = self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_') {
                     name.push(c);
                     self.i += 1;
                 }
                 Ok(var(name))
             }
-            _ => Ok(Part::Lit {
-                text: "$".into(),
-                quoted,
-            }),
+            _ => Ok(Part::Lit { text: "$".into(), quoted }),
         }
     }
 
@@ -268,10 +254,7 @@ impl Lexer {
                 '"' => {
                     self.i += 1;
                     // Always record the (possibly empty) quoted part so `""` is an argument.
-                    w.push(Part::Lit {
-                        text: String::new(),
-                        quoted: true,
-                    });
+                    w.push(Part::Lit { text: String::new(), quoted: true });
                     loop {
                         match self.bump() {
                             None => return err(UNTERMINATED),
@@ -325,10 +308,7 @@ impl Lexer {
 }
 
 fn lex(src: &str) -> Result<Vec<Tok>, ParseError> {
-    let mut lx = Lexer {
-        cs: src.chars().collect(),
-        i: 0,
-    };
+    let mut lx = Lexer { cs: src.chars().collect(), i: 0 };
     let mut toks = Vec::new();
     while let Some(c) = lx.peek() {
         match c {
@@ -465,10 +445,7 @@ mod tests {
     use super::*;
 
     fn lit(s: &str, quoted: bool) -> Part {
-        Part::Lit {
-            text: s.into(),
-            quoted,
-        }
+        Part::Lit { text: s.into(), quoted }
     }
 
     fn msg(src: &str) -> String {
@@ -483,10 +460,7 @@ mod tests {
         assert_eq!(words[1].parts, vec![lit("it's", true)]);
         assert_eq!(words[2].parts, vec![lit("a  b", true), lit("c", false)]);
         assert_eq!(words[3].parts, vec![lit("", true)]);
-        assert_eq!(
-            words[4].parts,
-            vec![lit("x", false), lit(" ", true), lit("y", false)]
-        );
+        assert_eq!(words[4].parts, vec![lit("x", false), lit(" ", true), lit("y", false)]);
     }
 
     #[test]
@@ -494,13 +468,7 @@ mod tests {
         let s = parse(r#"echo $? "${HOME}x" $(echo a) `b` $ a#b # c"#).unwrap();
         let words = &s.items[0].1.commands[0].words;
         assert_eq!(words.len(), 7);
-        assert_eq!(
-            words[1].parts,
-            vec![Part::Var {
-                name: "?".into(),
-                quoted: false
-            }]
-        );
+        assert_eq!(words[1].parts, vec![Part::Var { name: "?".into(), quoted: false }]);
         assert!(matches!(&words[2].parts[1], Part::Var { name, quoted: true } if name == "HOME"));
         assert!(matches!(&words[3].parts[0], Part::Subst { script, .. } if script == "echo a"));
         assert!(matches!(&words[4].parts[0], Part::Subst { script, .. } if script == "b"));
@@ -535,10 +503,7 @@ mod tests {
     #[test]
     fn errors() {
         assert_eq!(msg("echo 'abc"), "syntax error: unterminated quoted string");
-        assert_eq!(
-            msg("echo \"abc"),
-            "syntax error: unterminated quoted string"
-        );
+        assert_eq!(msg("echo \"abc"), "syntax error: unterminated quoted string");
         assert_eq!(msg("echo |"), "syntax error: unexpected EOF");
         assert_eq!(msg("echo &&"), "syntax error: unexpected EOF");
         assert_eq!(msg("| echo"), "syntax error: '|' unexpected");

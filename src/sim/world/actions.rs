@@ -60,7 +60,9 @@ impl World {
             }
             "dialog" => {
                 let app = self.foreground().map(|t| t.app).unwrap_or(0);
-                if let Some(dialog) = self.catalog.apps.get(app).and_then(|a| a.dialogs.iter().position(|d| d.name == rest)) {
+                if let Some(dialog) =
+                    self.catalog.apps.get(app).and_then(|a| a.dialogs.iter().position(|d| d.name == rest))
+                {
                     self.dialogs.push(DialogInstance::App { app, dialog, record: record.clone() });
                     self.screen_changed();
                 }
@@ -71,7 +73,12 @@ impl World {
             }
             "set" => {
                 let (key, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-                let value = typed(&self.render(value.trim(), record));
+                let text = self.render(value.trim(), record);
+                // Keep a number a number (sliders), as the state declared it.
+                let value = match (self.read(key, record), text.parse::<i64>()) {
+                    (Some(Value::Int(_)), Ok(n)) => Value::Int(n),
+                    _ => typed(&text),
+                };
                 self.write(key, value, record);
             }
             "clear" => self.write(rest, Value::Str(String::new()), record),
@@ -93,10 +100,10 @@ impl World {
                 if let Some((collection, index)) = record {
                     let showing = self.screen_record().map(|(i, _)| i) == Some(*index)
                         && self.top().is_some_and(|(_, s, _)| s.source.as_deref() == Some(collection));
-                    if let Some(records) = self.collections.get_mut(collection) {
-                        if *index < records.len() {
-                            records.remove(*index);
-                        }
+                    if let Some(records) = self.collections.get_mut(collection)
+                        && *index < records.len()
+                    {
+                        records.remove(*index);
                     }
                     if showing {
                         self.finish_activity();

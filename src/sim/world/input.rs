@@ -172,14 +172,12 @@ impl World {
             }
             return;
         }
-        if let Some(hit) = self.hit(x1, y1) {
-            if let Hook::Item { item, .. } = hit.hook {
-                let is_slider = self.top().and_then(|(_, s, _)| s.items.get(item)).is_some_and(|i| i.kind == ItemKind::Slider);
-                if is_slider {
-                    self.tap_item(item, None, x2, &hit.bounds);
-                    return;
-                }
-            }
+        if let Some(hit) = self.hit(x1, y1)
+            && let Hook::Item { item, .. } = hit.hook
+            && self.top().and_then(|(_, s, _)| s.items.get(item)).is_some_and(|i| i.kind == ItemKind::Slider)
+        {
+            self.tap_item(item, None, x2, &hit.bounds);
+            return;
         }
         if !self.dialogs.is_empty() || (y2 - y1).abs() <= (x2 - x1).abs() {
             return;

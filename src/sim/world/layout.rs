@@ -6,7 +6,7 @@
 
 use super::spec::{AppSpec, ItemKind, ItemSpec, ScreenSpec};
 use super::template::Record;
-use super::{DialogInstance, LAUNCHER_PACKAGE, LATIN_IME, World};
+use super::{DialogInstance, LATIN_IME, LAUNCHER_PACKAGE, World};
 use crate::sim::screen::{Hook, IconShape, Node, Rect, Role, Screen};
 
 const TEXT: u32 = 0x202124;
@@ -72,11 +72,7 @@ fn node(class: &str, package: &str, bounds: Rect) -> Node {
 }
 
 fn label(text: String, package: &str, bounds: Rect, size_dp: f32, color: u32, bold: bool) -> Node {
-    Node {
-        text,
-        role: Role::Label { size_dp, color, bold },
-        ..node("android.widget.TextView", package, bounds)
-    }
+    Node { text, role: Role::Label { size_dp, color, bold }, ..node("android.widget.TextView", package, bounds) }
 }
 
 /// `name` → `PACKAGE:id/name`; ids that already name a package stay as they are.
@@ -138,10 +134,7 @@ impl AppLayout<'_> {
         for (index, item) in self.spec.items.iter().enumerate().filter(|(_, i)| i.kind == ItemKind::Fab) {
             content.children.push(self.fab(index, item, viewport.bottom));
         }
-        let decor = Node {
-            children: vec![content],
-            ..node("android.widget.LinearLayout", &pkg, full)
-        };
+        let decor = Node { children: vec![content], ..node("android.widget.LinearLayout", &pkg, full) };
         Node {
             role: Role::Surface { color: WHITE },
             children: vec![decor],
@@ -185,7 +178,11 @@ impl AppLayout<'_> {
                 focusable: true,
                 role: Role::ToolButton { glyph: item.glyph.clone() },
                 hook: Some(Hook::Item { item: index, record: None }),
-                ..node("android.widget.Button", pkg, Rect::new(left, y + self.dp(4.0), left + self.dp(56.0), y + self.dp(60.0)))
+                ..node(
+                    "android.widget.Button",
+                    pkg,
+                    Rect::new(left, y + self.dp(4.0), left + self.dp(56.0), y + self.dp(60.0)),
+                )
             });
         }
         bar
@@ -209,7 +206,8 @@ impl AppLayout<'_> {
         let scrollable = content_h > viewport.height();
         let launcher = pkg == LAUNCHER_PACKAGE;
         let class = if launcher { "android.view.ViewGroup" } else { "androidx.recyclerview.widget.RecyclerView" };
-        let id = if launcher { "com.android.launcher3:id/workspace".to_string() } else { full_id(pkg, "recycler_view") };
+        let id =
+            if launcher { "com.android.launcher3:id/workspace".to_string() } else { full_id(pkg, "recycler_view") };
         let mut list = Node { resource_id: id, scrollable, focusable: scrollable, ..node(class, pkg, viewport) };
         list.children = rows.into_iter().filter_map(|r| clipped(r, &viewport)).collect();
         list
@@ -249,7 +247,11 @@ impl AppLayout<'_> {
                     summary,
                     desc: scope.render(&item.desc),
                     id: if item.kind == ItemKind::Row { full_id(pkg, &item.id) } else { String::new() },
-                    switch: if item.kind == ItemKind::Switch { checked.map(|c| (c, full_id(pkg, &item.id))) } else { None },
+                    switch: if item.kind == ItemKind::Switch {
+                        checked.map(|c| (c, full_id(pkg, &item.id)))
+                    } else {
+                        None
+                    },
                     clickable: item.on_tap.is_some() || item.kind == ItemKind::Switch,
                     long_clickable: item.on_long_press.is_some(),
                     enabled,
@@ -316,9 +318,10 @@ impl AppLayout<'_> {
                 let h = self.dp(if summary.is_empty() { ROW_ONE_LINE } else { ROW_TWO_LINE });
                 let b = Rect::new(0, *y, self.width, *y + h);
                 *y += h;
-                let switch = item.switch.as_deref().map(|f| {
-                    (record.get(f).is_some_and(|v| v.truthy()), full_id(pkg, &format!("{}_switch", item.id)))
-                });
+                let switch = item
+                    .switch
+                    .as_deref()
+                    .map(|f| (record.get(f).is_some_and(|v| v.truthy()), full_id(pkg, &format!("{}_switch", item.id))));
                 self.row(RowParts {
                     bounds: b,
                     title: scope.render(&item.text),
@@ -381,10 +384,24 @@ impl AppLayout<'_> {
             texts.children.push(t);
         } else {
             let mid = (text_area.top + text_area.bottom) / 2;
-            let mut t = label(p.title, pkg, Rect::new(text_area.left, text_area.top + self.dp(8.0), text_area.right, mid), 16.0, color, false);
+            let mut t = label(
+                p.title,
+                pkg,
+                Rect::new(text_area.left, text_area.top + self.dp(8.0), text_area.right, mid),
+                16.0,
+                color,
+                false,
+            );
             t.resource_id = "android:id/title".into();
             t.enabled = p.enabled;
-            let mut s = label(p.summary, pkg, Rect::new(text_area.left, mid, text_area.right, text_area.bottom - self.dp(8.0)), 14.0, SECONDARY, false);
+            let mut s = label(
+                p.summary,
+                pkg,
+                Rect::new(text_area.left, mid, text_area.right, text_area.bottom - self.dp(8.0)),
+                14.0,
+                SECONDARY,
+                false,
+            );
             s.resource_id = "android:id/summary".into();
             s.enabled = p.enabled;
             texts.children.push(t);
@@ -402,7 +419,8 @@ impl AppLayout<'_> {
             ..node("android.widget.LinearLayout", pkg, p.bounds)
         };
         if let Some((checked, id)) = p.switch {
-            let frame_b = Rect::new(p.bounds.right - pad - switch_w, p.bounds.top, p.bounds.right - pad, p.bounds.bottom);
+            let frame_b =
+                Rect::new(p.bounds.right - pad - switch_w, p.bounds.top, p.bounds.right - pad, p.bounds.bottom);
             let switch = Node {
                 resource_id: if id.is_empty() { "android:id/switch_widget".into() } else { id },
                 checkable: true,
@@ -522,7 +540,12 @@ fn shift(n: &mut Node, dy: i32) {
 
 impl Rect {
     fn inset(&self, dx: i32, dy: i32) -> Rect {
-        Rect::new(self.left + dx, self.top + dy, (self.right - dx).max(self.left + dx), (self.bottom - dy).max(self.top + dy))
+        Rect::new(
+            self.left + dx,
+            self.top + dy,
+            (self.right - dx).max(self.left + dx),
+            (self.bottom - dy).max(self.top + dy),
+        )
     }
     fn inset_h(&self, dx: i32) -> Rect {
         self.inset(dx, 0)
@@ -566,13 +589,15 @@ fn dialog_window(world: &World, dialog: &DialogInstance, screen: &Screen) -> Nod
     let card = Rect::new(margin, top, w - margin, top + card_h);
     let inner = Rect::new(card.left + pad, card.top + pad, card.right - pad, card.bottom - pad);
     let mut y = inner.top;
-    let mut column = Node { resource_id: "android:id/content".into(), ..node("android.widget.LinearLayout", &package, inner) };
+    let mut column =
+        Node { resource_id: "android:id/content".into(), ..node("android.widget.LinearLayout", &package, inner) };
     let mut t = label(title, &package, Rect::new(inner.left, y, inner.right, y + title_h), 20.0, TEXT, true);
     t.resource_id = full_id(&package, "alertTitle");
     column.children.push(t);
     y += title_h;
     if message_h > 0 {
-        let mut m = label(message, &package, Rect::new(inner.left, y, inner.right, y + message_h), 14.0, SECONDARY, false);
+        let mut m =
+            label(message, &package, Rect::new(inner.left, y, inner.right, y + message_h), 14.0, SECONDARY, false);
         m.resource_id = "android:id/message".into();
         column.children.push(m);
         y += message_h;
@@ -585,11 +610,19 @@ fn dialog_window(world: &World, dialog: &DialogInstance, screen: &Screen) -> Nod
             focusable: true,
             role: Role::Button { color: ACCENT },
             hook: Some(Hook::DialogButton(i)),
-            ..node("android.widget.Button", &package, Rect::new(inner.left, y + screen.dp(4.0), inner.right, y + button_h - screen.dp(4.0)))
+            ..node(
+                "android.widget.Button",
+                &package,
+                Rect::new(inner.left, y + screen.dp(4.0), inner.right, y + button_h - screen.dp(4.0)),
+            )
         });
         y += button_h;
     }
-    Node { role: Role::Surface { color: WHITE }, children: vec![column], ..node("android.widget.FrameLayout", &package, card) }
+    Node {
+        role: Role::Surface { color: WHITE },
+        children: vec![column],
+        ..node("android.widget.FrameLayout", &package, card)
+    }
 }
 
 fn keyboard_window(world: &World, bounds: Rect) -> Node {
@@ -599,20 +632,35 @@ fn keyboard_window(world: &World, bounds: Rect) -> Node {
     }
     let pkg = "com.android.adbkeyboard";
     let text = label("ADB Keyboard {ON}".into(), pkg, bounds, 16.0, TEXT, false);
-    Node { role: Role::Surface { color: 0xE8EAED }, children: vec![text], ..node("android.widget.FrameLayout", pkg, bounds) }
+    Node {
+        role: Role::Surface { color: 0xE8EAED },
+        children: vec![text],
+        ..node("android.widget.FrameLayout", pkg, bounds)
+    }
 }
 
 fn status_bar(bounds: Rect) -> Node {
     let pkg = "com.android.systemui";
     let clock_w = bounds.height() * 3;
-    let mut clock = label("12:00".into(), pkg, Rect::new(bounds.height() / 2, bounds.top, clock_w, bounds.bottom), 14.0, TEXT, false);
+    let mut clock = label(
+        "12:00".into(),
+        pkg,
+        Rect::new(bounds.height() / 2, bounds.top, clock_w, bounds.bottom),
+        14.0,
+        TEXT,
+        false,
+    );
     clock.resource_id = "com.android.systemui:id/clock".into();
     clock.content_desc = "12:00 PM".into();
     clock.role = Role::Container;
     let battery = Node {
         resource_id: "com.android.systemui:id/battery".into(),
         content_desc: "Battery 100 percent.".into(),
-        ..node("android.widget.LinearLayout", pkg, Rect::new(bounds.right - clock_w, bounds.top, bounds.right, bounds.bottom))
+        ..node(
+            "android.widget.LinearLayout",
+            pkg,
+            Rect::new(bounds.right - clock_w, bounds.top, bounds.right, bounds.bottom),
+        )
     };
     Node {
         resource_id: "com.android.systemui:id/status_bar".into(),
@@ -625,7 +673,11 @@ fn status_bar(bounds: Rect) -> Node {
 fn nav_bar(bounds: Rect) -> Node {
     let pkg = "com.android.systemui";
     let w = bounds.width() / 3;
-    let buttons = [("back", "Back", "◀", Hook::NavBack), ("home", "Home", "●", Hook::NavHome), ("recent_apps", "Overview", "■", Hook::NavRecents)];
+    let buttons = [
+        ("back", "Back", "◀", Hook::NavBack),
+        ("home", "Home", "●", Hook::NavHome),
+        ("recent_apps", "Overview", "■", Hook::NavRecents),
+    ];
     let children = buttons
         .into_iter()
         .enumerate()
@@ -658,8 +710,22 @@ pub fn max_scroll(world: &World) -> i32 {
     let probe = Screen { width: g.width, height: g.height, density: g.density, windows: Vec::new() };
     let nav = probe.dp(48.0);
     let status = probe.dp(24.0);
-    let keyboard_h = if !world.keyboard_shown { 0 } else if world.ime == LATIN_IME { probe.dp(260.0) } else { probe.dp(56.0) };
-    let lay = AppLayout { world, screen: &probe, app, spec, width: g.width as i32, top: status, bottom: g.height as i32 - nav - keyboard_h };
+    let keyboard_h = if !world.keyboard_shown {
+        0
+    } else if world.ime == LATIN_IME {
+        probe.dp(260.0)
+    } else {
+        probe.dp(56.0)
+    };
+    let lay = AppLayout {
+        world,
+        screen: &probe,
+        app,
+        spec,
+        width: g.width as i32,
+        top: status,
+        bottom: g.height as i32 - nav - keyboard_h,
+    };
     let mut y = 0;
     for (index, item) in spec.items.iter().enumerate() {
         if item.is_docked() || matches!(item.kind, ItemKind::Fab | ItemKind::Action) {

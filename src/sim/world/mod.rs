@@ -75,7 +75,10 @@ impl Catalog {
                 let app: AppSpec = toml::from_str(&text).map_err(parse_err)?;
                 app.validate(&name)?;
                 if apps.iter().any(|a| a.package == app.package) {
-                    return Err(SpecError::Invalid { file: name, message: format!("package {} declared twice", app.package) });
+                    return Err(SpecError::Invalid {
+                        file: name,
+                        message: format!("package {} declared twice", app.package),
+                    });
                 }
                 apps.push(app);
             }
@@ -299,7 +302,9 @@ impl World {
         let on_open = screen.on_open.clone();
         let autofocus = screen.autofocus.clone();
         let dialog = match (&screen.dialog, &screen.dialog_when) {
-            (Some(name), Some(cond)) if self.scope(None, None).holds(cond) => app.dialogs.iter().position(|d| &d.name == name),
+            (Some(name), Some(cond)) if self.scope(None, None).holds(cond) => {
+                app.dialogs.iter().position(|d| &d.name == name)
+            }
             (Some(name), None) => app.dialogs.iter().position(|d| &d.name == name),
             _ => None,
         };
@@ -310,13 +315,12 @@ impl World {
         if let Some(dialog) = dialog {
             self.dialogs.push(DialogInstance::App { app: app_index, dialog, record: None });
         }
-        if let Some(id) = autofocus {
-            if let Some((_, screen, _)) = self.top() {
-                if let Some(item) = screen.items.iter().position(|i| i.id == id) {
-                    self.focus = Some(Focus { item });
-                    self.keyboard_shown = true;
-                }
-            }
+        if let Some(id) = autofocus
+            && let Some((_, screen, _)) = self.top()
+            && let Some(item) = screen.items.iter().position(|i| i.id == id)
+        {
+            self.focus = Some(Focus { item });
+            self.keyboard_shown = true;
         }
     }
 
@@ -389,26 +393,39 @@ impl World {
             .iter()
             .filter_map(|(k, v)| k.strip_prefix("settings.").map(|s| (s.to_string(), v.clone())))
             .collect();
-        let values = self.state.iter().filter(|(k, _)| !k.starts_with("settings.")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let values = self
+            .state
+            .iter()
+            .filter(|(k, _)| !k.starts_with("settings."))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let collections = self
             .collections
             .iter()
             .map(|(name, records)| {
                 let json = match self.catalog.world.export_field.get(name) {
                     Some(field) => serde_json::Value::Array(
-                        records.iter().map(|r| serde_json::json!(r.get(field).map(|v| v.to_string()).unwrap_or_default())).collect(),
+                        records
+                            .iter()
+                            .map(|r| serde_json::json!(r.get(field).map(|v| v.to_string()).unwrap_or_default()))
+                            .collect(),
                     ),
                     None => serde_json::to_value(records).unwrap_or(serde_json::Value::Null),
                 };
                 (name.clone(), json)
             })
             .collect();
-        let focused = self.focus.and_then(|f| self.top().and_then(|(_, s, _)| s.items.get(f.item)).map(|i| i.id.clone()));
+        let focused =
+            self.focus.and_then(|f| self.top().and_then(|(_, s, _)| s.items.get(f.item)).map(|i| i.id.clone()));
         let dialog = self.dialogs.last().map(|d| match d {
             DialogInstance::Fault => "fault".to_string(),
-            DialogInstance::App { app, dialog, .. } => {
-                self.catalog.apps.get(*app).and_then(|a| a.dialogs.get(*dialog)).map(|d| d.name.clone()).unwrap_or_default()
-            }
+            DialogInstance::App { app, dialog, .. } => self
+                .catalog
+                .apps
+                .get(*app)
+                .and_then(|a| a.dialogs.get(*dialog))
+                .map(|d| d.name.clone())
+                .unwrap_or_default(),
         });
         StateReport {
             foreground_package: self.foreground_package(),

@@ -253,18 +253,20 @@ impl AppSpec {
         }
         parse_color(&self.icon.color)
             .ok_or_else(|| invalid(format!("icon color {:?} is not #RRGGBB", self.icon.color)))?;
-        if let Some(launcher) = &self.launcher {
-            if self.screen(launcher).is_none() {
-                return Err(invalid(format!("launcher activity {launcher} has no [[screens]] entry")));
-            }
+        if let Some(launcher) = &self.launcher
+            && self.screen(launcher).is_none()
+        {
+            return Err(invalid(format!("launcher activity {launcher} has no [[screens]] entry")));
         }
+        let mut scripts: Vec<&str> =
+            self.dialogs.iter().flat_map(|d| d.buttons.iter().map(|b| b.on_tap.as_str())).collect();
         for screen in &self.screens {
-            if let Some(d) = &screen.dialog {
-                if self.dialog(d).is_none() {
-                    return Err(invalid(format!("screen {} names dialog {d:?}, which is not declared", screen.activity)));
-                }
+            if let Some(d) = &screen.dialog
+                && self.dialog(d).is_none()
+            {
+                return Err(invalid(format!("screen {} names dialog {d:?}, which is not declared", screen.activity)));
             }
-            let mut scripts: Vec<&str> = screen.on_open.iter().map(String::as_str).collect();
+            scripts.extend(screen.on_open.iter().map(String::as_str));
             for item in &screen.items {
                 scripts.extend(item.on_tap.iter().chain(item.on_long_press.iter()).map(String::as_str));
                 if item.kind == ItemKind::List && item.source.is_none() {
@@ -274,13 +276,10 @@ impl AppSpec {
                     return Err(invalid(format!("a {:?} item on {} has no `bind`", item.kind, screen.activity)));
                 }
             }
-            for dialog in &self.dialogs {
-                scripts.extend(dialog.buttons.iter().map(|b| b.on_tap.as_str()));
-            }
-            for script in scripts {
-                for action in split_actions(script) {
-                    self.check_action(action).map_err(|m| invalid(format!("action {action:?}: {m}")))?;
-                }
+        }
+        for script in scripts {
+            for action in split_actions(script) {
+                self.check_action(action).map_err(|m| invalid(format!("action {action:?}: {m}")))?;
             }
         }
         Ok(())
