@@ -41,7 +41,7 @@ fn rendering(c: &mut Criterion) {
     {
         let mut world = device.world();
         if let Some(settings) = world.catalog.app_index("com.android.settings") {
-            world.start_activity(settings, ".Settings", String::new(), false);
+            world.start_activity(settings, ".Settings", String::new());
         }
     }
     let screen = device.world().screen();

@@ -59,9 +59,16 @@ fn messages_flow_permission_dialog_contact_and_send() {
     p.sh("monkey -p com.google.android.apps.messaging -c android.intent.category.LAUNCHER 1");
     let dump = p.dump();
     assert!(dump.contains("Allow Messages to send you notifications?"), "the one-time permission dialog shows");
-    assert!(dump.contains("package=\"com.google.android.permissioncontroller\""));
+    assert!(dump.contains("<hierarchy rotation=\"0\"><node index=\"0\" text=\"\" resource-id=\"\" class=\"android.widget.FrameLayout\" package=\"com.google.android.permissioncontroller\""), "a plain dump holds only the active window, the dialog");
+    let all = p.sh("uiautomator dump --windows /dev/tty");
+    assert!(
+        all.contains("package=\"com.google.android.apps.messaging\"")
+            && all.contains("package=\"com.android.systemui\""),
+        "--windows adds the app, the status and the navigation bar"
+    );
     // The dialog blocks the screen below it.
-    p.tap("content-desc", "Start chat");
+    let (x, y) = common::center_of(&all, "content-desc", "Start chat").expect("the FAB under the dialog");
+    p.sh(&format!("input tap {x} {y}"));
     assert_eq!(p.state()["activity"], "com.google.android.apps.messaging.ui.ConversationListActivity");
     p.tap("resource-id", "com.android.permissioncontroller:id/permission_allow_button");
     assert_eq!(p.state()["dialog"], serde_json::Value::Null);

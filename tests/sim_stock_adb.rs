@@ -43,6 +43,19 @@ fn shell_exit_codes_stderr_and_exec_out_quoting() {
     assert_eq!(String::from_utf8_lossy(&out), "a  b it's $HOME;rm\n");
     let (focus, _, _) = adb.shell(&sim.addr, "dumpsys window | grep mCurrentFocus");
     assert!(focus.contains("com.android.launcher3/"), "{focus}");
+    // `adb shell` reading commands from a pipe (no terminal): no prompt, no echo.
+    let out = std::process::Command::new("adb")
+        .args(["-P", &adb.port(), "-s", &sim.addr, "shell"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().map(|mut s| s.write_all(b"echo piped\ngetprop ro.build.version.sdk\nexit\n"));
+            child.wait_with_output()
+        })
+        .expect("interactive adb shell");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "piped\n34\n");
     let (pkgs, _, _) = adb.shell(&sim.addr, "pm list packages -3");
     assert!(pkgs.lines().any(|l| l == "package:com.example.notes"), "{pkgs}");
     assert!(!pkgs.contains("package:com.android.settings"), "-3 lists only third-party apps: {pkgs}");

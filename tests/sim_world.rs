@@ -110,6 +110,11 @@ fn long_press_a_note_to_delete_it() {
     p.tap("text", "Groceries");
     assert_eq!(p.state()["activity"], "com.example.notes.NoteViewActivity", "a short tap opens the note");
     p.sh("input keyevent 4");
+    // A long press from raw motion events, as some agents send them.
+    let (x, y) = p.find("text", "Ideas").expect("the Ideas note");
+    p.sh(&format!("input motionevent DOWN {x} {y}; sleep 0.5; input motionevent UP {x} {y}"));
+    assert_eq!(p.state()["dialog"], "note_menu");
+    p.tap("text", "Cancel");
     p.long_press("text", "Groceries");
     let dump = p.dump();
     assert!(dump.contains("text=\"Delete\""), "a long press shows the menu: {dump}");
@@ -134,6 +139,12 @@ fn launching_stopping_and_bad_requests_answer_like_android() {
     assert_eq!(p.state()["foreground_package"], "com.example.notes");
     p.sh("am force-stop com.example.notes");
     assert_eq!(p.state()["foreground_package"], "com.android.launcher3");
+    p.sh("am start -n com.android.settings/.Settings");
+    p.sh("input keyevent 4");
+    let out = p.sh("am start -n com.android.settings/.Settings");
+    assert!(out.contains("Warning: Activity not started, its current task has been brought to the front"), "{out}");
+    let out = p.sh("dumpsys activity activities | grep -c Hist");
+    assert_eq!(out.trim(), "2", "no duplicate Settings on its stack (plus the launcher's)");
     let out = p.sh("input tap one two");
     assert!(out.starts_with("Error: Invalid arguments for command: tap"), "{out}");
     assert_eq!(p.sh("input keyevent KEYCODE_HOME"), "");

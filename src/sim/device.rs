@@ -109,32 +109,45 @@ impl SimDevice {
         render::render(&screen)
     }
 
-    /// Runs one shell command line, applying injected faults first.
+    /// Runs one shell command line, applying injected faults first (except to a
+    /// line that starts with `simctl`, so tests can always read state and clear them).
     pub fn run_line(&self, line: &str) -> LineOutcome {
         let is_simctl = line.split_whitespace().next().is_some_and(|w| w.trim_matches('\'') == "simctl");
-        if !is_simctl {
-            let latency = {
-                let mut faults = self.faults();
-                let f = &mut *faults;
-                for (slot, outcome) in [(&mut f.drop_after, LineOutcome::Drop), (&mut f.hang_after, LineOutcome::Hang)]
-                {
-                    match slot {
-                        Some(0) => {
-                            *slot = None;
-                            return outcome;
-                        }
-                        Some(n) => *n -= 1,
-                        None => {}
-                    }
-                }
-                faults.latency
-            };
-            if !latency.is_zero() {
-                std::thread::sleep(latency);
-            }
+        if !is_simctl && let Some(outcome) = self.apply_faults() {
+            return outcome;
         }
         let env = ShellEnv { fs: &self.fs, commands: self, deadline: None };
         LineOutcome::Done(shell::run_script(line, &env))
+    }
+
+    /// Counts one command against the drop/hang faults and waits out the injected
+    /// latency; `Some` when this command must be dropped or hung instead.
+    pub fn apply_faults(&self) -> Option<LineOutcome> {
+        {
+            let mut faults = self.faults();
+            let f = &mut *faults;
+            for (slot, outcome) in [(&mut f.drop_after, LineOutcome::Drop), (&mut f.hang_after, LineOutcome::Hang)] {
+                match slot {
+                    Some(0) => {
+                        *slot = None;
+                        return Some(outcome);
+                    }
+                    Some(n) => *n -= 1,
+                    None => {}
+                }
+            }
+        }
+        // Sleep in slices and re-read the setting, so `simctl fault clear` also
+        // releases commands already waiting.
+        let started = std::time::Instant::now();
+        loop {
+            let latency = self.faults().latency;
+            let left = latency.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return None;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
     }
 
     /// Back to a new device: initial world, empty files, no faults.

@@ -88,8 +88,16 @@ impl VirtualDevice {
             .enable_all()
             .build()
             .map_err(SimError::Runtime)?;
-        let listener = runtime.block_on(bind(addr))?;
-        let addr = listener.local_addr().map_err(|source| SimError::Bind { addr, source })?;
+        // Bound without `block_on`, so this also works when called from inside
+        // another tokio runtime (the agent loop).
+        let bind_err = |source| SimError::Bind { addr, source };
+        let std_listener = std::net::TcpListener::bind(addr).map_err(bind_err)?;
+        std_listener.set_nonblocking(true).map_err(bind_err)?;
+        let addr = std_listener.local_addr().map_err(bind_err)?;
+        let listener = {
+            let _entered = runtime.enter();
+            TcpListener::from_std(std_listener).map_err(bind_err)?
+        };
         runtime.spawn(serve(listener, device));
         Ok(Self { addr, runtime: Some(runtime) })
     }

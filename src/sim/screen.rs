@@ -158,6 +158,9 @@ pub struct Screen {
     pub height: u32,
     pub density: u32,
     pub windows: Vec<Node>,
+    /// The window with input focus (the top dialog, else the app): what a plain
+    /// `uiautomator dump` prints.
+    pub active: usize,
 }
 
 impl Screen {

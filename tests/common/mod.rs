@@ -65,6 +65,10 @@ impl AdbServer {
         Self { port }
     }
 
+    pub fn port(&self) -> String {
+        self.port.clone()
+    }
+
     pub fn adb(&self, args: &[&str]) -> Output {
         Command::new("adb").args(["-P", &self.port]).args(args).stdin(Stdio::null()).output().expect("run adb")
     }

@@ -48,6 +48,8 @@ pub struct StreamIo {
     kill: Arc<Notify>,
     /// A WRTE was sent and its OKAY has not arrived yet.
     awaiting_ack: bool,
+    /// The connection is being torn down by a fault: send nothing more.
+    killed: bool,
 }
 
 impl StreamIo {
@@ -68,6 +70,9 @@ impl StreamIo {
     pub async fn write_one(&mut self, chunk: Vec<u8>) -> Result<(), StreamClosed> {
         if self.awaiting_ack {
             self.acks.recv().await.ok_or(StreamClosed)?;
+            // Some hosts acknowledge more than they were sent; stale OKAYs must not
+            // let later WRTEs run ahead of the host.
+            while self.acks.try_recv().is_ok() {}
         }
         self.out.send(Message::new(A_WRTE, self.local, self.remote, chunk)).map_err(|_| StreamClosed)?;
         self.awaiting_ack = true;
@@ -85,14 +90,21 @@ impl StreamIo {
     }
 
     /// Tears the whole connection down, as a device that drops off the bus does.
-    pub fn kill_connection(&self) {
+    pub fn kill_connection(&mut self) {
+        self.killed = true;
         self.kill.notify_one();
     }
 
-    /// Closes the stream; sends CLSE only if the host has not closed it already.
-    pub fn close(self) {
+    /// Closes the stream (same as dropping it).
+    pub fn close(self) {}
+}
+
+impl Drop for StreamIo {
+    /// Sends CLSE unless the host closed the stream first or the connection is being
+    /// dropped, so a stream is closed exactly once even if its service panicked.
+    fn drop(&mut self) {
         let still_open = lock_routes(&self.routes).remove(&self.local).is_some();
-        if still_open {
+        if still_open && !self.killed {
             let _ = self.out.send(Message::new(A_CLSE, self.local, self.remote, Vec::new()));
         }
     }
@@ -133,7 +145,8 @@ pub async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
         match msg.command {
             A_CNXN => {
                 let version = msg.arg0.clamp(A_VERSION_MIN, A_VERSION);
-                max_payload = (msg.arg1 as usize).clamp(MAX_PAYLOAD_V1, MAX_PAYLOAD);
+                // The host's limit, capped at ours; at least one header's worth.
+                max_payload = (msg.arg1 as usize).clamp(64, MAX_PAYLOAD);
                 connected = true;
                 let banner = device.banner();
                 let _ = out_tx.send(Message::new(A_CNXN, version, max_payload as u32, banner.into_bytes()));
@@ -161,6 +174,7 @@ pub async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
                     routes: routes.clone(),
                     kill: kill.clone(),
                     awaiting_ack: false,
+                    killed: false,
                 };
                 services.spawn(kind.run(io, device.clone()));
             }

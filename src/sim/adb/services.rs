@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::connection::StreamIo;
+use super::connection::{StreamClosed, StreamIo};
 use crate::sim::device::{LineOutcome, SimDevice};
 use crate::sim::shell::Output;
 
@@ -20,9 +20,11 @@ const V2_CLOSE_STDIN: u8 = 4;
 /// A service request, parsed from the OPEN payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Service {
-    /// `shell:`, `shell,raw:`, `shell,v2,...:` with the command (empty = interactive).
+    /// `shell:`, `shell,raw:`, `shell,v2,...:` with the command (empty = interactive);
+    /// `pty` when the host asked for a terminal (a person typing).
     Shell {
         v2: bool,
+        pty: bool,
         command: String,
     },
     /// `exec:` — raw output, stderr merged, no exit code.
@@ -31,6 +33,21 @@ pub enum Service {
     },
     Sync,
     Framebuffer,
+}
+
+/// How a service ended: normally (close the stream) or because a fault is dropping
+/// the connection (send nothing more).
+enum End {
+    Close,
+    Dropped,
+}
+
+impl From<Result<(), StreamClosed>> for End {
+    fn from(_: Result<(), StreamClosed>) -> Self {
+        // Whether the host closed first or not, closing is right: the route decides
+        // whether a CLSE is still owed.
+        End::Close
+    }
 }
 
 impl Service {
@@ -50,61 +67,77 @@ impl Service {
             return None;
         }
         let v2 = args.split(',').any(|a| a == "v2");
-        Some(Self::Shell { v2, command: command.to_string() })
+        // Legacy interactive `shell:` is a terminal session unless `raw` was asked for.
+        let pty = args.split(',').any(|a| a == "pty") || (!v2 && !args.contains("raw") && command.trim().is_empty());
+        Some(Self::Shell { v2, pty, command: command.to_string() })
     }
 
     pub async fn run(self, mut io: StreamIo, device: Arc<SimDevice>) {
-        let result = match self {
-            Self::Shell { v2, command } if command.trim().is_empty() => interactive(&mut io, &device, v2).await,
-            Self::Shell { v2: true, command } => match run_line(&mut io, &device, command).await {
-                Some(out) => write_v2(&mut io, &out).await,
-                None => return,
+        let end = match self {
+            Self::Shell { v2, pty, command } if command.trim().is_empty() => {
+                interactive(&mut io, &device, v2, pty).await
+            }
+            Self::Shell { v2: true, command, .. } => match run_line(&mut io, &device, command).await {
+                Some(out) => write_v2(&mut io, &out).await.into(),
+                None => End::Dropped,
             },
-            Self::Shell { v2: false, command } | Self::Exec { command } => {
+            Self::Shell { v2: false, command, .. } | Self::Exec { command } => {
                 match run_line(&mut io, &device, command).await {
                     Some(out) => {
                         let mut merged = out.stdout;
                         merged.extend_from_slice(&out.stderr);
-                        io.write(&merged).await
+                        io.write(&merged).await.into()
                     }
-                    None => return,
+                    None => End::Dropped,
                 }
             }
-            Self::Sync => super::sync::serve(&mut io, &device).await,
-            Self::Framebuffer => {
-                let frame = device.frame();
-                let mut bytes = Vec::with_capacity(56 + frame.rgba.len());
-                let size = frame.width * frame.height * 4;
-                for word in [2, 32, 0, size, frame.width, frame.height, 0, 8, 16, 8, 8, 8, 24, 8] {
-                    bytes.extend_from_slice(&u32::to_le_bytes(word));
-                }
-                bytes.extend_from_slice(&frame.rgba);
-                io.write(&bytes).await
-            }
+            Self::Sync => super::sync::serve(&mut io, &device).await.into(),
+            Self::Framebuffer => framebuffer(&mut io, &device).await,
         };
-        if result.is_ok() {
-            io.close();
-        } else {
-            // The host closed first; the route is already gone, so this sends nothing.
-            io.close();
+        match end {
+            End::Close => io.close(),
+            // The connection is going away; a CLSE now would make the drop look clean.
+            End::Dropped => std::future::pending::<()>().await,
         }
     }
+}
+
+async fn framebuffer(io: &mut StreamIo, device: &Arc<SimDevice>) -> End {
+    let dev = device.clone();
+    // Rendering is CPU work: keep it off the async workers. Faults apply as to commands.
+    let frame = match tokio::task::spawn_blocking(move || dev.apply_faults().map_or_else(|| Ok(dev.frame()), Err)).await
+    {
+        Ok(Ok(frame)) => frame,
+        Ok(Err(outcome)) => return fault_end(io, outcome).await,
+        Err(_) => return End::Close,
+    };
+    let mut bytes = Vec::with_capacity(56 + frame.rgba.len());
+    let size = frame.width * frame.height * 4;
+    for word in [2, 32, 0, size, frame.width, frame.height, 0, 8, 16, 8, 8, 8, 24, 8] {
+        bytes.extend_from_slice(&u32::to_le_bytes(word));
+    }
+    bytes.extend_from_slice(&frame.rgba);
+    io.write(&bytes).await.into()
+}
+
+/// Acts out a drop or hang fault on this stream's connection.
+async fn fault_end(io: &mut StreamIo, outcome: LineOutcome) -> End {
+    match outcome {
+        LineOutcome::Drop => io.kill_connection(),
+        // Never answer; the connection's teardown cancels this task.
+        _ => std::future::pending::<()>().await,
+    }
+    End::Dropped
 }
 
 /// Runs one command line on a blocking thread; `None` when a fault dropped or hung
 /// the connection (the caller must then send nothing more).
 async fn run_line(io: &mut StreamIo, device: &Arc<SimDevice>, command: String) -> Option<Output> {
     let dev = device.clone();
-    let outcome = tokio::task::spawn_blocking(move || dev.run_line(&command)).await;
-    match outcome {
+    match tokio::task::spawn_blocking(move || dev.run_line(&command)).await {
         Ok(LineOutcome::Done(out)) => Some(out),
-        Ok(LineOutcome::Drop) => {
-            io.kill_connection();
-            None
-        }
-        Ok(LineOutcome::Hang) => {
-            // Never answer; the connection's teardown cancels this task.
-            std::future::pending::<()>().await;
+        Ok(outcome) => {
+            fault_end(io, outcome).await;
             None
         }
         Err(_) => Some(Output { stderr: b"/system/bin/sh: internal error\n".to_vec(), code: 1, ..Default::default() }),
@@ -119,31 +152,38 @@ fn v2_packet(id: u8, payload: &[u8]) -> Vec<u8> {
     p
 }
 
-async fn write_v2(io: &mut StreamIo, out: &Output) -> Result<(), super::connection::StreamClosed> {
-    // Packets may span WRTEs; keep each chunk inside the negotiated payload.
-    let room = io.max_payload().saturating_sub(5).max(1);
-    let mut bytes = Vec::new();
+async fn write_v2(io: &mut StreamIo, out: &Output) -> Result<(), StreamClosed> {
+    // Packets may span WRTEs (io.write splits); the host reassembles them.
+    let mut bytes = Vec::with_capacity(out.stdout.len() + out.stderr.len() + 16);
     for (id, data) in [(V2_STDOUT, &out.stdout), (V2_STDERR, &out.stderr)] {
-        for chunk in data.chunks(room) {
-            bytes.extend_from_slice(&v2_packet(id, chunk));
+        if !data.is_empty() {
+            bytes.extend_from_slice(&v2_packet(id, data));
         }
     }
     bytes.extend_from_slice(&v2_packet(V2_EXIT, &[(out.code & 0xff) as u8]));
     io.write(&bytes).await
 }
 
-/// `adb shell` with no command: a prompt, one line at a time, until `exit` or EOF.
-async fn interactive(
-    io: &mut StreamIo,
-    device: &Arc<SimDevice>,
-    v2: bool,
-) -> Result<(), super::connection::StreamClosed> {
+/// `adb shell` with no command: one line at a time, until `exit`, ^D or EOF. With a
+/// terminal (`pty`) it prompts, echoes what is typed and edits the line as a
+/// terminal would; without one it just runs what it reads, like `sh` from a pipe.
+async fn interactive(io: &mut StreamIo, device: &Arc<SimDevice>, v2: bool, pty: bool) -> End {
     let prompt = format!("{}:/ $ ", device.config().product);
-    let send = |data: &[u8]| if v2 { v2_packet(V2_STDOUT, data) } else { data.to_vec() };
-    io.write(&send(prompt.as_bytes())).await?;
-    let mut pending: Vec<u8> = Vec::new();
+    let frame = |data: &[u8]| -> Vec<u8> {
+        let data: Vec<u8> = if pty {
+            data.iter().flat_map(|b| if *b == b'\n' { vec![b'\r', b'\n'] } else { vec![*b] }).collect()
+        } else {
+            data.to_vec()
+        };
+        if v2 { v2_packet(V2_STDOUT, &data) } else { data }
+    };
+    if pty && io.write(&frame(prompt.as_bytes())).await.is_err() {
+        return End::Close;
+    }
+    let mut line: Vec<u8> = Vec::new();
     let mut raw: Vec<u8> = Vec::new();
     while let Some(data) = io.read().await {
+        let mut typed = Vec::new();
         if v2 {
             raw.extend_from_slice(&data);
             // Unwrap v2 stdin packets; other ids (window size) are ignored.
@@ -155,35 +195,72 @@ async fn interactive(
                 let id = raw[0];
                 let payload: Vec<u8> = raw.drain(..5 + len).skip(5).collect();
                 match id {
-                    V2_STDIN => pending.extend_from_slice(&payload),
-                    V2_CLOSE_STDIN => pending.extend_from_slice(b"\nexit\n"),
+                    V2_STDIN => typed.extend_from_slice(&payload),
+                    V2_CLOSE_STDIN => typed.push(0x04),
                     _ => {}
                 }
             }
         } else {
-            pending.extend_from_slice(&data);
+            typed = data;
         }
-        while let Some(pos) = pending.iter().position(|b| *b == b'\n' || *b == b'\r') {
-            let line: Vec<u8> = pending.drain(..=pos).collect();
-            let line = String::from_utf8_lossy(&line).trim().to_string();
-            if line == "exit" {
-                if v2 {
-                    io.write(&v2_packet(V2_EXIT, &[0])).await?;
+        for byte in typed {
+            let mut echo = Vec::new();
+            let run = match byte {
+                b'\r' | b'\n' => {
+                    echo.push(b'\n');
+                    true
                 }
-                return Ok(());
+                0x04 if line.is_empty() => return finish(io, v2).await,
+                0x03 => {
+                    line.clear();
+                    echo.extend_from_slice(b"^C\n");
+                    echo.extend_from_slice(prompt.as_bytes());
+                    false
+                }
+                0x7f | 0x08 => {
+                    if line.pop().is_some() {
+                        echo.extend_from_slice(b"\x08 \x08");
+                    }
+                    false
+                }
+                b => {
+                    line.push(b);
+                    echo.push(b);
+                    false
+                }
+            };
+            if pty && !echo.is_empty() && io.write(&frame(&echo)).await.is_err() {
+                return End::Close;
             }
-            if !line.is_empty() {
-                let Some(out) = run_line(io, device, line).await else {
-                    return Ok(());
-                };
-                let mut text = out.stdout;
+            if !run {
+                continue;
+            }
+            let command = String::from_utf8_lossy(&std::mem::take(&mut line)).trim().to_string();
+            if command == "exit" {
+                return finish(io, v2).await;
+            }
+            let mut text = Vec::new();
+            if !command.is_empty() {
+                let Some(out) = run_line(io, device, command).await else { return End::Dropped };
+                text = out.stdout;
                 text.extend_from_slice(&out.stderr);
-                io.write(&send(&text)).await?;
             }
-            io.write(&send(prompt.as_bytes())).await?;
+            if pty {
+                text.extend_from_slice(prompt.as_bytes());
+            }
+            if !text.is_empty() && io.write(&frame(&text)).await.is_err() {
+                return End::Close;
+            }
         }
     }
-    Ok(())
+    End::Close
+}
+
+async fn finish(io: &mut StreamIo, v2: bool) -> End {
+    if v2 {
+        let _ = io.write(&v2_packet(V2_EXIT, &[0])).await;
+    }
+    End::Close
 }
 
 #[cfg(test)]
@@ -194,12 +271,23 @@ mod tests {
     fn parses_service_requests() {
         assert_eq!(
             Service::parse("shell,v2,TERM=xterm-256color,raw:ls"),
-            Some(Service::Shell { v2: true, command: "ls".into() })
+            Some(Service::Shell { v2: true, pty: false, command: "ls".into() })
         );
-        assert_eq!(Service::parse("shell:echo hi"), Some(Service::Shell { v2: false, command: "echo hi".into() }));
-        assert_eq!(Service::parse("shell,raw:"), Some(Service::Shell { v2: false, command: String::new() }));
+        assert_eq!(
+            Service::parse("shell:echo hi"),
+            Some(Service::Shell { v2: false, pty: false, command: "echo hi".into() })
+        );
+        assert_eq!(
+            Service::parse("shell,raw:"),
+            Some(Service::Shell { v2: false, pty: false, command: String::new() })
+        );
         assert_eq!(Service::parse("exec:screencap -p"), Some(Service::Exec { command: "screencap -p".into() }));
         assert_eq!(Service::parse("sync:"), Some(Service::Sync));
+        assert_eq!(
+            Service::parse("shell,v2,TERM=xterm,pty:"),
+            Some(Service::Shell { v2: true, pty: true, command: String::new() })
+        );
+        assert_eq!(Service::parse("shell:"), Some(Service::Shell { v2: false, pty: true, command: String::new() }));
         assert_eq!(Service::parse("framebuffer:"), Some(Service::Framebuffer));
         assert_eq!(Service::parse("shellfoo:x"), None);
         assert_eq!(Service::parse("reboot:"), None);

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use super::{fail, ok};
 use crate::sim::device::SimDevice;
 use crate::sim::shell::Output;
-use crate::sim::world::ADB_KEYBOARD_IME;
+use crate::sim::world::{ADB_KEYBOARD_IME, Started};
 
 /// `com.pkg/.Act` → `com.pkg/.Act` as ActivityRecord prints it (short form when the
 /// class is inside the package).
@@ -17,7 +17,24 @@ pub fn short_component(package: &str, activity: &str) -> String {
     }
 }
 
+/// Drops `--user N` (and `--uid N`) pairs: there is one user, 0.
+fn without_user<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+        } else if matches!(*a, "--user" | "--uid") {
+            skip = true;
+        } else {
+            out.push(*a);
+        }
+    }
+    out
+}
+
 pub fn am(device: &SimDevice, args: &[&str]) -> Output {
+    let args = &without_user(args)[..];
     let Some((&sub, rest)) = args.split_first() else {
         return fail(
             "usage: am [subcommand] [options]\n  start [-W] -n <PACKAGE>/<ACTIVITY>\n  force-stop <PACKAGE>\n  broadcast -a <ACTION> [--es KEY VALUE] [--ei KEY N]\n",
@@ -126,14 +143,20 @@ fn start(device: &SimDevice, args: &[&str]) -> Output {
     };
     let mut world = device.world();
     let app = world.catalog.app_index(package);
-    let started = app.is_some_and(|app| world.start_activity(app, activity, String::new(), false));
-    if !started {
-        let mut out = ok(starting);
-        out.stderr = format!("Error type 3\nError: Activity class {{{component}}} does not exist.\n").into_bytes();
-        out.code = 255;
-        return out;
-    }
+    let started = app.map_or(Started::NotFound, |app| world.start_activity(app, activity, String::new()));
     let mut text = starting;
+    match started {
+        Started::NotFound => {
+            let mut out = ok(text);
+            out.stderr = format!("Error type 3\nError: Activity class {{{component}}} does not exist.\n").into_bytes();
+            out.code = 255;
+            return out;
+        }
+        Started::BroughtToFront => {
+            text.push_str("Warning: Activity not started, its current task has been brought to the front\n");
+        }
+        Started::Started => {}
+    }
     if intent.wait {
         let full = world.activity();
         text.push_str(&format!(
@@ -211,14 +234,18 @@ pub fn monkey(device: &SimDevice, args: &[&str]) -> Output {
     let mut world = device.world();
     let launched = world.catalog.app_index(package).is_some_and(|app| world.launch(app));
     if !launched {
-        text.push_str("** No activities found to run, monkey aborted.\n");
-        return Output { stdout: text.into_bytes(), stderr: Vec::new(), code: 252 };
+        return Output {
+            stdout: text.into_bytes(),
+            stderr: b"** No activities found to run, monkey aborted.\n".to_vec(),
+            code: 252,
+        };
     }
     text.push_str("Events injected: 1\n## Network stats: elapsed time=8ms (0ms mobile, 0ms wifi, 8ms not connected)\n");
     ok(text)
 }
 
 pub fn pm(device: &SimDevice, args: &[&str]) -> Output {
+    let args = &without_user(args)[..];
     let world = device.world();
     let catalog = world.catalog.clone();
     drop(world);

@@ -21,7 +21,7 @@ pub fn uiautomator(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output 
     if !latency.is_zero() && !env.sleep(latency) {
         return fail("ERROR: could not get idle state.\n", 1);
     }
-    let xml = dump::to_xml(&device.world().screen());
+    let xml = dump::to_xml(&device.world().screen(), rest.contains(&"--windows"));
     let status = format!("UI hierchary dumped to: {file}\n");
     if file == "/dev/tty" || file == "/dev/stdout" {
         let mut out = xml.into_bytes();

@@ -36,8 +36,10 @@ fn invalid(command: &str) -> Output {
     fail(&format!("Error: Invalid arguments for command: {command}\n{USAGE}"), 255)
 }
 
+/// A coordinate as `input` accepts it (floats too), bounded so that no arithmetic
+/// on it can overflow.
 fn coord(s: &str) -> Option<i32> {
-    s.parse::<f32>().ok().filter(|v| v.is_finite()).map(|v| v.round() as i32)
+    s.parse::<f32>().ok().filter(|v| v.is_finite()).map(|v| v.clamp(-100_000.0, 100_000.0).round() as i32)
 }
 
 pub fn input(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output {
@@ -123,7 +125,17 @@ pub fn input(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output {
             device.world().type_text(&text.replace("%s", " "));
             ok("")
         }
-        "press" | "roll" | "motionevent" | "scroll" => ok(""),
+        "motionevent" => match rest {
+            [action, x, y] => match (coord(x), coord(y)) {
+                (Some(x), Some(y)) => {
+                    device.world().motion_event(&action.to_ascii_uppercase(), x, y);
+                    ok("")
+                }
+                _ => invalid(command),
+            },
+            _ => invalid(command),
+        },
+        "press" | "roll" | "scroll" => ok(""),
         _ => fail(&format!("Error: Unknown command: {command}\n{USAGE}"), 255),
     }
 }

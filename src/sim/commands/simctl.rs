@@ -21,8 +21,11 @@ const HELP: &str = "usage: simctl COMMAND
   dump-latency MS       make `uiautomator dump` take MS, as on a phone
 ";
 
+/// Delays are capped at a minute: a fault must never wedge the device for good.
+const MAX_DELAY_MS: u64 = 60_000;
+
 fn millis(arg: Option<&&str>) -> Option<Duration> {
-    arg.and_then(|a| a.parse::<u64>().ok()).map(Duration::from_millis)
+    arg.and_then(|a| a.parse::<u64>().ok()).filter(|ms| *ms <= MAX_DELAY_MS).map(Duration::from_millis)
 }
 
 fn count(arg: Option<&&str>) -> Option<u32> {
@@ -60,7 +63,9 @@ pub fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 device.faults().latency = d;
                 ok("")
             }
-            None => fail("simctl: fault latency needs milliseconds, e.g. `simctl fault latency 200`\n", 2),
+            None => {
+                fail("simctl: fault latency needs milliseconds (at most 60000), e.g. `simctl fault latency 200`\n", 2)
+            }
         },
         ["fault", kind @ ("drop" | "hang"), n] => match count(Some(n)) {
             Some(n) => {
@@ -87,14 +92,16 @@ pub fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 device.world().slow_ui = d;
                 ok("")
             }
-            None => fail("simctl: slow-ui needs milliseconds, e.g. `simctl slow-ui 800`\n", 2),
+            None => fail("simctl: slow-ui needs milliseconds (at most 60000), e.g. `simctl slow-ui 800`\n", 2),
         },
         ["dump-latency", ms] => match millis(Some(ms)) {
             Some(d) => {
                 device.faults().dump_latency = d;
                 ok("")
             }
-            None => fail("simctl: dump-latency needs milliseconds, e.g. `simctl dump-latency 1500`\n", 2),
+            None => {
+                fail("simctl: dump-latency needs milliseconds (at most 60000), e.g. `simctl dump-latency 1500`\n", 2)
+            }
         },
         [] | ["help"] | ["--help"] => ok(HELP),
         _ => fail(&format!("simctl: unknown command: {}\n{HELP}", args.join(" ")), 2),

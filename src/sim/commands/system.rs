@@ -6,7 +6,7 @@ use super::{fail, ok};
 use crate::sim::device::SimDevice;
 use crate::sim::shell::Output;
 use crate::sim::world::template::Value;
-use crate::sim::world::{ADB_KEYBOARD_IME, LATIN_IME, World};
+use crate::sim::world::{ADB_KEYBOARD_IME, LATIN_IME, ScreenInstance, World};
 
 pub fn wm(device: &SimDevice, args: &[&str]) -> Output {
     let c = device.config();
@@ -27,82 +27,78 @@ fn token(text: &str) -> String {
     format!("{:x}", h & 0x0fff_ffff)
 }
 
-struct Focus {
-    package: String,
-    activity: String,
-    task: usize,
-}
-
-fn focus(world: &World) -> Option<Focus> {
-    let package = world.foreground_package();
-    if package.is_empty() {
-        return None;
-    }
-    Some(Focus { activity: world.activity(), task: world.tasks.len() + 9, package })
+/// `ActivityRecord{hash u0 pkg/.Act tN}` for one screen of a task.
+fn activity_record(world: &World, task_id: u32, inst: &ScreenInstance) -> Option<String> {
+    let app = world.catalog.apps.get(inst.app)?;
+    let full = app.full_activity(&app.screens.get(inst.screen)?.activity);
+    Some(format!(
+        "ActivityRecord{{{} u0 {} t{task_id}}}",
+        token(&format!("r{full}")),
+        short_component(&app.package, &full)
+    ))
 }
 
 pub fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
     let world = device.world();
-    let f = focus(&world);
-    let (window, record) = match &f {
-        Some(f) => (
-            format!("Window{{{} u0 {}/{}}}", token(&f.activity), f.package, f.activity),
-            format!(
-                "ActivityRecord{{{} u0 {} t{}}}",
-                token(&format!("r{}", f.activity)),
-                short_component(&f.package, &f.activity),
-                f.task
-            ),
-        ),
-        None => ("null".into(), "null".into()),
+    let top = world.tasks.last().and_then(|t| Some((t.id, t.stack.last()?)));
+    let record = top.and_then(|(id, inst)| activity_record(&world, id, inst)).unwrap_or_else(|| "null".into());
+    let package = world.foreground_package();
+    let activity = world.activity();
+    let window = if package.is_empty() {
+        "null".to_string()
+    } else {
+        format!("Window{{{} u0 {package}/{activity}}}", token(&activity))
     };
-    match args.first().copied() {
-        Some("window") => {
+    let ime_window = format!("Window{{{} u0 InputMethod}}", token("ime"));
+    match args {
+        ["window", ..] => {
+            let c = device.config();
+            let dp = |px: u32| px * 160 / c.density.max(1);
             let mut text = String::from("WINDOW MANAGER WINDOWS (dumpsys window windows)\n");
             if world.keyboard_shown {
-                text.push_str(&format!(
-                    "  Window #1 Window{{{} u0 InputMethod}}:\n    mHasSurface=true isReadyForDisplay()=true\n",
-                    token("ime")
-                ));
+                text.push_str(&format!("  Window #1 {ime_window}:\n    mHasSurface=true isReadyForDisplay()=true\n"));
             }
             text.push_str(&format!("  Window #0 {window}:\n    mHasSurface=true isReadyForDisplay()=true\n"));
             text.push_str(&format!(
                 "\n  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw{}dp w{}dp h{}dp {}dpi nrml long port}}\n",
-                device.config().width * 160 / device.config().density.max(1),
-                device.config().width * 160 / device.config().density.max(1),
-                device.config().height * 160 / device.config().density.max(1),
-                device.config().density
+                dp(c.width.min(c.height)),
+                dp(c.width),
+                dp(c.height),
+                c.density
             ));
             text.push_str(&format!("  mCurrentFocus={window}\n  mFocusedApp={record}\n"));
-            text.push_str(&format!(
-                "  mInputMethodWindow={}\n",
-                if world.keyboard_shown { "Window{ime u0 InputMethod}" } else { "null" }
-            ));
+            let ime = if world.keyboard_shown { ime_window.as_str() } else { "null" };
+            text.push_str(&format!("  mInputMethodWindow={ime}\n"));
             ok(text)
         }
-        Some("activity") if matches!(args.get(1).copied(), None | Some("activities") | Some("a")) => {
+        ["activity", "top", ..] => {
+            let mut text = String::from("TASK dumpsys activity top\n");
+            if let Some((id, inst)) = top {
+                let app = world.catalog.apps.get(inst.app).map(|a| a.package.clone()).unwrap_or_default();
+                text.push_str(&format!(
+                    "TASK {app} id={id} userId=0\n  ACTIVITY {} {} pid=4242\n",
+                    short_component(&package, &activity),
+                    token(&format!("r{activity}"))
+                ));
+            }
+            ok(text)
+        }
+        ["activity"] | ["activity", "activities" | "a" | "recents" | "r", ..] => {
             let mut text = String::from(
                 "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\nDisplay #0 (activities from top to bottom):\n",
             );
-            for (n, task) in world.tasks.iter().enumerate().rev() {
+            for task in world.tasks.iter().rev() {
                 let Some(app) = world.catalog.apps.get(task.app) else { continue };
                 text.push_str(&format!(
                     "  * Task{{{} #{} type=standard A=10{:03}:{} U=0 visible=true}}\n",
                     token(&app.package),
-                    n + 10,
+                    task.id,
                     task.app,
                     app.package
                 ));
-                for inst in task.stack.iter().rev() {
-                    if let Some(screen) = app.screens.get(inst.screen) {
-                        let full = app.full_activity(&screen.activity);
-                        text.push_str(&format!(
-                            "    * Hist  #{}: ActivityRecord{{{} u0 {} t{}}}\n",
-                            0,
-                            token(&format!("r{full}")),
-                            short_component(&app.package, &full),
-                            n + 10
-                        ));
+                for (n, inst) in task.stack.iter().enumerate().rev() {
+                    if let Some(r) = activity_record(&world, task.id, inst) {
+                        text.push_str(&format!("    * Hist  #{n}: {r}\n"));
                     }
                 }
             }
@@ -111,19 +107,18 @@ pub fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
             ));
             ok(text)
         }
-        Some("input_method") => {
-            let focused = world.focus.is_some();
-            ok(format!(
-                "Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=2\n  mCurMethodId={}\n  mCurrentUserId=0\n  mCurToken=Token{{{} android.os.Binder}}\n  mImeWindowVis={}\n  mInputShown={}\n  mServedInputConnection={}\n",
-                world.ime,
-                token(&world.ime),
-                if world.keyboard_shown { 3 } else { 0 },
-                world.keyboard_shown,
-                if focused { "active" } else { "null" }
-            ))
-        }
-        Some(service) => ok(format!("Can't find service: {service}\n")),
-        None => ok("Currently running services:\n  activity\n  input_method\n  window\n"),
+        ["input_method", ..] => ok(format!(
+            "Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=2\n  mCurMethodId={}\n  \
+             mCurrentUserId=0\n  mCurToken=Token{{{} android.os.Binder}}\n  mImeWindowVis={}\n  mInputShown={}\n  \
+             mServedInputConnection={}\n",
+            world.ime,
+            token(&world.ime),
+            if world.keyboard_shown { 3 } else { 0 },
+            world.keyboard_shown,
+            if world.focus.is_some() { "active" } else { "null" }
+        )),
+        [service, ..] => fail(&format!("Can't find service: {service}\n"), 0),
+        [] => ok("Currently running services:\n  activity\n  input_method\n  window\n"),
     }
 }
 
@@ -132,7 +127,7 @@ fn props(device: &SimDevice) -> Vec<(String, String)> {
     [
         ("ro.build.version.release", "14".to_string()),
         ("ro.build.version.sdk", "34".to_string()),
-        ("ro.build.version.security_patch", "2026-10-05".to_string()),
+        ("ro.build.version.security_patch", "2023-11-05".to_string()),
         ("ro.build.type", "user".to_string()),
         ("ro.build.fingerprint", format!("codeact/{0}/{0}:14/UP1A.231105.001/1:user/release-keys", c.product)),
         ("ro.product.brand", "codeact".to_string()),
@@ -165,7 +160,7 @@ pub fn getprop(device: &SimDevice, args: &[&str]) -> Output {
     }
 }
 
-/// Android settings keys backed by world state: (namespace, key, state key, scale).
+/// Android settings keys backed by world state: (namespace, key, state key).
 const SETTINGS: &[(&str, &str, &str)] = &[
     ("global", "airplane_mode_on", "settings.airplane_mode"),
     ("global", "wifi_on", "settings.wifi"),
@@ -177,7 +172,7 @@ fn setting_text(world: &World, key: &str) -> String {
     match world.state.get(key) {
         Some(Value::Bool(b)) => if *b { "1" } else { "0" }.to_string(),
         // Brightness is a percentage in the world, 0–255 in Android settings.
-        Some(Value::Int(i)) => ((i * 255 + 50) / 100).to_string(),
+        Some(Value::Int(i)) => (((*i).clamp(0, 100) * 255 + 50) / 100).to_string(),
         Some(v) => v.to_string(),
         None => "null".into(),
     }
@@ -205,7 +200,9 @@ pub fn settings(device: &SimDevice, args: &[&str]) -> Output {
             }
             if let Some((_, _, state)) = SETTINGS.iter().find(|(n, k, _)| n == ns && k == key) {
                 let new = match world.state.get(*state) {
-                    Some(Value::Int(_)) => Value::Int(value.parse::<i64>().map(|v| (v * 100 + 127) / 255).unwrap_or(0)),
+                    Some(Value::Int(_)) => {
+                        Value::Int(value.parse::<i64>().map(|v| (v.clamp(0, 255) * 100 + 127) / 255).unwrap_or(0))
+                    }
                     _ => Value::Bool(*value != "0"),
                 };
                 world.write(state, new, &None);
@@ -214,8 +211,7 @@ pub fn settings(device: &SimDevice, args: &[&str]) -> Output {
         }
         ["list", ns] => {
             let mut text = String::new();
-            for (n, k, state) in SETTINGS.iter().filter(|(n, _, _)| n == ns) {
-                let _ = n;
+            for (_, k, state) in SETTINGS.iter().filter(|(n, _, _)| n == ns) {
                 text.push_str(&format!("{k}={}\n", setting_text(&world, state)));
             }
             ok(text)

@@ -91,7 +91,7 @@ fn sample(with_overlays: bool) -> Screen {
         windows.push(dialog);
         windows.push(node(Role::Keyboard, Rect::new(0, 1720, 1080, 2400), ""));
     }
-    Screen { width: 1080, height: 2400, density: 420, windows }
+    Screen { width: 1080, height: 2400, density: 420, windows, active: 0 }
 }
 
 fn pixel(f: &Frame, x: i32, y: i32) -> [u8; 3] {
@@ -186,7 +186,7 @@ fn degenerate_input_does_not_panic() {
     assert_eq!((frame.width, frame.height), (1080, 2400));
 
     for (w, h, density) in [(0, 0, 420), (1, 1, 420), (0, 100, 0), (3, 2, u32::MAX), (100_000, 0, 160)] {
-        let screen = Screen { width: w, height: h, density, windows: weird.clone() };
+        let screen = Screen { width: w, height: h, density, windows: weird.clone(), active: 0 };
         let frame = render(&screen);
         assert_eq!(frame.rgba.len(), frame.width as usize * frame.height as usize * 4);
         if frame.width > 0 && frame.height > 0 {
@@ -230,7 +230,7 @@ fn write_sample_png() {
     for (name, role) in
         [("surface", Role::Surface { color: 0xFFFFFF }), ("scrim", Role::Scrim), ("keyboard", Role::Keyboard)]
     {
-        let screen = Screen { width: 1080, height: 2400, density: 420, windows: vec![node(role, full, "")] };
+        let screen = Screen { width: 1080, height: 2400, density: 420, windows: vec![node(role, full, "")], active: 0 };
         let start = std::time::Instant::now();
         for _ in 0..10 {
             std::hint::black_box(render(&screen));

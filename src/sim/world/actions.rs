@@ -52,17 +52,15 @@ impl World {
                 let param = self.render(arg.trim(), record);
                 let (app, activity) = match activity.split_once('/') {
                     Some((pkg, act)) => (self.catalog.app_index(pkg), act.to_string()),
-                    None => (self.foreground().map(|t| t.app), activity.to_string()),
+                    None => (self.top_app(), activity.to_string()),
                 };
                 if let Some(app) = app {
-                    self.start_activity(app, &activity, param, true);
+                    self.push_screen(app, &activity, param);
                 }
             }
             "dialog" => {
-                let app = self.foreground().map(|t| t.app).unwrap_or(0);
-                if let Some(dialog) =
-                    self.catalog.apps.get(app).and_then(|a| a.dialogs.iter().position(|d| d.name == rest))
-                {
+                let app = self.top_app().unwrap_or(0);
+                if let Some(dialog) = self.catalog.apps.get(app).and_then(|a| a.dialog_index(rest)) {
                     self.dialogs.push(DialogInstance::App { app, dialog, record: record.clone() });
                     self.screen_changed();
                 }

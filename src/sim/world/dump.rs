@@ -8,11 +8,18 @@ use crate::sim::screen::{Node, Role, Screen};
 
 pub const XML_DECLARATION: &str = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 
-pub fn to_xml(screen: &Screen) -> String {
+/// The active window only (what `uiautomator dump` prints), or every window (what
+/// `uiautomator dump --windows` and UiAutomator2-based tools print).
+pub fn to_xml(screen: &Screen, all_windows: bool) -> String {
     let mut out = String::with_capacity(16 * 1024);
     out.push_str(XML_DECLARATION);
     out.push_str("<hierarchy rotation=\"0\">");
-    for window in screen.windows.iter().filter(|w| w.role != Role::Scrim) {
+    let windows: Vec<&Node> = if all_windows {
+        screen.windows.iter().filter(|w| w.role != Role::Scrim).collect()
+    } else {
+        screen.windows.get(screen.active).into_iter().collect()
+    };
+    for window in windows {
         write_node(&mut out, window, 0);
     }
     out.push_str("</hierarchy>");
@@ -94,8 +101,8 @@ mod tests {
             ..Default::default()
         };
         let root = Node { class: "android.widget.FrameLayout".into(), children: vec![leaf], ..Default::default() };
-        let screen = Screen { width: 10, height: 20, density: 160, windows: vec![root] };
-        let xml = to_xml(&screen);
+        let screen = Screen { width: 10, height: 20, density: 160, windows: vec![root], active: 0 };
+        let xml = to_xml(&screen, false);
         assert!(xml.starts_with("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node index=\"0\" text=\"\" resource-id=\"\" class=\"android.widget.FrameLayout\""));
         assert!(xml.contains("text=\"a&amp;b &quot;q&quot; &#128075;&#10;\""));
         assert!(xml.contains("bounds=\"[0,0][10,20]\" /></node></hierarchy>"));

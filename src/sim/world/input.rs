@@ -4,6 +4,8 @@
 //! Coordinates are screen pixels, as `input tap` gives them. Nothing here parses
 //! command lines; that is `sim/commands`.
 
+use std::time::Instant;
+
 use super::spec::ItemKind;
 use super::{DialogInstance, Focus, World};
 use crate::keycodes;
@@ -121,7 +123,7 @@ impl World {
                 }
             }
             ItemKind::List => {
-                let switch_zone = bounds.right - self.geometry_dp(88.0);
+                let switch_zone = bounds.right - self.geometry.dp(88.0);
                 match (&item.switch, &item.on_tap) {
                     (Some(field), None) => self.run_actions(&format!("toggle record.{field}"), record_ref),
                     (Some(field), Some(_)) if x >= switch_zone => {
@@ -137,10 +139,6 @@ impl World {
                 }
             }
         }
-    }
-
-    fn geometry_dp(&self, dp: f32) -> i32 {
-        (dp * self.geometry.density as f32 / 160.0).round() as i32
     }
 
     pub fn long_press(&mut self, x: i32, y: i32) {
@@ -163,7 +161,7 @@ impl World {
     /// A swipe that barely moves is a tap or, held long enough, a long press; a
     /// mostly vertical one scrolls the list; one that starts on a slider drags it.
     pub fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, duration_ms: u64) {
-        let slop = self.geometry_dp(TOUCH_SLOP_DP);
+        let slop = self.geometry.dp(TOUCH_SLOP_DP);
         if (x2 - x1).abs() <= slop && (y2 - y1).abs() <= slop {
             if duration_ms >= LONG_PRESS_MS {
                 self.long_press(x1, y1);
@@ -173,10 +171,12 @@ impl World {
             return;
         }
         if let Some(hit) = self.hit(x1, y1)
-            && let Hook::Item { item, .. } = hit.hook
+            && let Hook::Item { item, record } = hit.hook
             && self.top().and_then(|(_, s, _)| s.items.get(item)).is_some_and(|i| i.kind == ItemKind::Slider)
         {
-            self.tap_item(item, None, x2, &hit.bounds);
+            if hit.enabled {
+                self.tap_item(item, record, x2, &hit.bounds);
+            }
             return;
         }
         if !self.dialogs.is_empty() || (y2 - y1).abs() <= (x2 - x1).abs() {
@@ -189,6 +189,22 @@ impl World {
             if inst.scroll != before {
                 self.screen_changed();
             }
+        }
+    }
+
+    /// `input motionevent DOWN|MOVE|UP|CANCEL X Y`: a gesture built from raw events;
+    /// UP completes it as the tap, long press or swipe it amounts to.
+    pub fn motion_event(&mut self, action: &str, x: i32, y: i32) {
+        match action {
+            "DOWN" => self.touch_down = Some((x, y, Instant::now())),
+            "UP" => {
+                if let Some((x0, y0, at)) = self.touch_down.take() {
+                    let held = u64::try_from(at.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    self.swipe(x0, y0, x, y, held);
+                }
+            }
+            "CANCEL" => self.touch_down = None,
+            _ => {}
         }
     }
 

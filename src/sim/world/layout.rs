@@ -22,21 +22,34 @@ const HEADER: f32 = 48.0;
 const GRID_CELL: f32 = 112.0;
 const GRID_COLUMNS: i32 = 4;
 
-pub fn build(world: &World) -> Screen {
-    let g = world.geometry;
-    let mut screen = Screen { width: g.width, height: g.height, density: g.density, windows: Vec::new() };
-    let w = g.width as i32;
-    let h = g.height as i32;
-    let status = screen.dp(24.0);
-    let nav = screen.dp(48.0);
-    let keyboard_h = if !world.keyboard_shown {
-        0
-    } else if world.ime == LATIN_IME {
-        screen.dp(260.0)
-    } else {
-        screen.dp(56.0)
+/// The horizontal bands of the screen: status bar, app area, keyboard, nav bar.
+struct Bands {
+    status: i32,
+    nav_top: i32,
+    keyboard_top: i32,
+}
+
+fn bands(world: &World, screen: &Screen) -> Bands {
+    let h = screen.height as i32;
+    let nav_top = h - screen.dp(48.0);
+    let keyboard_h = match (world.keyboard_shown, world.ime == LATIN_IME) {
+        (false, _) => 0,
+        (true, true) => screen.dp(260.0),
+        (true, false) => screen.dp(56.0),
     };
-    let keyboard_top = h - nav - keyboard_h;
+    Bands { status: screen.dp(24.0), nav_top, keyboard_top: nav_top - keyboard_h }
+}
+
+fn empty_screen(world: &World) -> Screen {
+    let g = world.geometry;
+    Screen { width: g.width, height: g.height, density: g.density, windows: Vec::new(), active: 0 }
+}
+
+pub fn build(world: &World) -> Screen {
+    let mut screen = empty_screen(world);
+    let w = screen.width as i32;
+    let h = screen.height as i32;
+    let Bands { status, nav_top, keyboard_top } = bands(world, &screen);
 
     if let Some((app, spec, inst)) = world.top() {
         let lay = AppLayout { world, screen: &screen, app, spec, width: w, top: status, bottom: keyboard_top };
@@ -46,13 +59,14 @@ pub fn build(world: &World) -> Screen {
     }
     if let Some(dialog) = world.dialogs.last() {
         screen.windows.push(scrim(w, h));
+        screen.active = screen.windows.len();
         screen.windows.push(dialog_window(world, dialog, &screen));
     }
     if world.keyboard_shown {
-        screen.windows.push(keyboard_window(world, Rect::new(0, keyboard_top, w, h - nav)));
+        screen.windows.push(keyboard_window(world, Rect::new(0, keyboard_top, w, nav_top)));
     }
     screen.windows.push(status_bar(Rect::new(0, 0, w, status)));
-    screen.windows.push(nav_bar(Rect::new(0, h - nav, w, h)));
+    screen.windows.push(nav_bar(Rect::new(0, nav_top, w, h)));
     screen
 }
 
@@ -117,16 +131,14 @@ impl AppLayout<'_> {
             resource_id: "android:id/content".into(),
             ..node("android.widget.FrameLayout", &pkg, Rect::new(0, self.top, self.width, self.bottom))
         };
-        let mut y = self.top;
         if pkg != LAUNCHER_PACKAGE {
-            let bar = self.app_bar(y);
-            y = bar.bounds.bottom;
-            content.children.push(bar);
+            content.children.push(self.app_bar(self.top));
         }
         let docked: Vec<(usize, &ItemSpec)> =
             self.spec.items.iter().enumerate().filter(|(_, i)| i.is_docked()).collect();
-        let dock_h = if docked.is_empty() { 0 } else { self.dp(72.0) };
-        let viewport = Rect::new(0, y, self.width, (self.bottom - dock_h).max(y));
+        let viewport = self.viewport();
+        // Content may have shrunk since the last scroll (a filter, a deletion).
+        let scroll = scroll.clamp(0, (self.content_height() - viewport.height()).max(0));
         content.children.push(self.list(viewport, scroll, offset));
         if !docked.is_empty() {
             content.children.push(self.dock(&docked, Rect::new(0, viewport.bottom, self.width, self.bottom)));
@@ -140,6 +152,24 @@ impl AppLayout<'_> {
             children: vec![decor],
             ..node("android.widget.FrameLayout", &pkg, full)
         }
+    }
+
+    /// Where the scrolled list shows: below the app bar, above the docked bar.
+    fn viewport(&self) -> Rect {
+        let top = if self.pkg() == LAUNCHER_PACKAGE { self.top } else { self.top + self.dp(64.0) };
+        let dock_h = if self.spec.items.iter().any(ItemSpec::is_docked) { self.dp(72.0) } else { 0 };
+        Rect::new(0, top, self.width, (self.bottom - dock_h).max(top))
+    }
+
+    /// The height of everything in the scrolled list.
+    fn content_height(&self) -> i32 {
+        let mut y = 0;
+        for (index, item) in self.spec.items.iter().enumerate() {
+            if !item.is_docked() && !matches!(item.kind, ItemKind::Fab | ItemKind::Action) {
+                self.item_rows(index, item, &mut y);
+            }
+        }
+        y
     }
 
     fn app_bar(&self, y: i32) -> Node {
@@ -706,35 +736,16 @@ fn nav_bar(bounds: Rect) -> Node {
 /// The largest scroll offset of the top screen (content height minus viewport).
 pub fn max_scroll(world: &World) -> i32 {
     let Some((app, spec, _)) = world.top() else { return 0 };
-    let g = world.geometry;
-    let probe = Screen { width: g.width, height: g.height, density: g.density, windows: Vec::new() };
-    let nav = probe.dp(48.0);
-    let status = probe.dp(24.0);
-    let keyboard_h = if !world.keyboard_shown {
-        0
-    } else if world.ime == LATIN_IME {
-        probe.dp(260.0)
-    } else {
-        probe.dp(56.0)
-    };
+    let screen = empty_screen(world);
+    let b = bands(world, &screen);
     let lay = AppLayout {
         world,
-        screen: &probe,
+        screen: &screen,
         app,
         spec,
-        width: g.width as i32,
-        top: status,
-        bottom: g.height as i32 - nav - keyboard_h,
+        width: screen.width as i32,
+        top: b.status,
+        bottom: b.keyboard_top,
     };
-    let mut y = 0;
-    for (index, item) in spec.items.iter().enumerate() {
-        if item.is_docked() || matches!(item.kind, ItemKind::Fab | ItemKind::Action) {
-            continue;
-        }
-        let _ = lay.item_rows(index, item, &mut y);
-    }
-    let bar = if app.package == LAUNCHER_PACKAGE { 0 } else { probe.dp(64.0) };
-    let dock = if spec.items.iter().any(|i| i.is_docked()) { probe.dp(72.0) } else { 0 };
-    let viewport = lay.bottom - lay.top - bar - dock;
-    (y - viewport).max(0)
+    (lay.content_height() - lay.viewport().height()).max(0)
 }

@@ -104,17 +104,20 @@ impl Catalog {
     }
 }
 
-/// One activity on a back stack.
+/// One activity on a back stack (of any app: an app may open another's screen).
 #[derive(Debug, Clone)]
 pub struct ScreenInstance {
+    pub app: usize,
     pub screen: usize,
     pub param: String,
     pub scroll: i32,
 }
 
-/// An app's task: its back stack, bottom first.
+/// A task: a back stack, bottom first, started by (and named after) its root app.
 #[derive(Debug, Clone)]
 pub struct Task {
+    /// Stable id, as `t12` in `dumpsys activity`.
+    pub id: u32,
     pub app: usize,
     pub stack: Vec<ScreenInstance>,
 }
@@ -142,6 +145,13 @@ pub struct Geometry {
     pub density: u32,
 }
 
+impl Geometry {
+    /// Device-independent pixels to screen pixels.
+    pub fn dp(&self, dp: f32) -> i32 {
+        (dp * self.density as f32 / 160.0).round() as i32
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct World {
     pub catalog: Arc<Catalog>,
@@ -160,6 +170,18 @@ pub struct World {
     pub slow_ui: Duration,
     /// When the last screen change started (for slow-ui).
     pub changed_at: Option<Instant>,
+    next_task_id: u32,
+    /// `input motionevent DOWN` waiting for its UP: where and when.
+    pub touch_down: Option<(i32, i32, Instant)>,
+}
+
+/// What `am start` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Started {
+    Started,
+    /// The activity is the root of an existing task, which came to the front.
+    BroughtToFront,
+    NotFound,
 }
 
 /// The JSON `simctl state` prints.
@@ -168,6 +190,8 @@ pub struct StateReport {
     pub foreground_package: String,
     pub activity: String,
     pub keyboard_shown: bool,
+    /// A slow-ui animation is still settling.
+    pub animating: bool,
     pub focused: Option<String>,
     pub dialog: Option<String>,
     pub ime: String,
@@ -195,6 +219,8 @@ impl World {
             fault_dialog_armed: false,
             slow_ui: Duration::ZERO,
             changed_at: None,
+            next_task_id: 10,
+            touch_down: None,
         };
         world.go_home();
         world
@@ -210,10 +236,14 @@ impl World {
     }
 
     pub fn top(&self) -> Option<(&AppSpec, &spec::ScreenSpec, &ScreenInstance)> {
-        let task = self.tasks.last()?;
-        let inst = task.stack.last()?;
-        let app = self.catalog.apps.get(task.app)?;
+        let inst = self.tasks.last()?.stack.last()?;
+        let app = self.catalog.apps.get(inst.app)?;
         Some((app, app.screens.get(inst.screen)?, inst))
+    }
+
+    /// The app index of the screen on top.
+    pub fn top_app(&self) -> Option<usize> {
+        self.tasks.last()?.stack.last().map(|i| i.app)
     }
 
     pub fn foreground_package(&self) -> String {
@@ -237,19 +267,27 @@ impl World {
     fn leave_screen(&mut self) {
         self.focus = None;
         self.keyboard_shown = false;
+        // App dialogs belong to the screen; the injected system dialog stays.
+        self.dialogs.retain(|d| matches!(d, DialogInstance::Fault));
+    }
+
+    fn new_task(&mut self, app: usize, first: ScreenInstance) {
+        let id = self.next_task_id;
+        self.next_task_id += 1;
+        self.tasks.push(Task { id, app, stack: vec![first] });
     }
 
     /// Shows the home screen (the launcher task in front).
     pub fn go_home(&mut self) {
         let Some(launcher) = self.catalog.app_index(LAUNCHER_PACKAGE) else { return };
         self.leave_screen();
-        self.dialogs.retain(|d| matches!(d, DialogInstance::Fault));
         if let Some(pos) = self.tasks.iter().position(|t| t.app == launcher) {
             let task = self.tasks.remove(pos);
             self.tasks.push(task);
-        } else if let Some(activity) = self.catalog.apps[launcher].launcher.clone() {
-            self.start_activity(launcher, &activity, String::new(), false);
-            return;
+        } else if let Some(activity) = self.catalog.apps[launcher].launcher.clone()
+            && let Some((screen, _)) = self.catalog.apps[launcher].screen(&activity)
+        {
+            self.new_task(launcher, ScreenInstance { app: launcher, screen, param: String::new(), scroll: 0 });
         }
         self.screen_changed();
     }
@@ -259,63 +297,77 @@ impl World {
     pub fn launch(&mut self, app: usize) -> bool {
         if let Some(pos) = self.tasks.iter().position(|t| t.app == app) {
             self.leave_screen();
-            self.dialogs.clear();
             let task = self.tasks.remove(pos);
             self.tasks.push(task);
             self.screen_changed();
-            self.arrive();
+            self.arrive(false);
             return true;
         }
         let Some(activity) = self.catalog.apps.get(app).and_then(|a| a.launcher.clone()) else { return false };
-        self.start_activity(app, &activity, String::new(), false)
+        self.start_activity(app, &activity, String::new()) != Started::NotFound
     }
 
-    /// Pushes an activity onto the app's task (creating it) and brings it to the front.
-    pub fn start_activity(&mut self, app: usize, activity: &str, param: String, same_task: bool) -> bool {
+    /// `am start -n`: the activity in its app's task (created if needed); an activity
+    /// that is already its task's root brings that task to the front instead.
+    pub fn start_activity(&mut self, app: usize, activity: &str, param: String) -> Started {
+        let Some(screen) = self.catalog.apps.get(app).and_then(|a| a.screen(activity)).map(|(i, _)| i) else {
+            return Started::NotFound;
+        };
+        let inst = ScreenInstance { app, screen, param, scroll: 0 };
+        match self.tasks.iter().position(|t| t.app == app) {
+            Some(pos) if self.tasks[pos].stack.first().is_some_and(|root| root.screen == screen && root.app == app) => {
+                self.launch(app);
+                return Started::BroughtToFront;
+            }
+            Some(pos) => {
+                self.leave_screen();
+                let mut task = self.tasks.remove(pos);
+                task.stack.push(inst);
+                self.tasks.push(task);
+            }
+            None => {
+                self.leave_screen();
+                self.new_task(app, inst);
+            }
+        }
+        self.screen_changed();
+        self.arrive(true);
+        Started::Started
+    }
+
+    /// An app opening a screen (its own or another app's) on the current task.
+    pub fn push_screen(&mut self, app: usize, activity: &str, param: String) -> bool {
         let Some(screen) = self.catalog.apps.get(app).and_then(|a| a.screen(activity)).map(|(i, _)| i) else {
             return false;
         };
+        let Some(task) = self.tasks.last_mut() else { return false };
+        task.stack.push(ScreenInstance { app, screen, param, scroll: 0 });
         self.leave_screen();
-        self.dialogs.clear();
-        let inst = ScreenInstance { screen, param, scroll: 0 };
-        match self.tasks.iter().position(|t| t.app == app) {
-            Some(pos) => {
-                let mut task = self.tasks.remove(pos);
-                if !same_task && task.stack.last().is_some_and(|top| top.screen == screen) {
-                    // singleTop: starting the activity already on top reuses it.
-                } else {
-                    task.stack.push(inst);
-                }
-                self.tasks.push(task);
-            }
-            None => self.tasks.push(Task { app, stack: vec![inst] }),
-        }
         self.screen_changed();
-        self.arrive();
+        self.arrive(true);
         true
     }
 
-    /// Runs what a screen does on arrival: its `on_open` actions, its one-time
-    /// dialog, its autofocus.
-    fn arrive(&mut self) {
+    /// What a screen does when it shows: on first arrival its `on_open` actions and
+    /// autofocus; every time, its one-time dialog while the condition holds.
+    fn arrive(&mut self, fresh: bool) {
         let Some((app, screen, _)) = self.top() else { return };
         let on_open = screen.on_open.clone();
         let autofocus = screen.autofocus.clone();
         let dialog = match (&screen.dialog, &screen.dialog_when) {
-            (Some(name), Some(cond)) if self.scope(None, None).holds(cond) => {
-                app.dialogs.iter().position(|d| &d.name == name)
-            }
-            (Some(name), None) => app.dialogs.iter().position(|d| &d.name == name),
+            (Some(name), Some(cond)) if self.scope(None, None).holds(cond) => app.dialog_index(name),
+            (Some(name), None) => app.dialog_index(name),
             _ => None,
         };
-        let app_index = self.foreground().map(|t| t.app).unwrap_or(0);
-        if let Some(script) = on_open {
+        let app_index = self.top_app().unwrap_or(0);
+        if fresh && let Some(script) = on_open {
             self.run_actions(&script, None);
         }
         if let Some(dialog) = dialog {
             self.dialogs.push(DialogInstance::App { app: app_index, dialog, record: None });
         }
-        if let Some(id) = autofocus
+        if fresh
+            && let Some(id) = autofocus
             && let Some((_, screen, _)) = self.top()
             && let Some(item) = screen.items.iter().position(|i| i.id == id)
         {
@@ -336,35 +388,32 @@ impl World {
             self.screen_changed();
             return;
         }
+        self.finish_activity();
+    }
+
+    /// Closes the top activity (what an app's own "back"/"up"/"save" does); the root
+    /// activity of a task leaves for the home screen (the task stays, as on Android 12+).
+    pub fn finish_activity(&mut self) {
         let launcher = self.catalog.app_index(LAUNCHER_PACKAGE);
         let Some(task) = self.tasks.last_mut() else { return };
         if task.stack.len() > 1 {
             task.stack.pop();
             self.leave_screen();
             self.screen_changed();
+            self.arrive(false);
         } else if Some(task.app) != launcher {
             self.go_home();
         }
     }
 
-    /// Closes the top activity (what an app's own "back"/"up"/"save" does); the root
-    /// activity leaves for the home screen.
-    pub fn finish_activity(&mut self) {
-        let Some(task) = self.tasks.last_mut() else { return };
-        if task.stack.len() > 1 {
-            task.stack.pop();
-            self.dialogs.clear();
-            self.leave_screen();
-            self.screen_changed();
-        } else {
-            self.go_home();
-        }
-    }
-
-    /// `am force-stop`: the task and its state are gone.
+    /// `am force-stop`: the app's task and its screens in other tasks are gone.
     pub fn force_stop(&mut self, app: usize) {
-        let was_front = self.foreground().is_some_and(|t| t.app == app);
+        let was_front = self.top_app() == Some(app);
         self.tasks.retain(|t| t.app != app);
+        for task in &mut self.tasks {
+            task.stack.retain(|i| i.app != app);
+        }
+        self.tasks.retain(|t| !t.stack.is_empty());
         if was_front {
             self.go_home();
         }
@@ -431,6 +480,7 @@ impl World {
             foreground_package: self.foreground_package(),
             activity: self.activity(),
             keyboard_shown: self.keyboard_shown,
+            animating: self.animating(),
             focused,
             dialog,
             ime: self.ime.clone(),

@@ -242,6 +242,10 @@ impl AppSpec {
         self.dialogs.iter().find(|d| d.name == name)
     }
 
+    pub fn dialog_index(&self, name: &str) -> Option<usize> {
+        self.dialogs.iter().position(|d| d.name == name)
+    }
+
     /// Checks what serde cannot: known shapes, colours, activities, dialogs, verbs.
     pub fn validate(&self, file: &str) -> Result<(), SpecError> {
         let invalid = |message: String| SpecError::Invalid { file: file.to_string(), message };

@@ -62,7 +62,8 @@ impl Scope<'_> {
             return self.record.and_then(|r| r.get(field).cloned());
         }
         match key {
-            "param" => Some(Value::parse(self.param)),
+            // Kept as text: "007" and "+1555" are names or numbers to compare verbatim.
+            "param" => Some(Value::Str(self.param.to_string())),
             "index" => self.index.map(|i| Value::Int(i as i64)),
             _ => self.state.get(key).cloned(),
         }
