@@ -205,3 +205,28 @@ fn slow_ui_settles_in_steps_and_dump_latency_slows_dumps() {
     p.sh("simctl state");
     assert!(started.elapsed() < Duration::from_millis(600), "simctl is never slowed");
 }
+
+#[test]
+fn the_full_keyboard_types_what_is_tapped() {
+    let mut p = Phone::start();
+    let out = p.sh("ime set com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME");
+    assert!(out.contains("selected"), "{out}");
+    p.sh("am start -n com.example.notes/.NoteEditorActivity");
+    let all = p.sh("uiautomator dump --windows /dev/tty");
+    let keyboard = all
+        .split("<node ")
+        .find(|n| n.contains("package=\"com.google.android.inputmethod.latin\""))
+        .and_then(|n| n.split("bounds=\"").nth(1))
+        .and_then(common::parse_bounds)
+        .expect("the keyboard window in a --windows dump");
+    let (l, t, r, b) = keyboard;
+    let (unit, row) = ((r - l) / 10, (b - t) / 4);
+    // q and w are the first two keys of the top row; space is the middle of the last.
+    for (col, row_n) in [(0, 0), (1, 0), (5, 3), (0, 0)] {
+        p.sh(&format!("input tap {} {}", l + unit * col + unit / 2, t + row * row_n + row / 2));
+    }
+    assert_eq!(p.state()["values"]["draft.note_title"], "qw q");
+    // ADBKeyboard broadcasts are ignored while another IME is current, as on a phone.
+    p.type_unicode("你好");
+    assert_eq!(p.state()["values"]["draft.note_title"], "qw q");
+}

@@ -143,6 +143,8 @@ pub enum Hook {
     DialogButton(usize),
     /// A launcher icon of the app with this index.
     AppIcon(usize),
+    /// The on-screen keyboard (which key is decided by the renderer's key geometry).
+    Keyboard,
     /// The app bar's "Navigate up" button.
     NavUp,
     /// The navigation bar's buttons.

@@ -110,6 +110,19 @@ impl Drop for StreamIo {
     }
 }
 
+/// Turns off delayed ACKs for what was just read. Hosts such as adb_client write a
+/// header and its payload as two small segments without TCP_NODELAY; with a delayed
+/// ACK here, Nagle holds the second one back ~40 ms on every message. Linux resets the
+/// flag after each ACK, so it is set again after every read.
+fn acknowledge_at_once(reader: &tokio::net::tcp::OwnedReadHalf) {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = socket2::SockRef::from(reader.as_ref()).set_tcp_quickack(true);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = reader;
+}
+
 /// Serves one TCP connection until the host disconnects, sends garbage, or a fault
 /// drops it. Never panics on anything the host sends.
 pub async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
@@ -142,6 +155,7 @@ pub async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
             Ok(msg) => msg,
             Err(e) => break e.to_string(),
         };
+        acknowledge_at_once(&reader);
         match msg.command {
             A_CNXN => {
                 let version = msg.arg0.clamp(A_VERSION_MIN, A_VERSION);

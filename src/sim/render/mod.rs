@@ -9,6 +9,8 @@
 
 mod font;
 mod keyboard;
+
+pub use keyboard::key_at;
 mod paint;
 mod widgets;
 

@@ -61,11 +61,27 @@ impl World {
             Hook::NavUp => self.finish_activity(),
             Hook::NavHome => self.go_home(),
             Hook::NavRecents => {}
+            Hook::Keyboard => self.press_soft_key(&hit.bounds, x, y),
             Hook::AppIcon(app) => {
                 self.launch(app);
             }
             Hook::DialogButton(button) => self.press_dialog_button(button),
             Hook::Item { item, record } => self.tap_item(item, record, x, &hit.bounds),
+        }
+    }
+
+    /// A tap on the full on-screen keyboard types what the key under it shows.
+    fn press_soft_key(&mut self, bounds: &Rect, x: i32, y: i32) {
+        match crate::sim::render::key_at(bounds, self.geometry.density, x, y) {
+            Some("space") => {
+                self.type_text(" ");
+            }
+            Some("⌫") => self.key(keycodes::DEL),
+            Some("⏎") => self.key(keycodes::ENTER),
+            Some("⇧" | "?123") | None => {}
+            Some(label) => {
+                self.type_text(label);
+            }
         }
     }
 
