@@ -117,7 +117,7 @@ fn long_press_a_note_to_delete_it() {
     p.tap("text", "Cancel");
     p.long_press("text", "Groceries");
     let dump = p.dump();
-    assert!(dump.contains("text=\"Delete\""), "a long press shows the menu: {dump}");
+    assert!(dump.contains("text=\"Delete\""), "a long press shows the menu");
     p.tap("text", "Delete");
     let state = p.state();
     let notes = state["notes"].as_array().expect("notes");
@@ -182,19 +182,16 @@ fn slow_ui_settles_in_steps_and_dump_latency_slows_dumps() {
     p.sh("simctl slow-ui 400");
     p.tap("text", "Settings");
     let moving = p.dump();
+    assert_eq!(p.state()["animating"], true);
     let deadline = Instant::now() + Duration::from_secs(5);
-    let mut settled = p.dump();
-    // Poll until two dumps in a row agree, as a settle detector would.
-    loop {
-        let next = p.dump();
-        if next == settled {
-            break;
-        }
+    // Poll until the device says the animation is over (bounded, no fixed sleep).
+    while p.state()["animating"] == true {
         assert!(Instant::now() < deadline, "the screen never settled");
-        settled = next;
     }
-    assert_ne!(moving, settled, "the first dump after the tap is mid-animation");
+    let settled = p.dump();
+    assert!(moving != settled, "the first dump after the tap is mid-animation (bounds still moving)");
     assert!(settled.contains("text=\"Wi-Fi\""));
+    assert_eq!(settled, p.dump(), "once settled, dumps are stable");
 
     p.sh("simctl fault clear");
     p.sh("simctl dump-latency 600");

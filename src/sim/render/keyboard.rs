@@ -5,9 +5,9 @@
 //! world asks [`key_at`] which key a tap landed on, so drawing and typing share one
 //! geometry.
 
+use super::super::screen::Rect;
 use super::font::{self, Align, TextStyle};
 use super::paint::{Canvas, FRect};
-use super::super::screen::Rect;
 use super::widgets::{Ctx, DARK, vector_symbol};
 
 /// Rows of (label, width in key units); every row spans at most 10 units.
@@ -74,8 +74,7 @@ pub fn draw(cv: &mut Canvas, ctx: &Ctx, b: FRect) {
         cv.round_rect(shadow, 1.0, 0xBDC1C6, 255);
         let small = label.chars().count() > 1;
         let style = TextStyle { size_px: if small { label_px * 0.7 } else { label_px }, bold: false, color: DARK };
-        if label.chars().all(font::has_glyph) || !vector_symbol(cv, label, key.cx(), key.cy(), label_px * 0.9, DARK)
-        {
+        if label.chars().all(font::has_glyph) || !vector_symbol(cv, label, key.cx(), key.cy(), label_px * 0.9, DARK) {
             font::draw_text(cv, label, key, &style, Align::Center(0.0), 1);
         }
     }

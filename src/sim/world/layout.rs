@@ -658,7 +658,11 @@ fn dialog_window(world: &World, dialog: &DialogInstance, screen: &Screen) -> Nod
 fn keyboard_window(world: &World, bounds: Rect) -> Node {
     if world.ime == LATIN_IME {
         let pkg = "com.google.android.inputmethod.latin";
-        return Node { role: Role::Keyboard, hook: Some(Hook::Keyboard), ..node("android.widget.FrameLayout", pkg, bounds) };
+        return Node {
+            role: Role::Keyboard,
+            hook: Some(Hook::Keyboard),
+            ..node("android.widget.FrameLayout", pkg, bounds)
+        };
     }
     let pkg = "com.android.adbkeyboard";
     let text = label("ADB Keyboard {ON}".into(), pkg, bounds, 16.0, TEXT, false);
