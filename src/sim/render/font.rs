@@ -217,7 +217,9 @@ pub fn draw_text(
             let cut = first.glyphs.iter().rposition(|g| g.is_space).filter(|&i| i > 0);
             let next = match cut {
                 Some(i) => {
-                    let b = first.glyphs[i].byte + 1;
+                    // Past the whole breaking character (a space may be wider than a byte).
+                    let g = &first.glyphs[i];
+                    let b = g.byte + text.get(g.byte..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8);
                     first.glyphs.truncate(i);
                     b
                 }
@@ -282,6 +284,11 @@ fn tail(line: &mut Line, style: &TextStyle, max_w: f32) {
 fn draw_line(canvas: &mut Canvas, line: &Line, x0: f32, baseline: f32, style: &TextStyle) {
     let color = rgb(style.color);
     let clip = canvas.clip();
+    // A line wholly above or below the clip draws nothing: skip rasterising it.
+    let size = style.size_px;
+    if baseline + size < clip.top as f32 || baseline - size > clip.bottom as f32 {
+        return;
+    }
     for g in &line.glyphs {
         let gx = x0 + g.x;
         if gx > clip.right as f32 || gx + g.advance < clip.left as f32 {
