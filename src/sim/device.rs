@@ -5,7 +5,8 @@
 //! it directly. Faults apply to every command except `simctl` itself, so a test can
 //! always read state and clear them.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::render::{self, Frame};
@@ -112,11 +113,17 @@ impl SimDevice {
     /// Runs one shell command line, applying injected faults first (except to a
     /// line that starts with `simctl`, so tests can always read state and clear them).
     pub fn run_line(&self, line: &str) -> LineOutcome {
+        self.run_line_cancellable(line, None)
+    }
+
+    /// [`run_line`](Self::run_line), stopping sleeps and the rest of the script once
+    /// `cancel` is set (the host closed the stream, as SIGHUP does on a phone).
+    pub fn run_line_cancellable(&self, line: &str, cancel: Option<Arc<AtomicBool>>) -> LineOutcome {
         let is_simctl = line.split_whitespace().next().is_some_and(|w| w.trim_matches('\'') == "simctl");
         if !is_simctl && let Some(outcome) = self.apply_faults() {
             return outcome;
         }
-        let env = ShellEnv { fs: &self.fs, commands: self, deadline: None };
+        let env = ShellEnv { fs: &self.fs, commands: self, deadline: None, cancel };
         LineOutcome::Done(shell::run_script(line, &env))
     }
 

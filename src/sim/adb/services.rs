@@ -5,6 +5,7 @@
 //! module only carries bytes and exit codes in the shapes the host expects.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::connection::{StreamClosed, StreamIo};
 use crate::sim::device::{LineOutcome, SimDevice};
@@ -77,12 +78,12 @@ impl Service {
             Self::Shell { v2, pty, command } if command.trim().is_empty() => {
                 interactive(&mut io, &device, v2, pty).await
             }
-            Self::Shell { v2: true, command, .. } => match run_line(&mut io, &device, command).await {
+            Self::Shell { v2: true, command, .. } => match run_line(&mut io, &device, command, true).await {
                 Some(out) => write_v2(&mut io, &out).await.into(),
                 None => End::Dropped,
             },
             Self::Shell { v2: false, command, .. } | Self::Exec { command } => {
-                match run_line(&mut io, &device, command).await {
+                match run_line(&mut io, &device, command, true).await {
                     Some(out) => {
                         let mut merged = out.stdout;
                         merged.extend_from_slice(&out.stderr);
@@ -130,11 +131,38 @@ async fn fault_end(io: &mut StreamIo, outcome: LineOutcome) -> End {
     End::Dropped
 }
 
+/// Sets the flag when dropped: a service task that is cancelled (its connection went
+/// away) stops the command it started, as SIGHUP does on a phone.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Runs one command line on a blocking thread; `None` when a fault dropped or hung
-/// the connection (the caller must then send nothing more).
-async fn run_line(io: &mut StreamIo, device: &Arc<SimDevice>, command: String) -> Option<Output> {
+/// the connection (the caller must then send nothing more). With `watch_host`, the
+/// host closing the stream cancels the command (interactive shells keep reading
+/// typed-ahead input themselves, so they do not watch).
+async fn run_line(io: &mut StreamIo, device: &Arc<SimDevice>, command: String, watch_host: bool) -> Option<Output> {
     let dev = device.clone();
-    match tokio::task::spawn_blocking(move || dev.run_line(&command)).await {
+    let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+    let flag = cancel.0.clone();
+    let mut task = tokio::task::spawn_blocking(move || dev.run_line_cancellable(&command, Some(flag)));
+    let mut host_open = watch_host;
+    let finished = loop {
+        tokio::select! {
+            done = &mut task => break done,
+            more = io.read(), if host_open => {
+                if more.is_none() {
+                    cancel.0.store(true, Ordering::Relaxed);
+                    host_open = false;
+                }
+            }
+        }
+    };
+    match finished {
         Ok(LineOutcome::Done(out)) => Some(out),
         Ok(outcome) => {
             fault_end(io, outcome).await;
@@ -241,7 +269,7 @@ async fn interactive(io: &mut StreamIo, device: &Arc<SimDevice>, v2: bool, pty: 
             }
             let mut text = Vec::new();
             if !command.is_empty() {
-                let Some(out) = run_line(io, device, command).await else { return End::Dropped };
+                let Some(out) = run_line(io, device, command, false).await else { return End::Dropped };
                 text = out.stdout;
                 text.extend_from_slice(&out.stderr);
             }

@@ -4,13 +4,13 @@
 //! Each tool has a minimal surface (no `--help`, few flags). Shell-level commands that need the
 //! executor (`sh`, `timeout`, `exit`) live in `super`; Android tools come from `super::Commands`.
 
-use super::{MemFs, Output, ShellEnv};
+use super::{Cx, MemFs, Output};
 use regex::bytes::{Regex, RegexBuilder};
 use std::fmt::Write as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A builtin: arguments after the command name, stdin, environment.
-pub type Builtin = fn(&[String], &[u8], &ShellEnv) -> Output;
+pub type Builtin = fn(&[String], &[u8], &Cx) -> Output;
 
 const TABLE: &[(&str, Builtin)] = &[
     ("echo", echo),
@@ -28,7 +28,7 @@ const TABLE: &[(&str, Builtin)] = &[
     ("sleep", sleep),
     ("true", |_, _, _| Output::default()),
     ("false", |_, _, _| status(1)),
-    ("pwd", |_, _, _| text("/\n")),
+    ("pwd", |_, _, cx| text(format!("{}\n", cx.cwd))),
     ("base64", base64),
     ("printf", printf),
     ("id", |_, _, _| text("uid=2000(shell) gid=2000(shell) groups=2000(shell)\n")),
@@ -79,10 +79,6 @@ fn fail(o: &mut Output, msg: String, code: i32) {
     o.stderr.extend_from_slice(msg.as_bytes());
     o.stderr.push(b'\n');
     o.code = code;
-}
-
-fn abs(p: &str) -> String {
-    MemFs::normalize(p, "/")
 }
 
 fn join(dir: &str, name: &str) -> String {
@@ -154,10 +150,12 @@ fn getopt(cmd: &str, argv: &[String], plain: &str, valued: &str) -> Result<Opts,
 
 /// Rewrites `-N` (head/tail shorthand) into `-n N`.
 fn numeric_shorthand(args: &[String]) -> Vec<String> {
-    let mut v = Vec::new();
+    let mut v: Vec<String> = Vec::new();
     for a in args {
+        // `-n -3`: the `-3` is the value of `-n`, not another shorthand.
+        let is_value = v.last().is_some_and(|p| p == "-n" || p == "-c");
         match a.strip_prefix('-') {
-            Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(n) if !is_value && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
                 v.push("-n".into());
                 v.push(n.into());
             }
@@ -169,7 +167,7 @@ fn numeric_shorthand(args: &[String]) -> Vec<String> {
 
 /// Reads operands (or stdin when there are none / for `-`); errors go to `o` as
 /// `cmd: FILE: error` with code 1.
-fn inputs(cmd: &str, files: &[String], stdin: &[u8], env: &ShellEnv, o: &mut Output) -> Vec<(String, Vec<u8>)> {
+fn inputs(cmd: &str, files: &[String], stdin: &[u8], cx: &Cx, o: &mut Output) -> Vec<(String, Vec<u8>)> {
     if files.is_empty() {
         return vec![("-".into(), stdin.to_vec())];
     }
@@ -179,7 +177,7 @@ fn inputs(cmd: &str, files: &[String], stdin: &[u8], env: &ShellEnv, o: &mut Out
             v.push((f.clone(), stdin.to_vec()));
             continue;
         }
-        match env.fs.read(f) {
+        match cx.env.fs.read(&cx.path(f)) {
             Ok(d) => v.push((f.clone(), d)),
             Err(e) => fail(o, format!("{cmd}: {f}: {e}"), 1),
         }
@@ -263,8 +261,10 @@ fn unescape(s: &str) -> (Vec<u8>, bool) {
     (out, false)
 }
 
-fn echo(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
-    let (mut newline, mut escapes) = (true, false);
+/// mksh's `echo`: backslash escapes are interpreted unless `-E` (`-e` turns them back on),
+/// `\c` ends the output, `-n` drops the newline.
+fn echo(args: &[String], _: &[u8], _: &Cx) -> Output {
+    let (mut newline, mut escapes) = (true, true);
     let mut rest = args;
     while let Some((a, tail)) = rest.split_first() {
         let Some(flags) = a.strip_prefix('-') else {
@@ -298,11 +298,24 @@ fn echo(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
     text(out)
 }
 
-fn cat(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
+fn cat(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     let files: Vec<String> = args.iter().filter(|a| a.as_str() == "-" || !a.starts_with('-')).cloned().collect();
     let mut o = Output::default();
-    for (_, data) in inputs("cat", &files, stdin, env, &mut o) {
-        o.stdout.extend(data);
+    for f in &files {
+        // Read one operand at a time so a run of large files stops at the budget.
+        let mut data = inputs("cat", std::slice::from_ref(f), stdin, cx, &mut o);
+        for (_, d) in data.drain(..) {
+            if !cx.room(&o, d.len()) {
+                return cx.too_large();
+            }
+            o.stdout.extend(d);
+        }
+    }
+    if files.is_empty() {
+        if !cx.room(&o, stdin.len()) {
+            return cx.too_large();
+        }
+        o.stdout.extend_from_slice(stdin);
     }
     o
 }
@@ -415,7 +428,7 @@ fn now_secs() -> i64 {
         .unwrap_or(0)
 }
 
-fn ls(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
+fn ls(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let o = match getopt("ls", args, "aAl1dhnCFtrRSsciLpux", "") {
         Ok(o) => o,
         Err(e) => return e,
@@ -427,8 +440,8 @@ fn ls(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     for p in &paths {
-        let ap = abs(p);
-        match env.fs.stat(&ap) {
+        let ap = cx.abs(p);
+        match cx.env.fs.stat(&ap) {
             None => fail(&mut out, format!("ls: {p}: No such file or directory"), 1),
             Some(m) if m.is_dir && !o.has('d') => dirs.push((p.clone(), ap)),
             Some(m) => files.push((p.clone(), ap, m)),
@@ -445,13 +458,13 @@ fn ls(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
         }
         let mut entries = Vec::new();
         if o.has('a') {
-            for (n, d) in [(".", ap.clone()), ("..", abs(&join(ap, "..")))] {
-                if let Some(m) = env.fs.stat(&d) {
+            for (n, d) in [(".", ap.clone()), ("..", cx.abs(&join(ap, "..")))] {
+                if let Some(m) = cx.env.fs.stat(&d) {
                     entries.push((n.to_string(), d, m));
                 }
             }
         }
-        match env.fs.list(ap) {
+        match cx.env.fs.list(ap) {
             Ok(list) => {
                 for (name, m) in list {
                     if !name.starts_with('.') || o.has('a') || o.has('A') {
@@ -467,6 +480,9 @@ fn ls(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
             let _ = writeln!(body, "total {blocks}");
         }
         emit_entries(&mut body, &entries, long);
+        if !cx.room(&out, body.len()) {
+            return cx.too_large();
+        }
     }
     out.stdout = body.into_bytes();
     out
@@ -490,7 +506,7 @@ fn emit_entries(body: &mut String, entries: &[(String, String, super::Meta)], lo
     }
 }
 
-fn rm(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
+fn rm(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let o = match getopt("rm", args, "fRriv", "") {
         Ok(o) => o,
         Err(e) => return e,
@@ -501,14 +517,15 @@ fn rm(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
         fail(&mut out, "rm: Needs 1 argument".into(), 1);
     }
     for p in &o.args {
-        match env.fs.stat(p) {
+        let path = cx.path(p);
+        match cx.env.fs.stat(&path) {
             None if force => {}
             None => fail(&mut out, format!("rm: {p}: No such file or directory"), 1),
             Some(m) if m.is_dir && !recursive => {
                 fail(&mut out, format!("rm: {p}: Is a directory"), 1);
             }
             Some(_) => {
-                if let Err(e) = env.fs.remove(p, recursive) {
+                if let Err(e) = cx.env.fs.remove(&path, recursive) {
                     fail(&mut out, format!("rm: {p}: {e}"), 1);
                 }
             }
@@ -517,7 +534,7 @@ fn rm(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
     out
 }
 
-fn mkdir(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
+fn mkdir(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let o = match getopt("mkdir", args, "pv", "m") {
         Ok(o) => o,
         Err(e) => return e,
@@ -527,14 +544,14 @@ fn mkdir(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
         fail(&mut out, "mkdir: Needs 1 argument".into(), 1);
     }
     for p in &o.args {
-        if let Err(e) = env.fs.mkdir(p, o.has('p')) {
-            fail(&mut out, format!("mkdir: {p}: {e}"), 1);
+        if let Err(e) = cx.env.fs.mkdir(&cx.path(p), o.has('p')) {
+            fail(&mut out, format!("mkdir: '{p}': {e}"), 1);
         }
     }
     out
 }
 
-fn touch(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
+fn touch(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let o = match getopt("touch", args, "acmh", "dtr") {
         Ok(o) => o,
         Err(e) => return e,
@@ -544,11 +561,13 @@ fn touch(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
         fail(&mut out, "touch: Needs 1 argument".into(), 1);
     }
     for p in &o.args {
-        let r = match env.fs.stat(p) {
+        let path = cx.path(p);
+        let r = match cx.env.fs.stat(&path) {
             Some(m) if m.is_dir => Ok(()),
-            Some(_) => env.fs.read(p).and_then(|d| env.fs.write(p, &d)),
+            // Appending nothing updates the mtime without copying the contents.
+            Some(_) => cx.env.fs.append(&path, b""),
             None if o.has('c') => Ok(()),
-            None => env.fs.write(p, b""),
+            None => cx.env.fs.write(&path, b""),
         };
         if let Err(e) = r {
             fail(&mut out, format!("touch: {p}: {e}"), 1);
@@ -660,18 +679,17 @@ fn translate(pat: &str, ere: bool) -> Result<String, String> {
             '*' | '+' | '?' if was_start => push_lit(&mut out, op),
             '*' | '+' | '?' => out.push(op),
             '{' => {
-                // An interval: copy up to the matching close (`}` in ERE, `\}` in BRE).
+                // An interval: digits and commas, then the close (`}` in ERE, `\}` in BRE).
+                // Only the digit run is scanned, so many `{` stay linear.
                 let close: &[char] = if ere { &['}'] } else { &['\\', '}'] };
-                let end = (i..cs.len()).find(|&k| cs.get(k..k + close.len()) == Some(close));
-                let body: Option<String> = end.map(|e| cs.get(i..e).unwrap_or_default().iter().collect());
-                match (end, body) {
-                    (Some(e), Some(b))
-                        if !was_start && !b.is_empty() && b.chars().all(|c| c.is_ascii_digit() || c == ',') =>
-                    {
-                        let _ = write!(out, "{{{b}}}");
-                        i = e + close.len();
-                    }
-                    _ => push_lit(&mut out, '{'),
+                let e =
+                    i + cs.get(i..).unwrap_or_default().iter().take_while(|c| c.is_ascii_digit() || **c == ',').count();
+                if !was_start && e > i && cs.get(e..e + close.len()) == Some(close) {
+                    let b: String = cs.get(i..e).unwrap_or_default().iter().collect();
+                    let _ = write!(out, "{{{b}}}");
+                    i = e + close.len();
+                } else {
+                    push_lit(&mut out, '{');
                 }
             }
             '}' => push_lit(&mut out, '}'),
@@ -690,31 +708,31 @@ fn translate(pat: &str, ere: bool) -> Result<String, String> {
     Ok(out)
 }
 
-fn egrep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
+fn egrep(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     let mut a = vec!["-E".to_string()];
     a.extend_from_slice(args);
-    grep(&a, stdin, env)
+    grep(&a, stdin, cx)
 }
 
-fn fgrep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
+fn fgrep(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     let mut a = vec!["-F".to_string()];
     a.extend_from_slice(args);
-    grep(&a, stdin, env)
+    grep(&a, stdin, cx)
 }
 
-/// Collects `(shown name, absolute path)` of the files under `path` (for `grep -r`).
-fn walk(fs: &MemFs, shown: &str, out: &mut Vec<String>) {
-    match fs.list(shown) {
-        Ok(entries) => {
-            for (name, _) in entries {
-                walk(fs, &join(shown, &name), out);
-            }
+/// Collects the (shown) names of the files under `root` (for `grep -r`), in order;
+/// iterative, so deep trees cannot overflow the stack.
+fn walk(cx: &Cx, root: &str, out: &mut Vec<String>) {
+    let mut stack = vec![root.to_string()];
+    while let Some(shown) = stack.pop() {
+        match cx.env.fs.list(&cx.path(&shown)) {
+            Ok(entries) => stack.extend(entries.iter().rev().map(|(name, _)| join(&shown, name))),
+            Err(_) => out.push(shown),
         }
-        Err(_) => out.push(shown.to_string()),
     }
 }
 
-fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
+fn grep(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     let o = match getopt("grep", args, "EFGHhiIvcqonlLswxrRsz", "efmABC") {
         Ok(o) => o,
         Err(mut e) => {
@@ -726,7 +744,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
     let mut operands = o.args.clone();
     let mut pats: Vec<String> = o.flags.iter().filter(|f| f.0 == 'e').map(|f| f.1.clone()).collect();
     for (_, f) in o.flags.iter().filter(|f| f.0 == 'f') {
-        match env.fs.read(f) {
+        match cx.env.fs.read(&cx.path(f)) {
             Ok(d) => pats.extend(String::from_utf8_lossy(&d).lines().map(String::from)),
             Err(e) => {
                 fail(&mut out, format!("grep: {f}: {e}"), 2);
@@ -771,7 +789,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
     if recursive {
         let roots = if operands.is_empty() { vec![".".to_string()] } else { operands };
         for r in roots {
-            walk(env.fs, &r, &mut files);
+            walk(cx, &r, &mut files);
         }
     } else {
         files = operands;
@@ -781,7 +799,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
     let mut any = false;
     let mut io_err = false;
     let mut tmp = Output::default();
-    let data = inputs("grep", &files, stdin, env, &mut tmp);
+    let data = inputs("grep", &files, stdin, cx, &mut tmp);
     if tmp.code != 0 {
         io_err = true;
         if !o.has('s') {
@@ -815,6 +833,9 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
             if o.has('n') {
                 prefix.extend(format!("{}:", n + 1).bytes());
             }
+            if !cx.room(&out, prefix.len() + line.len() + 1) {
+                return cx.too_large();
+            }
             if o.has('o') && !o.has('v') {
                 for m in re.find_iter(line).filter(|m| !m.as_bytes().is_empty()) {
                     out.stdout.extend(&prefix);
@@ -834,6 +855,9 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
             let n = if show_name { format!("{}:", name_of(&name)) } else { String::new() };
             out.stdout.extend(format!("{n}{count}\n").bytes());
         }
+        if !cx.room(&out, 0) {
+            return cx.too_large();
+        }
         if (o.has('l') && count > 0) || (o.has('L') && count == 0) {
             out.stdout.extend(format!("{}\n", name_of(&name)).bytes());
         }
@@ -852,7 +876,7 @@ fn grep(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
 }
 
 /// Lines (with their terminators) or bytes of `data`, for head/tail.
-fn head_tail(args: &[String], stdin: &[u8], env: &ShellEnv, tail: bool) -> Output {
+fn head_tail(args: &[String], stdin: &[u8], cx: &Cx, tail: bool) -> Output {
     let cmd = if tail { "tail" } else { "head" };
     let o = match getopt(cmd, &numeric_shorthand(args), "qvf", "nc") {
         Ok(o) => o,
@@ -869,39 +893,64 @@ fn head_tail(args: &[String], stdin: &[u8], env: &ShellEnv, tail: bool) -> Outpu
         fail(&mut out, format!("{cmd}: Not integer: '{spec}'"), 1);
         return out;
     };
-    let inputs = inputs(cmd, &o.args, stdin, env, &mut out);
+    if !tail && spec.starts_with('-') && n > 0 {
+        // toybox head takes no negative counts (`head -n -3` is not GNU's "all but 3").
+        let flag = if bytes { 'c' } else { 'n' };
+        fail(&mut out, format!("{cmd}: Invalid -{flag} '{spec}'"), 1);
+        return out;
+    }
+    let inputs = inputs(cmd, &o.args, stdin, cx, &mut out);
     let headers = inputs.len() > 1 && !o.has('q') || o.has('v');
     for (k, (name, data)) in inputs.iter().enumerate() {
         if headers {
             let sep = if k > 0 { "\n" } else { "" };
             out.stdout.extend(format!("{sep}==> {name} <==\n").bytes());
         }
-        let units: Vec<&[u8]> =
-            if bytes { data.chunks(1).collect() } else { data.split_inclusive(|&b| b == b'\n').collect() };
-        let len = units.len();
-        let range = if !tail {
-            0..n.min(len)
-        } else if from_start {
-            n.saturating_sub(1).min(len)..len
-        } else {
-            len.saturating_sub(n)..len
+        let len = data.len();
+        let range = match (bytes, tail) {
+            (true, false) => 0..n.min(len),
+            (true, true) if from_start => n.saturating_sub(1).min(len)..len,
+            (true, true) => len.saturating_sub(n)..len,
+            (false, false) => 0..nth_line_end(data, n),
+            (false, true) if from_start => nth_line_end(data, n.saturating_sub(1))..len,
+            (false, true) => last_lines_start(data, n)..len,
         };
-        for u in units.get(range).unwrap_or_default() {
-            out.stdout.extend_from_slice(u);
+        let part = data.get(range).unwrap_or_default();
+        if !cx.room(&out, part.len()) {
+            return cx.too_large();
         }
+        out.stdout.extend_from_slice(part);
     }
     out
 }
 
-fn head(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
-    head_tail(args, stdin, env, false)
+/// Byte offset just after the `n`-th line of `data` (its length when it has fewer).
+fn nth_line_end(data: &[u8], n: usize) -> usize {
+    match n.checked_sub(1) {
+        None => 0,
+        Some(k) => data.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(k).map_or(data.len(), |(i, _)| i + 1),
+    }
 }
 
-fn tail(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
-    head_tail(args, stdin, env, true)
+/// Byte offset where the last `n` lines of `data` start (a final line without a newline
+/// counts).
+fn last_lines_start(data: &[u8], n: usize) -> usize {
+    if n == 0 {
+        return data.len();
+    }
+    let body = data.strip_suffix(b"\n").unwrap_or(data);
+    body.iter().enumerate().rev().filter(|(_, b)| **b == b'\n').nth(n - 1).map_or(0, |(i, _)| i + 1)
 }
 
-fn wc(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
+fn head(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
+    head_tail(args, stdin, cx, false)
+}
+
+fn tail(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
+    head_tail(args, stdin, cx, true)
+}
+
+fn wc(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     let o = match getopt("wc", args, "lwcm", "") {
         Ok(o) => o,
         Err(e) => return e,
@@ -919,7 +968,7 @@ fn wc(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
             _ => d.len(),
         }
     };
-    let inputs = inputs("wc", &o.args, stdin, env, &mut out);
+    let inputs = inputs("wc", &o.args, stdin, cx, &mut out);
     let mut totals = vec![0usize; which.len()];
     let mut line = |nums: &[usize], name: &str| {
         let mut s = String::new();
@@ -962,7 +1011,7 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
     Some(Duration::try_from_secs_f64(v * mult).unwrap_or(Duration::MAX))
 }
 
-fn sleep(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
+fn sleep(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let mut out = Output::default();
     if args.is_empty() {
         fail(&mut out, "sleep: Needs 1 argument".into(), 1);
@@ -978,7 +1027,7 @@ fn sleep(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
             }
         }
     }
-    if !env.sleep(total) {
+    if !cx.env.sleep(total) {
         out.code = 143;
     }
     out
@@ -1051,23 +1100,30 @@ fn b64_decode(data: &[u8], ignore_garbage: bool) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn base64(args: &[String], stdin: &[u8], env: &ShellEnv) -> Output {
+fn base64(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     let o = match getopt("base64", args, "di", "w") {
         Ok(o) => o,
         Err(e) => return e,
     };
     let mut out = Output::default();
     let files = o.args.get(..1).unwrap_or_default();
-    let Some((_, data)) = inputs("base64", files, stdin, env, &mut out).pop() else {
+    let Some((_, data)) = inputs("base64", files, stdin, cx, &mut out).pop() else {
         return out;
     };
     if o.has('d') {
+        if !cx.room(&out, data.len() / 4 * 3 + 3) {
+            return cx.too_large();
+        }
         match b64_decode(&data, o.has('i')) {
             Some(d) => out.stdout = d,
             None => fail(&mut out, "base64: bad input".into(), 1),
         }
     } else {
-        let wrap = o.val('w').and_then(|w| w.parse().ok()).unwrap_or(76);
+        let wrap: usize = o.val('w').and_then(|w| w.parse().ok()).unwrap_or(76);
+        let enc = data.len().div_ceil(3).saturating_mul(4);
+        if !cx.room(&out, enc.saturating_add(enc.checked_div(wrap).unwrap_or(0)).saturating_add(1)) {
+            return cx.too_large();
+        }
         out.stdout = b64_encode(&data, wrap);
     }
     out
@@ -1112,14 +1168,19 @@ fn printf_num(a: &str) -> Option<i64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
-/// One pass over the format; returns true when `\c` stopped output.
-fn printf_once(fmt: &[char], args: &[String], next: &mut usize, out: &mut Output) -> bool {
+/// One pass over the format; returns true when `\c` stopped output, `Err` when the output
+/// budget ran out.
+fn printf_once(fmt: &[char], args: &[String], next: &mut usize, out: &mut Output, cx: &Cx) -> Result<bool, ()> {
     let mut i = 0;
     while let Some(&c) = fmt.get(i) {
         i += 1;
+        // A literal or escape adds at most 4 bytes; fields are checked below.
+        if !cx.room(out, 4) {
+            return Err(());
+        }
         if c == '\\' {
             if unescape_at(fmt, &mut i, &mut out.stdout) {
-                return true;
+                return Ok(true);
             }
             continue;
         }
@@ -1179,9 +1240,12 @@ fn printf_once(fmt: &[char], args: &[String], next: &mut usize, out: &mut Output
             },
             'b' => {
                 let (v, stop) = unescape(&arg);
+                if !cx.room(out, v.len()) {
+                    return Err(());
+                }
                 out.stdout.extend(v);
                 if stop {
-                    return true;
+                    return Ok(true);
                 }
                 continue;
             }
@@ -1194,12 +1258,16 @@ fn printf_once(fmt: &[char], args: &[String], next: &mut usize, out: &mut Output
             other => format!("%{other}"),
         };
         let numeric_conv = matches!(conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o');
-        out.stdout.extend(pad(s, width, left, zero && numeric_conv).bytes());
+        let field = pad(s, width, left, zero && numeric_conv);
+        if !cx.room(out, field.len()) {
+            return Err(());
+        }
+        out.stdout.extend(field.bytes());
     }
-    false
+    Ok(false)
 }
 
-fn printf(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
+fn printf(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let mut out = Output::default();
     let Some((fmt, rest)) = args.split_first() else {
         fail(&mut out, "printf: Needs 1 argument".into(), 1);
@@ -1209,14 +1277,17 @@ fn printf(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
     let mut next = 0;
     loop {
         let before = next;
-        if printf_once(&fmt, rest, &mut next, &mut out) || next >= rest.len() || next == before {
-            break;
+        match printf_once(&fmt, rest, &mut next, &mut out, cx) {
+            Err(()) => return cx.too_large(),
+            Ok(true) => break,
+            Ok(false) if next >= rest.len() || next == before => break,
+            Ok(false) => {}
         }
     }
     out
 }
 
-fn uname(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
+fn uname(args: &[String], _: &[u8], _: &Cx) -> Output {
     let o = match getopt("uname", args, "asnrvmo", "") {
         Ok(o) => o,
         Err(e) => return e,
@@ -1236,7 +1307,7 @@ fn uname(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
     text(format!("{}\n", picked.join(" ")))
 }
 
-fn date(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
+fn date(args: &[String], _: &[u8], _: &Cx) -> Output {
     let mut fmt = "%a %b %e %H:%M:%S %Z %Y".to_string();
     for a in args {
         if let Some(f) = a.strip_prefix('+') {
@@ -1250,7 +1321,7 @@ fn date(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
     text(format!("{}\n", strftime(&fmt, now_secs())))
 }
 
-fn which(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
+fn which(args: &[String], _: &[u8], _: &Cx) -> Output {
     let mut out = Output::default();
     let known = |n: &str| lookup(n).is_some() || OTHER_COMMANDS.contains(&n);
     for a in args.iter().filter(|a| !a.starts_with('-')) {
@@ -1267,7 +1338,7 @@ fn which(args: &[String], _: &[u8], _: &ShellEnv) -> Output {
     out
 }
 
-fn stat(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
+fn stat(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let o = match getopt("stat", args, "fLt", "c") {
         Ok(o) => o,
         Err(e) => return e,
@@ -1279,8 +1350,8 @@ fn stat(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
     let default = "  File: %n\n  Size: %s\t %F\nAccess: (%a/%A)\tUid: %U\tGid: %G\nModify: %y";
     let fmt = o.val('c').unwrap_or(default);
     for p in &o.args {
-        let ap = abs(p);
-        let Some(m) = env.fs.stat(&ap) else {
+        let ap = cx.abs(p);
+        let Some(m) = cx.env.fs.stat(&ap) else {
             fail(&mut out, format!("stat: {p}: No such file or directory"), 1);
             continue;
         };
@@ -1313,22 +1384,27 @@ fn stat(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
     out
 }
 
-/// Copies a file or (recursively) a directory.
+/// Copies a file or (recursively) a directory; iterative, so deep trees cannot overflow
+/// the stack.
 fn copy_tree(fs: &MemFs, src: &str, dst: &str) -> Result<(), super::FsError> {
-    let m = fs.stat(src).ok_or(super::FsError::NotFound)?;
-    if !m.is_dir {
-        return fs.write(dst, &fs.read(src)?);
-    }
-    if fs.stat(dst).is_none() {
-        fs.mkdir(dst, false)?;
-    }
-    for (name, _) in fs.list(src)? {
-        copy_tree(fs, &join(src, &name), &join(dst, &name))?;
+    let mut stack = vec![(src.to_string(), dst.to_string())];
+    while let Some((src, dst)) = stack.pop() {
+        let m = fs.stat(&src).ok_or(super::FsError::NotFound)?;
+        if !m.is_dir {
+            fs.write(&dst, &fs.read(&src)?)?;
+            continue;
+        }
+        if fs.stat(&dst).is_none() {
+            fs.mkdir(&dst, false)?;
+        }
+        for (name, _) in fs.list(&src)?.iter().rev() {
+            stack.push((join(&src, name), join(&dst, name)));
+        }
     }
     Ok(())
 }
 
-fn copy_or_move(cmd: &str, args: &[String], env: &ShellEnv, is_move: bool) -> Output {
+fn copy_or_move(cmd: &str, args: &[String], cx: &Cx, is_move: bool) -> Output {
     let o = match getopt(cmd, args, "rRfaipvnFdPlsuTHL", "t") {
         Ok(o) => o,
         Err(e) => return e,
@@ -1338,17 +1414,17 @@ fn copy_or_move(cmd: &str, args: &[String], env: &ShellEnv, is_move: bool) -> Ou
         fail(&mut out, format!("{cmd}: Needs 2 arguments"), 1);
         return out;
     };
-    let dst_is_dir = env.fs.stat(dst).is_some_and(|m| m.is_dir);
+    let dst_is_dir = cx.env.fs.stat(&cx.path(dst)).is_some_and(|m| m.is_dir);
     if srcs.len() > 1 && !dst_is_dir {
         fail(&mut out, format!("{cmd}: {dst}: Not a directory"), 1);
         return out;
     }
     let recursive = is_move || o.has('r') || o.has('R') || o.has('a');
     for src in srcs {
-        let (asrc, base) = (abs(src), abs(src));
+        let (asrc, base) = (cx.abs(src), cx.abs(src));
         let name = base.rsplit('/').next().unwrap_or_default();
-        let target = if dst_is_dir { join(&abs(dst), name) } else { abs(dst) };
-        let Some(m) = env.fs.stat(&asrc) else {
+        let target = if dst_is_dir { join(&cx.abs(dst), name) } else { cx.abs(dst) };
+        let Some(m) = cx.env.fs.stat(&asrc) else {
             fail(&mut out, format!("{cmd}: {src}: No such file or directory"), 1);
             continue;
         };
@@ -1366,8 +1442,8 @@ fn copy_or_move(cmd: &str, args: &[String], env: &ShellEnv, is_move: bool) -> Ou
             fail(&mut out, format!("{cmd}: {src}: Can't copy into itself"), 1);
             continue;
         }
-        let r =
-            copy_tree(env.fs, &asrc, &target).and_then(|()| if is_move { env.fs.remove(&asrc, true) } else { Ok(()) });
+        let r = copy_tree(cx.env.fs, &asrc, &target)
+            .and_then(|()| if is_move { cx.env.fs.remove(&asrc, true) } else { Ok(()) });
         if let Err(e) = r {
             fail(&mut out, format!("{cmd}: {src}: {e}"), 1);
         }
@@ -1375,17 +1451,17 @@ fn copy_or_move(cmd: &str, args: &[String], env: &ShellEnv, is_move: bool) -> Ou
     out
 }
 
-fn cp(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
-    copy_or_move("cp", args, env, false)
+fn cp(args: &[String], _: &[u8], cx: &Cx) -> Output {
+    copy_or_move("cp", args, cx, false)
 }
 
-fn mv(args: &[String], _: &[u8], env: &ShellEnv) -> Output {
-    copy_or_move("mv", args, env, true)
+fn mv(args: &[String], _: &[u8], cx: &Cx) -> Output {
+    copy_or_move("mv", args, cx, true)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Commands, ShellEnv};
+    use super::super::{Budget, Commands, ShellEnv};
     use super::*;
 
     struct NoCommands;
@@ -1397,10 +1473,19 @@ mod tests {
 
     /// Runs builtin `name` with string args and stdin on `fs`.
     fn call(fs: &MemFs, name: &str, args: &[&str], stdin: &str) -> Output {
-        let env = ShellEnv { fs, commands: &NoCommands, deadline: None };
+        call_with(fs, "/", usize::MAX, name, args, stdin.as_bytes()).0
+    }
+
+    /// Like `call`, in directory `cwd` with `budget` output bytes; also says whether the
+    /// builtin ran out of budget.
+    fn call_with(fs: &MemFs, cwd: &str, budget: usize, name: &str, args: &[&str], stdin: &[u8]) -> (Output, bool) {
+        let env = ShellEnv { fs, commands: &NoCommands, deadline: None, cancel: None };
+        let budget = Budget::new(budget, 10);
+        let cx = Cx { env: &env, cwd, budget: &budget };
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let f = lookup(name).unwrap();
-        f(&args, stdin.as_bytes(), &env)
+        let out = f(&args, stdin, &cx);
+        (out, budget.stopped())
     }
 
     fn so(o: &Output) -> String {
@@ -1418,8 +1503,88 @@ mod tests {
         assert_eq!(so(&call(&fs, "echo", &["-n", "a", "b"], "")), "a b");
         assert_eq!(so(&call(&fs, "echo", &["-e", "a\\tb\\x41\\0101"], "")), "a\tbAA\n");
         assert_eq!(so(&call(&fs, "echo", &["-e", "x\\cy"], "")), "x");
-        assert_eq!(so(&call(&fs, "echo", &["-x", "a\\n"], "")), "-x a\\n\n");
+        assert_eq!(so(&call(&fs, "echo", &["-x", "a\\n"], "")), "-x a\n\n");
         assert_eq!(so(&call(&fs, "echo", &[], "")), "\n");
+    }
+
+    #[test]
+    fn echo_is_mksh() {
+        let fs = MemFs::new();
+        // Escapes are on by default; -E turns them off, -e back on; \c ends the output.
+        assert_eq!(so(&call(&fs, "echo", &["a\\nb"], "")), "a\nb\n");
+        assert_eq!(so(&call(&fs, "echo", &["a\\tb", "c\\cd", "e"], "")), "a\tb c");
+        assert_eq!(so(&call(&fs, "echo", &["-E", "a\\nb"], "")), "a\\nb\n");
+        assert_eq!(so(&call(&fs, "echo", &["-E", "-e", "a\\nb"], "")), "a\nb\n");
+        assert_eq!(so(&call(&fs, "echo", &["-En", "x\\n"], "")), "x\\n");
+        assert_eq!(so(&call(&fs, "echo", &["-n", "-", "x"], "")), "- x");
+    }
+
+    #[test]
+    fn budget_stops_output_loops() {
+        let fs = MemFs::new();
+        fs.write("/sdcard/k", &[b'x'; 1000]).unwrap();
+        let run = |name: &str, args: &[&str], stdin: &[u8]| call_with(&fs, "/", 1500, name, args, stdin);
+        let (o, stopped) = run("cat", &["/sdcard/k", "/sdcard/k"], b"");
+        assert!(stopped && o.code == 1 && o.stdout.is_empty());
+        assert!(!run("cat", &["/sdcard/k"], b"").1);
+        let (o, stopped) = run("printf", &["%1000s"], b"");
+        assert!(!stopped && o.stdout.len() == 1000);
+        assert!(run("printf", &["%1000s", "a", "b"], b"").1);
+        assert!(run("printf", &["%s%s", "a", "b", "c"], b"").0.code == 0);
+        let lines = "line\n".repeat(400);
+        assert!(run("grep", &["l"], lines.as_bytes()).1);
+        assert!(!run("grep", &["-c", "l"], lines.as_bytes()).1);
+        assert!(run("head", &["-n", "1000"], lines.as_bytes()).1);
+        assert!(run("tail", &["-c", "1600"], lines.as_bytes()).1);
+        assert!(!run("tail", &["-c", "1400"], lines.as_bytes()).1);
+        assert!(run("base64", &[], &[0; 1200]).1);
+        assert!(!run("base64", &[], &[0; 1000]).1);
+        for k in 0..200 {
+            fs.write(&format!("/sdcard/file-with-a-long-name-{k}"), b"").unwrap();
+        }
+        assert!(run("ls", &["/sdcard"], b"").1);
+    }
+
+    #[test]
+    fn paths_follow_cwd() {
+        let fs = MemFs::new();
+        fs.write("/sdcard/Download/f", b"data\n").unwrap();
+        let c = |name: &str, args: &[&str]| call_with(&fs, "/sdcard/Download", usize::MAX, name, args, b"").0;
+        assert_eq!(so(&c("cat", &["f"])), "data\n");
+        assert_eq!(so(&c("pwd", &[])), "/sdcard/Download\n");
+        assert_eq!(c("mkdir", &["d"]).code, 0);
+        assert!(fs.stat("/sdcard/Download/d").is_some_and(|m| m.is_dir));
+        assert_eq!(c("cp", &["f", "d/g"]).code, 0);
+        assert_eq!(fs.read("/sdcard/Download/d/g").unwrap(), b"data\n");
+        assert_eq!(so(&c("ls", &["d"])), "g\n");
+        assert_eq!(so(&c("grep", &["-r", "da", "."])), "./d/g:data\n./f:data\n");
+        assert_eq!(c("rm", &["-r", "d"]).code, 0);
+        assert!(fs.stat("/sdcard/Download/d").is_none());
+    }
+
+    #[test]
+    fn deep_trees_do_not_recurse() {
+        let fs = MemFs::new();
+        let deep = format!("/sdcard/t{}", "/d".repeat(1900));
+        fs.mkdir(&deep, true).unwrap();
+        fs.write(&format!("{deep}/f"), b"needle\n").unwrap();
+        let o = call(&fs, "grep", &["-rl", "needle", "/sdcard/t"], "");
+        assert_eq!(so(&o), format!("{deep}/f\n"));
+        assert_eq!(call(&fs, "cp", &["-r", "/sdcard/t", "/sdcard/u"], "").code, 0);
+        assert_eq!(fs.read(&format!("/sdcard/u{}/f", "/d".repeat(1900))).unwrap(), b"needle\n");
+    }
+
+    #[test]
+    fn grep_braces_are_linear() {
+        let start = std::time::Instant::now();
+        let pat = "x{1".repeat(100_000);
+        let (_, code) = grep_out(&[&pat], "x\n");
+        assert!(code == 1 || code == 2);
+        let (_, code) = grep_out(&["-E", &"{".repeat(200_000)], "x\n");
+        assert!(code == 1 || code == 2);
+        assert_eq!(grep_out(&["-E", "a{2}{"], "aa{\n"), ("aa{\n".into(), 0));
+        assert_eq!(grep_out(&["a\\{1,2\\}b"], "ab\n"), ("ab\n".into(), 0));
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
     }
 
     #[test]
@@ -1471,7 +1636,7 @@ mod tests {
         let fs = MemFs::new();
         call(&fs, "mkdir", &["-p", "/sdcard/x/y"], "");
         let o = call(&fs, "mkdir", &["/sdcard/x"], "");
-        assert_eq!((o.stderr.as_slice(), o.code), (&b"mkdir: /sdcard/x: File exists\n"[..], 1));
+        assert_eq!((o.stderr.as_slice(), o.code), (&b"mkdir: '/sdcard/x': File exists\n"[..], 1));
         call(&fs, "touch", &["/sdcard/x/.hidden", "/sdcard/x/f"], "");
         assert_eq!(so(&call(&fs, "ls", &["/sdcard/x"], "")), "f\ny\n");
         assert_eq!(so(&call(&fs, "ls", &["-a", "/sdcard/x"], "")), ".\n..\n.hidden\nf\ny\n");
@@ -1511,6 +1676,29 @@ mod tests {
         assert_eq!(so(&call(&fs, "wc", &["-l", "/sdcard/n"], "")), "5 /sdcard/n\n");
         assert_eq!(so(&call(&fs, "wc", &[], "a b\nc\n")), "      2       3       6\n");
         assert_eq!(call(&fs, "head", &["-n", "x"], "").code, 1);
+    }
+
+    #[test]
+    fn head_tail_edges() {
+        let fs = MemFs::new();
+        let o = call(&fs, "head", &["-n", "-3"], "1\n2\n3\n4\n");
+        assert_eq!((so(&o).as_str(), o.stderr.as_slice(), o.code), ("", &b"head: Invalid -n '-3'\n"[..], 1));
+        assert_eq!(call(&fs, "head", &["-c", "-3"], "abc").code, 1);
+        assert_eq!(so(&call(&fs, "tail", &["-n", "-2"], "1\n2\n3\n")), "2\n3\n");
+        assert_eq!(so(&call(&fs, "head", &["-n", "0"], "1\n")), "");
+        assert_eq!(so(&call(&fs, "head", &["-n", "2"], "1\n2")), "1\n2");
+        assert_eq!(so(&call(&fs, "tail", &["-n", "0"], "1\n")), "");
+        assert_eq!(so(&call(&fs, "tail", &["-n", "5"], "1\n2")), "1\n2");
+        assert_eq!(so(&call(&fs, "tail", &["-n", "+1"], "1\n2")), "1\n2");
+        assert_eq!(so(&call(&fs, "tail", &["-n", "+3"], "1\n2")), "");
+        assert_eq!(so(&call(&fs, "tail", &["-n", "1"], "\n\n")), "\n");
+        // -c slices the data directly (no per-byte allocation).
+        let big = vec![b'z'; 8 << 20];
+        let (o, _) = call_with(&fs, "/", usize::MAX, "head", &["-c", "5000000"], &big);
+        assert_eq!(o.stdout.len(), 5_000_000);
+        let (o, _) = call_with(&fs, "/", usize::MAX, "tail", &["-c", "+8388000"], &big);
+        assert_eq!(o.stdout.len(), 609);
+        assert_eq!(so(&call(&fs, "head", &["-c", "2"], "abc")), "ab");
     }
 
     #[test]

@@ -38,6 +38,14 @@ const INITIAL_DIRS: &[&str] = &[
 const WRITABLE_ROOTS: &[&str] = &["/sdcard", "/data/local/tmp"];
 const SDCARD_ALIASES: &[&str] = &["/storage/emulated/0", "/storage/self/primary"];
 const DEV_NULL: &str = "/dev/null";
+/// Longest path accepted (Linux `PATH_MAX`).
+pub const PATH_MAX: usize = 4096;
+/// Longest path component accepted (Linux `NAME_MAX`).
+pub const NAME_MAX: usize = 255;
+/// Total bytes the tree may hold: file contents plus, per node, its path and [`NODE_COST`].
+pub const QUOTA: usize = 512 << 20;
+/// What a node costs against [`QUOTA`] besides its path and contents (its "inode").
+const NODE_COST: usize = 256;
 
 /// What `stat` reports about a path.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,6 +68,10 @@ pub enum FsError {
     ReadOnly,
     NotEmpty,
     AlreadyExists,
+    /// A path over [`PATH_MAX`] bytes or a component over [`NAME_MAX`].
+    NameTooLong,
+    /// The [`QUOTA`] would be exceeded.
+    NoSpace,
 }
 
 impl fmt::Display for FsError {
@@ -72,6 +84,8 @@ impl fmt::Display for FsError {
             FsError::ReadOnly => "Read-only file system",
             FsError::NotEmpty => "Directory not empty",
             FsError::AlreadyExists => "File exists",
+            FsError::NameTooLong => "File name too long",
+            FsError::NoSpace => "No space left on device",
         })
     }
 }
@@ -99,9 +113,57 @@ impl Node {
 
 type Tree = BTreeMap<String, Node>;
 
+/// What `path -> node` costs against the quota.
+fn cost(path: &str, node: &Node) -> usize {
+    path.len() + NODE_COST + node.data.as_ref().map_or(0, Vec::len)
+}
+
+/// The tree plus its quota accounting.
+struct Store {
+    t: Tree,
+    /// Sum of [`cost`] over `t`.
+    used: usize,
+    quota: usize,
+}
+
+impl Store {
+    fn new(quota: usize) -> Store {
+        let t = initial_tree();
+        let used = t.iter().map(|(k, n)| cost(k, n)).sum();
+        Store { t, used, quota }
+    }
+
+    /// Fails with `NoSpace` unless `add` more bytes fit after `remove` are freed.
+    fn reserve(&self, add: usize, remove: usize) -> Result<(), FsError> {
+        let after = self.used.saturating_sub(remove).saturating_add(add);
+        if add > remove && after > self.quota { Err(FsError::NoSpace) } else { Ok(()) }
+    }
+
+    fn insert_dir(&mut self, path: &str) -> Result<(), FsError> {
+        let node = new_dir(path);
+        self.reserve(cost(path, &node), 0)?;
+        self.used += cost(path, &node);
+        self.t.insert(path.to_string(), node);
+        Ok(())
+    }
+
+    /// Drops the nodes for which `keep` is false, keeping the accounting right.
+    fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        let mut freed = 0;
+        self.t.retain(|k, n| {
+            let k_ = keep(k);
+            if !k_ {
+                freed += cost(k, n);
+            }
+            k_
+        });
+        self.used = self.used.saturating_sub(freed);
+    }
+}
+
 /// The device's files. All methods take `&self` and hold the inner lock only for the call.
 pub struct MemFs {
-    nodes: Mutex<Tree>,
+    nodes: Mutex<Store>,
 }
 
 impl Default for MemFs {
@@ -159,17 +221,31 @@ fn new_dir(path: &str) -> Node {
     Node { data: None, mode: dir_mode(path), mtime: now() }
 }
 
-/// Checks that `dir` exists and is a directory.
+/// Checks that `dir` exists and is a directory. When it is missing, the error is
+/// `NotADirectory` if some existing ancestor is a file, else `NotFound` (iterative: the path
+/// may have many components).
 fn lookup_dir(t: &Tree, dir: &str) -> Result<(), FsError> {
-    match t.get(dir) {
-        Some(n) if n.data.is_none() => Ok(()),
-        Some(_) => Err(FsError::NotADirectory),
-        None if dir == "/" => Ok(()),
-        None => match lookup_dir(t, parent_of(dir)) {
-            Err(FsError::NotADirectory) => Err(FsError::NotADirectory),
-            _ => Err(FsError::NotFound),
-        },
+    let mut cur = dir;
+    let mut missing = false;
+    loop {
+        match t.get(cur) {
+            Some(n) if n.data.is_none() => return if missing { Err(FsError::NotFound) } else { Ok(()) },
+            Some(_) => return Err(FsError::NotADirectory),
+            None if cur == "/" => return if missing { Err(FsError::NotFound) } else { Ok(()) },
+            None => {
+                missing = true;
+                cur = parent_of(cur);
+            }
+        }
     }
+}
+
+/// Rejects paths the kernel would refuse with `ENAMETOOLONG`.
+fn check_name(path: &str) -> Result<(), FsError> {
+    if path.len() > PATH_MAX || path.split('/').any(|c| c.len() > NAME_MAX) {
+        return Err(FsError::NameTooLong);
+    }
+    Ok(())
 }
 
 fn initial_tree() -> Tree {
@@ -183,10 +259,15 @@ fn initial_tree() -> Tree {
 
 impl MemFs {
     pub fn new() -> Self {
-        MemFs { nodes: Mutex::new(initial_tree()) }
+        Self::with_quota(QUOTA)
     }
 
-    fn lock(&self) -> MutexGuard<'_, Tree> {
+    /// A file system holding at most `quota` bytes (see [`QUOTA`]).
+    fn with_quota(quota: usize) -> Self {
+        MemFs { nodes: Mutex::new(Store::new(quota)) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Store> {
         self.nodes.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -222,87 +303,96 @@ impl MemFs {
         out
     }
 
-    fn abs(path: &str) -> String {
-        Self::normalize(path, "/")
+    /// The absolute form of `path`, after the length checks.
+    fn abs(path: &str) -> Result<String, FsError> {
+        check_name(path)?;
+        Ok(Self::normalize(path, "/"))
     }
 
     pub fn read(&self, path: &str) -> Result<Vec<u8>, FsError> {
-        let p = Self::abs(path);
-        let t = self.lock();
-        match t.get(&p) {
+        let p = Self::abs(path)?;
+        let st = self.lock();
+        match st.t.get(&p) {
             Some(Node { data: Some(d), .. }) => Ok(if p == DEV_NULL { Vec::new() } else { d.clone() }),
             Some(_) => Err(FsError::IsADirectory),
             None => {
-                lookup_dir(&t, parent_of(&p))?;
+                lookup_dir(&st.t, parent_of(&p))?;
                 Err(FsError::NotFound)
             }
         }
     }
 
-    /// Shared body of write/append: validates and returns the node to modify.
-    fn file_for_write<'t>(t: &'t mut Tree, p: &str) -> Result<&'t mut Node, FsError> {
-        lookup_dir(t, parent_of(p))?;
-        if t.get(p).is_some_and(|n| n.data.is_none()) {
-            return Err(FsError::IsADirectory);
-        }
+    /// Shared body of write/append/write_with_mode: validates, checks the quota, then
+    /// replaces (or with `append` extends) the contents and optionally sets (mode, mtime).
+    fn store(st: &mut Store, p: &str, append: bool, data: &[u8], mode: Option<(u32, u32)>) -> Result<(), FsError> {
+        lookup_dir(&st.t, parent_of(p))?;
+        let old = match st.t.get(p) {
+            Some(n) if n.data.is_none() => return Err(FsError::IsADirectory),
+            Some(n) => Some(cost(p, n)),
+            None => None,
+        };
         check_writable(p)?;
+        let old_cost = old.unwrap_or(0);
+        let kept = if append { old_cost.saturating_sub(p.len() + NODE_COST) } else { 0 };
+        let new_cost = p.len() + NODE_COST + kept + data.len();
+        st.reserve(new_cost, old_cost)?;
+        st.used = st.used.saturating_sub(old_cost).saturating_add(new_cost);
         let node =
-            t.entry(p.to_string()).or_insert_with(|| Node { data: Some(Vec::new()), mode: file_mode(p), mtime: 0 });
+            st.t.entry(p.to_string()).or_insert_with(|| Node { data: Some(Vec::new()), mode: file_mode(p), mtime: 0 });
         node.mtime = now();
-        Ok(node)
+        if let Some(d) = node.data.as_mut() {
+            if !append {
+                d.clear();
+            }
+            d.extend_from_slice(data);
+        }
+        if let Some((mode, mtime)) = mode {
+            node.mode = S_IFREG | (mode & 0o7777);
+            node.mtime = mtime;
+        }
+        Ok(())
     }
 
     /// Creates or truncates a file; its parent must exist.
     pub fn write(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
-        let p = Self::abs(path);
+        let p = Self::abs(path)?;
         if p == DEV_NULL {
             return Ok(());
         }
-        let mut t = self.lock();
-        Self::file_for_write(&mut t, &p)?.data = Some(data.to_vec());
-        Ok(())
+        Self::store(&mut self.lock(), &p, false, data, None)
     }
 
     /// Appends to a file, creating it if needed; its parent must exist.
     pub fn append(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
-        let p = Self::abs(path);
+        let p = Self::abs(path)?;
         if p == DEV_NULL {
             return Ok(());
         }
-        let mut t = self.lock();
-        let node = Self::file_for_write(&mut t, &p)?;
-        if let Some(d) = node.data.as_mut() {
-            d.extend_from_slice(data);
-        }
-        Ok(())
+        Self::store(&mut self.lock(), &p, true, data, None)
     }
 
     /// For `adb push`: creates missing parent directories and keeps the permission bits of
     /// `mode` and the given `mtime`.
     pub fn write_with_mode(&self, path: &str, data: &[u8], mode: u32, mtime: u32) -> Result<(), FsError> {
-        let p = Self::abs(path);
+        let p = Self::abs(path)?;
         if p == DEV_NULL {
             return Ok(());
         }
-        let mut t = self.lock();
-        Self::make_parents(&mut t, &p)?;
-        let node = Self::file_for_write(&mut t, &p)?;
-        node.data = Some(data.to_vec());
-        node.mode = S_IFREG | (mode & 0o7777);
-        node.mtime = mtime;
-        Ok(())
+        let mut st = self.lock();
+        Self::make_parents(&mut st, &p)?;
+        Self::store(&mut st, &p, false, data, Some((mode, mtime)))
     }
 
-    /// Creates every missing ancestor of `p` (not `p` itself).
-    fn make_parents(t: &mut Tree, p: &str) -> Result<(), FsError> {
+    /// Creates every missing ancestor of `p` (not `p` itself); iterative.
+    fn make_parents(st: &mut Store, p: &str) -> Result<(), FsError> {
         for (i, _) in p.match_indices('/').skip(1) {
             let anc = p.get(..i).unwrap_or("/");
-            match t.get(anc) {
+            match st.t.get(anc) {
                 Some(n) if n.data.is_some() => return Err(FsError::NotADirectory),
                 Some(_) => {}
                 None => {
                     check_writable(anc)?;
-                    t.insert(anc.to_string(), new_dir(anc));
+                    st.insert_dir(anc)?;
                 }
             }
         }
@@ -310,23 +400,26 @@ impl MemFs {
     }
 
     pub fn stat(&self, path: &str) -> Option<Meta> {
-        self.lock().get(&Self::abs(path)).map(Node::meta)
+        let p = Self::abs(path).ok()?;
+        self.lock().t.get(&p).map(Node::meta)
     }
 
     /// Direct children of `dir`, sorted by name.
     pub fn list(&self, dir: &str) -> Result<Vec<(String, Meta)>, FsError> {
-        let p = Self::abs(dir);
-        let t = self.lock();
-        match t.get(&p) {
+        let p = Self::abs(dir)?;
+        let st = self.lock();
+        match st.t.get(&p) {
             None => {
-                lookup_dir(&t, parent_of(&p))?;
+                lookup_dir(&st.t, parent_of(&p))?;
                 return Err(FsError::NotFound);
             }
             Some(n) if n.data.is_some() => return Err(FsError::NotADirectory),
             Some(_) => {}
         }
         let prefix = if p == "/" { p } else { format!("{p}/") };
-        Ok(t.range(prefix.clone()..)
+        Ok(st
+            .t
+            .range(prefix.clone()..)
             .take_while(|(k, _)| k.starts_with(&prefix))
             .filter_map(|(k, n)| {
                 let rest = k.get(prefix.len()..)?;
@@ -336,50 +429,49 @@ impl MemFs {
     }
 
     pub fn mkdir(&self, path: &str, parents: bool) -> Result<(), FsError> {
-        let p = Self::abs(path);
-        let mut t = self.lock();
-        if let Some(n) = t.get(&p) {
+        let p = Self::abs(path)?;
+        let mut st = self.lock();
+        if let Some(n) = st.t.get(&p) {
             return if parents && n.data.is_none() { Ok(()) } else { Err(FsError::AlreadyExists) };
         }
         if parents {
-            Self::make_parents(&mut t, &p)?;
+            Self::make_parents(&mut st, &p)?;
         } else {
-            lookup_dir(&t, parent_of(&p))?;
+            lookup_dir(&st.t, parent_of(&p))?;
         }
         check_writable(&p)?;
-        t.insert(p.clone(), new_dir(&p));
-        Ok(())
+        st.insert_dir(&p)
     }
 
     /// Removes a file, or a directory with everything under it when `recursive`.
     pub fn remove(&self, path: &str, recursive: bool) -> Result<(), FsError> {
-        let p = Self::abs(path);
-        let mut t = self.lock();
-        let is_dir = match t.get(&p) {
+        let p = Self::abs(path)?;
+        let mut st = self.lock();
+        let is_dir = match st.t.get(&p) {
             None => {
-                lookup_dir(&t, parent_of(&p))?;
+                lookup_dir(&st.t, parent_of(&p))?;
                 return Err(FsError::NotFound);
             }
             Some(n) => n.data.is_none(),
         };
         check_writable(&p)?;
-        if is_dir {
-            if !recursive {
-                return Err(FsError::IsADirectory);
-            }
-            let prefix = format!("{p}/");
-            t.retain(|k, _| !k.starts_with(&prefix));
+        if is_dir && !recursive {
+            return Err(FsError::IsADirectory);
         }
-        t.remove(&p);
+        let prefix = format!("{p}/");
+        st.retain(|k| k != p.as_str() && !k.starts_with(&prefix));
         Ok(())
     }
 
     /// Wipes everything under the writable roots back to the initial tree.
     pub fn clear_writable(&self) {
-        let mut t = self.lock();
-        t.retain(|k, _| !WRITABLE_ROOTS.iter().any(|r| under(k, r)));
+        let mut st = self.lock();
+        st.retain(|k| !WRITABLE_ROOTS.iter().any(|r| under(k, r)));
         for (k, n) in initial_tree() {
-            t.entry(k).or_insert(n);
+            if !st.t.contains_key(&k) {
+                st.used = st.used.saturating_add(cost(&k, &n));
+                st.t.insert(k, n);
+            }
         }
     }
 }
@@ -461,5 +553,54 @@ mod tests {
         assert_eq!((m.mode, m.mtime, m.size), (0o100755, 42, 3));
         assert!(fs.stat("/sdcard/x/y").unwrap().is_dir);
         assert_eq!(fs.write_with_mode("/system/a/b", b"", 0o644, 1), Err(FsError::ReadOnly));
+    }
+
+    #[test]
+    fn name_too_long() {
+        let fs = MemFs::new();
+        let long = format!("/sdcard/{}", "a".repeat(256));
+        assert_eq!(fs.write(&long, b""), Err(FsError::NameTooLong));
+        assert_eq!(FsError::NameTooLong.to_string(), "File name too long");
+        fs.write(&format!("/sdcard/{}", "a".repeat(255)), b"ok").unwrap();
+        let deep = format!("/sdcard{}", "/a".repeat(2100));
+        assert_eq!(fs.mkdir(&deep, true), Err(FsError::NameTooLong));
+        assert_eq!(fs.read(&deep), Err(FsError::NameTooLong));
+        assert!(fs.stat(&deep).is_none());
+        assert_eq!(fs.list(&deep), Err(FsError::NameTooLong));
+        // 100k components: rejected by length, and normalize/lookup never recurse.
+        let huge = "/x".repeat(100_000);
+        assert_eq!(fs.write_with_mode(&huge, b"", 0o644, 0), Err(FsError::NameTooLong));
+        assert_eq!(MemFs::normalize(&huge, "/").len(), huge.len());
+        let t = initial_tree();
+        let missing = format!("/sdcard{}", "/m".repeat(100_000));
+        assert_eq!(lookup_dir(&t, &missing), Err(FsError::NotFound));
+        assert_eq!(lookup_dir(&t, "/dev/null/x/y"), Err(FsError::NotADirectory));
+        // A deep but legal tree works.
+        let ok = format!("/sdcard{}", "/d".repeat(2000));
+        fs.mkdir(&ok, true).unwrap();
+        fs.write(&format!("{ok}/f"), b"1").unwrap();
+        assert_eq!(fs.read(&format!("{ok}/f")).unwrap(), b"1");
+    }
+
+    #[test]
+    fn quota() {
+        let fs = MemFs::with_quota(Store::new(usize::MAX).used + 10_000);
+        assert_eq!(FsError::NoSpace.to_string(), "No space left on device");
+        fs.write("/sdcard/a", &[0; 5000]).unwrap();
+        assert_eq!(fs.append("/sdcard/a", &[0; 5000]), Err(FsError::NoSpace));
+        assert_eq!(fs.write("/sdcard/b", &[0; 5000]), Err(FsError::NoSpace));
+        // Rewriting in place and shrinking are allowed; freed space is reusable.
+        fs.write("/sdcard/a", &[1; 5100]).unwrap();
+        fs.remove("/sdcard/a", false).unwrap();
+        fs.write("/sdcard/b", &[0; 9600]).unwrap();
+        assert_eq!(fs.mkdir("/sdcard/d", false), Err(FsError::NoSpace));
+        fs.clear_writable();
+        fs.write("/sdcard/c", &[0; 9000]).unwrap();
+        let mut n = 0;
+        while fs.mkdir(&format!("/sdcard/d{n}"), false).is_ok() {
+            n += 1;
+        }
+        assert!(n < 10, "{n}");
+        assert_eq!(MemFs::new().lock().quota, QUOTA);
     }
 }

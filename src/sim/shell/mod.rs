@@ -14,10 +14,23 @@ pub mod parse;
 pub use fs::{FsError, MemFs, Meta};
 
 use parse::{Command, Op, Part, Pipeline, RedirKind, Word};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const SH: &str = "/system/bin/sh";
 const MAX_DEPTH: usize = 8;
+/// Bytes a whole `run_script` may produce (stdout, stderr, pipes, `$(...)`, expansions).
+const OUTPUT_LIMIT: usize = 64 << 20;
+/// Simple commands a whole `run_script` may run (nested shells included).
+const COMMAND_LIMIT: usize = 100_000;
+/// Most glob candidates kept per pattern.
+const GLOB_LIMIT: usize = 100_000;
+/// Longest slice `ShellEnv::sleep` sleeps before looking at `cancel` again.
+const SLEEP_SLICE: Duration = Duration::from_millis(50);
 
 /// What a command (or a whole script) produced.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -45,51 +58,189 @@ pub struct ShellEnv<'a> {
     pub commands: &'a dyn Commands,
     /// Commands past this instant are cut short (set by `timeout N ...`).
     pub deadline: Option<Instant>,
+    /// Set (by the host side) when the client closed the stream, like SIGHUP: sleeps stop
+    /// within 50 ms and no further command starts, as if the deadline had passed.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl ShellEnv<'_> {
-    /// Sleeps for `d`, cut at the deadline; returns false when the deadline cut it.
+    /// Sleeps for `d` in slices of at most 50 ms, cut at the deadline or when `cancel` is
+    /// set; returns false when it was cut.
     pub fn sleep(&self, d: Duration) -> bool {
-        let now = Instant::now();
-        match (self.deadline, now.checked_add(d)) {
-            (Some(dl), end) if end.is_none_or(|e| dl < e) => {
-                std::thread::sleep(dl.saturating_duration_since(now));
-                false
+        let end = Instant::now().checked_add(d);
+        // The instant to wake at, and whether reaching it means "cut".
+        let (target, cut) = match (end, self.deadline) {
+            (Some(e), Some(dl)) if dl < e => (Some(dl), true),
+            (None, Some(dl)) => (Some(dl), true),
+            (e, _) => (e, false),
+        };
+        loop {
+            if self.cancelled() {
+                return false;
             }
-            _ => {
-                std::thread::sleep(d);
+            let now = Instant::now();
+            let slice = match target {
+                Some(t) if now >= t => return !cut,
+                Some(t) => t.saturating_duration_since(now).min(SLEEP_SLICE),
+                None => SLEEP_SLICE,
+            };
+            std::thread::sleep(slice);
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// The deadline has passed or the host cancelled the script.
+    fn expired(&self) -> bool {
+        self.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// Per-`run_script` limits, shared by every nested shell; once one runs out, nothing more runs.
+struct Budget {
+    /// Output bytes still allowed.
+    output: Cell<usize>,
+    /// Commands still allowed.
+    commands: Cell<usize>,
+    /// Why the script was stopped.
+    stop: Cell<Option<&'static str>>,
+}
+
+const TOO_LARGE: &str = "output too large";
+const TOO_MANY: &str = "too many commands";
+
+impl Budget {
+    fn new(output: usize, commands: usize) -> Budget {
+        Budget { output: Cell::new(output), commands: Cell::new(commands), stop: Cell::new(None) }
+    }
+
+    /// Counts `n` output bytes; false (and the script stops) when they do not fit.
+    fn charge(&self, n: usize) -> bool {
+        match self.output.get().checked_sub(n) {
+            Some(left) => {
+                self.output.set(left);
                 true
+            }
+            None => {
+                self.output.set(0);
+                self.stop.set(Some(TOO_LARGE));
+                false
             }
         }
     }
 
-    fn expired(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+    fn stopped(&self) -> bool {
+        self.stop.get().is_some()
+    }
+}
+
+/// What builtins see: the environment, the current directory and the output budget.
+pub struct Cx<'e, 'a> {
+    pub env: &'e ShellEnv<'a>,
+    /// The script's current directory (absolute).
+    pub cwd: &'e str,
+    budget: &'e Budget,
+}
+
+impl Cx<'_, '_> {
+    /// `p` made absolute against the current directory.
+    pub fn abs(&self, p: &str) -> String {
+        MemFs::normalize(p, self.cwd)
+    }
+
+    /// The path to hand to [`MemFs`] for operand `p`: relative ones resolved against the
+    /// current directory, absolute ones as given (so over-long names are reported).
+    pub fn path(&self, p: &str) -> String {
+        path_for_fs(p, &self.abs(p)).to_string()
+    }
+
+    /// Whether `o` may grow by `extra` more bytes within the output budget.
+    pub fn room(&self, o: &Output, extra: usize) -> bool {
+        o.stdout.len().saturating_add(o.stderr.len()).saturating_add(extra) <= self.budget.output.get()
+    }
+
+    /// Ends a builtin that ran out of output budget: drops its output and stops the script.
+    pub fn too_large(&self) -> Output {
+        self.budget.stop.set(Some(TOO_LARGE));
+        Output { code: 1, ..Output::default() }
     }
 }
 
 /// Parses and runs a whole command line; a parse error gives code 2 or 1 with
 /// `/system/bin/sh: <msg>` on stderr, like mksh.
 pub fn run_script(script: &str, env: &ShellEnv) -> Output {
-    run_nested(script, env, 0, &[])
+    run_limited(script, env, OUTPUT_LIMIT, COMMAND_LIMIT)
+}
+
+fn run_limited(script: &str, env: &ShellEnv, output: usize, commands: usize) -> Output {
+    let budget = Budget::new(output, commands);
+    let st = State {
+        last: 0,
+        depth: 0,
+        exited: false,
+        subshell: false,
+        cwd: "/".into(),
+        vars: Rc::default(),
+        budget: &budget,
+    };
+    let mut out = run_nested(script, env, &[], st);
+    if let Some(why) = budget.stop.get() {
+        out.stderr.extend(format!("{SH}: {why}\n").bytes());
+        out.code = 1;
+    }
+    out
+}
+
+/// A shell variable: value and whether child shells (`sh ...`) see it.
+#[derive(Clone)]
+struct Var {
+    value: String,
+    exported: bool,
 }
 
 /// Per-script execution state.
-struct State {
+struct State<'b> {
     last: i32,
     depth: usize,
     exited: bool,
+    /// In a pipeline stage: `cd` and assignments do not outlive the command.
+    subshell: bool,
+    cwd: String,
+    vars: Rc<BTreeMap<String, Var>>,
+    budget: &'b Budget,
 }
 
-fn run_nested(script: &str, env: &ShellEnv, depth: usize, stdin: &[u8]) -> Output {
+impl<'b> State<'b> {
+    /// The state a nested shell starts with: `$(...)` (`all_vars`) sees every variable,
+    /// `sh` only the exported ones.
+    fn child(&self, all_vars: bool) -> State<'b> {
+        let vars = if all_vars {
+            self.vars.clone()
+        } else {
+            Rc::new(self.vars.iter().filter(|(_, v)| v.exported).map(|(k, v)| (k.clone(), v.clone())).collect())
+        };
+        State {
+            last: if all_vars { self.last } else { 0 },
+            depth: self.depth + 1,
+            exited: false,
+            subshell: false,
+            cwd: self.cwd.clone(),
+            vars,
+            budget: self.budget,
+        }
+    }
+}
+
+fn run_nested(script: &str, env: &ShellEnv, stdin: &[u8], mut st: State) -> Output {
     let parsed = match parse::parse(script) {
         Ok(s) => s,
         Err(e) => return Output::error(&format!("{SH}: {e}"), 1),
     };
-    let mut st = State { last: 0, depth, exited: false };
     let mut out = Output::default();
     for (op, pl) in &parsed.items {
-        if st.exited || env.expired() {
+        if st.exited || env.expired() || st.budget.stopped() {
             break;
         }
         match op {
@@ -111,9 +262,15 @@ fn exec_pipeline(pl: &Pipeline, stdin: &[u8], env: &ShellEnv, st: &mut State) ->
     let mut input = stdin.to_vec();
     let n = pl.commands.len();
     for (i, cmd) in pl.commands.iter().enumerate() {
-        // Only a lone command can end the script with `exit`; pipeline stages are subshells.
+        if i > 0 && (st.budget.stopped() || env.expired()) {
+            break;
+        }
+        // Only a lone command can end the script with `exit` (or `cd`, or assign);
+        // pipeline stages are subshells.
         let exited = st.exited;
+        st.subshell = n > 1;
         let r = exec_command(cmd, &input, env, st);
+        st.subshell = false;
         if n > 1 {
             st.exited = exited;
         }
@@ -139,31 +296,92 @@ enum Target {
     File(String),
 }
 
+/// `NAME=value` at the start of a command: the name and the value as a word.
+fn assignment(w: &Word) -> Option<(String, Word)> {
+    let (first, rest) = w.parts.split_first()?;
+    let Part::Lit { text, quoted: false } = first else {
+        return None;
+    };
+    let (name, value) = text.split_once('=')?;
+    let mut chars = name.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return None;
+    }
+    // The value is neither field-split nor globbed: treat all of it as quoted.
+    let mut parts = vec![Part::Lit { text: value.to_string(), quoted: true }];
+    parts.extend(rest.iter().cloned());
+    for p in &mut parts {
+        match p {
+            Part::Lit { quoted, .. } | Part::Var { quoted, .. } | Part::Subst { quoted, .. } => *quoted = true,
+        }
+    }
+    Some((name.to_string(), Word { parts }))
+}
+
 fn exec_command(cmd: &Command, stdin: &[u8], env: &ShellEnv, st: &mut State) -> Output {
     let mut res = Output::default();
-    let mut argv = Vec::new();
-    for w in &cmd.words {
-        argv.extend(expand(w, env, st, &mut res.stderr));
-    }
-    let mut input: Option<Vec<u8>> = None;
-    let mut targets = [Target::Stdout, Target::Stderr];
-    for r in &cmd.redirs {
-        let path = expand(&r.target, env, st, &mut res.stderr).join(" ");
-        if let Err(msg) = redirect(r.fd, r.kind, &path, env, &mut targets, &mut input) {
-            res.stderr.extend(format!("{SH}: {msg}\n").bytes());
+    match st.budget.commands.get().checked_sub(1) {
+        Some(left) => st.budget.commands.set(left),
+        None => {
+            st.budget.stop.set(Some(TOO_MANY));
             res.code = 1;
             return res;
         }
     }
-    let out =
-        if argv.is_empty() { Output::default() } else { run_argv(&argv, input.as_deref().unwrap_or(stdin), env, st) };
+    let mut words = cmd.words.as_slice();
+    let mut assigns = Vec::new();
+    while let Some((w, rest)) = words.split_first() {
+        let Some(a) = assignment(w) else { break };
+        assigns.push(a);
+        words = rest;
+    }
+    let mut argv = Vec::new();
+    for w in words {
+        argv.extend(expand(w, env, st, &mut res.stderr));
+    }
+    // Assignments apply left to right (`A=1 B=$A`); with a command they are exported to it
+    // and undone afterwards, as they are in a pipeline stage.
+    let saved = (!assigns.is_empty() && (!argv.is_empty() || st.subshell)).then(|| st.vars.clone());
+    for (name, w) in &assigns {
+        let value = expand(w, env, st, &mut res.stderr).join("");
+        let vars = Rc::make_mut(&mut st.vars);
+        let exported = saved.is_some() && !argv.is_empty() || vars.get(name).is_some_and(|v| v.exported);
+        vars.insert(name.clone(), Var { value, exported });
+    }
+    let mut input: Option<Vec<u8>> = None;
+    let mut targets = [Target::Stdout, Target::Stderr];
+    let mut ok = !st.budget.stopped();
+    for r in &cmd.redirs {
+        if !ok {
+            break;
+        }
+        let path = expand(&r.target, env, st, &mut res.stderr).join(" ");
+        if let Err(msg) = redirect(r.fd, r.kind, &path, env, &st.cwd, &mut targets, &mut input) {
+            res.stderr.extend(format!("{SH}: {msg}\n").bytes());
+            ok = false;
+        }
+    }
+    let out = if !ok {
+        targets = [Target::Stdout, Target::Stderr];
+        Output { code: 1, ..Output::default() }
+    } else if argv.is_empty() {
+        Output::default()
+    } else {
+        run_argv(&argv, input.as_deref().unwrap_or(stdin), env, st)
+    };
+    if let Some(vars) = saved {
+        st.vars = vars;
+    }
     for (data, target) in [(out.stdout, &targets[0]), (out.stderr, &targets[1])] {
         match target {
             Target::Stdout => res.stdout.extend(data),
             Target::Stderr => res.stderr.extend(data),
             Target::File(p) => {
-                // The file was validated when the redirection was set up.
-                let _ = env.fs.append(p, &data);
+                if let Err(e) = env.fs.append(p, &data) {
+                    res.stderr.extend(format!("{SH}: write error: {e}\n").bytes());
+                }
             }
         }
     }
@@ -176,6 +394,7 @@ fn redirect(
     kind: RedirKind,
     path: &str,
     env: &ShellEnv,
+    cwd: &str,
     targets: &mut [Target; 2],
     input: &mut Option<Vec<u8>>,
 ) -> Result<(), String> {
@@ -190,15 +409,20 @@ fn redirect(
             "/dev/stderr" => return Ok(Target::Stderr),
             _ => {}
         }
-        let abs = MemFs::normalize(path, "/");
-        let r = if append { env.fs.append(&abs, b"") } else { env.fs.write(&abs, b"") };
+        let abs = MemFs::normalize(path, cwd);
+        let r = if append {
+            env.fs.append(path_for_fs(path, &abs), b"")
+        } else {
+            env.fs.write(path_for_fs(path, &abs), b"")
+        };
         r.map_err(|e| format!("can't create {path}: {e}"))?;
         Ok(Target::File(abs))
     };
     match kind {
         RedirKind::In => {
             if fd == 0 {
-                let data = env.fs.read(path).map_err(|e| format!("can't open {path}: {e}"))?;
+                let abs = MemFs::normalize(path, cwd);
+                let data = env.fs.read(path_for_fs(path, &abs)).map_err(|e| format!("can't open {path}: {e}"))?;
                 *input = Some(data);
             }
         }
@@ -208,8 +432,8 @@ fn redirect(
                 targets[s] = t;
             }
         }
-        RedirKind::Both => {
-            let t = file(false)?;
+        RedirKind::Both | RedirKind::BothAppend => {
+            let t = file(kind == RedirKind::BothAppend)?;
             targets[0] = t.clone();
             targets[1] = t;
         }
@@ -235,13 +459,23 @@ fn redirect(
     Ok(())
 }
 
+/// What to hand the file system for `path` (made absolute as `abs`): the path as given
+/// when it is already absolute, so that over-long names are still reported as such.
+pub(crate) fn path_for_fs<'p>(path: &'p str, abs: &'p str) -> &'p str {
+    if path.starts_with('/') { path } else { abs }
+}
+
 fn var(name: &str, st: &State) -> String {
+    if let Some(v) = st.vars.get(name) {
+        return v.value.clone();
+    }
     match name {
         "?" => st.last.to_string(),
         "$" => "4242".into(),
         "#" => "0".into(),
         "0" => SH.into(),
-        "HOME" | "PWD" => "/".into(),
+        "PWD" => st.cwd.clone(),
+        "HOME" => "/".into(),
         "PATH" => "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin".into(),
         "USER" | "LOGNAME" => "shell".into(),
         "HOSTNAME" => "localhost".into(),
@@ -254,6 +488,11 @@ fn var(name: &str, st: &State) -> String {
     }
 }
 
+/// Field separators for unquoted expansions (the default `IFS`).
+fn is_ifs(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n')
+}
+
 /// Expands one word into fields: variables, command substitution, field splitting of
 /// unquoted expansions, and globbing of unquoted `* ? [`.
 fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<String> {
@@ -262,18 +501,28 @@ fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<
     let mut cur: Vec<(char, bool)> = Vec::new();
     let mut has = false;
     for part in &word.parts {
+        if st.budget.stopped() {
+            return Vec::new();
+        }
         let (value, quoted) = match part {
             Part::Lit { text, quoted } => {
                 cur.extend(text.chars().map(|c| (c, *quoted)));
                 has |= *quoted || !text.is_empty();
                 continue;
             }
-            Part::Var { name, quoted } => (var(name, st), *quoted),
+            Part::Var { name, quoted } => {
+                let v = var(name, st);
+                // `$A$A$A...` can repeat one large value many times: count it as output.
+                if !st.budget.charge(v.len()) {
+                    return Vec::new();
+                }
+                (v, *quoted)
+            }
             Part::Subst { script, quoted } => {
                 let out = if st.depth >= MAX_DEPTH {
                     Output::error(&format!("{SH}: too many nested shells"), 1)
                 } else {
-                    run_nested(script, env, st.depth + 1, &[])
+                    run_nested(script, env, &[], st.child(true))
                 };
                 stderr.extend(out.stderr);
                 let s = String::from_utf8_lossy(&out.stdout);
@@ -286,7 +535,7 @@ fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<
             continue;
         }
         for c in value.chars() {
-            if c.is_whitespace() {
+            if is_ifs(c) {
                 if has {
                     fields.push(std::mem::take(&mut cur));
                     has = false;
@@ -302,8 +551,11 @@ fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<
     }
     let mut out = Vec::new();
     for f in fields {
-        let matches =
-            if f.iter().any(|&(c, q)| !q && matches!(c, '*' | '?' | '[')) { glob(&f, env.fs) } else { Vec::new() };
+        let matches = if f.iter().any(|&(c, q)| !q && matches!(c, '*' | '?' | '[')) {
+            glob(&f, env.fs, &st.cwd)
+        } else {
+            Vec::new()
+        };
         if matches.is_empty() {
             out.push(f.iter().map(|&(c, _)| c).collect());
         } else {
@@ -313,8 +565,13 @@ fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<
     out
 }
 
-/// Turns one path component of a glob pattern into an anchored regex.
+/// Turns one path component of a glob pattern into an anchored regex (linear in its length).
 fn glob_regex(comp: &[(char, bool)]) -> Option<regex::Regex> {
+    // next_close[k]: index of the first unquoted-or-not `]` at or after k.
+    let mut next_close = vec![usize::MAX; comp.len() + 1];
+    for k in (0..comp.len()).rev() {
+        next_close[k] = if comp.get(k).is_some_and(|&(c, _)| c == ']') { k } else { next_close[k + 1] };
+    }
     let mut re = String::from("^");
     let mut i = 0;
     while let Some(&(c, q)) = comp.get(i) {
@@ -323,7 +580,8 @@ fn glob_regex(comp: &[(char, bool)]) -> Option<regex::Regex> {
             ('*', false) => re.push_str(".*"),
             ('?', false) => re.push('.'),
             ('[', false) => {
-                let close = comp.iter().skip(i + 1).position(|&(c, _)| c == ']').map(|p| p + i + 1);
+                // A `]` right after `[` (or `[!`) is part of the set.
+                let close = next_close.get(i + 1).copied().filter(|&e| e != usize::MAX);
                 let Some(end) = close else {
                     re.push_str("\\[");
                     continue;
@@ -346,48 +604,68 @@ fn glob_regex(comp: &[(char, bool)]) -> Option<regex::Regex> {
     regex::Regex::new(&re).ok()
 }
 
-/// Expands a glob field against the file system; sorted matches (empty when none).
-fn glob(field: &[(char, bool)], fs: &MemFs) -> Vec<String> {
+/// Expands a glob field against the file system (relative patterns against `cwd`);
+/// sorted, deduplicated matches (empty when none). Only directories are descended into
+/// and at most [`GLOB_LIMIT`] candidates are kept.
+fn glob(field: &[(char, bool)], fs: &MemFs, cwd: &str) -> Vec<String> {
     let absolute = field.first().is_some_and(|&(c, _)| c == '/');
     // Each candidate: (path as shown, absolute path).
-    let mut cands: Vec<(String, String)> = vec![(if absolute { "/".into() } else { String::new() }, "/".into())];
-    for comp in field.split(|&(c, _)| c == '/').filter(|c| !c.is_empty()) {
+    let start = if absolute { "/".to_string() } else { String::new() };
+    let mut cands: Vec<(String, String)> = vec![(start, MemFs::normalize(cwd, "/"))];
+    let join = |base: &str, name: &str| {
+        if base.is_empty() || base.ends_with('/') { format!("{base}{name}") } else { format!("{base}/{name}") }
+    };
+    for (k, comp) in field.split(|&(c, _)| c == '/').filter(|c| !c.is_empty()).enumerate() {
+        if k > 0 {
+            cands.retain(|(_, abs)| fs.stat(abs).is_some_and(|m| m.is_dir));
+        }
         let literal = !comp.iter().any(|&(c, q)| !q && matches!(c, '*' | '?' | '['));
-        let join = |base: &str, name: &str| {
-            if base.is_empty() || base.ends_with('/') { format!("{base}{name}") } else { format!("{base}/{name}") }
-        };
         let mut next = Vec::new();
-        for (shown, abs) in &cands {
-            if literal {
-                let name: String = comp.iter().map(|&(c, _)| c).collect();
+        if literal {
+            let name: String = comp.iter().map(|&(c, _)| c).collect();
+            for (shown, abs) in &cands {
                 let a = MemFs::normalize(&name, abs);
                 if fs.stat(&a).is_some() {
                     next.push((join(shown, &name), a));
                 }
-                continue;
             }
+        } else {
             let Some(re) = glob_regex(comp) else {
                 return Vec::new();
             };
             let dot_ok = comp.first().is_some_and(|&(c, _)| c == '.');
-            for (name, _) in fs.list(abs).unwrap_or_default() {
-                if (dot_ok || !name.starts_with('.')) && re.is_match(&name) {
-                    next.push((join(shown, &name), MemFs::normalize(&name, abs)));
+            'outer: for (shown, abs) in &cands {
+                for (name, _) in fs.list(abs).unwrap_or_default() {
+                    if (dot_ok || !name.starts_with('.')) && re.is_match(&name) {
+                        if next.len() >= GLOB_LIMIT {
+                            break 'outer;
+                        }
+                        next.push((join(shown, &name), MemFs::normalize(&name, abs)));
+                    }
                 }
             }
         }
+        next.truncate(GLOB_LIMIT);
         cands = next;
-    }
-    let mut out: Vec<String> = cands.into_iter().map(|c| c.0).collect();
-    if field.last().is_some_and(|&(c, _)| c == '/') {
-        out.retain(|p| fs.stat(p).is_some_and(|m| m.is_dir));
-        for p in &mut out {
-            if !p.ends_with('/') {
-                p.push('/');
-            }
+        if cands.is_empty() {
+            return Vec::new();
         }
     }
+    let dir_only = field.last().is_some_and(|&(c, _)| c == '/');
+    let mut out: Vec<String> = Vec::new();
+    for (mut shown, abs) in cands {
+        if dir_only {
+            if !fs.stat(&abs).is_some_and(|m| m.is_dir) {
+                continue;
+            }
+            if !shown.ends_with('/') {
+                shown.push('/');
+            }
+        }
+        out.push(shown);
+    }
     out.sort();
+    out.dedup();
     out
 }
 
@@ -407,20 +685,26 @@ fn run_argv(argv: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Ou
     let name = command_name(arg0);
     match name {
         "exit" => return exit(args, st),
+        "cd" => return cd(args, env, st),
         "sh" | "mksh" => return sh(args, stdin, env, st),
         "timeout" => return timeout(args, stdin, env, st),
         _ => {}
     }
-    if let Some(f) = builtins::lookup(name) {
-        return f(args, stdin, env);
+    let mut out = if let Some(f) = builtins::lookup(name) {
+        f(args, stdin, &Cx { env, cwd: &st.cwd, budget: st.budget })
+    } else {
+        let mut full = argv.to_vec();
+        if let Some(first) = full.first_mut() {
+            *first = name.to_string();
+        }
+        env.commands
+            .run(&full, stdin, env)
+            .unwrap_or_else(|| Output::error(&format!("{SH}: {arg0}: inaccessible or not found"), 127))
+    };
+    if !st.budget.charge(out.stdout.len().saturating_add(out.stderr.len())) {
+        out = Output { code: 1, ..Output::default() };
     }
-    let mut full = argv.to_vec();
-    if let Some(first) = full.first_mut() {
-        *first = name.to_string();
-    }
-    env.commands
-        .run(&full, stdin, env)
-        .unwrap_or_else(|| Output::error(&format!("{SH}: {arg0}: inaccessible or not found"), 127))
+    out
 }
 
 fn exit(args: &[String], st: &mut State) -> Output {
@@ -439,78 +723,124 @@ fn exit(args: &[String], st: &mut State) -> Output {
     Output { code, ..Output::default() }
 }
 
+/// `cd [DIR]` (no DIR: `$HOME`); mksh's messages, code 2 on failure.
+fn cd(args: &[String], env: &ShellEnv, st: &mut State) -> Output {
+    let dir = match args.iter().find(|a| !matches!(a.as_str(), "-L" | "-P")) {
+        Some(d) if d == "-" => var("OLDPWD", st),
+        Some(d) => d.clone(),
+        None => var("HOME", st),
+    };
+    let abs = MemFs::normalize(&dir, &st.cwd);
+    let err = match env.fs.stat(path_for_fs(&dir, &abs)) {
+        Some(m) if m.is_dir => None,
+        Some(_) => Some(FsError::NotADirectory),
+        None if dir.len() > fs::PATH_MAX || dir.split('/').any(|c| c.len() > fs::NAME_MAX) => {
+            Some(FsError::NameTooLong)
+        }
+        None => Some(FsError::NotFound),
+    };
+    if let Some(e) = err {
+        return Output::error(&format!("{SH}: cd: {dir}: {e}"), 2);
+    }
+    if !st.subshell {
+        let old = std::mem::replace(&mut st.cwd, abs);
+        Rc::make_mut(&mut st.vars).insert("OLDPWD".into(), Var { value: old, exported: false });
+    }
+    Output::default()
+}
+
 fn sh(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Output {
     if st.depth >= MAX_DEPTH {
         return Output::error(&format!("{SH}: too many nested shells"), 1);
     }
-    let depth = st.depth + 1;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a.starts_with('-') && a.len() > 1 {
             if a.contains('c') && !a.starts_with("--") {
                 return match it.next() {
-                    Some(script) => run_nested(script, env, depth, stdin),
+                    Some(script) => run_nested(script, env, stdin, st.child(false)),
                     None => Output::error(&format!("{SH}: -c: option requires an argument"), 1),
                 };
             }
             continue;
         }
-        return match env.fs.read(a) {
-            Ok(data) => run_nested(&String::from_utf8_lossy(&data), env, depth, &[]),
+        let abs = MemFs::normalize(a, &st.cwd);
+        return match env.fs.read(path_for_fs(a, &abs)) {
+            Ok(data) => run_nested(&String::from_utf8_lossy(&data), env, &[], st.child(false)),
             Err(e) => Output::error(&format!("{SH}: {a}: {e}"), 127),
         };
     }
-    run_nested(&String::from_utf8_lossy(stdin), env, depth, &[])
+    run_nested(&String::from_utf8_lossy(stdin), env, &[], st.child(false))
 }
 
+/// `timeout [-s SIG] [-k D] DURATION CMD...`. Directly nested `timeout`s are handled in one
+/// loop (deadlines combined), so `timeout 1 timeout 1 ... true` cannot recurse deeply.
 fn timeout(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Output {
-    let mut i = 0;
-    let mut code_on_timeout = 124;
-    let is_kill = |s: Option<&str>| matches!(s, Some("KILL" | "SIGKILL" | "9"));
-    while let Some(a) = args.get(i) {
-        i += 1;
-        match a.as_str() {
-            "--" => break,
-            "-s" => {
-                if is_kill(args.get(i).map(String::as_str)) {
-                    code_on_timeout = 137;
+    // Per level, outermost first: (its combined deadline, its code on timeout).
+    let mut levels: Vec<(Option<Instant>, i32)> = Vec::new();
+    let mut deadline = env.deadline;
+    let mut args = args;
+    let cmd = loop {
+        let mut i = 0;
+        let mut code_on_timeout = 124;
+        let is_kill = |s: Option<&str>| matches!(s, Some("KILL" | "SIGKILL" | "9"));
+        while let Some(a) = args.get(i) {
+            i += 1;
+            match a.as_str() {
+                "--" => break,
+                "-s" => {
+                    if is_kill(args.get(i).map(String::as_str)) {
+                        code_on_timeout = 137;
+                    }
+                    i += 1;
                 }
-                i += 1;
-            }
-            "-k" => i += 1,
-            s if s.starts_with("-s") => {
-                if is_kill(s.get(2..)) {
-                    code_on_timeout = 137;
+                "-k" => i += 1,
+                s if s.starts_with("-s") => {
+                    if is_kill(s.get(2..)) {
+                        code_on_timeout = 137;
+                    }
                 }
-            }
-            s if s.starts_with("-k") || s.starts_with("--") || s == "-v" => {}
-            _ => {
-                i -= 1;
-                break;
+                s if s.starts_with("-k") || s.starts_with("--") || s == "-v" => {}
+                _ => {
+                    i -= 1;
+                    break;
+                }
             }
         }
-    }
-    let (Some(dur), Some(cmd)) = (args.get(i), args.get(i + 1..).filter(|c| !c.is_empty())) else {
-        return Output::error("timeout: Needs 2 arguments", 125);
-    };
-    let Some(d) = builtins::parse_duration(dur) else {
-        return Output::error(&format!("timeout: invalid duration '{dur}'"), 125);
-    };
-    let new_deadline = if d.is_zero() {
-        env.deadline
-    } else {
-        let mine = Instant::now().checked_add(d);
-        match (env.deadline, mine) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let (Some(dur), Some(cmd)) = (args.get(i), args.get(i + 1..).filter(|c| !c.is_empty())) else {
+            return finish_timeout(Output::error("timeout: Needs 2 arguments", 125), &levels, env);
+        };
+        let Some(d) = builtins::parse_duration(dur) else {
+            return finish_timeout(Output::error(&format!("timeout: invalid duration '{dur}'"), 125), &levels, env);
+        };
+        if !d.is_zero() {
+            let mine = Instant::now().checked_add(d);
+            deadline = match (deadline, mine) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        levels.push((deadline, code_on_timeout));
+        match cmd.split_first() {
+            Some((first, rest)) if command_name(first) == "timeout" => args = rest,
+            _ => break cmd,
         }
     };
-    let inner = ShellEnv { fs: env.fs, commands: env.commands, deadline: new_deadline };
+    let inner = ShellEnv { fs: env.fs, commands: env.commands, deadline, cancel: env.cancel.clone() };
     let exited = st.exited;
-    let mut out = run_argv(cmd, stdin, &inner, st);
+    let out = run_argv(cmd, stdin, &inner, st);
     st.exited = exited;
-    if inner.expired() {
-        out.code = code_on_timeout;
+    finish_timeout(out, &levels, env)
+}
+
+/// The outermost timeout level whose deadline passed decides the code (as each level
+/// overrides what the inner ones reported).
+fn finish_timeout(mut out: Output, levels: &[(Option<Instant>, i32)], env: &ShellEnv) -> Output {
+    let now = Instant::now();
+    if let Some(&(_, code)) = levels.iter().find(|(d, _)| d.is_some_and(|d| now >= d)) {
+        out.code = code;
+    } else if env.cancelled() && !levels.is_empty() {
+        out.code = levels.first().map_or(124, |l| l.1);
     }
     out
 }
@@ -546,7 +876,7 @@ mod tests {
     }
 
     fn run_with(fs: &MemFs, cmds: &Fake, script: &str) -> Output {
-        let env = ShellEnv { fs, commands: cmds, deadline: None };
+        let env = ShellEnv { fs, commands: cmds, deadline: None, cancel: None };
         run_script(script, &env)
     }
 
@@ -762,5 +1092,185 @@ mod tests {
         }
         assert_eq!(run_with(&fs, &f, "echo ok").stdout, b"ok\n");
         assert_eq!(run_with(&fs, &f, "echo \"\\\"\"").stdout, b"\"\n");
+    }
+
+    #[test]
+    fn nested_timeouts_do_not_recurse() {
+        let s = format!("{}true", "timeout 1 ".repeat(10_000));
+        assert_eq!(run(&s).code, 0);
+        let s = format!("{}false", "timeout -s KILL 5 ".repeat(10_000));
+        assert_eq!(run(&s).code, 1);
+        let start = Instant::now();
+        assert_eq!(run("timeout 5 timeout 0.02 sleep 1").code, 124);
+        assert_eq!(run("timeout -s KILL 0.02 timeout 5 sleep 1").code, 137);
+        assert_eq!(run("timeout 0.02 timeout -s 9 5 sleep 1").code, 124);
+        assert!(start.elapsed() < Duration::from_secs(2));
+        assert_eq!(run("timeout 1 timeout x true").code, 125);
+        assert_eq!(run("timeout 1 timeout 1").code, 125);
+    }
+
+    fn limited(fs: &MemFs, script: &str, output: usize, commands: usize) -> Output {
+        let f = Fake::default();
+        let env = ShellEnv { fs, commands: &f, deadline: None, cancel: None };
+        run_limited(script, &env, output, commands)
+    }
+
+    #[test]
+    fn output_budget() {
+        let fs = MemFs::new();
+        fs.write("/sdcard/big", &vec![b'x'; 8 << 20]).unwrap();
+        let r = run_with(&fs, &Fake::default(), &format!("cat{}; echo after", " /sdcard/big".repeat(9)));
+        assert_eq!(r.code, 1);
+        assert!(r.stderr.ends_with(b"/system/bin/sh: output too large\n"));
+        assert!(!r.stdout.ends_with(b"after\n"));
+        assert!(r.stdout.len() <= OUTPUT_LIMIT);
+        assert_eq!(run_with(&fs, &Fake::default(), "cat /sdcard/big | wc -c").stdout, b"8388608\n");
+        // Pipes, substitutions and variables all count.
+        let r = limited(&fs, "printf '%1000s' | printf '%1000s' | wc -c", 1500, 100);
+        assert_eq!((r.code, r.stdout.is_empty()), (1, true));
+        let r = limited(&fs, "echo $(printf '%1000s') $(printf '%1000s')", 1500, 100);
+        assert!(r.stderr.ends_with(b"output too large\n"));
+        let doubling = "A=xxxxxxxxxxxxxxxx".to_string() + &"; A=$A$A".repeat(40) + "; echo done";
+        let r = limited(&fs, &doubling, 1 << 20, 100);
+        assert_eq!((r.code, r.stdout.is_empty()), (1, true));
+        assert!(r.stderr.ends_with(b"output too large\n"));
+        let r = limited(&fs, "printf '%1000s' x; echo ok", 1500, 100);
+        assert_eq!((r.code, r.stdout.len()), (0, 1003));
+    }
+
+    #[test]
+    fn command_budget() {
+        let r = run(&"true;".repeat(COMMAND_LIMIT + 1));
+        assert_eq!(r.code, 1);
+        assert_eq!(r.stderr, b"/system/bin/sh: too many commands\n");
+        assert_eq!(run(&"true;".repeat(1000)).code, 0);
+        let fs = MemFs::new();
+        let r = limited(&fs, "echo a; sh -c 'true; true; true'; echo $(true; true); echo b", usize::MAX, 6);
+        assert_eq!((r.code, r.stdout.as_slice()), (1, &b"a\n"[..]));
+        assert!(r.stderr.ends_with(b"too many commands\n"));
+        let r = limited(&fs, "echo a; sh -c 'true; true; true'; echo b", usize::MAX, 6);
+        assert_eq!((r.code, r.stdout.as_slice()), (0, &b"a\nb\n"[..]));
+    }
+
+    #[test]
+    fn cancel_stops_sleep_and_script() {
+        let fs = MemFs::new();
+        let f = Fake::default();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let env = ShellEnv { fs: &fs, commands: &f, deadline: None, cancel: Some(cancel.clone()) };
+        let setter = {
+            let c = cancel.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(30));
+                c.store(true, Ordering::Relaxed);
+            })
+        };
+        let start = Instant::now();
+        let r = run_script("echo before; sleep 10; echo after", &env);
+        let _ = setter.join();
+        assert!(start.elapsed() < Duration::from_secs(1));
+        assert_eq!(r.stdout, b"before\n");
+        assert!(!env.sleep(Duration::from_secs(10)));
+        assert!(run_script("echo x", &env).stdout.is_empty());
+        let env = ShellEnv { fs: &fs, commands: &f, deadline: None, cancel: Some(Arc::new(AtomicBool::new(false))) };
+        assert!(env.sleep(Duration::from_millis(20)));
+        assert_eq!(run_script("echo x", &env).stdout, b"x\n");
+    }
+
+    #[test]
+    fn both_append() {
+        let fs = MemFs::new();
+        let f = Fake::default();
+        run_with(&fs, &f, "echo a &> /sdcard/log; echo b &>> /sdcard/log; cat /nope &>>/sdcard/log");
+        assert_eq!(fs.read("/sdcard/log").unwrap(), b"a\nb\ncat: /nope: No such file or directory\n");
+        run_with(&fs, &f, "echo c &> /sdcard/log");
+        assert_eq!(fs.read("/sdcard/log").unwrap(), b"c\n");
+    }
+
+    #[test]
+    fn cd_and_pwd() {
+        let fs = MemFs::new();
+        let f = Fake::default();
+        let r =
+            run_with(&fs, &f, "cd /sdcard; pwd; echo $PWD; echo hi > f; cat f; mkdir d; cd d; pwd; cd ..; ls; echo *");
+        assert_eq!(
+            String::from_utf8_lossy(&r.stdout),
+            "/sdcard\n/sdcard\nhi\n/sdcard/d\nDCIM\nDownload\nPictures\nd\nf\nDCIM Download Pictures d f\n"
+        );
+        assert_eq!(fs.read("/sdcard/f").unwrap(), b"hi\n");
+        let r = run_with(&fs, &f, "cd /x; echo $?; pwd");
+        assert_eq!(r.stdout, b"2\n/\n");
+        assert_eq!(r.stderr, b"/system/bin/sh: cd: /x: No such file or directory\n");
+        let r = run_with(&fs, &f, "cd /sdcard/f");
+        assert_eq!((r.code, r.stderr.as_slice()), (2, &b"/system/bin/sh: cd: /sdcard/f: Not a directory\n"[..]));
+        // Nested shells inherit the directory; pipeline stages and children do not leak it.
+        assert_eq!(
+            run_with(&fs, &f, "cd /sdcard; sh -c 'cd d; pwd'; pwd; echo $(cd d; pwd)").stdout,
+            b"/sdcard/d\n/sdcard\n/sdcard/d\n"
+        );
+        assert_eq!(run_with(&fs, &f, "cd /sdcard | true; pwd").stdout, b"/\n");
+        assert_eq!(run_with(&fs, &f, "cd /sdcard; cd; pwd; cd -; pwd").stdout, b"/\n/sdcard\n");
+        assert_eq!(run_with(&fs, &f, "cd /sdcard && cat < f && sh f").stdout, b"hi\n");
+        assert_eq!(run_with(&fs, &f, "pwd").stdout, b"/\n");
+    }
+
+    #[test]
+    fn assignments() {
+        let fs = MemFs::new();
+        let f = Fake::default();
+        assert_eq!(run_with(&fs, &f, "A=1; echo $A; A='x  y' B=$A; echo \"$B\" $A").stdout, b"1\nx  y x y\n");
+        assert_eq!(run_with(&fs, &f, "FOO=1 sh -c 'echo $FOO'; echo \"[$FOO]\"").stdout, b"1\n[]\n");
+        assert_eq!(run_with(&fs, &f, "FOO=1; sh -c 'echo \"[$FOO]\"'; echo $(echo $FOO)").stdout, b"[]\n1\n");
+        assert_eq!(run_with(&fs, &f, "A=1 | true; echo \"[$A]\"").stdout, b"[]\n");
+        assert_eq!(run_with(&fs, &f, "HOME=/sdcard; cd; pwd").stdout, b"/sdcard\n");
+        assert_eq!(run_with(&fs, &f, "A=*; echo \"$A\"").stdout, b"*\n");
+        assert_eq!(run_with(&fs, &f, "1A=x").code, 127);
+        assert_eq!(run_with(&fs, &f, "echo A=b").stdout, b"A=b\n");
+        assert_eq!(run_with(&fs, &f, "A=$(echo x) > /sdcard/o; echo $A").stdout, b"x\n");
+    }
+
+    #[test]
+    fn splits_only_on_ascii_ifs() {
+        let fs = MemFs::new();
+        let f = Fake::default();
+        let r = run_with(&fs, &f, "printf '[%s]' $(printf 'a\u{a0}b\u{3000}c d\te\nf')");
+        assert_eq!(String::from_utf8_lossy(&r.stdout), "[a\u{a0}b\u{3000}c][d][e][f]");
+    }
+
+    #[test]
+    fn subst_backslashes() {
+        assert_eq!(out(r"echo $(echo \))"), ")\n");
+        assert_eq!(out(r#"echo "$(echo "a\"b")""#), "a\"b\n");
+        assert_eq!(out(r"echo $(echo '\')"), "\\\n");
+    }
+
+    #[test]
+    fn glob_limits() {
+        let fs = MemFs::new();
+        let f = Fake::default();
+        run_with(&fs, &f, "touch /sdcard/file; mkdir /sdcard/e");
+        // Only directories are descended into (`file/..` is not a match).
+        assert_eq!(
+            run_with(&fs, &f, "echo /sdcard/*/..").stdout,
+            b"/sdcard/DCIM/.. /sdcard/Download/.. /sdcard/Pictures/.. /sdcard/e/..\n"
+        );
+        assert_eq!(
+            run_with(&fs, &f, "echo /sdcard/*/").stdout,
+            b"/sdcard/DCIM/ /sdcard/Download/ /sdcard/Pictures/ /sdcard/e/\n"
+        );
+        for k in 0..16 {
+            fs.mkdir(&format!("/sdcard/e/{k:02}"), false).unwrap();
+        }
+        // 16^5 candidates would be over a million: capped.
+        let r = run_with(&fs, &f, "echo /sdcard/e/*/../*/../*/../*/../* | wc -w");
+        assert_eq!(r.stdout, format!("{GLOB_LIMIT}\n").into_bytes());
+        let start = Instant::now();
+        let r = run_with(&fs, &f, &format!("echo /sdcard/{}*", "[".repeat(200_000)));
+        assert_eq!(r.stdout.len(), 200_000 + 10);
+        assert!(start.elapsed() < Duration::from_secs(10));
+        assert_eq!(
+            glob_regex(&[('[', false), (']', false), ('a', false), (']', false)]).map(|r| r.is_match("]")),
+            Some(true)
+        );
     }
 }

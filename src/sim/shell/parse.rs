@@ -49,6 +49,8 @@ pub enum RedirKind {
     Append,
     /// `&>`: stdout and stderr to the file.
     Both,
+    /// `&>>`: stdout and stderr appended to the file.
+    BothAppend,
     /// `N>&M` / `N<&M`: the target word names a descriptor.
     Dup,
 }
@@ -192,6 +194,15 @@ impl Lexer {
                         Some(c) => c,
                     };
                     match (quote, c) {
+                        // A backslash keeps the next character from closing anything.
+                        (None | Some('"'), '\\') => {
+                            script.push(c);
+                            match self.bump() {
+                                Some(n) => script.push(n),
+                                None => return err("unexpected EOF"),
+                            }
+                            continue;
+                        }
                         (Some(q), c) if c == q => quote = None,
                         (Some(_), _) => {}
                         (None, '\'' | '"') => quote = Some(c),
@@ -339,8 +350,8 @@ fn lex(src: &str) -> Result<Vec<Tok>, ParseError> {
                 if lx.eat('&') {
                     toks.push(Tok::Op("&&"));
                 } else if lx.eat('>') {
-                    lx.eat('>');
-                    toks.push(Tok::Redir(1, RedirKind::Both));
+                    let kind = if lx.eat('>') { RedirKind::BothAppend } else { RedirKind::Both };
+                    toks.push(Tok::Redir(1, kind));
                 } else {
                     // Background jobs run to completion in order here.
                     toks.push(Tok::Op("&"));
@@ -474,6 +485,12 @@ mod tests {
         assert!(matches!(&words[4].parts[0], Part::Subst { script, .. } if script == "b"));
         assert_eq!(words[5].parts, vec![lit("$", false)]);
         assert_eq!(words[6].parts, vec![lit("a#b", false)]);
+        let s = parse(r#"echo $(echo \)) "$(echo "\")")" $(echo '\')"#).unwrap();
+        let words = &s.items[0].1.commands[0].words;
+        assert!(matches!(&words[1].parts[0], Part::Subst { script, .. } if script == r"echo \)"));
+        assert!(matches!(&words[2].parts[1], Part::Subst { script, .. } if script == r#"echo "\")""#));
+        assert!(matches!(&words[3].parts[0], Part::Subst { script, .. } if script == r"echo '\'"));
+        assert_eq!(msg("echo $(a \\"), "syntax error: unexpected EOF");
     }
 
     #[test]
@@ -496,6 +513,9 @@ mod tests {
             ]
         );
         assert!(parse("a |\n b &&\n c").is_ok());
+        let s = parse("a &>> /x &> /y").unwrap();
+        let kinds: Vec<RedirKind> = s.items[0].1.commands[0].redirs.iter().map(|r| r.kind).collect();
+        assert_eq!(kinds, [RedirKind::BothAppend, RedirKind::Both]);
         assert_eq!(parse("").unwrap().items.len(), 0);
         assert_eq!(parse("a;").unwrap().items.len(), 1);
     }
