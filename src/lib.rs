@@ -7,3 +7,4 @@
 
 pub mod keycodes;
 pub mod sim;
+pub mod ui;

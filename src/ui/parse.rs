@@ -1,0 +1,320 @@
+//! Parses `uiautomator dump` output as real devices and tools produce it into a
+//! [`UiTree`]: log lines before the XML, the `UI hierchary dumped to:` line glued
+//! after it, single- or double-quoted or missing declarations, CR CR LF, several
+//! windows, Appium's class-named tags, invalid UTF-8 and stray control characters.
+//!
+//! What can be decoded is decoded; what cannot gives a [`ParseError`] that says what
+//! is wrong, never a panic. Nothing here talks to a device.
+
+use std::borrow::Cow;
+
+use super::{Actions, Bounds, Element, UiTree};
+
+/// Why a dump could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("the hierarchy dump is empty; the screen may be locked or the app secure (FLAG_SECURE) — try again")]
+    Empty,
+    #[error("no <hierarchy> element in the dump (it starts with {start:?}); this is not uiautomator output")]
+    NoHierarchy { start: String },
+    #[error("the dump stops before </hierarchy> after {len} bytes; it was cut off — dump again")]
+    Truncated { len: usize },
+    #[error("the dump is not well-formed XML at line {line}, column {column}: {message}")]
+    Xml { line: u32, column: u32, message: String },
+}
+
+const OPEN: &str = "<hierarchy";
+const CLOSE: &str = "</hierarchy>";
+
+/// Parses dump bytes. `screen` is the size from `wm size`, used for visibility.
+pub fn parse(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ParseError::Empty);
+    }
+    // Undecodable bytes (a log in another code page, cut multi-byte text) become
+    // U+FFFD; everything else survives.
+    let text = String::from_utf8_lossy(bytes);
+    let xml = extract(&text)?;
+    let doc = match roxmltree::Document::parse(xml) {
+        Ok(doc) => doc,
+        Err(first) => {
+            // Only pay for the repair pass when the dump needs it.
+            let repaired = repair(xml);
+            match roxmltree::Document::parse(&repaired) {
+                Ok(doc) => return Ok(build(&doc, screen)),
+                Err(_) => return Err(xml_error(&first)),
+            }
+        }
+    };
+    Ok(build(&doc, screen))
+}
+
+/// The `<hierarchy ...>...</hierarchy>` part, without what devices print around it.
+fn extract(text: &str) -> Result<&str, ParseError> {
+    let Some(start) = text.find(OPEN) else {
+        let start: String = text.trim_start().chars().take(60).collect();
+        return Err(ParseError::NoHierarchy { start });
+    };
+    let rest = &text[start..];
+    if let Some(end) = rest.rfind(CLOSE) {
+        return Ok(&rest[..end + CLOSE.len()]);
+    }
+    // `<hierarchy rotation="0"/>`: an empty but complete dump.
+    let head_end = rest.find('>').ok_or(ParseError::Truncated { len: text.len() })?;
+    if rest[..head_end].ends_with('/') {
+        return Ok(&rest[..=head_end]);
+    }
+    Err(ParseError::Truncated { len: text.len() })
+}
+
+fn xml_error(e: &roxmltree::Error) -> ParseError {
+    let pos = e.pos();
+    ParseError::Xml { line: pos.row, column: pos.col, message: e.to_string() }
+}
+
+fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && c != '\u{FFFE}' && c != '\u{FFFF}')
+}
+
+/// Drops characters XML forbids, replaces character references to them with U+FFFD,
+/// and escapes `&` that starts no reference.
+fn repair(xml: &str) -> Cow<'_, str> {
+    let mut out = String::with_capacity(xml.len() + 64);
+    let mut rest = xml;
+    while let Some(pos) = rest.find(|c: char| c == '&' || !is_xml_char(c)) {
+        out.push_str(&rest[..pos]);
+        let tail = &rest[pos..];
+        let Some(c) = tail.chars().next() else { break };
+        if c != '&' {
+            rest = &tail[c.len_utf8()..];
+            continue;
+        }
+        let reference = tail[1..].find(';').map(|semi| &tail[1..=semi]).filter(|r| r.len() <= 12);
+        match reference {
+            Some(r) if r.starts_with('#') => {
+                let number = r.strip_prefix("#x").or_else(|| r.strip_prefix("#X"));
+                let code = match number {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                    None => r[1..].parse::<u32>().ok(),
+                };
+                match code.and_then(char::from_u32).filter(|c| is_xml_char(*c)) {
+                    Some(_) => out.push_str(&tail[..r.len() + 2]),
+                    None => out.push_str("&#xFFFD;"),
+                }
+                rest = &tail[r.len() + 2..];
+            }
+            Some(r) if !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                out.push_str(&tail[..r.len() + 2]);
+                rest = &tail[r.len() + 2..];
+            }
+            _ => {
+                out.push_str("&amp;");
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+fn parse_bounds(s: &str) -> Bounds {
+    let mut nums = [0i32; 4];
+    let mut n = 0;
+    for part in s.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter(|p| !p.is_empty()) {
+        if n == 4 {
+            break;
+        }
+        nums[n] = part.parse::<i64>().map(|v| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32).unwrap_or(0);
+        n += 1;
+    }
+    Bounds { left: nums[0], top: nums[1], right: nums[2], bottom: nums[3] }
+}
+
+fn element_from(node: roxmltree::Node, id: usize, parent: Option<usize>, depth: usize, sibling: usize) -> Element {
+    let attr = |name: &str| node.attribute(name).unwrap_or("");
+    let flag = |name: &str| node.attribute(name) == Some("true");
+    let tag = node.tag_name().name();
+    let class = match node.attribute("class") {
+        Some(c) => c.to_string(),
+        // Appium dumps name the tag after the class.
+        None if tag != "node" => tag.to_string(),
+        None => String::new(),
+    };
+    Element {
+        id,
+        parent,
+        depth,
+        index: attr("index").parse().unwrap_or(sibling),
+        class,
+        text: attr("text").to_string(),
+        content_desc: attr("content-desc").to_string(),
+        resource_id: attr("resource-id").to_string(),
+        package: attr("package").to_string(),
+        hint: attr("hint").to_string(),
+        bounds: parse_bounds(attr("bounds")),
+        checkable: flag("checkable"),
+        checked: flag("checked"),
+        clickable: flag("clickable"),
+        enabled: node.attribute("enabled") != Some("false"),
+        focusable: flag("focusable"),
+        focused: flag("focused"),
+        scrollable: flag("scrollable"),
+        long_clickable: flag("long-clickable"),
+        password: flag("password"),
+        selected: flag("selected"),
+        visible_to_user: node.attribute("visible-to-user").map(|v| v == "true"),
+        naf: flag("NAF"),
+        display_id: node.attribute("display-id").and_then(|v| v.parse().ok()),
+        drawing_order: node.attribute("drawing-order").and_then(|v| v.parse().ok()),
+        ..Default::default()
+    }
+}
+
+/// FNV-1a: stable across runs and platforms (std's hasher is randomly seeded).
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        for byte in b {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        // A separator, so ("ab","c") and ("a","bc") differ.
+        self.0 ^= 0xff;
+        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+    }
+}
+
+fn build(doc: &roxmltree::Document, screen: (u32, u32)) -> UiTree {
+    let root = doc.root_element();
+    let rotation = root.attribute("rotation").and_then(|r| r.parse::<u8>().ok()).unwrap_or(0).min(3);
+    let mut tree = UiTree { rotation, screen, ..Default::default() };
+    // Iterative pre-order walk: deep trees cannot overflow the stack.
+    let mut stack: Vec<(roxmltree::Node, Option<usize>, usize, usize)> = Vec::new();
+    let top: Vec<_> = root.children().filter(|n| n.is_element()).collect();
+    for (sibling, node) in top.into_iter().enumerate().rev() {
+        stack.push((node, None, 0, sibling));
+    }
+    while let Some((node, parent, depth, sibling)) = stack.pop() {
+        let id = tree.elements.len();
+        tree.elements.push(element_from(node, id, parent, depth, sibling));
+        match parent.and_then(|p| tree.elements.get_mut(p)) {
+            Some(p) => p.children.push(id),
+            None => tree.roots.push(id),
+        }
+        let kids: Vec<_> = node.children().filter(|n| n.is_element()).collect();
+        for (sibling, child) in kids.into_iter().enumerate().rev() {
+            stack.push((child, Some(id), depth + 1, sibling));
+        }
+    }
+    derive(&mut tree);
+    tree
+}
+
+/// Centre, actions, visibility and signatures, computed once.
+fn derive(tree: &mut UiTree) {
+    let screen = Bounds { left: 0, top: 0, right: tree.screen.0 as i32, bottom: tree.screen.1 as i32 };
+    let known_screen = !screen.is_empty();
+    // Children come after their parent in pre-order, so a reverse pass sees every
+    // child's signature before its parent's.
+    for id in (0..tree.elements.len()).rev() {
+        let child_sigs: Vec<u64> =
+            tree.elements[id].children.iter().filter_map(|c| tree.elements.get(*c)).map(|c| c.signature).collect();
+        let e = &mut tree.elements[id];
+        e.center = e.bounds.center();
+        e.actions = Actions {
+            touch: e.clickable || e.checkable,
+            long_touch: e.long_clickable,
+            set_text: e.is_editable(),
+            scroll: e.scrollable,
+        };
+        e.visible =
+            !e.bounds.is_empty() && e.visible_to_user != Some(false) && (!known_screen || e.bounds.intersects(&screen));
+        let mut h = Fnv::new();
+        h.bytes(e.class.as_bytes());
+        h.bytes(e.resource_id.as_bytes());
+        h.bytes(e.content_desc.as_bytes());
+        let text = if e.is_editable() { "" } else { e.text.as_str() };
+        h.bytes(text.as_bytes());
+        for sig in &child_sigs {
+            h.bytes(&sig.to_le_bytes());
+        }
+        if e.resource_id.is_empty() && e.content_desc.is_empty() && text.is_empty() && child_sigs.is_empty() {
+            let b = e.bounds;
+            for v in [b.left, b.top, b.right, b.bottom] {
+                h.bytes(&v.to_le_bytes());
+            }
+        }
+        e.signature = h.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NODE: &str = r#"<node index="0" text="Wi-Fi" resource-id="android:id/title" class="android.widget.TextView" package="com.android.settings" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][100,50]" />"#;
+
+    fn dump(body: &str) -> String {
+        format!("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">{body}</hierarchy>")
+    }
+
+    #[test]
+    fn strips_what_surrounds_the_xml() {
+        let raw = format!("log line\r\n{}UI hierchary dumped to: /dev/tty\n", dump(NODE));
+        let tree = parse(raw.as_bytes(), (1080, 2400)).unwrap();
+        assert_eq!(tree.len(), 1);
+        let e = &tree.elements[0];
+        assert_eq!((e.text.as_str(), e.center, e.actions.touch, e.visible), ("Wi-Fi", (50, 25), true, true));
+    }
+
+    #[test]
+    fn repairs_control_characters_and_bad_references() {
+        let body = NODE.replace("Wi-Fi", "a\u{1}b &#1; & c &#128075; &amp;");
+        let tree = parse(dump(&body).as_bytes(), (0, 0)).unwrap();
+        assert_eq!(tree.elements[0].text, "ab \u{FFFD} & c 👋 &");
+    }
+
+    #[test]
+    fn clear_errors_for_what_cannot_be_read() {
+        assert!(matches!(parse(b"  \n", (1, 1)), Err(ParseError::Empty)));
+        assert!(matches!(
+            parse(b"ERROR: null root node returned by UiTestAutomationBridge.", (1, 1)),
+            Err(ParseError::NoHierarchy { .. })
+        ));
+        let cut = dump(NODE);
+        assert!(matches!(parse(&cut.as_bytes()[..cut.len() - 20], (1, 1)), Err(ParseError::Truncated { .. })));
+        let broken = dump("<node bounds=\"[0,0][1,1]\"><node></hierarchy>");
+        let err = parse(broken.as_bytes(), (1, 1)).unwrap_err();
+        assert!(matches!(err, ParseError::Xml { .. }), "{err}");
+        assert!(parse(b"<hierarchy rotation=\"1\"/>", (1, 1)).is_ok_and(|t| t.is_empty() && t.rotation == 1));
+    }
+
+    #[test]
+    fn signatures_ignore_typed_text_and_track_children() {
+        let field = |text: &str| {
+            dump(&format!(
+                r#"<node class="android.widget.EditText" resource-id="p:id/f" text="{text}" bounds="[0,0][9,9]" />"#
+            ))
+        };
+        let a = parse(field("hello").as_bytes(), (10, 10)).unwrap();
+        let b = parse(field("hello world").as_bytes(), (10, 10)).unwrap();
+        assert_eq!(a.elements[0].signature, b.elements[0].signature);
+        assert!(a.elements[0].actions.set_text);
+        let deep =
+            (0..40).fold(String::new(), |inner, i| format!(r#"<node class="c{i}" bounds="[0,0][1,1]">{inner}</node>"#));
+        let tree = parse(dump(&deep).as_bytes(), (10, 10)).unwrap();
+        assert_eq!(tree.len(), 40);
+        assert_eq!(tree.elements[39].depth, 39);
+    }
+
+    #[test]
+    fn appium_tags_name_the_class() {
+        let raw = r#"<hierarchy index="0" class="hierarchy" rotation="0" width="1920" height="1080"><android.widget.TextView index="0" package="p" text="x" bounds="[0,0][5,5]" displayed="true" /></hierarchy>"#;
+        let tree = parse(raw.as_bytes(), (1920, 1080)).unwrap();
+        assert_eq!(tree.elements[0].class, "android.widget.TextView");
+    }
+}
