@@ -119,13 +119,9 @@ fn repair(xml: &str) -> Cow<'_, str> {
 
 fn parse_bounds(s: &str) -> Bounds {
     let mut nums = [0i32; 4];
-    let mut n = 0;
-    for part in s.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter(|p| !p.is_empty()) {
-        if n == 4 {
-            break;
-        }
-        nums[n] = part.parse::<i64>().map(|v| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32).unwrap_or(0);
-        n += 1;
+    let parts = s.split(|c: char| !(c.is_ascii_digit() || c == '-')).filter(|p| !p.is_empty());
+    for (slot, part) in nums.iter_mut().zip(parts) {
+        *slot = part.parse::<i64>().map(|v| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32).unwrap_or(0);
     }
     Bounds { left: nums[0], top: nums[1], right: nums[2], bottom: nums[3] }
 }
