@@ -5,6 +5,7 @@
 //! Today it provides the virtual Android device ([`sim`]) that every later part is
 //! tested against, and the shared key-code table ([`keycodes`]).
 
+pub mod device;
 pub mod keycodes;
 pub mod sim;
 pub mod ui;

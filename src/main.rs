@@ -16,6 +16,29 @@ struct Cli {
     command: Command,
 }
 
+/// Which phone to use, for every command that needs one.
+#[derive(clap::Args)]
+struct DeviceArgs {
+    /// `sim` (the built-in virtual device), `HOST:PORT` (direct TCP to an adbd), or a
+    /// serial from `codeact devices`. Default: $ANDROID_SERIAL, else the only device
+    /// the adb server sees.
+    #[arg(long, short = 'd')]
+    device: Option<String>,
+    /// Seconds any one device operation may take before it fails.
+    #[arg(long, default_value_t = 20.0)]
+    timeout: f64,
+}
+
+impl DeviceArgs {
+    fn open(&self) -> Result<codeact::device::AdbDevice> {
+        if !(self.timeout > 0.0 && self.timeout <= 3600.0) {
+            bail!("--timeout must be between 0 and 3600 seconds");
+        }
+        let spec = codeact::device::DeviceSpec::parse(self.device.as_deref());
+        Ok(codeact::device::open(&spec, std::time::Duration::from_secs_f64(self.timeout))?)
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Serve a virtual Android 14 phone over the ADB protocol on 127.0.0.1.
@@ -49,6 +72,30 @@ enum Command {
         #[arg(long)]
         world: Option<PathBuf>,
     },
+    /// List the devices the adb server sees, with state and model.
+    Devices {
+        /// Seconds to wait for the adb server.
+        #[arg(long, default_value_t = 5.0)]
+        timeout: f64,
+    },
+    /// Read the screen once: foreground app, keyboard, and the elements on screen.
+    ///
+    /// `codeact observe --device sim` shows what the virtual device's home screen holds.
+    Observe {
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Print the whole observation (UI tree included) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Save a screenshot as PNG.
+    Screenshot {
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// Where to write the PNG.
+        #[arg(long, short = 'o', default_value = "screenshot.png")]
+        out: PathBuf,
+    },
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -73,7 +120,63 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    use codeact::device::Device as _;
     match cli.command {
+        Command::Devices { timeout } => {
+            let devices =
+                codeact::device::connect::list_devices(std::time::Duration::from_secs_f64(timeout.clamp(0.1, 600.0)))?;
+            if devices.is_empty() {
+                println!("No devices attached. Connect a phone with USB debugging on, or use `--device sim`.");
+            }
+            for d in devices {
+                let model = if d.model.is_empty() { "-".to_string() } else { d.model };
+                println!("{}\t{}\t{}", d.serial, d.state, model);
+            }
+            Ok(())
+        }
+        Command::Observe { device, json } => {
+            let mut phone = device.open()?;
+            let obs = phone.observe()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&obs)?);
+                return Ok(());
+            }
+            println!("device:   {}", phone.name());
+            println!("screen:   {}x{}", obs.screen.0, obs.screen.1);
+            println!("app:      {} ({})", obs.phone.package, obs.phone.activity);
+            println!("keyboard: {}", if obs.phone.keyboard_shown { "shown" } else { "hidden" });
+            for e in obs
+                .ui
+                .elements
+                .iter()
+                .filter(|e| e.visible && (!e.text.is_empty() || !e.content_desc.is_empty() || e.actions.touch))
+            {
+                let label = if e.text.is_empty() { &e.content_desc } else { &e.text };
+                let class = e.class.rsplit('.').next().unwrap_or("");
+                let mut acts = Vec::new();
+                if e.actions.touch {
+                    acts.push("tap");
+                }
+                if e.actions.long_touch {
+                    acts.push("long");
+                }
+                if e.actions.set_text {
+                    acts.push("text");
+                }
+                if e.actions.scroll {
+                    acts.push("scroll");
+                }
+                println!("{:>4} {class:<14} {label:?} @({},{}) [{}]", e.id, e.center.0, e.center.1, acts.join(","));
+            }
+            Ok(())
+        }
+        Command::Screenshot { device, out } => {
+            let mut phone = device.open()?;
+            let png = phone.screenshot()?;
+            std::fs::write(&out, &png).with_context(|| format!("cannot write {}", out.display()))?;
+            println!("{} ({} bytes) from {}", out.display(), png.len(), phone.name());
+            Ok(())
+        }
         Command::Sim { port, serial, size, density, world } => {
             if (5555..=5585).contains(&port) {
                 bail!(

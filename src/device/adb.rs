@@ -1,0 +1,403 @@
+//! [`Device`] for Android over ADB: each operation is one shell command line, sent
+//! over a [`transport`](super::transport) connection with the device's timeout.
+//!
+//! `observe()` reads screen size, focus, keyboard and the hierarchy in a single
+//! round trip. Text goes through `input text` when a shell can carry it, otherwise
+//! through the ADBKeyboard broadcast (any Unicode), with a clear error when that IME
+//! is not the current one.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+
+use super::transport::{DirectConnection, ServerConnection, ShellOutput, TransportError};
+use super::{Device, DeviceError, Observation, PhoneState};
+use crate::sim::VirtualDevice;
+use crate::ui;
+
+const SPLIT: &str = "__codeact_split__";
+const DUMP_FILE: &str = "/sdcard/codeact_window_dump.xml";
+const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
+
+/// How commands reach the device.
+enum Link {
+    /// Straight to the device's adbd; reconnects after a failure.
+    Direct { addr: String, conn: Option<DirectConnection> },
+    /// Through the adb server (a new socket per command, as adb itself does).
+    Server(ServerConnection),
+}
+
+pub struct AdbDevice {
+    name: String,
+    link: Link,
+    timeout: Duration,
+    /// Keeps an in-process virtual device alive as long as this handle.
+    _sim: Option<VirtualDevice>,
+    /// Screen size from the last `wm size`.
+    screen: Option<(u32, u32)>,
+}
+
+/// Single-quotes `s` for the device's shell.
+pub fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn valid_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '/'))
+}
+
+impl AdbDevice {
+    /// A device reached directly over TCP (`HOST:PORT`).
+    pub fn direct(addr: &str, timeout: Duration) -> Result<Self, DeviceError> {
+        let conn = DirectConnection::connect(addr, timeout).map_err(|e| {
+            DeviceError::Connect(format!("{addr}: {e}; is the device listening (adb tcpip, or `codeact sim`)?"))
+        })?;
+        Ok(Self {
+            name: addr.to_string(),
+            link: Link::Direct { addr: addr.to_string(), conn: Some(conn) },
+            timeout,
+            _sim: None,
+            screen: None,
+        })
+    }
+
+    /// A device the adb server at `server` knows as `serial`.
+    pub fn through_server(server: &str, serial: &str, timeout: Duration) -> Self {
+        Self {
+            name: serial.to_string(),
+            link: Link::Server(ServerConnection::new(server, serial)),
+            timeout,
+            _sim: None,
+            screen: None,
+        }
+    }
+
+    /// A virtual device started in this process, reached over the same ADB path.
+    pub fn sim(sim: VirtualDevice, timeout: Duration) -> Result<Self, DeviceError> {
+        let mut dev = Self::direct(&sim.addr().to_string(), timeout)?;
+        dev.name = format!("sim ({})", sim.addr());
+        dev._sim = Some(sim);
+        Ok(dev)
+    }
+
+    fn error(&self, op: &str, e: TransportError) -> DeviceError {
+        let (device, op) = (self.name.clone(), op.to_string());
+        match e {
+            TransportError::Timeout(d) => DeviceError::Timeout { device, op, secs: d.as_secs_f64() },
+            TransportError::Disconnected => DeviceError::Disconnected { device, op },
+            other => DeviceError::Command { device, op, message: other.to_string() },
+        }
+    }
+
+    /// Runs one command line for `op`, with `timeout`.
+    fn run(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
+        let result = match &mut self.link {
+            Link::Direct { addr, conn } => {
+                let connected = match conn.take() {
+                    Some(c) => Ok(c),
+                    None => DirectConnection::connect(addr, timeout),
+                };
+                match connected {
+                    Ok(mut c) => {
+                        let r = c.shell(command, timeout);
+                        // After a failure the stream is in an unknown state: reconnect next time.
+                        if r.is_ok() {
+                            *conn = Some(c);
+                        }
+                        r
+                    }
+                    Err(TransportError::Connect { .. }) => Err(TransportError::Disconnected),
+                    Err(e) => Err(e),
+                }
+            }
+            Link::Server(server) => server.shell(command, timeout),
+        };
+        result.map_err(|e| self.error(op, e))
+    }
+
+    /// Runs a command that must succeed: exit code 0 and no `Error`/`Exception`.
+    fn checked(&mut self, op: &str, command: &str, extra: Duration) -> Result<ShellOutput, DeviceError> {
+        let out = self.run(op, command, self.timeout + extra)?;
+        let text = format!("{}{}", out.stdout_text(), out.stderr_text());
+        let failed = out.code.is_some_and(|c| c != 0) || text.contains("Error:") || text.contains("Exception");
+        if failed {
+            let message = text.lines().find(|l| l.contains("Error") || l.contains("Exception")).unwrap_or(text.trim());
+            return Err(DeviceError::Command {
+                device: self.name.clone(),
+                op: op.into(),
+                message: message.trim().into(),
+            });
+        }
+        Ok(out)
+    }
+
+    fn screen_size(&mut self) -> Result<(u32, u32), DeviceError> {
+        if let Some(s) = self.screen {
+            return Ok(s);
+        }
+        let out = self.checked("wm size", "wm size", Duration::ZERO)?;
+        let size = parse_wm_size(&out.stdout_text()).ok_or_else(|| DeviceError::Command {
+            device: self.name.clone(),
+            op: "wm size".into(),
+            message: format!("unexpected output {:?}", out.stdout_text().trim()),
+        })?;
+        self.screen = Some(size);
+        Ok(size)
+    }
+
+    fn current_ime(&mut self) -> Result<String, DeviceError> {
+        let out = self.checked("read the input method", "settings get secure default_input_method", Duration::ZERO)?;
+        Ok(out.stdout_text().trim().to_string())
+    }
+}
+
+/// `Physical size: 1080x2400` (and `Override size:`, which wins).
+pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
+    let size = |prefix: &str| {
+        text.lines().find_map(|l| l.trim().strip_prefix(prefix)).and_then(|s| {
+            let (w, h) = s.trim().split_once('x')?;
+            Some((w.trim().parse().ok()?, h.trim().parse().ok()?))
+        })
+    };
+    size("Override size:").or_else(|| size("Physical size:"))
+}
+
+/// Package and activity from `mFocusedApp=ActivityRecord{… u0 pkg/.Act t12}` or
+/// `mCurrentFocus=Window{… u0 pkg/pkg.Act}`.
+pub fn parse_focus(text: &str) -> (String, String) {
+    let component = |key: &str| {
+        let line = text.lines().find(|l| l.contains(key))?;
+        let word = line.split_whitespace().find(|w| w.contains('/'))?;
+        let word = word.trim_end_matches('}');
+        let (pkg, act) = word.split_once('/')?;
+        let act = if act.starts_with('.') { format!("{pkg}{act}") } else { act.to_string() };
+        Some((pkg.to_string(), act))
+    };
+    component("mFocusedApp=").or_else(|| component("mCurrentFocus=")).unwrap_or_default()
+}
+
+fn key_code(key: &str) -> Option<u32> {
+    let alias = match key.to_ascii_lowercase().as_str() {
+        "back" => Some(4),
+        "home" => Some(3),
+        "enter" | "return" => Some(66),
+        "delete" | "del" | "backspace" => Some(67),
+        "forward_delete" => Some(112),
+        "tab" => Some(61),
+        "space" => Some(62),
+        "menu" => Some(82),
+        "recents" | "app_switch" | "overview" => Some(187),
+        "power" => Some(26),
+        "volume_up" => Some(24),
+        "volume_down" => Some(25),
+        "search" => Some(84),
+        "escape" | "esc" => Some(111),
+        _ => None,
+    };
+    alias.or_else(|| crate::keycodes::parse(key))
+}
+
+impl Device for AdbDevice {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn shell(&mut self, command: &str) -> Result<ShellOutput, DeviceError> {
+        let timeout = self.timeout;
+        self.run("shell", command, timeout)
+    }
+
+    fn observe(&mut self) -> Result<Observation, DeviceError> {
+        // One command line, one round trip. The dump goes through a fresh file: some
+        // devices cannot write to /dev/tty from a non-interactive shell.
+        let command = format!(
+            "wm size; echo {SPLIT}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'; echo {SPLIT}; \
+             dumpsys input_method | grep -E 'mInputShown'; echo {SPLIT}; rm -f {DUMP_FILE}; \
+             uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}"
+        );
+        let timeout = self.timeout;
+        let out = self.run("observe", &command, timeout)?;
+        let text = out.stdout_text();
+        let parts: Vec<&str> = text.split(&format!("{SPLIT}\n")).collect();
+        let [size, focus, ime, dump] = parts[..] else {
+            return Err(DeviceError::Command {
+                device: self.name.clone(),
+                op: "observe".into(),
+                message: format!("unexpected output: {}", out.stderr_text().trim()),
+            });
+        };
+        let screen = parse_wm_size(size).or(self.screen).unwrap_or((0, 0));
+        self.screen = Some(screen);
+        let tree = ui::parse(dump.as_bytes(), screen).map_err(|source| {
+            // uiautomator explains itself on stderr (e.g. "could not get idle state").
+            let why = out.stderr_text();
+            match why.trim() {
+                "" => DeviceError::Ui { device: self.name.clone(), source },
+                why => DeviceError::Command { device: self.name.clone(), op: "observe".into(), message: why.into() },
+            }
+        })?;
+        let (package, activity) = parse_focus(focus);
+        let phone = PhoneState {
+            package,
+            activity,
+            keyboard_shown: ime.contains("mInputShown=true"),
+            focused: tree.elements.iter().find(|e| e.focused).map(|e| e.id),
+        };
+        Ok(Observation { ui: tree, phone, screen })
+    }
+
+    fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
+        let expected = self.screen_size()?;
+        let out = self.checked("screenshot", "screencap -p", self.timeout)?;
+        let png = out.stdout;
+        let bad =
+            |message: String| DeviceError::Command { device: self.name.clone(), op: "screenshot".into(), message };
+        let header = png::Decoder::new(std::io::Cursor::new(&png))
+            .read_info()
+            .map_err(|e| bad(format!("not a PNG ({} bytes): {e}", png.len())))?;
+        let size = (header.info().width, header.info().height);
+        // A rotated screen reports the same size with the sides swapped.
+        if size != expected && size != (expected.1, expected.0) {
+            return Err(bad(format!("a {}x{} image for a {}x{} screen", size.0, size.1, expected.0, expected.1)));
+        }
+        Ok(png)
+    }
+
+    fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+        self.checked("tap", &format!("input tap {x} {y}"), Duration::ZERO).map(drop)
+    }
+
+    fn long_press(&mut self, x: i32, y: i32, ms: u32) -> Result<(), DeviceError> {
+        let extra = Duration::from_millis(u64::from(ms));
+        self.checked("long press", &format!("input swipe {x} {y} {x} {y} {ms}"), extra).map(drop)
+    }
+
+    fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, ms: u32) -> Result<(), DeviceError> {
+        let extra = Duration::from_millis(u64::from(ms));
+        self.checked("swipe", &format!("input swipe {x1} {y1} {x2} {y2} {ms}"), extra).map(drop)
+    }
+
+    fn drag(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, ms: u32) -> Result<(), DeviceError> {
+        let extra = Duration::from_millis(u64::from(ms));
+        self.checked("drag", &format!("input draganddrop {x1} {y1} {x2} {y2} {ms}"), extra).map(drop)
+    }
+
+    fn input_text(&mut self, text: &str) -> Result<(), DeviceError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        // `input text` carries printable ASCII; `%` cannot be escaped (`%s` means space).
+        if text.chars().all(|c| (' '..='~').contains(&c) && c != '%') {
+            let arg = quote(&text.replace(' ', "%s"));
+            return self.checked("type text", &format!("input text {arg}"), Duration::ZERO).map(drop);
+        }
+        let ime = self.current_ime()?;
+        if ime != ADB_KEYBOARD {
+            return Err(DeviceError::TextInput {
+                device: self.name.clone(),
+                text: text.into(),
+                reason: format!(
+                    "text that `input text` cannot carry (non-ASCII, `%`, control characters) needs the ADBKeyboard \
+                     input method, but the current one is {ime:?}; install ADBKeyboard (package com.android.adbkeyboard), \
+                     then run `adb shell ime enable {ADB_KEYBOARD}` and `adb shell ime set {ADB_KEYBOARD}`"
+                ),
+            });
+        }
+        let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+        self.checked("type text", &format!("am broadcast -a ADB_INPUT_B64 --es msg {b64}"), Duration::ZERO).map(drop)
+    }
+
+    fn clear_text(&mut self) -> Result<(), DeviceError> {
+        if self.current_ime()? == ADB_KEYBOARD {
+            return self.checked("clear text", "am broadcast -a ADB_CLEAR_TEXT", Duration::ZERO).map(drop);
+        }
+        // Without ADBKeyboard: to the end of the field, then delete backwards.
+        let deletes = vec!["67"; 200].join(" ");
+        self.checked("clear text", &format!("input keyevent 123 {deletes}"), Duration::ZERO).map(drop)
+    }
+
+    fn press_key(&mut self, key: &str) -> Result<(), DeviceError> {
+        let code = key_code(key).ok_or_else(|| DeviceError::UnknownKey(key.into()))?;
+        self.checked("press key", &format!("input keyevent {code}"), Duration::ZERO).map(drop)
+    }
+
+    fn start_app(&mut self, package: &str, activity: Option<&str>) -> Result<(), DeviceError> {
+        let invalid = |what: &str| DeviceError::Command {
+            device: self.name.clone(),
+            op: "start app".into(),
+            message: format!("{what} is not a valid Android name"),
+        };
+        if !valid_name(package) || package.contains('/') {
+            return Err(invalid(package));
+        }
+        let result = match activity {
+            Some(a) if !valid_name(a) => return Err(invalid(a)),
+            Some(a) => {
+                self.checked("start app", &format!("am start -n {}", quote(&format!("{package}/{a}"))), Duration::ZERO)
+            }
+            None => {
+                let cmd = format!("monkey -p {} -c android.intent.category.LAUNCHER 1", quote(package));
+                let out = self.run("start app", &cmd, self.timeout)?;
+                let text = format!("{}{}", out.stdout_text(), out.stderr_text());
+                if text.contains("No activities found") || text.contains("monkey aborted") {
+                    Err(DeviceError::Command {
+                        device: self.name.clone(),
+                        op: "start app".into(),
+                        message: format!("{package} has no launcher activity"),
+                    })
+                } else {
+                    Ok(out)
+                }
+            }
+        };
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                // Tell "not installed" apart from other failures.
+                let installed = self
+                    .run("start app", &format!("pm path {}", quote(package)), self.timeout)
+                    .map(|o| o.stdout_text().starts_with("package:"))
+                    .unwrap_or(true);
+                if installed {
+                    Err(e)
+                } else {
+                    Err(DeviceError::NotInstalled { device: self.name.clone(), package: package.into() })
+                }
+            }
+        }
+    }
+
+    fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError> {
+        let cmd = if system { "pm list packages" } else { "pm list packages -3" };
+        let out = self.checked("list packages", cmd, Duration::ZERO)?;
+        let mut packages: Vec<String> =
+            out.stdout_text().lines().filter_map(|l| l.trim().strip_prefix("package:")).map(str::to_string).collect();
+        packages.sort();
+        Ok(packages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_device_output() {
+        assert_eq!(parse_wm_size("Physical size: 1080x2400\n"), Some((1080, 2400)));
+        assert_eq!(parse_wm_size("Physical size: 1080x2400\nOverride size: 720x1600\n"), Some((720, 1600)));
+        assert_eq!(parse_wm_size("garbage"), None);
+        let focus = "  mCurrentFocus=Window{72459d u0 com.android.settings/com.android.settings.Settings}\n  mFocusedApp=ActivityRecord{a3436a u0 com.android.settings/.Settings t10}\n";
+        assert_eq!(parse_focus(focus), ("com.android.settings".into(), "com.android.settings.Settings".into()));
+        assert_eq!(parse_focus("  mCurrentFocus=null\n"), (String::new(), String::new()));
+        assert_eq!(quote("it's a 'b'"), r"'it'\''s a '\''b'\'''");
+        assert_eq!(key_code("Back"), Some(4));
+        assert_eq!(key_code("KEYCODE_ENTER"), Some(66));
+        assert_eq!(key_code("187"), Some(187));
+        assert_eq!(key_code("nope"), None);
+        assert!(valid_name("com.example.notes") && !valid_name("a;rm") && !valid_name(""));
+    }
+}

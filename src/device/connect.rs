@@ -1,0 +1,126 @@
+//! Choosing and opening a device from `--device`: `sim` (an in-process virtual
+//! device), `HOST:PORT` (direct TCP), a serial (through the adb server, which
+//! `ANDROID_ADB_SERVER_ADDRESS`/`ANDROID_ADB_SERVER_PORT` locate), or nothing
+//! (`ANDROID_SERIAL`, else the one device attached).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::transport::{ListedDevice, ServerConnection};
+use super::{AdbDevice, DeviceError};
+use crate::sim::{SimConfig, VirtualDevice};
+
+/// What `--device` asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceSpec {
+    Sim,
+    Direct(String),
+    Serial(String),
+    /// `ANDROID_SERIAL`, else the only attached device.
+    Auto,
+}
+
+impl DeviceSpec {
+    pub fn parse(arg: Option<&str>) -> Self {
+        match arg.map(str::trim) {
+            None | Some("") => Self::Auto,
+            Some("sim") => Self::Sim,
+            Some(a) if a.parse::<SocketAddr>().is_ok() || looks_like_host_port(a) => Self::Direct(a.to_string()),
+            Some(a) => Self::Serial(a.to_string()),
+        }
+    }
+}
+
+fn looks_like_host_port(a: &str) -> bool {
+    a.rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok() && !host.contains(':'))
+}
+
+/// The adb server's address, from the environment or the default 127.0.0.1:5037.
+pub fn server_address() -> String {
+    let host = std::env::var("ANDROID_ADB_SERVER_ADDRESS").ok().filter(|h| !h.is_empty());
+    let port = std::env::var("ANDROID_ADB_SERVER_PORT").ok().filter(|p| !p.is_empty());
+    format!("{}:{}", host.as_deref().unwrap_or("127.0.0.1"), port.as_deref().unwrap_or("5037"))
+}
+
+/// What the adb server sees, or an error saying how to start it.
+pub fn list_devices(timeout: Duration) -> Result<Vec<ListedDevice>, DeviceError> {
+    let server = server_address();
+    ServerConnection::list(&server, timeout).map_err(|e| {
+        DeviceError::Connect(format!(
+            "no adb server answers at {server} ({e}); start one with `adb start-server`, or try the built-in \
+             virtual device with `--device sim`"
+        ))
+    })
+}
+
+/// Opens the device `spec` names, with `timeout` for every operation.
+pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, DeviceError> {
+    match spec {
+        DeviceSpec::Sim => {
+            let sim = VirtualDevice::start(SimConfig::default())
+                .map_err(|e| DeviceError::Connect(format!("cannot start the virtual device: {e}")))?;
+            AdbDevice::sim(sim, timeout)
+        }
+        DeviceSpec::Direct(addr) => AdbDevice::direct(addr, timeout),
+        DeviceSpec::Serial(serial) => {
+            let devices = list_devices(timeout)?;
+            match devices.iter().find(|d| &d.serial == serial) {
+                Some(d) if d.state == "device" => Ok(AdbDevice::through_server(&server_address(), serial, timeout)),
+                Some(d) => Err(DeviceError::Connect(format!(
+                    "{serial} is {}; {}",
+                    d.state,
+                    match d.state.as_str() {
+                        "unauthorized" => "accept the USB debugging prompt on the phone",
+                        "offline" => "reconnect it (`adb reconnect`) or restart adb (`adb kill-server`)",
+                        _ => "wait until `adb devices` shows it as `device`",
+                    }
+                ))),
+                None => Err(DeviceError::Connect(format!("no device {serial}; {}", describe(&devices)))),
+            }
+        }
+        DeviceSpec::Auto => {
+            if let Ok(serial) = std::env::var("ANDROID_SERIAL")
+                && !serial.is_empty()
+            {
+                return open(&DeviceSpec::parse(Some(&serial)), timeout);
+            }
+            let devices = list_devices(timeout)?;
+            let ready: Vec<&ListedDevice> = devices.iter().filter(|d| d.state == "device").collect();
+            match ready.as_slice() {
+                [one] => Ok(AdbDevice::through_server(&server_address(), &one.serial, timeout)),
+                [] => Err(DeviceError::Connect(format!(
+                    "no device is attached ({}); connect a phone, or use the virtual device with `--device sim`",
+                    describe(&devices)
+                ))),
+                _ => Err(DeviceError::Connect(format!(
+                    "several devices are attached; pick one with --device: {}",
+                    describe(&devices)
+                ))),
+            }
+        }
+    }
+}
+
+fn describe(devices: &[ListedDevice]) -> String {
+    if devices.is_empty() {
+        return "`adb devices` lists none".into();
+    }
+    let list: Vec<String> = devices.iter().map(|d| format!("{} ({})", d.serial, d.state)).collect();
+    format!("the adb server sees {}", list.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_device_specs() {
+        assert_eq!(DeviceSpec::parse(None), DeviceSpec::Auto);
+        assert_eq!(DeviceSpec::parse(Some("sim")), DeviceSpec::Sim);
+        assert_eq!(DeviceSpec::parse(Some("127.0.0.1:15037")), DeviceSpec::Direct("127.0.0.1:15037".into()));
+        assert_eq!(DeviceSpec::parse(Some("localhost:5555")), DeviceSpec::Direct("localhost:5555".into()));
+        assert_eq!(DeviceSpec::parse(Some("emulator-5554")), DeviceSpec::Serial("emulator-5554".into()));
+        assert_eq!(DeviceSpec::parse(Some("R58M1234ABC")), DeviceSpec::Serial("R58M1234ABC".into()));
+    }
+}
