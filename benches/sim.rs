@@ -54,5 +54,16 @@ fn rendering(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, adb_round_trips, rendering);
+fn device_layer(c: &mut Criterion) {
+    use codeact::device::{Device, DeviceSpec, open};
+    let Ok(mut device) = open(&DeviceSpec::Sim, std::time::Duration::from_secs(10)) else { return };
+    let _ = device.start_app("com.android.settings", None);
+    let mut group = c.benchmark_group("device (direct TCP)");
+    group.bench_function("observe (Settings)", |b| b.iter(|| black_box(device.observe().map(|o| o.ui.len()))));
+    group.bench_function("tap", |b| b.iter(|| black_box(device.tap(5, 5))));
+    group.bench_function("screenshot", |b| b.iter(|| black_box(device.screenshot().map(|p| p.len()))));
+    group.finish();
+}
+
+criterion_group!(benches, adb_round_trips, rendering, device_layer);
 criterion_main!(benches);

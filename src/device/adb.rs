@@ -121,12 +121,10 @@ impl AdbDevice {
         let text = format!("{}{}", out.stdout_text(), out.stderr_text());
         let failed = out.code.is_some_and(|c| c != 0) || text.contains("Error:") || text.contains("Exception");
         if failed {
-            let message = text.lines().find(|l| l.contains("Error") || l.contains("Exception")).unwrap_or(text.trim());
-            return Err(DeviceError::Command {
-                device: self.name.clone(),
-                op: op.into(),
-                message: message.trim().into(),
-            });
+            let lines: Vec<&str> =
+                text.lines().map(str::trim).filter(|l| l.contains("Error") || l.contains("Exception")).collect();
+            let message = if lines.is_empty() { text.trim().to_string() } else { lines.join("; ") };
+            return Err(DeviceError::Command { device: self.name.clone(), op: op.into(), message });
         }
         Ok(out)
     }
@@ -369,6 +367,17 @@ impl Device for AdbDevice {
                 }
             }
         }
+    }
+
+    fn stop_app(&mut self, package: &str) -> Result<(), DeviceError> {
+        if !valid_name(package) || package.contains('/') {
+            return Err(DeviceError::Command {
+                device: self.name.clone(),
+                op: "stop app".into(),
+                message: format!("{package} is not a valid Android package name"),
+            });
+        }
+        self.checked("stop app", &format!("am force-stop {}", quote(package)), Duration::ZERO).map(drop)
     }
 
     fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError> {

@@ -82,6 +82,8 @@ pub trait Device: Send {
     }
     /// Starts an app (its launcher activity unless one is given).
     fn start_app(&mut self, package: &str, activity: Option<&str>) -> Result<(), DeviceError>;
+    /// Force-stops an app (`am force-stop`).
+    fn stop_app(&mut self, package: &str) -> Result<(), DeviceError>;
     /// Installed packages; third-party only unless `system`.
     fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError>;
     /// Runs a raw shell command (for tools and diagnostics), within the timeout.

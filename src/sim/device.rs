@@ -62,6 +62,8 @@ pub enum LineOutcome {
 }
 
 pub struct SimDevice {
+    /// Command lines served, simctl excluded (`simctl stats`): lets tests count round trips.
+    commands: std::sync::atomic::AtomicU64,
     config: SimConfig,
     world: Mutex<World>,
     fs: MemFs,
@@ -77,7 +79,13 @@ impl SimDevice {
     pub fn new(config: SimConfig, catalog: Catalog) -> Self {
         let geometry = Geometry { width: config.width, height: config.height, density: config.density };
         let world = World::new(std::sync::Arc::new(catalog), geometry);
-        Self { config, world: Mutex::new(world), fs: MemFs::new(), faults: Mutex::new(Faults::default()) }
+        Self {
+            commands: std::sync::atomic::AtomicU64::new(0),
+            config,
+            world: Mutex::new(world),
+            fs: MemFs::new(),
+            faults: Mutex::new(Faults::default()),
+        }
     }
 
     pub fn config(&self) -> &SimConfig {
@@ -120,8 +128,11 @@ impl SimDevice {
     /// `cancel` is set (the host closed the stream, as SIGHUP does on a phone).
     pub fn run_line_cancellable(&self, line: &str, cancel: Option<Arc<AtomicBool>>) -> LineOutcome {
         let is_simctl = line.split_whitespace().next().is_some_and(|w| w.trim_matches('\'') == "simctl");
-        if !is_simctl && let Some(outcome) = self.apply_faults() {
-            return outcome;
+        if !is_simctl {
+            self.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if let Some(outcome) = self.apply_faults() {
+                return outcome;
+            }
         }
         let env = ShellEnv { fs: &self.fs, commands: self, deadline: None, cancel };
         LineOutcome::Done(shell::run_script(line, &env))
@@ -155,6 +166,11 @@ impl SimDevice {
             }
             std::thread::sleep(left.min(Duration::from_millis(50)));
         }
+    }
+
+    /// How many command lines (simctl excluded) the device has served.
+    pub fn commands_served(&self) -> u64 {
+        self.commands.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Back to a new device: initial world, empty files, no faults.

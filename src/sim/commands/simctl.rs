@@ -11,6 +11,7 @@ use crate::sim::shell::Output;
 const HELP: &str = "usage: simctl COMMAND
   state                 print the world as JSON (foreground app, settings, contacts, messages, notes, alarms, ...)
   reset                 back to the initial world: state, files and faults
+  stats                 print the number of command lines served (simctl excluded) as JSON
   faults                print the injected faults
   fault latency MS      add MS of latency before every command
   fault drop N          after N more commands, drop the connection on the next one
@@ -41,6 +42,7 @@ pub fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 Err(e) => fail(&format!("simctl: cannot encode state: {e}\n"), 1),
             }
         }
+        ["stats"] => ok(format!("{}\n", serde_json::json!({ "commands": device.commands_served() }))),
         ["reset"] => {
             device.reset();
             ok("")
