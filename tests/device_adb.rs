@@ -54,9 +54,9 @@ fn typing_ascii_specials_and_chinese() {
     d.input_text(tricky).expect("type ASCII");
     assert_eq!(state(&mut d)["values"]["draft.note_title"], tricky);
     d.clear_text().expect("clear");
-    // `%` and non-ASCII take the ADBKeyboard path.
-    d.input_text("100% 你好 👋").expect("type Unicode");
-    assert_eq!(state(&mut d)["values"]["draft.note_title"], "100% 你好 👋");
+    // A literal `%s` and non-ASCII take the ADBKeyboard path.
+    d.input_text("%s 100% 你好 👋").expect("type Unicode");
+    assert_eq!(state(&mut d)["values"]["draft.note_title"], "%s 100% 你好 👋");
     d.press_key("back").expect("back hides the keyboard");
     assert!(!d.observe().expect("observe").phone.keyboard_shown);
     assert!(matches!(d.press_key("FLY"), Err(DeviceError::UnknownKey(_))));
@@ -71,7 +71,8 @@ fn non_ascii_without_adbkeyboard_says_how_to_fix_it() {
     let text = err.to_string();
     assert!(matches!(err, DeviceError::TextInput { .. }), "{text}");
     assert!(text.contains("ime set com.android.adbkeyboard/.AdbIME"), "{text}");
-    d.input_text("plain").expect("ASCII still works");
+    d.input_text("50% off").expect("ASCII (even %) still works through `input text`");
+    assert_eq!(state(&mut d)["values"]["draft.note_title"], "50% off");
 }
 
 #[test]

@@ -288,8 +288,9 @@ impl Device for AdbDevice {
         if text.is_empty() {
             return Ok(());
         }
-        // `input text` carries printable ASCII; `%` cannot be escaped (`%s` means space).
-        if text.chars().all(|c| (' '..='~').contains(&c) && c != '%') {
+        // `input text` carries printable ASCII; only a literal `%s` cannot be sent, as
+        // `input` reads it as a space.
+        if text.chars().all(|c| (' '..='~').contains(&c)) && !text.contains("%s") {
             let arg = quote(&text.replace(' ', "%s"));
             return self.checked("type text", &format!("input text {arg}"), Duration::ZERO).map(drop);
         }

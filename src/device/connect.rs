@@ -62,7 +62,14 @@ pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, DeviceErr
                 .map_err(|e| DeviceError::Connect(format!("cannot start the virtual device: {e}")))?;
             AdbDevice::sim(sim, timeout)
         }
-        DeviceSpec::Direct(addr) => AdbDevice::direct(addr, timeout),
+        DeviceSpec::Direct(addr) => AdbDevice::direct(addr, timeout).or_else(|direct_err| {
+            // A phone on `adb tcpip` wants authorization, which the adb server holds:
+            // if the server knows this address as a device, go through it.
+            let known = list_devices(timeout)
+                .map(|ds| ds.iter().any(|d| &d.serial == addr && d.state == "device"))
+                .unwrap_or(false);
+            if known { Ok(AdbDevice::through_server(&server_address(), addr, timeout)) } else { Err(direct_err) }
+        }),
         DeviceSpec::Serial(serial) => {
             let devices = list_devices(timeout)?;
             match devices.iter().find(|d| &d.serial == serial) {
