@@ -136,7 +136,11 @@ fn through_the_stock_adb_server() {
     let adb = common::AdbServer::start();
     adb.connect(&sim.addr);
     let server = format!("127.0.0.1:{}", adb.port());
-    let listed = codeact::device::transport::ServerConnection::list(&server, Duration::from_secs(5)).expect("list");
+    let listed = codeact::device::transport::ServerConnection::list(
+        &server,
+        codeact::device::transport::Deadline::after(Duration::from_secs(5)),
+    )
+    .expect("list");
     assert!(
         listed.iter().any(|d| d.serial == sim.addr && d.state == "device" && d.model == "CodeAct_Virtual_Phone"),
         "{listed:?}"

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 
-use super::transport::{DirectConnection, ServerConnection, ShellOutput, TransportError};
+use super::transport::{Deadline, DirectConnection, ServerConnection, ShellOutput, TransportError};
 use super::{Device, DeviceError, Observation, PhoneState};
 use crate::sim::VirtualDevice;
 use crate::ui;
@@ -49,7 +49,7 @@ fn valid_name(s: &str) -> bool {
 impl AdbDevice {
     /// A device reached directly over TCP (`HOST:PORT`).
     pub fn direct(addr: &str, timeout: Duration) -> Result<Self, DeviceError> {
-        let conn = DirectConnection::connect(addr, timeout).map_err(|e| {
+        let conn = DirectConnection::connect(addr, Deadline::after(timeout)).map_err(|e| {
             DeviceError::Connect(format!("{addr}: {e}; is the device listening (adb tcpip, or `codeact sim`)?"))
         })?;
         Ok(Self {
@@ -89,17 +89,18 @@ impl AdbDevice {
         }
     }
 
-    /// Runs one command line for `op`, with `timeout`.
+    /// Runs one command line for `op`; connecting again and running share `timeout`.
     fn run(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
+        let deadline = Deadline::after(timeout);
         let result = match &mut self.link {
             Link::Direct { addr, conn } => {
                 let connected = match conn.take() {
                     Some(c) => Ok(c),
-                    None => DirectConnection::connect(addr, timeout),
+                    None => DirectConnection::connect(addr, deadline),
                 };
                 match connected {
                     Ok(mut c) => {
-                        let r = c.shell(command, timeout);
+                        let r = c.shell(command, deadline);
                         // After a failure the stream is in an unknown state: reconnect next time.
                         if r.is_ok() {
                             *conn = Some(c);
@@ -110,7 +111,7 @@ impl AdbDevice {
                     Err(e) => Err(e),
                 }
             }
-            Link::Server(server) => server.shell(command, timeout),
+            Link::Server(server) => server.shell(command, deadline),
         };
         result.map_err(|e| self.error(op, e))
     }
@@ -174,6 +175,33 @@ pub fn parse_focus(text: &str) -> (String, String) {
     component("mFocusedApp=").or_else(|| component("mCurrentFocus=")).unwrap_or_default()
 }
 
+/// `text` in pieces of at most `max` bytes, cut at character boundaries.
+fn chunks(text: &str, max: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(max);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let end = if end == 0 { rest.chars().next().map_or(rest.len(), char::len_utf8) } else { end };
+        out.push(&rest[..end]);
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The element with input focus: an editable one in the foreground app's window
+/// first, the last in document order (the topmost window) among equals.
+fn focused_element(tree: &ui::UiTree, package: &str) -> Option<usize> {
+    let focused = || tree.elements.iter().filter(|e| e.focused);
+    focused()
+        .rfind(|e| e.is_editable() && (package.is_empty() || e.package == package))
+        .or_else(|| focused().rfind(|e| e.is_editable()))
+        .or_else(|| focused().next_back())
+        .map(|e| e.id)
+}
+
 fn key_code(key: &str) -> Option<u32> {
     let alias = match key.to_ascii_lowercase().as_str() {
         "back" => Some(4),
@@ -212,15 +240,23 @@ impl Device for AdbDevice {
     fn observe(&mut self) -> Result<Observation, DeviceError> {
         // One command line, one round trip. The dump goes through a fresh file: some
         // devices cannot write to /dev/tty from a non-interactive shell.
+        // `timeout` on the device stops a stuck uiautomator that would otherwise
+        // outlive our deadline and block the next dump. The marker is per call, so
+        // screen text cannot fake it.
+        let marker = format!(
+            "{SPLIT}{:x}",
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+        );
+        let secs = self.timeout.as_secs().max(1);
         let command = format!(
-            "wm size; echo {SPLIT}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'; echo {SPLIT}; \
-             dumpsys input_method | grep -E 'mInputShown'; echo {SPLIT}; rm -f {DUMP_FILE}; \
-             uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}"
+            "wm size; echo {marker}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'; echo {marker}; \
+             dumpsys input_method | grep -E 'mInputShown'; echo {marker}; rm -f {DUMP_FILE}; \
+             timeout {secs} uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}"
         );
         let timeout = self.timeout;
         let out = self.run("observe", &command, timeout)?;
         let text = out.stdout_text();
-        let parts: Vec<&str> = text.split(&format!("{SPLIT}\n")).collect();
+        let parts: Vec<&str> = text.splitn(4, &format!("{marker}\n")).collect();
         let [size, focus, ime, dump] = parts[..] else {
             return Err(DeviceError::Command {
                 device: self.name.clone(),
@@ -228,7 +264,11 @@ impl Device for AdbDevice {
                 message: format!("unexpected output: {}", out.stderr_text().trim()),
             });
         };
-        let screen = parse_wm_size(size).or(self.screen).unwrap_or((0, 0));
+        let screen = parse_wm_size(size).or(self.screen).ok_or_else(|| DeviceError::Command {
+            device: self.name.clone(),
+            op: "observe".into(),
+            message: format!("`wm size` printed {:?}, not a screen size", size.trim()),
+        })?;
         self.screen = Some(screen);
         let tree = ui::parse(dump.as_bytes(), screen).map_err(|source| {
             // uiautomator explains itself on stderr (e.g. "could not get idle state").
@@ -239,25 +279,30 @@ impl Device for AdbDevice {
             }
         })?;
         let (package, activity) = parse_focus(focus);
-        let phone = PhoneState {
-            package,
-            activity,
-            keyboard_shown: ime.contains("mInputShown=true"),
-            focused: tree.elements.iter().find(|e| e.focused).map(|e| e.id),
-        };
+        let focused = focused_element(&tree, &package);
+        let phone = PhoneState { package, activity, keyboard_shown: ime.contains("mInputShown=true"), focused };
         Ok(Observation { ui: tree, phone, screen })
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         let expected = self.screen_size()?;
-        let out = self.checked("screenshot", "screencap -p", self.timeout)?;
-        let png = out.stdout;
+        let timeout = self.timeout * 2;
+        let out = self.run("screenshot", "screencap -p", timeout)?;
         let bad =
             |message: String| DeviceError::Command { device: self.name.clone(), op: "screenshot".into(), message };
+        // Binary output: judge by exit code and stderr, never by searching the PNG.
+        if out.code.is_some_and(|c| c != 0) || !out.stderr.is_empty() {
+            return Err(bad(out.stderr_text().trim().to_string()));
+        }
+        let png = out.stdout;
         let header = png::Decoder::new(std::io::Cursor::new(&png))
             .read_info()
             .map_err(|e| bad(format!("not a PNG ({} bytes): {e}", png.len())))?;
         let size = (header.info().width, header.info().height);
+        // A PNG ends with its IEND chunk; anything shorter was cut off.
+        if png.len() < 12 || &png[png.len() - 8..png.len() - 4] != b"IEND" {
+            return Err(bad(format!("the PNG is cut off after {} bytes", png.len())));
+        }
         // A rotated screen reports the same size with the sides swapped.
         if size != expected && size != (expected.1, expected.0) {
             return Err(bad(format!("a {}x{} image for a {}x{} screen", size.0, size.1, expected.0, expected.1)));
@@ -291,23 +336,35 @@ impl Device for AdbDevice {
         // `input text` carries printable ASCII; only a literal `%s` cannot be sent, as
         // `input` reads it as a space.
         if text.chars().all(|c| (' '..='~').contains(&c)) && !text.contains("%s") {
-            let arg = quote(&text.replace(' ', "%s"));
-            return self.checked("type text", &format!("input text {arg}"), Duration::ZERO).map(drop);
+            // Pieces keep each command line far below adb's service-name limit.
+            for piece in chunks(text, 500) {
+                let arg = quote(&piece.replace(' ', "%s"));
+                self.checked("type text", &format!("input text {arg}"), Duration::ZERO)?;
+            }
+            return Ok(());
         }
         let ime = self.current_ime()?;
         if ime != ADB_KEYBOARD {
+            let installed = self
+                .run("type text", "pm path com.android.adbkeyboard", self.timeout)
+                .is_ok_and(|o| o.stdout_text().starts_with("package:"));
+            let state = if installed { "installed but not the current input method" } else { "not installed" };
             return Err(DeviceError::TextInput {
                 device: self.name.clone(),
                 text: text.into(),
                 reason: format!(
-                    "text that `input text` cannot carry (non-ASCII, `%`, control characters) needs the ADBKeyboard \
-                     input method, but the current one is {ime:?}; install ADBKeyboard (package com.android.adbkeyboard), \
-                     then run `adb shell ime enable {ADB_KEYBOARD}` and `adb shell ime set {ADB_KEYBOARD}`"
+                    "text that `input text` cannot carry (non-ASCII, `%s`, control characters) needs the ADBKeyboard \
+                     input method, which is {state} (current: {ime:?}); install ADBKeyboard (package \
+                     com.android.adbkeyboard) if needed, then run `adb shell ime enable {ADB_KEYBOARD}` and \
+                     `adb shell ime set {ADB_KEYBOARD}`"
                 ),
             });
         }
-        let b64 = base64::engine::general_purpose::STANDARD.encode(text);
-        self.checked("type text", &format!("am broadcast -a ADB_INPUT_B64 --es msg {b64}"), Duration::ZERO).map(drop)
+        for piece in chunks(text, 600) {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(piece);
+            self.checked("type text", &format!("am broadcast -a ADB_INPUT_B64 --es msg {b64}"), Duration::ZERO)?;
+        }
+        Ok(())
     }
 
     fn clear_text(&mut self) -> Result<(), DeviceError> {
@@ -320,8 +377,18 @@ impl Device for AdbDevice {
     }
 
     fn press_key(&mut self, key: &str) -> Result<(), DeviceError> {
-        let code = key_code(key).ok_or_else(|| DeviceError::UnknownKey(key.into()))?;
-        self.checked("press key", &format!("input keyevent {code}"), Duration::ZERO).map(drop)
+        let arg = match key_code(key) {
+            Some(code) => code.to_string(),
+            // Any other KEYCODE_ name goes to the device as is (a shell-safe charset).
+            None if key.strip_prefix("KEYCODE_").is_some_and(|n| {
+                !n.is_empty() && n.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            }) =>
+            {
+                key.to_string()
+            }
+            None => return Err(DeviceError::UnknownKey(key.into())),
+        };
+        self.checked("press key", &format!("input keyevent {arg}"), Duration::ZERO).map(drop)
     }
 
     fn start_app(&mut self, package: &str, activity: Option<&str>) -> Result<(), DeviceError> {
@@ -409,5 +476,7 @@ mod tests {
         assert_eq!(key_code("187"), Some(187));
         assert_eq!(key_code("nope"), None);
         assert!(valid_name("com.example.notes") && !valid_name("a;rm") && !valid_name(""));
+        assert_eq!(chunks("ab你好c", 4), ["ab", "你", "好c"]);
+        assert_eq!(chunks("", 4), Vec::<&str>::new());
     }
 }

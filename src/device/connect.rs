@@ -40,13 +40,16 @@ fn looks_like_host_port(a: &str) -> bool {
 pub fn server_address() -> String {
     let host = std::env::var("ANDROID_ADB_SERVER_ADDRESS").ok().filter(|h| !h.is_empty());
     let port = std::env::var("ANDROID_ADB_SERVER_PORT").ok().filter(|p| !p.is_empty());
-    format!("{}:{}", host.as_deref().unwrap_or("127.0.0.1"), port.as_deref().unwrap_or("5037"))
+    let host = host.as_deref().unwrap_or("127.0.0.1");
+    // An IPv6 literal needs brackets before the port.
+    let host = if host.contains(':') && !host.starts_with('[') { format!("[{host}]") } else { host.to_string() };
+    format!("{host}:{}", port.as_deref().unwrap_or("5037"))
 }
 
 /// What the adb server sees, or an error saying how to start it.
 pub fn list_devices(timeout: Duration) -> Result<Vec<ListedDevice>, DeviceError> {
     let server = server_address();
-    ServerConnection::list(&server, timeout).map_err(|e| {
+    ServerConnection::list(&server, super::transport::Deadline::after(timeout)).map_err(|e| {
         DeviceError::Connect(format!(
             "no adb server answers at {server} ({e}); start one with `adb start-server`, or try the built-in \
              virtual device with `--device sim`"

@@ -89,7 +89,10 @@ fn repair(xml: &str) -> Cow<'_, str> {
             rest = &tail[c.len_utf8()..];
             continue;
         }
-        let reference = tail[1..].find(';').map(|semi| &tail[1..=semi]).filter(|r| r.len() <= 12);
+        // References are short: look for `;` only nearby, so raw `&`s stay linear.
+        let near = tail.get(1..).unwrap_or("");
+        let near = &near[..near.char_indices().nth(13).map_or(near.len(), |(i, _)| i)];
+        let reference = near.find(';').map(|semi| &near[..semi]);
         match reference {
             Some(r) if r.starts_with('#') => {
                 let number = r.strip_prefix("#x").or_else(|| r.strip_prefix("#X"));
@@ -103,7 +106,8 @@ fn repair(xml: &str) -> Cow<'_, str> {
                 }
                 rest = &tail[r.len() + 2..];
             }
-            Some(r) if !r.is_empty() && r.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            // XML's five; HTML names (`&nbsp;`) would still fail, so they are escaped.
+            Some(r) if matches!(r, "amp" | "lt" | "gt" | "quot" | "apos") => {
                 out.push_str(&tail[..r.len() + 2]);
                 rest = &tail[r.len() + 2..];
             }
@@ -212,6 +216,14 @@ fn build(doc: &roxmltree::Document, screen: (u32, u32)) -> UiTree {
 
 /// Centre, actions, visibility and signatures, computed once.
 fn derive(tree: &mut UiTree) {
+    // `wm size` is the portrait size; a landscape dump's windows only fit it with
+    // the sides swapped (and `rotation` cannot be trusted to say so).
+    let (w, h) = (tree.screen.0 as i32, tree.screen.1 as i32);
+    let roots = tree.roots.iter().filter_map(|r| tree.elements.get(*r));
+    let (right, bottom) = roots.fold((0, 0), |(r, b), e| (r.max(e.bounds.right), b.max(e.bounds.bottom)));
+    if w > 0 && h > 0 && (right > w || bottom > h) && right <= h && bottom <= w {
+        tree.screen = (tree.screen.1, tree.screen.0);
+    }
     let screen = Bounds { left: 0, top: 0, right: tree.screen.0 as i32, bottom: tree.screen.1 as i32 };
     let known_screen = !screen.is_empty();
     // Children come after their parent in pre-order, so a reverse pass sees every
@@ -269,9 +281,9 @@ mod tests {
 
     #[test]
     fn repairs_control_characters_and_bad_references() {
-        let body = NODE.replace("Wi-Fi", "a\u{1}b &#1; & c &#128075; &amp;");
+        let body = NODE.replace("Wi-Fi", "a\u{1}b &#1; & c &#128075; &amp; &nbsp;");
         let tree = parse(dump(&body).as_bytes(), (0, 0)).unwrap();
-        assert_eq!(tree.elements[0].text, "ab \u{FFFD} & c 👋 &");
+        assert_eq!(tree.elements[0].text, "ab \u{FFFD} & c 👋 & &nbsp;");
     }
 
     #[test]
