@@ -7,5 +7,6 @@
 
 pub mod device;
 pub mod keycodes;
+pub mod sandbox;
 pub mod sim;
 pub mod ui;

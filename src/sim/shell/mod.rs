@@ -1130,7 +1130,7 @@ mod tests {
         assert_eq!((r.code, r.stdout.is_empty()), (1, true));
         let r = limited(&fs, "echo $(printf '%1000s') $(printf '%1000s')", 1500, 100);
         assert!(r.stderr.ends_with(b"output too large\n"));
-        let doubling = "A=xxxxxxxxxxxxxxxx".to_string() + &"; A=$A$A".repeat(40) + "; echo done";
+        let doubling = format!("A=xxxxxxxxxxxxxxxx{}; echo done", "; A=$A$A".repeat(40));
         let r = limited(&fs, &doubling, 1 << 20, 100);
         assert_eq!((r.code, r.stdout.is_empty()), (1, true));
         assert!(r.stderr.ends_with(b"output too large\n"));

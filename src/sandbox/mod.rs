@@ -1,0 +1,448 @@
+//! The sandboxed Rhai engine: one persistent session that runs snippets (from an LLM
+//! or a person) under operation, time, depth, size and output limits, keeping
+//! variables and `fn` definitions from one snippet to the next.
+//!
+//! Built from `Engine::new_raw()` plus the pure standard packages: no module
+//! resolver, no `eval`, no file, network or process access; `sleep` honours the
+//! deadline. Tools are registered by the tool catalog through [`Sandbox::engine_mut`]
+//! and record what they do through [`Shared`]; this module knows no device.
+
+mod limits;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rhai::packages::Package;
+use rhai::{AST, Dynamic, Engine, EvalAltResult, ParseError, Position, Scope};
+use serde::Serialize;
+
+pub use limits::Limits;
+
+/// The stack a snippet runs on: deep (bounded) recursion in debug builds needs it.
+const SCRIPT_STACK: usize = 32 * 1024 * 1024;
+/// How often (in operations) the deadline and cancel flag are checked.
+const CLOCK_EVERY: u64 = 256;
+/// The token a limit hit or `complete()` stops a script with.
+const STOP_TIMEOUT: &str = "codeact:timeout";
+const STOP_COMPLETE: &str = "codeact:complete";
+
+/// How a snippet ended when it called `complete()`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Completion {
+    pub success: bool,
+    pub reason: String,
+}
+
+/// One tool call, as recorded by the tool that made it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Action {
+    pub tool: String,
+    pub args: Vec<String>,
+    pub result: String,
+    /// Milliseconds since the snippet started.
+    pub started_ms: f64,
+    pub duration_ms: f64,
+}
+
+/// Why a snippet failed, in a form an LLM (or a person) can act on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunError {
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// The offending source line, when the error has a position.
+    pub source_line: Option<String>,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "line {l}, column {c}: {}", self.message)?,
+            (Some(l), None) => write!(f, "line {l}: {}", self.message)?,
+            _ => f.write_str(&self.message)?,
+        }
+        if let (Some(src), Some(c)) = (&self.source_line, self.column) {
+            write!(f, "\n  {src}\n  {}^", " ".repeat(c.saturating_sub(1)))?;
+        }
+        Ok(())
+    }
+}
+
+/// What one snippet did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RunResult {
+    /// Captured `print`/`debug` output (bounded).
+    pub output: String,
+    pub error: Option<RunError>,
+    pub actions: Vec<Action>,
+    pub completion: Option<Completion>,
+    pub duration_ms: f64,
+}
+
+impl RunResult {
+    pub fn ok(&self) -> bool {
+        self.error.is_none() && self.completion.as_ref().is_none_or(|c| c.success)
+    }
+}
+
+/// State the engine's callbacks and the tools share with the session.
+#[derive(Debug)]
+pub struct Shared {
+    output: Mutex<(String, bool)>,
+    actions: Mutex<Vec<Action>>,
+    completion: Mutex<Option<Completion>>,
+    deadline: Mutex<Instant>,
+    started: Mutex<Instant>,
+    cancel: AtomicBool,
+    max_output: usize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    fn new(max_output: usize) -> Self {
+        let now = Instant::now();
+        Self {
+            output: Mutex::new((String::new(), false)),
+            actions: Mutex::new(Vec::new()),
+            completion: Mutex::new(None),
+            deadline: Mutex::new(now),
+            started: Mutex::new(now),
+            cancel: AtomicBool::new(false),
+            max_output,
+        }
+    }
+
+    /// Appends a line of output, cutting it at the limit.
+    pub fn print(&self, text: &str) {
+        let mut out = lock(&self.output);
+        if out.1 {
+            return;
+        }
+        let room = self.max_output.saturating_sub(out.0.len());
+        if text.len() < room {
+            out.0.push_str(text);
+            out.0.push('\n');
+        } else {
+            let mut cut = room;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.0.push_str(&text[..cut]);
+            out.0.push_str(&format!("\n[output cut at {} bytes]\n", self.max_output));
+            out.1 = true;
+        }
+    }
+
+    /// Records a tool call that started at `started`.
+    pub fn record(&self, tool: &str, args: Vec<String>, result: String, started: Instant) {
+        let base = *lock(&self.started);
+        lock(&self.actions).push(Action {
+            tool: tool.into(),
+            args,
+            result,
+            started_ms: started.saturating_duration_since(base).as_secs_f64() * 1000.0,
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        });
+    }
+
+    /// Time left before the snippet's deadline (tools bound their waits by it).
+    pub fn time_left(&self) -> Duration {
+        lock(&self.deadline).saturating_duration_since(Instant::now())
+    }
+
+    /// True once the snippet must stop (deadline passed or cancelled).
+    pub fn must_stop(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed) || Instant::now() >= *lock(&self.deadline)
+    }
+
+    /// Stops the running snippet at its next operation (Ctrl-C, a closing session).
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A persistent, locked-down Rhai session.
+pub struct Sandbox {
+    engine: Engine,
+    scope: Scope<'static>,
+    /// The `fn` definitions kept from earlier snippets (statements are dropped).
+    lib: AST,
+    shared: Arc<Shared>,
+    limits: Limits,
+}
+
+fn stop(token: &str) -> Box<EvalAltResult> {
+    EvalAltResult::ErrorTerminated(Dynamic::from(token.to_string()), Position::NONE).into()
+}
+
+impl Sandbox {
+    pub fn new(limits: Limits) -> Result<Self, String> {
+        limits.validate()?;
+        let shared = Arc::new(Shared::new(limits.max_output));
+        let mut engine = Engine::new_raw();
+        engine.register_global_module(rhai::packages::StandardPackage::new().as_shared_module());
+        engine.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
+        engine.set_max_modules(0);
+        engine.disable_symbol("eval");
+        engine.set_max_operations(limits.max_operations);
+        engine.set_max_call_levels(limits.max_call_levels);
+        engine.set_max_expr_depths(limits.max_expr_depth, limits.max_expr_depth);
+        engine.set_max_string_size(limits.max_string_size);
+        engine.set_max_array_size(limits.max_array_size);
+        engine.set_max_map_size(limits.max_map_size);
+        engine.set_max_variables(limits.max_variables);
+        engine.set_max_functions(limits.max_functions);
+
+        let s = shared.clone();
+        engine.on_print(move |text| s.print(text));
+        let s = shared.clone();
+        engine.on_debug(move |text, _, pos| match pos.line() {
+            Some(l) => s.print(&format!("[line {l}] {text}")),
+            None => s.print(text),
+        });
+        let s = shared.clone();
+        engine.on_progress(move |ops| {
+            (ops % CLOCK_EVERY == 0 && s.must_stop()).then(|| Dynamic::from(STOP_TIMEOUT.to_string()))
+        });
+        // The package's `sleep` cannot be interrupted; this one honours the deadline.
+        for_each_sleep(&mut engine, shared.clone());
+        let s = shared.clone();
+        engine.register_fn("complete", move |success: bool| -> Result<(), Box<EvalAltResult>> {
+            complete(&s, success, "")
+        });
+        let s = shared.clone();
+        engine.register_fn("complete", move |success: bool, reason: &str| -> Result<(), Box<EvalAltResult>> {
+            complete(&s, success, reason)
+        });
+        Ok(Self { engine, scope: Scope::new(), lib: AST::empty(), shared, limits })
+    }
+
+    /// For the tool catalog: register functions before the first snippet.
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+
+    pub fn shared(&self) -> Arc<Shared> {
+        self.shared.clone()
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Sets (or replaces) a variable every later snippet sees, e.g. `ui_state`.
+    pub fn set_var(&mut self, name: &str, value: Dynamic) {
+        self.scope.set_or_push(name.to_string(), value);
+    }
+
+    /// Names of the variables the session holds.
+    pub fn vars(&self) -> Vec<String> {
+        self.scope.iter().map(|(name, _, _)| name.to_string()).collect()
+    }
+
+    /// Forgets every variable and `fn` definition.
+    pub fn reset(&mut self) {
+        self.scope.clear();
+        self.lib = AST::empty();
+    }
+
+    /// Parses `code` without running it.
+    pub fn check(&self, code: &str) -> Result<(), RunError> {
+        self.engine.compile_with_scope(&self.scope, code).map(drop).map_err(|e| parse_error(&e, code))
+    }
+
+    /// Runs one snippet under every limit; variables and `fn`s persist.
+    pub fn run(&mut self, code: &str) -> RunResult {
+        let started = Instant::now();
+        *lock(&self.shared.output) = (String::new(), false);
+        lock(&self.shared.actions).clear();
+        *lock(&self.shared.completion) = None;
+        *lock(&self.shared.started) = started;
+        *lock(&self.shared.deadline) = started + self.limits.timeout();
+        self.shared.cancel.store(false, Ordering::Relaxed);
+
+        let error = match self.engine.compile_with_scope(&self.scope, code) {
+            Err(e) => Some(parse_error(&e, code)),
+            Ok(ast) => {
+                let mut program = self.lib.clone();
+                program += ast;
+                let (engine, scope) = (&self.engine, &mut self.scope);
+                let outcome = std::thread::scope(|s| {
+                    std::thread::Builder::new()
+                        .name("codeact-script".into())
+                        .stack_size(SCRIPT_STACK)
+                        .spawn_scoped(s, || engine.run_ast_with_scope(scope, &program))
+                        .map(|h| h.join())
+                });
+                program.clear_statements();
+                self.lib = program;
+                match outcome {
+                    Ok(Ok(Ok(()))) => None,
+                    Ok(Ok(Err(e))) => self.eval_error(&e, code),
+                    Ok(Err(_)) => {
+                        Some(plain("the snippet crashed its worker thread (a bug in codeact: please report it)"))
+                    }
+                    Err(e) => Some(plain(&format!("cannot start the script thread: {e}"))),
+                }
+            }
+        };
+        self.dedupe_scope();
+        let (output, _) = std::mem::take(&mut *lock(&self.shared.output));
+        RunResult {
+            output,
+            error,
+            actions: std::mem::take(&mut *lock(&self.shared.actions)),
+            completion: lock(&self.shared.completion).take(),
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        }
+    }
+
+    /// `let x` in two snippets leaves two `x`s in a kept scope: keep the newest.
+    fn dedupe_scope(&mut self) {
+        let entries: Vec<(String, bool, Dynamic)> = self.scope.iter().map(|(n, c, v)| (n.to_string(), c, v)).collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut kept: Vec<(String, bool, Dynamic)> =
+            entries.into_iter().rev().filter(|(n, _, _)| seen.insert(n.clone())).collect();
+        kept.reverse();
+        self.scope.clear();
+        for (name, constant, value) in kept {
+            if constant {
+                self.scope.push_constant_dynamic(name, value);
+            } else {
+                self.scope.push_dynamic(name, value);
+            }
+        }
+    }
+
+    fn eval_error(&self, e: &EvalAltResult, code: &str) -> Option<RunError> {
+        let inner = e.unwrap_inner();
+        let l = &self.limits;
+        let message = match inner {
+            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_COMPLETE => return None,
+            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_TIMEOUT => {
+                if self.shared.cancel.load(Ordering::Relaxed) {
+                    "the snippet was cancelled".to_string()
+                } else {
+                    format!("the snippet ran past its time limit of {:.1} s", l.timeout().as_secs_f64())
+                }
+            }
+            EvalAltResult::ErrorTooManyOperations(_) => {
+                format!("the snippet exceeded {} operations (an endless loop?)", l.max_operations)
+            }
+            EvalAltResult::ErrorStackOverflow(_) => {
+                format!("calls nested deeper than {} levels (endless recursion?)", l.max_call_levels)
+            }
+            EvalAltResult::ErrorDataTooLarge(what, _) => format!(
+                "{what} grew past its limit (strings {} bytes, arrays {} items, maps {} entries)",
+                l.max_string_size, l.max_array_size, l.max_map_size
+            ),
+            other => strip_position(&other.to_string()),
+        };
+        // The outer error points at the call site in this snippet; inner ones may
+        // point into a function defined earlier.
+        let pos = if e.position().is_none() { inner.position() } else { e.position() };
+        Some(located(message, pos, code))
+    }
+}
+
+fn complete(shared: &Shared, success: bool, reason: &str) -> Result<(), Box<EvalAltResult>> {
+    if !success && reason.trim().is_empty() {
+        return Err("complete(false) needs a reason: complete(false, \"why it failed\")".into());
+    }
+    *lock(&shared.completion) = Some(Completion { success, reason: reason.to_string() });
+    Err(stop(STOP_COMPLETE))
+}
+
+fn for_each_sleep(engine: &mut Engine, shared: Arc<Shared>) {
+    let wait = move |secs: f64| -> Result<(), Box<EvalAltResult>> {
+        if !secs.is_finite() || secs < 0.0 {
+            return Err("sleep() needs a number of seconds ≥ 0".into());
+        }
+        let until = Instant::now() + Duration::from_secs_f64(secs.min(86_400.0));
+        while Instant::now() < until {
+            if shared.must_stop() {
+                return Err(stop(STOP_TIMEOUT));
+            }
+            std::thread::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(20)));
+        }
+        Ok(())
+    };
+    let w = wait.clone();
+    engine.register_fn("sleep", move |secs: f64| w(secs));
+    engine.register_fn("sleep", move |secs: i64| wait(secs as f64));
+}
+
+fn plain(message: &str) -> RunError {
+    RunError { message: message.into(), line: None, column: None, source_line: None }
+}
+
+/// Rhai appends ` (line L, position C)`; the position is reported separately.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" (line ") {
+        Some(i) if message.ends_with(')') => message[..i].to_string(),
+        _ => message.to_string(),
+    }
+}
+
+fn located(message: String, pos: Position, code: &str) -> RunError {
+    let line = pos.line();
+    RunError {
+        message,
+        line,
+        column: pos.position(),
+        source_line: line.and_then(|l| code.lines().nth(l.saturating_sub(1))).map(str::to_string),
+    }
+}
+
+fn parse_error(e: &ParseError, code: &str) -> RunError {
+    let message = strip_position(&e.err_type().to_string());
+    located(format!("syntax error: {message}"), e.position(), code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_and_functions_persist() {
+        let mut sb = Sandbox::new(Limits::default()).unwrap();
+        assert!(sb.run("let n = 40; fn twice(x) { x * 2 }").ok());
+        let r = sb.run("let n = n + 1; print(twice(n));");
+        assert_eq!((r.output.as_str(), r.error.is_none()), ("82\n", true));
+        for _ in 0..50 {
+            assert!(sb.run("let n = 1;").ok());
+        }
+        assert_eq!(sb.vars(), ["n"], "re-declared variables do not pile up");
+    }
+
+    #[test]
+    fn errors_carry_line_column_and_source() {
+        let sb = Sandbox::new(Limits::default()).unwrap();
+        let err = sb.check("let a = 1;\nlet b = ;").unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert_eq!(err.source_line.as_deref(), Some("let b = ;"));
+        let mut sb = sb;
+        let r = sb.run("let x = 1;\nx.no_such_method();");
+        let e = r.error.unwrap();
+        assert_eq!(e.line, Some(2));
+        assert!(e.message.contains("no_such_method"), "{}", e.message);
+        assert!(e.to_string().contains('^'));
+    }
+
+    #[test]
+    fn complete_ends_the_snippet() {
+        let mut sb = Sandbox::new(Limits::default()).unwrap();
+        let r = sb.run("print(\"a\"); complete(true, \"done\"); print(\"never\");");
+        assert_eq!(r.output, "a\n");
+        assert_eq!(r.completion, Some(Completion { success: true, reason: "done".into() }));
+        assert!(r.ok());
+        let r = sb.run("complete(false);");
+        assert!(r.error.unwrap().message.contains("needs a reason"));
+        let r = sb.run("complete(false, \"no wifi\");");
+        assert!(!r.ok() && r.error.is_none());
+    }
+}
