@@ -9,4 +9,5 @@ pub mod device;
 pub mod keycodes;
 pub mod sandbox;
 pub mod sim;
+pub mod tools;
 pub mod ui;

@@ -88,6 +88,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a Rhai script against a device, with the tool catalog and every sandbox
+    /// limit; exit 0 when it ends without error and any complete() was a success.
+    ///
+    ///   codeact exec scripts/turn_off_wifi.rhai --device sim
+    Exec {
+        /// The script to run.
+        file: PathBuf,
+        #[command(flatten)]
+        device: DeviceArgs,
+        /// A variable the script can read, KEY=VALUE (numbers and true/false are typed).
+        #[arg(long = "var", value_name = "KEY=VALUE")]
+        vars: Vec<String>,
+        /// Only parse the script; touch no device.
+        #[arg(long)]
+        check: bool,
+    },
+    /// List the tools scripts can call, with the doc line the LLM reads.
+    Tools,
     /// Save a screenshot as PNG.
     Screenshot {
         #[command(flatten)]
@@ -170,6 +188,11 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Tools => {
+            print!("{}", codeact::tools::describe(&|_| true));
+            Ok(())
+        }
+        Command::Exec { file, device, vars, check } => exec(&file, &device, &vars, check),
         Command::Screenshot { device, out } => {
             let mut phone = device.open()?;
             let png = phone.screenshot()?;
@@ -211,4 +234,49 @@ fn run(cli: Cli) -> Result<()> {
             })
         }
     }
+}
+
+fn exec(file: &std::path::Path, device: &DeviceArgs, vars: &[String], check: bool) -> Result<()> {
+    use codeact::sandbox::{Limits, Sandbox};
+    let code = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let mut sandbox = Sandbox::new(Limits::default()).map_err(anyhow::Error::msg)?;
+    if check {
+        return match sandbox.check(&code) {
+            Ok(()) => {
+                println!("{}: parses", file.display());
+                Ok(())
+            }
+            Err(e) => bail!("{}: {e}", file.display()),
+        };
+    }
+    for var in vars {
+        let (key, value) = var.split_once('=').with_context(|| format!("--var {var:?} is not KEY=VALUE"))?;
+        let value = match value {
+            "true" => rhai::Dynamic::from(true),
+            "false" => rhai::Dynamic::from(false),
+            v => v
+                .parse::<i64>()
+                .map(rhai::Dynamic::from)
+                .or_else(|_| v.parse::<f64>().map(rhai::Dynamic::from))
+                .unwrap_or_else(|_| rhai::Dynamic::from(v.to_string())),
+        };
+        sandbox.set_var(key, value);
+    }
+    let phone = device.open()?;
+    let ctx = codeact::tools::ToolContext::new(Box::new(phone));
+    codeact::tools::install(&mut sandbox, ctx, &|_| true);
+    let result = sandbox.run(&code);
+    print!("{}", result.output);
+    for a in &result.actions {
+        eprintln!("  {:>8.1} ms  {}({}) -> {}", a.duration_ms, a.tool, a.args.join(", "), a.result);
+    }
+    if let Some(e) = &result.error {
+        bail!("{}: {e}", file.display());
+    }
+    match &result.completion {
+        Some(c) if !c.success => bail!("{}: completed as failed: {}", file.display(), c.reason),
+        Some(c) => println!("completed: {}", c.reason),
+        None => {}
+    }
+    Ok(())
 }

@@ -1,0 +1,88 @@
+//! `ui_state` and `phone_state` as scripts see them: the elements worth acting on or
+//! reading (visible, and actionable or labelled), indexed in reading order, as Rhai
+//! maps. The same list backs index-based tools, so an index means one element.
+
+use rhai::{Array, Dynamic, Map};
+
+use crate::device::Observation;
+use crate::ui::{Element, UiTree};
+
+/// The elements `ui_state` lists, in document order.
+pub fn listed(tree: &UiTree) -> Vec<&Element> {
+    tree.elements
+        .iter()
+        .filter(|e| {
+            e.visible
+                && (e.actions.touch
+                    || e.actions.long_touch
+                    || e.actions.set_text
+                    || e.actions.scroll
+                    || !e.text.is_empty()
+                    || !e.content_desc.is_empty())
+        })
+        .collect()
+}
+
+fn int(v: i32) -> Dynamic {
+    Dynamic::from(i64::from(v))
+}
+
+/// One element as a map with the keys the tool docs promise.
+pub fn element_map(index: usize, e: &Element) -> Map {
+    let mut m = Map::new();
+    let b = e.bounds;
+    let mut put = |k: &str, v: Dynamic| {
+        m.insert(k.into(), v);
+    };
+    put("index", Dynamic::from(index as i64));
+    put("text", Dynamic::from(e.text.clone()));
+    put("desc", Dynamic::from(e.content_desc.clone()));
+    put("hint", Dynamic::from(e.hint.clone()));
+    put("id", Dynamic::from(e.resource_id.rsplit('/').next().unwrap_or("").to_string()));
+    put("class", Dynamic::from(e.class.rsplit('.').next().unwrap_or("").to_string()));
+    put("bounds", Dynamic::from(vec![int(b.left), int(b.top), int(b.right), int(b.bottom)] as Array));
+    put("center", Dynamic::from(vec![int(e.center.0), int(e.center.1)] as Array));
+    for (k, v) in [
+        ("clickable", e.clickable),
+        ("checkable", e.checkable),
+        ("checked", e.checked),
+        ("editable", e.actions.set_text),
+        ("scrollable", e.scrollable),
+        ("focused", e.focused),
+        ("enabled", e.enabled),
+        ("selected", e.selected),
+    ] {
+        put(k, Dynamic::from(v));
+    }
+    let mut actions = Array::new();
+    for (name, on) in [
+        ("touch", e.actions.touch),
+        ("long_touch", e.actions.long_touch),
+        ("set_text", e.actions.set_text),
+        ("scroll", e.actions.scroll),
+    ] {
+        if on {
+            actions.push(Dynamic::from(name.to_string()));
+        }
+    }
+    put("actions", Dynamic::from(actions));
+    put("signature", Dynamic::from(format!("{:016x}", e.signature)));
+    m
+}
+
+pub fn ui_state(obs: &Observation) -> Dynamic {
+    let list: Array = listed(&obs.ui).into_iter().enumerate().map(|(i, e)| Dynamic::from(element_map(i, e))).collect();
+    Dynamic::from(list)
+}
+
+pub fn phone_state(obs: &Observation) -> Dynamic {
+    let mut m = Map::new();
+    m.insert("package".into(), Dynamic::from(obs.phone.package.clone()));
+    m.insert("activity".into(), Dynamic::from(obs.phone.activity.clone()));
+    m.insert("keyboard_shown".into(), Dynamic::from(obs.phone.keyboard_shown));
+    let focused = obs.phone.focused.and_then(|f| obs.ui.get(f)).map(|e| e.text.clone()).unwrap_or_default();
+    m.insert("focused_text".into(), Dynamic::from(focused));
+    m.insert("screen_width".into(), Dynamic::from(i64::from(obs.screen.0)));
+    m.insert("screen_height".into(), Dynamic::from(i64::from(obs.screen.1)));
+    Dynamic::from(m)
+}

@@ -1,0 +1,100 @@
+//! `codeact exec` runs the shipped scripts against a virtual device, and the world's
+//! state (read through `simctl state`, as any client would) proves what they did.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use codeact::device::{AdbDevice, Device, DeviceSpec, open};
+use codeact::sandbox::{Limits, Sandbox};
+use codeact::tools::{ToolContext, install};
+
+fn exec(addr: &str, script: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", script, "--device", addr])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run codeact exec")
+}
+
+fn state(addr: &str) -> serde_json::Value {
+    let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
+    let out = d.shell("simctl state").expect("simctl state");
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn shipped_scripts_pass_and_change_the_world() {
+    type Check = fn(&serde_json::Value) -> bool;
+    let cases: [(&str, Check); 4] = [
+        ("scripts/turn_off_wifi.rhai", |s| s["settings"]["wifi"] == false),
+        ("scripts/send_message.rhai", |s| {
+            s["messages"].as_array().is_some_and(|m| m.iter().any(|m| m["to"] == "张三" && m["text"] == "你好"))
+        }),
+        ("scripts/add_note.rhai", |s| {
+            s["notes"]
+                .as_array()
+                .is_some_and(|n| n.iter().any(|n| n["title"] == "Shopping" && n["body"] == "milk, eggs"))
+        }),
+        ("scripts/add_alarm.rhai", |s| {
+            s["alarms"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|a| a["hour"] == 7 && a["minute"] == 30 && a["enabled"] == true))
+        }),
+    ];
+    for (script, check) in cases {
+        let sim = common::SimProcess::start(&[]);
+        let out = exec(&sim.addr, script);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{script} failed: {stderr}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("completed:"), "{script}");
+        assert!(check(&state(&sim.addr)), "{script}: the world does not show it");
+    }
+}
+
+#[test]
+fn a_failing_script_exits_non_zero_with_its_line() {
+    let dir = std::env::temp_dir().join(format!("codeact-exec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("bad.rhai");
+    std::fs::write(&script, "let a = 1;\ntap_by_index(999);\n").expect("write");
+    let sim = common::SimProcess::start(&[]);
+    let out = exec(&sim.addr, script.to_str().unwrap_or_default());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("line 2") && stderr.contains("no element 999"), "{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--check", script.to_str().unwrap_or_default()])
+        .output()
+        .expect("check");
+    assert!(out.status.success(), "--check only parses");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_stale_index_is_refused_not_tapped() {
+    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("sim");
+    let mut sb = Sandbox::new(Limits::default()).expect("sandbox");
+    install(&mut sb, ToolContext::new(Box::new(device)), &|_| true);
+    // The index of the Settings icon on the home screen, then the screen changes.
+    let r = sb.run(
+        "let i = ui_state.filter(|e| e.text == \"Settings\")[0].index;\n\
+         start_app(\"com.android.contacts\");\n\
+         tap_by_index(i);",
+    );
+    let err = r.error.expect("refused");
+    assert!(err.message.contains("no longer at that index"), "{}", err.message);
+    assert_eq!(err.line, Some(3));
+    assert_eq!(r.actions.len(), 2, "start_app and the refused tap are both recorded");
+    // After refresh() indices are fresh again.
+    let r = sb.run("refresh(); let c = ui_state.filter(|e| e.text == \"Contacts\"); print(c.len());");
+    assert!(r.error.is_none(), "{:?}", r.error);
+}
+
+#[test]
+fn the_readme_lists_the_catalog_as_generated() {
+    let readme = include_str!("../README.md");
+    let generated = codeact::tools::describe(&|_| true);
+    assert!(readme.contains(&generated), "README's tool list is stale: paste the output of `codeact tools`");
+}
