@@ -27,7 +27,11 @@ fn state(addr: &str) -> serde_json::Value {
 #[test]
 fn shipped_scripts_pass_and_change_the_world() {
     type Check = fn(&serde_json::Value) -> bool;
-    let cases: [(&str, Check); 4] = [
+    let cases: [(&str, Check); 6] = [
+        ("scripts/find_contact.rhai", |s| s["activity"] == "com.android.contacts.activities.ContactDetail"),
+        ("scripts/dismiss_permission_dialog.rhai", |s| {
+            s["dialog"].is_null() && s["values"]["perm.messaging_notifications"] == true
+        }),
         ("scripts/turn_off_wifi.rhai", |s| s["settings"]["wifi"] == false),
         ("scripts/send_message.rhai", |s| {
             s["messages"].as_array().is_some_and(|m| m.iter().any(|m| m["to"] == "张三" && m["text"] == "你好"))
