@@ -7,6 +7,7 @@
 
 pub mod device;
 pub mod keycodes;
+pub mod persona;
 pub mod sandbox;
 pub mod sim;
 pub mod tools;

@@ -103,9 +103,19 @@ enum Command {
         /// Only parse the script; touch no device.
         #[arg(long)]
         check: bool,
+        /// Restrict the script to a persona's tools and limits (a built-in name or a
+        /// .toml file); by default every tool is available.
+        #[arg(long)]
+        persona: Option<String>,
     },
     /// List the tools scripts can call, with the doc line the LLM reads.
-    Tools,
+    Tools {
+        /// Only the tools this persona allows.
+        #[arg(long)]
+        persona: Option<String>,
+    },
+    /// List the built-in personas: their tools and the context they need.
+    Personas,
     /// Save a screenshot as PNG.
     Screenshot {
         #[command(flatten)]
@@ -188,11 +198,29 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Tools => {
-            print!("{}", codeact::tools::describe(&|_| true));
+        Command::Tools { persona } => {
+            match persona {
+                Some(p) => {
+                    let p = codeact::persona::Persona::load(&p)?;
+                    print!("{}", codeact::tools::describe(&|t| p.allows(t)));
+                }
+                None => print!("{}", codeact::tools::describe(&|_| true)),
+            }
             Ok(())
         }
-        Command::Exec { file, device, vars, check } => exec(&file, &device, &vars, check),
+        Command::Personas => {
+            for p in codeact::persona::Persona::built_in() {
+                println!(
+                    "{}: {}\n  tools:   {}\n  context: {}",
+                    p.name,
+                    p.description,
+                    p.tools.join(", "),
+                    p.context.join(", ")
+                );
+            }
+            Ok(())
+        }
+        Command::Exec { file, device, vars, check, persona } => exec(&file, &device, &vars, check, persona.as_deref()),
         Command::Screenshot { device, out } => {
             let mut phone = device.open()?;
             let png = phone.screenshot()?;
@@ -236,10 +264,18 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-fn exec(file: &std::path::Path, device: &DeviceArgs, vars: &[String], check: bool) -> Result<()> {
-    use codeact::sandbox::{Limits, Sandbox};
+fn exec(
+    file: &std::path::Path,
+    device: &DeviceArgs,
+    vars: &[String],
+    check: bool,
+    persona: Option<&str>,
+) -> Result<()> {
+    use codeact::sandbox::Sandbox;
     let code = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let mut sandbox = Sandbox::new(Limits::default()).map_err(anyhow::Error::msg)?;
+    let persona = persona.map(codeact::persona::Persona::load).transpose()?;
+    let limits = persona.as_ref().and_then(|p| p.limits.clone()).unwrap_or_default();
+    let mut sandbox = Sandbox::new(limits).map_err(anyhow::Error::msg)?;
     if check {
         return match sandbox.check(&code) {
             Ok(()) => {
@@ -264,7 +300,7 @@ fn exec(file: &std::path::Path, device: &DeviceArgs, vars: &[String], check: boo
     }
     let phone = device.open()?;
     let ctx = codeact::tools::ToolContext::new(Box::new(phone));
-    codeact::tools::install(&mut sandbox, ctx, &|_| true);
+    codeact::tools::install(&mut sandbox, ctx, &|t| persona.as_ref().is_none_or(|p| p.allows(t)));
     let result = sandbox.run(&code);
     print!("{}", result.output);
     for a in &result.actions {

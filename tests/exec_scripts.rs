@@ -102,3 +102,17 @@ fn the_readme_lists_the_catalog_as_generated() {
     let generated = codeact::tools::describe(&|_| true);
     assert!(readme.contains(&generated), "README's tool list is stale: paste the output of `codeact tools`");
 }
+
+#[test]
+fn a_persona_hides_the_tools_it_does_not_allow() {
+    let sim = common::SimProcess::start(&[]);
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "scripts/turn_off_wifi.rhai", "--device", &sim.addr, "--persona", "app_starter"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run codeact exec");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("Function not found: refresh"), "{stderr}");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], true, "nothing was toggled");
+}

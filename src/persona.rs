@@ -1,0 +1,116 @@
+//! Personas: which tools a session may call, what context each step needs, the
+//! system-prompt template and optional limits. Four are built in (`personas/*.toml`,
+//! embedded); `--persona FILE.toml` loads a user's, checked the same way.
+//!
+//! A tool a persona does not allow is never registered, so calling it is the ordinary
+//! "function not found" error. This module does not build prompts (the agent does).
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::sandbox::Limits;
+use crate::tools::CATALOG;
+
+const BUILT_IN: &[(&str, &str)] = &[
+    ("default", include_str!("../personas/default.toml")),
+    ("ui_expert", include_str!("../personas/ui_expert.toml")),
+    ("app_starter", include_str!("../personas/app_starter.toml")),
+    ("big_agent", include_str!("../personas/big_agent.toml")),
+];
+
+/// What a persona may ask the runtime to observe for each step.
+pub const CONTEXTS: &[&str] = &["ui_state", "screenshot", "phone_state", "packages", "memory"];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Persona {
+    pub name: String,
+    pub description: String,
+    pub tools: Vec<String>,
+    #[serde(default)]
+    pub context: Vec<String>,
+    /// The system prompt; `{tool_descriptions}` is replaced by the allowed tools.
+    pub prompt: String,
+    #[serde(default)]
+    pub limits: Option<Limits>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PersonaError {
+    #[error("unknown persona {0:?}; built in: default, ui_expert, app_starter, big_agent (or give a .toml file)")]
+    Unknown(String),
+    #[error("cannot read {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{origin}: {message}")]
+    Invalid { origin: String, message: String },
+}
+
+impl Persona {
+    /// A built-in name, or a path to a `.toml` file.
+    pub fn load(name_or_path: &str) -> Result<Self, PersonaError> {
+        if let Some((_, text)) = BUILT_IN.iter().find(|(n, _)| *n == name_or_path) {
+            return Self::parse(text, name_or_path);
+        }
+        let path = Path::new(name_or_path);
+        if path.extension().is_some_and(|e| e == "toml") || path.exists() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|source| PersonaError::Read { path: name_or_path.into(), source })?;
+            return Self::parse(&text, name_or_path);
+        }
+        Err(PersonaError::Unknown(name_or_path.into()))
+    }
+
+    pub fn built_in() -> Vec<Persona> {
+        BUILT_IN.iter().filter_map(|(name, text)| Self::parse(text, name).ok()).collect()
+    }
+
+    pub fn parse(text: &str, origin: &str) -> Result<Self, PersonaError> {
+        let invalid = |message: String| PersonaError::Invalid { origin: origin.into(), message };
+        let persona: Persona = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let valid: Vec<&str> = CATALOG.iter().map(|t| t.name).collect();
+        for tool in &persona.tools {
+            if !valid.contains(&tool.as_str()) {
+                return Err(invalid(format!("unknown tool {tool:?}; valid tools: {}", valid.join(", "))));
+            }
+        }
+        for c in &persona.context {
+            if !CONTEXTS.contains(&c.as_str()) {
+                return Err(invalid(format!("unknown context {c:?}; valid: {}", CONTEXTS.join(", "))));
+            }
+        }
+        if !persona.prompt.contains("{tool_descriptions}") {
+            return Err(invalid("the prompt needs a {tool_descriptions} placeholder for the tool list".into()));
+        }
+        if let Some(l) = &persona.limits {
+            l.validate().map_err(invalid)?;
+        }
+        Ok(persona)
+    }
+
+    pub fn allows(&self, tool: &str) -> bool {
+        self.tools.iter().any(|t| t == tool)
+    }
+
+    /// The system prompt with this persona's tool list filled in.
+    pub fn system_prompt(&self) -> String {
+        self.prompt.replace("{tool_descriptions}", crate::tools::describe(&|t| self.allows(t)).trim_end())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_ins_load_and_bad_personas_say_why() {
+        assert_eq!(Persona::built_in().len(), 4);
+        let p = Persona::load("app_starter").unwrap();
+        assert!(p.allows("start_app") && !p.allows("tap_by_index"));
+        assert!(p.system_prompt().contains("- start_app(package[, activity])"));
+        let bad = "name = 'x'\ndescription = 'd'\ntools = ['tap_by_index', 'fly']\nprompt = '{tool_descriptions}'";
+        let err = Persona::parse(bad, "x.toml").unwrap_err().to_string();
+        assert!(err.contains("\"fly\"") && err.contains("tap_by_index"), "{err}");
+        assert!(matches!(Persona::load("nobody"), Err(PersonaError::Unknown(_))));
+    }
+}
