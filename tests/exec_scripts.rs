@@ -116,3 +116,33 @@ fn a_persona_hides_the_tools_it_does_not_allow() {
     assert!(stderr.contains("Function not found: refresh"), "{stderr}");
     assert_eq!(state(&sim.addr)["settings"]["wifi"], true, "nothing was toggled");
 }
+
+#[test]
+fn selectors_find_wait_and_assert_on_the_live_screen() {
+    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("sim");
+    let mut sb = Sandbox::new(Limits::default()).expect("sandbox");
+    install(&mut sb, ToolContext::new(Box::new(device)), &|_| true);
+    let r = sb.run(
+        r#"start_app("com.android.settings");
+           let bt = find(#{class: "Switch", below: "Wi-Fi"});
+           print(bt.id);
+           print(find_all(#{class: "Switch"}).len());
+           print(type_of(find("No such row")));
+           tap(#{id: "bluetooth_switch"});
+           assert_visible(#{id: "bluetooth_switch", checked: true});
+           let about = scroll_until_visible("About phone");
+           tap("About phone");
+           wait_for("Android version", 2000);
+           assert_not_visible("Bluetooth");"#,
+    );
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(r.output, "bluetooth_switch\n3\n()\n");
+    let r = sb.run(r#"wait_for("Never there", 300);"#);
+    let err = r.error.expect("a timeout");
+    assert!(err.message.contains("did not appear within 300 ms"), "{}", err.message);
+    let r = sb.run(r#"tap("Nothing like this");"#);
+    let err = r.error.expect("not found");
+    assert!(err.message.contains("nothing on screen matches") && err.message.contains("visible:"), "{}", err.message);
+    let r = sb.run(r#"assert_visible(#{colour: "red"});"#);
+    assert!(r.error.expect("bad key").message.contains("unknown selector key"));
+}

@@ -6,6 +6,7 @@
 //! settle after acting, and never tap a stale index silently. This module does not
 //! parse dumps (that is `ui`) nor run scripts (that is `sandbox`).
 
+pub mod select;
 pub mod state;
 
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -100,6 +101,48 @@ pub const CATALOG: &[ToolSpec] = &[
         name: "refresh",
         signature: "refresh()",
         doc: "Read the screen again: ui_state and phone_state are updated.",
+    },
+    ToolSpec {
+        name: "find",
+        signature: "find(sel)",
+        doc: "The first element matching a selector on the live screen (a map like ui_state's), or ().",
+    },
+    ToolSpec {
+        name: "find_all",
+        signature: "find_all(sel)",
+        doc: "Every element matching a selector, in reading order.",
+    },
+    ToolSpec {
+        name: "tap",
+        signature: "tap(sel)",
+        doc: "Tap the element a selector finds: \"Wi-Fi\" (regex over text/desc/hint) or #{id: \"send\", below: \"Title\"}.",
+    },
+    ToolSpec { name: "long_press", signature: "long_press(sel)", doc: "Long-press the element a selector finds." },
+    ToolSpec { name: "set_text", signature: "set_text(sel, text)", doc: "Tap a field, empty it and type text." },
+    ToolSpec {
+        name: "wait_for",
+        signature: "wait_for(sel[, timeout_ms])",
+        doc: "Wait until a selector matches (default 5000 ms); returns the element.",
+    },
+    ToolSpec {
+        name: "wait_gone",
+        signature: "wait_gone(sel[, timeout_ms])",
+        doc: "Wait until nothing matches a selector (default 5000 ms).",
+    },
+    ToolSpec {
+        name: "assert_visible",
+        signature: "assert_visible(sel)",
+        doc: "Fail the script unless a selector matches on screen.",
+    },
+    ToolSpec {
+        name: "assert_not_visible",
+        signature: "assert_not_visible(sel)",
+        doc: "Fail the script if a selector matches on screen.",
+    },
+    ToolSpec {
+        name: "scroll_until_visible",
+        signature: "scroll_until_visible(sel[, direction])",
+        doc: "Swipe (\"down\" by default, or \"up\") until a selector matches; returns the element.",
     },
     ToolSpec {
         name: "complete",
@@ -217,6 +260,66 @@ impl ToolContext {
             )),
         }
     }
+}
+
+impl ToolContext {
+    /// The element map for element `id` of the snapshot (`index` is its ui_state
+    /// index, or -1 when ui_state does not list it).
+    fn element_value(&self, id: usize) -> Dynamic {
+        let Some((obs, _, _)) = &self.snapshot else { return Dynamic::UNIT };
+        let listed = state::listed(&obs.ui);
+        let index = listed.iter().position(|l| l.id == id).map_or(-1, |i| i as i64);
+        match obs.ui.get(id) {
+            Some(e) => {
+                let mut m = state::element_map(index.max(0) as usize, e);
+                m.insert("index".into(), Dynamic::from(index));
+                Dynamic::from(m)
+            }
+            None => Dynamic::UNIT,
+        }
+    }
+
+    /// Reads the screen (updating ui_state) and returns the ids `sel` matches.
+    fn matches(&mut self, sel: &select::Selector) -> Result<Vec<usize>, String> {
+        let obs = self.refresh()?;
+        Ok(sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect())
+    }
+
+    /// The centre of the first match, or an error that says what is on screen.
+    fn locate(&mut self, sel: &select::Selector) -> Result<(i32, i32), String> {
+        let ids = self.matches(sel)?;
+        let obs = self.snapshot()?;
+        match ids.first().and_then(|id| obs.ui.get(*id)) {
+            Some(e) => Ok(e.center),
+            None => {
+                let seen: Vec<String> = state::listed(&obs.ui).iter().take(12).map(|e| label(e)).collect();
+                Err(format!("nothing on screen matches {}; visible: {}", sel.shown, seen.join(", ")))
+            }
+        }
+    }
+
+    /// Polls until `sel` matches (`present`) or stops matching, within `ms`.
+    fn wait(&mut self, sel: &select::Selector, ms: i64, present: bool, limit: Duration) -> Result<Dynamic, String> {
+        let ms = u64::try_from(ms).map_err(|_| "timeout_ms must be ≥ 0".to_string())?;
+        let until = Instant::now() + Duration::from_millis(ms).min(limit);
+        loop {
+            let ids = self.matches(sel)?;
+            match (present, ids.first()) {
+                (true, Some(id)) => return Ok(self.element_value(*id)),
+                (false, None) => return Ok(Dynamic::UNIT),
+                _ => {}
+            }
+            if Instant::now() >= until {
+                let what = if present { "appear" } else { "go away" };
+                return Err(format!("{} did not {what} within {ms} ms", sel.shown));
+            }
+            std::thread::sleep(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())));
+        }
+    }
+}
+
+fn selector(v: &Dynamic) -> Result<select::Selector, String> {
+    select::Selector::from_dynamic(v)
 }
 
 fn label(e: &crate::ui::Element) -> String {
@@ -441,6 +544,119 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
         c.refresh()?;
         Ok(())
     });
+    tool!("find", |c, sel: Dynamic| {
+        let sel = selector(&sel)?;
+        let ids = c.matches(&sel)?;
+        Ok(ids.first().map_or(Dynamic::UNIT, |id| c.element_value(*id)))
+    });
+    tool!("find_all", |c, sel: Dynamic| {
+        let sel = selector(&sel)?;
+        let ids = c.matches(&sel)?;
+        Ok(ids.iter().map(|id| c.element_value(*id)).collect::<rhai::Array>())
+    });
+    let l = left.clone();
+    tool!("tap", |c, sel: Dynamic| {
+        let (x, y) = c.locate(&selector(&sel)?)?;
+        c.device.tap(x, y).map_err(|e| e.to_string())?;
+        c.settle(l());
+        Ok(())
+    });
+    let l = left.clone();
+    tool!("long_press", |c, sel: Dynamic| {
+        let (x, y) = c.locate(&selector(&sel)?)?;
+        c.device.long_press(x, y, 800).map_err(|e| e.to_string())?;
+        c.settle(l());
+        Ok(())
+    });
+    let l = left.clone();
+    tool!("set_text", |c, sel: Dynamic, text: &str| {
+        let (x, y) = c.locate(&selector(&sel)?)?;
+        c.device.tap(x, y).map_err(|e| e.to_string())?;
+        c.device.clear_text().map_err(|e| e.to_string())?;
+        c.device.input_text(text).map_err(|e| e.to_string())?;
+        c.settle(l());
+        Ok(())
+    });
+    for (name, present) in [("wait_for", true), ("wait_gone", false)] {
+        if !allowed(name) {
+            continue;
+        }
+        for with_timeout in [false, true] {
+            let (ctx, shared, l) = (ctx.clone(), shared.clone(), left.clone());
+            let run = move |sel: Dynamic, ms: i64| -> ToolResult<Dynamic> {
+                let started = Instant::now();
+                let mut c = lock(&ctx);
+                let result = selector(&sel).and_then(|s| c.wait(&s, ms, present, l()));
+                shared.record(name, vec![format!("{sel}")], result.clone().err().unwrap_or("ok".into()), started);
+                result.map_err(|e| format!("{name}: {e}").into())
+            };
+            if with_timeout {
+                engine.register_fn(name, run);
+            } else {
+                engine.register_fn(name, move |sel: Dynamic| run(sel, 5000));
+            }
+        }
+    }
+    tool!("assert_visible", |c, sel: Dynamic| {
+        let sel = selector(&sel)?;
+        if c.matches(&sel)?.is_empty() {
+            Err(format!("assertion failed: {} is not on screen", sel.shown))
+        } else {
+            Ok(())
+        }
+    });
+    tool!("assert_not_visible", |c, sel: Dynamic| {
+        let sel = selector(&sel)?;
+        if c.matches(&sel)?.is_empty() { Ok(()) } else { Err(format!("assertion failed: {} is on screen", sel.shown)) }
+    });
+    for with_direction in [false, true] {
+        if !allowed("scroll_until_visible") {
+            break;
+        }
+        let (ctx, shared, l) = (ctx.clone(), shared.clone(), left.clone());
+        let run = move |sel: Dynamic, direction: &str| -> ToolResult<Dynamic> {
+            let started = Instant::now();
+            let mut c = lock(&ctx);
+            let mut attempt = || -> Result<Dynamic, String> {
+                let s = selector(&sel)?;
+                let down = match direction {
+                    "down" => true,
+                    "up" => false,
+                    other => return Err(format!("direction {other:?}: use \"down\" or \"up\"")),
+                };
+                let mut last = None;
+                for _ in 0..15 {
+                    if let Some(id) = c.matches(&s)?.first() {
+                        return Ok(c.element_value(*id));
+                    }
+                    let obs = c.snapshot()?;
+                    let print = ToolContext::fingerprint(obs);
+                    if last == Some(print) {
+                        return Err(format!("reached the end of the list without finding {}", s.shown));
+                    }
+                    last = Some(print);
+                    let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
+                    let (from, to) = if down { (h * 7 / 10, h * 3 / 10) } else { (h * 3 / 10, h * 7 / 10) };
+                    c.device.swipe(w / 2, from, w / 2, to, 300).map_err(|e| e.to_string())?;
+                    c.settle(l());
+                }
+                Err(format!("{} did not show after 15 swipes", s.shown))
+            };
+            let result = attempt();
+            shared.record(
+                "scroll_until_visible",
+                vec![format!("{sel}")],
+                result.clone().err().unwrap_or("ok".into()),
+                started,
+            );
+            result.map_err(|e| format!("scroll_until_visible: {e}").into())
+        };
+        if with_direction {
+            engine.register_fn("scroll_until_visible", run);
+        } else {
+            engine.register_fn("scroll_until_visible", move |sel: Dynamic| run(sel, "down"));
+        }
+    }
 }
 
 /// The catalog as the prompt, `codeact tools` and the REPL print it.
