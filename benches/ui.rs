@@ -27,5 +27,55 @@ fn parse_fixtures(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse_fixtures);
+/// DroidRun's indexed line for the same element (see shared/reference/anchors.md),
+/// to compare sizes: `3. Button: "id", "text" - (l,t,r,b)`.
+fn droidrun_line(i: usize, e: &codeact::ui::Element) -> String {
+    let class = e.class.rsplit('.').next().unwrap_or("");
+    let b = e.bounds;
+    format!(
+        "{}. {class}: \"{}\", \"{}\" - ({},{},{},{})\n",
+        i + 1,
+        e.resource_id,
+        e.text,
+        b.left,
+        b.top,
+        b.right,
+        b.bottom
+    )
+}
+
+fn render_fixtures(c: &mut Criterion) {
+    let Ok(entries) = std::fs::read_dir(FIXTURES) else { return };
+    let mut ratios = Vec::new();
+    let mut group = c.benchmark_group("ui::render");
+    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "xml")) {
+        let Ok(bytes) = std::fs::read(path) else { continue };
+        let Ok(tree) = codeact::ui::parse(&bytes, (1080, 2400)) else { continue };
+        let ours = codeact::ui::render::render(&tree, "p", "p.A", false);
+        // DroidRun lists every non-tiny on-screen node.
+        let theirs: String = tree
+            .elements
+            .iter()
+            .filter(|e| e.visible && e.bounds.width() > 5 && e.bounds.height() > 5)
+            .enumerate()
+            .map(|(i, e)| droidrun_line(i, e))
+            .collect();
+        if !theirs.is_empty() {
+            ratios.push(ours.len() as f64 / theirs.len() as f64);
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(codeact::ui::render::render(&tree, "p", "p.A", false).len()))
+        });
+    }
+    group.finish();
+    ratios.sort_by(f64::total_cmp);
+    if let Some(median) = ratios.get(ratios.len() / 2) {
+        eprintln!("compact text size / DroidRun format size, median over {} dumps: {median:.2}", ratios.len());
+    }
+}
+
+criterion_group!(benches, parse_fixtures, render_fixtures);
 criterion_main!(benches);

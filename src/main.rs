@@ -169,33 +169,11 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&obs)?);
                 return Ok(());
             }
-            println!("device:   {}", phone.name());
-            println!("screen:   {}x{}", obs.screen.0, obs.screen.1);
-            println!("app:      {} ({})", obs.phone.package, obs.phone.activity);
-            println!("keyboard: {}", if obs.phone.keyboard_shown { "shown" } else { "hidden" });
-            for e in obs
-                .ui
-                .elements
-                .iter()
-                .filter(|e| e.visible && (!e.text.is_empty() || !e.content_desc.is_empty() || e.actions.touch))
-            {
-                let label = if e.text.is_empty() { &e.content_desc } else { &e.text };
-                let class = e.class.rsplit('.').next().unwrap_or("");
-                let mut acts = Vec::new();
-                if e.actions.touch {
-                    acts.push("tap");
-                }
-                if e.actions.long_touch {
-                    acts.push("long");
-                }
-                if e.actions.set_text {
-                    acts.push("text");
-                }
-                if e.actions.scroll {
-                    acts.push("scroll");
-                }
-                println!("{:>4} {class:<14} {label:?} @({},{}) [{}]", e.id, e.center.0, e.center.1, acts.join(","));
-            }
+            println!("device {}; screen {}x{}", phone.name(), obs.screen.0, obs.screen.1);
+            print!(
+                "{}",
+                codeact::ui::render::render(&obs.ui, &obs.phone.package, &obs.phone.activity, obs.phone.keyboard_shown)
+            );
             Ok(())
         }
         Command::Tools { persona } => {

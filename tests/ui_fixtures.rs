@@ -45,6 +45,15 @@ fn every_real_dump_parses() {
         assert!(tree.elements.iter().any(|e| !e.bounds.is_empty()), "{name}: no element has bounds");
         let with_text = tree.elements.iter().filter(|e| !e.text.is_empty() || !e.content_desc.is_empty()).count();
         assert!(with_text > 0 || name.contains("game") || name.contains("flutter"), "{name}: no text at all");
+        // The compact text lists every visible actionable element, one line each.
+        let text = ui::render::render(&tree, "p", "p.A", false);
+        let listed = ui::render::listed(&tree);
+        assert_eq!(text.lines().count(), listed.len() + 1, "{name}: one line per listed element");
+        let actionable = tree.elements.iter().filter(|e| e.visible && (e.actions.touch || e.actions.set_text)).count();
+        assert!(
+            listed.iter().filter(|e| e.actions.touch || e.actions.set_text).count() == actionable,
+            "{name}: an actionable element was dropped"
+        );
         for e in &tree.elements {
             for c in &e.children {
                 assert_eq!(tree.elements[*c].parent, Some(e.id), "{name}: parent links");

@@ -5,23 +5,10 @@
 use rhai::{Array, Dynamic, Map};
 
 use crate::device::Observation;
-use crate::ui::{Element, UiTree};
+use crate::ui::Element;
 
-/// The elements `ui_state` lists, in document order.
-pub fn listed(tree: &UiTree) -> Vec<&Element> {
-    tree.elements
-        .iter()
-        .filter(|e| {
-            e.visible
-                && (e.actions.touch
-                    || e.actions.long_touch
-                    || e.actions.set_text
-                    || e.actions.scroll
-                    || !e.text.is_empty()
-                    || !e.content_desc.is_empty())
-        })
-        .collect()
-}
+/// The elements `ui_state` lists (shared with the compact screen text).
+pub use crate::ui::render::listed;
 
 fn int(v: i32) -> Dynamic {
     Dynamic::from(i64::from(v))

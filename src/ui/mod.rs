@@ -6,6 +6,7 @@
 //! stable signature). Rendering for prompts and selectors live elsewhere.
 
 mod parse;
+pub mod render;
 
 pub use parse::{ParseError, parse};
 
