@@ -318,6 +318,23 @@ impl ToolContext {
     }
 }
 
+/// Records a finished tool call and turns its error into a script error that names
+/// the tool: the one place every tool ends.
+fn finish<T>(
+    shared: &Shared,
+    name: &str,
+    args: Vec<String>,
+    started: Instant,
+    result: Result<T, String>,
+) -> ToolResult<T> {
+    let summary = match &result {
+        Ok(_) => "ok".to_string(),
+        Err(e) => e.clone(),
+    };
+    shared.record(name, args, summary, started);
+    result.map_err(|e| format!("{name}: {e}").into())
+}
+
 fn selector(v: &Dynamic) -> Result<select::Selector, String> {
     select::Selector::from_dynamic(v)
 }
@@ -374,9 +391,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                     #[allow(unused_mut)]
                     let mut body = || $body;
                     let result: Result<_, String> = body();
-                    let summary = match &result { Ok(_) => "ok".to_string(), Err(e) => e.clone() };
-                    shared.record($name, args, summary, started);
-                    result.map_err(|e| format!("{}: {e}", $name).into())
+                    finish(&shared, $name, args, started, result)
                 });
             }
         };
@@ -425,8 +440,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                 c.settle(l());
                 Ok::<(), String>(())
             })();
-            shared.record("long_press", vec![format!("{ms}")], result.clone().err().unwrap_or("ok".into()), started);
-            result.map_err(|e| format!("long_press: {e}").into())
+            finish(&shared, "long_press", vec![format!("{ms}")], started, result)
         };
         if arity == 2 {
             engine.register_fn("long_press", move |x: Dynamic, y: Dynamic| run(x, y, 800));
@@ -455,8 +469,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                     c.settle(l());
                     Ok::<(), String>(())
                 })();
-                shared.record(name, vec![format!("{ms}")], result.clone().err().unwrap_or("ok".into()), started);
-                result.map_err(|e| format!("{name}: {e}").into())
+                finish(&shared, name, vec![format!("{ms}")], started, result)
             }
         };
         let l: Arc<dyn Fn() -> Duration + Send + Sync> = Arc::new(left.clone());
@@ -503,8 +516,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
             if result.is_ok() {
                 c.settle(l());
             }
-            shared.record(name, Vec::new(), result.clone().err().unwrap_or("ok".into()), started);
-            result.map_err(|e| format!("{name}: {e}").into())
+            finish(&shared, name, Vec::new(), started, result)
         });
     }
     let l = left.clone();
@@ -587,8 +599,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                 let started = Instant::now();
                 let mut c = lock(&ctx);
                 let result = selector(&sel).and_then(|s| c.wait(&s, ms, present, l()));
-                shared.record(name, vec![format!("{sel}")], result.clone().err().unwrap_or("ok".into()), started);
-                result.map_err(|e| format!("{name}: {e}").into())
+                finish(&shared, name, vec![format!("{sel}")], started, result)
             };
             if with_timeout {
                 engine.register_fn(name, run);
@@ -643,13 +654,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                 Err(format!("{} did not show after 15 swipes", s.shown))
             };
             let result = attempt();
-            shared.record(
-                "scroll_until_visible",
-                vec![format!("{sel}")],
-                result.clone().err().unwrap_or("ok".into()),
-                started,
-            );
-            result.map_err(|e| format!("scroll_until_visible: {e}").into())
+            finish(&shared, "scroll_until_visible", vec![format!("{sel}")], started, result)
         };
         if with_direction {
             engine.register_fn("scroll_until_visible", run);
