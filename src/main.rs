@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
+use codeact::config::{FileConfig, Flags, Settings};
 use codeact::sim::{self, SimConfig};
 
 #[derive(Parser)]
@@ -24,18 +25,71 @@ struct DeviceArgs {
     /// the adb server sees.
     #[arg(long, short = 'd')]
     device: Option<String>,
-    /// Seconds any one device operation may take before it fails.
-    #[arg(long, default_value_t = 20.0)]
-    timeout: f64,
+    /// Seconds any one device operation may take before it fails (default 20).
+    #[arg(long)]
+    timeout: Option<f64>,
 }
 
 impl DeviceArgs {
     fn open(&self) -> Result<codeact::device::AdbDevice> {
-        if !(self.timeout > 0.0 && self.timeout <= 3600.0) {
-            bail!("--timeout must be between 0 and 3600 seconds");
+        let settings = FileConfig::find(None)?.resolve(&self.flags())?;
+        open_device(&settings)
+    }
+
+    fn flags(&self) -> Flags {
+        Flags { device: self.device.clone(), device_timeout_s: self.timeout, ..Flags::default() }
+    }
+}
+
+fn open_device(settings: &Settings) -> Result<codeact::device::AdbDevice> {
+    let spec = codeact::device::DeviceSpec::parse(settings.device.as_deref());
+    Ok(codeact::device::open(&spec, settings.device_timeout)?)
+}
+
+/// How a scripting session is set up: persona, limits, tool behaviour.
+#[derive(clap::Args)]
+struct SessionArgs {
+    /// Only this persona's tools (and its limits): a built-in name (`codeact personas`)
+    /// or a .toml file. Default: every tool.
+    #[arg(long)]
+    persona: Option<String>,
+    /// Read settings from this file instead of $CODEACT_CONFIG or ./codeact.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Override a sandbox limit, e.g. --limit timeout_ms=5000 (repeatable). Limits:
+    /// max_operations, timeout_ms, max_call_levels, max_expr_depth, max_string_size,
+    /// max_array_size, max_map_size, max_variables, max_functions, max_output.
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    limits: Vec<String>,
+    /// After each action wait up to this long for the screen to settle (two equal
+    /// observations in a row); 0 turns it off. Default 3000.
+    #[arg(long, value_name = "MS")]
+    settle_ms: Option<u64>,
+    /// Read integer coordinates as 0..N of the screen (1000 for vision models that
+    /// answer in per-mille) instead of pixels.
+    #[arg(long, value_name = "N")]
+    coordinate_scale: Option<u32>,
+    /// What each action keeps: none, ui (the UI dump) or all (dump and screenshot).
+    /// Default: all with --trajectory, otherwise none.
+    #[arg(long, value_name = "WHAT")]
+    record: Option<codeact::tools::Record>,
+}
+
+impl SessionArgs {
+    fn settings(&self, device: &DeviceArgs, recording: bool) -> Result<Settings> {
+        let file = FileConfig::find(self.config.as_deref())?;
+        let mut flags = Flags {
+            persona: self.persona.clone(),
+            limits: self.limits.clone(),
+            settle_ms: self.settle_ms,
+            coordinate_scale: self.coordinate_scale,
+            record: self.record,
+            ..device.flags()
+        };
+        if recording && flags.record.is_none() && file.tools.record.is_none() {
+            flags.record = Some(codeact::tools::Record::All);
         }
-        let spec = codeact::device::DeviceSpec::parse(self.device.as_deref());
-        Ok(codeact::device::open(&spec, std::time::Duration::from_secs_f64(self.timeout))?)
+        Ok(file.resolve(&flags)?)
     }
 }
 
@@ -88,31 +142,66 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run a Rhai script against a device, with the tool catalog and every sandbox
-    /// limit; exit 0 when it ends without error and any complete() was a success.
+    /// Run Rhai scripts against a device, with the tool catalog and every sandbox
+    /// limit; exit 0 when each ends without error and any complete() was a success.
     ///
     ///   codeact exec scripts/turn_off_wifi.rhai --device sim
+    ///   codeact exec scripts/*.rhai -d sim --junit report.xml --trajectory runs/ci
+    ///   codeact exec my.rhai --var name=张三 --var count=3 --limit timeout_ms=60000
+    ///
+    /// Each script gets a fresh session (variables, functions, memory) on the same
+    /// device. Settings also come from codeact.toml (see `--config`).
     Exec {
-        /// The script to run.
-        file: PathBuf,
+        /// The scripts to run, in order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         #[command(flatten)]
         device: DeviceArgs,
-        /// A variable the script can read, KEY=VALUE (numbers and true/false are typed).
+        #[command(flatten)]
+        session: SessionArgs,
+        /// A variable the scripts can read, KEY=VALUE (numbers and true/false are typed).
         #[arg(long = "var", value_name = "KEY=VALUE")]
         vars: Vec<String>,
-        /// Only parse the script; touch no device.
+        /// Only parse the scripts; touch no device.
         #[arg(long)]
         check: bool,
-        /// Restrict the script to a persona's tools and limits (a built-in name or a
-        /// .toml file); by default every tool is available.
-        #[arg(long)]
-        persona: Option<String>,
+        /// Write a JUnit XML report here: one test case per script; assertions and
+        /// complete(false, ..) are failures, anything else that stops a script an error.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write each script's run here as it goes: events.jsonl (every action, with
+        /// timing), screenshots/ and ui/ after each action, script.rhai, summary.json.
+        /// With several scripts, one sub-directory per script.
+        #[arg(long, value_name = "DIR")]
+        trajectory: Option<PathBuf>,
+    },
+    /// An interactive Rhai prompt on a device: variables and functions persist,
+    /// ui_state is always fresh, Tab completes, :help lists the meta-commands.
+    ///
+    ///   codeact repl --device sim
+    ///   rhai> tap("Settings")
+    ///   rhai> :state
+    Repl {
+        #[command(flatten)]
+        device: DeviceArgs,
+        #[command(flatten)]
+        session: SessionArgs,
+        /// Keep history in this file (default $CODEACT_HISTORY, else
+        /// ~/.local/state/codeact/history).
+        #[arg(long, value_name = "FILE")]
+        history: Option<PathBuf>,
+        /// Keep no history.
+        #[arg(long, conflicts_with = "history")]
+        no_history: bool,
     },
     /// List the tools scripts can call, with the doc line the LLM reads.
     Tools {
         /// Only the tools this persona allows.
         #[arg(long)]
         persona: Option<String>,
+        /// Print a Markdown table (as in the README) instead of a list.
+        #[arg(long)]
+        markdown: bool,
     },
     /// List the built-in personas: their tools and the context they need.
     Personas,
@@ -176,14 +265,12 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Command::Tools { persona } => {
-            match persona {
-                Some(p) => {
-                    let p = codeact::persona::Persona::load(&p)?;
-                    print!("{}", codeact::tools::describe(&|t| p.allows(t)));
-                }
-                None => print!("{}", codeact::tools::describe(&|_| true)),
-            }
+        Command::Tools { persona, markdown } => {
+            let persona = persona.as_deref().map(codeact::persona::Persona::load).transpose()?;
+            let allowed = |t: &str| persona.as_ref().is_none_or(|p| p.allows(t));
+            let text =
+                if markdown { codeact::tools::markdown_table(&allowed) } else { codeact::tools::describe(&allowed) };
+            print!("{text}");
             Ok(())
         }
         Command::Personas => {
@@ -198,7 +285,18 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Exec { file, device, vars, check, persona } => exec(&file, &device, &vars, check, persona.as_deref()),
+        Command::Exec { files, device, session, vars, check, junit, trajectory } => {
+            let settings = session.settings(&device, trajectory.is_some())?;
+            exec(&files, &settings, &vars, check, junit.as_deref(), trajectory.as_deref())
+        }
+        Command::Repl { device, session, history, no_history } => {
+            let settings = session.settings(&device, false)?;
+            let phone = open_device(&settings)?;
+            let name = phone.name().to_string();
+            let session = codeact::session::Session::new(Box::new(phone), &settings).map_err(anyhow::Error::msg)?;
+            let history = if no_history { None } else { history.or_else(codeact::repl::default_history_file) };
+            codeact::repl::run(session, &name, history).context("the line editor failed")
+        }
         Command::Screenshot { device, out } => {
             let mut phone = device.open()?;
             let png = phone.screenshot()?;
@@ -242,55 +340,170 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Runs each script in a fresh session on one device; reports, and fails if any failed.
 fn exec(
-    file: &std::path::Path,
-    device: &DeviceArgs,
+    files: &[PathBuf],
+    settings: &Settings,
     vars: &[String],
     check: bool,
-    persona: Option<&str>,
+    junit: Option<&std::path::Path>,
+    trajectory: Option<&std::path::Path>,
 ) -> Result<()> {
-    use codeact::sandbox::Sandbox;
-    let code = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let persona = persona.map(codeact::persona::Persona::load).transpose()?;
-    let limits = persona.as_ref().and_then(|p| p.limits.clone()).unwrap_or_default();
-    let mut sandbox = Sandbox::new(limits).map_err(anyhow::Error::msg)?;
-    if check {
-        return match sandbox.check(&code) {
-            Ok(()) => {
-                println!("{}: parses", file.display());
-                Ok(())
-            }
-            Err(e) => bail!("{}: {e}", file.display()),
-        };
+    use codeact::device::Device as _;
+    use codeact::trajectory::junit::{self, Case};
+    let mut scripts = Vec::new();
+    for file in files {
+        let code = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+        scripts.push((file, code));
     }
+    let mut parsed_vars = Vec::new();
     for var in vars {
         let (key, value) = var.split_once('=').with_context(|| format!("--var {var:?} is not KEY=VALUE"))?;
-        let value = match value {
-            "true" => rhai::Dynamic::from(true),
-            "false" => rhai::Dynamic::from(false),
-            v => v
-                .parse::<i64>()
-                .map(rhai::Dynamic::from)
-                .or_else(|_| v.parse::<f64>().map(rhai::Dynamic::from))
-                .unwrap_or_else(|_| rhai::Dynamic::from(v.to_string())),
+        let ok_name = key.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && key.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !ok_name {
+            bail!("--var {var:?}: {key:?} is not a variable name (letters, digits and _, not starting with a digit)");
+        }
+        parsed_vars.push((key.to_string(), codeact::session::typed_value(value)));
+    }
+    if check {
+        let sandbox = codeact::sandbox::Sandbox::new(settings.limits.clone()).map_err(anyhow::Error::msg)?;
+        let mut bad = 0;
+        for (file, code) in &scripts {
+            match sandbox.check(code) {
+                Ok(()) => println!("{}: parses", file.display()),
+                Err(e) => {
+                    bad += 1;
+                    eprintln!("{}: {e}", file.display());
+                }
+            }
+        }
+        if bad > 0 {
+            bail!("{bad} of {} scripts do not parse", scripts.len());
+        }
+        return Ok(());
+    }
+    if let Some(dir) = trajectory
+        && scripts.len() > 1
+    {
+        let mut stems = std::collections::HashSet::new();
+        for (file, _) in &scripts {
+            if !stems.insert(stem(file)) {
+                bail!(
+                    "two scripts are named {:?}: give each its own name so --trajectory {} can hold both",
+                    stem(file),
+                    dir.display()
+                );
+            }
+        }
+    }
+
+    let phone = open_device(settings)?;
+    let device_name = phone.name().to_string();
+    let mut session = codeact::session::Session::new(Box::new(phone), settings).map_err(anyhow::Error::msg)?;
+    let mut cases = Vec::new();
+    for (file, code) in &scripts {
+        session.reset();
+        for (key, value) in &parsed_vars {
+            session.set_var(key, value.clone());
+        }
+        let run_dir = trajectory.map(|d| if scripts.len() > 1 { d.join(stem(file)) } else { d.to_path_buf() });
+        let traj = match &run_dir {
+            Some(dir) => {
+                let mut t = codeact::trajectory::Trajectory::create(dir)?;
+                t.write_file("script.rhai", code.as_bytes());
+                t.event("start", serde_json::json!({ "script": file.display().to_string(), "device": device_name }));
+                let t = std::sync::Arc::new(std::sync::Mutex::new(t));
+                let sink = codeact::trajectory::action_sink(t.clone(), std::sync::Arc::new(|| 1));
+                session.sandbox.shared().set_sink(Some(sink));
+                Some(t)
+            }
+            None => None,
         };
-        sandbox.set_var(key, value);
+        let result = session.run(code);
+        session.sandbox.shared().set_sink(None);
+        print!("{}", result.output);
+        for a in &result.actions {
+            eprintln!("  {:>8.1} ms  {}({}) -> {}", a.duration_ms, a.tool, a.args.join(", "), a.result);
+        }
+        let outcome = junit::outcome(&result);
+        let verdict = match &outcome {
+            junit::Outcome::Passed => "PASS",
+            junit::Outcome::Failed { .. } => "FAIL",
+            junit::Outcome::Error { .. } => "ERROR",
+        };
+        match (&result.error, &result.completion) {
+            (Some(e), _) => eprintln!("{verdict} {}: {e}", file.display()),
+            (None, Some(c)) if !c.success => {
+                eprintln!("{verdict} {}: completed as failed: {}", file.display(), c.reason)
+            }
+            (None, Some(c)) => {
+                println!("completed: {}", c.reason);
+                eprintln!(
+                    "{verdict} {} ({} actions, {:.0} ms)",
+                    file.display(),
+                    result.actions.len(),
+                    result.duration_ms
+                );
+            }
+            (None, None) => {
+                eprintln!(
+                    "{verdict} {} ({} actions, {:.0} ms)",
+                    file.display(),
+                    result.actions.len(),
+                    result.duration_ms
+                )
+            }
+        }
+        if let Some(t) = traj {
+            let mut t = std::sync::Arc::try_unwrap(t)
+                .map_err(|_| anyhow::anyhow!("the trajectory is still in use"))?
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner());
+            t.event(
+                "end",
+                serde_json::json!({ "output": result.output, "error": result.error, "completion": result.completion }),
+            );
+            let summary = serde_json::json!({
+                "script": file.display().to_string(),
+                "device": device_name,
+                "persona": settings.persona.as_ref().map(|p| p.name.clone()),
+                "outcome": verdict.to_lowercase(),
+                "error": result.error.as_ref().map(|e| e.to_string()),
+                "completion": result.completion,
+                "actions": result.actions.len(),
+                "duration_ms": result.duration_ms,
+            });
+            let dir = t.finish(&summary)?;
+            eprintln!("  trajectory: {}", dir.display());
+        }
+        let mut log = result.output.clone();
+        for a in &result.actions {
+            log.push_str(&format!("{:.1} ms {}({}) -> {}\n", a.duration_ms, a.tool, a.args.join(", "), a.result));
+        }
+        cases.push(Case {
+            name: stem(file),
+            classname: file.display().to_string(),
+            seconds: result.duration_ms / 1000.0,
+            outcome,
+            output: log,
+        });
     }
-    let phone = device.open()?;
-    let ctx = codeact::tools::ToolContext::new(Box::new(phone));
-    codeact::tools::install(&mut sandbox, ctx, &|t| persona.as_ref().is_none_or(|p| p.allows(t)));
-    let result = sandbox.run(&code);
-    print!("{}", result.output);
-    for a in &result.actions {
-        eprintln!("  {:>8.1} ms  {}({}) -> {}", a.duration_ms, a.tool, a.args.join(", "), a.result);
+    if let Some(path) = junit {
+        std::fs::write(path, junit::render("codeact exec", &cases))
+            .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
     }
-    if let Some(e) = &result.error {
-        bail!("{}: {e}", file.display());
+    let failed: Vec<&Case> = cases.iter().filter(|c| c.outcome != junit::Outcome::Passed).collect();
+    match (failed.len(), cases.len()) {
+        (0, _) => Ok(()),
+        (_, 1) => bail!("{} did not pass", cases[0].classname),
+        (n, total) => {
+            let names: Vec<&str> = failed.iter().map(|c| c.classname.as_str()).collect();
+            bail!("{n} of {total} scripts did not pass: {}", names.join(", "))
+        }
     }
-    match &result.completion {
-        Some(c) if !c.success => bail!("{}: completed as failed: {}", file.display(), c.reason),
-        Some(c) => println!("completed: {}", c.reason),
-        None => {}
-    }
-    Ok(())
+}
+
+fn stem(file: &std::path::Path) -> String {
+    file.file_stem().map_or_else(|| "script".to_string(), |s| s.to_string_lossy().into_owned())
 }

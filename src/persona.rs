@@ -32,8 +32,9 @@ pub struct Persona {
     pub context: Vec<String>,
     /// The system prompt; `{tool_descriptions}` is replaced by the allowed tools.
     pub prompt: String,
+    /// Limits this persona sets (any subset; the rest keep their defaults).
     #[serde(default)]
-    pub limits: Option<Limits>,
+    pub limits: toml::Table,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -82,9 +83,7 @@ impl Persona {
         if !persona.prompt.contains("{tool_descriptions}") {
             return Err(invalid("the prompt needs a {tool_descriptions} placeholder for the tool list".into()));
         }
-        if let Some(l) = &persona.limits {
-            l.validate().map_err(invalid)?;
-        }
+        Limits::layered([&persona.limits]).map_err(invalid)?;
         Ok(persona)
     }
 

@@ -99,8 +99,11 @@ fn a_stale_index_is_refused_not_tapped() {
 #[test]
 fn the_readme_lists_the_catalog_as_generated() {
     let readme = include_str!("../README.md");
-    let generated = codeact::tools::describe(&|_| true);
-    assert!(readme.contains(&generated), "README's tool list is stale: paste the output of `codeact tools`");
+    let generated = codeact::tools::markdown_table(&|_| true);
+    assert!(
+        readme.contains(&generated),
+        "README's tool table is stale: paste the output of `codeact tools --markdown`"
+    );
 }
 
 #[test]
@@ -114,6 +117,10 @@ fn a_persona_hides_the_tools_it_does_not_allow() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("Function not found: refresh"), "{stderr}");
+    assert!(
+        stderr.contains("the functions this session has: start_app, list_packages, complete"),
+        "the error names the tools that exist: {stderr}"
+    );
     assert_eq!(state(&sim.addr)["settings"]["wifi"], true, "nothing was toggled");
 }
 

@@ -281,7 +281,7 @@ impl Device for AdbDevice {
         let (package, activity) = parse_focus(focus);
         let focused = focused_element(&tree, &package);
         let phone = PhoneState { package, activity, keyboard_shown: ime.contains("mInputShown=true"), focused };
-        Ok(Observation { ui: tree, phone, screen })
+        Ok(Observation { ui: tree, phone, screen, dump: dump.to_string() })
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

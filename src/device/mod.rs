@@ -36,6 +36,9 @@ pub struct Observation {
     pub phone: PhoneState,
     /// Screen size in pixels (`wm size`, override first).
     pub screen: (u32, u32),
+    /// The hierarchy dump as the device printed it (kept for trajectories).
+    #[serde(skip)]
+    pub dump: String,
 }
 
 /// Why a device operation failed: always names the device and the operation.

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// Rhai operations per snippet (statements, expressions, calls).
@@ -45,7 +45,38 @@ impl Default for Limits {
     }
 }
 
+/// The names of the limits, for help texts and error messages.
+pub const LIMIT_NAMES: &[&str] = &[
+    "max_operations",
+    "timeout_ms",
+    "max_call_levels",
+    "max_expr_depth",
+    "max_string_size",
+    "max_array_size",
+    "max_map_size",
+    "max_variables",
+    "max_functions",
+    "max_output",
+];
+
 impl Limits {
+    /// The defaults with each layer's keys laid over them in order (a persona, then
+    /// codeact.toml, then the command line); unknown keys and zeros are errors.
+    pub fn layered<'a>(layers: impl IntoIterator<Item = &'a toml::Table>) -> Result<Self, String> {
+        let mut table = toml::Table::try_from(Self::default()).map_err(|e| e.to_string())?;
+        for layer in layers {
+            for (key, value) in layer {
+                if !LIMIT_NAMES.contains(&key.as_str()) {
+                    return Err(format!("unknown limit {key:?}; the limits are {}", LIMIT_NAMES.join(", ")));
+                }
+                table.insert(key.clone(), value.clone());
+            }
+        }
+        let limits = Self::deserialize(table).map_err(|e| format!("bad limit value: {}", e.message()))?;
+        limits.validate()?;
+        Ok(limits)
+    }
+
     pub fn timeout(&self) -> Duration {
         Duration::from_millis(self.timeout_ms)
     }
@@ -73,5 +104,24 @@ impl Limits {
             return Err("limit max_call_levels must be at most 256 (deeper recursion needs a bigger stack)".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_override_in_order_and_bad_keys_are_named() {
+        let persona: toml::Table = toml::from_str("timeout_ms = 5000\nmax_operations = 10").unwrap();
+        let cli: toml::Table = toml::from_str("timeout_ms = 100").unwrap();
+        let l = Limits::layered([&persona, &cli]).unwrap();
+        assert_eq!((l.timeout_ms, l.max_operations, l.max_output), (100, 10, Limits::default().max_output));
+        let typo: toml::Table = toml::from_str("timeout = 1").unwrap();
+        assert!(Limits::layered([&typo]).unwrap_err().contains("timeout_ms"));
+        let zero: toml::Table = toml::from_str("max_operations = 0").unwrap();
+        assert!(Limits::layered([&zero]).unwrap_err().contains("unlimited"));
+        let negative: toml::Table = toml::from_str("max_output = -1").unwrap();
+        assert!(Limits::layered([&negative]).is_err());
     }
 }

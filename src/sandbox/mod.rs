@@ -17,7 +17,7 @@ use rhai::packages::Package;
 use rhai::{AST, Dynamic, Engine, EvalAltResult, ParseError, Position, Scope};
 use serde::Serialize;
 
-pub use limits::Limits;
+pub use limits::{LIMIT_NAMES, Limits};
 
 /// The stack a snippet runs on: deep (bounded) recursion in debug builds needs it.
 const SCRIPT_STACK: usize = 32 * 1024 * 1024;
@@ -34,6 +34,16 @@ pub struct Completion {
     pub reason: String,
 }
 
+/// What a tool captured after acting, when recording is on: opaque bytes to this
+/// module, files in a trajectory.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Capture {
+    /// A PNG screenshot.
+    pub screenshot: Option<Arc<[u8]>>,
+    /// The UI hierarchy dump (XML).
+    pub ui_xml: Option<Arc<str>>,
+}
+
 /// One tool call, as recorded by the tool that made it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Action {
@@ -43,7 +53,12 @@ pub struct Action {
     /// Milliseconds since the snippet started.
     pub started_ms: f64,
     pub duration_ms: f64,
+    #[serde(skip)]
+    pub capture: Capture,
 }
+
+/// Receives each action the moment it is recorded (a trajectory writing as it goes).
+pub type ActionSink = Box<dyn FnMut(&Action) + Send>;
 
 /// Why a snippet failed, in a form an LLM (or a person) can act on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -77,6 +92,9 @@ pub struct RunResult {
     pub error: Option<RunError>,
     pub actions: Vec<Action>,
     pub completion: Option<Completion>,
+    /// The value of the snippet's last expression, when it has one (not `()`), as
+    /// Rhai prints it (bounded like output).
+    pub value: Option<String>,
     pub duration_ms: f64,
 }
 
@@ -87,7 +105,6 @@ impl RunResult {
 }
 
 /// State the engine's callbacks and the tools share with the session.
-#[derive(Debug)]
 pub struct Shared {
     output: Mutex<(String, bool)>,
     actions: Mutex<Vec<Action>>,
@@ -96,6 +113,13 @@ pub struct Shared {
     started: Mutex<Instant>,
     cancel: AtomicBool,
     max_output: usize,
+    sink: Mutex<Option<ActionSink>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").field("max_output", &self.max_output).finish_non_exhaustive()
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -113,6 +137,7 @@ impl Shared {
             started: Mutex::new(now),
             cancel: AtomicBool::new(false),
             max_output,
+            sink: Mutex::new(None),
         }
     }
 
@@ -137,16 +162,26 @@ impl Shared {
         }
     }
 
-    /// Records a tool call that started at `started`.
-    pub fn record(&self, tool: &str, args: Vec<String>, result: String, started: Instant) {
+    /// Records a tool call that started at `started`, and hands it to the sink.
+    pub fn record(&self, tool: &str, args: Vec<String>, result: String, started: Instant, capture: Capture) {
         let base = *lock(&self.started);
-        lock(&self.actions).push(Action {
+        let action = Action {
             tool: tool.into(),
             args,
             result,
             started_ms: started.saturating_duration_since(base).as_secs_f64() * 1000.0,
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-        });
+            capture,
+        };
+        if let Some(sink) = lock(&self.sink).as_mut() {
+            sink(&action);
+        }
+        lock(&self.actions).push(action);
+    }
+
+    /// Sends every later action to `sink` as it is recorded (replacing any earlier one).
+    pub fn set_sink(&self, sink: Option<ActionSink>) {
+        *lock(&self.sink) = sink;
     }
 
     /// Time left before the snippet's deadline (tools bound their waits by it).
@@ -173,6 +208,8 @@ pub struct Sandbox {
     lib: AST,
     shared: Arc<Shared>,
     limits: Limits,
+    /// Appended to "function not found" errors (the session names its tools).
+    function_hint: String,
 }
 
 fn stop(token: &str) -> Box<EvalAltResult> {
@@ -218,12 +255,17 @@ impl Sandbox {
         engine.register_fn("complete", move |success: bool, reason: &str| -> Result<(), Box<EvalAltResult>> {
             complete(&s, success, reason)
         });
-        Ok(Self { engine, scope: Scope::new(), lib: AST::empty(), shared, limits })
+        Ok(Self { engine, scope: Scope::new(), lib: AST::empty(), shared, limits, function_hint: String::new() })
     }
 
     /// For the tool catalog: register functions before the first snippet.
     pub fn engine_mut(&mut self) -> &mut Engine {
         &mut self.engine
+    }
+
+    /// Text added to every "function not found" error, e.g. the tools that exist.
+    pub fn set_function_hint(&mut self, hint: String) {
+        self.function_hint = hint;
     }
 
     pub fn shared(&self) -> Arc<Shared> {
@@ -242,6 +284,19 @@ impl Sandbox {
     /// Names of the variables the session holds.
     pub fn vars(&self) -> Vec<String> {
         self.scope.iter().map(|(name, _, _)| name.to_string()).collect()
+    }
+
+    /// Each variable with its value, shortened to `width` characters.
+    pub fn var_summaries(&self, width: usize) -> Vec<(String, String)> {
+        self.scope
+            .iter()
+            .map(|(name, _, value)| {
+                let shown = format!("{value:?}");
+                let short: String = shown.chars().take(width).collect();
+                let shown = if short.len() < shown.len() { format!("{short}…") } else { short };
+                (name.to_string(), format!("{shown} ({})", value.type_name()))
+            })
+            .collect()
     }
 
     /// Forgets every variable and `fn` definition.
@@ -265,6 +320,7 @@ impl Sandbox {
         *lock(&self.shared.deadline) = started + self.limits.timeout();
         self.shared.cancel.store(false, Ordering::Relaxed);
 
+        let mut value = None;
         let error = match self.engine.compile_with_scope(&self.scope, code) {
             Err(e) => Some(parse_error(&e, code)),
             Ok(ast) => {
@@ -275,13 +331,27 @@ impl Sandbox {
                     std::thread::Builder::new()
                         .name("codeact-script".into())
                         .stack_size(SCRIPT_STACK)
-                        .spawn_scoped(s, || engine.run_ast_with_scope(scope, &program))
+                        .spawn_scoped(s, || engine.eval_ast_with_scope::<Dynamic>(scope, &program))
                         .map(|h| h.join())
                 });
                 program.clear_statements();
                 self.lib = program;
                 match outcome {
-                    Ok(Ok(Ok(()))) => None,
+                    Ok(Ok(Ok(v))) => {
+                        if !v.is_unit() {
+                            let mut shown = format!("{v:?}");
+                            if shown.len() > self.limits.max_output {
+                                let mut cut = self.limits.max_output;
+                                while !shown.is_char_boundary(cut) {
+                                    cut -= 1;
+                                }
+                                shown.truncate(cut);
+                                shown.push_str(" [cut]");
+                            }
+                            value = Some(shown);
+                        }
+                        None
+                    }
                     Ok(Ok(Err(e))) => self.eval_error(&e, code),
                     Ok(Err(_)) => {
                         Some(plain("the snippet crashed its worker thread (a bug in codeact: please report it)"))
@@ -297,6 +367,7 @@ impl Sandbox {
             error,
             actions: std::mem::take(&mut *lock(&self.shared.actions)),
             completion: lock(&self.shared.completion).take(),
+            value,
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         }
     }
@@ -340,12 +411,40 @@ impl Sandbox {
                 "{what} grew past its limit (strings {} bytes, arrays {} items, maps {} entries)",
                 l.max_string_size, l.max_array_size, l.max_map_size
             ),
+            EvalAltResult::ErrorFunctionNotFound(..) if !self.function_hint.is_empty() => {
+                format!("{}; {}", strip_position(&inner.to_string()), self.function_hint)
+            }
             other => strip_position(&other.to_string()),
         };
         // The outer error points at the call site in this snippet; inner ones may
         // point into a function defined earlier.
         let pos = if e.position().is_none() { inner.position() } else { e.position() };
         Some(located(message, pos, code))
+    }
+}
+
+/// True when `code` fails to parse only because it stops early (an open block, a
+/// missing operand, an unterminated string): the REPL then reads another line.
+pub fn is_incomplete(code: &str) -> bool {
+    use rhai::{LexError, ParseErrorType as P};
+    let engine = Engine::new_raw();
+    let Err(e) = engine.compile(code) else { return false };
+    // At the end means past the last character that is not white space.
+    let trimmed = code.trim_end();
+    let last_line = trimmed.lines().count().max(1);
+    let last_len = trimmed.lines().last().map_or(0, |l| l.chars().count());
+    let pos = e.position();
+    let at_end = match (pos.line(), pos.position()) {
+        (None, _) => true,
+        (Some(l), _) if l > last_line => true,
+        (Some(l), Some(c)) => l == last_line && c > last_len,
+        (Some(l), None) => l == last_line,
+    };
+    match e.err_type() {
+        P::UnexpectedEOF => true,
+        P::BadInput(LexError::UnterminatedString) => true,
+        P::MissingToken(..) | P::MissingSymbol(..) | P::ExprExpected(..) => at_end,
+        _ => false,
     }
 }
 
@@ -380,8 +479,10 @@ fn plain(message: &str) -> RunError {
     RunError { message: message.into(), line: None, column: None, source_line: None }
 }
 
-/// Rhai appends ` (line L, position C)`; the position is reported separately.
+/// Rhai appends ` (line L, position C)`, reported separately here, and prefixes
+/// errors thrown by functions with `Runtime error: `, which says nothing.
 fn strip_position(message: &str) -> String {
+    let message = message.strip_prefix("Runtime error: ").unwrap_or(message);
     match message.rfind(" (line ") {
         Some(i) if message.ends_with(')') => message[..i].to_string(),
         _ => message.to_string(),
@@ -431,6 +532,16 @@ mod tests {
         assert_eq!(e.line, Some(2));
         assert!(e.message.contains("no_such_method"), "{}", e.message);
         assert!(e.to_string().contains('^'));
+    }
+
+    #[test]
+    fn unfinished_input_is_told_from_wrong_input() {
+        for code in ["fn f(x) {", "let a = [1,\n2", "if true {\n print(1);", "let s = \"abc", "let x = 1 +"] {
+            assert!(is_incomplete(code), "{code:?} is unfinished");
+        }
+        for code in ["let x = 1;", "fn f(x) { x }", "let = 3;", "print(1))", "let x = 1 + ;", ""] {
+            assert!(!is_incomplete(code), "{code:?} is finished (or plainly wrong)");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! settle after acting, and never tap a stale index silently. This module does not
 //! parse dumps (that is `ui`) nor run scripts (that is `sandbox`).
 
+pub mod apps;
 pub mod select;
 pub mod state;
 
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use rhai::{Dynamic, EvalAltResult};
 
 use crate::device::{Device, Observation};
-use crate::sandbox::{Sandbox, Shared};
+use crate::sandbox::{Capture, Sandbox, Shared};
 
 /// One tool as the LLM and the CLI see it.
 #[derive(Debug, Clone, Copy)]
@@ -41,7 +42,7 @@ pub const CATALOG: &[ToolSpec] = &[
     ToolSpec {
         name: "tap",
         signature: "tap(x, y)",
-        doc: "Tap a point: integers are pixels, floats in 0..1 are fractions of the screen.",
+        doc: "Tap a point: integers are pixels (or 0..N with --coordinate-scale N), floats in 0..1 are fractions of the screen.",
     },
     ToolSpec {
         name: "long_press",
@@ -82,6 +83,11 @@ pub const CATALOG: &[ToolSpec] = &[
         doc: "Start an app by package name, optionally at an activity.",
     },
     ToolSpec {
+        name: "open_app",
+        signature: "open_app(name)",
+        doc: "Open an app by its name in any language (\"Settings\", \"设置\", \"Messages\") or package; returns the package.",
+    },
+    ToolSpec {
         name: "list_packages",
         signature: "list_packages([include_system])",
         doc: "Installed package names (third-party only unless include_system is true).",
@@ -101,6 +107,11 @@ pub const CATALOG: &[ToolSpec] = &[
         name: "refresh",
         signature: "refresh()",
         doc: "Read the screen again: ui_state and phone_state are updated.",
+    },
+    ToolSpec {
+        name: "screenshot",
+        signature: "screenshot()",
+        doc: "Take a screenshot (kept in the trajectory, shown to a vision model next step); returns #{width, height, bytes}.",
     },
     ToolSpec {
         name: "find",
@@ -152,7 +163,7 @@ pub const CATALOG: &[ToolSpec] = &[
 ];
 
 /// After an action, wait until two consecutive observations agree (bounded).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Settle {
     pub enabled: bool,
     pub timeout: Duration,
@@ -164,6 +175,48 @@ impl Default for Settle {
     }
 }
 
+/// What each action keeps for the trajectory, besides its name, arguments and timing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Record {
+    /// Nothing more (the fastest).
+    #[default]
+    None,
+    /// The UI dump after each action.
+    Ui,
+    /// The UI dump and a screenshot after each action.
+    All,
+}
+
+impl std::str::FromStr for Record {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(Record::None),
+            "ui" => Ok(Record::Ui),
+            "all" => Ok(Record::All),
+            other => Err(format!("record {other:?}: use none, ui or all")),
+        }
+    }
+}
+
+/// How tools behave, set from the CLI, `codeact.toml` or a persona.
+#[derive(Debug, Clone)]
+pub struct ToolOptions {
+    pub settle: Settle,
+    /// When set to N, integer coordinates are 0..=N across the screen (1000 for vision
+    /// models that answer in per-mille); otherwise they are pixels.
+    pub coordinate_scale: Option<u32>,
+    pub record: Record,
+    pub apps: apps::AppDirectory,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        Self { settle: Settle::default(), coordinate_scale: None, record: Record::None, apps: Default::default() }
+    }
+}
+
 /// What the tools share: the device, the snapshot scripts index into, memory.
 pub struct ToolContext {
     pub device: Box<dyn Device>,
@@ -172,7 +225,16 @@ pub struct ToolContext {
     /// An action ran since the snapshot: indices must be checked before use.
     dirty: bool,
     pub memory: Vec<String>,
-    pub settle: Settle,
+    pub options: ToolOptions,
+    /// The newest observation made while settling (what the screen showed last).
+    latest: Option<Observation>,
+    /// What the running tool captured for its action record.
+    capture: Capture,
+    /// The last screenshot a script took (the agent shows it to a vision model).
+    pub last_screenshot: Option<Arc<[u8]>>,
+    installed: Option<Vec<String>>,
+    /// When the running snippet must stop: tools bound their waits by it.
+    deadline: Instant,
 }
 
 pub type SharedContext = Arc<Mutex<ToolContext>>;
@@ -183,30 +245,57 @@ fn lock(ctx: &SharedContext) -> MutexGuard<'_, ToolContext> {
 
 type ToolResult<T> = Result<T, Box<EvalAltResult>>;
 
+fn device_err(e: crate::device::DeviceError) -> String {
+    e.to_string()
+}
+
 impl ToolContext {
     pub fn new(device: Box<dyn Device>) -> SharedContext {
+        Self::with_options(device, ToolOptions::default())
+    }
+
+    pub fn with_options(device: Box<dyn Device>, options: ToolOptions) -> SharedContext {
         Arc::new(Mutex::new(Self {
             device,
             snapshot: None,
             dirty: false,
             memory: Vec::new(),
-            settle: Settle::default(),
+            options,
+            latest: None,
+            capture: Capture::default(),
+            last_screenshot: None,
+            installed: None,
+            deadline: Instant::now(),
         }))
     }
 
     /// Observes and makes that observation what `ui_state`/`phone_state` show.
     pub fn refresh(&mut self) -> Result<&Observation, String> {
-        let obs = self.device.observe().map_err(|e| e.to_string())?;
+        let obs = self.device.observe().map_err(device_err)?;
         let (ui, phone) = (state::ui_state(&obs), state::phone_state(&obs));
         self.dirty = false;
+        self.latest = None;
         Ok(&self.snapshot.insert((obs, ui, phone)).0)
     }
 
-    fn snapshot(&mut self) -> Result<&Observation, String> {
+    /// Drops the snapshot: the next `ui_state` reads the screen again.
+    pub fn forget_snapshot(&mut self) {
+        self.snapshot = None;
+        self.latest = None;
+        self.dirty = false;
+    }
+
+    /// The observation `ui_state` shows (observing first if there is none yet).
+    pub fn snapshot(&mut self) -> Result<&Observation, String> {
         if self.snapshot.is_none() {
             self.refresh()?;
         }
         self.snapshot.as_ref().map(|s| &s.0).ok_or_else(|| "no observation".to_string())
+    }
+
+    /// The time the running snippet has left.
+    pub fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
     }
 
     /// A fingerprint of what is on screen: equal fingerprints mean nothing moved.
@@ -219,21 +308,35 @@ impl ToolContext {
         })
     }
 
-    /// Waits for two equal consecutive observations, within `limit`.
-    fn settle(&mut self, limit: Duration) {
+    /// After an action: wait for the screen to settle (two equal consecutive
+    /// observations, within `limit`), then capture what the options ask to record.
+    fn after_action(&mut self) {
+        let limit = self.left();
         self.dirty = true;
-        if !self.settle.enabled {
+        self.latest = None;
+        if self.options.settle.enabled {
+            let until = Instant::now() + self.options.settle.timeout.min(limit);
+            let mut last = None;
+            while Instant::now() < until {
+                let Ok(obs) = self.device.observe() else { break };
+                let print = Self::fingerprint(&obs);
+                let done = last == Some(print);
+                last = Some(print);
+                self.latest = Some(obs);
+                if done {
+                    break;
+                }
+            }
+        }
+        if self.options.record == Record::None {
             return;
         }
-        let until = Instant::now() + self.settle.timeout.min(limit);
-        let mut last = None;
-        while Instant::now() < until {
-            let Ok(obs) = self.device.observe() else { return };
-            let print = Self::fingerprint(&obs);
-            if last == Some(print) {
-                return;
-            }
-            last = Some(print);
+        if self.latest.is_none() {
+            self.latest = self.device.observe().ok();
+        }
+        self.capture.ui_xml = self.latest.as_ref().map(|o| Arc::from(o.dump.as_str()));
+        if self.options.record == Record::All {
+            self.capture.screenshot = self.device.screenshot().ok().map(Arc::from);
         }
     }
 
@@ -250,7 +353,7 @@ impl ToolContext {
         if !self.dirty {
             return Ok(center);
         }
-        let live = self.device.observe().map_err(|e| e.to_string())?;
+        let live = self.device.observe().map_err(device_err)?;
         let now = state::listed(&live.ui);
         match now.get(index as usize) {
             Some(e) if e.signature == signature => Ok(e.center),
@@ -260,9 +363,15 @@ impl ToolContext {
             )),
         }
     }
-}
 
-impl ToolContext {
+    /// A point from script coordinates: pixels, fractions (floats in 0..1), or
+    /// 0..=N when the session's coordinate scale is N.
+    fn point(&mut self, x: &Dynamic, y: &Dynamic) -> Result<(i32, i32), String> {
+        let scale = self.options.coordinate_scale;
+        let (w, h) = self.snapshot()?.screen;
+        Ok((coord(x, w, scale, "x")?, coord(y, h, scale, "y")?))
+    }
+
     /// The element map for element `id` of the snapshot (`index` is its ui_state
     /// index, or -1 when ui_state does not list it).
     fn element_value(&self, id: usize) -> Dynamic {
@@ -316,22 +425,88 @@ impl ToolContext {
             std::thread::sleep(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())));
         }
     }
+
+    /// Swipes until `sel` matches; errors at the end of the list.
+    fn scroll_until(&mut self, sel: &select::Selector, direction: &str) -> Result<Dynamic, String> {
+        let down = match direction {
+            "down" => true,
+            "up" => false,
+            other => return Err(format!("direction {other:?}: use \"down\" or \"up\"")),
+        };
+        let mut last = None;
+        for _ in 0..15 {
+            if let Some(id) = self.matches(sel)?.first() {
+                return Ok(self.element_value(*id));
+            }
+            let obs = self.snapshot()?;
+            let print = Self::fingerprint(obs);
+            if last == Some(print) {
+                return Err(format!("reached the end of the list without finding {}", sel.shown));
+            }
+            last = Some(print);
+            let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
+            let (from, to) = if down { (h * 7 / 10, h * 3 / 10) } else { (h * 3 / 10, h * 7 / 10) };
+            self.device.swipe(w / 2, from, w / 2, to, 300).map_err(device_err)?;
+            self.after_action();
+        }
+        Err(format!("{} did not show after 15 swipes", sel.shown))
+    }
+
+    /// Opens an app by what people call it, through the alias table.
+    fn open_app(&mut self, name: &str) -> Result<String, String> {
+        if self.installed.is_none() {
+            self.installed = Some(self.device.list_packages(true).map_err(device_err)?);
+        }
+        let installed = self.installed.as_deref().unwrap_or_default();
+        let package = self.options.apps.resolve(name, installed)?;
+        self.device.start_app(&package, None).map_err(device_err)?;
+        self.after_action();
+        Ok(package)
+    }
+
+    /// Takes a screenshot, keeps it for the action record and for the agent.
+    fn screenshot(&mut self) -> Result<Dynamic, String> {
+        let png: Arc<[u8]> = Arc::from(self.device.screenshot().map_err(device_err)?);
+        let mut m = rhai::Map::new();
+        let (w, h) = png_size(&png).unwrap_or_default();
+        m.insert("width".into(), Dynamic::from(i64::from(w)));
+        m.insert("height".into(), Dynamic::from(i64::from(h)));
+        m.insert("bytes".into(), Dynamic::from(png.len() as i64));
+        self.capture.screenshot = Some(png.clone());
+        self.last_screenshot = Some(png);
+        Ok(Dynamic::from(m))
+    }
 }
 
-/// Records a finished tool call and turns its error into a script error that names
-/// the tool: the one place every tool ends.
-fn finish<T>(
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    let w = png.get(16..20)?.try_into().ok().map(u32::from_be_bytes)?;
+    let h = png.get(20..24)?.try_into().ok().map(u32::from_be_bytes)?;
+    Some((w, h))
+}
+
+/// Runs one tool call: locks the context, records the call (with whatever it
+/// captured) and turns an error into a script error that names the tool. Every tool
+/// goes through here.
+fn call<T>(
+    ctx: &SharedContext,
     shared: &Shared,
     name: &str,
     args: Vec<String>,
-    started: Instant,
-    result: Result<T, String>,
+    body: impl FnOnce(&mut ToolContext) -> Result<T, String>,
 ) -> ToolResult<T> {
+    let started = Instant::now();
+    let mut c = lock(ctx);
+    c.capture = Capture::default();
+    c.deadline = started + shared.time_left();
+    let result = body(&mut c);
+    let capture = std::mem::take(&mut c.capture);
+    drop(c);
     let summary = match &result {
         Ok(_) => "ok".to_string(),
         Err(e) => e.clone(),
     };
-    shared.record(name, args, summary, started);
+    shared.record(name, args, summary, started, capture);
     result.map_err(|e| format!("{name}: {e}").into())
 }
 
@@ -344,16 +519,27 @@ fn label(e: &crate::ui::Element) -> String {
     format!("{} {text:?}", e.class.rsplit('.').next().unwrap_or("element"))
 }
 
-/// Pixels from an int, or a fraction of `size` from a float in 0..=1.
-fn coord(v: &Dynamic, size: u32, what: &str) -> Result<i32, String> {
+/// A coordinate on an axis `size` pixels long: an int is pixels (or 0..=N of the
+/// screen when `scale` is N), a float in 0..1 is a fraction of the screen.
+fn coord(v: &Dynamic, size: u32, scale: Option<u32>, what: &str) -> Result<i32, String> {
+    let size_i = i64::from(size);
     if let Ok(i) = v.as_int() {
-        return i32::try_from(i).map_err(|_| format!("{what} {i} is out of range"));
+        return match scale {
+            Some(n) if (0..=i64::from(n)).contains(&i) => Ok((i * size_i / i64::from(n.max(1))) as i32),
+            Some(n) => Err(format!("{what} {i} is outside 0..{n} (this session reads coordinates as 0..{n})")),
+            None if (0..size_i).contains(&i) => Ok(i as i32),
+            None => Err(format!("{what} {i} is off the screen (0..{}); use pixels inside it", size_i - 1)),
+        };
     }
     match v.as_float() {
-        Ok(f) if (0.0..=1.0).contains(&f) => Ok((f * f64::from(size)).round() as i32),
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(((f * size as f64).round() as i32).min(size as i32 - 1).max(0)),
         Ok(f) => Err(format!("{what} {f}: floats are fractions of the screen (0..1); use an integer for pixels")),
         Err(t) => Err(format!("{what} must be a number, not {t}")),
     }
+}
+
+fn ms_arg(ms: i64) -> Result<u32, String> {
+    u32::try_from(ms).ok().filter(|m| *m <= 60_000).ok_or_else(|| format!("ms {ms}: use 0..60000"))
 }
 
 /// Registers every tool `allowed` accepts into `sandbox`, and `ui_state` /
@@ -371,172 +557,124 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                 if c.snapshot.is_none() {
                     c.refresh().map_err(|e| -> Box<EvalAltResult> { e.into() })?;
                 }
+                // Indices belong to the snapshot; the phone's state has none, so it
+                // shows the newest observation (the one an action settled on).
+                if name == "phone_state"
+                    && let Some(latest) = &c.latest
+                {
+                    return Ok(Some(state::phone_state(latest)));
+                }
                 Ok(c.snapshot.as_ref().map(|s| if name == "ui_state" { s.1.clone() } else { s.2.clone() }))
             }
             _ => Ok(None),
         });
     }
 
-    // Each tool: record the call, run it on the context, turn errors into script errors.
+    // `tool!("name", |c, arg: Type, ...| body)` registers one overload: `c` is the
+    // locked context (`c.left()` is the time the snippet has left), the body returns
+    // Result<T, String>. Overloads with defaults call the full form's body.
     macro_rules! tool {
-        ($name:literal, |$c:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {
+        ($name:expr, |$c:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {
             if allowed($name) {
                 let ctx = ctx.clone();
                 let shared = shared.clone();
                 engine.register_fn($name, move |$($arg: $ty),*| -> ToolResult<_> {
-                    let started = Instant::now();
                     let args = vec![$(format!("{:?}", $arg)),*];
-                    let mut guard = lock(&ctx);
-                    let $c: &mut ToolContext = &mut guard;
-                    #[allow(unused_mut)]
-                    let mut body = || $body;
-                    let result: Result<_, String> = body();
-                    finish(&shared, $name, args, started, result)
+                    call(&ctx, &shared, $name, args, |$c: &mut ToolContext| $body)
                 });
             }
         };
     }
 
-    let left = {
-        let shared = shared.clone();
-        move || shared.time_left()
-    };
-    let l = left.clone();
     tool!("tap_by_index", |c, index: i64| {
         let (x, y) = c.element_center(index)?;
-        c.device.tap(x, y).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.tap(x, y).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("long_press_by_index", |c, index: i64| {
         let (x, y) = c.element_center(index)?;
-        c.device.long_press(x, y, 800).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.long_press(x, y, 800).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("tap", |c, x: Dynamic, y: Dynamic| {
-        let (w, h) = c.snapshot()?.screen;
-        let (x, y) = (coord(&x, w, "x")?, coord(&y, h, "y")?);
-        c.device.tap(x, y).map_err(|e| e.to_string())?;
-        c.settle(l());
+        let (x, y) = c.point(&x, &y)?;
+        c.device.tap(x, y).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    for arity in [2, 3] {
-        let l = left.clone();
-        let (ctx, shared) = (ctx.clone(), shared.clone());
-        if !allowed("long_press") {
-            break;
-        }
-        let run = move |x: Dynamic, y: Dynamic, ms: i64| -> ToolResult<()> {
-            let started = Instant::now();
-            let mut c = lock(&ctx);
-            let result = (|| {
-                let (w, h) = c.snapshot()?.screen;
-                let (x, y) = (coord(&x, w, "x")?, coord(&y, h, "y")?);
-                let ms = u32::try_from(ms).map_err(|_| format!("ms {ms} is out of range"))?;
-                c.device.long_press(x, y, ms).map_err(|e| e.to_string())?;
-                c.settle(l());
-                Ok::<(), String>(())
-            })();
-            finish(&shared, "long_press", vec![format!("{ms}")], started, result)
-        };
-        if arity == 2 {
-            engine.register_fn("long_press", move |x: Dynamic, y: Dynamic| run(x, y, 800));
-        } else {
-            engine.register_fn("long_press", run);
-        }
-    }
+    let long_press = |c: &mut ToolContext, x: &Dynamic, y: &Dynamic, ms: i64| {
+        let ms = ms_arg(ms)?;
+        let (x, y) = c.point(x, y)?;
+        c.device.long_press(x, y, ms).map_err(device_err)?;
+        c.after_action();
+        Ok(())
+    };
+    tool!("long_press", |c, x: Dynamic, y: Dynamic| long_press(c, &x, &y, 800));
+    tool!("long_press", |c, x: Dynamic, y: Dynamic, ms: i64| long_press(c, &x, &y, ms));
     for (name, default_ms) in [("swipe", 300i64), ("drag", 1000)] {
-        if !allowed(name) {
-            continue;
-        }
-        let make = |ctx: SharedContext, shared: Arc<Shared>, l: Arc<dyn Fn() -> Duration + Send + Sync>| {
-            move |x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| -> ToolResult<()> {
-                let started = Instant::now();
-                let mut c = lock(&ctx);
-                let result = (|| {
-                    let (w, h) = c.snapshot()?.screen;
-                    let p = (coord(&x1, w, "x1")?, coord(&y1, h, "y1")?, coord(&x2, w, "x2")?, coord(&y2, h, "y2")?);
-                    let ms = u32::try_from(ms).map_err(|_| format!("ms {ms} is out of range"))?;
-                    let r = if name == "swipe" {
-                        c.device.swipe(p.0, p.1, p.2, p.3, ms)
-                    } else {
-                        c.device.drag(p.0, p.1, p.2, p.3, ms)
-                    };
-                    r.map_err(|e| e.to_string())?;
-                    c.settle(l());
-                    Ok::<(), String>(())
-                })();
-                finish(&shared, name, vec![format!("{ms}")], started, result)
-            }
+        let gesture = move |c: &mut ToolContext, p: [&Dynamic; 4], ms: i64| {
+            let ms = ms_arg(ms)?;
+            let (x1, y1) = c.point(p[0], p[1])?;
+            let (x2, y2) = c.point(p[2], p[3])?;
+            let r =
+                if name == "swipe" { c.device.swipe(x1, y1, x2, y2, ms) } else { c.device.drag(x1, y1, x2, y2, ms) };
+            r.map_err(device_err)?;
+            c.after_action();
+            Ok(())
         };
-        let l: Arc<dyn Fn() -> Duration + Send + Sync> = Arc::new(left.clone());
-        let full = make(ctx.clone(), shared.clone(), l.clone());
-        let short = make(ctx.clone(), shared.clone(), l);
-        engine.register_fn(name, full);
-        engine.register_fn(name, move |x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| {
-            short(x1, y1, x2, y2, default_ms)
+        tool!(name, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| {
+            gesture(c, [&x1, &y1, &x2, &y2], default_ms)
+        });
+        tool!(name, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| {
+            gesture(c, [&x1, &y1, &x2, &y2], ms)
         });
     }
-    let l = left.clone();
     tool!("input_text", |c, text: &str| {
-        c.device.input_text(text).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.input_text(text).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("clear_text", |c| {
-        c.device.clear_text().map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.clear_text().map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("press_key", |c, key: &str| {
-        c.device.press_key(key).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.press_key(key).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("back", |c| {
-        c.device.press_key("back").map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.press_key("back").map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
     for name in ["home", "go_home"] {
-        if !allowed(name) {
-            continue;
-        }
-        let (ctx, shared, l) = (ctx.clone(), shared.clone(), left.clone());
-        engine.register_fn(name, move || -> ToolResult<()> {
-            let started = Instant::now();
-            let mut c = lock(&ctx);
-            let result = c.device.go_home().map_err(|e| e.to_string());
-            if result.is_ok() {
-                c.settle(l());
-            }
-            finish(&shared, name, Vec::new(), started, result)
+        tool!(name, |c| {
+            c.device.go_home().map_err(device_err)?;
+            c.after_action();
+            Ok(())
         });
     }
-    let l = left.clone();
     tool!("start_app", |c, package: &str| {
-        c.device.start_app(package, None).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.start_app(package, None).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("start_app", |c, package: &str, activity: &str| {
-        c.device.start_app(package, Some(activity)).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.start_app(package, Some(activity)).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
+    tool!("open_app", |c, name: &str| c.open_app(name));
     tool!("list_packages", |c| {
-        let list = c.device.list_packages(false).map_err(|e| e.to_string())?;
+        let list = c.device.list_packages(false).map_err(device_err)?;
         Ok(list.into_iter().map(Dynamic::from).collect::<rhai::Array>())
     });
     tool!("list_packages", |c, include_system: bool| {
-        let list = c.device.list_packages(include_system).map_err(|e| e.to_string())?;
+        let list = c.device.list_packages(include_system).map_err(device_err)?;
         Ok(list.into_iter().map(Dynamic::from).collect::<rhai::Array>())
     });
     tool!("remember", |c, text: &str| {
@@ -544,11 +682,10 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
         Ok(())
     });
     tool!("memory", |c| Ok(c.memory.iter().cloned().map(Dynamic::from).collect::<rhai::Array>()));
-    let l = left.clone();
-    tool!("wait", |_c, ms: i64| {
+    tool!("wait", |c, ms: i64| {
         let ms = u64::try_from(ms).map_err(|_| "ms must be ≥ 0".to_string())?;
         let wanted = Duration::from_millis(ms);
-        let room = l();
+        let room = c.left();
         std::thread::sleep(wanted.min(room));
         if wanted > room { Err(format!("waiting {ms} ms would pass the snippet's time limit")) } else { Ok(()) }
     });
@@ -556,6 +693,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
         c.refresh()?;
         Ok(())
     });
+    tool!("screenshot", |c| c.screenshot());
     tool!("find", |c, sel: Dynamic| {
         let sel = selector(&sel)?;
         let ids = c.matches(&sel)?;
@@ -566,105 +704,55 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
         let ids = c.matches(&sel)?;
         Ok(ids.iter().map(|id| c.element_value(*id)).collect::<rhai::Array>())
     });
-    let l = left.clone();
     tool!("tap", |c, sel: Dynamic| {
         let (x, y) = c.locate(&selector(&sel)?)?;
-        c.device.tap(x, y).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.tap(x, y).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("long_press", |c, sel: Dynamic| {
         let (x, y) = c.locate(&selector(&sel)?)?;
-        c.device.long_press(x, y, 800).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.long_press(x, y, 800).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
-    let l = left.clone();
     tool!("set_text", |c, sel: Dynamic, text: &str| {
         let (x, y) = c.locate(&selector(&sel)?)?;
-        c.device.tap(x, y).map_err(|e| e.to_string())?;
-        c.device.clear_text().map_err(|e| e.to_string())?;
-        c.device.input_text(text).map_err(|e| e.to_string())?;
-        c.settle(l());
+        c.device.tap(x, y).map_err(device_err)?;
+        c.device.clear_text().map_err(device_err)?;
+        c.device.input_text(text).map_err(device_err)?;
+        c.after_action();
         Ok(())
     });
     for (name, present) in [("wait_for", true), ("wait_gone", false)] {
-        if !allowed(name) {
-            continue;
-        }
-        for with_timeout in [false, true] {
-            let (ctx, shared, l) = (ctx.clone(), shared.clone(), left.clone());
-            let run = move |sel: Dynamic, ms: i64| -> ToolResult<Dynamic> {
-                let started = Instant::now();
-                let mut c = lock(&ctx);
-                let result = selector(&sel).and_then(|s| c.wait(&s, ms, present, l()));
-                finish(&shared, name, vec![format!("{sel}")], started, result)
-            };
-            if with_timeout {
-                engine.register_fn(name, run);
-            } else {
-                engine.register_fn(name, move |sel: Dynamic| run(sel, 5000));
-            }
-        }
+        tool!(name, |c, sel: Dynamic| c.wait(&selector(&sel)?, 5000, present, c.left()));
+        tool!(name, |c, sel: Dynamic, timeout_ms: i64| c.wait(&selector(&sel)?, timeout_ms, present, c.left()));
     }
     tool!("assert_visible", |c, sel: Dynamic| {
         let sel = selector(&sel)?;
-        if c.matches(&sel)?.is_empty() {
-            Err(format!("assertion failed: {} is not on screen", sel.shown))
-        } else {
-            Ok(())
-        }
+        if c.matches(&sel)?.is_empty() { Err(format!("{ASSERTION} {} is not on screen", sel.shown)) } else { Ok(()) }
     });
     tool!("assert_not_visible", |c, sel: Dynamic| {
         let sel = selector(&sel)?;
-        if c.matches(&sel)?.is_empty() { Ok(()) } else { Err(format!("assertion failed: {} is on screen", sel.shown)) }
+        if c.matches(&sel)?.is_empty() { Ok(()) } else { Err(format!("{ASSERTION} {} is on screen", sel.shown)) }
     });
-    for with_direction in [false, true] {
-        if !allowed("scroll_until_visible") {
-            break;
-        }
-        let (ctx, shared, l) = (ctx.clone(), shared.clone(), left.clone());
-        let run = move |sel: Dynamic, direction: &str| -> ToolResult<Dynamic> {
-            let started = Instant::now();
-            let mut c = lock(&ctx);
-            let mut attempt = || -> Result<Dynamic, String> {
-                let s = selector(&sel)?;
-                let down = match direction {
-                    "down" => true,
-                    "up" => false,
-                    other => return Err(format!("direction {other:?}: use \"down\" or \"up\"")),
-                };
-                let mut last = None;
-                for _ in 0..15 {
-                    if let Some(id) = c.matches(&s)?.first() {
-                        return Ok(c.element_value(*id));
-                    }
-                    let obs = c.snapshot()?;
-                    let print = ToolContext::fingerprint(obs);
-                    if last == Some(print) {
-                        return Err(format!("reached the end of the list without finding {}", s.shown));
-                    }
-                    last = Some(print);
-                    let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
-                    let (from, to) = if down { (h * 7 / 10, h * 3 / 10) } else { (h * 3 / 10, h * 7 / 10) };
-                    c.device.swipe(w / 2, from, w / 2, to, 300).map_err(|e| e.to_string())?;
-                    c.settle(l());
-                }
-                Err(format!("{} did not show after 15 swipes", s.shown))
-            };
-            let result = attempt();
-            finish(&shared, "scroll_until_visible", vec![format!("{sel}")], started, result)
-        };
-        if with_direction {
-            engine.register_fn("scroll_until_visible", run);
-        } else {
-            engine.register_fn("scroll_until_visible", move |sel: Dynamic| run(sel, "down"));
-        }
-    }
+    tool!("scroll_until_visible", |c, sel: Dynamic| c.scroll_until(&selector(&sel)?, "down"));
+    tool!("scroll_until_visible", |c, sel: Dynamic, direction: &str| { c.scroll_until(&selector(&sel)?, direction) });
 }
+
+/// How an assertion tool's error starts, so reports can tell failures from errors.
+pub const ASSERTION: &str = "assertion failed:";
 
 /// The catalog as the prompt, `codeact tools` and the REPL print it.
 pub fn describe(allowed: &dyn Fn(&str) -> bool) -> String {
     CATALOG.iter().filter(|t| allowed(t.name)).map(|t| format!("- {}: {}\n", t.signature, t.doc)).collect()
+}
+
+/// The catalog as a Markdown table (the README's copy; `codeact tools --markdown`).
+pub fn markdown_table(allowed: &dyn Fn(&str) -> bool) -> String {
+    let mut out = String::from("| Tool | What it does |\n|---|---|\n");
+    for t in CATALOG.iter().filter(|t| allowed(t.name)) {
+        out.push_str(&format!("| `{}` | {} |\n", t.signature, t.doc.replace('|', "\\|")));
+    }
+    out
 }

@@ -64,6 +64,9 @@ pub fn ui_state(obs: &Observation) -> Dynamic {
 
 pub fn phone_state(obs: &Observation) -> Dynamic {
     let mut m = Map::new();
+    // `package` is a reserved word in Rhai (`phone_state.package` does not parse), so
+    // the same value is also under `app`.
+    m.insert("app".into(), Dynamic::from(obs.phone.package.clone()));
     m.insert("package".into(), Dynamic::from(obs.phone.package.clone()));
     m.insert("activity".into(), Dynamic::from(obs.phone.activity.clone()));
     m.insert("keyboard_shown".into(), Dynamic::from(obs.phone.keyboard_shown));
