@@ -1,5 +1,6 @@
-//! Parse time of every real dump in ../shared/fixtures/real-dumps (and the
-//! largest one on its own). Run with `cargo bench --bench ui`.
+//! Parse and render time of every real dump in ../shared/fixtures/real-dumps, and
+//! the compact screen text's size in o200k tokens (GPT-4o's tokenizer) against
+//! DroidRun's indexed format for the same dump. Run with `cargo bench --bench ui`.
 
 use std::hint::black_box;
 
@@ -44,9 +45,19 @@ fn droidrun_line(i: usize, e: &codeact::ui::Element) -> String {
     )
 }
 
+/// DroidRun's phone-state block, which precedes its element list.
+fn droidrun_header(package: &str, activity: &str) -> String {
+    format!(
+        "**Current Phone State:**\n• **App:** {package} ({activity})\n• **Keyboard:** Hidden\n• **Focused Element:** None\n\n"
+    )
+}
+
 fn render_fixtures(c: &mut Criterion) {
     let Ok(entries) = std::fs::read_dir(FIXTURES) else { return };
+    let bpe = tiktoken_rs::o200k_base_singleton();
     let mut ratios = Vec::new();
+    let mut token_ratios = Vec::new();
+    eprintln!("{:<44} {:>6} {:>8} {:>9} {:>6}", "dump", "listed", "ours", "DroidRun", "ratio");
     let mut group = c.benchmark_group("ui::render");
     let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
@@ -62,18 +73,27 @@ fn render_fixtures(c: &mut Criterion) {
             .enumerate()
             .map(|(i, e)| droidrun_line(i, e))
             .collect();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if !theirs.is_empty() {
             ratios.push(ours.len() as f64 / theirs.len() as f64);
+            let theirs = droidrun_header("p", "p.A") + theirs.as_str();
+            let (a, b) = (bpe.encode_ordinary(&ours).len(), bpe.encode_ordinary(&theirs).len());
+            token_ratios.push(a as f64 / b as f64);
+            let listed = codeact::ui::render::listed(&tree).len();
+            eprintln!("{name:<44} {listed:>6} {a:>8} {b:>9} {:>6.2}", a as f64 / b as f64);
         }
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         group.bench_function(name, |b| {
             b.iter(|| black_box(codeact::ui::render::render(&tree, "p", "p.A", false).len()))
         });
     }
     group.finish();
     ratios.sort_by(f64::total_cmp);
-    if let Some(median) = ratios.get(ratios.len() / 2) {
-        eprintln!("compact text size / DroidRun format size, median over {} dumps: {median:.2}", ratios.len());
+    token_ratios.sort_by(f64::total_cmp);
+    if let (Some(bytes), Some(tokens)) = (ratios.get(ratios.len() / 2), token_ratios.get(token_ratios.len() / 2)) {
+        eprintln!(
+            "compact text / DroidRun format over {} dumps, median: {tokens:.2} in o200k tokens, {bytes:.2} in bytes",
+            ratios.len()
+        );
     }
 }
 

@@ -210,6 +210,9 @@ pub struct Sandbox {
     limits: Limits,
     /// Appended to "function not found" errors (the session names its tools).
     function_hint: String,
+    /// One long-lived thread with a deep stack that runs every snippet (starting a
+    /// thread per snippet cost 70 µs, most of a 10-call snippet's budget).
+    worker: Option<rayon::ThreadPool>,
 }
 
 fn stop(token: &str) -> Box<EvalAltResult> {
@@ -255,7 +258,21 @@ impl Sandbox {
         engine.register_fn("complete", move |success: bool, reason: &str| -> Result<(), Box<EvalAltResult>> {
             complete(&s, success, reason)
         });
-        Ok(Self { engine, scope: Scope::new(), lib: AST::empty(), shared, limits, function_hint: String::new() })
+        let worker = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .stack_size(SCRIPT_STACK)
+            .thread_name(|_| "codeact-script".into())
+            .build()
+            .ok();
+        Ok(Self {
+            engine,
+            scope: Scope::new(),
+            lib: AST::empty(),
+            shared,
+            limits,
+            function_hint: String::new(),
+            worker,
+        })
     }
 
     /// For the tool catalog: register functions before the first snippet.
@@ -327,13 +344,15 @@ impl Sandbox {
                 let mut program = self.lib.clone();
                 program += ast;
                 let (engine, scope) = (&self.engine, &mut self.scope);
-                let outcome = std::thread::scope(|s| {
-                    std::thread::Builder::new()
-                        .name("codeact-script".into())
-                        .stack_size(SCRIPT_STACK)
-                        .spawn_scoped(s, || engine.eval_ast_with_scope::<Dynamic>(scope, &program))
-                        .map(|h| h.join())
-                });
+                let run = || {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        engine.eval_ast_with_scope::<Dynamic>(scope, &program)
+                    }))
+                };
+                let outcome = match &self.worker {
+                    Some(pool) => Ok(pool.install(run)),
+                    None => Err("no worker thread could be started"),
+                };
                 program.clear_statements();
                 self.lib = program;
                 match outcome {
@@ -356,7 +375,7 @@ impl Sandbox {
                     Ok(Err(_)) => {
                         Some(plain("the snippet crashed its worker thread (a bug in codeact: please report it)"))
                     }
-                    Err(e) => Some(plain(&format!("cannot start the script thread: {e}"))),
+                    Err(e) => Some(plain(&format!("cannot run the snippet: {e} (is the machine out of threads?)"))),
                 }
             }
         };

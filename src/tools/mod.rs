@@ -220,8 +220,10 @@ impl Default for ToolOptions {
 /// What the tools share: the device, the snapshot scripts index into, memory.
 pub struct ToolContext {
     pub device: Box<dyn Device>,
-    /// The observation `ui_state` shows, and its `Dynamic` form.
-    snapshot: Option<(Observation, Dynamic, Dynamic)>,
+    /// The observation `ui_state` shows.
+    snapshot: Option<Observation>,
+    /// `ui_state` as scripts see it, built from the snapshot when first read.
+    ui_value: Option<Dynamic>,
     /// An action ran since the snapshot: indices must be checked before use.
     dirty: bool,
     pub memory: Vec<String>,
@@ -258,6 +260,7 @@ impl ToolContext {
         Arc::new(Mutex::new(Self {
             device,
             snapshot: None,
+            ui_value: None,
             dirty: false,
             memory: Vec::new(),
             options,
@@ -272,15 +275,16 @@ impl ToolContext {
     /// Observes and makes that observation what `ui_state`/`phone_state` show.
     pub fn refresh(&mut self) -> Result<&Observation, String> {
         let obs = self.device.observe().map_err(device_err)?;
-        let (ui, phone) = (state::ui_state(&obs), state::phone_state(&obs));
         self.dirty = false;
         self.latest = None;
-        Ok(&self.snapshot.insert((obs, ui, phone)).0)
+        self.ui_value = None;
+        Ok(self.snapshot.insert(obs))
     }
 
     /// Drops the snapshot: the next `ui_state` reads the screen again.
     pub fn forget_snapshot(&mut self) {
         self.snapshot = None;
+        self.ui_value = None;
         self.latest = None;
         self.dirty = false;
     }
@@ -290,7 +294,7 @@ impl ToolContext {
         if self.snapshot.is_none() {
             self.refresh()?;
         }
-        self.snapshot.as_ref().map(|s| &s.0).ok_or_else(|| "no observation".to_string())
+        self.snapshot.as_ref().ok_or_else(|| "no observation".to_string())
     }
 
     /// The time the running snippet has left.
@@ -375,7 +379,7 @@ impl ToolContext {
     /// The element map for element `id` of the snapshot (`index` is its ui_state
     /// index, or -1 when ui_state does not list it).
     fn element_value(&self, id: usize) -> Dynamic {
-        let Some((obs, _, _)) = &self.snapshot else { return Dynamic::UNIT };
+        let Some(obs) = &self.snapshot else { return Dynamic::UNIT };
         let listed = state::listed(&obs.ui);
         let index = listed.iter().position(|l| l.id == id).map_or(-1, |i| i as i64);
         match obs.ui.get(id) {
@@ -557,14 +561,14 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                 if c.snapshot.is_none() {
                     c.refresh().map_err(|e| -> Box<EvalAltResult> { e.into() })?;
                 }
+                let c = &mut *c;
+                let Some(snapshot) = &c.snapshot else { return Ok(None) };
+                if name == "ui_state" {
+                    return Ok(Some(c.ui_value.get_or_insert_with(|| state::ui_state(snapshot)).clone()));
+                }
                 // Indices belong to the snapshot; the phone's state has none, so it
                 // shows the newest observation (the one an action settled on).
-                if name == "phone_state"
-                    && let Some(latest) = &c.latest
-                {
-                    return Ok(Some(state::phone_state(latest)));
-                }
-                Ok(c.snapshot.as_ref().map(|s| if name == "ui_state" { s.1.clone() } else { s.2.clone() }))
+                Ok(Some(state::phone_state(c.latest.as_ref().unwrap_or(snapshot))))
             }
             _ => Ok(None),
         });

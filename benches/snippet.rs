@@ -1,0 +1,171 @@
+//! What running a snippet costs: a 10-call snippet through the sandbox and the tool
+//! catalog against a recording null device (the runtime's own overhead; goal ≤ 100 µs)
+//! and against the virtual device over ADB (what a script really waits for).
+//! Run with `cargo bench --bench snippet`.
+
+use std::hint::black_box;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use codeact::config::{FileConfig, Flags};
+use codeact::device::transport::ShellOutput;
+use codeact::device::{Device, DeviceError, DeviceSpec, Observation, PhoneState};
+use codeact::session::Session;
+use criterion::{Criterion, criterion_group, criterion_main};
+
+/// Ten tool calls of the kinds scripts make most.
+const SNIPPET: &str = r#"
+tap(540, 1200);
+tap(0.5, 0.25);
+swipe(540, 1800, 540, 600);
+input_text("hello");
+press_key("enter");
+back();
+tap_by_index(0);
+long_press(100, 200);
+home();
+remember("done");
+"#;
+
+/// Ten calls without held gestures, for the virtual device (a swipe and a long press
+/// are acted out for their whole duration: 300 + 800 ms of SNIPPET).
+const QUICK_SNIPPET: &str = r#"
+home();
+tap(0.5, 0.1);
+back();
+refresh();
+tap_by_index(0);
+press_key("enter");
+back();
+home();
+remember("done");
+wait(0);
+"#;
+
+/// A device that answers at once and only records what it was asked.
+struct RecordingNullDevice {
+    observation: Observation,
+    calls: Arc<Mutex<Vec<String>>>,
+}
+
+impl RecordingNullDevice {
+    fn note(&self, call: String) -> Result<(), DeviceError> {
+        self.calls.lock().map_err(|_| DeviceError::Connect("poisoned".into()))?.push(call);
+        Ok(())
+    }
+}
+
+impl Device for RecordingNullDevice {
+    fn name(&self) -> &str {
+        "null"
+    }
+    fn observe(&mut self) -> Result<Observation, DeviceError> {
+        self.note("observe".into())?;
+        Ok(self.observation.clone())
+    }
+    fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
+        Ok(Vec::new())
+    }
+    fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+        self.note(format!("tap {x} {y}"))
+    }
+    fn long_press(&mut self, x: i32, y: i32, ms: u32) -> Result<(), DeviceError> {
+        self.note(format!("long_press {x} {y} {ms}"))
+    }
+    fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, ms: u32) -> Result<(), DeviceError> {
+        self.note(format!("swipe {x1} {y1} {x2} {y2} {ms}"))
+    }
+    fn drag(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, ms: u32) -> Result<(), DeviceError> {
+        self.note(format!("drag {x1} {y1} {x2} {y2} {ms}"))
+    }
+    fn input_text(&mut self, text: &str) -> Result<(), DeviceError> {
+        self.note(format!("text {text}"))
+    }
+    fn clear_text(&mut self) -> Result<(), DeviceError> {
+        self.note("clear".into())
+    }
+    fn press_key(&mut self, key: &str) -> Result<(), DeviceError> {
+        self.note(format!("key {key}"))
+    }
+    fn start_app(&mut self, package: &str, _activity: Option<&str>) -> Result<(), DeviceError> {
+        self.note(format!("start {package}"))
+    }
+    fn stop_app(&mut self, package: &str) -> Result<(), DeviceError> {
+        self.note(format!("stop {package}"))
+    }
+    fn list_packages(&mut self, _system: bool) -> Result<Vec<String>, DeviceError> {
+        Ok(Vec::new())
+    }
+    fn shell(&mut self, _command: &str) -> Result<ShellOutput, DeviceError> {
+        Ok(ShellOutput::default())
+    }
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(1)
+    }
+}
+
+const SETTINGS_DUMP: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/real-dumps/01-settings-developer-options.xml");
+
+fn settings(extra: &str) -> codeact::config::Settings {
+    let file = FileConfig::parse(extra, std::path::Path::new("bench.toml")).unwrap_or_default();
+    file.resolve(&Flags::default()).unwrap_or_else(|e| panic!("bench settings: {e}"))
+}
+
+fn null_device(c: &mut Criterion) {
+    let bytes = std::fs::read(SETTINGS_DUMP).unwrap_or_default();
+    let settings_ui = codeact::ui::parse(&bytes, (1080, 2400)).unwrap_or_default();
+    let one_button = codeact::ui::parse(
+        br#"<hierarchy rotation="0"><node index="0" text="OK" resource-id="ok" class="android.widget.Button" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,200]" /></hierarchy>"#,
+        (1080, 2400),
+    )
+    .unwrap_or_default();
+    let mut group = c.benchmark_group("10-call snippet, recording null device");
+    for (screen, ui) in [("one-button screen", one_button), ("real Settings dump", settings_ui)] {
+        let observation = Observation {
+            phone: PhoneState { package: "com.android.settings".into(), ..PhoneState::default() },
+            screen: (1080, 2400),
+            dump: String::new(),
+            ui,
+        };
+        for (name, toml) in [("no settle", "[tools]\nsettle_ms = 0\n"), ("settle on", "")] {
+            let calls = Arc::new(Mutex::new(Vec::new()));
+            let device = RecordingNullDevice { observation: observation.clone(), calls: calls.clone() };
+            let Ok(mut session) = Session::new(Box::new(device), &settings(toml)) else { return };
+            let check = session.run(SNIPPET);
+            assert!(check.error.is_none(), "{:?}", check.error);
+            assert_eq!(check.actions.len(), 10);
+            if name == "no settle" && screen == "one-button screen" {
+                group.bench_function("an empty snippet (the sandbox alone)", |b| {
+                    b.iter(|| black_box(session.run("1;")))
+                });
+            }
+            group.bench_function(format!("{screen}, {name}"), |b| {
+                b.iter(|| {
+                    calls.lock().map(|mut c| c.clear()).unwrap_or_default();
+                    black_box(session.run(SNIPPET).actions.len())
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+fn virtual_device(c: &mut Criterion) {
+    let Ok(device) = codeact::device::open(&DeviceSpec::Sim, Duration::from_secs(10)) else {
+        eprintln!("cannot start the virtual device; skipping");
+        return;
+    };
+    let Ok(mut session) = Session::new(Box::new(device), &settings("")) else { return };
+    let check = session.run(QUICK_SNIPPET);
+    assert!(check.error.is_none() && check.actions.len() == 10, "{:?}", check.error);
+    let mut group = c.benchmark_group("10-call snippet, virtual device over ADB");
+    group.sample_size(10);
+    for (name, snippet) in [("taps and keys, settle on", QUICK_SNIPPET), ("with a swipe and a long press", SNIPPET)] {
+        group.bench_function(name, |b| b.iter(|| black_box(session.run(snippet).actions.len())));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, null_device, virtual_device);
+criterion_main!(benches);
