@@ -63,3 +63,71 @@ fn every_hostile_snippet_ends_with_a_clear_error_and_the_session_survives() {
         assert_eq!(after.output, "2\n", "{name}: session unusable afterwards: {:?}", after.error);
     }
 }
+
+/// Hostile uses of the tools, against the virtual device: (file, code, persona, what
+/// the error must mention).
+const TOOL_CASES: &[(&str, &str, Option<&str>, &str)] = &[
+    (
+        "tool_outside_persona",
+        include_str!("hostile/tool_outside_persona.rhai"),
+        Some("app_starter"),
+        "function not found: tap_by_index",
+    ),
+    ("tool_wrong_types", include_str!("hostile/tool_wrong_types.rhai"), None, "input_text (i64)"),
+    ("tool_bad_values", include_str!("hostile/tool_bad_values.rhai"), None, "off the screen"),
+    ("tool_endless_taps", include_str!("hostile/tool_endless_taps.rhai"), None, "time limit"),
+    ("tool_long_waits", include_str!("hostile/tool_long_waits.rhai"), None, "did not appear"),
+];
+
+#[test]
+fn hostile_tool_calls_end_with_clear_errors_and_the_session_survives() {
+    use codeact::config::{FileConfig, Flags};
+    use codeact::device::{DeviceSpec, open};
+    use codeact::session::Session;
+
+    for (name, code, persona, expected) in TOOL_CASES {
+        let flags =
+            Flags { persona: persona.map(str::to_string), limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
+        let settings = FileConfig::default().resolve(&flags).expect("settings");
+        let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
+        let mut session = Session::new(Box::new(device), &settings).expect("session");
+        let started = Instant::now();
+        let r = session.run(code);
+        let elapsed = started.elapsed();
+        let err = r.error.unwrap_or_else(|| panic!("{name}: no error"));
+        assert!(
+            err.message.to_lowercase().contains(&expected.to_lowercase()),
+            "{name}: error {:?} should mention {expected:?}",
+            err.message
+        );
+        // One device call may be in flight when the deadline passes: allow for it.
+        let bound = settings.limits.timeout().mul_f64(1.2) + Duration::from_millis(150);
+        assert!(elapsed <= bound, "{name}: took {elapsed:?}, limit {bound:?}");
+        if *name == "tool_outside_persona" {
+            assert!(err.message.contains("start_app, list_packages, complete"), "names the tools: {}", err.message);
+        }
+        let after = session.run("let ok = 1 + 1; print(ok);");
+        assert_eq!(after.output, "2\n", "{name}: session unusable afterwards: {:?}", after.error);
+    }
+}
+
+#[test]
+fn a_hung_device_cannot_hold_a_snippet_past_its_limit() {
+    use codeact::config::{FileConfig, Flags};
+    use codeact::device::{Device, DeviceSpec, open};
+    use codeact::session::Session;
+
+    let flags = Flags { limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
+    let settings = FileConfig::default().resolve(&flags).expect("settings");
+    let mut device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
+    device.observe().expect("the screen size is known before the hang");
+    device.shell("simctl fault hang 0").expect("arm the fault");
+    let mut session = Session::new(Box::new(device), &settings).expect("session");
+    let started = Instant::now();
+    let r = session.run(include_str!("hostile/tool_hung_device.rhai"));
+    let elapsed = started.elapsed();
+    let err = r.error.expect("the tap cannot finish");
+    assert!(err.message.contains("time limit"), "{}", err.message);
+    let bound = settings.limits.timeout().mul_f64(1.2) + Duration::from_millis(150);
+    assert!(elapsed <= bound, "took {elapsed:?}, limit {bound:?}");
+}

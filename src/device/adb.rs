@@ -35,6 +35,8 @@ pub struct AdbDevice {
     _sim: Option<VirtualDevice>,
     /// Screen size from the last `wm size`.
     screen: Option<(u32, u32)>,
+    /// No operation may run past this (a script's deadline), whatever its timeout.
+    cap: Option<std::time::Instant>,
 }
 
 /// Single-quotes `s` for the device's shell.
@@ -58,6 +60,7 @@ impl AdbDevice {
             timeout,
             _sim: None,
             screen: None,
+            cap: None,
         })
     }
 
@@ -69,6 +72,7 @@ impl AdbDevice {
             timeout,
             _sim: None,
             screen: None,
+            cap: None,
         }
     }
 
@@ -91,6 +95,10 @@ impl AdbDevice {
 
     /// Runs one command line for `op`; connecting again and running share `timeout`.
     fn run(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
+        let timeout = match self.cap {
+            Some(cap) => timeout.min(cap.saturating_duration_since(std::time::Instant::now())),
+            None => timeout,
+        };
         let deadline = Deadline::after(timeout);
         let result = match &mut self.link {
             Link::Direct { addr, conn } => {
@@ -230,6 +238,10 @@ impl Device for AdbDevice {
 
     fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {
+        self.cap = deadline;
     }
 
     fn shell(&mut self, command: &str) -> Result<ShellOutput, DeviceError> {

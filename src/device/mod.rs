@@ -93,4 +93,7 @@ pub trait Device: Send {
     fn shell(&mut self, command: &str) -> Result<transport::ShellOutput, DeviceError>;
     /// The per-operation timeout.
     fn timeout(&self) -> Duration;
+    /// Until `deadline` (when set) no operation may run past it, whatever its own
+    /// timeout: a script's time limit reaches into the device call in flight.
+    fn set_deadline(&mut self, _deadline: Option<std::time::Instant>) {}
 }

@@ -414,7 +414,9 @@ impl ToolContext {
     /// Polls until `sel` matches (`present`) or stops matching, within `ms`.
     fn wait(&mut self, sel: &select::Selector, ms: i64, present: bool, limit: Duration) -> Result<Dynamic, String> {
         let ms = u64::try_from(ms).map_err(|_| "timeout_ms must be ≥ 0".to_string())?;
-        let until = Instant::now() + Duration::from_millis(ms).min(limit);
+        let wanted = Duration::from_millis(ms);
+        let until = Instant::now() + wanted.min(limit);
+        let mut last_look = false;
         loop {
             let ids = self.matches(sel)?;
             match (present, ids.first()) {
@@ -422,11 +424,20 @@ impl ToolContext {
                 (false, None) => return Ok(Dynamic::UNIT),
                 _ => {}
             }
+            if !last_look {
+                std::thread::sleep(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())));
+            }
+            // One more look at the timeout itself, unless the snippet's deadline is
+            // what ends the wait (the device may not be asked past it).
+            if Instant::now() >= until && !last_look && wanted <= limit {
+                last_look = true;
+                continue;
+            }
             if Instant::now() >= until {
                 let what = if present { "appear" } else { "go away" };
-                return Err(format!("{} did not {what} within {ms} ms", sel.shown));
+                let cut = if wanted > limit { " (the snippet's time limit came first)" } else { "" };
+                return Err(format!("{} did not {what} within {ms} ms{cut}", sel.shown));
             }
-            std::thread::sleep(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())));
         }
     }
 
@@ -503,9 +514,17 @@ fn call<T>(
     let mut c = lock(ctx);
     c.capture = Capture::default();
     c.deadline = started + shared.time_left();
-    let result = body(&mut c);
+    let deadline = c.deadline;
+    c.device.set_deadline(Some(deadline));
+    let mut result = body(&mut c);
+    c.device.set_deadline(None);
     let capture = std::mem::take(&mut c.capture);
     drop(c);
+    if let Err(e) = &result
+        && Instant::now() >= deadline
+    {
+        result = Err(format!("{e} (stopped at the snippet's time limit)"));
+    }
     let summary = match &result {
         Ok(_) => "ok".to_string(),
         Err(e) => e.clone(),
@@ -542,8 +561,14 @@ fn coord(v: &Dynamic, size: u32, scale: Option<u32>, what: &str) -> Result<i32, 
     }
 }
 
-fn ms_arg(ms: i64) -> Result<u32, String> {
-    u32::try_from(ms).ok().filter(|m| *m <= 60_000).ok_or_else(|| format!("ms {ms}: use 0..60000"))
+/// A gesture's duration: 0..60000 ms, and short enough to end before the snippet's
+/// deadline (the device would otherwise hold the snippet past its limit).
+fn ms_arg(ms: i64, left: Duration) -> Result<u32, String> {
+    let ms = u32::try_from(ms).ok().filter(|m| *m <= 60_000).ok_or_else(|| format!("ms {ms}: use 0..60000"))?;
+    if Duration::from_millis(u64::from(ms)) >= left {
+        return Err(format!("a {ms} ms gesture would pass the snippet's time limit ({} ms left)", left.as_millis()));
+    }
+    Ok(ms)
 }
 
 /// Registers every tool `allowed` accepts into `sandbox`, and `ui_state` /
@@ -609,7 +634,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
         Ok(())
     });
     let long_press = |c: &mut ToolContext, x: &Dynamic, y: &Dynamic, ms: i64| {
-        let ms = ms_arg(ms)?;
+        let ms = ms_arg(ms, c.left())?;
         let (x, y) = c.point(x, y)?;
         c.device.long_press(x, y, ms).map_err(device_err)?;
         c.after_action();
@@ -619,7 +644,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
     tool!("long_press", |c, x: Dynamic, y: Dynamic, ms: i64| long_press(c, &x, &y, ms));
     for (name, default_ms) in [("swipe", 300i64), ("drag", 1000)] {
         let gesture = move |c: &mut ToolContext, p: [&Dynamic; 4], ms: i64| {
-            let ms = ms_arg(ms)?;
+            let ms = ms_arg(ms, c.left())?;
             let (x1, y1) = c.point(p[0], p[1])?;
             let (x2, y2) = c.point(p[2], p[3])?;
             let r =
