@@ -95,7 +95,7 @@ pub const CATALOG: &[ToolSpec] = &[
     ToolSpec {
         name: "remember",
         signature: "remember(text)",
-        doc: "Keep a fact for later steps (returned by memory()).",
+        doc: "Keep a fact for later steps (returned by memory(); the last 20 are kept).",
     },
     ToolSpec { name: "memory", signature: "memory()", doc: "The facts remembered so far, as an array of strings." },
     ToolSpec {
@@ -707,6 +707,12 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
         Ok(list.into_iter().map(Dynamic::from).collect::<rhai::Array>())
     });
     tool!("remember", |c, text: &str| {
+        if text.len() > MEMORY_ITEM_BYTES {
+            return Err(format!("keep facts short: {} bytes is over {MEMORY_ITEM_BYTES}", text.len()));
+        }
+        if c.memory.len() == MEMORY_ITEMS {
+            c.memory.remove(0);
+        }
         c.memory.push(text.to_string());
         Ok(())
     });
@@ -768,6 +774,11 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
     tool!("scroll_until_visible", |c, sel: Dynamic| c.scroll_until(&selector(&sel)?, "down"));
     tool!("scroll_until_visible", |c, sel: Dynamic, direction: &str| { c.scroll_until(&selector(&sel)?, direction) });
 }
+
+/// `remember()` keeps this many facts (the oldest go first), each at most this long:
+/// memory is shown to the LLM every step, so it must stay small.
+pub const MEMORY_ITEMS: usize = 20;
+pub const MEMORY_ITEM_BYTES: usize = 1000;
 
 /// How an assertion tool's error starts, so reports can tell failures from errors.
 pub const ASSERTION: &str = "assertion failed:";
