@@ -19,6 +19,14 @@
 //!
 //! [apps]                    # more names for open_app()
 //! "My Bank" = "com.example.bank"
+//!
+//! [llm]                     # for `codeact run`
+//! base_url = "http://localhost:11434/v1"
+//! model = "qwen2.5:7b"
+//! api_key_env = "DEEPSEEK_API_KEY"   # the variable holding the key, never the key
+//! temperature = 0.2
+//! timeout_s = 120
+//! max_retries = 2
 //! ```
 
 use std::collections::BTreeMap;
@@ -65,6 +73,9 @@ pub struct FileConfig {
     pub tools: ToolsSection,
     #[serde(default)]
     pub apps: BTreeMap<String, String>,
+    /// The LLM for `codeact run` (resolved by [`crate::llm::LlmConfig::resolve`]).
+    #[serde(default)]
+    pub llm: crate::llm::LlmSection,
     /// Where the file came from, for messages.
     #[serde(skip)]
     pub origin: Option<PathBuf>,

@@ -8,9 +8,11 @@
 //! together), [`trajectory`] (run directories and reports), and [`sim`], the virtual
 //! Android device everything is tested against.
 
+pub mod agent;
 pub mod config;
 pub mod device;
 pub mod keycodes;
+pub mod llm;
 pub mod persona;
 pub mod repl;
 pub mod sandbox;

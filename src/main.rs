@@ -77,9 +77,15 @@ struct SessionArgs {
 
 impl SessionArgs {
     fn settings(&self, device: &DeviceArgs, recording: bool) -> Result<Settings> {
+        self.settings_with(device, recording, None)
+    }
+
+    /// Like `settings`, with a persona to use when no flag, variable or file names one.
+    fn settings_with(&self, device: &DeviceArgs, recording: bool, default_persona: Option<&str>) -> Result<Settings> {
         let file = FileConfig::find(self.config.as_deref())?;
+        let named = self.persona.is_some() || file.persona.is_some() || std::env::var_os("CODEACT_PERSONA").is_some();
         let mut flags = Flags {
-            persona: self.persona.clone(),
+            persona: if named { self.persona.clone() } else { default_persona.map(str::to_string) },
             limits: self.limits.clone(),
             settle_ms: self.settle_ms,
             coordinate_scale: self.coordinate_scale,
@@ -175,6 +181,55 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         trajectory: Option<PathBuf>,
     },
+    /// Let an LLM do a task on a device: each step it reads the screen, writes a Rhai
+    /// snippet, the snippet runs in the sandbox, and the result goes back, until the
+    /// snippet calls complete().
+    ///
+    ///   export OPENAI_API_KEY=sk-...
+    ///   codeact run --device sim "Turn off Wi-Fi"
+    ///   codeact run -d sim --base-url http://localhost:11434/v1 --model qwen2.5:7b "Send 你好 to 张三"
+    ///
+    /// Every run gets its own folder under --out, written as the run goes:
+    /// events.jsonl, screenshots/ and ui/, summary.json, and script.rhai plus
+    /// script.selectors.rhai, which `codeact exec` replays without the LLM. Exit code
+    /// 0 only when the task completed successfully.
+    Run {
+        /// What to do, in plain words.
+        task: String,
+        #[command(flatten)]
+        device: DeviceArgs,
+        #[command(flatten)]
+        session: SessionArgs,
+        /// An OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// The model (default $CODEACT_MODEL; gpt-4o-mini on OpenAI).
+        #[arg(long)]
+        model: Option<String>,
+        /// The environment variable holding the API key (default OPENAI_API_KEY; none is
+        /// needed for local servers).
+        #[arg(long, value_name = "VAR")]
+        api_key_env: Option<String>,
+        #[arg(long)]
+        temperature: Option<f32>,
+        /// Show the model a screenshot each step: auto (when the persona asks for
+        /// screenshots), on, or off.
+        #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+        vision: String,
+        /// Stop after this many steps.
+        #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=500))]
+        max_steps: u32,
+        /// Where run folders are made.
+        #[arg(long, default_value = "runs", value_name = "DIR")]
+        out: PathBuf,
+        /// What each run keeps: the screenshot and UI dump of every step, of every
+        /// action, or none (events, summary and scripts are always written).
+        #[arg(long, default_value = "step", value_name = "WHEN")]
+        save_trajectory: codeact::agent::SaveMode,
+        /// Print the summary as JSON (progress still goes to stderr).
+        #[arg(long)]
+        json: bool,
+    },
     /// An interactive Rhai prompt on a device: variables and functions persist,
     /// ui_state is always fresh, Tab completes, :help lists the meta-commands.
     ///
@@ -231,7 +286,15 @@ fn main() {
         .with_writer(std::io::stderr)
         .init();
     if let Err(e) = run(Cli::parse()) {
-        eprintln!("codeact: {e:#}");
+        // Library errors often name their cause already: print each cause only once.
+        let mut line = e.to_string();
+        for cause in e.chain().skip(1) {
+            let cause = cause.to_string();
+            if !line.contains(&cause) {
+                line = format!("{line}: {cause}");
+            }
+        }
+        eprintln!("codeact: {line}");
         std::process::exit(1);
     }
 }
@@ -289,6 +352,25 @@ fn run(cli: Cli) -> Result<()> {
             let settings = session.settings(&device, trajectory.is_some())?;
             exec(&files, &settings, &vars, check, junit.as_deref(), trajectory.as_deref())
         }
+        Command::Run {
+            task,
+            device,
+            session,
+            base_url,
+            model,
+            api_key_env,
+            temperature,
+            vision,
+            max_steps,
+            out,
+            save_trajectory,
+            json,
+        } => {
+            let llm_flags = codeact::llm::LlmFlags { base_url, model, api_key_env, temperature };
+            let run = RunArgs { task, vision, max_steps: max_steps as usize, out, save: save_trajectory, json };
+            let code = run_agent(&device, &session, &llm_flags, &run)?;
+            std::process::exit(code);
+        }
         Command::Repl { device, session, history, no_history } => {
             let settings = session.settings(&device, false)?;
             let phone = open_device(&settings)?;
@@ -338,6 +420,126 @@ fn run(cli: Cli) -> Result<()> {
             })
         }
     }
+}
+
+struct RunArgs {
+    task: String,
+    vision: String,
+    max_steps: usize,
+    out: PathBuf,
+    save: codeact::agent::SaveMode,
+    json: bool,
+}
+
+/// `codeact run`: returns the exit code (0 only for a successful completion).
+fn run_agent(
+    device: &DeviceArgs,
+    session_args: &SessionArgs,
+    llm_flags: &codeact::llm::LlmFlags,
+    run: &RunArgs,
+) -> Result<i32> {
+    use codeact::agent::{self, Outcome, Progress};
+    use codeact::device::Device as _;
+    let file = FileConfig::find(session_args.config.as_deref())?;
+    let mut settings = session_args.settings_with(device, false, Some("default"))?;
+    if session_args.record.is_none() && file.tools.record.is_none() {
+        settings.tools.record = if run.save == agent::SaveMode::Action {
+            codeact::tools::Record::All
+        } else {
+            codeact::tools::Record::None
+        };
+    }
+    let llm_config = codeact::llm::LlmConfig::resolve(&file.llm, llm_flags)?;
+    let llm = codeact::llm::LlmClient::new(llm_config)?;
+    let persona = match settings.persona.clone() {
+        Some(p) => p,
+        None => codeact::persona::Persona::load("default")?,
+    };
+    let vision = match run.vision.as_str() {
+        "on" => true,
+        "off" => false,
+        _ => persona.context.iter().any(|c| c == "screenshot"),
+    };
+    let phone = open_device(&settings)?;
+    let device_name = phone.name().to_string();
+    let mut session = codeact::session::Session::new(Box::new(phone), &settings).map_err(anyhow::Error::msg)?;
+    let options = agent::AgentOptions {
+        task: run.task.clone(),
+        max_steps: run.max_steps,
+        vision,
+        save: run.save,
+        out_dir: run.out.clone(),
+        loop_limit: 3,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let interrupt = agent::Interrupt::default();
+    let summary = runtime.block_on(async {
+        let on_signal = interrupt.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\ninterrupted: finishing the run directory (Ctrl-C again to quit at once)");
+                on_signal.trigger();
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            }
+        });
+        let mut err = std::io::stderr();
+        let mut progress = |p: Progress| {
+            let _ = match p {
+                Progress::Started { run_dir } => writeln!(err, "run directory: {}", run_dir.display()),
+                Progress::Step { step, max } => write!(err, "step {step}/{max} "),
+                Progress::Reply { headline, usage, llm_ms, .. } => writeln!(
+                    err,
+                    "· {headline} ({} prompt + {} reply tokens, {:.1} s)",
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    llm_ms / 1000.0
+                ),
+                Progress::Ran { actions, error, .. } => {
+                    for a in actions {
+                        let _ = writeln!(err, "    {a}");
+                    }
+                    match error {
+                        Some(e) => writeln!(err, "    error: {}", e.lines().next().unwrap_or("")),
+                        None => Ok(()),
+                    }
+                }
+                Progress::Note { text, .. } => writeln!(err, "    ({text})"),
+            };
+        };
+        agent::run(&mut session, &llm, &persona, &device_name, &options, &interrupt, &mut progress).await
+    })?;
+    if run.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        let how = match summary.outcome {
+            Outcome::Success => "success",
+            Outcome::Failure => "failure",
+            Outcome::Interrupted => "interrupted",
+            Outcome::Error => "error",
+        };
+        println!(
+            "{how} after {} step{} ({:.1} s, {} tokens): {}",
+            summary.steps,
+            if summary.steps == 1 { "" } else { "s" },
+            summary.wall_ms / 1000.0,
+            summary.tokens.total_tokens,
+            summary.reason
+        );
+        println!("run directory: {}", summary.run_dir.display());
+        println!("replay: codeact exec {} --device DEVICE", summary.run_dir.join("script.selectors.rhai").display());
+    }
+    Ok(match summary.outcome {
+        Outcome::Success => 0,
+        Outcome::Failure => 1,
+        Outcome::Error => 2,
+        Outcome::Interrupted => 130,
+    })
 }
 
 /// Runs each script in a fresh session on one device; reports, and fails if any failed.
@@ -456,10 +658,7 @@ fn exec(
             }
         }
         if let Some(t) = traj {
-            let mut t = std::sync::Arc::try_unwrap(t)
-                .map_err(|_| anyhow::anyhow!("the trajectory is still in use"))?
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner());
+            let mut t = t.lock().unwrap_or_else(|e| e.into_inner());
             t.event(
                 "end",
                 serde_json::json!({ "output": result.output, "error": result.error, "completion": result.completion }),

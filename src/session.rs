@@ -24,8 +24,12 @@ impl Session {
         let allows = |t: &str| persona.is_none_or(|p| p.allows(t));
         let tools = ToolContext::with_options(device, settings.tools.clone());
         tools::install(&mut sandbox, tools.clone(), &allows);
-        let mut allowed: Vec<&'static str> = CATALOG.iter().map(|t| t.name).filter(|t| allows(t)).collect();
-        allowed.dedup();
+        let mut allowed: Vec<&'static str> = Vec::new();
+        for t in CATALOG.iter().map(|t| t.name).filter(|t| allows(t)) {
+            if !allowed.contains(&t) {
+                allowed.push(t);
+            }
+        }
         sandbox.set_function_hint(format!("the functions this session has: {}", allowed.join(", ")));
         Ok(Self { sandbox, tools, allowed })
     }
@@ -48,6 +52,12 @@ impl Session {
     /// uses them.
     pub fn run(&mut self, code: &str) -> RunResult {
         self.tools.lock().unwrap_or_else(|e| e.into_inner()).forget_snapshot();
+        self.sandbox.run(code)
+    }
+
+    /// Runs a snippet on the snapshot already taken (the agent's observation, which
+    /// the model saw): its indices are the ones the model read.
+    pub fn run_on_snapshot(&mut self, code: &str) -> RunResult {
         self.sandbox.run(code)
     }
 

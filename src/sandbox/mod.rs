@@ -42,6 +42,9 @@ pub struct Capture {
     pub screenshot: Option<Arc<[u8]>>,
     /// The UI hierarchy dump (XML).
     pub ui_xml: Option<Arc<str>>,
+    /// What an index-based action acted on, as a selector (Rhai source) that finds the
+    /// same element without its index: exported replays use it.
+    pub target: Option<String>,
 }
 
 /// One tool call, as recorded by the tool that made it.

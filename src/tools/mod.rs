@@ -354,13 +354,18 @@ impl ToolContext {
             return Err(format!("no element {index}: ui_state has indices 0..{}", count.saturating_sub(1)));
         };
         let (signature, label, center) = (el.signature, label(el), el.center);
+        let target = select::selector_for(&snap.ui, el.id);
         if !self.dirty {
+            self.capture.target = target;
             return Ok(center);
         }
         let live = self.device.observe().map_err(device_err)?;
         let now = state::listed(&live.ui);
         match now.get(index as usize) {
-            Some(e) if e.signature == signature => Ok(e.center),
+            Some(e) if e.signature == signature => {
+                self.capture.target = select::selector_for(&live.ui, e.id);
+                Ok(e.center)
+            }
             _ => Err(format!(
                 "ui_state[{index}] ({label}) is no longer at that index: the screen changed after the last action; \
                  call refresh() and look again"

@@ -5,6 +5,7 @@
 //!
 //! `junit.rs` turns script outcomes into a JUnit XML report.
 
+pub mod export;
 pub mod junit;
 
 use std::fs::File;
@@ -94,6 +95,9 @@ impl Trajectory {
             "started_ms": round(action.started_ms),
             "duration_ms": round(action.duration_ms),
         });
+        if let Some(target) = &action.capture.target {
+            fields["target"] = json!(target);
+        }
         if action.capture.screenshot.is_some() || action.capture.ui_xml.is_some() {
             self.captures += 1;
         }
@@ -117,18 +121,19 @@ impl Trajectory {
     /// reader never sees half of it).
     pub fn write_file(&mut self, name: &str, bytes: &[u8]) {
         let path = self.dir.join(name);
-        let tmp = self.dir.join(format!(".{name}.tmp"));
+        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{file_name}.tmp"));
         let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &path));
         self.note_failure(path, result);
     }
 
     /// Writes `summary.json` and reports the first write error of the run, if any.
-    pub fn finish(mut self, summary: &Value) -> Result<PathBuf, TrajectoryError> {
+    pub fn finish(&mut self, summary: &Value) -> Result<PathBuf, TrajectoryError> {
         let text = serde_json::to_vec_pretty(summary).unwrap_or_default();
         self.write_file("summary.json", &text);
         match self.failed.take() {
             Some(e) => Err(e),
-            None => Ok(self.dir),
+            None => Ok(self.dir.clone()),
         }
     }
 }
@@ -166,7 +171,11 @@ mod tests {
             result: "ok".into(),
             started_ms: 1.0,
             duration_ms: 2.0,
-            capture: Capture { screenshot: Some(Arc::from(&b"png"[..])), ui_xml: Some(Arc::from("<x/>")) },
+            capture: Capture {
+                screenshot: Some(Arc::from(&b"png"[..])),
+                ui_xml: Some(Arc::from("<x/>")),
+                target: None,
+            },
         };
         t.action(1, &action);
         let lines = std::fs::read_to_string(dir.join("events.jsonl")).unwrap();

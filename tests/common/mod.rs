@@ -166,4 +166,5 @@ pub fn png_size(bytes: &[u8]) -> (u32, u32) {
     let info = reader.info();
     (info.width, info.height)
 }
+pub mod llm;
 pub mod phone;

@@ -1,0 +1,125 @@
+//! A scripted OpenAI-compatible server on 127.0.0.1:0: it answers
+//! `POST /v1/chat/completions` from a list of canned replies (the last one repeats),
+//! records every request body and Authorization header, and can run a hook when a
+//! request arrives (to drop the device mid-run, say). Real HTTP, so the runtime goes
+//! through async-openai's real code path.
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// One canned answer.
+#[derive(Clone, Debug)]
+pub enum Canned {
+    /// A normal completion with this text.
+    Reply(String),
+    /// An error status with an OpenAI-style error body.
+    Status(u16, String),
+}
+
+pub fn reply(text: &str) -> Canned {
+    Canned::Reply(text.to_string())
+}
+
+type Hook = Box<dyn Fn(usize) + Send + Sync>;
+
+struct Inner {
+    replies: Vec<Canned>,
+    requests: Mutex<Vec<Value>>,
+    auth: Mutex<Vec<String>>,
+    hook: Option<Hook>,
+}
+
+pub struct ScriptedLlm {
+    /// The base URL to pass as --base-url (ends in /v1).
+    pub base_url: String,
+    inner: Arc<Inner>,
+    _thread: std::thread::JoinHandle<()>,
+}
+
+async fn completions(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: String) -> Response {
+    let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let n = {
+        let mut requests = inner.requests.lock().unwrap_or_else(|e| e.into_inner());
+        requests.push(request.clone());
+        requests.len()
+    };
+    if let Some(auth) = headers.get("authorization").and_then(|v| v.to_str().ok()) {
+        inner.auth.lock().unwrap_or_else(|e| e.into_inner()).push(auth.to_string());
+    }
+    if let Some(hook) = &inner.hook {
+        hook(n);
+    }
+    let canned = inner.replies.get(n - 1).or(inner.replies.last()).cloned();
+    match canned {
+        Some(Canned::Status(code, message)) => {
+            let kind = if code == 429 { "rate_limit_error" } else { "server_error" };
+            let body = json!({ "error": { "message": message, "type": kind, "param": null, "code": null } });
+            (StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), axum::Json(body)).into_response()
+        }
+        Some(Canned::Reply(text)) => {
+            // Token counts are the server's to give: bytes / 4 stands in for a tokenizer.
+            let prompt_bytes: usize =
+                request["messages"].as_array().map(|m| m.iter().map(|m| m.to_string().len()).sum()).unwrap_or(0);
+            let (prompt, completion) = ((prompt_bytes / 4) as u64, (text.len() / 4) as u64);
+            axum::Json(json!({
+                "id": format!("chatcmpl-{n}"),
+                "object": "chat.completion",
+                "created": 1_700_000_000,
+                "model": request["model"],
+                "choices": [{ "index": 0, "message": { "role": "assistant", "content": text }, "finish_reason": "stop" }],
+                "usage": { "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion }
+            }))
+            .into_response()
+        }
+        None => (StatusCode::INTERNAL_SERVER_ERROR, "no canned replies").into_response(),
+    }
+}
+
+impl ScriptedLlm {
+    pub fn start(replies: Vec<Canned>) -> Self {
+        Self::start_with_hook(replies, None)
+    }
+
+    pub fn start_with_hook(replies: Vec<Canned>, hook: Option<Hook>) -> Self {
+        let inner = Arc::new(Inner { replies, requests: Mutex::new(Vec::new()), auth: Mutex::new(Vec::new()), hook });
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the scripted LLM server");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("address");
+        let state = inner.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                let app = Router::new().route("/v1/chat/completions", post(completions)).with_state(state);
+                let _ = axum::serve(listener, app).await;
+            });
+        });
+        Self { base_url: format!("http://{addr}/v1"), inner, _thread: thread }
+    }
+
+    /// Every request body received, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.inner.requests.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Every Authorization header received.
+    pub fn auth_headers(&self) -> Vec<String> {
+        self.inner.auth.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// The text of a request's last message (its content, or the text part of it).
+pub fn last_user_text(request: &Value) -> String {
+    let last = request["messages"].as_array().and_then(|m| m.last()).cloned().unwrap_or(Value::Null);
+    match &last["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
