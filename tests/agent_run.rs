@@ -279,3 +279,42 @@ fn vision_sends_the_screenshot_as_a_data_url_and_only_when_on() {
         let _ = std::fs::remove_dir_all(&out);
     }
 }
+
+#[test]
+fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
+    use std::sync::Mutex;
+    use std::sync::mpsc::channel;
+    let (arrived_tx, arrived_rx) = channel::<()>();
+    let (release_tx, release_rx) = channel::<()>();
+    let (arrived_tx, release_rx) = (Mutex::new(arrived_tx), Mutex::new(release_rx));
+    // The second request hangs (a slow model) until the test lets it go.
+    let hook = Box::new(move |n: usize| {
+        if n == 2 {
+            arrived_tx.lock().map(|t| t.send(())).ok();
+            release_rx.lock().map(|r| r.recv_timeout(Duration::from_secs(30))).ok();
+        }
+    });
+    let llm = ScriptedLlm::start_with_hook(vec![reply(OPEN_SETTINGS)], Some(hook));
+    let out = scratch("interrupt");
+    let child = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["run", "--device", "sim", "--base-url", &llm.base_url, "--model", "scripted", "--vision", "off"])
+        .args(["--out", out.to_str().unwrap_or_default(), "Turn off Wi-Fi"])
+        .env_remove("CODEACT_CONFIG")
+        .current_dir(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start codeact run");
+    arrived_rx.recv_timeout(Duration::from_secs(60)).expect("the second request arrives");
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill -INT");
+    assert!(status.success());
+    let result = child.wait_with_output().expect("codeact run ends");
+    let _ = release_tx.send(());
+    assert_eq!(result.status.code(), Some(130), "{}", stderr(&result));
+    let dir = run_dir(&out);
+    let summary = json_file(&dir.join("summary.json"));
+    assert_eq!(summary["outcome"], "interrupted", "{summary}");
+    assert_eq!(events(&dir).last().map(|e| e["event"].clone()), Some("run_end".into()));
+    assert!(dir.join("script.rhai").is_file());
+    let _ = std::fs::remove_dir_all(&out);
+}
