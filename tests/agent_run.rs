@@ -60,10 +60,7 @@ fn events(dir: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn state(addr: &str) -> serde_json::Value {
-    let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
-    serde_json::from_slice(&d.shell("simctl state").expect("simctl state").stdout).expect("JSON")
-}
+use common::sim_state as state;
 
 fn shell(addr: &str, cmd: &str) {
     let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");

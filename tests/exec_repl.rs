@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use codeact::config::{FileConfig, Flags};
-use codeact::device::{AdbDevice, Device, DeviceSpec, open};
+use codeact::device::{DeviceSpec, open};
 use codeact::session::Session;
 
 fn codeact(args: &[&str]) -> std::process::Output {
@@ -22,11 +22,7 @@ fn codeact(args: &[&str]) -> std::process::Output {
         .expect("run codeact")
 }
 
-fn state(addr: &str) -> serde_json::Value {
-    let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
-    let out = d.shell("simctl state").expect("simctl state");
-    serde_json::from_slice(&out.stdout).expect("JSON")
-}
+use common::sim_state as state;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("codeact-test-{}-{name}", std::process::id()));

@@ -6,7 +6,7 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use codeact::device::{AdbDevice, Device, DeviceSpec, open};
+use codeact::device::{DeviceSpec, open};
 use codeact::sandbox::{Limits, Sandbox};
 use codeact::tools::{ToolContext, install};
 
@@ -18,11 +18,7 @@ fn exec(addr: &str, script: &str) -> std::process::Output {
         .expect("run codeact exec")
 }
 
-fn state(addr: &str) -> serde_json::Value {
-    let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
-    let out = d.shell("simctl state").expect("simctl state");
-    serde_json::from_slice(&out.stdout).expect("JSON")
-}
+use common::sim_state as state;
 
 #[test]
 fn shipped_scripts_pass_and_change_the_world() {

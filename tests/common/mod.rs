@@ -167,4 +167,11 @@ pub fn png_size(bytes: &[u8]) -> (u32, u32) {
     (info.width, info.height)
 }
 pub mod llm;
+
+/// `simctl state` of the device at `addr`, read through codeact's own ADB client.
+pub fn sim_state(addr: &str) -> serde_json::Value {
+    let mut d = codeact::device::AdbDevice::direct(addr, std::time::Duration::from_secs(10)).expect("connect");
+    let out = codeact::device::Device::shell(&mut d, "simctl state").expect("simctl state");
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
 pub mod phone;
