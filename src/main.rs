@@ -259,7 +259,12 @@ enum Command {
         markdown: bool,
     },
     /// List the built-in personas: their tools and the context they need.
-    Personas,
+    Personas {
+        /// Print the whole system prompt `codeact run` sends with this persona (a
+        /// built-in name or a .toml file).
+        #[arg(long, value_name = "PERSONA")]
+        prompt: Option<String>,
+    },
     /// Save a screenshot as PNG.
     Screenshot {
         #[command(flatten)]
@@ -336,7 +341,12 @@ fn run(cli: Cli) -> Result<()> {
             print!("{text}");
             Ok(())
         }
-        Command::Personas => {
+        Command::Personas { prompt: Some(name) } => {
+            let persona = codeact::persona::Persona::load(&name)?;
+            println!("{}", codeact::agent::prompt::system(&persona, None));
+            Ok(())
+        }
+        Command::Personas { prompt: None } => {
             for p in codeact::persona::Persona::built_in() {
                 println!(
                     "{}: {}\n  tools:   {}\n  context: {}",

@@ -259,7 +259,10 @@ fn a_tool_outside_the_persona_is_function_not_found() {
     assert_eq!(result.status.code(), Some(1), "a failed completion is a failure");
     let fed_back = last_user_text(&llm.requests()[1]);
     assert!(fed_back.contains("Function not found: tap_by_index"), "{fed_back}");
-    assert!(fed_back.contains("start_app, list_packages, complete"), "the allowed tools are named: {fed_back}");
+    assert!(
+        fed_back.contains("start_app, open_app, list_packages, complete"),
+        "the allowed tools are named: {fed_back}"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -275,6 +278,15 @@ fn vision_sends_the_screenshot_as_a_data_url_and_only_when_on() {
         assert_eq!(request.contains("data:image/png;base64,iVBORw0KGgo"), expect_image, "vision {vision}");
         let _ = std::fs::remove_dir_all(&out);
     }
+    // With vision off, a screenshot the model asks for is shown with the next step.
+    let llm = ScriptedLlm::start(vec![reply("Let me look.\n```rhai\nscreenshot();\n```"), done]);
+    let out = scratch("vision-asked");
+    let result = run(&llm, "sim", &out, &["--vision", "off", "--persona", "big_agent"], "Look");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let requests = llm.requests();
+    assert!(!requests[0].to_string().contains("data:image/png"));
+    assert!(requests[1].to_string().contains("data:image/png;base64,iVBORw0KGgo"), "the screenshot() is shown");
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
@@ -313,5 +325,28 @@ fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
     assert_eq!(summary["outcome"], "interrupted", "{summary}");
     assert_eq!(events(&dir).last().map(|e| e["event"].clone()), Some("run_end".into()));
     assert!(dir.join("script.rhai").is_file());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_dropped_connection_is_reported_to_the_model_and_the_run_recovers() {
+    let sim = common::SimProcess::start(&[]);
+    let addr = sim.addr.clone();
+    // While the model writes step 2, the device is told to drop its next command.
+    let hook = Box::new(move |n: usize| {
+        if n == 2 {
+            shell(&addr, "simctl fault drop 0");
+        }
+    });
+    let tap_and_finish = "Thought: tap the Wi-Fi switch.\n```rhai\ntap_by_index(6);\ncomplete(true, \"tapped\");\n```";
+    let llm = ScriptedLlm::start_with_hook(vec![reply(OPEN_SETTINGS), reply(tap_and_finish)], Some(hook));
+    let out = scratch("fault");
+    let result = run(&llm, &sim.addr, &out, &["--persona", "big_agent", "--vision", "off"], "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 3, "the dropped step, then the retry");
+    let fed_back = last_user_text(&requests[2]);
+    assert!(fed_back.contains("connection was lost"), "the model is told: {fed_back}");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -114,7 +114,7 @@ fn a_persona_hides_the_tools_it_does_not_allow() {
     assert!(!out.status.success());
     assert!(stderr.contains("Function not found: refresh"), "{stderr}");
     assert!(
-        stderr.contains("the functions this session has: start_app, list_packages, complete"),
+        stderr.contains("the functions this session has: start_app, open_app, list_packages, complete"),
         "the error names the tools that exist: {stderr}"
     );
     assert_eq!(state(&sim.addr)["settings"]["wifi"], true, "nothing was toggled");

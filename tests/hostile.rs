@@ -104,7 +104,11 @@ fn hostile_tool_calls_end_with_clear_errors_and_the_session_survives() {
         let bound = settings.limits.timeout().mul_f64(1.2) + Duration::from_millis(150);
         assert!(elapsed <= bound, "{name}: took {elapsed:?}, limit {bound:?}");
         if *name == "tool_outside_persona" {
-            assert!(err.message.contains("start_app, list_packages, complete"), "names the tools: {}", err.message);
+            assert!(
+                err.message.contains("start_app, open_app, list_packages, complete"),
+                "names the tools: {}",
+                err.message
+            );
         }
         let after = session.run("let ok = 1 + 1; print(ok);");
         assert_eq!(after.output, "2\n", "{name}: session unusable afterwards: {:?}", after.error);

@@ -243,7 +243,8 @@ pub async fn run(
         shared.set_sink(Some(trajectory::action_sink(traj.clone(), Arc::new(move || step.load(Ordering::SeqCst)))));
     }
 
-    let system = prompt::system(persona);
+    let scale = session.tools.lock().unwrap_or_else(|e| e.into_inner()).options.coordinate_scale;
+    let system = prompt::system(persona, scale);
     let wants = |c: &str| persona.context.iter().any(|x| x == c);
     let packages = if wants("packages") {
         let mut c = session.tools.lock().unwrap_or_else(|e| e.into_inner());
@@ -262,6 +263,8 @@ pub async fn run(
     let mut repeats = 0usize;
     let mut ended: Option<(Outcome, String)> = None;
     let mut step = 0;
+    // A screenshot the snippet took with screenshot(), shown with the next step.
+    let mut taken: Option<Arc<[u8]>> = None;
 
     while step < options.max_steps {
         if interrupt.is_set() {
@@ -303,7 +306,7 @@ pub async fn run(
             text: seen.text.clone(),
             memory: if wants("memory") { seen.memory.clone() } else { Vec::new() },
             packages: packages.clone(),
-            image: if options.vision { seen.png.clone() } else { None },
+            image: if options.vision { seen.png.clone() } else { taken.take() },
         };
         let messages = prompt::messages(&system, &options.task, &turns, step, options.max_steps, &screen);
         event(
@@ -382,6 +385,7 @@ pub async fn run(
         };
         let result = tokio::task::block_in_place(|| session.run_on_snapshot(&code));
         watcher.abort();
+        taken = session.tools.lock().unwrap_or_else(|e| e.into_inner()).last_screenshot.take();
         let action_time: f64 = result.actions.iter().map(|a| a.duration_ms).sum();
         if !result.output.is_empty() || result.value.is_some() {
             event("output", json!({ "step": step, "output": result.output, "value": result.value }));

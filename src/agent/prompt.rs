@@ -14,8 +14,9 @@ use crate::sandbox::RunResult;
 /// How many bytes of a snippet's printed output go back to the model.
 const OUTPUT_BYTES: usize = 4000;
 
-/// The system prompt for `persona`, with rules that name only the tools it has.
-pub fn system(persona: &Persona) -> String {
+/// The system prompt for `persona`, with rules that name only the tools it has;
+/// `coordinate_scale` N tells the model integer coordinates are 0..N, not pixels.
+pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
     let has = |t: &str| persona.allows(t);
     let mut rules = String::from(
         "\n\nHow to answer:\n\
@@ -31,6 +32,14 @@ pub fn system(persona: &Persona) -> String {
         rules.push_str("- After an action changes the screen, call refresh() before using ui_state again, or end the snippet and read the next screen.\n");
     } else {
         rules.push_str("- After an action changes the screen, end the snippet: the next step shows the new screen.\n");
+    }
+    if let Some(n) = coordinate_scale {
+        let _ = writeln!(
+            rules,
+            "- Integer coordinates (tap, swipe, ...) are 0..{n} across the screen, not pixels: ({}, {}) is the centre.",
+            n / 2,
+            n / 2
+        );
     }
     rules.push_str(
         "- When the task is done, call complete(true, \"what was achieved\"); if it cannot be done, \
@@ -164,7 +173,8 @@ mod tests {
     #[test]
     fn the_system_prompt_lists_only_the_persona_tools() {
         let p = Persona::load("app_starter").unwrap();
-        let s = system(&p);
+        let s = system(&p, None);
+        assert!(system(&p, Some(1000)).contains("0..1000 across the screen"));
         assert!(s.contains("- start_app(package[, activity])") && !s.contains("tap_by_index"), "{s}");
         assert!(s.contains("complete(true"));
     }

@@ -42,7 +42,7 @@ pub const CATALOG: &[ToolSpec] = &[
     ToolSpec {
         name: "tap",
         signature: "tap(x, y)",
-        doc: "Tap a point: integers are pixels (or 0..N with --coordinate-scale N), floats in 0..1 are fractions of the screen.",
+        doc: "Tap a point: integers are pixels, floats in 0..1 are fractions of the screen.",
     },
     ToolSpec {
         name: "long_press",
