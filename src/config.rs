@@ -104,6 +104,20 @@ pub struct Settings {
     pub tools: ToolOptions,
 }
 
+/// A TOML error without the quoted source line: the line may hold a secret someone
+/// put in the file by mistake (an API key under [llm]).
+pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("{} (line {line}, column {column})", e.message().trim())
+        }
+        None => e.message().trim().to_string(),
+    }
+}
+
 impl FileConfig {
     /// `explicit`, else `$CODEACT_CONFIG`, else `./codeact.toml` when it exists, else
     /// nothing. A file that was asked for must exist.
@@ -126,7 +140,7 @@ impl FileConfig {
 
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
         let invalid = |message: String| ConfigError::Invalid { path: path.to_path_buf(), message };
-        let mut config: FileConfig = toml::from_str(text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
+        let mut config: FileConfig = toml::from_str(text).map_err(|e| invalid(toml_error(&e, text)))?;
         Limits::layered([&config.limits]).map_err(invalid)?;
         config.origin = Some(path.to_path_buf());
         Ok(config)
@@ -225,7 +239,13 @@ mod tests {
         let err = FileConfig::parse("[limits]\ntimeout = 3\n", Path::new("x/codeact.toml")).unwrap_err().to_string();
         assert!(err.starts_with("x/codeact.toml") && err.contains("timeout_ms"), "{err}");
         let err = FileConfig::parse("devcie = 'sim'\n", Path::new("c.toml")).unwrap_err().to_string();
-        assert!(err.contains("devcie"), "{err}");
+        assert!(err.contains("devcie") && err.contains("line 1"), "{err}");
+        let secret = FileConfig::parse("[llm]\napi_key = 'sk-secret-123456'\n", Path::new("c.toml")).unwrap_err();
+        let secret = secret.to_string();
+        assert!(
+            secret.contains("api_key") && !secret.contains("sk-secret"),
+            "a key put in the file is not echoed: {secret}"
+        );
         let flags = Flags { limits: vec!["max_operations".into()], ..Flags::default() };
         assert!(FileConfig::default().resolve(&flags).unwrap_err().to_string().contains("KEY=VALUE"));
         let flags = Flags { limits: vec!["max_operations=lots".into()], ..Flags::default() };

@@ -542,7 +542,7 @@ fn run_agent(
             summary.reason
         );
         println!("run directory: {}", summary.run_dir.display());
-        println!("replay: codeact exec {} --device DEVICE", summary.run_dir.join("script.selectors.rhai").display());
+        println!("replay: {}", summary.replay);
     }
     Ok(match summary.outcome {
         Outcome::Success => 0,
@@ -626,7 +626,7 @@ fn exec(
                 t.write_file("script.rhai", code.as_bytes());
                 t.event("start", serde_json::json!({ "script": file.display().to_string(), "device": device_name }));
                 let t = std::sync::Arc::new(std::sync::Mutex::new(t));
-                let sink = codeact::trajectory::action_sink(t.clone(), std::sync::Arc::new(|| 1));
+                let sink = codeact::trajectory::action_sink(t.clone(), std::sync::Arc::new(|| 1), true);
                 session.sandbox.shared().set_sink(Some(sink));
                 Some(t)
             }

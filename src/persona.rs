@@ -68,7 +68,7 @@ impl Persona {
 
     pub fn parse(text: &str, origin: &str) -> Result<Self, PersonaError> {
         let invalid = |message: String| PersonaError::Invalid { origin: origin.into(), message };
-        let persona: Persona = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let persona: Persona = toml::from_str(text).map_err(|e| invalid(crate::config::toml_error(&e, text)))?;
         let valid: Vec<&str> = CATALOG.iter().map(|t| t.name).collect();
         for tool in &persona.tools {
             if !valid.contains(&tool.as_str()) {

@@ -80,7 +80,8 @@ pub fn typed_value(value: &str) -> Dynamic {
         v => v
             .parse::<i64>()
             .map(Dynamic::from)
-            .or_else(|_| v.parse::<f64>().map(Dynamic::from))
-            .unwrap_or_else(|_| Dynamic::from(v.to_string())),
+            .ok()
+            .or_else(|| v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Dynamic::from))
+            .unwrap_or_else(|| Dynamic::from(v.to_string())),
     }
 }

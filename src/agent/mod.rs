@@ -94,6 +94,8 @@ pub struct Summary {
     /// Per step: wall time minus LLM and device time (the runtime's own cost).
     pub overhead_ms_per_step: f64,
     pub run_dir: PathBuf,
+    /// The command that replays the run without the LLM.
+    pub replay: String,
 }
 
 /// Stops a run from another task or a signal handler.
@@ -189,6 +191,7 @@ struct Seen {
     text: String,
     dump: String,
     png: Option<Arc<[u8]>>,
+    screenshot_error: Option<String>,
     memory: Vec<String>,
 }
 
@@ -202,8 +205,14 @@ fn observe(session: &Session, screenshot: bool) -> Result<Seen, String> {
     };
     // A dropped connection is reopened by the next call: try once more.
     let (text, dump) = attempt().or_else(|_| attempt())?;
-    let png = if screenshot { Some(Arc::from(c.device.screenshot().map_err(|e| e.to_string())?)) } else { None };
-    Ok(Seen { text, dump, png, memory: c.memory.clone() })
+    // A screenshot can fail where the hierarchy does not (secure windows): the step
+    // goes on without one.
+    let (png, screenshot_error) = match screenshot.then(|| c.device.screenshot()) {
+        Some(Ok(png)) => (Some(Arc::from(png)), None),
+        Some(Err(e)) => (None, Some(e.to_string())),
+        None => (None, None),
+    };
+    Ok(Seen { text, dump, png, screenshot_error, memory: c.memory.clone() })
 }
 
 /// Runs the task to its end. Errors only when the run directory cannot be written;
@@ -240,7 +249,13 @@ pub async fn run(
     let shared = session.sandbox.shared();
     {
         let step = step_now.clone();
-        shared.set_sink(Some(trajectory::action_sink(traj.clone(), Arc::new(move || step.load(Ordering::SeqCst)))));
+        // Per-action files only in `action` mode: step files use the same names.
+        let keep = options.save == SaveMode::Action;
+        shared.set_sink(Some(trajectory::action_sink(
+            traj.clone(),
+            Arc::new(move || step.load(Ordering::SeqCst)),
+            keep,
+        )));
     }
 
     let scale = session.tools.lock().unwrap_or_else(|e| e.into_inner()).options.coordinate_scale;
@@ -248,7 +263,12 @@ pub async fn run(
     let wants = |c: &str| persona.context.iter().any(|x| x == c);
     let packages = if wants("packages") {
         let mut c = session.tools.lock().unwrap_or_else(|e| e.into_inner());
-        tokio::task::block_in_place(|| c.device.list_packages(false)).ok()
+        let apps = c.options.apps.clone();
+        let all = tokio::task::block_in_place(|| c.device.list_packages(true)).ok();
+        // Third-party apps plus the system apps people ask for by name (Settings,
+        // Clock...): the whole system list of a phone is hundreds of packages.
+        let third = tokio::task::block_in_place(|| c.device.list_packages(false)).unwrap_or_default();
+        all.map(|all| all.into_iter().filter(|p| third.contains(p) || apps.knows(p)).collect::<Vec<_>>())
     } else {
         None
     };
@@ -263,8 +283,6 @@ pub async fn run(
     let mut repeats = 0usize;
     let mut ended: Option<(Outcome, String)> = None;
     let mut step = 0;
-    // A screenshot the snippet took with screenshot(), shown with the next step.
-    let mut taken: Option<Arc<[u8]>> = None;
 
     while step < options.max_steps {
         if interrupt.is_set() {
@@ -289,6 +307,9 @@ pub async fn run(
             }
         };
         let mut step_files = json!({ "step": step, "ms": observe_time.as_secs_f64() * 1000.0 });
+        if let Some(e) = &seen.screenshot_error {
+            step_files["screenshot_error"] = json!(e);
+        }
         if options.save == SaveMode::Step {
             let mut t = traj.lock().unwrap_or_else(|e| e.into_inner());
             let ui = format!("ui/{step:04}.xml");
@@ -306,7 +327,7 @@ pub async fn run(
             text: seen.text.clone(),
             memory: if wants("memory") { seen.memory.clone() } else { Vec::new() },
             packages: packages.clone(),
-            image: if options.vision { seen.png.clone() } else { taken.take() },
+            image: if options.vision { seen.png.clone() } else { None },
         };
         let messages = prompt::messages(&system, &options.task, &turns, step, options.max_steps, &screen);
         event(
@@ -378,14 +399,18 @@ pub async fn run(
         // Ctrl-C during a snippet stops it at its next operation.
         let watcher = {
             let (interrupt, shared) = (interrupt.clone(), shared.clone());
+            // Cancels again and again while interrupted: a cancel that lands before the
+            // snippet starts would be cleared by its start.
             tokio::spawn(async move {
-                interrupt.wait().await;
-                shared.cancel();
+                loop {
+                    interrupt.wait().await;
+                    shared.cancel();
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
             })
         };
         let result = tokio::task::block_in_place(|| session.run_on_snapshot(&code));
         watcher.abort();
-        taken = session.tools.lock().unwrap_or_else(|e| e.into_inner()).last_screenshot.take();
         let action_time: f64 = result.actions.iter().map(|a| a.duration_ms).sum();
         if !result.output.is_empty() || result.value.is_some() {
             event("output", json!({ "step": step, "output": result.output, "value": result.value }));
@@ -393,6 +418,14 @@ pub async fn run(
         if let Some(e) = &result.error {
             event("error", json!({ "step": step, "error": e }));
             record.error = Some(e.to_string());
+        }
+        if result.error.is_some() {
+            record.done = result
+                .actions
+                .iter()
+                .filter(|a| a.result == "ok" && !export::READ_ONLY.contains(&a.tool.as_str()))
+                .map(|a| export::Done { tool: a.tool.clone(), args: a.args.clone(), target: a.capture.target.clone() })
+                .collect();
         }
         record.index_targets = result
             .actions
@@ -454,9 +487,15 @@ pub async fn run(
     let (outcome, reason) =
         ended.unwrap_or((Outcome::Failure, format!("reached --max-steps {} without complete()", options.max_steps)));
 
+    // A replay runs all steps as one snippet: give it the time all of them had.
+    let replay_ms = session.sandbox.limits().timeout_ms.saturating_mul(step.max(1) as u64);
+    let replay = format!(
+        "codeact exec {} --device DEVICE --limit timeout_ms={replay_ms}",
+        run_dir.join("script.selectors.rhai").display()
+    );
     let header = format!(
         "codeact run {:?}\npersona {}, model {}, device {device_name}; outcome {outcome:?}: {reason}\n\
-         Replay: codeact exec script.rhai --device DEVICE (start from the same screen)",
+         Replay from the screen the run started on: {replay}",
         options.task, persona.name, config.model
     );
     let summary = Summary {
@@ -475,6 +514,7 @@ pub async fn run(
         device_ms: device_total.as_secs_f64() * 1000.0,
         overhead_ms_per_step: if step == 0 { 0.0 } else { overhead_total.as_secs_f64() * 1000.0 / step as f64 },
         run_dir: run_dir.clone(),
+        replay,
     };
     let mut t = traj.lock().unwrap_or_else(|e| e.into_inner());
     t.write_file("script.rhai", export::script(&header, &steps).as_bytes());

@@ -104,6 +104,18 @@ impl LlmConfig {
     pub fn resolve(section: &LlmSection, flags: &LlmFlags) -> Result<Self, LlmError> {
         let base_url = flags.base_url.clone().or_else(|| env("OPENAI_BASE_URL")).or_else(|| section.base_url.clone());
         let key_var = flags.api_key_env.clone().or_else(|| section.api_key_env.clone());
+        if let Some(name) = &key_var {
+            let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                // Never echo it: it may be the key itself, pasted in the wrong place.
+                return Err(LlmError::Config(
+                    "--api-key-env (or [llm] api_key_env) takes the NAME of an environment variable, like \
+                     OPENAI_API_KEY, not the key itself; export the key in that variable"
+                        .into(),
+                ));
+            }
+        }
         let explicit_var = key_var.is_some();
         let key_var = key_var.unwrap_or_else(|| "OPENAI_API_KEY".to_string());
         let api_key = env(&key_var);
@@ -150,10 +162,24 @@ impl LlmConfig {
         })
     }
 
-    /// The host the requests go to (for messages: never the key, never a path).
+    /// The host the requests go to (for messages: no credentials, path or query).
     pub fn provider(&self) -> String {
         let rest = self.base_url.split("://").nth(1).unwrap_or(&self.base_url);
-        rest.split('/').next().unwrap_or(rest).to_string()
+        let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+        host.rsplit('@').next().unwrap_or(host).to_string()
+    }
+
+    /// `text` with the key, and anything shaped like one, blotted out: providers echo
+    /// (masked) keys in their error messages.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        if let Some(key) = self.api_key.as_deref().filter(|k| k.len() >= 6) {
+            out = out.replace(key, "[key]");
+        }
+        match regex::Regex::new(r"\b(sk|pk|rk)-[A-Za-z0-9_\-\*]{4,}") {
+            Ok(shaped) => shaped.replace_all(&out, "[key]").into_owned(),
+            Err(_) => out,
+        }
     }
 }
 
@@ -310,20 +336,24 @@ impl LlmClient {
                     s if s >= 500 => "the provider kept failing after retries; try again later".to_string(),
                     _ => "see the provider's message".to_string(),
                 };
-                LlmError::Api { provider, status, message: resp.api_error.message.clone(), hint }
+                LlmError::Api { provider, status, message: self.config.redact(&resp.api_error.message), hint }
             }
             OpenAIError::Reqwest(e) if e.is_timeout() => {
                 LlmError::Timeout { provider, secs: self.config.timeout.as_secs_f64(), attempts }
             }
             OpenAIError::Reqwest(e) => {
-                let message = if e.is_connect() { "connection refused or no route".to_string() } else { e.to_string() };
+                let message = if e.is_connect() {
+                    "connection refused or no route".to_string()
+                } else {
+                    self.config.redact(&e.to_string())
+                };
                 LlmError::Unreachable { provider, message }
             }
             OpenAIError::JSONDeserialize(e, content) => {
                 let head: String = content.chars().take(200).collect();
-                LlmError::BadReply { provider, message: format!("{e}; it began {head:?}") }
+                LlmError::BadReply { provider, message: self.config.redact(&format!("{e}; it began {head:?}")) }
             }
-            other => LlmError::BadReply { provider, message: other.to_string() },
+            other => LlmError::BadReply { provider, message: self.config.redact(&other.to_string()) },
         }
     }
 }
@@ -349,6 +379,15 @@ mod tests {
         let err = LlmConfig::resolve(&LlmSection::default(), &missing_key).unwrap_err().to_string();
         assert!(err.contains("$CODEACT_TEST_NO_SUCH_VAR"), "{err}");
         assert!(LlmError::NotConfigured.to_string().contains("Ollama"));
+        let pasted = LlmFlags { api_key_env: Some("sk-abc123-secret".into()), ..no_model };
+        let err = LlmConfig::resolve(&LlmSection::default(), &pasted).unwrap_err().to_string();
+        assert!(err.contains("NAME") && !err.contains("sk-abc123"), "{err}");
+        let c = LlmConfig { base_url: "https://user:tok@host.example/v1?key=x".into(), ..c };
+        assert_eq!(c.provider(), "host.example");
+        assert_eq!(
+            c.redact("Incorrect API key provided: sk-abc***********wxyz."),
+            "Incorrect API key provided: [key]."
+        );
     }
 
     #[test]

@@ -218,6 +218,17 @@ pub struct Sandbox {
     worker: Option<rayon::ThreadPool>,
 }
 
+impl Drop for Sandbox {
+    /// Script values are dropped on the deep-stack worker too (a deeply nested array
+    /// drops recursively).
+    fn drop(&mut self) {
+        let scope = std::mem::replace(&mut self.scope, Scope::new());
+        if let Some(pool) = &self.worker {
+            pool.install(move || drop(scope));
+        }
+    }
+}
+
 fn stop(token: &str) -> Box<EvalAltResult> {
     EvalAltResult::ErrorTerminated(Dynamic::from(token.to_string()), Position::NONE).into()
 }
@@ -321,13 +332,25 @@ impl Sandbox {
 
     /// Forgets every variable and `fn` definition.
     pub fn reset(&mut self) {
-        self.scope.clear();
-        self.lib = AST::empty();
+        let (scope, lib) = (&mut self.scope, &mut self.lib);
+        let mut clear = move || {
+            scope.clear();
+            *lib = AST::empty();
+        };
+        match &self.worker {
+            Some(pool) => pool.install(clear),
+            None => clear(),
+        }
     }
 
     /// Parses `code` without running it.
     pub fn check(&self, code: &str) -> Result<(), RunError> {
-        self.engine.compile_with_scope(&self.scope, code).map(drop).map_err(|e| parse_error(&e, code))
+        let compile = || self.engine.compile_with_scope(&self.scope, code).map(drop);
+        let result = match &self.worker {
+            Some(pool) => pool.install(compile),
+            None => compile(),
+        };
+        result.map_err(|e| parse_error(&e, code))
     }
 
     /// Runs one snippet under every limit; variables and `fn`s persist.
@@ -340,49 +363,42 @@ impl Sandbox {
         *lock(&self.shared.deadline) = started + self.limits.timeout();
         self.shared.cancel.store(false, Ordering::Relaxed);
 
-        let mut value = None;
-        let error = match self.engine.compile_with_scope(&self.scope, code) {
-            Err(e) => Some(parse_error(&e, code)),
-            Ok(ast) => {
-                let mut program = self.lib.clone();
-                program += ast;
-                let (engine, scope) = (&self.engine, &mut self.scope);
-                let run = || {
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        engine.eval_ast_with_scope::<Dynamic>(scope, &program)
-                    }))
-                };
-                let outcome = match &self.worker {
-                    Some(pool) => Ok(pool.install(run)),
-                    None => Err("no worker thread could be started"),
-                };
-                program.clear_statements();
-                self.lib = program;
-                match outcome {
-                    Ok(Ok(Ok(v))) => {
-                        if !v.is_unit() {
-                            let mut shown = format!("{v:?}");
-                            if shown.len() > self.limits.max_output {
-                                let mut cut = self.limits.max_output;
-                                while !shown.is_char_boundary(cut) {
-                                    cut -= 1;
-                                }
-                                shown.truncate(cut);
-                                shown.push_str(" [cut]");
-                            }
-                            value = Some(shown);
-                        }
-                        None
+        // Everything that walks script values (parsing, running, printing the value,
+        // tidying the scope) happens on the deep-stack worker: a deeply nested value
+        // would overflow a small caller's stack (a tokio worker has 2 MiB).
+        let (engine, scope, lib, max_output) = (&self.engine, &mut self.scope, &mut self.lib, self.limits.max_output);
+        let work = move || {
+            let ran = match engine.compile_with_scope(scope, code) {
+                Err(e) => Ran::Parse(e),
+                Ok(ast) => {
+                    let mut program = lib.clone();
+                    program += ast;
+                    let out = engine.eval_ast_with_scope::<Dynamic>(scope, &program);
+                    program.clear_statements();
+                    *lib = program;
+                    match out {
+                        Ok(v) => Ran::Value((!v.is_unit()).then(|| shown(&v, max_output))),
+                        Err(e) => Ran::Eval(e),
                     }
-                    Ok(Ok(Err(e))) => self.eval_error(&e, code),
-                    Ok(Err(_)) => {
-                        Some(plain("the snippet crashed its worker thread (a bug in codeact: please report it)"))
-                    }
-                    Err(e) => Some(plain(&format!("cannot run the snippet: {e} (is the machine out of threads?)"))),
                 }
-            }
+            };
+            dedupe(scope);
+            ran
         };
-        self.dedupe_scope();
+        let outcome = match &self.worker {
+            Some(pool) => pool.install(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))),
+            None => std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)),
+        };
+        let mut value = None;
+        let error = match outcome {
+            Ok(Ran::Value(v)) => {
+                value = v;
+                None
+            }
+            Ok(Ran::Parse(e)) => Some(parse_error(&e, code)),
+            Ok(Ran::Eval(e)) => self.eval_error(&e, code),
+            Err(_) => Some(plain("the snippet crashed its worker thread (a bug in codeact: please report it)")),
+        };
         let (output, _) = std::mem::take(&mut *lock(&self.shared.output));
         RunResult {
             output,
@@ -391,23 +407,6 @@ impl Sandbox {
             completion: lock(&self.shared.completion).take(),
             value,
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-        }
-    }
-
-    /// `let x` in two snippets leaves two `x`s in a kept scope: keep the newest.
-    fn dedupe_scope(&mut self) {
-        let entries: Vec<(String, bool, Dynamic)> = self.scope.iter().map(|(n, c, v)| (n.to_string(), c, v)).collect();
-        let mut seen = std::collections::HashSet::new();
-        let mut kept: Vec<(String, bool, Dynamic)> =
-            entries.into_iter().rev().filter(|(n, _, _)| seen.insert(n.clone())).collect();
-        kept.reverse();
-        self.scope.clear();
-        for (name, constant, value) in kept {
-            if constant {
-                self.scope.push_constant_dynamic(name, value);
-            } else {
-                self.scope.push_dynamic(name, value);
-            }
         }
     }
 
@@ -467,6 +466,45 @@ pub fn is_incomplete(code: &str) -> bool {
         P::BadInput(LexError::UnterminatedString) => true,
         P::MissingToken(..) | P::MissingSymbol(..) | P::ExprExpected(..) => at_end,
         _ => false,
+    }
+}
+
+/// How a snippet ended on the worker.
+enum Ran {
+    Parse(ParseError),
+    Eval(Box<EvalAltResult>),
+    /// The last expression's value, as shown to the caller.
+    Value(Option<String>),
+}
+
+/// A value as Rhai prints it, cut at `max` bytes.
+fn shown(v: &Dynamic, max: usize) -> String {
+    let mut shown = format!("{v:?}");
+    if shown.len() > max {
+        let mut cut = max;
+        while !shown.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        shown.truncate(cut);
+        shown.push_str(" [cut]");
+    }
+    shown
+}
+
+/// `let x` in two snippets leaves two `x`s in a kept scope: keep the newest.
+fn dedupe(scope: &mut Scope<'static>) {
+    let entries: Vec<(String, bool, Dynamic)> = scope.iter().map(|(n, c, v)| (n.to_string(), c, v)).collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut kept: Vec<(String, bool, Dynamic)> =
+        entries.into_iter().rev().filter(|(n, _, _)| seen.insert(n.clone())).collect();
+    kept.reverse();
+    scope.clear();
+    for (name, constant, value) in kept {
+        if constant {
+            scope.push_constant_dynamic(name, value);
+        } else {
+            scope.push_dynamic(name, value);
+        }
     }
 }
 

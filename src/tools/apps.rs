@@ -54,6 +54,11 @@ impl AppDirectory {
         self
     }
 
+    /// True when some name in the directory leads to `package`.
+    pub fn knows(&self, package: &str) -> bool {
+        self.entries.iter().any(|e| e.packages.iter().any(|p| p == package))
+    }
+
     /// The package `name` means on a device with these packages installed.
     pub fn resolve(&self, name: &str, installed: &[String]) -> Result<String, String> {
         let name = name.trim();

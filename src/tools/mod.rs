@@ -111,12 +111,12 @@ pub const CATALOG: &[ToolSpec] = &[
     ToolSpec {
         name: "screenshot",
         signature: "screenshot()",
-        doc: "Take a screenshot (kept in the trajectory, shown to a vision model next step); returns #{width, height, bytes}.",
+        doc: "Take a screenshot (kept in the trajectory); returns #{width, height, bytes}.",
     },
     ToolSpec {
         name: "find",
         signature: "find(sel)",
-        doc: "The first element matching a selector on the live screen (a map like ui_state's), or ().",
+        doc: "The first element matching a selector on the live screen (a map like ui_state's; index -1 if ui_state does not show it), or ().",
     },
     ToolSpec {
         name: "find_all",
@@ -283,6 +283,7 @@ impl ToolContext {
 
     /// Drops the snapshot: the next `ui_state` reads the screen again.
     pub fn forget_snapshot(&mut self) {
+        self.installed = None;
         self.snapshot = None;
         self.ui_value = None;
         self.latest = None;
@@ -381,32 +382,45 @@ impl ToolContext {
         Ok((coord(x, w, scale, "x")?, coord(y, h, scale, "y")?))
     }
 
-    /// The element map for element `id` of the snapshot (`index` is its ui_state
-    /// index, or -1 when ui_state does not list it).
-    fn element_value(&self, id: usize) -> Dynamic {
-        let Some(obs) = &self.snapshot else { return Dynamic::UNIT };
-        let listed = state::listed(&obs.ui);
-        let index = listed.iter().position(|l| l.id == id).map_or(-1, |i| i as i64);
-        match obs.ui.get(id) {
-            Some(e) => {
-                let mut m = state::element_map(index.max(0) as usize, e);
-                m.insert("index".into(), Dynamic::from(index));
-                Dynamic::from(m)
-            }
-            None => Dynamic::UNIT,
-        }
+    /// The screen as last read: the newest observation, else the snapshot.
+    fn live(&self) -> Option<&Observation> {
+        self.latest.as_ref().or(self.snapshot.as_ref())
     }
 
-    /// Reads the screen (updating ui_state) and returns the ids `sel` matches.
+    /// The element map for element `id` of the live screen. Its `index` is the
+    /// element's ui_state index when the snapshot lists the very same element there,
+    /// else -1: an index never points at something ui_state does not show.
+    fn element_value(&self, id: usize) -> Dynamic {
+        let Some(e) = self.live().and_then(|o| o.ui.get(id)) else { return Dynamic::UNIT };
+        let index = self.snapshot.as_ref().map_or(-1, |snap| {
+            state::listed(&snap.ui)
+                .iter()
+                .position(|l| l.signature == e.signature && l.bounds == e.bounds)
+                .map_or(-1, |i| i as i64)
+        });
+        let mut m = state::element_map(index.max(0) as usize, e);
+        m.insert("index".into(), Dynamic::from(index));
+        Dynamic::from(m)
+    }
+
+    /// Reads the live screen and returns the ids `sel` matches on it. The snapshot
+    /// (ui_state, indices) stays as it was, unless there was none yet.
     fn matches(&mut self, sel: &select::Selector) -> Result<Vec<usize>, String> {
-        let obs = self.refresh()?;
-        Ok(sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect())
+        let obs = self.device.observe().map_err(device_err)?;
+        let ids = sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect();
+        if self.snapshot.is_none() {
+            self.snapshot = Some(obs.clone());
+            self.ui_value = None;
+            self.dirty = false;
+        }
+        self.latest = Some(obs);
+        Ok(ids)
     }
 
     /// The centre of the first match, or an error that says what is on screen.
     fn locate(&mut self, sel: &select::Selector) -> Result<(i32, i32), String> {
         let ids = self.matches(sel)?;
-        let obs = self.snapshot()?;
+        let obs = self.live().ok_or_else(|| "no observation".to_string())?;
         match ids.first().and_then(|id| obs.ui.get(*id)) {
             Some(e) => Ok(e.center),
             None => {
@@ -458,7 +472,7 @@ impl ToolContext {
             if let Some(id) = self.matches(sel)?.first() {
                 return Ok(self.element_value(*id));
             }
-            let obs = self.snapshot()?;
+            let obs = self.live().ok_or_else(|| "no observation".to_string())?;
             let print = Self::fingerprint(obs);
             if last == Some(print) {
                 return Err(format!("reached the end of the list without finding {}", sel.shown));
@@ -553,7 +567,7 @@ fn coord(v: &Dynamic, size: u32, scale: Option<u32>, what: &str) -> Result<i32, 
     let size_i = i64::from(size);
     if let Ok(i) = v.as_int() {
         return match scale {
-            Some(n) if (0..=i64::from(n)).contains(&i) => Ok((i * size_i / i64::from(n.max(1))) as i32),
+            Some(n) if (0..=i64::from(n)).contains(&i) => Ok((i * size_i / i64::from(n.max(1))).min(size_i - 1) as i32),
             Some(n) => Err(format!("{what} {i} is outside 0..{n} (this session reads coordinates as 0..{n})")),
             None if (0..size_i).contains(&i) => Ok(i as i32),
             None => Err(format!("{what} {i} is off the screen (0..{}); use pixels inside it", size_i - 1)),
@@ -582,14 +596,18 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
     let shared = sandbox.shared();
     let engine = sandbox.engine_mut();
     {
-        let ctx = ctx.clone();
+        let (ctx, shared) = (ctx.clone(), shared.clone());
         // Marked deprecated only as "volatile"; it is the way to serve live variables.
         #[allow(deprecated)]
         engine.on_var(move |name, _, _| match name {
             "ui_state" | "phone_state" => {
                 let mut c = lock(&ctx);
                 if c.snapshot.is_none() {
-                    c.refresh().map_err(|e| -> Box<EvalAltResult> { e.into() })?;
+                    // The first read observes: it too must end by the snippet's deadline.
+                    c.device.set_deadline(Some(Instant::now() + shared.time_left()));
+                    let read = c.refresh().map(drop);
+                    c.device.set_deadline(None);
+                    read.map_err(|e| -> Box<EvalAltResult> { format!("reading {name}: {e}").into() })?;
                 }
                 let c = &mut *c;
                 let Some(snapshot) = &c.snapshot else { return Ok(None) };
@@ -759,6 +777,8 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
     tool!("set_text", |c, sel: Dynamic, text: &str| {
         let (x, y) = c.locate(&selector(&sel)?)?;
         c.device.tap(x, y).map_err(device_err)?;
+        // The field must have focus (and its keyboard) before it is emptied.
+        c.after_action();
         c.device.clear_text().map_err(device_err)?;
         c.device.input_text(text).map_err(device_err)?;
         c.after_action();

@@ -20,7 +20,34 @@ pub struct Step {
     pub error: Option<String>,
     /// Index-based actions in the order they ran: (tool, index, selector of the element).
     pub index_targets: Vec<(String, i64, Option<String>)>,
+    /// What a failed step did to the device before it failed, in order.
+    pub done: Vec<Done>,
 }
+
+/// One device action that succeeded, as a call a replay can make.
+#[derive(Debug, Clone, Default)]
+pub struct Done {
+    pub tool: String,
+    /// Arguments as Rhai literals.
+    pub args: Vec<String>,
+    /// For index taps: the selector of the element hit.
+    pub target: Option<String>,
+}
+
+/// Tools that only read: a replay of a failed step leaves them out.
+pub const READ_ONLY: &[&str] = &[
+    "find",
+    "find_all",
+    "refresh",
+    "screenshot",
+    "memory",
+    "assert_visible",
+    "assert_not_visible",
+    "wait_for",
+    "wait_gone",
+    "list_packages",
+    "wait",
+];
 
 fn comment(text: &str, out: &mut String) {
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -28,10 +55,6 @@ fn comment(text: &str, out: &mut String) {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-}
-
-fn indent(code: &str) -> String {
-    code.lines().map(|l| if l.is_empty() { String::new() } else { format!("    {l}") }).collect::<Vec<_>>().join("\n")
 }
 
 /// Replaces literal index taps with the selectors recorded for them, in order.
@@ -89,13 +112,21 @@ fn render(header: &str, steps: &[Step], selectors: bool) -> String {
                 out.push('\n');
             }
             Some(error) => {
+                // The code stopped half-way; replaying it would stop there too. What
+                // it had done to the device by then is replayed instead.
                 comment(&format!("This step failed in the recorded run: {error}"), &mut out);
-                out.push_str("try {\n");
-                out.push_str(&indent(code.trim_end()));
-                out.push_str(&format!(
-                    "\n}} catch (err) {{\n    print(`step {} failed, as in the recorded run: ${{err}}`);\n}}\n",
-                    step.number
-                ));
+                out.push_str("// Its code:\n");
+                comment(&code, &mut out);
+                if !step.done.is_empty() {
+                    out.push_str("// What it did before failing:\n");
+                }
+                for d in &step.done {
+                    match (&d.target, selectors, d.tool.as_str()) {
+                        (Some(sel), true, "tap_by_index") => out.push_str(&format!("tap({sel});\n")),
+                        (Some(sel), true, "long_press_by_index") => out.push_str(&format!("long_press({sel});\n")),
+                        _ => out.push_str(&format!("{}({});\n", d.tool, d.args.join(", "))),
+                    }
+                }
             }
         }
     }
@@ -135,6 +166,18 @@ mod tests {
                     ("tap_by_index".into(), 2, Some("#{text: \"B\"}".into())),
                 ],
                 error: Some("boom".into()),
+                done: vec![Done {
+                    tool: "tap_by_index".into(),
+                    args: vec!["4".into()],
+                    target: Some("#{text: \"Wi-Fi\"}".into()),
+                }],
+                ..Step::default()
+            },
+            Step {
+                number: 5,
+                thought: "A failing step that defines things.".into(),
+                code: Some("fn helper() { 1 }\nlet kept = 2;\nno_such_fn();\n".into()),
+                error: Some("Function not found: no_such_fn".into()),
                 ..Step::default()
             },
             Step {
@@ -151,12 +194,17 @@ mod tests {
             plain.starts_with("// codeact run: \"x\"\n\n// Step 1: Open settings.\nstart_app(\"s\");\n"),
             "{plain}"
         );
-        assert!(plain.contains("refresh();\n// This step failed") || plain.contains("refresh();\n"), "{plain}");
-        assert!(plain.contains("try {\n    tap_by_index(4);"), "{plain}");
+        assert!(
+            plain.contains(
+                "refresh();\n// This step failed in the recorded run: boom\n// Its code:\n// tap_by_index(4);"
+            ),
+            "{plain}"
+        );
+        assert!(plain.contains("// What it did before failing:\ntap_by_index(4);\n"), "{plain}");
         assert!(plain.contains("// Not run: syntax error\n// let = ;"), "{plain}");
         let sel = selector_script("h", &steps);
-        assert!(sel.contains("tap(#{text: \"Wi-Fi\"});\n    tap(#{id: \"x\"});"), "{sel}");
-        assert!(sel.contains("tap_by_index(i)"), "a variable index stays as it is: {sel}");
+        assert!(sel.contains("// What it did before failing:\ntap(#{text: \"Wi-Fi\"});\n"), "{sel}");
+        assert!(sel.contains("// let i = 2; tap_by_index(i);"), "a variable index stays as it is: {sel}");
         let engine = rhai::Engine::new_raw();
         assert!(engine.compile(&plain).is_ok() && engine.compile(&sel).is_ok(), "both parse");
     }

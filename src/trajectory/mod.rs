@@ -141,11 +141,23 @@ impl Trajectory {
 /// A trajectory several owners append to (the sandbox's action sink and the caller).
 pub type SharedTrajectory = Arc<Mutex<Trajectory>>;
 
-/// A sink that appends every recorded action to `trajectory` under the step `step()`.
-pub fn action_sink(trajectory: SharedTrajectory, step: Arc<dyn Fn() -> usize + Send + Sync>) -> ActionSink {
+/// A sink that appends every recorded action to `trajectory` under the step `step()`;
+/// without `keep_captures` the actions' screenshots and dumps are not written.
+pub fn action_sink(
+    trajectory: SharedTrajectory,
+    step: Arc<dyn Fn() -> usize + Send + Sync>,
+    keep_captures: bool,
+) -> ActionSink {
     Box::new(move |action| {
         let mut t = trajectory.lock().unwrap_or_else(|e| e.into_inner());
-        t.action(step(), action);
+        if keep_captures {
+            t.action(step(), action);
+        } else {
+            let mut bare = action.clone();
+            bare.capture.screenshot = None;
+            bare.capture.ui_xml = None;
+            t.action(step(), &bare);
+        }
     })
 }
 
