@@ -8,6 +8,7 @@
 //! together), [`trajectory`] (run directories and reports), and [`sim`], the virtual
 //! Android device everything is tested against.
 
+pub mod adb_protocol;
 pub mod agent;
 pub mod config;
 pub mod device;

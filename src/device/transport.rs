@@ -11,14 +11,8 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
-const A_CNXN: u32 = 0x4e58_4e43;
-const A_AUTH: u32 = 0x4854_5541;
-const A_OPEN: u32 = 0x4e45_504f;
-const A_OKAY: u32 = 0x5941_4b4f;
-const A_CLSE: u32 = 0x4553_4c43;
-const A_WRTE: u32 = 0x4554_5257;
-const A_STLS: u32 = 0x534c_5453;
-const A_VERSION: u32 = 0x0100_0001;
+use crate::adb_protocol::{A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_STLS, A_VERSION, A_WRTE};
+
 const MAX_PAYLOAD: u32 = 256 * 1024;
 /// Refuse replies larger than this (a screenshot is ~10 MB raw at most as PNG).
 const MAX_OUTPUT: usize = 256 * 1024 * 1024;

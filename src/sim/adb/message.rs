@@ -4,18 +4,8 @@
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-pub const A_CNXN: u32 = 0x4e58_4e43;
-pub const A_AUTH: u32 = 0x4854_5541;
-pub const A_OPEN: u32 = 0x4e45_504f;
-pub const A_OKAY: u32 = 0x5941_4b4f;
-pub const A_CLSE: u32 = 0x4553_4c43;
-pub const A_WRTE: u32 = 0x4554_5257;
-pub const A_STLS: u32 = 0x534c_5453;
+pub use crate::adb_protocol::{A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_STLS, A_VERSION, A_VERSION_MIN, A_WRTE};
 
-/// The oldest protocol version (payload checksums required).
-pub const A_VERSION_MIN: u32 = 0x0100_0000;
-/// The newest version we speak (checksums optional).
-pub const A_VERSION: u32 = 0x0100_0001;
 /// Payload limit before CNXN negotiates a larger one.
 pub const MAX_PAYLOAD_V1: usize = 4096;
 /// The largest payload any host may negotiate.
