@@ -87,6 +87,9 @@ pub struct Flags {
     pub device: Option<String>,
     pub device_timeout_s: Option<f64>,
     pub persona: Option<String>,
+    /// The persona when neither flag, `$CODEACT_PERSONA` nor the file names one
+    /// (`codeact run` needs one; `exec` and `repl` default to every tool).
+    pub default_persona: Option<String>,
     /// `--limit KEY=VALUE`, in order.
     pub limits: Vec<String>,
     pub settle_ms: Option<u64>,
@@ -152,7 +155,8 @@ impl FileConfig {
             .persona
             .clone()
             .or_else(|| std::env::var("CODEACT_PERSONA").ok().filter(|p| !p.is_empty()))
-            .or_else(|| self.persona.clone());
+            .or_else(|| self.persona.clone())
+            .or_else(|| flags.default_persona.clone());
         let persona =
             persona_name.as_deref().map(Persona::load).transpose().map_err(|e| ConfigError::Bad(e.to_string()))?;
 

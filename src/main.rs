@@ -83,9 +83,9 @@ impl SessionArgs {
     /// Like `settings`, with a persona to use when no flag, variable or file names one.
     fn settings_with(&self, device: &DeviceArgs, recording: bool, default_persona: Option<&str>) -> Result<Settings> {
         let file = FileConfig::find(self.config.as_deref())?;
-        let named = self.persona.is_some() || file.persona.is_some() || std::env::var_os("CODEACT_PERSONA").is_some();
         let mut flags = Flags {
-            persona: if named { self.persona.clone() } else { default_persona.map(str::to_string) },
+            persona: self.persona.clone(),
+            default_persona: default_persona.map(str::to_string),
             limits: self.limits.clone(),
             settle_ms: self.settle_ms,
             coordinate_scale: self.coordinate_scale,
@@ -327,10 +327,7 @@ fn run(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             println!("device {}; screen {}x{}", phone.name(), obs.screen.0, obs.screen.1);
-            print!(
-                "{}",
-                codeact::ui::render::render(&obs.ui, &obs.phone.package, &obs.phone.activity, obs.phone.keyboard_shown)
-            );
+            print!("{}", obs.screen_text());
             Ok(())
         }
         Command::Tools { persona, markdown } => {

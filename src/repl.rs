@@ -219,12 +219,7 @@ pub fn run(mut session: Session, device_name: &str, history: Option<PathBuf>) ->
                     let mut c = session.tools.lock().unwrap_or_else(|e| e.into_inner());
                     match c.refresh() {
                         Ok(obs) => {
-                            let p = &obs.phone;
-                            let _ = write!(
-                                out,
-                                "{}",
-                                crate::ui::render::render(&obs.ui, &p.package, &p.activity, p.keyboard_shown)
-                            );
+                            let _ = write!(out, "{}", obs.screen_text());
                         }
                         Err(e) => {
                             let _ = writeln!(out, "error: {e}");

@@ -199,9 +199,7 @@ fn observe(session: &Session, screenshot: bool) -> Result<Seen, String> {
     let mut c = session.tools.lock().unwrap_or_else(|e| e.into_inner());
     let mut attempt = || -> Result<(String, String), String> {
         let obs = c.refresh()?;
-        let p = &obs.phone;
-        let text = crate::ui::render::render(&obs.ui, &p.package, &p.activity, p.keyboard_shown);
-        Ok((text, obs.dump.clone()))
+        Ok((obs.screen_text(), obs.dump.clone()))
     };
     // A dropped connection is reopened by the next call: try once more.
     let (text, dump) = attempt().or_else(|_| attempt())?;

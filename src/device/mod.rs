@@ -41,6 +41,15 @@ pub struct Observation {
     pub dump: String,
 }
 
+impl Observation {
+    /// The compact screen text the LLM reads (and `observe`, `:state` print):
+    /// the phone line, then one indexed line per element `ui_state` lists.
+    pub fn screen_text(&self) -> String {
+        let p = &self.phone;
+        crate::ui::render::render(&self.ui, &p.package, &p.activity, p.keyboard_shown)
+    }
+}
+
 /// Why a device operation failed: always names the device and the operation.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
