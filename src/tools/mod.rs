@@ -298,6 +298,15 @@ impl ToolContext {
         self.snapshot.as_ref().ok_or_else(|| "no observation".to_string())
     }
 
+    /// Runs `f` with the device bound to `deadline`: no device call inside may
+    /// outlast the snippet.
+    fn bounded<T>(&mut self, deadline: Instant, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.device.set_deadline(Some(deadline));
+        let out = f(self);
+        self.device.set_deadline(None);
+        out
+    }
+
     /// The time the running snippet has left.
     pub fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
@@ -354,9 +363,9 @@ impl ToolContext {
         let Some(el) = usize::try_from(index).ok().and_then(|i| listed.get(i)) else {
             return Err(format!("no element {index}: ui_state has indices 0..{}", count.saturating_sub(1)));
         };
-        let (signature, label, center) = (el.signature, label(el), el.center);
-        let target = select::selector_for(&snap.ui, el.id);
+        let (signature, label, center, id) = (el.signature, label(el), el.center, el.id);
         if !self.dirty {
+            let target = self.snapshot.as_ref().and_then(|snap| select::selector_for(&snap.ui, id));
             self.capture.target = target;
             return Ok(center);
         }
@@ -534,9 +543,7 @@ fn call<T>(
     c.capture = Capture::default();
     c.deadline = started + shared.time_left();
     let deadline = c.deadline;
-    c.device.set_deadline(Some(deadline));
-    let mut result = body(&mut c);
-    c.device.set_deadline(None);
+    let mut result = c.bounded(deadline, body);
     let capture = std::mem::take(&mut c.capture);
     drop(c);
     if let Err(e) = &result
@@ -604,9 +611,7 @@ pub fn install(sandbox: &mut Sandbox, ctx: SharedContext, allowed: &dyn Fn(&str)
                 let mut c = lock(&ctx);
                 if c.snapshot.is_none() {
                     // The first read observes: it too must end by the snippet's deadline.
-                    c.device.set_deadline(Some(Instant::now() + shared.time_left()));
-                    let read = c.refresh().map(drop);
-                    c.device.set_deadline(None);
+                    let read = c.bounded(Instant::now() + shared.time_left(), |c| c.refresh().map(drop));
                     read.map_err(|e| -> Box<EvalAltResult> { format!("reading {name}: {e}").into() })?;
                 }
                 let c = &mut *c;
