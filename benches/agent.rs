@@ -44,6 +44,7 @@ fn agent_steps(c: &mut Criterion) {
         save: SaveMode::None,
         out_dir: out.clone(),
         loop_limit: 3,
+        device_spec: Some("sim".into()),
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =

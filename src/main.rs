@@ -50,7 +50,7 @@ fn open_device(settings: &Settings) -> Result<codeact::device::AdbDevice> {
 #[derive(clap::Args)]
 struct SessionArgs {
     /// Only this persona's tools (and its limits): a built-in name (`codeact personas`)
-    /// or a .toml file. Default: every tool.
+    /// or a .toml file. Default: every tool (for `codeact run`: the default persona).
     #[arg(long)]
     persona: Option<String>,
     /// Read settings from this file instead of $CODEACT_CONFIG or ./codeact.toml.
@@ -113,6 +113,7 @@ enum Command {
     ///
     /// Apps (launcher, Settings, Contacts, Messages, Notes, Clock) are data files in
     /// sim/; `simctl help` lists the test hooks (state, reset, faults, slow UI).
+    #[command(verbatim_doc_comment)]
     Sim {
         /// TCP port on 127.0.0.1 (0 picks a free one). Keep it outside 5555–5585,
         /// which the adb server claims for emulators.
@@ -157,6 +158,7 @@ enum Command {
     ///
     /// Each script gets a fresh session (variables, functions, memory) on the same
     /// device. Settings also come from codeact.toml (see `--config`).
+    #[command(verbatim_doc_comment)]
     Exec {
         /// The scripts to run, in order.
         #[arg(required = true)]
@@ -187,12 +189,13 @@ enum Command {
     ///
     ///   export OPENAI_API_KEY=sk-...
     ///   codeact run --device sim "Turn off Wi-Fi"
-    ///   codeact run -d sim --base-url http://localhost:11434/v1 --model qwen2.5:7b "Send 你好 to 张三"
+    ///   codeact run -d sim --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off "Send 你好 to 张三"
     ///
     /// Every run gets its own folder under --out, written as the run goes:
     /// events.jsonl, screenshots/ and ui/, summary.json, and script.rhai plus
     /// script.selectors.rhai, which `codeact exec` replays without the LLM. Exit code
     /// 0 only when the task completed successfully.
+    #[command(verbatim_doc_comment)]
     Run {
         /// What to do, in plain words.
         task: String,
@@ -236,6 +239,7 @@ enum Command {
     ///   codeact repl --device sim
     ///   rhai> tap("Settings")
     ///   rhai> :state
+    #[command(verbatim_doc_comment)]
     Repl {
         #[command(flatten)]
         device: DeviceArgs,
@@ -477,6 +481,7 @@ fn run_agent(
         save: run.save,
         out_dir: run.out.clone(),
         loop_limit: 3,
+        device_spec: settings.device.clone(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

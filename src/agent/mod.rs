@@ -56,6 +56,8 @@ pub struct AgentOptions {
     pub out_dir: PathBuf,
     /// The same snippet on an unchanged screen this many times in a row ends the run.
     pub loop_limit: usize,
+    /// How the device was named (`sim`, a serial), for the replay command.
+    pub device_spec: Option<String>,
 }
 
 /// How a run ended.
@@ -488,8 +490,9 @@ pub async fn run(
     // A replay runs all steps as one snippet: give it the time all of them had.
     let replay_ms = session.sandbox.limits().timeout_ms.saturating_mul(step.max(1) as u64);
     let replay = format!(
-        "codeact exec {} --device DEVICE --limit timeout_ms={replay_ms}",
-        run_dir.join("script.selectors.rhai").display()
+        "codeact exec {} --device {} --limit timeout_ms={replay_ms}",
+        run_dir.join("script.selectors.rhai").display(),
+        options.device_spec.as_deref().unwrap_or("DEVICE")
     );
     let header = format!(
         "codeact run {:?}\npersona {}, model {}, device {device_name}; outcome {outcome:?}: {reason}\n\

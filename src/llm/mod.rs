@@ -50,7 +50,7 @@ pub struct LlmFlags {
 pub enum LlmError {
     #[error(
         "no LLM is configured. For OpenAI: export OPENAI_API_KEY=sk-... and run `codeact run --model {OPENAI_DEFAULT_MODEL} \"task\"`. \
-         For a local Ollama: `codeact run --base-url http://localhost:11434/v1 --model qwen2.5:7b \"task\"` (no key needed)"
+         For a local Ollama: `codeact run --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off \"task\"` (no key needed)"
     )]
     NotConfigured,
     #[error("{0}")]

@@ -90,7 +90,9 @@ fn render(header: &str, steps: &[Step], selectors: bool) -> String {
     let mut ran_before = false;
     for step in steps {
         out.push('\n');
-        comment(&format!("Step {}: {}", step.number, step.thought), &mut out);
+        let thought = step.thought.trim_start();
+        let thought = thought.strip_prefix("Thought:").map_or(thought, str::trim_start);
+        comment(&format!("Step {}: {thought}", step.number), &mut out);
         let Some(code) = &step.code else {
             out.push_str("// (no code in this step)\n");
             continue;
