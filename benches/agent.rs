@@ -4,19 +4,20 @@
 //! each step of a 10-step run (it may grow only by the kept thoughts and code).
 //! Run with `cargo bench --bench agent`.
 
-#[path = "../tests/common/llm.rs"]
+#[path = "../tests/it/common/llm.rs"]
 #[allow(dead_code)]
 mod llm;
 
 use std::time::Duration;
 
-use codeact::agent::{self, AgentOptions, Interrupt, SaveMode};
+use codeact::agent::{self, AgentOptions, SaveMode};
 use codeact::config::{FileConfig, Flags};
 use codeact::device::{DeviceSpec, open};
 use codeact::llm::{LlmClient, LlmConfig, LlmFlags, LlmSection};
 use codeact::persona::Persona;
 use codeact::session::Session;
 use criterion::{Criterion, criterion_group, criterion_main};
+use tokio_util::sync::CancellationToken;
 
 const STEPS: usize = 10;
 
@@ -36,7 +37,7 @@ fn agent_steps(c: &mut Criterion) {
     let settings = FileConfig::default().resolve(&Flags { persona: Some("big_agent".into()), ..Flags::default() });
     let (Ok(settings), Ok(persona)) = (settings, Persona::load("big_agent")) else { return };
     let Ok(device) = open(&DeviceSpec::Sim, Duration::from_secs(10)) else { return };
-    let Ok(mut session) = Session::new(Box::new(device), &settings) else { return };
+    let Ok(mut session) = Session::new(device, &settings) else { return };
     let options = AgentOptions {
         task: "Go home ten times".into(),
         max_steps: STEPS,
@@ -51,7 +52,14 @@ fn agent_steps(c: &mut Criterion) {
             LlmFlags { base_url: Some(server.base_url.clone()), model: Some("scripted".into()), ..LlmFlags::default() };
         let client = LlmConfig::resolve(&LlmSection::default(), &flags).and_then(LlmClient::new).ok()?;
         runtime
-            .block_on(agent::run(&mut session, &client, &persona, "sim", &options, &Interrupt::default(), &mut |_| {}))
+            .block_on(agent::run_task(
+                &mut session,
+                &client,
+                &persona,
+                &options,
+                &CancellationToken::new(),
+                &mut |_| {},
+            ))
             .ok()
     };
 

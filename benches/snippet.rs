@@ -8,8 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codeact::config::{FileConfig, Flags};
-use codeact::device::transport::ShellOutput;
-use codeact::device::{Device, DeviceError, DeviceSpec, Observation, PhoneState};
+use codeact::device::{Device, DeviceError, DeviceSpec, Observation, PhoneState, ShellOutput};
 use codeact::session::Session;
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -50,7 +49,7 @@ struct RecordingNullDevice {
 
 impl RecordingNullDevice {
     fn note(&self, call: String) -> Result<(), DeviceError> {
-        self.calls.lock().map_err(|_| DeviceError::Connect("poisoned".into()))?.push(call);
+        self.calls.lock().unwrap_or_else(|e| e.into_inner()).push(call);
         Ok(())
     }
 }
@@ -125,25 +124,25 @@ fn null_device(c: &mut Criterion) {
         let observation = Observation {
             phone: PhoneState { package: "com.android.settings".into(), ..PhoneState::default() },
             screen: (1080, 2400),
-            dump: String::new(),
             ui,
+            ..Observation::default()
         };
         for (name, toml) in [("no settle", "[tools]\nsettle_ms = 0\n"), ("settle on", "")] {
             let calls = Arc::new(Mutex::new(Vec::new()));
             let device = RecordingNullDevice { observation: observation.clone(), calls: calls.clone() };
             let Ok(mut session) = Session::new(Box::new(device), &settings(toml)) else { return };
-            let check = session.run(SNIPPET);
+            let check = session.eval(SNIPPET);
             assert!(check.error.is_none(), "{:?}", check.error);
             assert_eq!(check.actions.len(), 10);
             if name == "no settle" && screen == "one-button screen" {
                 group.bench_function("an empty snippet (the sandbox alone)", |b| {
-                    b.iter(|| black_box(session.run("1;")))
+                    b.iter(|| black_box(session.eval("1;")))
                 });
             }
             group.bench_function(format!("{screen}, {name}"), |b| {
                 b.iter(|| {
                     calls.lock().map(|mut c| c.clear()).unwrap_or_default();
-                    black_box(session.run(SNIPPET).actions.len())
+                    black_box(session.eval(SNIPPET).actions.len())
                 })
             });
         }
@@ -156,13 +155,13 @@ fn virtual_device(c: &mut Criterion) {
         eprintln!("cannot start the virtual device; skipping");
         return;
     };
-    let Ok(mut session) = Session::new(Box::new(device), &settings("")) else { return };
-    let check = session.run(QUICK_SNIPPET);
+    let Ok(mut session) = Session::new(device, &settings("")) else { return };
+    let check = session.eval(QUICK_SNIPPET);
     assert!(check.error.is_none() && check.actions.len() == 10, "{:?}", check.error);
     let mut group = c.benchmark_group("10-call snippet, virtual device over ADB");
     group.sample_size(10);
     for (name, snippet) in [("taps and keys, settle on", QUICK_SNIPPET), ("with a swipe and a long press", SNIPPET)] {
-        group.bench_function(name, |b| b.iter(|| black_box(session.run(snippet).actions.len())));
+        group.bench_function(name, |b| b.iter(|| black_box(session.eval(snippet).actions.len())));
     }
     group.finish();
 }

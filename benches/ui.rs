@@ -64,7 +64,7 @@ fn render_fixtures(c: &mut Criterion) {
     for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "xml")) {
         let Ok(bytes) = std::fs::read(path) else { continue };
         let Ok(tree) = codeact::ui::parse(&bytes, (1080, 2400)) else { continue };
-        let ours = codeact::ui::render::render(&tree, "p", "p.A", false);
+        let ours = codeact::ui::screen_text::screen_text(&tree, "p", "p.A", false);
         // DroidRun lists every non-tiny on-screen node.
         let theirs: String = tree
             .elements
@@ -79,11 +79,11 @@ fn render_fixtures(c: &mut Criterion) {
             let theirs = droidrun_header("p", "p.A") + theirs.as_str();
             let (a, b) = (bpe.encode_ordinary(&ours).len(), bpe.encode_ordinary(&theirs).len());
             token_ratios.push(a as f64 / b as f64);
-            let listed = codeact::ui::render::listed(&tree).len();
+            let listed = codeact::ui::screen_text::listed(&tree).len();
             eprintln!("{name:<44} {listed:>6} {a:>8} {b:>9} {:>6.2}", a as f64 / b as f64);
         }
         group.bench_function(name, |b| {
-            b.iter(|| black_box(codeact::ui::render::render(&tree, "p", "p.A", false).len()))
+            b.iter(|| black_box(codeact::ui::screen_text::screen_text(&tree, "p", "p.A", false).len()))
         });
     }
     group.finish();

@@ -6,20 +6,22 @@
 
 use std::time::Duration;
 
-use codeact::config::{FileConfig, Flags};
+use codeact::config::{Flags, Settings};
 use codeact::device::{DeviceSpec, open};
 use codeact::session::Session;
 
 fn main() -> anyhow::Result<()> {
     let target = std::env::args().nth(1);
     let flags = Flags { persona: Some("big_agent".into()), ..Flags::default() };
-    let settings = FileConfig::find(None)?.resolve(&flags)?;
+    let settings = Settings::load(None, &flags)?;
     let device = open(&DeviceSpec::parse(Some(target.as_deref().unwrap_or("sim"))), Duration::from_secs(20))?;
-    let mut session = Session::new(Box::new(device), &settings).map_err(anyhow::Error::msg)?;
+    let mut session = Session::new(device, &settings)?;
 
-    // Variables and functions persist from one snippet to the next.
-    session.run(r#"fn row(label) { ui_state.filter(|e| e.text == label) }"#);
-    let result = session.run(
+    // Variables and functions persist from one snippet to the next. A snippet is
+    // compiled once; `run_fresh` reads ui_state when the snippet first uses it.
+    let helper = session.compile(r#"fn row(label) { ui_state.filter(|e| e.text == label) }"#)?;
+    session.run_fresh(&helper);
+    let result = session.eval(
         r#"
         start_app("com.android.settings");
         refresh();
@@ -31,7 +33,7 @@ fn main() -> anyhow::Result<()> {
     );
     print!("{}", result.output);
     for action in &result.actions {
-        println!("{:>7.1} ms  {}({})", action.duration_ms, action.tool, action.args.join(", "));
+        println!("{:>7.1} ms  {}", action.duration_ms, action.summary());
     }
     match (&result.error, &result.completion) {
         (Some(e), _) => println!("error: {e}"),

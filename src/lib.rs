@@ -1,24 +1,26 @@
 //! codeact: an LLM drives an Android device by writing small sandboxed Rhai scripts
-//! (the CodeAct pattern). This crate holds the runtime's library; the `codeact`
-//! binary is a thin CLI over it.
+//! (the CodeAct pattern). This crate is the runtime; the `codeact` binary is a thin
+//! CLI over it (`src/cli/`, one file per subcommand).
 //!
-//! The parts: [`device`] (a phone over ADB), [`ui`] (parsed hierarchy dumps and the
-//! compact screen text), [`sandbox`] (the locked-down Rhai engine), [`tools`] (the
-//! catalog scripts call), [`persona`], [`config`], [`session`] (all of them wired
-//! together), [`trajectory`] (run directories and reports), and [`sim`], the virtual
-//! Android device everything is tested against.
+//! From the bottom up: [`ui`] (parsed hierarchy dumps and the compact screen text),
+//! [`device`] (a phone over ADB), [`sandbox`] (the locked-down Rhai engine),
+//! [`tools`] (the catalog scripts call), [`persona`], [`config`], [`session`] (the
+//! façade that wires them to one device), [`llm`], [`trajectory`] (run directories,
+//! events, exports, reports), and the three ways to use a session: [`agent`]
+//! (`codeact run`), [`script`] (`codeact exec`) and [`repl`]. The virtual phone the
+//! tests use is its own crate, `codeact-sim`, reached only over ADB.
 
-pub mod adb_protocol;
 pub mod agent;
 pub mod config;
 pub mod device;
-pub mod keycodes;
+pub mod error_text;
 pub mod llm;
 pub mod persona;
 pub mod repl;
 pub mod sandbox;
+pub mod script;
 pub mod session;
-pub mod sim;
+pub mod toml_error;
 pub mod tools;
 pub mod trajectory;
 pub mod ui;

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::sandbox::Limits;
+use crate::sandbox::{LimitError, Limits};
+use crate::toml_error::TomlError;
 use crate::tools::CATALOG;
 
 const BUILT_IN: &[(&str, &str)] = &[
@@ -41,10 +42,40 @@ pub struct Persona {
 pub enum PersonaError {
     #[error("unknown persona {0:?}; built in: default, ui_expert, app_starter, big_agent (or give a .toml file)")]
     Unknown(String),
-    #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
-    #[error("{origin}: {message}")]
-    Invalid { origin: String, message: String },
+    #[error("cannot read the persona {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("persona {origin} is not valid TOML for a persona")]
+    Toml {
+        origin: String,
+        #[source]
+        source: TomlError,
+    },
+    #[error("persona {origin}: unknown tool {tool:?}; valid tools: {}", valid_tools())]
+    UnknownTool { origin: String, tool: String },
+    #[error("persona {origin}: unknown context {context:?}; valid: {}", CONTEXTS.join(", "))]
+    UnknownContext { origin: String, context: String },
+    #[error("persona {0}: the prompt needs a {{tool_descriptions}} placeholder for the tool list")]
+    NoToolList(String),
+    #[error("persona {origin}: bad [limits]")]
+    Limits {
+        origin: String,
+        #[source]
+        source: LimitError,
+    },
+}
+
+fn valid_tools() -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for t in CATALOG {
+        if !names.contains(&t.name) {
+            names.push(t.name);
+        }
+    }
+    names.join(", ")
 }
 
 impl Persona {
@@ -67,24 +98,29 @@ impl Persona {
     }
 
     pub fn parse(text: &str, origin: &str) -> Result<Self, PersonaError> {
-        let invalid = |message: String| PersonaError::Invalid { origin: origin.into(), message };
-        let persona: Persona = toml::from_str(text).map_err(|e| invalid(crate::config::toml_error(&e, text)))?;
-        let valid: Vec<&str> = CATALOG.iter().map(|t| t.name).collect();
+        let origin = origin.to_string();
+        let persona: Persona = toml::from_str(text)
+            .map_err(|e| PersonaError::Toml { origin: origin.clone(), source: TomlError::new(&e, text) })?;
         for tool in &persona.tools {
-            if !valid.contains(&tool.as_str()) {
-                return Err(invalid(format!("unknown tool {tool:?}; valid tools: {}", valid.join(", "))));
+            if !CATALOG.iter().any(|t| t.name == tool) {
+                return Err(PersonaError::UnknownTool { origin, tool: tool.clone() });
             }
         }
         for c in &persona.context {
             if !CONTEXTS.contains(&c.as_str()) {
-                return Err(invalid(format!("unknown context {c:?}; valid: {}", CONTEXTS.join(", "))));
+                return Err(PersonaError::UnknownContext { origin, context: c.clone() });
             }
         }
         if !persona.prompt.contains("{tool_descriptions}") {
-            return Err(invalid("the prompt needs a {tool_descriptions} placeholder for the tool list".into()));
+            return Err(PersonaError::NoToolList(origin));
         }
-        Limits::layered([&persona.limits]).map_err(invalid)?;
+        Limits::layered([&persona.limits]).map_err(|source| PersonaError::Limits { origin, source })?;
         Ok(persona)
+    }
+
+    /// True when each step should show the model `context` (one of [`CONTEXTS`]).
+    pub fn wants(&self, context: &str) -> bool {
+        self.context.iter().any(|c| c == context)
     }
 
     pub fn allows(&self, tool: &str) -> bool {

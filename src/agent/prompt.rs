@@ -1,15 +1,16 @@
 //! What the model reads: the system prompt (the persona's template with the tool list,
 //! the rules of answering, a worked example) and the conversation. Earlier steps keep
-//! their replies and execution results; only the newest user message carries the
-//! screen (and the image), so a prompt stays bounded however long the run. This module
-//! formats text; it calls nothing.
+//! their replies and what came of them (derived from their [`StepRecord`]s); only the
+//! newest user message carries the screen (and the image), so a prompt stays bounded
+//! however long the run. This module formats text; it calls nothing.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
 
+use crate::device::Observation;
 use crate::llm::{Message, Role};
 use crate::persona::Persona;
 use crate::sandbox::RunResult;
+use crate::trajectory::{StepOutcome, StepRecord};
 
 /// How many bytes of a snippet's printed output go back to the model.
 const OUTPUT_BYTES: usize = 4000;
@@ -55,14 +56,22 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
     format!("{}{rules}{example}", persona.system_prompt().trim_end())
 }
 
-/// What the model is told after a snippet ran (kept in the history).
+/// What the model is told when its reply held no code.
+const NO_CODE: &str = "Your reply had no code, so nothing ran. Answer with a short thought and one ```rhai block \
+     (call complete(true, \"...\") when the task is done).";
+
+/// What the model is told when the same code ran again on the same screen.
+const REPEATED: &str = "this is the same code as the previous step, on the same screen, and it did not finish the \
+     task; try something different";
+
+/// What the model is told after a snippet ran.
 pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
     let mut out = String::from("Execution result:\n");
     if result.actions.is_empty() {
         out.push_str("(no actions)\n");
     }
     for a in &result.actions {
-        let _ = writeln!(out, "- {}({}) -> {}", a.tool, a.args.join(", "), a.result);
+        let _ = writeln!(out, "- {}", a.summary());
     }
     if !result.output.is_empty() {
         let mut output = result.output.as_str();
@@ -90,84 +99,116 @@ pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
     out
 }
 
-/// One past step: the model's reply and what came back.
+/// What the model was told about a past step (kept in the history).
+pub fn feedback(step: &StepRecord) -> String {
+    match &step.outcome {
+        StepOutcome::NoCode => NO_CODE.to_string(),
+        StepOutcome::NotParsed(e) => format!("Your code did not parse, so nothing ran:\n{e}\nFix it and answer again."),
+        StepOutcome::Ran(result) => result_text(result, step.repeated.then_some(REPEATED)),
+    }
+}
+
+/// What stays the same for every request of a run.
 #[derive(Debug, Clone)]
-pub struct Turn {
-    pub reply: String,
-    pub feedback: String,
-}
-
-/// What the model sees of the device now.
-#[derive(Debug, Clone, Default)]
-pub struct Screen {
-    /// The compact screen text (phone line and indexed elements).
-    pub text: String,
-    pub memory: Vec<String>,
+pub struct Prompt {
+    pub system: String,
+    pub task: String,
+    pub max_steps: usize,
+    /// The apps the model may open, when the persona shows them.
     pub packages: Option<Vec<String>>,
-    pub image: Option<Arc<[u8]>>,
 }
 
-/// The conversation for the next request.
-pub fn messages(
-    system: &str,
-    task: &str,
-    turns: &[Turn],
-    step: usize,
-    max_steps: usize,
-    screen: &Screen,
-) -> Vec<Message> {
-    let mut msgs = vec![Message { role: Role::System, text: system.to_string(), image_png: None }];
-    let task_line = format!("Task: {task}\n");
-    let mut pending = task_line;
-    for turn in turns {
-        msgs.push(Message { role: Role::User, text: std::mem::take(&mut pending), image_png: None });
-        msgs.push(Message { role: Role::Assistant, text: turn.reply.clone(), image_png: None });
-        pending = turn.feedback.clone();
-    }
-    let mut now = pending;
-    if !now.is_empty() && !now.ends_with('\n') {
-        now.push('\n');
-    }
-    let _ = write!(now, "\nStep {step} of {max_steps}. Current screen (indices are ui_state's):\n{}", screen.text);
-    if !screen.memory.is_empty() {
-        now.push_str("\nRemembered:\n");
-        for m in &screen.memory {
-            let _ = writeln!(now, "- {m}");
+/// What the model sees of the phone now, beside the run's constants.
+#[derive(Debug, Clone, Copy)]
+pub struct Now<'a> {
+    pub step: usize,
+    pub screen: &'a Observation,
+    /// Remembered facts, when the persona shows them.
+    pub memory: &'a [String],
+    /// Attach the observation's screenshot.
+    pub show_image: bool,
+}
+
+impl Prompt {
+    /// The conversation for the next request: the task, each past step's reply and
+    /// feedback, then the screen now.
+    pub fn messages(&self, history: &[StepRecord], now: Now) -> Vec<Message> {
+        let mut msgs = vec![Message { role: Role::System, text: self.system.clone(), image_png: None }];
+        let mut pending = format!("Task: {}\n", self.task);
+        for step in history {
+            msgs.push(Message { role: Role::User, text: std::mem::take(&mut pending), image_png: None });
+            msgs.push(Message { role: Role::Assistant, text: step.reply.clone(), image_png: None });
+            pending = feedback(step);
         }
+        let mut text = pending;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let _ = write!(
+            text,
+            "\nStep {} of {}. Current screen (indices are ui_state's):\n{}",
+            now.step,
+            self.max_steps,
+            now.screen.screen_text()
+        );
+        if !now.memory.is_empty() {
+            text.push_str("\nRemembered:\n");
+            for m in now.memory {
+                let _ = writeln!(text, "- {m}");
+            }
+        }
+        if let Some(p) = &self.packages {
+            let _ = writeln!(text, "\nInstalled apps: {}", p.join(", "));
+        }
+        let image = if now.show_image { now.screen.screenshot.clone() } else { None };
+        if image.is_some() {
+            text.push_str("\nA screenshot of this screen is attached.\n");
+        }
+        text.push_str("\nAnswer with a short thought and one ```rhai block.");
+        msgs.push(Message { role: Role::User, text, image_png: image });
+        msgs
     }
-    if let Some(p) = &screen.packages {
-        let _ = writeln!(now, "\nInstalled apps: {}", p.join(", "));
-    }
-    if screen.image.is_some() {
-        now.push_str("\nA screenshot of this screen is attached.\n");
-    }
-    now.push_str("\nAnswer with a short thought and one ```rhai block.");
-    msgs.push(Message { role: Role::User, text: now, image_png: screen.image.clone() });
-    msgs
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::trajectory::StepTiming;
+
+    fn past(reply: &str, output: &str) -> StepRecord {
+        StepRecord {
+            number: 1,
+            reply: reply.into(),
+            thought: String::new(),
+            code: Some("print(1);".into()),
+            outcome: StepOutcome::Ran(RunResult { output: output.into(), ..RunResult::default() }),
+            usage: Default::default(),
+            timing: StepTiming::default(),
+            repeated: false,
+        }
+    }
 
     #[test]
     fn only_the_newest_message_carries_the_screen() {
-        let turns = vec![
-            Turn { reply: "r1".into(), feedback: "f1".into() },
-            Turn { reply: "r2".into(), feedback: "f2".into() },
-        ];
-        let screen = Screen { text: "SCREEN\n".into(), image: Some(Arc::from(&b"png"[..])), ..Screen::default() };
-        let m = messages("sys", "Turn off Wi-Fi", &turns, 3, 15, &screen);
+        let prompt = Prompt { system: "sys".into(), task: "Turn off Wi-Fi".into(), max_steps: 15, packages: None };
+        let history = [past("r1", "f1"), past("r2", "f2")];
+        let screen = Observation { screenshot: Some(Arc::from(&b"png"[..])), ..Observation::default() };
+        let now = Now { step: 3, screen: &screen, memory: &[], show_image: true };
+        let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
         use Role::*;
         assert_eq!(roles, [System, User, Assistant, User, Assistant, User], "roles alternate");
         assert_eq!(m[1].text, "Task: Turn off Wi-Fi\n");
-        assert_eq!(m[3].text, "f1");
-        assert!(m[5].text.starts_with("f2\n\nStep 3 of 15. Current screen"), "{}", m[5].text);
-        assert_eq!(m.iter().filter(|m| m.text.contains("SCREEN")).count(), 1);
+        assert!(m[3].text.starts_with("Execution result:\n(no actions)\nPrinted:\nf1\n"), "{}", m[3].text);
+        assert!(m[5].text.contains("f2\n\nStep 3 of 15. Current screen"), "{}", m[5].text);
+        assert_eq!(m.iter().filter(|m| m.text.contains("Current screen")).count(), 1);
         assert_eq!(m.iter().filter(|m| m.image_png.is_some()).count(), 1);
-        let first = messages("sys", "t", &[], 1, 15, &Screen::default());
-        assert!(first[1].text.starts_with("Task: t\n\nStep 1 of 15."), "{}", first[1].text);
+        let hidden = prompt.messages(&history, Now { show_image: false, ..now });
+        assert!(hidden.iter().all(|m| m.image_png.is_none()), "no image unless asked");
+        let first = prompt.messages(&[], Now { step: 1, ..now });
+        assert!(first[1].text.starts_with("Task: Turn off Wi-Fi\n\nStep 1 of 15."), "{}", first[1].text);
     }
 
     #[test]

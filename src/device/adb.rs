@@ -11,13 +11,11 @@ use std::time::Duration;
 use base64::Engine as _;
 
 use super::transport::{Deadline, DirectConnection, ServerConnection, ShellOutput, TransportError};
-use super::{Device, DeviceError, Observation, PhoneState};
-use crate::sim::VirtualDevice;
+use super::{ADB_KEYBOARD, Device, DeviceError, Observation, PhoneState};
 use crate::ui;
 
 const SPLIT: &str = "__codeact_split__";
 const DUMP_FILE: &str = "/sdcard/codeact_window_dump.xml";
-const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
 
 /// How commands reach the device.
 enum Link {
@@ -31,8 +29,6 @@ pub struct AdbDevice {
     name: String,
     link: Link,
     timeout: Duration,
-    /// Keeps an in-process virtual device alive as long as this handle.
-    _sim: Option<VirtualDevice>,
     /// Screen size from the last `wm size`.
     screen: Option<(u32, u32)>,
     /// No operation may run past this (a script's deadline), whatever its timeout.
@@ -51,14 +47,12 @@ fn valid_name(s: &str) -> bool {
 impl AdbDevice {
     /// A device reached directly over TCP (`HOST:PORT`).
     pub fn direct(addr: &str, timeout: Duration) -> Result<Self, DeviceError> {
-        let conn = DirectConnection::connect(addr, Deadline::after(timeout)).map_err(|e| {
-            DeviceError::Connect(format!("{addr}: {e}; is the device listening (adb tcpip, or `codeact sim`)?"))
-        })?;
+        let conn = DirectConnection::connect(addr, Deadline::after(timeout))
+            .map_err(|source| DeviceError::Unreachable { addr: addr.to_string(), source })?;
         Ok(Self {
             name: addr.to_string(),
             link: Link::Direct { addr: addr.to_string(), conn: Some(conn) },
             timeout,
-            _sim: None,
             screen: None,
             cap: None,
         })
@@ -70,18 +64,15 @@ impl AdbDevice {
             name: serial.to_string(),
             link: Link::Server(ServerConnection::new(server, serial)),
             timeout,
-            _sim: None,
             screen: None,
             cap: None,
         }
     }
 
-    /// A virtual device started in this process, reached over the same ADB path.
-    pub fn sim(sim: VirtualDevice, timeout: Duration) -> Result<Self, DeviceError> {
-        let mut dev = Self::direct(&sim.addr().to_string(), timeout)?;
-        dev.name = format!("sim ({})", sim.addr());
-        dev._sim = Some(sim);
-        Ok(dev)
+    /// The same device under another name in messages.
+    pub fn named(mut self, name: String) -> Self {
+        self.name = name;
+        self
     }
 
     fn error(&self, op: &str, e: TransportError) -> DeviceError {
@@ -89,7 +80,7 @@ impl AdbDevice {
         match e {
             TransportError::Timeout(d) => DeviceError::Timeout { device, op, secs: d.as_secs_f64() },
             TransportError::Disconnected => DeviceError::Disconnected { device, op },
-            other => DeviceError::Command { device, op, message: other.to_string() },
+            source => DeviceError::Transport { device, op, source },
         }
     }
 
@@ -132,8 +123,8 @@ impl AdbDevice {
         if failed {
             let lines: Vec<&str> =
                 text.lines().map(str::trim).filter(|l| l.contains("Error") || l.contains("Exception")).collect();
-            let message = if lines.is_empty() { text.trim().to_string() } else { lines.join("; ") };
-            return Err(DeviceError::Command { device: self.name.clone(), op: op.into(), message });
+            let output = if lines.is_empty() { text.trim().to_string() } else { lines.join("; ") };
+            return Err(DeviceError::Command { device: self.name.clone(), op: op.into(), output });
         }
         Ok(out)
     }
@@ -143,10 +134,10 @@ impl AdbDevice {
             return Ok(s);
         }
         let out = self.checked("wm size", "wm size", Duration::ZERO)?;
-        let size = parse_wm_size(&out.stdout_text()).ok_or_else(|| DeviceError::Command {
+        let size = parse_wm_size(&out.stdout_text()).ok_or_else(|| DeviceError::Unexpected {
             device: self.name.clone(),
             op: "wm size".into(),
-            message: format!("unexpected output {:?}", out.stdout_text().trim()),
+            output: out.stdout_text().trim().to_string(),
         })?;
         self.screen = Some(size);
         Ok(size)
@@ -210,27 +201,6 @@ fn focused_element(tree: &ui::UiTree, package: &str) -> Option<usize> {
         .map(|e| e.id)
 }
 
-fn key_code(key: &str) -> Option<u32> {
-    let alias = match key.to_ascii_lowercase().as_str() {
-        "back" => Some(4),
-        "home" => Some(3),
-        "enter" | "return" => Some(66),
-        "delete" | "del" | "backspace" => Some(67),
-        "forward_delete" => Some(112),
-        "tab" => Some(61),
-        "space" => Some(62),
-        "menu" => Some(82),
-        "recents" | "app_switch" | "overview" => Some(187),
-        "power" => Some(26),
-        "volume_up" => Some(24),
-        "volume_down" => Some(25),
-        "search" => Some(84),
-        "escape" | "esc" => Some(111),
-        _ => None,
-    };
-    alias.or_else(|| crate::keycodes::parse(key))
-}
-
 impl Device for AdbDevice {
     fn name(&self) -> &str {
         &self.name
@@ -270,16 +240,16 @@ impl Device for AdbDevice {
         let text = out.stdout_text();
         let parts: Vec<&str> = text.splitn(4, &format!("{marker}\n")).collect();
         let [size, focus, ime, dump] = parts[..] else {
-            return Err(DeviceError::Command {
+            return Err(DeviceError::Unexpected {
                 device: self.name.clone(),
                 op: "observe".into(),
-                message: format!("unexpected output: {}", out.stderr_text().trim()),
+                output: out.stderr_text().trim().to_string(),
             });
         };
-        let screen = parse_wm_size(size).or(self.screen).ok_or_else(|| DeviceError::Command {
+        let screen = parse_wm_size(size).or(self.screen).ok_or_else(|| DeviceError::Unexpected {
             device: self.name.clone(),
-            op: "observe".into(),
-            message: format!("`wm size` printed {:?}, not a screen size", size.trim()),
+            op: "observe (wm size)".into(),
+            output: size.trim().to_string(),
         })?;
         self.screen = Some(screen);
         let tree = ui::parse(dump.as_bytes(), screen).map_err(|source| {
@@ -287,37 +257,37 @@ impl Device for AdbDevice {
             let why = out.stderr_text();
             match why.trim() {
                 "" => DeviceError::Ui { device: self.name.clone(), source },
-                why => DeviceError::Command { device: self.name.clone(), op: "observe".into(), message: why.into() },
+                why => DeviceError::Command { device: self.name.clone(), op: "observe".into(), output: why.into() },
             }
         })?;
         let (package, activity) = parse_focus(focus);
         let focused = focused_element(&tree, &package);
         let phone = PhoneState { package, activity, keyboard_shown: ime.contains("mInputShown=true"), focused };
-        Ok(Observation { ui: tree, phone, screen, dump: dump.to_string() })
+        Ok(Observation { ui: tree, phone, screen, dump: dump.to_string(), ..Observation::default() })
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         let expected = self.screen_size()?;
         let timeout = self.timeout * 2;
         let out = self.run("screenshot", "screencap -p", timeout)?;
-        let bad =
-            |message: String| DeviceError::Command { device: self.name.clone(), op: "screenshot".into(), message };
         // Binary output: judge by exit code and stderr, never by searching the PNG.
         if out.code.is_some_and(|c| c != 0) || !out.stderr.is_empty() {
-            return Err(bad(out.stderr_text().trim().to_string()));
+            let output = out.stderr_text().trim().to_string();
+            return Err(DeviceError::Command { device: self.name.clone(), op: "screenshot".into(), output });
         }
         let png = out.stdout;
+        let device = || self.name.clone();
         let header = png::Decoder::new(std::io::Cursor::new(&png))
             .read_info()
-            .map_err(|e| bad(format!("not a PNG ({} bytes): {e}", png.len())))?;
+            .map_err(|source| DeviceError::NotAPng { device: device(), bytes: png.len(), source })?;
         let size = (header.info().width, header.info().height);
         // A PNG ends with its IEND chunk; anything shorter was cut off.
         if png.len() < 12 || &png[png.len() - 8..png.len() - 4] != b"IEND" {
-            return Err(bad(format!("the PNG is cut off after {} bytes", png.len())));
+            return Err(DeviceError::CutPng { device: device(), bytes: png.len() });
         }
         // A rotated screen reports the same size with the sides swapped.
         if size != expected && size != (expected.1, expected.0) {
-            return Err(bad(format!("a {}x{} image for a {}x{} screen", size.0, size.1, expected.0, expected.1)));
+            return Err(DeviceError::WrongSize { device: device(), image: size, screen: expected });
         }
         Ok(png)
     }
@@ -360,16 +330,11 @@ impl Device for AdbDevice {
             let installed = self
                 .run("type text", "pm path com.android.adbkeyboard", self.timeout)
                 .is_ok_and(|o| o.stdout_text().starts_with("package:"));
-            let state = if installed { "installed but not the current input method" } else { "not installed" };
-            return Err(DeviceError::TextInput {
+            return Err(DeviceError::NeedsAdbKeyboard {
                 device: self.name.clone(),
                 text: text.into(),
-                reason: format!(
-                    "text that `input text` cannot carry (non-ASCII, `%s`, control characters) needs the ADBKeyboard \
-                     input method, which is {state} (current: {ime:?}); install ADBKeyboard (package \
-                     com.android.adbkeyboard) if needed, then run `adb shell ime enable {ADB_KEYBOARD}` and \
-                     `adb shell ime set {ADB_KEYBOARD}`"
-                ),
+                installed,
+                current: ime,
             });
         }
         for piece in chunks(text, 600) {
@@ -389,7 +354,7 @@ impl Device for AdbDevice {
     }
 
     fn press_key(&mut self, key: &str) -> Result<(), DeviceError> {
-        let arg = match key_code(key) {
+        let arg = match adb_wire::keycodes::from_friendly_name(key) {
             Some(code) => code.to_string(),
             // Any other KEYCODE_ name goes to the device as is (a shell-safe charset).
             None if key.strip_prefix("KEYCODE_").is_some_and(|n| {
@@ -404,16 +369,13 @@ impl Device for AdbDevice {
     }
 
     fn start_app(&mut self, package: &str, activity: Option<&str>) -> Result<(), DeviceError> {
-        let invalid = |what: &str| DeviceError::Command {
-            device: self.name.clone(),
-            op: "start app".into(),
-            message: format!("{what} is not a valid Android name"),
-        };
+        let invalid =
+            |name: &str, what| DeviceError::InvalidName { device: self.name.clone(), name: name.into(), what };
         if !valid_name(package) || package.contains('/') {
-            return Err(invalid(package));
+            return Err(invalid(package, "package"));
         }
         let result = match activity {
-            Some(a) if !valid_name(a) => return Err(invalid(a)),
+            Some(a) if !valid_name(a) => return Err(invalid(a, "activity")),
             Some(a) => {
                 self.checked("start app", &format!("am start -n {}", quote(&format!("{package}/{a}"))), Duration::ZERO)
             }
@@ -422,11 +384,7 @@ impl Device for AdbDevice {
                 let out = self.run("start app", &cmd, self.timeout)?;
                 let text = format!("{}{}", out.stdout_text(), out.stderr_text());
                 if text.contains("No activities found") || text.contains("monkey aborted") {
-                    Err(DeviceError::Command {
-                        device: self.name.clone(),
-                        op: "start app".into(),
-                        message: format!("{package} has no launcher activity"),
-                    })
+                    Err(DeviceError::NoLauncherActivity { device: self.name.clone(), package: package.into() })
                 } else {
                     Ok(out)
                 }
@@ -451,11 +409,7 @@ impl Device for AdbDevice {
 
     fn stop_app(&mut self, package: &str) -> Result<(), DeviceError> {
         if !valid_name(package) || package.contains('/') {
-            return Err(DeviceError::Command {
-                device: self.name.clone(),
-                op: "stop app".into(),
-                message: format!("{package} is not a valid Android package name"),
-            });
+            return Err(DeviceError::InvalidName { device: self.name.clone(), name: package.into(), what: "package" });
         }
         self.checked("stop app", &format!("am force-stop {}", quote(package)), Duration::ZERO).map(drop)
     }
@@ -483,10 +437,6 @@ mod tests {
         assert_eq!(parse_focus(focus), ("com.android.settings".into(), "com.android.settings.Settings".into()));
         assert_eq!(parse_focus("  mCurrentFocus=null\n"), (String::new(), String::new()));
         assert_eq!(quote("it's a 'b'"), r"'it'\''s a '\''b'\'''");
-        assert_eq!(key_code("Back"), Some(4));
-        assert_eq!(key_code("KEYCODE_ENTER"), Some(66));
-        assert_eq!(key_code("187"), Some(187));
-        assert_eq!(key_code("nope"), None);
         assert!(valid_name("com.example.notes") && !valid_name("a;rm") && !valid_name(""));
         assert_eq!(chunks("ab你好c", 4), ["ab", "你", "好c"]);
         assert_eq!(chunks("", 4), Vec::<&str>::new());

@@ -1,14 +1,13 @@
 //! Choosing and opening a device from `--device`: `sim` (an in-process virtual
-//! device), `HOST:PORT` (direct TCP), a serial (through the adb server, which
-//! `ANDROID_ADB_SERVER_ADDRESS`/`ANDROID_ADB_SERVER_PORT` locate), or nothing
-//! (`ANDROID_SERIAL`, else the one device attached).
+//! device, with the `sim` feature), `HOST:PORT` (direct TCP), a serial (through the
+//! adb server, which `ANDROID_ADB_SERVER_ADDRESS`/`ANDROID_ADB_SERVER_PORT` locate),
+//! or nothing (`ANDROID_SERIAL`, else the one device attached).
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::transport::{ListedDevice, ServerConnection};
-use super::{AdbDevice, DeviceError};
-use crate::sim::{SimConfig, VirtualDevice};
+use super::{AdbDevice, Device, DeviceError};
 
 /// What `--device` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,22 +48,32 @@ pub fn server_address() -> String {
 /// What the adb server sees, or an error saying how to start it.
 pub fn list_devices(timeout: Duration) -> Result<Vec<ListedDevice>, DeviceError> {
     let server = server_address();
-    ServerConnection::list(&server, super::transport::Deadline::after(timeout)).map_err(|e| {
-        DeviceError::Connect(format!(
-            "no adb server answers at {server} ({e}); start one with `adb start-server`, or try the built-in \
-             virtual device with `--device sim`"
-        ))
-    })
+    ServerConnection::list(&server, super::transport::Deadline::after(timeout))
+        .map_err(|source| DeviceError::NoServer { server, source })
 }
 
 /// Opens the device `spec` names, with `timeout` for every operation.
-pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, DeviceError> {
+pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
     match spec {
-        DeviceSpec::Sim => {
-            let sim = VirtualDevice::start(SimConfig::default())
-                .map_err(|e| DeviceError::Connect(format!("cannot start the virtual device: {e}")))?;
-            AdbDevice::sim(sim, timeout)
-        }
+        DeviceSpec::Sim => open_sim(timeout),
+        other => Ok(Box::new(open_adb(other, timeout)?)),
+    }
+}
+
+#[cfg(feature = "sim")]
+fn open_sim(timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
+    Ok(Box::new(super::sim::InProcessSim::start(timeout)?))
+}
+
+#[cfg(not(feature = "sim"))]
+fn open_sim(_timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
+    Err(DeviceError::NoSim)
+}
+
+/// A phone over ADB: straight to its adbd, or through the adb server.
+pub fn open_adb(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, DeviceError> {
+    match spec {
+        DeviceSpec::Sim => Err(DeviceError::NoSim),
         DeviceSpec::Direct(addr) => AdbDevice::direct(addr, timeout).or_else(|direct_err| {
             // A phone on `adb tcpip` wants authorization, which the adb server holds:
             // if the server knows this address as a device, go through it.
@@ -77,36 +86,22 @@ pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, DeviceErr
             let devices = list_devices(timeout)?;
             match devices.iter().find(|d| &d.serial == serial) {
                 Some(d) if d.state == "device" => Ok(AdbDevice::through_server(&server_address(), serial, timeout)),
-                Some(d) => Err(DeviceError::Connect(format!(
-                    "{serial} is {}; {}",
-                    d.state,
-                    match d.state.as_str() {
-                        "unauthorized" => "accept the USB debugging prompt on the phone",
-                        "offline" => "reconnect it (`adb reconnect`) or restart adb (`adb kill-server`)",
-                        _ => "wait until `adb devices` shows it as `device`",
-                    }
-                ))),
-                None => Err(DeviceError::Connect(format!("no device {serial}; {}", describe(&devices)))),
+                Some(d) => Err(DeviceError::NotReady { serial: serial.clone(), state: d.state.clone() }),
+                None => Err(DeviceError::NoSuchDevice { serial: serial.clone(), seen: describe(&devices) }),
             }
         }
         DeviceSpec::Auto => {
             if let Ok(serial) = std::env::var("ANDROID_SERIAL")
                 && !serial.is_empty()
             {
-                return open(&DeviceSpec::parse(Some(&serial)), timeout);
+                return open_adb(&DeviceSpec::parse(Some(&serial)), timeout);
             }
             let devices = list_devices(timeout)?;
             let ready: Vec<&ListedDevice> = devices.iter().filter(|d| d.state == "device").collect();
             match ready.as_slice() {
                 [one] => Ok(AdbDevice::through_server(&server_address(), &one.serial, timeout)),
-                [] => Err(DeviceError::Connect(format!(
-                    "no device is attached ({}); connect a phone, or use the virtual device with `--device sim`",
-                    describe(&devices)
-                ))),
-                _ => Err(DeviceError::Connect(format!(
-                    "several devices are attached; pick one with --device: {}",
-                    describe(&devices)
-                ))),
+                [] => Err(DeviceError::NoDevice { seen: describe(&devices) }),
+                _ => Err(DeviceError::SeveralDevices { seen: describe(&devices) }),
             }
         }
     }

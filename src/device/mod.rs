@@ -1,74 +1,117 @@
 //! The one interface through which the runtime acts on a phone: the blocking
 //! [`Device`] trait, what an observation holds, and the typed errors every operation
-//! returns. `adb.rs` implements it for Android over ADB; `connect.rs` chooses and
-//! opens a device from `--device`.
+//! returns. `adb.rs` implements it for Android over ADB (on the client in
+//! `transport/`); `connect.rs` chooses and opens a device from `--device`; with the
+//! `sim` feature, `sim.rs` starts the virtual phone in-process and reaches it over
+//! the same ADB path.
 //!
 //! This module knows nothing of Rhai, prompts or the agent loop.
 
 pub mod adb;
 pub mod connect;
+mod observation;
+#[cfg(feature = "sim")]
+mod sim;
 pub mod transport;
 
 use std::time::Duration;
 
-use serde::Serialize;
-
 pub use adb::AdbDevice;
 pub use connect::{DeviceSpec, open};
+pub use observation::{Observation, PhoneState};
+pub use transport::{ShellOutput, TransportError};
 
-use crate::ui::UiTree;
-
-/// Foreground app, keyboard and focus, as the device reports them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct PhoneState {
-    pub package: String,
-    /// Fully qualified activity class (`com.android.settings.Settings`).
-    pub activity: String,
-    pub keyboard_shown: bool,
-    /// The focused element's id in the tree, if any element has focus.
-    pub focused: Option<usize>,
-}
-
-/// Everything one observation reads, in one round trip.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Observation {
-    pub ui: UiTree,
-    pub phone: PhoneState,
-    /// Screen size in pixels (`wm size`, override first).
-    pub screen: (u32, u32),
-    /// The hierarchy dump as the device printed it (kept for trajectories).
-    #[serde(skip)]
-    pub dump: String,
-}
-
-impl Observation {
-    /// The compact screen text the LLM reads (and `observe`, `:state` print):
-    /// the phone line, then one indexed line per element `ui_state` lists.
-    pub fn screen_text(&self) -> String {
-        let p = &self.phone;
-        crate::ui::render::render(&self.ui, &p.package, &p.activity, p.keyboard_shown)
-    }
-}
-
-/// Why a device operation failed: always names the device and the operation.
+/// Why a device operation failed: always names the device (and the operation), and
+/// says what to try.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
     #[error("{device}: {op} timed out after {secs:.1} s; the device may be busy or gone (check `adb devices`)")]
     Timeout { device: String, op: String, secs: f64 },
     #[error("{device}: {op} failed: the connection was lost; reconnect the device (`adb devices`), then retry")]
     Disconnected { device: String, op: String },
-    #[error("{device}: {op} failed: {message}")]
-    Command { device: String, op: String, message: String },
-    #[error("{device}: cannot type {text:?}: {reason}")]
-    TextInput { device: String, text: String, reason: String },
+    /// The device ran the command and reported a failure (its own words).
+    #[error("{device}: {op} failed: {output}")]
+    Command { device: String, op: String, output: String },
+    /// The transport failed in a way that is neither a timeout nor a lost connection.
+    #[error("{device}: {op} failed")]
+    Transport {
+        device: String,
+        op: String,
+        #[source]
+        source: TransportError,
+    },
+    #[error(
+        "{device}: cannot type {text:?}: text that `input text` cannot carry (non-ASCII, `%s`, control characters) needs the ADBKeyboard input method, which is {} (current: {current:?}); install ADBKeyboard (package com.android.adbkeyboard) if needed, then run `adb shell ime enable {ADB_KEYBOARD}` and `adb shell ime set {ADB_KEYBOARD}`",
+        if *.installed { "installed but not the current input method" } else { "not installed" }
+    )]
+    NeedsAdbKeyboard { device: String, text: String, installed: bool, current: String },
     #[error("{device}: package {package} is not installed (see `pm list packages`)")]
     NotInstalled { device: String, package: String },
+    #[error("{device}: {package} has no launcher activity; give one: start_app(package, activity)")]
+    NoLauncherActivity { device: String, package: String },
+    #[error("{device}: {name:?} is not a valid Android {what} name")]
+    InvalidName { device: String, name: String, what: &'static str },
     #[error("unknown key {0:?}; use back, home, enter, delete, tab, space, a KEYCODE_* name or a number")]
     UnknownKey(String),
-    #[error("{device}: the hierarchy dump could not be read: {source}")]
-    Ui { device: String, source: crate::ui::ParseError },
-    #[error("{0}")]
-    Connect(String),
+    #[error("{device}: the hierarchy dump could not be read")]
+    Ui {
+        device: String,
+        #[source]
+        source: crate::ui::ParseError,
+    },
+    #[error("{device}: {op} printed something unexpected: {output:?}")]
+    Unexpected { device: String, op: String, output: String },
+    #[error("{device}: the screenshot is not a PNG ({bytes} bytes)")]
+    NotAPng {
+        device: String,
+        bytes: usize,
+        #[source]
+        source: png::DecodingError,
+    },
+    #[error("{device}: the screenshot PNG is cut off after {bytes} bytes")]
+    CutPng { device: String, bytes: usize },
+    #[error("{device}: a {}x{} screenshot for a {}x{} screen", .image.0, .image.1, .screen.0, .screen.1)]
+    WrongSize { device: String, image: (u32, u32), screen: (u32, u32) },
+    #[error("cannot reach {addr}; is the device listening (adb tcpip, or `codeact sim`)?")]
+    Unreachable {
+        addr: String,
+        #[source]
+        source: TransportError,
+    },
+    #[error(
+        "no adb server answers at {server}; start one with `adb start-server`, or try the built-in virtual device with `--device sim`"
+    )]
+    NoServer {
+        server: String,
+        #[source]
+        source: TransportError,
+    },
+    #[error("{serial} is {state}; {}", not_ready_hint(.state))]
+    NotReady { serial: String, state: String },
+    #[error("no device {serial}; {seen}")]
+    NoSuchDevice { serial: String, seen: String },
+    #[error("no device is attached ({seen}); connect a phone, or use the virtual device with `--device sim`")]
+    NoDevice { seen: String },
+    #[error("several devices are attached; pick one with --device: {seen}")]
+    SeveralDevices { seen: String },
+    #[error(
+        "this codeact was built without the virtual device; rebuild with the default `sim` feature, or name a phone with --device"
+    )]
+    NoSim,
+    #[cfg(feature = "sim")]
+    #[error("cannot start the virtual device")]
+    SimStart(#[source] codeact_sim::SimError),
+}
+
+/// The input method that types any Unicode text over ADB.
+pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
+
+fn not_ready_hint(state: &str) -> &'static str {
+    match state {
+        "unauthorized" => "accept the USB debugging prompt on the phone",
+        "offline" => "reconnect it (`adb reconnect`) or restart adb (`adb kill-server`)",
+        _ => "wait until `adb devices` shows it as `device`",
+    }
 }
 
 /// A phone the runtime can observe and act on. Blocking; every call is bounded by
@@ -99,7 +142,7 @@ pub trait Device: Send {
     /// Installed packages; third-party only unless `system`.
     fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError>;
     /// Runs a raw shell command (for tools and diagnostics), within the timeout.
-    fn shell(&mut self, command: &str) -> Result<transport::ShellOutput, DeviceError>;
+    fn shell(&mut self, command: &str) -> Result<ShellOutput, DeviceError>;
     /// The per-operation timeout.
     fn timeout(&self) -> Duration;
     /// Until `deadline` (when set) no operation may run past it, whatever its own

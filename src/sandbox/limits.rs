@@ -59,22 +59,57 @@ pub const LIMIT_NAMES: &[&str] = &[
     "max_output",
 ];
 
+/// The deepest recursion a snippet may ask for: deeper needs a bigger stack than the
+/// worker has.
+const MAX_CALL_LEVELS: usize = 256;
+
+/// Why a set of limits cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitError {
+    #[error("unknown limit {0:?}; the limits are {names}", names = LIMIT_NAMES.join(", "))]
+    Unknown(String),
+    #[error("bad value for limit {name}: {problem}")]
+    BadValue { name: String, problem: String },
+    #[error("limit {0} must be above 0 (0 would mean unlimited)")]
+    Zero(&'static str),
+    #[error("limit max_call_levels must be at most {MAX_CALL_LEVELS} (deeper recursion needs a bigger stack)")]
+    TooDeep,
+}
+
 impl Limits {
     /// The defaults with each layer's keys laid over them in order (a persona, then
     /// codeact.toml, then the command line); unknown keys and zeros are errors.
-    pub fn layered<'a>(layers: impl IntoIterator<Item = &'a toml::Table>) -> Result<Self, String> {
-        let mut table = toml::Table::try_from(Self::default()).map_err(|e| e.to_string())?;
+    pub fn layered<'a>(layers: impl IntoIterator<Item = &'a toml::Table>) -> Result<Self, LimitError> {
+        let mut limits = Self::default();
         for layer in layers {
             for (key, value) in layer {
-                if !LIMIT_NAMES.contains(&key.as_str()) {
-                    return Err(format!("unknown limit {key:?}; the limits are {}", LIMIT_NAMES.join(", ")));
-                }
-                table.insert(key.clone(), value.clone());
+                limits.set(key, value)?;
             }
         }
-        let limits = Self::deserialize(table).map_err(|e| format!("bad limit value: {}", e.message()))?;
         limits.validate()?;
         Ok(limits)
+    }
+
+    /// Sets one limit by name from a TOML value (a non-negative whole number).
+    fn set(&mut self, key: &str, value: &toml::Value) -> Result<(), LimitError> {
+        let bad = |problem: &str| LimitError::BadValue { name: key.to_string(), problem: problem.to_string() };
+        let n = value.as_integer().ok_or_else(|| bad("it must be a whole number"))?;
+        let n = u64::try_from(n).map_err(|_| bad("it must not be negative"))?;
+        let size = || usize::try_from(n).map_err(|_| bad("it is too large"));
+        match key {
+            "max_operations" => self.max_operations = n,
+            "timeout_ms" => self.timeout_ms = n,
+            "max_call_levels" => self.max_call_levels = size()?,
+            "max_expr_depth" => self.max_expr_depth = size()?,
+            "max_string_size" => self.max_string_size = size()?,
+            "max_array_size" => self.max_array_size = size()?,
+            "max_map_size" => self.max_map_size = size()?,
+            "max_variables" => self.max_variables = size()?,
+            "max_functions" => self.max_functions = size()?,
+            "max_output" => self.max_output = size()?,
+            other => return Err(LimitError::Unknown(other.to_string())),
+        }
+        Ok(())
     }
 
     pub fn timeout(&self) -> Duration {
@@ -82,8 +117,8 @@ impl Limits {
     }
 
     /// Rejects limits that would disable a guard (Rhai reads 0 as "unlimited").
-    pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64); 10] = [
+    pub fn validate(&self) -> Result<(), LimitError> {
+        let checks: [(&'static str, u64); 10] = [
             ("max_operations", self.max_operations),
             ("timeout_ms", self.timeout_ms),
             ("max_call_levels", self.max_call_levels as u64),
@@ -95,13 +130,11 @@ impl Limits {
             ("max_functions", self.max_functions as u64),
             ("max_output", self.max_output as u64),
         ];
-        for (name, value) in checks {
-            if value == 0 {
-                return Err(format!("limit {name} must be above 0 (0 would mean unlimited)"));
-            }
+        if let Some((name, _)) = checks.iter().find(|(_, value)| *value == 0) {
+            return Err(LimitError::Zero(name));
         }
-        if self.max_call_levels > 256 {
-            return Err("limit max_call_levels must be at most 256 (deeper recursion needs a bigger stack)".into());
+        if self.max_call_levels > MAX_CALL_LEVELS {
+            return Err(LimitError::TooDeep);
         }
         Ok(())
     }
@@ -118,10 +151,12 @@ mod tests {
         let l = Limits::layered([&persona, &cli]).unwrap();
         assert_eq!((l.timeout_ms, l.max_operations, l.max_output), (100, 10, Limits::default().max_output));
         let typo: toml::Table = toml::from_str("timeout = 1").unwrap();
-        assert!(Limits::layered([&typo]).unwrap_err().contains("timeout_ms"));
+        assert!(Limits::layered([&typo]).unwrap_err().to_string().contains("timeout_ms"));
         let zero: toml::Table = toml::from_str("max_operations = 0").unwrap();
-        assert!(Limits::layered([&zero]).unwrap_err().contains("unlimited"));
+        assert!(Limits::layered([&zero]).unwrap_err().to_string().contains("unlimited"));
         let negative: toml::Table = toml::from_str("max_output = -1").unwrap();
-        assert!(Limits::layered([&negative]).is_err());
+        assert!(matches!(Limits::layered([&negative]), Err(LimitError::BadValue { .. })));
+        let text: toml::Table = toml::from_str("max_output = 'lots'").unwrap();
+        assert!(Limits::layered([&text]).unwrap_err().to_string().contains("whole number"));
     }
 }

@@ -1,89 +1,60 @@
-//! The sandboxed Rhai engine: one persistent session that runs snippets (from an LLM
-//! or a person) under operation, time, depth, size and output limits, keeping
-//! variables and `fn` definitions from one snippet to the next.
+//! The sandboxed Rhai engine: one persistent session that compiles and runs snippets
+//! (from an LLM or a person) under operation, time, depth, size and output limits,
+//! keeping variables and `fn` definitions from one snippet to the next.
 //!
 //! Built from `Engine::new_raw()` plus the pure standard packages: no module
 //! resolver, no `eval`, no file, network or process access; `sleep` honours the
-//! deadline. Tools are registered by the tool catalog through [`Sandbox::engine_mut`]
-//! and record what they do through [`Shared`]; this module knows no device.
+//! deadline and a cancel. Host functions (the tool catalog) are registered on the
+//! [`SandboxBuilder`] before the engine moves onto its worker thread (`worker.rs`);
+//! they record what they do and how they fail through [`Shared`]. This module knows
+//! no device and no tool.
 
+mod action;
+mod error;
 mod limits;
+mod shared;
+mod worker;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rhai::packages::Package;
-use rhai::{AST, Dynamic, Engine, EvalAltResult, ParseError, Position, Scope};
+use rhai::{AST, Dynamic, Engine, EvalAltResult, Scope};
 use serde::Serialize;
+use tokio_util::sync::CancellationToken;
 
-pub use limits::{LIMIT_NAMES, Limits};
+pub use action::{Action, ActionSink, Capture};
+pub use error::{ErrorKind, FailureKind, Limit, RunError};
+pub use limits::{LIMIT_NAMES, LimitError, Limits};
+pub use shared::{CancelHandle, Completion, Shared, Stopped};
+pub use worker::WorkerError;
 
-/// The stack a snippet runs on: deep (bounded) recursion in debug builds needs it.
-const SCRIPT_STACK: usize = 32 * 1024 * 1024;
-/// How often (in operations) the deadline and cancel flag are checked.
+use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
+use worker::{EngineState, Worker};
+
+/// How often (in operations) the deadline and the stop signal are checked.
 const CLOCK_EVERY: u64 = 256;
-/// The token a limit hit or `complete()` stops a script with.
-const STOP_TIMEOUT: &str = "codeact:timeout";
-const STOP_COMPLETE: &str = "codeact:complete";
 
-/// How a snippet ended when it called `complete()`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Completion {
-    pub success: bool,
-    pub reason: String,
+/// Why a sandbox could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("invalid limits")]
+    Limits(#[from] LimitError),
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
 }
 
-/// What a tool captured after acting, when recording is on: opaque bytes to this
-/// module, files in a trajectory.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Capture {
-    /// A PNG screenshot.
-    pub screenshot: Option<Arc<[u8]>>,
-    /// The UI hierarchy dump (XML).
-    pub ui_xml: Option<Arc<str>>,
-    /// What an index-based action acted on, as a selector (Rhai source) that finds the
-    /// same element without its index: exported replays use it.
-    pub target: Option<String>,
+/// A snippet parsed once, ready to run in the sandbox that compiled it.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    ast: Arc<AST>,
+    source: Arc<str>,
 }
 
-/// One tool call, as recorded by the tool that made it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Action {
-    pub tool: String,
-    pub args: Vec<String>,
-    pub result: String,
-    /// Milliseconds since the snippet started.
-    pub started_ms: f64,
-    pub duration_ms: f64,
-    #[serde(skip)]
-    pub capture: Capture,
-}
-
-/// Receives each action the moment it is recorded (a trajectory writing as it goes).
-pub type ActionSink = Box<dyn FnMut(&Action) + Send>;
-
-/// Why a snippet failed, in a form an LLM (or a person) can act on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RunError {
-    pub message: String,
-    pub line: Option<usize>,
-    pub column: Option<usize>,
-    /// The offending source line, when the error has a position.
-    pub source_line: Option<String>,
-}
-
-impl std::fmt::Display for RunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.line, self.column) {
-            (Some(l), Some(c)) => write!(f, "line {l}, column {c}: {}", self.message)?,
-            (Some(l), None) => write!(f, "line {l}: {}", self.message)?,
-            _ => f.write_str(&self.message)?,
-        }
-        if let (Some(src), Some(c)) = (&self.source_line, self.column) {
-            write!(f, "\n  {src}\n  {}^", " ".repeat(c.saturating_sub(1)))?;
-        }
-        Ok(())
+impl Compiled {
+    /// The code as it was written.
+    pub fn source(&self) -> &str {
+        &self.source
     }
 }
 
@@ -102,139 +73,55 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// No error, and no `complete(false, ..)`.
     pub fn ok(&self) -> bool {
         self.error.is_none() && self.completion.as_ref().is_none_or(|c| c.success)
     }
 }
 
-/// State the engine's callbacks and the tools share with the session.
-pub struct Shared {
-    output: Mutex<(String, bool)>,
-    actions: Mutex<Vec<Action>>,
-    completion: Mutex<Option<Completion>>,
-    deadline: Mutex<Instant>,
-    started: Mutex<Instant>,
-    cancel: AtomicBool,
-    max_output: usize,
-    sink: Mutex<Option<ActionSink>>,
+/// An engine being set up: limits applied, built-ins in place, host functions still
+/// to be registered. [`start`](Self::start) moves it onto its worker thread.
+pub struct SandboxBuilder {
+    engine: Engine,
+    shared: Arc<Shared>,
+    limits: Limits,
 }
 
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared").field("max_output", &self.max_output).finish_non_exhaustive()
+impl SandboxBuilder {
+    /// For the tool catalog: register host functions before the first snippet.
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
     }
-}
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+    pub fn shared(&self) -> Arc<Shared> {
+        self.shared.clone()
+    }
 
-impl Shared {
-    fn new(max_output: usize) -> Self {
-        let now = Instant::now();
-        Self {
-            output: Mutex::new((String::new(), false)),
-            actions: Mutex::new(Vec::new()),
-            completion: Mutex::new(None),
-            deadline: Mutex::new(now),
-            started: Mutex::new(now),
-            cancel: AtomicBool::new(false),
-            max_output,
-            sink: Mutex::new(None),
+    /// Starts the worker. `function_hint` is added to every "function not found"
+    /// error (the session names the tools that exist).
+    pub fn start(self, function_hint: String) -> Result<Sandbox, SandboxError> {
+        let state = EngineState { engine: self.engine, scope: Scope::new(), lib: AST::empty() };
+        let worker = Worker::start(state)?;
+        if let Some(thread) = worker.thread() {
+            self.shared.set_worker(thread);
         }
-    }
-
-    /// Appends a line of output, cutting it at the limit.
-    pub fn print(&self, text: &str) {
-        let mut out = lock(&self.output);
-        if out.1 {
-            return;
-        }
-        let room = self.max_output.saturating_sub(out.0.len());
-        if text.len() < room {
-            out.0.push_str(text);
-            out.0.push('\n');
-        } else {
-            let mut cut = room;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out.0.push_str(&text[..cut]);
-            out.0.push_str(&format!("\n[output cut at {} bytes]\n", self.max_output));
-            out.1 = true;
-        }
-    }
-
-    /// Records a tool call that started at `started`, and hands it to the sink.
-    pub fn record(&self, tool: &str, args: Vec<String>, result: String, started: Instant, capture: Capture) {
-        let base = *lock(&self.started);
-        let action = Action {
-            tool: tool.into(),
-            args,
-            result,
-            started_ms: started.saturating_duration_since(base).as_secs_f64() * 1000.0,
-            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-            capture,
-        };
-        if let Some(sink) = lock(&self.sink).as_mut() {
-            sink(&action);
-        }
-        lock(&self.actions).push(action);
-    }
-
-    /// Sends every later action to `sink` as it is recorded (replacing any earlier one).
-    pub fn set_sink(&self, sink: Option<ActionSink>) {
-        *lock(&self.sink) = sink;
-    }
-
-    /// Time left before the snippet's deadline (tools bound their waits by it).
-    pub fn time_left(&self) -> Duration {
-        lock(&self.deadline).saturating_duration_since(Instant::now())
-    }
-
-    /// True once the snippet must stop (deadline passed or cancelled).
-    pub fn must_stop(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed) || Instant::now() >= *lock(&self.deadline)
-    }
-
-    /// Stops the running snippet at its next operation (Ctrl-C, a closing session).
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        let judge = Arc::new(Judge { shared: self.shared.clone(), limits: self.limits.clone(), function_hint });
+        Ok(Sandbox { worker, shared: self.shared, limits: self.limits, judge })
     }
 }
 
 /// A persistent, locked-down Rhai session.
 pub struct Sandbox {
-    engine: Engine,
-    scope: Scope<'static>,
-    /// The `fn` definitions kept from earlier snippets (statements are dropped).
-    lib: AST,
+    worker: Worker,
     shared: Arc<Shared>,
     limits: Limits,
-    /// Appended to "function not found" errors (the session names its tools).
-    function_hint: String,
-    /// One long-lived thread with a deep stack that runs every snippet (starting a
-    /// thread per snippet cost 70 µs, most of a 10-call snippet's budget).
-    worker: Option<rayon::ThreadPool>,
-}
-
-impl Drop for Sandbox {
-    /// Script values are dropped on the deep-stack worker too (a deeply nested array
-    /// drops recursively).
-    fn drop(&mut self) {
-        let scope = std::mem::replace(&mut self.scope, Scope::new());
-        if let Some(pool) = &self.worker {
-            pool.install(move || drop(scope));
-        }
-    }
-}
-
-fn stop(token: &str) -> Box<EvalAltResult> {
-    EvalAltResult::ErrorTerminated(Dynamic::from(token.to_string()), Position::NONE).into()
+    judge: Arc<Judge>,
 }
 
 impl Sandbox {
-    pub fn new(limits: Limits) -> Result<Self, String> {
+    /// An engine with `limits` and the built-ins (`print`, `debug`, a deadline-aware
+    /// `sleep`), ready for host functions.
+    pub fn builder(limits: Limits) -> Result<SandboxBuilder, SandboxError> {
         limits.validate()?;
         let shared = Arc::new(Shared::new(limits.max_output));
         let mut engine = Engine::new_raw();
@@ -262,41 +149,13 @@ impl Sandbox {
         engine.on_progress(move |ops| {
             (ops % CLOCK_EVERY == 0 && s.must_stop()).then(|| Dynamic::from(STOP_TIMEOUT.to_string()))
         });
-        // The package's `sleep` cannot be interrupted; this one honours the deadline.
-        for_each_sleep(&mut engine, shared.clone());
-        let s = shared.clone();
-        engine.register_fn("complete", move |success: bool| -> Result<(), Box<EvalAltResult>> {
-            complete(&s, success, "")
-        });
-        let s = shared.clone();
-        engine.register_fn("complete", move |success: bool, reason: &str| -> Result<(), Box<EvalAltResult>> {
-            complete(&s, success, reason)
-        });
-        let worker = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .stack_size(SCRIPT_STACK)
-            .thread_name(|_| "codeact-script".into())
-            .build()
-            .ok();
-        Ok(Self {
-            engine,
-            scope: Scope::new(),
-            lib: AST::empty(),
-            shared,
-            limits,
-            function_hint: String::new(),
-            worker,
-        })
+        register_sleep(&mut engine, shared.clone());
+        Ok(SandboxBuilder { engine, shared, limits })
     }
 
-    /// For the tool catalog: register functions before the first snippet.
-    pub fn engine_mut(&mut self) -> &mut Engine {
-        &mut self.engine
-    }
-
-    /// Text added to every "function not found" error, e.g. the tools that exist.
-    pub fn set_function_hint(&mut self, hint: String) {
-        self.function_hint = hint;
+    /// A sandbox with no host functions (the built-ins only).
+    pub fn new(limits: Limits) -> Result<Self, SandboxError> {
+        Self::builder(limits)?.start(String::new())
     }
 
     pub fn shared(&self) -> Arc<Shared> {
@@ -307,140 +166,159 @@ impl Sandbox {
         &self.limits
     }
 
-    /// Sets (or replaces) a variable every later snippet sees, e.g. `ui_state`.
-    pub fn set_var(&mut self, name: &str, value: Dynamic) {
-        self.scope.set_or_push(name.to_string(), value);
+    /// Stops a running snippet from another thread.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        CancelHandle(self.shared.clone())
+    }
+
+    /// Every snippet from now on stops when `token` is cancelled (as well as by
+    /// [`CancelHandle::cancel`]).
+    pub fn stop_on(&self, token: CancellationToken) {
+        self.shared.stop_on(token);
+    }
+
+    /// Sets (or replaces) a variable every later snippet sees.
+    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), WorkerError> {
+        let name = name.to_string();
+        self.worker.run(move |s| {
+            s.scope.set_or_push(name, value);
+        })
     }
 
     /// Names of the variables the session holds.
     pub fn vars(&self) -> Vec<String> {
-        self.scope.iter().map(|(name, _, _)| name.to_string()).collect()
+        self.worker.run(|s| s.scope.iter().map(|(name, _, _)| name.to_string()).collect()).unwrap_or_default()
     }
 
-    /// Each variable with its value, shortened to `width` characters.
+    /// Each variable with its value, shortened to `width` characters, and its type.
     pub fn var_summaries(&self, width: usize) -> Vec<(String, String)> {
-        self.scope
-            .iter()
-            .map(|(name, _, value)| {
-                let shown = format!("{value:?}");
-                let short: String = shown.chars().take(width).collect();
-                let shown = if short.len() < shown.len() { format!("{short}…") } else { short };
-                (name.to_string(), format!("{shown} ({})", value.type_name()))
+        self.worker
+            .run(move |s| {
+                s.scope
+                    .iter()
+                    .map(|(name, _, value)| {
+                        let shown = format!("{value:?}");
+                        let short: String = shown.chars().take(width).collect();
+                        let shown = if short.len() < shown.len() { format!("{short}…") } else { short };
+                        (name.to_string(), format!("{shown} ({})", value.type_name()))
+                    })
+                    .collect()
             })
-            .collect()
+            .unwrap_or_default()
     }
 
     /// Forgets every variable and `fn` definition.
-    pub fn reset(&mut self) {
-        let (scope, lib) = (&mut self.scope, &mut self.lib);
-        let mut clear = move || {
-            scope.clear();
-            *lib = AST::empty();
-        };
-        match &self.worker {
-            Some(pool) => pool.install(clear),
-            None => clear(),
+    pub fn reset(&mut self) -> Result<(), WorkerError> {
+        self.worker.run(|s| {
+            s.scope.clear();
+            s.lib = AST::empty();
+        })
+    }
+
+    /// Parses `code` once; the result runs with [`run`](Self::run).
+    pub fn compile(&self, code: &str) -> Result<Compiled, RunError> {
+        let source: Arc<str> = Arc::from(code);
+        let text = source.clone();
+        let parsed = self.worker.run(move |s| s.engine.compile(&*text).map_err(|e| RunError::syntax(&e, &text)));
+        match parsed {
+            Ok(Ok(ast)) => Ok(Compiled { ast: Arc::new(ast), source }),
+            Ok(Err(e)) => Err(e),
+            Err(e) => Err(RunError::plain(e.to_string(), ErrorKind::Crashed)),
         }
     }
 
-    /// Parses `code` without running it.
-    pub fn check(&self, code: &str) -> Result<(), RunError> {
-        let compile = || self.engine.compile_with_scope(&self.scope, code).map(drop);
-        let result = match &self.worker {
-            Some(pool) => pool.install(compile),
-            None => compile(),
-        };
-        result.map_err(|e| parse_error(&e, code))
-    }
-
-    /// Runs one snippet under every limit; variables and `fn`s persist.
-    pub fn run(&mut self, code: &str) -> RunResult {
-        let started = Instant::now();
-        *lock(&self.shared.output) = (String::new(), false);
-        lock(&self.shared.actions).clear();
-        *lock(&self.shared.completion) = None;
-        *lock(&self.shared.started) = started;
-        *lock(&self.shared.deadline) = started + self.limits.timeout();
-        self.shared.cancel.store(false, Ordering::Relaxed);
-
-        // Everything that walks script values (parsing, running, printing the value,
-        // tidying the scope) happens on the deep-stack worker: a deeply nested value
-        // would overflow a small caller's stack (a tokio worker has 2 MiB).
-        let (engine, scope, lib, max_output) = (&self.engine, &mut self.scope, &mut self.lib, self.limits.max_output);
-        let work = move || {
-            let ran = match engine.compile_with_scope(scope, code) {
-                Err(e) => Ran::Parse(e),
-                Ok(ast) => {
-                    let mut program = lib.clone();
-                    program += ast;
-                    let out = engine.eval_ast_with_scope::<Dynamic>(scope, &program);
-                    program.clear_statements();
-                    *lib = program;
-                    match out {
-                        Ok(v) => Ran::Value((!v.is_unit()).then(|| shown(&v, max_output))),
-                        Err(e) => Ran::Eval(e),
-                    }
-                }
-            };
-            dedupe(scope);
-            ran
-        };
-        let outcome = match &self.worker {
-            Some(pool) => pool.install(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))),
-            None => std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)),
-        };
-        let mut value = None;
-        let error = match outcome {
-            Ok(Ran::Value(v)) => {
-                value = v;
-                None
+    /// Runs a compiled snippet under every limit; variables and `fn`s persist.
+    pub fn run(&mut self, code: &Compiled) -> RunResult {
+        let started = self.shared.begin(self.limits.timeout());
+        let (ast, judge) = (code.ast.clone(), self.judge.clone());
+        let source = code.source.clone();
+        let ran = self.worker.run(move |s| {
+            let mut program = s.lib.merge(&ast);
+            let out = s.engine.eval_ast_with_scope::<Dynamic>(&mut s.scope, &program);
+            program.clear_statements();
+            s.lib = program;
+            dedupe(&mut s.scope);
+            // Values and errors become strings here, on the deep stack.
+            match out {
+                Ok(v) => (None, (!v.is_unit()).then(|| shown(&v, judge.limits.max_output))),
+                Err(e) => (judge.error(&e, &source), None),
             }
-            Ok(Ran::Parse(e)) => Some(parse_error(&e, code)),
-            Ok(Ran::Eval(e)) => self.eval_error(&e, code),
-            Err(_) => Some(plain("the snippet crashed its worker thread (a bug in codeact: please report it)")),
+        });
+        let (error, value) = match ran {
+            Ok(pair) => pair,
+            Err(e) => (Some(RunError::plain(e.to_string(), ErrorKind::Crashed)), None),
         };
-        let (output, _) = std::mem::take(&mut *lock(&self.shared.output));
-        RunResult {
-            output,
-            error,
-            actions: std::mem::take(&mut *lock(&self.shared.actions)),
-            completion: lock(&self.shared.completion).take(),
-            value,
-            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-        }
+        let (output, actions, completion) = self.shared.collect();
+        RunResult { output, error, actions, completion, value, duration_ms: started.elapsed().as_secs_f64() * 1000.0 }
     }
 
-    fn eval_error(&self, e: &EvalAltResult, code: &str) -> Option<RunError> {
+    /// Compiles and runs `code` (a syntax error is the result's error).
+    pub fn eval(&mut self, code: &str) -> RunResult {
+        match self.compile(code) {
+            Ok(compiled) => self.run(&compiled),
+            Err(error) => RunResult { error: Some(error), ..RunResult::default() },
+        }
+    }
+}
+
+/// Turns the error a snippet ended with into a [`RunError`] (on the worker thread).
+struct Judge {
+    shared: Arc<Shared>,
+    limits: Limits,
+    function_hint: String,
+}
+
+impl Judge {
+    fn error(&self, e: &EvalAltResult, code: &str) -> Option<RunError> {
         let inner = e.unwrap_inner();
         let l = &self.limits;
-        let message = match inner {
+        let (message, kind) = match inner {
             EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_COMPLETE => return None,
             EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_TIMEOUT => {
-                if self.shared.cancel.load(Ordering::Relaxed) {
-                    "the snippet was cancelled".to_string()
+                if self.shared.cancelled() {
+                    ("the snippet was cancelled".to_string(), ErrorKind::Cancelled)
                 } else {
-                    format!("the snippet ran past its time limit of {:.1} s", l.timeout().as_secs_f64())
+                    (
+                        format!("the snippet ran past its time limit of {:.1} s", l.timeout().as_secs_f64()),
+                        ErrorKind::Limit { limit: Limit::Time },
+                    )
                 }
             }
-            EvalAltResult::ErrorTooManyOperations(_) => {
-                format!("the snippet exceeded {} operations (an endless loop?)", l.max_operations)
-            }
-            EvalAltResult::ErrorStackOverflow(_) => {
-                format!("calls nested deeper than {} levels (endless recursion?)", l.max_call_levels)
-            }
-            EvalAltResult::ErrorDataTooLarge(what, _) => format!(
-                "{what} grew past its limit (strings {} bytes, arrays {} items, maps {} entries)",
-                l.max_string_size, l.max_array_size, l.max_map_size
+            EvalAltResult::ErrorTooManyOperations(_) => (
+                format!("the snippet exceeded {} operations (an endless loop?)", l.max_operations),
+                ErrorKind::Limit { limit: Limit::Operations },
+            ),
+            EvalAltResult::ErrorStackOverflow(_) => (
+                format!("calls nested deeper than {} levels (endless recursion?)", l.max_call_levels),
+                ErrorKind::Limit { limit: Limit::CallDepth },
+            ),
+            EvalAltResult::ErrorDataTooLarge(what, _) => (
+                format!(
+                    "{what} grew past its limit (strings {} bytes, arrays {} items, maps {} entries)",
+                    l.max_string_size, l.max_array_size, l.max_map_size
+                ),
+                ErrorKind::Limit { limit: Limit::Size },
             ),
             EvalAltResult::ErrorFunctionNotFound(..) if !self.function_hint.is_empty() => {
-                format!("{}; {}", strip_position(&inner.to_string()), self.function_hint)
+                (format!("{}; {}", error::strip_position(&inner.to_string()), self.function_hint), ErrorKind::Script)
             }
-            other => strip_position(&other.to_string()),
+            EvalAltResult::ErrorRuntime(value, _) => {
+                (error::strip_position(&inner.to_string()), self.host_failure(value).unwrap_or(ErrorKind::Script))
+            }
+            other => (error::strip_position(&other.to_string()), ErrorKind::Script),
         };
         // The outer error points at the call site in this snippet; inner ones may
         // point into a function defined earlier.
         let pos = if e.position().is_none() { inner.position() } else { e.position() };
-        Some(located(message, pos, code))
+        Some(RunError::at(message, kind, pos, code))
+    }
+
+    /// The tool failure `value` is, when it is the very error a tool raised (or a
+    /// re-throw of it).
+    fn host_failure(&self, value: &Dynamic) -> Option<ErrorKind> {
+        let failure = self.shared.failure()?;
+        let thrown = value.clone().into_immutable_string().ok()?;
+        thrown.ptr_eq(&failure.message).then_some(ErrorKind::Tool { tool: failure.tool, failure: failure.kind })
     }
 }
 
@@ -467,14 +345,6 @@ pub fn is_incomplete(code: &str) -> bool {
         P::MissingToken(..) | P::MissingSymbol(..) | P::ExprExpected(..) => at_end,
         _ => false,
     }
-}
-
-/// How a snippet ended on the worker.
-enum Ran {
-    Parse(ParseError),
-    Eval(Box<EvalAltResult>),
-    /// The last expression's value, as shown to the caller.
-    Value(Option<String>),
 }
 
 /// A value as Rhai prints it, cut at `max` bytes.
@@ -508,60 +378,22 @@ fn dedupe(scope: &mut Scope<'static>) {
     }
 }
 
-fn complete(shared: &Shared, success: bool, reason: &str) -> Result<(), Box<EvalAltResult>> {
-    if !success && reason.trim().is_empty() {
-        return Err("complete(false) needs a reason: complete(false, \"why it failed\")".into());
-    }
-    *lock(&shared.completion) = Some(Completion { success, reason: reason.to_string() });
-    Err(stop(STOP_COMPLETE))
-}
-
-fn for_each_sleep(engine: &mut Engine, shared: Arc<Shared>) {
+/// `sleep(seconds)`: the package's cannot be interrupted; this one ends at the
+/// deadline or a cancel.
+fn register_sleep(engine: &mut Engine, shared: Arc<Shared>) {
     let wait = move |secs: f64| -> Result<(), Box<EvalAltResult>> {
         if !secs.is_finite() || secs < 0.0 {
             return Err("sleep() needs a number of seconds ≥ 0".into());
         }
-        let until = Instant::now() + Duration::from_secs_f64(secs.min(86_400.0));
-        while Instant::now() < until {
-            if shared.must_stop() {
-                return Err(stop(STOP_TIMEOUT));
-            }
-            std::thread::sleep(until.saturating_duration_since(Instant::now()).min(Duration::from_millis(20)));
-        }
-        Ok(())
+        let wanted = Duration::from_secs_f64(secs.min(86_400.0));
+        let until = Instant::now() + wanted;
+        shared.pause(wanted).map_err(|_| stop_error(STOP_TIMEOUT))?;
+        // The pause ended at the deadline before the sleep was over.
+        if Instant::now() < until { Err(stop_error(STOP_TIMEOUT)) } else { Ok(()) }
     };
     let w = wait.clone();
     engine.register_fn("sleep", move |secs: f64| w(secs));
     engine.register_fn("sleep", move |secs: i64| wait(secs as f64));
-}
-
-fn plain(message: &str) -> RunError {
-    RunError { message: message.into(), line: None, column: None, source_line: None }
-}
-
-/// Rhai appends ` (line L, position C)`, reported separately here, and prefixes
-/// errors thrown by functions with `Runtime error: `, which says nothing.
-fn strip_position(message: &str) -> String {
-    let message = message.strip_prefix("Runtime error: ").unwrap_or(message);
-    match message.rfind(" (line ") {
-        Some(i) if message.ends_with(')') => message[..i].to_string(),
-        _ => message.to_string(),
-    }
-}
-
-fn located(message: String, pos: Position, code: &str) -> RunError {
-    let line = pos.line();
-    RunError {
-        message,
-        line,
-        column: pos.position(),
-        source_line: line.and_then(|l| code.lines().nth(l.saturating_sub(1))).map(str::to_string),
-    }
-}
-
-fn parse_error(e: &ParseError, code: &str) -> RunError {
-    let message = strip_position(&e.err_type().to_string());
-    located(format!("syntax error: {message}"), e.position(), code)
 }
 
 #[cfg(test)]
@@ -571,27 +403,38 @@ mod tests {
     #[test]
     fn variables_and_functions_persist() {
         let mut sb = Sandbox::new(Limits::default()).unwrap();
-        assert!(sb.run("let n = 40; fn twice(x) { x * 2 }").ok());
-        let r = sb.run("let n = n + 1; print(twice(n));");
+        assert!(sb.eval("let n = 40; fn twice(x) { x * 2 }").ok());
+        let r = sb.eval("let n = n + 1; print(twice(n));");
         assert_eq!((r.output.as_str(), r.error.is_none()), ("82\n", true));
         for _ in 0..50 {
-            assert!(sb.run("let n = 1;").ok());
+            assert!(sb.eval("let n = 1;").ok());
         }
         assert_eq!(sb.vars(), ["n"], "re-declared variables do not pile up");
     }
 
     #[test]
-    fn errors_carry_line_column_and_source() {
-        let sb = Sandbox::new(Limits::default()).unwrap();
-        let err = sb.check("let a = 1;\nlet b = ;").unwrap_err();
-        assert_eq!(err.line, Some(2));
+    fn errors_carry_line_column_source_and_kind() {
+        let mut sb = Sandbox::new(Limits::default()).unwrap();
+        let err = sb.compile("let a = 1;\nlet b = ;").unwrap_err();
+        assert_eq!((err.line, &err.kind), (Some(2), &ErrorKind::Syntax));
         assert_eq!(err.source_line.as_deref(), Some("let b = ;"));
-        let mut sb = sb;
-        let r = sb.run("let x = 1;\nx.no_such_method();");
+        let r = sb.eval("let x = 1;\nx.no_such_method();");
         let e = r.error.unwrap();
-        assert_eq!(e.line, Some(2));
+        assert_eq!((e.line, &e.kind), (Some(2), &ErrorKind::Script));
         assert!(e.message.contains("no_such_method"), "{}", e.message);
         assert!(e.to_string().contains('^'));
+        let r = sb.eval("loop {}");
+        assert_eq!(r.error.unwrap().kind, ErrorKind::Limit { limit: Limit::Operations });
+    }
+
+    #[test]
+    fn a_compiled_snippet_runs_as_often_as_asked() {
+        let mut sb = Sandbox::new(Limits::default()).unwrap();
+        let code = sb.compile("let n = if n == () { 0 } else { n }; n += 1; n").unwrap();
+        assert_eq!(code.source(), "let n = if n == () { 0 } else { n }; n += 1; n");
+        let _ = sb.set_var("n", Dynamic::UNIT);
+        assert_eq!(sb.run(&code).value.as_deref(), Some("1"));
+        assert_eq!(sb.run(&code).value.as_deref(), Some("2"));
     }
 
     #[test]
@@ -605,15 +448,22 @@ mod tests {
     }
 
     #[test]
-    fn complete_ends_the_snippet() {
+    fn a_cancel_stops_a_sleeping_snippet_at_once() {
         let mut sb = Sandbox::new(Limits::default()).unwrap();
-        let r = sb.run("print(\"a\"); complete(true, \"done\"); print(\"never\");");
-        assert_eq!(r.output, "a\n");
-        assert_eq!(r.completion, Some(Completion { success: true, reason: "done".into() }));
-        assert!(r.ok());
-        let r = sb.run("complete(false);");
-        assert!(r.error.unwrap().message.contains("needs a reason"));
-        let r = sb.run("complete(false, \"no wifi\");");
-        assert!(!r.ok() && r.error.is_none());
+        let handle = sb.cancel_handle();
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            handle.cancel();
+        });
+        let started = Instant::now();
+        let r = sb.eval("sleep(20);");
+        let _ = canceller.join();
+        assert_eq!(r.error.map(|e| e.kind), Some(ErrorKind::Cancelled));
+        assert!(started.elapsed() < Duration::from_secs(5), "woken by the cancel, not the clock");
+        assert!(sb.eval("sleep(0.01); 1").ok(), "the next snippet runs normally");
+        let session = CancellationToken::new();
+        sb.stop_on(session.clone());
+        session.cancel();
+        assert_eq!(sb.eval("loop {}").error.map(|e| e.kind), Some(ErrorKind::Cancelled), "stopped before it began");
     }
 }

@@ -11,6 +11,23 @@ use rhai::{Dynamic, Map};
 
 use crate::ui::{Element, UiTree};
 
+/// The keys a selector map may have.
+pub const SELECTOR_KEYS: &str =
+    "text, desc, id, class, index, below, above, left_of, right_of, clickable, checked, enabled";
+
+/// Why a value is not a selector.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    #[error("a selector is a string or a map like #{{text: \"OK\"}}, not {0}")]
+    NotASelector(String),
+    #[error("unknown selector key {0:?}; use {SELECTOR_KEYS}")]
+    UnknownKey(String),
+    #[error("{key} must be {expected}, not {found}")]
+    WrongType { key: String, expected: &'static str, found: String },
+    #[error("index must be ≥ 0")]
+    NegativeIndex,
+}
+
 /// A compiled selector.
 #[derive(Debug, Clone)]
 pub struct Selector {
@@ -63,24 +80,24 @@ impl Pattern {
 }
 
 impl Selector {
-    pub fn from_dynamic(v: &Dynamic) -> Result<Self, String> {
+    pub fn from_dynamic(v: &Dynamic) -> Result<Self, SelectorError> {
         if let Ok(s) = v.clone().into_immutable_string() {
             let s = s.to_string();
             return Ok(Selector { any_text: Some(Pattern::new(&s)), shown: format!("{s:?}"), ..Self::empty() });
         }
         let Some(map) = v.clone().try_cast::<Map>() else {
-            return Err(format!("a selector is a string or a map like #{{text: \"OK\"}}, not {}", v.type_name()));
+            return Err(SelectorError::NotASelector(v.type_name().to_string()));
         };
         let mut sel = Selector { shown: format!("{v}"), ..Self::empty() };
         for (key, value) in &map {
-            let text = || {
-                value
-                    .clone()
-                    .into_immutable_string()
-                    .map(|s| s.to_string())
-                    .map_err(|t| format!("{key} must be a string, not {t}"))
+            let wrong = |expected: &'static str, found: &str| SelectorError::WrongType {
+                key: key.to_string(),
+                expected,
+                found: found.to_string(),
             };
-            let flag = || value.as_bool().map_err(|t| format!("{key} must be true or false, not {t}"));
+            let text =
+                || value.clone().into_immutable_string().map(|s| s.to_string()).map_err(|t| wrong("a string", t));
+            let flag = || value.as_bool().map_err(|t| wrong("true or false", t));
             match key.as_str() {
                 "text" => sel.text = Some(Pattern::new(&text()?)),
                 "desc" => sel.desc = Some(Pattern::new(&text()?)),
@@ -90,8 +107,8 @@ impl Selector {
                 "checked" => sel.flags.push((Flag::Checked, flag()?)),
                 "enabled" => sel.flags.push((Flag::Enabled, flag()?)),
                 "index" => {
-                    let i = value.as_int().map_err(|t| format!("index must be an integer, not {t}"))?;
-                    sel.index = Some(usize::try_from(i).map_err(|_| "index must be ≥ 0".to_string())?);
+                    let i = value.as_int().map_err(|t| wrong("an integer", t))?;
+                    sel.index = Some(usize::try_from(i).map_err(|_| SelectorError::NegativeIndex)?);
                 }
                 "below" | "above" | "left_of" | "right_of" => {
                     let rel = match key.as_str() {
@@ -102,12 +119,7 @@ impl Selector {
                     };
                     sel.relations.push((rel, Box::new(Selector::from_dynamic(value)?)));
                 }
-                other => {
-                    return Err(format!(
-                        "unknown selector key {other:?}; use text, desc, id, class, index, below, above, left_of, \
-                         right_of, clickable, checked, enabled"
-                    ));
-                }
+                other => return Err(SelectorError::UnknownKey(other.to_string())),
             }
         }
         Ok(sel)
@@ -182,121 +194,6 @@ impl Selector {
     }
 }
 
-/// Escapes the characters a regex treats specially ('-' and '/' stay readable).
-fn regex_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `text` as a Rhai string literal.
-pub fn rhai_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-enum Part {
-    Text(String),
-    Int(usize),
-}
-
-/// A selector, as Rhai source, that finds element `target` first on `tree`: its text,
-/// content-desc or id, combined when one is not enough, then anchored to the nearest
-/// labelled neighbour (`right_of`, `below`, `left_of`), then an `index` among equals.
-/// Replays built from it survive layout changes that indices do not.
-pub fn selector_for(tree: &UiTree, target: usize) -> Option<String> {
-    let el = tree.get(target)?;
-    let short_id = el.resource_id.rsplit('/').next().unwrap_or("").to_string();
-    let short_class = el.class.rsplit('.').next().unwrap_or("").to_string();
-    let lit = |s: &str| Part::Text(regex_literal(s));
-    let mut own: Vec<Vec<(&str, Part)>> = Vec::new();
-    if !el.text.is_empty() {
-        own.push(vec![("text", lit(&el.text))]);
-    }
-    if !el.content_desc.is_empty() {
-        own.push(vec![("desc", lit(&el.content_desc))]);
-    }
-    if !short_id.is_empty() {
-        own.push(vec![("id", lit(&short_id))]);
-        if !el.text.is_empty() {
-            own.push(vec![("id", lit(&short_id)), ("text", lit(&el.text))]);
-        }
-        if !el.content_desc.is_empty() {
-            own.push(vec![("id", lit(&short_id)), ("desc", lit(&el.content_desc))]);
-        }
-    }
-    let base: (&str, String) = if short_id.is_empty() { ("class", short_class) } else { ("id", short_id) };
-    // Labelled neighbours: on the same row to the left or right, or above.
-    let b = el.bounds;
-    let labelled = tree.elements.iter().filter(|e| e.visible && e.id != target && !e.text.is_empty());
-    let same_row = |e: &&crate::ui::Element| e.center.1 >= b.top && e.center.1 <= b.bottom;
-    let dist = |e: &crate::ui::Element| {
-        let (dx, dy) = (i64::from(e.center.0 - el.center.0), i64::from(e.center.1 - el.center.1));
-        dx * dx + dy * dy
-    };
-    let left = labelled.clone().filter(same_row).filter(|e| e.bounds.right <= b.left + 2).min_by_key(|e| dist(e));
-    let right = labelled.clone().filter(same_row).filter(|e| e.bounds.left >= b.right - 2).min_by_key(|e| dist(e));
-    let above = labelled.filter(|e| e.bounds.bottom <= b.top + 2).min_by_key(|e| dist(e));
-    for (relation, anchor) in [("right_of", left), ("left_of", right), ("below", above)] {
-        if let Some(a) = anchor {
-            own.push(vec![(base.0, lit(&base.1)), (relation, lit(&a.text))]);
-        }
-    }
-    let last = own.len();
-    let candidates = own.into_iter().chain(std::iter::once(vec![(base.0, lit(&base.1))]));
-    for (n, parts) in candidates.enumerate() {
-        let mut map = Map::new();
-        for (key, part) in &parts {
-            let value = match part {
-                Part::Text(t) => Dynamic::from(t.clone()),
-                Part::Int(i) => Dynamic::from(*i as i64),
-            };
-            map.insert((*key).into(), value);
-        }
-        let Ok(sel) = Selector::from_dynamic(&Dynamic::from(map.clone())) else { continue };
-        let found = sel.find_all(tree);
-        let source = |parts: &[(&str, Part)]| {
-            let fields: Vec<String> = parts
-                .iter()
-                .map(|(k, p)| match p {
-                    Part::Text(t) => format!("{k}: {}", rhai_string(t)),
-                    Part::Int(i) => format!("{k}: {i}"),
-                })
-                .collect();
-            format!("#{{{}}}", fields.join(", "))
-        };
-        match found.iter().position(|e| e.id == target) {
-            Some(0) => return Some(source(&parts)),
-            // Only the last candidate (the base alone) settles for an index.
-            Some(i) if n == last => {
-                let mut parts = parts;
-                parts.push(("index", Part::Int(i)));
-                return Some(source(&parts));
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,34 +231,6 @@ mod tests {
         assert_eq!(sel(r#"#{class: "Switch", checked: true}"#).find_all(&t).len(), 1);
         assert_eq!(sel(r#""(unclosed""#).find(&t).map(|e| e.id), None, "an invalid regex matches exactly");
         let err = Selector::from_dynamic(&Dynamic::from(3_i64)).unwrap_err();
-        assert!(err.contains("string or a map"), "{err}");
-    }
-
-    #[test]
-    fn generated_selectors_find_their_element_first() {
-        let t = tree();
-        let by_id = |id: &str| t.elements.iter().position(|e| e.resource_id.ends_with(id)).unwrap();
-        assert_eq!(selector_for(&t, by_id("wifi_switch")).as_deref(), Some(r#"#{id: "wifi_switch"}"#));
-        let wifi = t.elements.iter().position(|e| e.text == "Wi-Fi").unwrap();
-        assert_eq!(selector_for(&t, wifi).as_deref(), Some(r#"#{text: "Wi-Fi"}"#));
-        // Every element of every shape gets a selector that finds it first.
-        let xml = r#"<hierarchy rotation="0">
-<node class="android.widget.TextView" text="Price (USD) $5" bounds="[0,0][500,100]" />
-<node class="android.widget.Switch" resource-id="p:id/switch_widget" bounds="[600,0][700,100]" />
-<node class="android.widget.TextView" text="Dark &quot;mode&quot;" bounds="[0,200][500,300]" />
-<node class="android.widget.Switch" resource-id="p:id/switch_widget" bounds="[600,200][700,300]" />
-<node class="android.widget.ImageView" bounds="[0,400][100,500]" clickable="true" />
-<node class="android.widget.ImageView" bounds="[200,400][300,500]" clickable="true" />
-</hierarchy>"#;
-        let t = crate::ui::parse(xml.as_bytes(), (1080, 2400)).unwrap();
-        let engine = rhai::Engine::new_raw();
-        for e in t.elements.iter().filter(|e| e.visible) {
-            let source = selector_for(&t, e.id).unwrap_or_else(|| panic!("no selector for {e:?}"));
-            let value: Dynamic = engine.eval_expression(&source).unwrap_or_else(|err| panic!("{source}: {err}"));
-            let found = Selector::from_dynamic(&value).unwrap().find(&t).map(|f| f.id);
-            assert_eq!(found, Some(e.id), "{source} finds its element");
-        }
-        let second = t.elements.iter().rposition(|e| e.resource_id.ends_with("switch_widget")).unwrap();
-        assert_eq!(selector_for(&t, second).as_deref(), Some(r#"#{id: "switch_widget", right_of: "Dark \"mode\""}"#));
+        assert!(err.to_string().contains("string or a map"), "{err}");
     }
 }

@@ -8,7 +8,7 @@ use crate::device::Observation;
 use crate::ui::Element;
 
 /// The elements `ui_state` lists (shared with the compact screen text).
-pub use crate::ui::render::listed;
+pub use crate::ui::screen_text::listed;
 
 fn int(v: i32) -> Dynamic {
     Dynamic::from(i64::from(v))

@@ -1,53 +1,13 @@
-//! A finished run as scripts that replay it without an LLM: `script.rhai` (the
-//! snippets that ran, in order, thoughts as comments, a `refresh()` between steps as
-//! the agent observed between them) and `script.selectors.rhai` (the same with every
-//! literal `tap_by_index(i)` / `long_press_by_index(i)` rewritten as the selector of
-//! the element it hit, so the replay survives a layout change). This module writes
-//! text; it runs nothing.
+//! A finished run as scripts that replay it without an LLM, written from its
+//! [`StepRecord`]s: `script.rhai` (the snippets that ran, in order, thoughts as
+//! comments, a `refresh()` between steps as the agent observed between them) and
+//! `script.selectors.rhai` (the same with every literal `tap_by_index(i)` /
+//! `long_press_by_index(i)` rewritten as the selector of the element it hit, so the
+//! replay survives a layout change). This module writes text; it runs nothing.
 
 use regex::Regex;
 
-/// One agent step, as the export needs it.
-#[derive(Debug, Clone, Default)]
-pub struct Step {
-    pub number: usize,
-    pub thought: String,
-    /// The code the model wrote (`None` when it wrote none).
-    pub code: Option<String>,
-    /// Why the code did not run (a syntax error), if it did not.
-    pub not_run: Option<String>,
-    /// The error the code ended with, if it ran and failed.
-    pub error: Option<String>,
-    /// Index-based actions in the order they ran: (tool, index, selector of the element).
-    pub index_targets: Vec<(String, i64, Option<String>)>,
-    /// What a failed step did to the device before it failed, in order.
-    pub done: Vec<Done>,
-}
-
-/// One device action that succeeded, as a call a replay can make.
-#[derive(Debug, Clone, Default)]
-pub struct Done {
-    pub tool: String,
-    /// Arguments as Rhai literals.
-    pub args: Vec<String>,
-    /// For index taps: the selector of the element hit.
-    pub target: Option<String>,
-}
-
-/// Tools that only read: a replay of a failed step leaves them out.
-pub const READ_ONLY: &[&str] = &[
-    "find",
-    "find_all",
-    "refresh",
-    "screenshot",
-    "memory",
-    "assert_visible",
-    "assert_not_visible",
-    "wait_for",
-    "wait_gone",
-    "list_packages",
-    "wait",
-];
+use super::step::{StepOutcome, StepRecord};
 
 fn comment(text: &str, out: &mut String) {
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -58,7 +18,7 @@ fn comment(text: &str, out: &mut String) {
 }
 
 /// Replaces literal index taps with the selectors recorded for them, in order.
-fn with_selectors(code: &str, targets: &[(String, i64, Option<String>)]) -> String {
+fn with_selectors(code: &str, targets: &[(&str, i64, Option<&str>)]) -> String {
     let Ok(pattern) = Regex::new(r"\b(tap_by_index|long_press_by_index)\s*\(\s*(\d+)\s*\)") else {
         return code.to_string();
     };
@@ -70,11 +30,10 @@ fn with_selectors(code: &str, targets: &[(String, i64, Option<String>)]) -> Stri
             let found = targets
                 .iter()
                 .enumerate()
-                .position(|(i, (t, n, sel))| !used[i] && t == tool && *n == index && sel.is_some());
-            match found {
-                Some(i) => {
+                .position(|(i, (t, n, sel))| !used[i] && *t == tool && *n == index && sel.is_some());
+            match found.and_then(|i| Some((i, targets[i].2?))) {
+                Some((i, selector)) => {
                     used[i] = true;
-                    let selector = targets[i].2.as_deref().unwrap_or_default();
                     let call = if tool == "tap_by_index" { "tap" } else { "long_press" };
                     format!("{call}({selector})")
                 }
@@ -84,7 +43,7 @@ fn with_selectors(code: &str, targets: &[(String, i64, Option<String>)]) -> Stri
         .into_owned()
 }
 
-fn render(header: &str, steps: &[Step], selectors: bool) -> String {
+fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
     let mut out = String::new();
     comment(header, &mut out);
     let mut ran_before = false;
@@ -97,18 +56,22 @@ fn render(header: &str, steps: &[Step], selectors: bool) -> String {
             out.push_str("// (no code in this step)\n");
             continue;
         };
-        let code = if selectors { with_selectors(code, &step.index_targets) } else { code.clone() };
-        if let Some(why) = &step.not_run {
-            comment(&format!("Not run: {why}"), &mut out);
-            comment(&code, &mut out);
-            continue;
-        }
+        let code = if selectors { with_selectors(code, &step.index_targets()) } else { code.clone() };
+        let error = match &step.outcome {
+            StepOutcome::NotParsed(why) => {
+                comment(&format!("Not run: {why}"), &mut out);
+                comment(&code, &mut out);
+                continue;
+            }
+            StepOutcome::Ran(result) => result.error.as_ref(),
+            StepOutcome::NoCode => None,
+        };
         // The agent observed the screen before each step: indices belong to that.
         if ran_before {
             out.push_str("refresh();\n");
         }
         ran_before = true;
-        match &step.error {
+        match error {
             None => {
                 out.push_str(code.trim_end());
                 out.push('\n');
@@ -119,14 +82,15 @@ fn render(header: &str, steps: &[Step], selectors: bool) -> String {
                 comment(&format!("This step failed in the recorded run: {error}"), &mut out);
                 out.push_str("// Its code:\n");
                 comment(&code, &mut out);
-                if !step.done.is_empty() {
+                let done = step.done_before_failing();
+                if !done.is_empty() {
                     out.push_str("// What it did before failing:\n");
                 }
-                for d in &step.done {
-                    match (&d.target, selectors, d.tool.as_str()) {
+                for a in done {
+                    match (a.capture.target.as_deref(), selectors, a.tool.as_str()) {
                         (Some(sel), true, "tap_by_index") => out.push_str(&format!("tap({sel});\n")),
                         (Some(sel), true, "long_press_by_index") => out.push_str(&format!("long_press({sel});\n")),
-                        _ => out.push_str(&format!("{}({});\n", d.tool, d.args.join(", "))),
+                        _ => out.push_str(&format!("{}({});\n", a.tool, a.args.join(", "))),
                     }
                 }
             }
@@ -136,60 +100,97 @@ fn render(header: &str, steps: &[Step], selectors: bool) -> String {
 }
 
 /// `script.rhai`: the run's snippets as they ran.
-pub fn script(header: &str, steps: &[Step]) -> String {
+pub fn script(header: &str, steps: &[StepRecord]) -> String {
     render(header, steps, false)
 }
 
 /// `script.selectors.rhai`: the same, with index taps turned into selectors.
-pub fn selector_script(header: &str, steps: &[Step]) -> String {
+pub fn selector_script(header: &str, steps: &[StepRecord]) -> String {
     render(header, steps, true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::{Action, Capture, ErrorKind, RunError, RunResult};
+    use crate::trajectory::StepTiming;
+
+    fn step(number: usize, thought: &str, code: Option<&str>, outcome: StepOutcome) -> StepRecord {
+        StepRecord {
+            number,
+            reply: String::new(),
+            thought: thought.into(),
+            code: code.map(str::to_string),
+            outcome,
+            usage: Default::default(),
+            timing: StepTiming::default(),
+            repeated: false,
+        }
+    }
+
+    fn tap(index: i64, target: &str, result: &str) -> Action {
+        Action {
+            tool: "tap_by_index".into(),
+            args: vec![index.to_string()],
+            result: result.into(),
+            failure: (result != "ok").then_some(crate::sandbox::FailureKind::Device),
+            started_ms: 0.0,
+            duration_ms: 0.0,
+            capture: Capture { target: Some(target.into()), ..Capture::default() },
+        }
+    }
+
+    fn failed(message: &str, actions: Vec<Action>) -> StepOutcome {
+        StepOutcome::Ran(RunResult {
+            error: Some(RunError {
+                message: message.into(),
+                line: None,
+                column: None,
+                source_line: None,
+                kind: ErrorKind::Script,
+            }),
+            actions,
+            ..RunResult::default()
+        })
+    }
 
     #[test]
     fn index_taps_become_selectors_in_order_and_failed_steps_are_kept_safe() {
+        let ok = StepOutcome::Ran(RunResult::default());
         let steps = [
-            Step {
-                number: 1,
-                thought: "Open settings.".into(),
-                code: Some("start_app(\"s\");\n".into()),
-                ..Step::default()
-            },
-            Step {
-                number: 2,
-                thought: "Tap Wi-Fi twice.".into(),
-                code: Some("tap_by_index(4);\ntap_by_index( 4 );\nlet i = 2; tap_by_index(i);\n".into()),
-                index_targets: vec![
-                    ("tap_by_index".into(), 4, Some("#{text: \"Wi-Fi\"}".into())),
-                    ("tap_by_index".into(), 4, Some("#{id: \"x\"}".into())),
-                    ("tap_by_index".into(), 2, Some("#{text: \"B\"}".into())),
-                ],
-                error: Some("boom".into()),
-                done: vec![Done {
-                    tool: "tap_by_index".into(),
-                    args: vec!["4".into()],
-                    target: Some("#{text: \"Wi-Fi\"}".into()),
-                }],
-                ..Step::default()
-            },
-            Step {
-                number: 5,
-                thought: "A failing step that defines things.".into(),
-                code: Some("fn helper() { 1 }\nlet kept = 2;\nno_such_fn();\n".into()),
-                error: Some("Function not found: no_such_fn".into()),
-                ..Step::default()
-            },
-            Step {
-                number: 3,
-                thought: "Oops.".into(),
-                code: Some("let = ;".into()),
-                not_run: Some("syntax error".into()),
-                ..Step::default()
-            },
-            Step { number: 4, thought: "Done.".into(), code: None, ..Step::default() },
+            step(1, "Open settings.", Some("start_app(\"s\");\n"), ok),
+            step(
+                2,
+                "Tap Wi-Fi twice.",
+                Some("tap_by_index(4);\ntap_by_index( 4 );\nlet i = 2; tap_by_index(i);\n"),
+                failed(
+                    "boom",
+                    vec![
+                        tap(4, "#{text: \"Wi-Fi\"}", "ok"),
+                        tap(4, "#{id: \"x\"}", "ok"),
+                        tap(2, "#{text: \"B\"}", "gone"),
+                    ],
+                ),
+            ),
+            step(
+                5,
+                "A failing step that defines things.",
+                Some("fn helper() { 1 }\nlet kept = 2;\nno_such_fn();\n"),
+                failed("Function not found: no_such_fn", Vec::new()),
+            ),
+            step(
+                3,
+                "Oops.",
+                Some("let = ;"),
+                StepOutcome::NotParsed(RunError {
+                    message: "syntax error".into(),
+                    line: None,
+                    column: None,
+                    source_line: None,
+                    kind: ErrorKind::Syntax,
+                }),
+            ),
+            step(4, "Done.", None, StepOutcome::NoCode),
         ];
         let plain = script("codeact run: \"x\"", &steps);
         assert!(
@@ -202,7 +203,8 @@ mod tests {
             ),
             "{plain}"
         );
-        assert!(plain.contains("// What it did before failing:\ntap_by_index(4);\n"), "{plain}");
+        assert!(plain.contains("// What it did before failing:\ntap_by_index(4);\ntap_by_index(4);\n"), "{plain}");
+        assert!(!plain.contains("tap_by_index(2);\n"), "a failed call is not replayed: {plain}");
         assert!(plain.contains("// Not run: syntax error\n// let = ;"), "{plain}");
         let sel = selector_script("h", &steps);
         assert!(sel.contains("// What it did before failing:\ntap(#{text: \"Wi-Fi\"});\n"), "{sel}");

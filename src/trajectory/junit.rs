@@ -7,9 +7,9 @@ use std::fmt::Write as _;
 
 use crate::sandbox::RunResult;
 
-/// How one script ended.
+/// How one script ended, as a test.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum Verdict {
     Passed,
     /// An assertion failed or the script completed as failed.
     Failed {
@@ -31,28 +31,32 @@ pub struct Case {
     /// The script's path, used as the class name.
     pub classname: String,
     pub seconds: f64,
-    pub outcome: Outcome,
+    pub verdict: Verdict,
     /// What the script printed, and its action log.
     pub output: String,
 }
 
-/// How a run of a script ends, as a test: an assertion tool's error or a failed
-/// completion is a failure, any other error an error.
-pub fn outcome(result: &RunResult) -> Outcome {
-    match (&result.error, &result.completion) {
-        (Some(e), _) => {
-            let message = e.message.clone();
-            let detail = e.to_string();
-            if message.contains(crate::tools::ASSERTION) {
-                Outcome::Failed { message, detail }
-            } else {
-                Outcome::Error { message, detail }
+impl Verdict {
+    /// How a run of a script ends, as a test: an assertion tool's failure or a failed
+    /// completion is a failure, any other error an error.
+    pub fn of(result: &RunResult) -> Self {
+        match (&result.error, &result.completion) {
+            (Some(e), _) if e.is_assertion() => Verdict::Failed { message: e.message.clone(), detail: e.to_string() },
+            (Some(e), _) => Verdict::Error { message: e.message.clone(), detail: e.to_string() },
+            (None, Some(c)) if !c.success => {
+                Verdict::Failed { message: format!("completed as failed: {}", c.reason), detail: String::new() }
             }
+            _ => Verdict::Passed,
         }
-        (None, Some(c)) if !c.success => {
-            Outcome::Failed { message: format!("completed as failed: {}", c.reason), detail: String::new() }
+    }
+
+    /// `PASS`, `FAIL` or `ERROR`, as `codeact exec` prints it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Passed => "PASS",
+            Verdict::Failed { .. } => "FAIL",
+            Verdict::Error { .. } => "ERROR",
         }
-        _ => Outcome::Passed,
     }
 }
 
@@ -76,8 +80,8 @@ fn escape(text: &str) -> String {
 
 /// The report for `cases` as a `<testsuites>` document.
 pub fn render(suite: &str, cases: &[Case]) -> String {
-    let failures = cases.iter().filter(|c| matches!(c.outcome, Outcome::Failed { .. })).count();
-    let errors = cases.iter().filter(|c| matches!(c.outcome, Outcome::Error { .. })).count();
+    let failures = cases.iter().filter(|c| matches!(c.verdict, Verdict::Failed { .. })).count();
+    let errors = cases.iter().filter(|c| matches!(c.verdict, Verdict::Error { .. })).count();
     let seconds: f64 = cases.iter().map(|c| c.seconds).sum();
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let head = format!(
@@ -95,19 +99,19 @@ pub fn render(suite: &str, cases: &[Case]) -> String {
             escape(&case.classname),
             case.seconds
         );
-        match &case.outcome {
-            Outcome::Passed => {}
-            Outcome::Failed { message, detail } => {
+        match &case.verdict {
+            Verdict::Passed => {}
+            Verdict::Failed { message, detail } => {
                 let _ = write!(x, "\n      <failure message=\"{}\">{}</failure>", escape(message), escape(detail));
             }
-            Outcome::Error { message, detail } => {
+            Verdict::Error { message, detail } => {
                 let _ = write!(x, "\n      <error message=\"{}\">{}</error>", escape(message), escape(detail));
             }
         }
         if !case.output.is_empty() {
             let _ = write!(x, "\n      <system-out>{}</system-out>", escape(&case.output));
         }
-        x.push_str(if matches!(case.outcome, Outcome::Passed) && case.output.is_empty() { "" } else { "\n    " });
+        x.push_str(if matches!(case.verdict, Verdict::Passed) && case.output.is_empty() { "" } else { "\n    " });
         x.push_str("</testcase>\n");
     }
     x.push_str("  </testsuite>\n</testsuites>\n");
@@ -125,21 +129,21 @@ mod tests {
                 name: "ok".into(),
                 classname: "a.rhai".into(),
                 seconds: 0.5,
-                outcome: Outcome::Passed,
+                verdict: Verdict::Passed,
                 output: "".into(),
             },
             Case {
                 name: "wifi".into(),
                 classname: "scripts/wifi.rhai".into(),
                 seconds: 1.25,
-                outcome: Outcome::Failed { message: "assertion failed: \"On\" <x>".into(), detail: "line 3".into() },
+                verdict: Verdict::Failed { message: "assertion failed: \"On\" <x>".into(), detail: "line 3".into() },
                 output: "tap(1, 2) -> ok\u{1}".into(),
             },
             Case {
                 name: "gone".into(),
                 classname: "b.rhai".into(),
                 seconds: 0.0,
-                outcome: Outcome::Error { message: "device & co".into(), detail: String::new() },
+                verdict: Verdict::Error { message: "device & co".into(), detail: String::new() },
                 output: String::new(),
             },
         ];

@@ -3,12 +3,15 @@
 //!
 //! `parse.rs` turns real-world dump bytes into a [`UiTree`]; this module holds the
 //! types and what is derived from each element once (centre, actions, visibility,
-//! stable signature). Rendering for prompts and selectors live elsewhere.
+//! stable signature). `screen_text.rs` writes the compact text the LLM reads;
+//! selectors live with the tools.
 
 mod parse;
-pub mod render;
+pub mod screen_text;
+mod stable_hash;
 
 pub use parse::{ParseError, parse};
+pub use stable_hash::{StableHasher, stable_hash};
 
 /// A rectangle in screen pixels, `[left,top][right,bottom]` as dumps print it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
@@ -125,6 +128,20 @@ impl UiTree {
 
     pub fn is_empty(&self) -> bool {
         self.elements.is_empty()
+    }
+
+    /// A fingerprint of what is on screen (every element's signature and bounds):
+    /// equal fingerprints mean nothing moved.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = StableHasher::default();
+        for e in &self.elements {
+            let b = e.bounds;
+            h.field(&e.signature.to_le_bytes());
+            for v in [b.left, b.top, b.right, b.bottom] {
+                h.field(&v.to_le_bytes());
+            }
+        }
+        h.finish()
     }
 
     /// The packages of the top-level windows, in dump order.

@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use super::stable_hash::StableHasher;
 use super::{Actions, Bounds, Element, UiTree};
 
 /// Why a dump could not be read.
@@ -170,24 +171,6 @@ fn element_from(node: roxmltree::Node, id: usize, parent: Option<usize>, depth: 
     }
 }
 
-/// FNV-1a: stable across runs and platforms (std's hasher is randomly seeded).
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        for byte in b {
-            self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-        // A separator, so ("ab","c") and ("a","bc") differ.
-        self.0 ^= 0xff;
-        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-    }
-}
-
 fn build(doc: &roxmltree::Document, screen: (u32, u32)) -> UiTree {
     let root = doc.root_element();
     let rotation = root.attribute("rotation").and_then(|r| r.parse::<u8>().ok()).unwrap_or(0).min(3);
@@ -241,22 +224,20 @@ fn derive(tree: &mut UiTree) {
         };
         e.visible =
             !e.bounds.is_empty() && e.visible_to_user != Some(false) && (!known_screen || e.bounds.intersects(&screen));
-        let mut h = Fnv::new();
-        h.bytes(e.class.as_bytes());
-        h.bytes(e.resource_id.as_bytes());
-        h.bytes(e.content_desc.as_bytes());
+        let mut h = StableHasher::default();
+        h.field(e.class.as_bytes()).field(e.resource_id.as_bytes()).field(e.content_desc.as_bytes());
         let text = if e.is_editable() { "" } else { e.text.as_str() };
-        h.bytes(text.as_bytes());
+        h.field(text.as_bytes());
         for sig in &child_sigs {
-            h.bytes(&sig.to_le_bytes());
+            h.field(&sig.to_le_bytes());
         }
         if e.resource_id.is_empty() && e.content_desc.is_empty() && text.is_empty() && child_sigs.is_empty() {
             let b = e.bounds;
             for v in [b.left, b.top, b.right, b.bottom] {
-                h.bytes(&v.to_le_bytes());
+                h.field(&v.to_le_bytes());
             }
         }
-        e.signature = h.0;
+        e.signature = h.finish();
     }
 }
 

@@ -1,0 +1,63 @@
+//! The Android command-line tools of the virtual device (`input`, `am`, `pm`, `wm`,
+//! `dumpsys`, `uiautomator`, `screencap`, `getprop`, `settings`, `ime`, `svc`,
+//! `monkey`, `cmd`) and the test-only `simctl`.
+//!
+//! Each answers in the exact text a real Android 14 device prints. The shell
+//! (`shell/`) parses the command line and calls these tools, through the
+//! [`Commands`] impl below, for names it does not implement itself.
+
+mod activity;
+mod capture;
+mod input;
+mod simctl;
+mod system;
+
+use crate::device::SimDevice;
+use crate::shell::{Commands, Output, ShellEnv};
+
+/// The shell runs the device's command lines and calls these tools for the names it
+/// does not implement itself.
+impl Commands for SimDevice {
+    fn run(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
+        run(self, argv, stdin, env)
+    }
+}
+
+/// Runs an Android tool; `None` when `argv[0]` is not one.
+fn run(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
+    let name = argv.first()?.as_str();
+    let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+    let _ = stdin;
+    Some(match name {
+        "input" => input::input(device, &args, env),
+        "am" => activity::am(device, &args),
+        "pm" => activity::pm(device, &args),
+        "monkey" => activity::monkey(device, &args),
+        "cmd" => match args.split_first() {
+            Some((&"package", rest)) => activity::pm(device, rest),
+            Some((&"input_method", rest)) => system::ime(device, rest),
+            Some((&"activity", rest)) => activity::am(device, rest),
+            Some((&"wifi", rest)) => system::cmd_wifi(device, rest),
+            Some((service, _)) => fail(&format!("cmd: Can't find service: {service}\n"), 20),
+            None => fail("cmd: No service specified; use -l to list all running services.\n", 20),
+        },
+        "wm" => system::wm(device, &args),
+        "dumpsys" => system::dumpsys(device, &args),
+        "getprop" => system::getprop(device, &args),
+        "settings" => system::settings(device, &args),
+        "ime" => system::ime(device, &args),
+        "svc" => system::svc(device, &args),
+        "uiautomator" => capture::uiautomator(device, &args, env),
+        "screencap" => capture::screencap(device, &args, env),
+        "simctl" => simctl::simctl(device, &args),
+        _ => return None,
+    })
+}
+
+pub(crate) fn ok(stdout: impl Into<Vec<u8>>) -> Output {
+    Output { stdout: stdout.into(), stderr: Vec::new(), code: 0 }
+}
+
+pub(crate) fn fail(stderr: &str, code: i32) -> Output {
+    Output { stdout: Vec::new(), stderr: stderr.as_bytes().to_vec(), code }
+}

@@ -1,0 +1,111 @@
+//! `simctl`: the virtual device's test and benchmark hooks, reached through
+//! `adb shell simctl ...` like any other command. Never delayed, dropped or hung by
+//! the faults it injects, so a test can always read state and clear them.
+
+use std::time::Duration;
+
+use super::{fail, ok};
+use crate::device::SimDevice;
+use crate::shell::Output;
+
+const HELP: &str = "usage: simctl COMMAND
+  state                 print the world as JSON (foreground app, settings, contacts, messages, notes, alarms, ...)
+  reset                 back to the initial world: state, files and faults
+  stats                 print the number of command lines served (simctl excluded) as JSON
+  faults                print the injected faults
+  fault latency MS      add MS of latency before every command
+  fault drop N          after N more commands, drop the connection on the next one
+  fault hang N          after N more commands, never answer the next one
+  fault dialog          show a system dialog at the next screen change
+  fault clear           remove every fault (slow-ui and dump-latency too)
+  slow-ui MS            after each change the screen settles in steps over MS
+  dump-latency MS       make `uiautomator dump` take MS, as on a phone
+";
+
+/// Delays are capped at a minute: a fault must never wedge the device for good.
+const MAX_DELAY_MS: u64 = 60_000;
+
+fn millis(arg: Option<&&str>) -> Option<Duration> {
+    arg.and_then(|a| a.parse::<u64>().ok()).filter(|ms| *ms <= MAX_DELAY_MS).map(Duration::from_millis)
+}
+
+fn count(arg: Option<&&str>) -> Option<u32> {
+    arg.and_then(|a| a.parse::<u32>().ok())
+}
+
+pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
+    match args {
+        ["state"] => {
+            let report = device.world().report();
+            match serde_json::to_string_pretty(&report) {
+                Ok(json) => ok(json + "\n"),
+                Err(e) => fail(&format!("simctl: cannot encode state: {e}\n"), 1),
+            }
+        }
+        ["stats"] => ok(format!("{}\n", serde_json::json!({ "commands": device.commands_served() }))),
+        ["reset"] => {
+            device.reset();
+            ok("")
+        }
+        ["faults"] => {
+            let f = device.faults().clone();
+            let world = device.world();
+            let json = serde_json::json!({
+                "latency_ms": f.latency.as_millis() as u64,
+                "drop_after": f.drop_after,
+                "hang_after": f.hang_after,
+                "dump_latency_ms": f.dump_latency.as_millis() as u64,
+                "slow_ui_ms": world.slow_ui.as_millis() as u64,
+                "dialog_armed": world.fault_dialog_armed,
+            });
+            ok(format!("{json}\n"))
+        }
+        ["fault", "latency", ms] => match millis(Some(ms)) {
+            Some(d) => {
+                device.faults().latency = d;
+                ok("")
+            }
+            None => {
+                fail("simctl: fault latency needs milliseconds (at most 60000), e.g. `simctl fault latency 200`\n", 2)
+            }
+        },
+        ["fault", kind @ ("drop" | "hang"), n] => match count(Some(n)) {
+            Some(n) => {
+                let mut f = device.faults();
+                if *kind == "drop" {
+                    f.drop_after = Some(n)
+                } else {
+                    f.hang_after = Some(n)
+                }
+                ok("")
+            }
+            None => fail("simctl: fault drop|hang needs a command count, e.g. `simctl fault drop 0`\n", 2),
+        },
+        ["fault", "dialog"] => {
+            device.world().fault_dialog_armed = true;
+            ok("")
+        }
+        ["fault", "clear"] => {
+            device.clear_faults();
+            ok("")
+        }
+        ["slow-ui", ms] => match millis(Some(ms)) {
+            Some(d) => {
+                device.world().slow_ui = d;
+                ok("")
+            }
+            None => fail("simctl: slow-ui needs milliseconds (at most 60000), e.g. `simctl slow-ui 800`\n", 2),
+        },
+        ["dump-latency", ms] => match millis(Some(ms)) {
+            Some(d) => {
+                device.faults().dump_latency = d;
+                ok("")
+            }
+            None => {
+                fail("simctl: dump-latency needs milliseconds (at most 60000), e.g. `simctl dump-latency 1500`\n", 2)
+            }
+        },
+        [] | ["help"] | ["--help"] => ok(HELP),
+        _ => fail(&format!("simctl: unknown command: {}\n{HELP}", args.join(" ")), 2),
+    }
+}

@@ -1,0 +1,161 @@
+//! The virtual phone behind the adbd: its world, files, properties and injected
+//! faults. Every service ends up here with a command line or a framebuffer request.
+//!
+//! It is reached only through the ADB wire protocol (see `adb/`); tests never call
+//! it directly. The Android tools that run its command lines are in `commands/`. Faults apply to every command except `simctl` itself, so a test can
+//! always read state and clear them.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use crate::SimConfig;
+use crate::render::{self, Frame};
+use crate::shell::{self, MemFs, Output, ShellEnv};
+use crate::world::{Catalog, Geometry, World};
+
+/// Faults injected with `simctl fault ...`.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Faults {
+    /// Added before every command.
+    pub(crate) latency: Duration,
+    /// After this many more commands, the next one drops its connection.
+    pub(crate) drop_after: Option<u32>,
+    /// After this many more commands, the next one never answers.
+    pub(crate) hang_after: Option<u32>,
+    /// `uiautomator dump` takes at least this long.
+    pub(crate) dump_latency: Duration,
+}
+
+/// How a command line ended, as the transport must see it.
+#[derive(Debug)]
+pub(crate) enum LineOutcome {
+    Done(Output),
+    /// Close the whole connection without answering.
+    Drop,
+    /// Never answer.
+    Hang,
+}
+
+pub(crate) struct SimDevice {
+    /// Command lines served, simctl excluded (`simctl stats`): lets tests count round trips.
+    commands: std::sync::atomic::AtomicU64,
+    config: SimConfig,
+    world: Mutex<World>,
+    fs: MemFs,
+    faults: Mutex<Faults>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The state behind a poisoned lock is still consistent enough to serve.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SimDevice {
+    pub(crate) fn new(config: SimConfig, catalog: Catalog) -> Self {
+        let geometry = Geometry { width: config.width, height: config.height, density: config.density };
+        let world = World::new(std::sync::Arc::new(catalog), geometry);
+        Self {
+            commands: std::sync::atomic::AtomicU64::new(0),
+            config,
+            world: Mutex::new(world),
+            fs: MemFs::new(),
+            faults: Mutex::new(Faults::default()),
+        }
+    }
+
+    pub(crate) fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    pub(crate) fn fs(&self) -> &MemFs {
+        &self.fs
+    }
+
+    pub(crate) fn world(&self) -> MutexGuard<'_, World> {
+        lock(&self.world)
+    }
+
+    pub(crate) fn faults(&self) -> MutexGuard<'_, Faults> {
+        lock(&self.faults)
+    }
+
+    /// The CNXN banner: what `adb devices -l` shows.
+    pub(crate) fn banner(&self) -> String {
+        format!(
+            "device::ro.product.name={};ro.product.model={};ro.product.device={};features=shell_v2,cmd,fixed_push_mkdir",
+            self.config.product, self.config.model, self.config.product
+        )
+    }
+
+    /// The screen as pixels (framebuffer and raw screencap share this).
+    pub(crate) fn frame(&self) -> Frame {
+        let screen = self.world().screen();
+        render::render(&screen)
+    }
+
+    /// Runs one shell command line, applying injected faults first (except to a
+    /// line that starts with `simctl`, so tests can always read state and clear
+    /// them). Sleeps and the rest of the script stop once `cancel` is set (the host
+    /// closed the stream, as SIGHUP does on a phone).
+    pub(crate) fn run_line(&self, line: &str, cancel: Option<Arc<AtomicBool>>) -> LineOutcome {
+        let is_simctl = line.split_whitespace().next().is_some_and(|w| w.trim_matches('\'') == "simctl");
+        if !is_simctl {
+            self.commands.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if let Some(outcome) = self.apply_faults() {
+                return outcome;
+            }
+        }
+        let env = ShellEnv { fs: &self.fs, commands: self, deadline: None, cancel };
+        LineOutcome::Done(shell::run_script(line, &env))
+    }
+
+    /// Counts one command against the drop/hang faults and waits out the injected
+    /// latency; `Some` when this command must be dropped or hung instead.
+    pub(crate) fn apply_faults(&self) -> Option<LineOutcome> {
+        {
+            let mut faults = self.faults();
+            let f = &mut *faults;
+            for (slot, outcome) in [(&mut f.drop_after, LineOutcome::Drop), (&mut f.hang_after, LineOutcome::Hang)] {
+                match slot {
+                    Some(0) => {
+                        *slot = None;
+                        return Some(outcome);
+                    }
+                    Some(n) => *n -= 1,
+                    None => {}
+                }
+            }
+        }
+        // Sleep in slices and re-read the setting, so `simctl fault clear` also
+        // releases commands already waiting.
+        let started = std::time::Instant::now();
+        loop {
+            let latency = self.faults().latency;
+            let left = latency.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return None;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
+    }
+
+    /// How many command lines (simctl excluded) the device has served.
+    pub(crate) fn commands_served(&self) -> u64 {
+        self.commands.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Back to a new device: initial world, empty files, no faults.
+    pub(crate) fn reset(&self) {
+        self.world().reset();
+        self.fs.clear_writable();
+        self.clear_faults();
+    }
+
+    pub(crate) fn clear_faults(&self) {
+        *self.faults() = Faults::default();
+        let mut world = self.world();
+        world.fault_dialog_armed = false;
+        world.slow_ui = Duration::ZERO;
+    }
+}

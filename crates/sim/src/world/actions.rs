@@ -1,0 +1,173 @@
+//! Runs the action scripts of the data files (`open .Detail {index}; clear draft.x`).
+//!
+//! The verbs are listed in `spec.rs`. Actions never fail loudly: an action that
+//! cannot apply (a missing record, an unknown activity) does nothing, as a tap on a
+//! dead button does on a phone. Files are checked for unknown verbs when loaded.
+
+use super::template::{Record, Value};
+use super::{DialogInstance, World};
+
+/// The record an action script acts on: (collection, index).
+pub(crate) type RecordRef = Option<(String, usize)>;
+
+impl World {
+    /// Runs `script` (actions separated by `;`) for `record`, or for the screen's own
+    /// record when `record` is `None`.
+    pub(crate) fn run_actions(&mut self, script: &str, record: RecordRef) {
+        let record = record.or_else(|| {
+            let (_, screen, _) = self.top()?;
+            let source = screen.source.clone()?;
+            self.screen_record().map(|(i, _)| (source, i))
+        });
+        for action in super::spec::split_actions(script) {
+            if !self.run_action(action, &record) {
+                break;
+            }
+        }
+    }
+
+    fn render(&self, template: &str, record: &RecordRef) -> String {
+        let rec: Option<&Record> = record.as_ref().and_then(|(c, i)| self.collections.get(c)?.get(*i));
+        self.scope(rec, record.as_ref().map(|(_, i)| *i)).render(template)
+    }
+
+    /// One action; false stops the script (`require` on an empty value).
+    fn run_action(&mut self, action: &str, record: &RecordRef) -> bool {
+        let (verb, rest) = action.split_once(char::is_whitespace).unwrap_or((action, ""));
+        let rest = rest.trim();
+        match verb {
+            "back" => self.finish_activity(),
+            "home" => self.go_home(),
+            "dismiss" => {
+                self.dialogs.pop();
+                self.screen_changed();
+            }
+            "launch" => {
+                if let Some(app) = self.catalog.app_index(rest) {
+                    self.launch(app);
+                }
+            }
+            "open" => {
+                let (activity, arg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let param = self.render(arg.trim(), record);
+                let (app, activity) = match activity.split_once('/') {
+                    Some((pkg, act)) => (self.catalog.app_index(pkg), act.to_string()),
+                    None => (self.top_app(), activity.to_string()),
+                };
+                if let Some(app) = app {
+                    self.push_screen(app, &activity, param);
+                }
+            }
+            "dialog" => {
+                let app = self.top_app().unwrap_or(0);
+                if let Some(dialog) = self.catalog.apps.get(app).and_then(|a| a.dialog_index(rest)) {
+                    self.dialogs.push(DialogInstance::App { app, dialog, record: record.clone() });
+                    self.screen_changed();
+                }
+            }
+            "toggle" => {
+                let now = self.read(rest, record).is_some_and(|v| v.truthy());
+                self.write(rest, Value::Bool(!now), record);
+            }
+            "set" => {
+                let (key, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let text = self.render(value.trim(), record);
+                // Keep a number a number (sliders), as the state declared it.
+                let value = match (self.read(key, record), text.parse::<i64>()) {
+                    (Some(Value::Int(_)), Ok(n)) => Value::Int(n),
+                    _ => typed(&text),
+                };
+                self.write(key, value, record);
+            }
+            "clear" => self.write(rest, Value::Str(String::new()), record),
+            "require" => return self.read(rest, record).is_some_and(|v| v.truthy()),
+            "add" => {
+                let (collection, fields) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let new = self.fields(fields, record);
+                self.collections.entry(collection.to_string()).or_default().push(new);
+                self.screen_changed();
+            }
+            "update" => {
+                let fields = self.fields(rest, record);
+                if let Some(rec) = self.record_mut(record) {
+                    rec.extend(fields);
+                    self.screen_changed();
+                }
+            }
+            "delete" => {
+                if let Some((collection, index)) = record {
+                    let showing = self.screen_record().map(|(i, _)| i) == Some(*index)
+                        && self.top().is_some_and(|(_, s, _)| s.source.as_deref() == Some(collection));
+                    if let Some(records) = self.collections.get_mut(collection)
+                        && *index < records.len()
+                    {
+                        records.remove(*index);
+                    }
+                    if showing {
+                        self.finish_activity();
+                    }
+                    self.screen_changed();
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// `field=template field=#{number}` pairs; a `#` marks a number.
+    fn fields(&self, spec: &str, record: &RecordRef) -> Record {
+        spec.split_whitespace()
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(field, template)| {
+                let value = match template.strip_prefix('#') {
+                    Some(t) => {
+                        let text = self.render(t, record);
+                        text.trim().parse::<i64>().map(Value::Int).unwrap_or(Value::Str(text))
+                    }
+                    None => typed(&self.render(template, record)),
+                };
+                (field.to_string(), value)
+            })
+            .collect()
+    }
+
+    fn record_mut(&mut self, record: &RecordRef) -> Option<&mut Record> {
+        let (collection, index) = record.as_ref()?;
+        self.collections.get_mut(collection)?.get_mut(*index)
+    }
+
+    /// A state key or `record.FIELD`.
+    pub(crate) fn read(&self, key: &str, record: &RecordRef) -> Option<Value> {
+        match key.strip_prefix("record.") {
+            Some(field) => {
+                let (c, i) = record.as_ref()?;
+                self.collections.get(c)?.get(*i)?.get(field).cloned()
+            }
+            None => self.state.get(key).cloned(),
+        }
+    }
+
+    pub(crate) fn write(&mut self, key: &str, value: Value, record: &RecordRef) {
+        match key.strip_prefix("record.") {
+            Some(field) => {
+                if let Some(rec) = self.record_mut(record) {
+                    rec.insert(field.to_string(), value);
+                }
+            }
+            None => {
+                self.state.insert(key.to_string(), value);
+            }
+        }
+        self.screen_changed();
+    }
+}
+
+/// Literal `true`/`false` become booleans; everything else stays text (typed digits
+/// in a message are still a message).
+fn typed(text: &str) -> Value {
+    match text {
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ => Value::Str(text.to_string()),
+    }
+}

@@ -1,0 +1,369 @@
+//! The world as data: the TOML schema of `data/world.toml` and `data/apps/*.toml` (crates/sim).
+//!
+//! A world file holds the initial state (scalar values and record collections); each
+//! app file declares one package: its launcher icon, its screens (activities) made of
+//! items, and its dialogs. Adding a screen or an app needs no Rust. This module only
+//! reads and checks the files; `World` runs them.
+//!
+//! # App file
+//! ```toml
+//! package = "com.example.notes"
+//! label = "Notes"                        # launcher label
+//! icon = { shape = "squircle", color = "#F9AB00" }   # circle|square|squircle|triangle|hexagon
+//! launcher = ".NotesList"                # activity the launcher intent opens
+//!
+//! [[screens]]
+//! activity = ".NotesList"                # ".Name" is relative to the package
+//! title = "Notes"
+//! root = true                            # no "Navigate up" button
+//! dialog = "welcome"                     # optional: shown on arrival while `dialog_when` holds
+//! dialog_when = "!perm.notes"
+//! autofocus = "title"                    # optional: id of a field focused on arrival
+//! [[screens.items]]
+//! type = "list"                          # header|row|switch|field|button|slider|text|list|grid|fab|action
+//! id = "notes_list"
+//! source = "notes"                       # a collection from world.toml
+//! where = "{record.folder} == {param}"   # optional filter (condition syntax below)
+//! text = "{record.title}"                # row title, a template
+//! summary = "{record.body}"
+//! on_tap = "open .NoteEditor {index}"    # actions, separated by ';'
+//! on_long_press = "dialog note_menu"
+//! ```
+//! Items: `text`, `summary`, `desc` (content-desc), `hint`, `id` (resource-id; a bare
+//! name gets `PACKAGE:id/`), `bind` (the state key a switch, field or slider shows and
+//! changes; `record.FIELD` inside lists), `enabled` (a condition), `number` (fields
+//! accept digits only), `max` (sliders), `dock = "bottom"` (stays below the list, above
+//! the keyboard), `glyph` (fab and action buttons), `empty` (a list's text when empty).
+//!
+//! Templates: `{key}` reads a state value, `{record.FIELD}` a list record's field,
+//! `{param}` the screen's parameter, `{index}` the record's position, `{key:02}` pads a
+//! number, `{key?Yes:No}` chooses by truth.
+//! Conditions: `KEY`, `!KEY`, `A == B`, `A != B`, `A ~= B` (A contains B, ignoring
+//! case) — both sides templates.
+//! Screens with `source = "COLLECTION"` show the record at index `{param}` as `{record.*}`.
+//! Actions: `open ACTIVITY [ARG]`, `back` (closes the screen), `home`, `launch PACKAGE`, `toggle KEY`,
+//! `set KEY VALUE`, `clear KEY`, `require KEY` (stop here when KEY is empty),
+//! `add COLLECTION FIELD=VALUE...`, `update FIELD=VALUE...` (the screen's record),
+//! `delete` (the dialog's or screen's record), `dialog NAME`, `dismiss`.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::template::Value;
+
+/// The world file: initial state and what `simctl state` exports.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WorldSpec {
+    /// Nested tables flatten to dotted keys: `[state.settings] wifi = true` → `settings.wifi`.
+    #[serde(default)]
+    pub(crate) state: toml::Table,
+    #[serde(default)]
+    pub(crate) collections: BTreeMap<String, Vec<BTreeMap<String, Value>>>,
+    /// Collections exported as a list of one field (e.g. `contacts = "name"`).
+    #[serde(default)]
+    pub(crate) export_field: BTreeMap<String, String>,
+    /// Packages installed but without screens (listed by `pm list packages`).
+    #[serde(default)]
+    pub(crate) system_packages: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AppSpec {
+    pub(crate) package: String,
+    pub(crate) label: String,
+    pub(crate) icon: IconSpec,
+    /// The activity the launcher intent starts; `None` for apps without an icon.
+    #[serde(default)]
+    pub(crate) launcher: Option<String>,
+    /// Shown on the launcher (false for the launcher itself).
+    #[serde(default = "yes")]
+    pub(crate) on_home: bool,
+    /// A system app (`pm list packages -3` leaves it out).
+    #[serde(default)]
+    pub(crate) system: bool,
+    #[serde(default)]
+    pub(crate) screens: Vec<ScreenSpec>,
+    #[serde(default)]
+    pub(crate) dialogs: Vec<DialogSpec>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct IconSpec {
+    pub(crate) shape: String,
+    pub(crate) color: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScreenSpec {
+    pub(crate) activity: String,
+    #[serde(default)]
+    pub(crate) title: String,
+    #[serde(default)]
+    pub(crate) root: bool,
+    #[serde(default)]
+    pub(crate) dialog: Option<String>,
+    #[serde(default)]
+    pub(crate) dialog_when: Option<String>,
+    #[serde(default)]
+    pub(crate) autofocus: Option<String>,
+    /// A collection whose record `{param}` (an index) this screen shows.
+    #[serde(default)]
+    pub(crate) source: Option<String>,
+    /// Actions run on arrival (e.g. clearing a draft).
+    #[serde(default)]
+    pub(crate) on_open: Option<String>,
+    #[serde(default)]
+    pub(crate) items: Vec<ItemSpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ItemKind {
+    Header,
+    Row,
+    Switch,
+    Field,
+    Button,
+    Slider,
+    Text,
+    List,
+    Grid,
+    Fab,
+    Action,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ItemSpec {
+    #[serde(rename = "type")]
+    pub(crate) kind: ItemKind,
+    #[serde(default)]
+    pub(crate) id: String,
+    #[serde(default)]
+    pub(crate) text: String,
+    #[serde(default)]
+    pub(crate) summary: String,
+    #[serde(default)]
+    pub(crate) desc: String,
+    #[serde(default)]
+    pub(crate) hint: String,
+    #[serde(default)]
+    pub(crate) bind: Option<String>,
+    #[serde(default)]
+    pub(crate) enabled: Option<String>,
+    #[serde(default)]
+    pub(crate) number: bool,
+    #[serde(default)]
+    pub(crate) max: Option<i64>,
+    #[serde(default)]
+    pub(crate) dock: Option<String>,
+    #[serde(default)]
+    pub(crate) glyph: String,
+    #[serde(default)]
+    pub(crate) source: Option<String>,
+    #[serde(rename = "where", default)]
+    pub(crate) filter: Option<String>,
+    #[serde(default)]
+    pub(crate) empty: String,
+    /// Lists: show only the newest record for each value of this field.
+    #[serde(default)]
+    pub(crate) distinct: Option<String>,
+    #[serde(default)]
+    pub(crate) on_tap: Option<String>,
+    #[serde(default)]
+    pub(crate) on_long_press: Option<String>,
+    /// Rows of a list that show a switch bound to this record field.
+    #[serde(default)]
+    pub(crate) switch: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DialogSpec {
+    pub(crate) name: String,
+    /// The package the dialog window belongs to (permission dialogs are the
+    /// permission controller's); defaults to the app's.
+    #[serde(default)]
+    pub(crate) package: Option<String>,
+    #[serde(default)]
+    pub(crate) title: String,
+    #[serde(default)]
+    pub(crate) message: String,
+    pub(crate) buttons: Vec<DialogButton>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DialogButton {
+    pub(crate) text: String,
+    #[serde(default)]
+    pub(crate) id: String,
+    pub(crate) on_tap: String,
+}
+
+/// Why the world's data files could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
+    #[error("cannot read {file}")]
+    Read { file: String, source: std::io::Error },
+}
+
+impl ItemSpec {
+    pub(crate) fn is_docked(&self) -> bool {
+        self.dock.as_deref() == Some("bottom")
+    }
+}
+
+impl AppSpec {
+    /// `.Name` → `package.Name`; anything else as given.
+    pub(crate) fn full_activity(&self, activity: &str) -> String {
+        if activity.starts_with('.') { format!("{}{}", self.package, activity) } else { activity.to_string() }
+    }
+
+    pub(crate) fn screen(&self, activity: &str) -> Option<(usize, &ScreenSpec)> {
+        let full = self.full_activity(activity);
+        self.screens.iter().enumerate().find(|(_, s)| self.full_activity(&s.activity) == full)
+    }
+
+    pub(crate) fn dialog(&self, name: &str) -> Option<&DialogSpec> {
+        self.dialogs.iter().find(|d| d.name == name)
+    }
+
+    pub(crate) fn dialog_index(&self, name: &str) -> Option<usize> {
+        self.dialogs.iter().position(|d| d.name == name)
+    }
+
+    /// Checks what serde cannot: known shapes, colours, activities, dialogs, verbs.
+    pub(crate) fn validate(&self, file: &str) -> Result<(), SpecError> {
+        let invalid = |message: String| SpecError::Invalid { file: file.to_string(), message };
+        if super::super::screen::IconShape::parse(&self.icon.shape).is_none() {
+            return Err(invalid(format!(
+                "icon shape {:?} is unknown; use circle, square, squircle, triangle or hexagon",
+                self.icon.shape
+            )));
+        }
+        parse_color(&self.icon.color)
+            .ok_or_else(|| invalid(format!("icon color {:?} is not #RRGGBB", self.icon.color)))?;
+        if let Some(launcher) = &self.launcher
+            && self.screen(launcher).is_none()
+        {
+            return Err(invalid(format!("launcher activity {launcher} has no [[screens]] entry")));
+        }
+        let mut scripts: Vec<&str> =
+            self.dialogs.iter().flat_map(|d| d.buttons.iter().map(|b| b.on_tap.as_str())).collect();
+        for screen in &self.screens {
+            if let Some(d) = &screen.dialog
+                && self.dialog(d).is_none()
+            {
+                return Err(invalid(format!("screen {} names dialog {d:?}, which is not declared", screen.activity)));
+            }
+            scripts.extend(screen.on_open.iter().map(String::as_str));
+            for item in &screen.items {
+                scripts.extend(item.on_tap.iter().chain(item.on_long_press.iter()).map(String::as_str));
+                if item.kind == ItemKind::List && item.source.is_none() {
+                    return Err(invalid(format!("a list on {} has no `source`", screen.activity)));
+                }
+                if matches!(item.kind, ItemKind::Switch | ItemKind::Field | ItemKind::Slider) && item.bind.is_none() {
+                    return Err(invalid(format!("a {:?} item on {} has no `bind`", item.kind, screen.activity)));
+                }
+            }
+        }
+        for script in scripts {
+            for action in split_actions(script) {
+                self.check_action(action).map_err(|m| invalid(format!("action {action:?}: {m}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_action(&self, action: &str) -> Result<(), ActionProblem> {
+        let mut words = action.split_whitespace();
+        let verb = words.next().unwrap_or("");
+        let arg = words.next();
+        match (verb, arg) {
+            ("back" | "home" | "delete" | "dismiss", _) => Ok(()),
+            // Another app's screen (`PKG/ACTIVITY`) is checked when it is opened.
+            ("open", Some(activity)) if activity.contains('/') => Ok(()),
+            ("open", Some(activity)) => self.screen(activity).map(|_| ()).ok_or_else(|| ActionProblem::NoScreen {
+                activity: activity.to_string(),
+                package: self.package.clone(),
+            }),
+            ("dialog", Some(name)) => {
+                self.dialog(name).map(|_| ()).ok_or_else(|| ActionProblem::NoDialog(name.to_string()))
+            }
+            ("launch" | "toggle" | "set" | "clear" | "require" | "add" | "update", Some(_)) => Ok(()),
+            _ => Err(ActionProblem::UnknownVerb),
+        }
+    }
+}
+
+/// What is wrong with one action of an app's scripts.
+#[derive(Debug, thiserror::Error)]
+enum ActionProblem {
+    #[error("no screen {activity} in {package}")]
+    NoScreen { activity: String, package: String },
+    #[error("no dialog {0}")]
+    NoDialog(String),
+    #[error("unknown verb or missing argument (see the list at the top of crates/sim/src/world/spec.rs)")]
+    UnknownVerb,
+}
+
+/// A value in `[state]` of a type the world cannot hold.
+#[derive(Debug, thiserror::Error)]
+#[error("state key {key}: {kind} values are not supported")]
+pub(crate) struct UnsupportedValue {
+    key: String,
+    kind: &'static str,
+}
+
+/// Splits an action script on `;`, dropping empty parts.
+pub(crate) fn split_actions(script: &str) -> impl Iterator<Item = &str> {
+    script.split(';').map(str::trim).filter(|a| !a.is_empty())
+}
+
+/// `#RRGGBB` → 0xRRGGBB.
+pub(crate) fn parse_color(s: &str) -> Option<u32> {
+    let hex = s.strip_prefix('#')?;
+    if hex.len() != 6 {
+        return None;
+    }
+    u32::from_str_radix(hex, 16).ok()
+}
+
+/// Flattens nested tables into dotted keys.
+pub(crate) fn flatten_state(
+    table: &toml::Table,
+    prefix: &str,
+    out: &mut BTreeMap<String, Value>,
+) -> Result<(), UnsupportedValue> {
+    for (key, value) in table {
+        let full = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+        match value {
+            toml::Value::Table(t) => flatten_state(t, &full, out)?,
+            toml::Value::Boolean(b) => {
+                out.insert(full, Value::Bool(*b));
+            }
+            toml::Value::Integer(i) => {
+                out.insert(full, Value::Int(*i));
+            }
+            toml::Value::String(s) => {
+                out.insert(full, Value::Str(s.clone()));
+            }
+            other => return Err(UnsupportedValue { key: full, kind: other.type_str() }),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,343 @@
+//! One run of the loop and one step of it. A step observes what the persona needs,
+//! asks the model with the history of earlier [`StepRecord`]s, runs the snippet it
+//! wrote on the very observation it saw, and records the step once; its events are
+//! written as it goes, so a killed run loses at most the step in flight.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use super::loop_guard::{LoopGuard, Repetition};
+use super::outcome::Ending;
+use super::prompt::{self, Now, Prompt};
+use super::{AgentError, AgentOptions, Progress, SaveMode, Summary};
+use crate::device::Observation;
+use crate::error_text::full_message;
+use crate::llm::{LlmClient, Usage, extract};
+use crate::persona::Persona;
+use crate::session::Session;
+use crate::trajectory::{
+    self, Event, SharedTrajectory, StepOutcome, StepRecord, StepTiming, Trajectory, export, new_run_dir,
+};
+
+/// Whether the loop goes on after a step.
+pub(super) enum StepEnd {
+    Continue,
+    Stop(Ending),
+}
+
+/// A run in progress.
+pub(super) struct Run<'a> {
+    session: &'a mut Session,
+    llm: &'a LlmClient,
+    persona: &'a Persona,
+    options: &'a AgentOptions,
+    interrupt: &'a CancellationToken,
+    trajectory: SharedTrajectory,
+    /// The step the action sink files actions under.
+    step_now: Arc<AtomicUsize>,
+    /// Wakes a snippet waiting on the device when Ctrl-C comes.
+    waker: tokio::task::JoinHandle<()>,
+    prompt: Prompt,
+    guard: LoopGuard,
+    records: Vec<StepRecord>,
+    started: Instant,
+}
+
+impl<'a> Run<'a> {
+    /// Opens the run directory, writes `run_start`, and prepares what every request
+    /// shares (the system prompt, the apps the model may open).
+    pub(super) fn start(
+        session: &'a mut Session,
+        llm: &'a LlmClient,
+        persona: &'a Persona,
+        options: &'a AgentOptions,
+        interrupt: &'a CancellationToken,
+        progress: &mut (dyn FnMut(Progress) + Send),
+    ) -> Result<Self, AgentError> {
+        let started = Instant::now();
+        let run_dir = new_run_dir(&options.out_dir, &options.task);
+        let trajectory = Arc::new(Mutex::new(Trajectory::create(&run_dir)?));
+        progress(Progress::Started { run_dir: &run_dir });
+        let config = llm.config();
+        let device = session.device_name();
+        trajectory::lock(&trajectory).append(&Event::RunStart {
+            task: &options.task,
+            persona: &persona.name,
+            model: &config.model,
+            provider: &config.provider(),
+            device: &device,
+            max_steps: options.max_steps,
+            vision: options.vision,
+            save: options.save.as_str(),
+        });
+        let step_now = Arc::new(AtomicUsize::new(0));
+        let step = step_now.clone();
+        // Per-action files only in `action` mode: step files use the same names.
+        let keep = options.save == SaveMode::Action;
+        let sink = trajectory::action_sink(trajectory.clone(), Arc::new(move || step.load(Ordering::SeqCst)), keep);
+        session.set_action_sink(Some(sink));
+        // Ctrl-C stops the snippet that runs (and any that would start), and wakes it
+        // from a wait on the device.
+        session.stop_on(interrupt.clone());
+        let waker = {
+            let (interrupt, handle) = (interrupt.clone(), session.cancel_handle());
+            tokio::spawn(async move {
+                interrupt.cancelled().await;
+                handle.cancel();
+            })
+        };
+        let packages = if persona.wants("packages") {
+            tokio::task::block_in_place(|| session.apps_worth_naming()).ok()
+        } else {
+            None
+        };
+        let prompt = Prompt {
+            system: prompt::system(persona, session.coordinate_scale()),
+            task: options.task.clone(),
+            max_steps: options.max_steps,
+            packages,
+        };
+        Ok(Self {
+            session,
+            llm,
+            persona,
+            options,
+            interrupt,
+            trajectory,
+            step_now,
+            waker,
+            prompt,
+            guard: LoopGuard::new(options.loop_limit),
+            records: Vec::new(),
+            started,
+        })
+    }
+
+    pub(super) fn steps_taken(&self) -> usize {
+        self.step_now.load(Ordering::SeqCst)
+    }
+
+    fn event(&self, event: &Event) {
+        trajectory::lock(&self.trajectory).append(event);
+    }
+
+    /// One step: observe, ask, run, record.
+    pub(super) async fn step(&mut self, progress: &mut (dyn FnMut(Progress) + Send)) -> StepEnd {
+        let number = self.step_now.fetch_add(1, Ordering::SeqCst) + 1;
+        let step_started = Instant::now();
+        self.event(&Event::StepStart { step: number });
+        progress(Progress::Step { step: number, max: self.options.max_steps });
+
+        let t = Instant::now();
+        let screenshot = self.options.vision || self.options.save == SaveMode::Step;
+        let seen = tokio::task::block_in_place(|| self.session.observe(screenshot));
+        let observe_time = t.elapsed();
+        let seen = match seen {
+            Ok(seen) => seen,
+            Err(e) => {
+                let message = full_message(&e);
+                self.event(&Event::DeviceError { step: number, message: message.clone() });
+                return StepEnd::Stop(Ending::DeviceLost(message));
+            }
+        };
+        self.keep_observation(number, &seen, observe_time);
+
+        let memory = if self.persona.wants("memory") { self.session.memory() } else { Vec::new() };
+        let now = Now { step: number, screen: &seen, memory: &memory, show_image: self.options.vision };
+        let messages = self.prompt.messages(&self.records, now);
+        let model = &self.llm.config().model;
+        let images = messages.iter().filter(|m| m.image_png.is_some()).count();
+        self.event(&Event::LlmRequest { step: number, model, messages: messages.len(), images });
+        let reply = tokio::select! {
+            r = self.llm.complete(&messages) => r,
+            () = self.interrupt.cancelled() => {
+                return StepEnd::Stop(Ending::Interrupted { during: " while waiting for the model" });
+            }
+        };
+        let reply = match reply {
+            Ok(r) => r,
+            Err(e) => {
+                let message = full_message(&e);
+                self.event(&Event::LlmError { step: number, message: message.clone() });
+                return StepEnd::Stop(Ending::LlmFailed(message));
+            }
+        };
+        let llm_ms = reply.elapsed.as_secs_f64() * 1000.0;
+        self.event(&Event::LlmReply {
+            step: number,
+            text: &reply.text,
+            prompt_tokens: reply.usage.prompt_tokens,
+            completion_tokens: reply.usage.completion_tokens,
+            total_tokens: reply.usage.total_tokens,
+            ms: llm_ms,
+            attempts: reply.attempts,
+        });
+        let extracted = extract::extract(&reply.text);
+        progress(Progress::Reply { step: number, headline: extracted.headline(), usage: reply.usage, llm_ms });
+
+        let outcome = match &extracted.code {
+            None => {
+                self.event(&Event::NoCode { step: number });
+                progress(Progress::Note { step: number, text: "no code in the reply; asked again" });
+                StepOutcome::NoCode
+            }
+            Some(code) => {
+                self.event(&Event::Code { step: number, code });
+                match self.session.compile(code) {
+                    Err(error) => {
+                        self.event(&Event::ParseError { step: number, error: &error });
+                        progress(Progress::Note { step: number, text: "the code does not parse; nothing ran" });
+                        StepOutcome::NotParsed(error)
+                    }
+                    Ok(compiled) => {
+                        let result = tokio::task::block_in_place(|| self.session.run(&compiled, &seen));
+                        if !result.output.is_empty() || result.value.is_some() {
+                            let value = result.value.as_deref();
+                            self.event(&Event::Output { step: number, output: &result.output, value });
+                        }
+                        if let Some(error) = &result.error {
+                            self.event(&Event::Error { step: number, error });
+                        }
+                        StepOutcome::Ran(result)
+                    }
+                }
+            }
+        };
+
+        let action_ms: f64 = match &outcome {
+            StepOutcome::Ran(r) => r.actions.iter().map(|a| a.duration_ms).sum(),
+            _ => 0.0,
+        };
+        let device = observe_time + Duration::from_secs_f64(action_ms / 1000.0);
+        let wall = step_started.elapsed();
+        let timing = StepTiming {
+            wall_ms: wall.as_secs_f64() * 1000.0,
+            llm_ms,
+            device_ms: device.as_secs_f64() * 1000.0,
+            overhead_ms: wall.saturating_sub(reply.elapsed + device).as_secs_f64() * 1000.0,
+        };
+        self.event(&Event::StepEnd {
+            step: number,
+            wall_ms: timing.wall_ms,
+            llm_ms: timing.llm_ms,
+            device_ms: timing.device_ms,
+            overhead_ms: timing.overhead_ms,
+        });
+
+        let repetition = match (&outcome, &extracted.code) {
+            (StepOutcome::Ran(_), Some(code)) => self.guard.note(code, &seen.screen_text()),
+            _ => Repetition::Fresh,
+        };
+        let record = StepRecord {
+            number,
+            reply: reply.text,
+            thought: extracted.thought,
+            code: extracted.code,
+            outcome,
+            usage: reply.usage,
+            timing,
+            repeated: repetition == Repetition::Repeated,
+        };
+        if record.ran().is_some() {
+            progress(Progress::Ran { step: number, record: &record });
+        }
+        let end = self.decide(&record, repetition);
+        self.records.push(record);
+        end
+    }
+
+    /// Whether the run goes on after `record`.
+    fn decide(&self, record: &StepRecord, repetition: Repetition) -> StepEnd {
+        let Some(result) = record.ran() else { return StepEnd::Continue };
+        if let Some(c) = &result.completion {
+            self.event(&Event::Completion { step: record.number, success: c.success, reason: &c.reason });
+            return StepEnd::Stop(Ending::Completed(c.clone()));
+        }
+        if self.interrupt.is_cancelled() {
+            return StepEnd::Stop(Ending::Interrupted { during: " while a snippet ran" });
+        }
+        match repetition {
+            Repetition::Looping(times) => StepEnd::Stop(Ending::Looped { times }),
+            _ => StepEnd::Continue,
+        }
+    }
+
+    /// The observation's event, and its files when the run keeps them per step.
+    fn keep_observation(&self, step: usize, seen: &Observation, took: Duration) {
+        let mut t = trajectory::lock(&self.trajectory);
+        let (mut ui, mut screenshot) = (None, None);
+        if self.options.save == SaveMode::Step {
+            let name = format!("ui/{step:04}.xml");
+            t.write_file(&name, seen.dump.as_bytes());
+            ui = Some(name);
+            if let Some(png) = &seen.screenshot {
+                let name = format!("screenshots/{step:04}.png");
+                t.write_file(&name, png);
+                screenshot = Some(name);
+            }
+        }
+        t.append(&Event::Observation {
+            step,
+            ms: took.as_secs_f64() * 1000.0,
+            ui,
+            screenshot,
+            screenshot_error: seen.screenshot_error.as_deref().map(|e| full_message(e)),
+        });
+    }
+
+    /// Writes the scripts, the summary and `run_end`; the run directory is complete.
+    pub(super) fn finish(self, ending: Ending) -> Result<Summary, AgentError> {
+        self.waker.abort();
+        self.session.set_action_sink(None);
+        let (outcome, reason) = ending.outcome();
+        let steps = self.steps_taken();
+        let config = self.llm.config();
+        let device = self.session.device_name();
+        // A replay runs all steps as one snippet: give it the time all of them had.
+        let replay_ms = self.session.limits().timeout_ms.saturating_mul(steps.max(1) as u64);
+        let run_dir = trajectory::lock(&self.trajectory).dir().to_path_buf();
+        let replay = format!(
+            "codeact exec {} --device {} --limit timeout_ms={replay_ms}",
+            run_dir.join("script.selectors.rhai").display(),
+            self.options.device_spec.as_deref().unwrap_or("DEVICE")
+        );
+        let header = format!(
+            "codeact run {:?}\npersona {}, model {}, device {device}; outcome {outcome:?}: {reason}\n\
+             Replay from the screen the run started on: {replay}",
+            self.options.task, self.persona.name, config.model
+        );
+        let mut tokens = Usage::default();
+        for r in &self.records {
+            tokens += r.usage;
+        }
+        let total = |f: fn(&StepTiming) -> f64| self.records.iter().map(|r| f(&r.timing)).sum::<f64>();
+        let summary = Summary {
+            task: self.options.task.clone(),
+            persona: self.persona.name.clone(),
+            model: config.model.clone(),
+            provider: config.provider(),
+            device,
+            outcome,
+            reason,
+            steps,
+            tokens,
+            prompt_tokens_per_step: self.records.iter().map(|r| r.usage.prompt_tokens).collect(),
+            wall_ms: self.started.elapsed().as_secs_f64() * 1000.0,
+            llm_ms: total(|t| t.llm_ms),
+            device_ms: total(|t| t.device_ms),
+            overhead_ms_per_step: if steps == 0 { 0.0 } else { total(|t| t.overhead_ms) / steps as f64 },
+            run_dir,
+            replay,
+        };
+        let mut t = trajectory::lock(&self.trajectory);
+        t.write_file("script.rhai", export::script(&header, &self.records).as_bytes());
+        t.write_file("script.selectors.rhai", export::selector_script(&header, &self.records).as_bytes());
+        let value = serde_json::to_value(&summary).unwrap_or_default();
+        t.append(&Event::RunEnd(&value));
+        t.finish(&value)?;
+        Ok(summary)
+    }
+}

@@ -1,0 +1,83 @@
+//! The options several subcommands share: which phone, and how a scripting session
+//! is set up. They become one [`Flags`] and are resolved once, with codeact.toml and
+//! the environment, into [`Settings`].
+
+use std::path::PathBuf;
+
+use codeact::config::{ConfigError, Flags, Settings};
+use codeact::device::{Device, DeviceError, DeviceSpec};
+use codeact::tools::Recording;
+
+/// Which phone to use, for every command that needs one.
+#[derive(clap::Args, Debug)]
+pub struct DeviceArgs {
+    /// `sim` (the built-in virtual device), `HOST:PORT` (direct TCP to an adbd), or a
+    /// serial from `codeact devices`. Default: $ANDROID_SERIAL, else the only device
+    /// the adb server sees.
+    #[arg(long, short = 'd')]
+    pub device: Option<String>,
+    /// Seconds any one device operation may take before it fails (default 20).
+    #[arg(long)]
+    pub timeout: Option<f64>,
+}
+
+impl DeviceArgs {
+    pub fn flags(&self) -> Flags {
+        Flags { device: self.device.clone(), device_timeout_s: self.timeout, ..Flags::default() }
+    }
+
+    /// The phone these flags (and codeact.toml) name.
+    pub fn open(&self) -> anyhow::Result<Box<dyn Device>> {
+        Ok(open_device(&Settings::load(None, &self.flags())?)?)
+    }
+}
+
+/// The device the settings name.
+pub fn open_device(settings: &Settings) -> Result<Box<dyn Device>, DeviceError> {
+    codeact::device::open(&DeviceSpec::parse(settings.device.as_deref()), settings.device_timeout)
+}
+
+/// How a scripting session is set up: persona, limits, tool behaviour.
+#[derive(clap::Args, Debug)]
+pub struct SessionArgs {
+    /// Only this persona's tools (and its limits): a built-in name (`codeact personas`)
+    /// or a .toml file. Default: every tool (for `codeact run`: the default persona).
+    #[arg(long)]
+    pub persona: Option<String>,
+    /// Read settings from this file instead of $CODEACT_CONFIG or ./codeact.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Override a sandbox limit, e.g. --limit timeout_ms=5000 (repeatable). Limits:
+    /// max_operations, timeout_ms, max_call_levels, max_expr_depth, max_string_size,
+    /// max_array_size, max_map_size, max_variables, max_functions, max_output.
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    pub limits: Vec<String>,
+    /// After each action wait up to this long for the screen to settle (two equal
+    /// observations in a row); 0 turns it off. Default 3000.
+    #[arg(long, value_name = "MS")]
+    pub settle_ms: Option<u64>,
+    /// Read integer coordinates as 0..N of the screen (1000 for vision models that
+    /// answer in per-mille) instead of pixels.
+    #[arg(long, value_name = "N")]
+    pub coordinate_scale: Option<u32>,
+    /// What each action keeps: none, ui (the UI dump) or all (dump and screenshot).
+    /// Default: all with --trajectory, otherwise none.
+    #[arg(long, value_name = "WHAT")]
+    pub record: Option<Recording>,
+}
+
+impl SessionArgs {
+    /// The settings for a session on `device`. `defaults` fills what only the
+    /// subcommand knows (`codeact run`'s default persona, what a trajectory records).
+    pub fn settings(&self, device: &DeviceArgs, defaults: Flags) -> Result<Settings, ConfigError> {
+        let flags = Flags {
+            persona: self.persona.clone(),
+            limits: self.limits.clone(),
+            settle_ms: self.settle_ms,
+            coordinate_scale: self.coordinate_scale,
+            record: self.record,
+            ..Flags { device: device.device.clone(), device_timeout_s: device.timeout, ..defaults }
+        };
+        Settings::load(self.config.as_deref(), &flags)
+    }
+}

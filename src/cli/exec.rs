@@ -1,0 +1,127 @@
+//! `codeact exec`: run scripts, print how each went, write JUnit; the exit code says
+//! whether all passed (0), one failed (1), or one could not run to its end (2).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use codeact::config::Flags;
+use codeact::script::{self, ExecOptions, Report};
+use codeact::session::Session;
+use codeact::tools::Recording;
+use codeact::trajectory::junit::{self, Verdict};
+
+use super::args::{DeviceArgs, SessionArgs, open_device};
+use super::{EXIT_ERROR, EXIT_FAILED};
+
+/// Run Rhai scripts against a device, with the tool catalog and every sandbox
+/// limit; exit 0 when each passes, 1 when one failed (an assertion or
+/// complete(false, ..)), 2 when one could not run to its end.
+///
+///   codeact exec scripts/turn_off_wifi.rhai --device sim
+///   codeact exec scripts/*.rhai -d sim --junit report.xml --trajectory runs/ci
+///   codeact exec my.rhai --var name=张三 --var count=3 --limit timeout_ms=60000
+///
+/// Each script gets a fresh session (variables, functions, memory) on the same
+/// device. Settings also come from codeact.toml (see `--config`).
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct ExecArgs {
+    /// The scripts to run, in order.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// A variable the scripts can read, KEY=VALUE (numbers and true/false are typed).
+    #[arg(long = "var", value_name = "KEY=VALUE")]
+    vars: Vec<String>,
+    /// Only parse the scripts; touch no device.
+    #[arg(long)]
+    check: bool,
+    /// Write a JUnit XML report here: one test case per script; assertions and
+    /// complete(false, ..) are failures, anything else that stops a script an error.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write each script's run here as it goes: events.jsonl (every action, with
+    /// timing), screenshots/ and ui/ after each action, script.rhai, summary.json.
+    /// With several scripts, one sub-directory per script.
+    #[arg(long, value_name = "DIR")]
+    trajectory: Option<PathBuf>,
+}
+
+/// What `codeact exec` prints as each script ends.
+fn print_report(report: &Report) {
+    let result = &report.result;
+    let file = report.script.path.display();
+    print!("{}", result.output);
+    for a in &result.actions {
+        eprintln!("  {:>8.1} ms  {}", a.duration_ms, a.summary());
+    }
+    let verdict = report.verdict.word();
+    match (&result.error, &result.completion) {
+        (Some(e), _) => eprintln!("{verdict} {file}: {e}"),
+        (None, Some(c)) if !c.success => eprintln!("{verdict} {file}: completed as failed: {}", c.reason),
+        (None, completion) => {
+            if let Some(c) = completion {
+                println!("completed: {}", c.reason);
+            }
+            eprintln!("{verdict} {file} ({} actions, {:.0} ms)", result.actions.len(), result.duration_ms);
+        }
+    }
+    if let Some(dir) = &report.trajectory {
+        eprintln!("  trajectory: {}", dir.display());
+    }
+}
+
+impl ExecArgs {
+    pub fn exec(self) -> anyhow::Result<ExitCode> {
+        let default_record = self.trajectory.is_some().then_some(Recording::All);
+        let settings = self.session.settings(&self.device, Flags { default_record, ..Flags::default() })?;
+        let scripts = script::read_scripts(&self.files)?;
+        let vars = script::parse_vars(&self.vars)?;
+        if self.check {
+            let errors = script::check(&scripts, &settings.limits)?;
+            let mut bad = 0;
+            for (s, error) in scripts.iter().zip(&errors) {
+                match error {
+                    None => println!("{}: parses", s.path.display()),
+                    Some(e) => {
+                        bad += 1;
+                        eprintln!("{}: {e}", s.path.display());
+                    }
+                }
+            }
+            if bad > 0 {
+                eprintln!("codeact: {bad} of {} scripts do not parse", scripts.len());
+                return Ok(ExitCode::from(EXIT_ERROR));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut session = Session::new(open_device(&settings)?, &settings)?;
+        let options = ExecOptions {
+            vars: &vars,
+            trajectory: self.trajectory.as_deref(),
+            persona: settings.persona.as_ref().map(|p| p.name.as_str()),
+        };
+        let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report)?;
+        if let Some(path) = &self.junit {
+            let cases: Vec<junit::Case> = reports.iter().map(Report::junit_case).collect();
+            std::fs::write(path, junit::render("codeact exec", &cases))
+                .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
+        }
+        let not_passed: Vec<&Report> = reports.iter().filter(|r| r.verdict != Verdict::Passed).collect();
+        if not_passed.is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        if let [one] = reports.as_slice() {
+            eprintln!("codeact: {} did not pass", one.script.path.display());
+        } else {
+            let names: Vec<String> = not_passed.iter().map(|r| r.script.path.display().to_string()).collect();
+            eprintln!("codeact: {} of {} scripts did not pass: {}", not_passed.len(), reports.len(), names.join(", "));
+        }
+        let errored = not_passed.iter().any(|r| matches!(r.verdict, Verdict::Error { .. }));
+        Ok(ExitCode::from(if errored { EXIT_ERROR } else { EXIT_FAILED }))
+    }
+}

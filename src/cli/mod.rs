@@ -1,0 +1,62 @@
+//! The subcommands, one file each: each builds its options from the flags and calls
+//! the library, then says how it went as an exit code. Nothing here decides what a
+//! run does.
+
+mod args;
+mod devices;
+mod exec;
+mod observe;
+mod personas;
+mod repl;
+mod run;
+mod screenshot;
+#[cfg(feature = "sim")]
+mod sim;
+mod tools;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "codeact", version, about = "An LLM drives an Android device by writing small sandboxed Rhai scripts")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    #[cfg(feature = "sim")]
+    Sim(sim::SimArgs),
+    Devices(devices::DevicesArgs),
+    Observe(observe::ObserveArgs),
+    Exec(exec::ExecArgs),
+    Run(run::RunArgs),
+    Repl(repl::ReplArgs),
+    Tools(tools::ToolsArgs),
+    Personas(personas::PersonasArgs),
+    Screenshot(screenshot::ScreenshotArgs),
+}
+
+/// Exit codes, as the README states them.
+pub const EXIT_FAILED: u8 = 1;
+pub const EXIT_ERROR: u8 = 2;
+
+impl Cli {
+    /// Runs the subcommand; an `Err` is an error before or during the run (exit 2).
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        match self.command {
+            #[cfg(feature = "sim")]
+            Command::Sim(a) => a.serve(),
+            Command::Devices(a) => a.list(),
+            Command::Observe(a) => a.observe(),
+            Command::Exec(a) => a.exec(),
+            Command::Run(a) => a.run_agent(),
+            Command::Repl(a) => a.repl(),
+            Command::Tools(a) => a.print(),
+            Command::Personas(a) => a.print(),
+            Command::Screenshot(a) => a.save(),
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! `codeact repl`: an interactive prompt on a session.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use codeact::config::Flags;
+use codeact::session::Session;
+
+use super::args::{DeviceArgs, SessionArgs, open_device};
+
+/// An interactive Rhai prompt on a device: variables and functions persist,
+/// ui_state is always fresh, Tab completes, :help lists the meta-commands.
+///
+///   codeact repl --device sim
+///   rhai> tap("Settings")
+///   rhai> :state
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct ReplArgs {
+    #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// Keep history in this file (default $CODEACT_HISTORY, else
+    /// ~/.local/state/codeact/history).
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
+    /// Keep no history.
+    #[arg(long, conflicts_with = "history")]
+    no_history: bool,
+}
+
+impl ReplArgs {
+    pub fn repl(self) -> anyhow::Result<ExitCode> {
+        let settings = self.session.settings(&self.device, Flags::default())?;
+        let session = Session::new(open_device(&settings)?, &settings)?;
+        let history = if self.no_history { None } else { self.history.or_else(codeact::repl::default_history_file) };
+        codeact::repl::run_repl(session, history).context("the line editor failed")?;
+        Ok(ExitCode::SUCCESS)
+    }
+}

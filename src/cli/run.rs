@@ -1,0 +1,180 @@
+//! `codeact run`: the agent on one task, with progress on stderr, the summary on
+//! stdout, and the exit code of its outcome (0, 1, 2 or 130).
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use codeact::agent::{self, AgentOptions, Outcome, Progress, SaveMode};
+use codeact::config::Flags;
+use codeact::llm::{LlmClient, LlmConfig, LlmFlags};
+use codeact::persona::Persona;
+use codeact::session::Session;
+use codeact::tools::Recording;
+use tokio_util::sync::CancellationToken;
+
+use super::args::{DeviceArgs, SessionArgs, open_device};
+
+/// Whether the model sees a screenshot each step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Vision {
+    /// When the persona asks for screenshots.
+    Auto,
+    On,
+    Off,
+}
+
+/// Let an LLM do a task on a device: each step it reads the screen, writes a Rhai
+/// snippet, the snippet runs in the sandbox, and the result goes back, until the
+/// snippet calls complete().
+///
+///   export OPENAI_API_KEY=sk-...
+///   codeact run --device sim "Turn off Wi-Fi"
+///   codeact run -d sim --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off "Send 你好 to 张三"
+///
+/// Every run gets its own folder under --out, written as the run goes:
+/// events.jsonl, screenshots/ and ui/, summary.json, and script.rhai plus
+/// script.selectors.rhai, which `codeact exec` replays without the LLM. Exit code
+/// 0 only when the task completed successfully, 1 when it failed, 2 on an error,
+/// 130 when interrupted.
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct RunArgs {
+    /// What to do, in plain words.
+    task: String,
+    #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// An OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model (default $CODEACT_MODEL; gpt-4o-mini on OpenAI).
+    #[arg(long)]
+    model: Option<String>,
+    /// The environment variable holding the API key (default OPENAI_API_KEY; none is
+    /// needed for local servers).
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    #[arg(long)]
+    temperature: Option<f32>,
+    /// Show the model a screenshot each step: auto (when the persona asks for
+    /// screenshots), on, or off.
+    #[arg(long, value_enum, default_value = "auto")]
+    vision: Vision,
+    /// Stop after this many steps.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=500))]
+    max_steps: u32,
+    /// Where run folders are made.
+    #[arg(long, default_value = "runs", value_name = "DIR")]
+    out: PathBuf,
+    /// What each run keeps: the screenshot and UI dump of every step, of every
+    /// action, or none (events, summary and scripts are always written).
+    #[arg(long, value_enum, default_value = "step", value_name = "WHEN")]
+    save_trajectory: SaveMode,
+    /// Print the summary as JSON (progress still goes to stderr).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Progress lines on stderr, as the run goes.
+fn print_progress(p: Progress) {
+    let mut err = std::io::stderr();
+    let _ = match p {
+        Progress::Started { run_dir } => writeln!(err, "run directory: {}", run_dir.display()),
+        Progress::Step { step, max } => write!(err, "step {step}/{max} "),
+        Progress::Reply { headline, usage, llm_ms, .. } => writeln!(
+            err,
+            "· {headline} ({} prompt + {} reply tokens, {:.1} s)",
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            llm_ms / 1000.0
+        ),
+        Progress::Ran { record, .. } => {
+            for a in record.actions() {
+                let _ = writeln!(err, "    {}", a.summary());
+            }
+            match record.ran().and_then(|r| r.error.as_ref()) {
+                Some(e) => writeln!(err, "    error: {}", e.to_string().lines().next().unwrap_or("")),
+                None => Ok(()),
+            }
+        }
+        Progress::Note { text, .. } => writeln!(err, "    ({text})"),
+    };
+}
+
+impl RunArgs {
+    pub fn run_agent(self) -> anyhow::Result<ExitCode> {
+        let default_record = if self.save_trajectory == SaveMode::Action { Recording::All } else { Recording::None };
+        let defaults =
+            Flags { default_persona: Some("default".into()), default_record: Some(default_record), ..Flags::default() };
+        let settings = self.session.settings(&self.device, defaults)?;
+        let flags = LlmFlags {
+            base_url: self.base_url,
+            model: self.model,
+            api_key_env: self.api_key_env,
+            temperature: self.temperature,
+        };
+        let llm = LlmClient::new(LlmConfig::resolve(&settings.llm, &flags)?)?;
+        let persona = match settings.persona.clone() {
+            Some(p) => p,
+            None => Persona::load("default")?,
+        };
+        let vision = match self.vision {
+            Vision::On => true,
+            Vision::Off => false,
+            Vision::Auto => persona.wants("screenshot"),
+        };
+        let mut session = Session::new(open_device(&settings)?, &settings)?;
+        let options = AgentOptions {
+            task: self.task,
+            max_steps: self.max_steps as usize,
+            vision,
+            save: self.save_trajectory,
+            out_dir: self.out,
+            loop_limit: 3,
+            device_spec: settings.device.clone(),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        let interrupt = CancellationToken::new();
+        let summary = runtime.block_on(async {
+            let on_signal = interrupt.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("\ninterrupted: finishing the run directory (Ctrl-C again to quit at once)");
+                    on_signal.cancel();
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        std::process::exit(130);
+                    }
+                }
+            });
+            agent::run_task(&mut session, &llm, &persona, &options, &interrupt, &mut print_progress).await
+        })?;
+        if self.json {
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+        } else {
+            let how = match summary.outcome {
+                Outcome::Success => "success",
+                Outcome::Failure => "failure",
+                Outcome::Interrupted => "interrupted",
+                Outcome::Error => "error",
+            };
+            println!(
+                "{how} after {} step{} ({:.1} s, {} tokens): {}",
+                summary.steps,
+                if summary.steps == 1 { "" } else { "s" },
+                summary.wall_ms / 1000.0,
+                summary.tokens.total_tokens,
+                summary.reason
+            );
+            println!("run directory: {}", summary.run_dir.display());
+            println!("replay: {}", summary.replay);
+        }
+        Ok(ExitCode::from(summary.outcome.exit_code()))
+    }
+}

@@ -1,0 +1,105 @@
+//! `codeact sim`: serve the virtual phone on loopback until Ctrl-C.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use codeact_sim::{DEFAULT_PORT, SimConfig, VirtualDevice};
+
+/// Serve a virtual Android 14 phone over the ADB protocol on 127.0.0.1.
+///
+/// The stock adb drives it like a phone:
+///
+///   adb connect 127.0.0.1:15037
+///   adb -s 127.0.0.1:15037 shell uiautomator dump /dev/tty
+///   adb -s 127.0.0.1:15037 shell input tap 540 1200
+///   adb -s 127.0.0.1:15037 exec-out screencap -p > screen.png
+///   adb -s 127.0.0.1:15037 shell simctl state
+///
+/// Apps (launcher, Settings, Contacts, Messages, Notes, Clock) are data files
+/// (crates/sim/data in the repository); `simctl help` lists the test hooks (state,
+/// reset, faults, slow UI).
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct SimArgs {
+    /// TCP port on 127.0.0.1 (0 picks a free one). Keep it outside 5555–5585,
+    /// which the adb server claims for emulators.
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// The serial number the device reports (`getprop ro.serialno`).
+    #[arg(long, default_value = "codeact-sim")]
+    serial: String,
+    /// Screen size in pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1080x2400", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Screen density in dpi (`wm density`).
+    #[arg(long, default_value_t = 420, value_parser = clap::value_parser!(u32).range(80..=1280))]
+    density: u32,
+    /// Load the world from this folder (world.toml + apps/*.toml) instead of the
+    /// bundled one; copy crates/sim/data from the repository to start.
+    #[arg(long)]
+    world: Option<PathBuf>,
+}
+
+/// Why `--size` cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum SizeError {
+    #[error("{0:?} is not WIDTHxHEIGHT; use e.g. 1080x2400")]
+    Shape(String),
+    #[error("{0}: each side must be between 100 and 8192 pixels")]
+    Range(String),
+}
+
+/// `WIDTHxHEIGHT`, each side 100..8192 pixels.
+fn parse_size(s: &str) -> Result<(u32, u32), SizeError> {
+    let bad = || SizeError::Shape(s.to_string());
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h) = (w.trim().parse::<u32>().map_err(|_| bad())?, h.trim().parse::<u32>().map_err(|_| bad())?);
+    if !(100..=8192).contains(&w) || !(100..=8192).contains(&h) {
+        return Err(SizeError::Range(s.to_string()));
+    }
+    Ok((w, h))
+}
+
+impl SimArgs {
+    pub fn serve(self) -> anyhow::Result<ExitCode> {
+        let port = self.port;
+        if (5555..=5585).contains(&port) {
+            bail!(
+                "port {port} is in 5555–5585, which the adb server probes for emulators; pick another, e.g. --port {DEFAULT_PORT}"
+            );
+        }
+        let (width, height) = self.size;
+        let config = SimConfig {
+            serial: self.serial,
+            width,
+            height,
+            density: self.density,
+            world: self.world,
+            ..SimConfig::default()
+        };
+        let phone = VirtualDevice::start_at(config, SocketAddr::from(([127, 0, 0, 1], port))).with_context(|| {
+            format!("is another `codeact sim` running? try --port {} or --port 0", port.wrapping_add(2))
+        })?;
+        let addr = phone.addr();
+        // A closed stdout (a parent that stopped reading) must not stop the device.
+        let mut out = std::io::stdout();
+        let _ = writeln!(
+            out,
+            "Virtual Android device listening on {addr} ({width}x{height} @ {}dpi)\n  adb connect {addr}\n  \
+             adb -s {addr} shell simctl state\nCtrl-C to stop.",
+            self.density
+        );
+        let _ = out.flush();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        if runtime.block_on(tokio::signal::ctrl_c()).is_ok() {
+            let _ = writeln!(out, "stopped");
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}

@@ -1,0 +1,99 @@
+//! `codeact.toml`: where it is found and what it may hold. Every key is optional:
+//!
+//! ```toml
+//! device = "sim"            # like --device
+//! device_timeout_s = 20     # like --timeout
+//! persona = "ui_expert"     # like --persona
+//!
+//! [limits]                  # like --limit KEY=VALUE; see `codeact exec --help`
+//! timeout_ms = 60000
+//!
+//! [tools]
+//! settle_ms = 3000          # wait up to this long for the screen to settle; 0 = never
+//! coordinate_scale = 1000   # integer coordinates are 0..1000 of the screen
+//! record = "ui"             # none | ui | all: what each action keeps in a trajectory
+//!
+//! [apps]                    # more names for open_app()
+//! "My Bank" = "com.example.bank"
+//!
+//! [llm]                     # for `codeact run`
+//! base_url = "http://localhost:11434/v1"
+//! model = "qwen2.5:7b"
+//! api_key_env = "DEEPSEEK_API_KEY"   # the variable holding the key, never the key
+//! temperature = 0.2
+//! timeout_s = 120
+//! max_retries = 2
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::ConfigError;
+use crate::llm::LlmSection;
+use crate::sandbox::Limits;
+use crate::toml_error::TomlError;
+use crate::tools::Recording;
+
+/// The file's name in the current directory.
+pub const FILE_NAME: &str = "codeact.toml";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsSection {
+    pub settle_ms: Option<u64>,
+    pub coordinate_scale: Option<u32>,
+    pub record: Option<Recording>,
+}
+
+/// What `codeact.toml` holds (everything optional).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub device: Option<String>,
+    pub device_timeout_s: Option<f64>,
+    pub persona: Option<String>,
+    #[serde(default)]
+    pub limits: toml::Table,
+    #[serde(default)]
+    pub tools: ToolsSection,
+    #[serde(default)]
+    pub apps: BTreeMap<String, String>,
+    /// The LLM for `codeact run`.
+    #[serde(default)]
+    pub llm: LlmSection,
+    /// Where the file came from, for messages.
+    #[serde(skip)]
+    pub origin: Option<PathBuf>,
+}
+
+impl FileConfig {
+    /// `explicit`, else `$CODEACT_CONFIG`, else `./codeact.toml` when it exists, else
+    /// nothing. A file that was asked for must exist.
+    pub fn find(explicit: Option<&Path>) -> Result<Self, ConfigError> {
+        if let Some(path) = explicit {
+            return Self::read(path);
+        }
+        if let Some(path) = std::env::var_os("CODEACT_CONFIG").filter(|p| !p.is_empty()) {
+            return Self::read(Path::new(&path));
+        }
+        let here = Path::new(FILE_NAME);
+        if here.is_file() { Self::read(here) } else { Ok(Self::default()) }
+    }
+
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+        Self::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let mut config: FileConfig = toml::from_str(text)
+            .map_err(|e| ConfigError::Invalid { path: path.to_path_buf(), source: TomlError::new(&e, text) })?;
+        Limits::layered([&config.limits])
+            .map_err(|source| ConfigError::FileLimits { path: path.to_path_buf(), source })?;
+        config.origin = Some(path.to_path_buf());
+        Ok(config)
+    }
+}

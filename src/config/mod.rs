@@ -1,0 +1,191 @@
+//! One configuration for every command: flags > environment > `codeact.toml`
+//! (`file.rs`) > defaults, resolved once into [`Settings`]. The persona's limits sit
+//! under the file's. This module reads and merges; it does not open devices or build
+//! engines.
+
+mod file;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use file::{FILE_NAME, FileConfig, ToolsSection};
+
+use crate::llm::LlmSection;
+use crate::persona::{Persona, PersonaError};
+use crate::sandbox::{LimitError, Limits};
+use crate::toml_error::TomlError;
+use crate::tools::{AppDirectory, Recording, Settle, ToolOptions};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not a valid codeact.toml")]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: TomlError,
+    },
+    #[error("{path}: bad [limits]")]
+    FileLimits {
+        path: PathBuf,
+        #[source]
+        source: LimitError,
+    },
+    #[error("bad limits (they come from the persona{}, and --limit)", .file.as_ref().map(|p| format!(", {}", p.display())).unwrap_or_default())]
+    Limits {
+        file: Option<PathBuf>,
+        #[source]
+        source: LimitError,
+    },
+    #[error("--limit {0:?} is not KEY=VALUE, e.g. --limit timeout_ms=5000")]
+    LimitFlag(String),
+    #[error("--limit {0:?}: the value must be a whole number")]
+    LimitFlagValue(String),
+    #[error(transparent)]
+    Persona(#[from] PersonaError),
+    #[error("coordinate_scale must be above 0, e.g. 1000")]
+    ZeroScale,
+    #[error("the device timeout {0} s must be between 0 and 3600 seconds")]
+    DeviceTimeout(f64),
+}
+
+/// What the command line says; `None` leaves the decision to the layers below.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    pub device: Option<String>,
+    pub device_timeout_s: Option<f64>,
+    pub persona: Option<String>,
+    /// The persona when neither flag, `$CODEACT_PERSONA` nor the file names one
+    /// (`codeact run` needs one; `exec` and `repl` default to every tool).
+    pub default_persona: Option<String>,
+    /// `--limit KEY=VALUE`, in order.
+    pub limits: Vec<String>,
+    pub settle_ms: Option<u64>,
+    pub coordinate_scale: Option<u32>,
+    pub record: Option<Recording>,
+    /// What actions record when neither flag nor file says (trajectories want all).
+    pub default_record: Option<Recording>,
+}
+
+/// Everything a command needs, resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub device: Option<String>,
+    pub device_timeout: Duration,
+    pub persona: Option<Persona>,
+    pub limits: Limits,
+    pub tools: ToolOptions,
+    /// `[llm]` from the file, for `codeact run` to lay its flags over.
+    pub llm: LlmSection,
+}
+
+impl Settings {
+    /// Finds codeact.toml (`config`, `$CODEACT_CONFIG` or `./codeact.toml`) and lays
+    /// the flags over it.
+    pub fn load(config: Option<&std::path::Path>, flags: &Flags) -> Result<Self, ConfigError> {
+        FileConfig::find(config)?.resolve(flags)
+    }
+}
+
+impl FileConfig {
+    /// Lays `flags` over this file (and the environment) into final settings.
+    pub fn resolve(&self, flags: &Flags) -> Result<Settings, ConfigError> {
+        let persona_name = flags
+            .persona
+            .clone()
+            .or_else(|| std::env::var("CODEACT_PERSONA").ok().filter(|p| !p.is_empty()))
+            .or_else(|| self.persona.clone())
+            .or_else(|| flags.default_persona.clone());
+        let persona = persona_name.as_deref().map(Persona::load).transpose()?;
+
+        let mut cli = toml::Table::new();
+        for item in &flags.limits {
+            let (key, value) = item.split_once('=').ok_or_else(|| ConfigError::LimitFlag(item.clone()))?;
+            let value: i64 =
+                value.trim().replace('_', "").parse().map_err(|_| ConfigError::LimitFlagValue(item.clone()))?;
+            cli.insert(key.trim().to_string(), toml::Value::Integer(value));
+        }
+        let empty = toml::Table::new();
+        let from_persona = persona.as_ref().map_or(&empty, |p| &p.limits);
+        let limits = Limits::layered([from_persona, &self.limits, &cli])
+            .map_err(|source| ConfigError::Limits { file: self.origin.clone(), source })?;
+
+        let settle = match flags.settle_ms.or(self.tools.settle_ms) {
+            Some(0) => Settle { enabled: false, ..Settle::default() },
+            Some(ms) => Settle { enabled: true, timeout: Duration::from_millis(ms.min(60_000)) },
+            None => Settle::default(),
+        };
+        let coordinate_scale = flags.coordinate_scale.or(self.tools.coordinate_scale);
+        if coordinate_scale == Some(0) {
+            return Err(ConfigError::ZeroScale);
+        }
+        let apps = AppDirectory::default().with_aliases(self.apps.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let record = flags.record.or(self.tools.record).or(flags.default_record).unwrap_or_default();
+        let tools = ToolOptions { settle, coordinate_scale, record, apps };
+
+        let timeout_s = flags.device_timeout_s.or(self.device_timeout_s).unwrap_or(20.0);
+        if !(timeout_s > 0.0 && timeout_s <= 3600.0) {
+            return Err(ConfigError::DeviceTimeout(timeout_s));
+        }
+        Ok(Settings {
+            device: flags.device.clone().or_else(|| self.device.clone()),
+            device_timeout: Duration::from_secs_f64(timeout_s),
+            persona,
+            limits,
+            tools,
+            llm: self.llm.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::error_text::full_message;
+
+    #[test]
+    fn flags_win_over_the_file_which_wins_over_the_persona() {
+        let file = FileConfig::parse(
+            "device = 'sim'\npersona = 'app_starter'\n[limits]\ntimeout_ms = 7000\nmax_output = 100\n\
+             [tools]\nsettle_ms = 0\ncoordinate_scale = 1000\n[apps]\n'Bank' = 'com.bank'\n",
+            Path::new("codeact.toml"),
+        )
+        .unwrap();
+        let flags = Flags { limits: vec!["timeout_ms=1_500".into()], ..Flags::default() };
+        let s = file.resolve(&flags).unwrap();
+        assert_eq!(s.device.as_deref(), Some("sim"));
+        assert_eq!(s.persona.as_ref().map(|p| p.name.as_str()), Some("app_starter"));
+        assert_eq!((s.limits.timeout_ms, s.limits.max_output), (1500, 100));
+        assert!(!s.tools.settle.enabled);
+        assert_eq!(s.tools.coordinate_scale, Some(1000));
+        assert_eq!(s.tools.apps.resolve("bank", &["com.bank".to_string()]).unwrap(), "com.bank");
+        let recorded = Flags { default_record: Some(Recording::All), ..Flags::default() };
+        assert_eq!(file.resolve(&recorded).unwrap().tools.record, Recording::All, "the default when nothing says");
+    }
+
+    #[test]
+    fn mistakes_name_the_file_and_the_fix() {
+        let err = FileConfig::parse("[limits]\ntimeout = 3\n", Path::new("x/codeact.toml")).unwrap_err();
+        let err = full_message(&err);
+        assert!(err.starts_with("x/codeact.toml") && err.contains("timeout_ms"), "{err}");
+        let err = full_message(&FileConfig::parse("devcie = 'sim'\n", Path::new("c.toml")).unwrap_err());
+        assert!(err.contains("devcie") && err.contains("line 1"), "{err}");
+        let secret = FileConfig::parse("[llm]\napi_key = 'sk-secret-123456'\n", Path::new("c.toml")).unwrap_err();
+        let secret = full_message(&secret);
+        assert!(
+            secret.contains("api_key") && !secret.contains("sk-secret"),
+            "a key put in the file is not echoed: {secret}"
+        );
+        let flags = Flags { limits: vec!["max_operations".into()], ..Flags::default() };
+        assert!(FileConfig::default().resolve(&flags).unwrap_err().to_string().contains("KEY=VALUE"));
+        let flags = Flags { limits: vec!["max_operations=lots".into()], ..Flags::default() };
+        assert!(FileConfig::default().resolve(&flags).unwrap_err().to_string().contains("whole number"));
+    }
+}

@@ -1,0 +1,51 @@
+//! What one look at the phone gives: the UI tree, the phone's state, the screen size,
+//! the raw dump, and (when asked for) a screenshot and the installed apps. One type
+//! for the device, the model's prompt, `ui_state` and the trajectory: it flows from
+//! the observer to its readers and is never parked to be read back.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::DeviceError;
+use crate::ui::UiTree;
+
+/// Foreground app, keyboard and focus, as the device reports them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PhoneState {
+    pub package: String,
+    /// Fully qualified activity class (`com.android.settings.Settings`).
+    pub activity: String,
+    pub keyboard_shown: bool,
+    /// The focused element's id in the tree, if any element has focus.
+    pub focused: Option<usize>,
+}
+
+/// Everything one observation reads. [`Device::observe`](super::Device::observe)
+/// fills the tree, the phone state, the size and the dump in one round trip; a
+/// session adds the screenshot when a step asks for one.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Observation {
+    pub ui: UiTree,
+    pub phone: PhoneState,
+    /// Screen size in pixels (`wm size`, override first).
+    pub screen: (u32, u32),
+    /// The hierarchy dump as the device printed it (kept for trajectories).
+    #[serde(skip)]
+    pub dump: String,
+    /// A PNG of the screen, when one was asked for and could be taken.
+    #[serde(skip)]
+    pub screenshot: Option<Arc<[u8]>>,
+    /// Why the screenshot that was asked for could not be taken (secure windows).
+    #[serde(skip)]
+    pub screenshot_error: Option<Arc<DeviceError>>,
+}
+
+impl Observation {
+    /// The compact screen text the LLM reads (and `observe`, `:state` print):
+    /// the phone line, then one indexed line per element `ui_state` lists.
+    pub fn screen_text(&self) -> String {
+        let p = &self.phone;
+        crate::ui::screen_text::screen_text(&self.ui, &p.package, &p.activity, p.keyboard_shown)
+    }
+}

@@ -1,0 +1,118 @@
+//! A connection straight to a device's adbd over TCP (no AUTH: emulators,
+//! `ro.adb.secure=0` devices and the virtual device): the CNXN handshake, then one
+//! stream per command, with a deadline on every read and write.
+
+use std::net::TcpStream;
+
+use adb_wire::message::{A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_STLS, A_VERSION, A_WRTE, HEADER_LEN, Header};
+
+use super::{
+    Deadline, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, output_of_v2, read_full, write_full,
+};
+
+/// The largest payload this client accepts.
+const MAX_PAYLOAD: u32 = 256 * 1024;
+
+/// A persistent connection straight to a device's adbd (no AUTH: emulators,
+/// `ro.adb.secure=0` devices and the virtual device).
+pub struct DirectConnection {
+    addr: String,
+    stream: TcpStream,
+    next_id: u32,
+    shell_v2: bool,
+    max_payload: usize,
+}
+
+impl DirectConnection {
+    pub fn connect(addr: &str, deadline: Deadline) -> Result<Self, TransportError> {
+        let stream = connect(addr, deadline)?;
+        let mut conn = Self { addr: addr.into(), stream, next_id: 1, shell_v2: false, max_payload: 4096 };
+        conn.send(A_CNXN, A_VERSION, MAX_PAYLOAD, b"host::features=shell_v2,cmd\0", deadline)?;
+        loop {
+            let (cmd, _, arg1, payload) = conn.read(deadline)?;
+            match cmd {
+                A_CNXN => {
+                    let banner = String::from_utf8_lossy(&payload);
+                    conn.shell_v2 = banner.contains("shell_v2");
+                    conn.max_payload = (arg1 as usize).clamp(4096, MAX_PAYLOAD as usize);
+                    return Ok(conn);
+                }
+                A_AUTH => return Err(TransportError::AuthRequired),
+                A_STLS => return Err(TransportError::TlsRequired),
+                _ => {}
+            }
+        }
+    }
+
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    fn send(
+        &mut self,
+        cmd: u32,
+        arg0: u32,
+        arg1: u32,
+        payload: &[u8],
+        deadline: Deadline,
+    ) -> Result<(), TransportError> {
+        // One write per message: no Nagle stall between header and payload.
+        write_full(&mut self.stream, &adb_wire::message::encode(cmd, arg0, arg1, payload), deadline)
+    }
+
+    fn read(&mut self, deadline: Deadline) -> Result<(u32, u32, u32, Vec<u8>), TransportError> {
+        let mut bytes = [0u8; HEADER_LEN];
+        read_full(&mut self.stream, &mut bytes, deadline)?;
+        let header = Header::decode(&bytes)?;
+        let len = header.len as usize;
+        if len > MAX_PAYLOAD as usize {
+            return Err(TransportError::Oversized { len });
+        }
+        let mut payload = vec![0u8; len];
+        read_full(&mut self.stream, &mut payload, deadline)?;
+        Ok((header.command, header.arg0, header.arg1, payload))
+    }
+
+    /// Runs `command` and collects its output, before `deadline`.
+    pub fn shell(&mut self, command: &str, deadline: Deadline) -> Result<ShellOutput, TransportError> {
+        let local = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        // Without shell v2, `exec:` keeps binary output intact (no terminal).
+        let service = if self.shell_v2 { format!("shell,v2,raw:{command}\0") } else { format!("exec:{command}\0") };
+        if service.len() > self.max_payload {
+            return Err(TransportError::TooLong { len: service.len(), max: self.max_payload });
+        }
+        self.send(A_OPEN, local, 0, service.as_bytes(), deadline)?;
+        let mut bytes = Vec::new();
+        let mut remote = None;
+        loop {
+            let (cmd, arg0, arg1, payload) = self.read(deadline)?;
+            if arg1 != local {
+                continue; // a stray message for an older stream
+            }
+            match cmd {
+                A_OKAY if remote.is_none() => {
+                    remote = Some(arg0);
+                    if self.shell_v2 {
+                        self.send(A_WRTE, local, arg0, &close_stdin(), deadline)?;
+                    }
+                }
+                A_WRTE => {
+                    if bytes.len() + payload.len() > MAX_OUTPUT {
+                        return Err(TransportError::TooLarge);
+                    }
+                    bytes.extend_from_slice(&payload);
+                    self.send(A_OKAY, local, arg0, &[], deadline)?;
+                }
+                A_CLSE if remote.is_none() => return Err(TransportError::Refused(command.chars().take(40).collect())),
+                A_CLSE => break,
+                _ => {}
+            }
+        }
+        if self.shell_v2 {
+            output_of_v2(&bytes)
+        } else {
+            Ok(ShellOutput { stdout: bytes, stderr: Vec::new(), code: None })
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! `codeact repl`: an interactive Rhai prompt bound to a device. Variables and `fn`s
+//! persist, `ui_state` is always fresh, input continues over several lines while it
+//! does not parse yet, Tab completes tools and variables (`helper.rs`), and
+//! meta-commands start with `:`. Line editing and history are rustyline's; this
+//! module decides what a line means and how results are shown.
+
+mod helper;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rustyline::error::ReadlineError;
+use rustyline::{Editor, history::DefaultHistory};
+
+use crate::error_text::full_message;
+use crate::sandbox::{CancelHandle, RunResult};
+use crate::session::Session;
+use helper::ReplHelper;
+
+/// The meta-commands, with what they do (`:help` prints this).
+pub const META: &[(&str, &str)] = &[
+    (":help", "this help: meta-commands and the session's tools"),
+    (":tools", "the tools this session has, with their docs"),
+    (":state", "read the screen and show it as the LLM sees it (indices match ui_state)"),
+    (":screenshot [FILE]", "save a screenshot as PNG (default screenshot-N.png)"),
+    (":vars", "the variables this session holds"),
+    (":reset", "forget variables, functions and remembered facts"),
+    (":quit", "leave (also Ctrl-D)"),
+];
+
+/// Where history is kept: `$CODEACT_HISTORY`, else the user's state directory.
+pub fn default_history_file() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CODEACT_HISTORY").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let state = std::env::var_os("XDG_STATE_HOME").filter(|p| !p.is_empty()).map(PathBuf::from).or_else(|| {
+        std::env::var_os("HOME").filter(|p| !p.is_empty()).map(|h| PathBuf::from(h).join(".local/state"))
+    })?;
+    Some(state.join("codeact").join("history"))
+}
+
+/// Shows a snippet's result the way a person at a prompt wants it.
+pub fn show(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
+    out.write_all(result.output.as_bytes())?;
+    for a in &result.actions {
+        let args = a.args.join(", ");
+        let how = if a.succeeded() { "ok" } else { "failed" };
+        writeln!(out, "  · {}({args}) {how} ({:.0} ms)", a.tool, a.duration_ms)?;
+    }
+    if let Some(v) = &result.value {
+        writeln!(out, "{v}")?;
+    }
+    if let Some(e) = &result.error {
+        writeln!(out, "error: {e}")?;
+    }
+    if let Some(c) = &result.completion {
+        let how = if c.success { "success" } else { "failure" };
+        writeln!(
+            out,
+            "completed ({how}){}",
+            if c.reason.is_empty() { String::new() } else { format!(": {}", c.reason) }
+        )?;
+    }
+    Ok(())
+}
+
+/// The interactive loop. Returns when the user quits or input ends.
+pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), ReadlineError> {
+    let device_name = session.device_name();
+    let words = Arc::new(Mutex::new(Vec::new()));
+    let refresh_words = |session: &Session, words: &Arc<Mutex<Vec<String>>>| {
+        let mut w: Vec<String> = session.tool_names().iter().map(|t| t.to_string()).collect();
+        w.extend(session.var_names());
+        *words.lock().unwrap_or_else(|e| e.into_inner()) = w;
+    };
+    refresh_words(&session, &words);
+    let mut editor: Editor<ReplHelper, DefaultHistory> = Editor::new()?;
+    editor.set_helper(Some(ReplHelper::new(words.clone())));
+    if let Some(path) = &history {
+        // No history yet is normal; anything else is worth one line.
+        if let Err(e) = editor.load_history(path)
+            && path.exists()
+        {
+            eprintln!("(history {} not loaded: {e})", path.display());
+        }
+    }
+    cancel_on_ctrl_c(session.cancel_handle());
+
+    let mut out = std::io::stdout();
+    let _ = writeln!(
+        out,
+        "codeact repl on {device_name}: {} tools; ui_state and phone_state are always fresh.\n\
+         :help for help, Tab completes, a blank line ends a multi-line snippet, :quit or Ctrl-D leaves.",
+        session.tool_names().len()
+    );
+    let mut shots = 0;
+    loop {
+        let line = match editor.readline("rhai> ") {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e),
+        };
+        let code = line.trim();
+        if code.is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(code);
+        if let Some(meta) = code.strip_prefix(':') {
+            let mut words_in = meta.split_whitespace();
+            match words_in.next().unwrap_or("") {
+                "q" | "quit" | "exit" => break,
+                command => meta_command(&mut session, command, words_in.next(), &mut shots, &mut out),
+            }
+            continue;
+        }
+        let result = session.eval(&line);
+        let _ = show(&result, &mut out);
+        let _ = out.flush();
+        refresh_words(&session, &words);
+    }
+    if let Some(path) = &history {
+        let saved = path.parent().map_or(Ok(()), std::fs::create_dir_all).map_err(ReadlineError::from);
+        if let Err(e) = saved.and_then(|()| editor.save_history(path)) {
+            eprintln!("(history not saved to {}: {e})", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Runs one `:command` (all but `:quit`).
+fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: &mut usize, out: &mut impl Write) {
+    let _ = match command {
+        "h" | "help" => {
+            let _ = writeln!(out, "Meta-commands:");
+            for (m, doc) in META {
+                let _ = writeln!(out, "  {m:<20} {doc}");
+            }
+            writeln!(out, "Tools (and print, debug, sleep):\n{}", session.describe_tools())
+        }
+        "tools" => write!(out, "{}", session.describe_tools()),
+        "state" => match session.observe(false) {
+            Ok(obs) => write!(out, "{}", obs.screen_text()),
+            Err(e) => writeln!(out, "error: {}", full_message(&e)),
+        },
+        "screenshot" => {
+            *shots += 1;
+            let path = arg.map_or_else(|| PathBuf::from(format!("screenshot-{shots}.png")), PathBuf::from);
+            let saved = session.screenshot().map(|png| (std::fs::write(&path, &png), png.len()));
+            match saved {
+                Ok((Ok(()), n)) => writeln!(out, "saved {} ({n} bytes)", path.display()),
+                Ok((Err(e), _)) => writeln!(out, "error: cannot save {}: {e}", path.display()),
+                Err(e) => writeln!(out, "error: cannot save {}: {}", path.display(), full_message(&e)),
+            }
+        }
+        "vars" => {
+            let vars = session.var_summaries(60);
+            if vars.is_empty() {
+                let _ = writeln!(out, "(no variables; ui_state and phone_state are always there)");
+            }
+            for (name, value) in vars {
+                let _ = writeln!(out, "  {name} = {value}");
+            }
+            Ok(())
+        }
+        "reset" => match session.reset() {
+            Ok(()) => writeln!(out, "forgot every variable, function and remembered fact"),
+            Err(e) => writeln!(out, "error: {e}"),
+        },
+        other => writeln!(out, "unknown command :{other}; :help lists them"),
+    };
+}
+
+/// Ctrl-C while a snippet runs stops that snippet, not the REPL (at the prompt the
+/// line editor reads it as a key).
+fn cancel_on_ctrl_c(handle: CancelHandle) {
+    let _ = std::thread::Builder::new().name("codeact-ctrl-c".into()).spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        rt.block_on(async {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                handle.cancel();
+            }
+        });
+    });
+}

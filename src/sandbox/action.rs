@@ -1,0 +1,55 @@
+//! What a snippet did, one record per host call (a tool): its name, arguments, result,
+//! timing and what it captured. The tools write these through
+//! [`Shared::record`](super::Shared::record); a sink can take each one the moment it
+//! is recorded (a trajectory writing as it goes). This module only holds the data.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::FailureKind;
+
+/// What a tool captured after acting, when recording is on: opaque bytes to the
+/// sandbox, files in a trajectory.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Capture {
+    /// A PNG screenshot.
+    pub screenshot: Option<Arc<[u8]>>,
+    /// The UI hierarchy dump (XML).
+    pub ui_xml: Option<Arc<str>>,
+    /// What an index-based action acted on, as a selector (Rhai source) that finds the
+    /// same element without its index: exported replays use it.
+    pub target: Option<String>,
+}
+
+/// One tool call, as recorded by the tool that made it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Action {
+    pub tool: String,
+    /// The arguments as Rhai literals.
+    pub args: Vec<String>,
+    /// `ok`, or the error the call ended with.
+    pub result: String,
+    /// How the call failed; `None` when it succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureKind>,
+    /// Milliseconds since the snippet started.
+    pub started_ms: f64,
+    pub duration_ms: f64,
+    #[serde(skip)]
+    pub capture: Capture,
+}
+
+impl Action {
+    pub fn succeeded(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// `tap(540, 1200) -> ok`, as progress lines and the model's feedback show it.
+    pub fn summary(&self) -> String {
+        format!("{}({}) -> {}", self.tool, self.args.join(", "), self.result)
+    }
+}
+
+/// Receives each action the moment it is recorded.
+pub type ActionSink = Box<dyn FnMut(&Action) + Send>;

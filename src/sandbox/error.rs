@@ -1,0 +1,123 @@
+//! Why a snippet failed, in a form an LLM or a person can act on (message, line,
+//! column, the offending source line) and a program can classify without reading the
+//! message ([`ErrorKind`]): a syntax error, a script's own error, a limit, a cancel, or
+//! a host function (a tool) that failed with a [`FailureKind`].
+
+use serde::Serialize;
+
+/// How a host function (a device tool) failed, as reports and the agent tell
+/// failures apart. The tool catalog decides which kind each of its errors is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// An `assert_*` tool found the screen not as the script expected.
+    Assertion,
+    /// An index from `ui_state` no longer points at the element it named.
+    Stale,
+    /// The device failed, timed out or went away.
+    Device,
+    /// The call itself was wrong: a bad coordinate, key, selector or value.
+    BadArgument,
+    /// Nothing on screen matched what the tool looked for, or waited for.
+    NotFound,
+    /// The call would have run past the snippet's time limit.
+    TimeLimit,
+    /// The snippet was stopped (Ctrl-C) while the tool waited.
+    Cancelled,
+}
+
+/// Which limit a snippet ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    Operations,
+    Time,
+    CallDepth,
+    Size,
+}
+
+/// What kind of failure ended a snippet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The code does not parse; nothing ran.
+    Syntax,
+    /// The script's own error: a `throw`, a wrong type, an unknown function.
+    Script,
+    /// A limit stopped it.
+    Limit { limit: Limit },
+    /// It was cancelled from outside (Ctrl-C).
+    Cancelled,
+    /// A tool failed and the script did not catch it.
+    Tool { tool: String, failure: FailureKind },
+    /// The engine itself failed (a bug in codeact or rhai).
+    Crashed,
+}
+
+/// Why a snippet failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunError {
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// The offending source line, when the error has a position.
+    pub source_line: Option<String>,
+    #[serde(flatten)]
+    pub kind: ErrorKind,
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "line {l}, column {c}: {}", self.message)?,
+            (Some(l), None) => write!(f, "line {l}: {}", self.message)?,
+            _ => f.write_str(&self.message)?,
+        }
+        if let (Some(src), Some(c)) = (&self.source_line, self.column) {
+            write!(f, "\n  {src}\n  {}^", " ".repeat(c.saturating_sub(1)))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl RunError {
+    /// An error at `pos` in `code` (no position: none is shown).
+    pub(crate) fn at(message: String, kind: ErrorKind, pos: rhai::Position, code: &str) -> Self {
+        let line = pos.line();
+        Self {
+            message,
+            line,
+            column: pos.position(),
+            source_line: line.and_then(|l| code.lines().nth(l.saturating_sub(1))).map(str::to_string),
+            kind,
+        }
+    }
+
+    /// An error with no place in the code.
+    pub(crate) fn plain(message: impl Into<String>, kind: ErrorKind) -> Self {
+        Self { message: message.into(), line: None, column: None, source_line: None, kind }
+    }
+
+    /// A parse error, with what Rhai says is wrong.
+    pub(crate) fn syntax(e: &rhai::ParseError, code: &str) -> Self {
+        let message = strip_position(&e.err_type().to_string());
+        Self::at(format!("syntax error: {message}"), ErrorKind::Syntax, e.position(), code)
+    }
+
+    /// True when an assertion tool failed (a test failure rather than an error).
+    pub fn is_assertion(&self) -> bool {
+        matches!(self.kind, ErrorKind::Tool { failure: FailureKind::Assertion, .. })
+    }
+}
+
+/// Rhai appends ` (line L, position C)`, reported separately here, and prefixes
+/// errors thrown by functions with `Runtime error: `, which says nothing.
+pub(crate) fn strip_position(message: &str) -> String {
+    let message = message.strip_prefix("Runtime error: ").unwrap_or(message);
+    match message.rfind(" (line ") {
+        Some(i) if message.ends_with(')') => message[..i].to_string(),
+        _ => message.to_string(),
+    }
+}

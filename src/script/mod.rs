@@ -1,0 +1,215 @@
+//! `codeact exec` as a library: scripts read and checked, each run in a fresh
+//! session state on one device with the caller's variables, each with its own
+//! trajectory when asked, each judged as a test ([`Verdict`]). The CLI prints the
+//! reports and writes JUnit from them; nothing here prints.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rhai::Dynamic;
+
+use crate::sandbox::{LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
+use crate::session::{Session, typed_value};
+use crate::trajectory::junit::{Case, Verdict};
+use crate::trajectory::{self, Event, Trajectory, TrajectoryError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("--var {0:?} is not KEY=VALUE")]
+    VarNotKeyValue(String),
+    #[error("--var {var:?}: {key:?} is not a variable name (letters, digits and _, not starting with a digit)")]
+    VarName { var: String, key: String },
+    #[error("two scripts are named {stem:?}: give each its own name so --trajectory {} can hold both", .dir.display())]
+    SameName { stem: String, dir: PathBuf },
+    #[error(transparent)]
+    Trajectory(#[from] TrajectoryError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+    #[error(transparent)]
+    Limits(#[from] LimitError),
+}
+
+/// A script to run: where it came from and its code.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub path: PathBuf,
+    pub code: String,
+}
+
+impl Script {
+    /// The file's stem: the test's name, and its trajectory folder with several scripts.
+    pub fn name(&self) -> String {
+        self.path.file_stem().map_or_else(|| "script".to_string(), |s| s.to_string_lossy().into_owned())
+    }
+}
+
+/// Reads every script first, so a typo in the last name fails before anything runs.
+pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
+    paths
+        .iter()
+        .map(|path| match std::fs::read_to_string(path) {
+            Ok(code) => Ok(Script { path: path.clone(), code }),
+            Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
+        })
+        .collect()
+}
+
+/// `--var KEY=VALUE` items as typed variables (numbers and true/false are typed).
+pub fn parse_vars(vars: &[String]) -> Result<Vec<(String, Dynamic)>, ScriptError> {
+    vars.iter()
+        .map(|var| {
+            let (key, value) = var.split_once('=').ok_or_else(|| ScriptError::VarNotKeyValue(var.clone()))?;
+            let ok_name = key.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && key.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if !ok_name {
+                return Err(ScriptError::VarName { var: var.clone(), key: key.to_string() });
+            }
+            Ok((key.to_string(), typed_value(value)))
+        })
+        .collect()
+}
+
+/// Parses each script without running it (no device): the errors, per script.
+pub fn check(scripts: &[Script], limits: &Limits) -> Result<Vec<Option<RunError>>, ScriptError> {
+    let sandbox = Sandbox::new(limits.clone())?;
+    Ok(scripts.iter().map(|s| sandbox.compile(&s.code).err()).collect())
+}
+
+/// How one script went.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub script: Script,
+    pub result: RunResult,
+    pub verdict: Verdict,
+    /// Where its trajectory was written.
+    pub trajectory: Option<PathBuf>,
+}
+
+impl Report {
+    /// The report as a JUnit test case: what it printed, then its action log.
+    pub fn junit_case(&self) -> Case {
+        let mut log = self.result.output.clone();
+        for a in &self.result.actions {
+            log.push_str(&format!("{:.1} ms {}\n", a.duration_ms, a.summary()));
+        }
+        Case {
+            name: self.script.name(),
+            classname: self.script.path.display().to_string(),
+            seconds: self.result.duration_ms / 1000.0,
+            verdict: self.verdict.clone(),
+            output: log,
+        }
+    }
+}
+
+/// Where scripts run and what they get.
+pub struct ExecOptions<'a> {
+    pub vars: &'a [(String, Dynamic)],
+    /// Write each script's trajectory here (a folder per script when there are
+    /// several).
+    pub trajectory: Option<&'a Path>,
+    /// The persona's name, for the summaries.
+    pub persona: Option<&'a str>,
+}
+
+/// Runs each script in turn on `session`, forgetting the last one's variables,
+/// functions and memory first; `on_report` sees each report as soon as it is ready.
+pub fn run_scripts(
+    session: &mut Session,
+    scripts: &[Script],
+    options: &ExecOptions,
+    on_report: &mut dyn FnMut(&Report),
+) -> Result<Vec<Report>, ScriptError> {
+    if let Some(dir) = options.trajectory
+        && scripts.len() > 1
+    {
+        let mut names = std::collections::HashSet::new();
+        for script in scripts {
+            if !names.insert(script.name()) {
+                return Err(ScriptError::SameName { stem: script.name(), dir: dir.to_path_buf() });
+            }
+        }
+    }
+    let device = session.device_name();
+    let mut reports = Vec::new();
+    for script in scripts {
+        session.reset()?;
+        for (key, value) in options.vars {
+            session.set_var(key, value.clone())?;
+        }
+        let dir = options.trajectory.map(|d| if scripts.len() > 1 { d.join(script.name()) } else { d.to_path_buf() });
+        let written = match &dir {
+            Some(dir) => {
+                let mut t = Trajectory::create(dir)?;
+                t.write_file("script.rhai", script.code.as_bytes());
+                t.append(&Event::Start { script: &script.path.display().to_string(), device: &device });
+                let t = Arc::new(Mutex::new(t));
+                session.set_action_sink(Some(trajectory::action_sink(t.clone(), Arc::new(|| 1), true)));
+                Some(t)
+            }
+            None => None,
+        };
+        let result = session.eval(&script.code);
+        session.set_action_sink(None);
+        let verdict = Verdict::of(&result);
+        let trajectory = match written {
+            Some(t) => Some(finish_trajectory(&t, script, &device, options.persona, &result, &verdict)?),
+            None => None,
+        };
+        let report = Report { script: script.clone(), result, verdict, trajectory };
+        on_report(&report);
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// The script's `end` event and `summary.json`.
+fn finish_trajectory(
+    t: &trajectory::SharedTrajectory,
+    script: &Script,
+    device: &str,
+    persona: Option<&str>,
+    result: &RunResult,
+    verdict: &Verdict,
+) -> Result<PathBuf, TrajectoryError> {
+    let mut t = trajectory::lock(t);
+    t.append(&Event::End {
+        output: &result.output,
+        error: result.error.as_ref(),
+        completion: result.completion.as_ref(),
+    });
+    let summary = serde_json::json!({
+        "script": script.path.display().to_string(),
+        "device": device,
+        "persona": persona,
+        "outcome": verdict.word().to_lowercase(),
+        "error": result.error.as_ref().map(|e| e.to_string()),
+        "completion": result.completion,
+        "actions": result.actions.len(),
+        "duration_ms": result.duration_ms,
+    });
+    t.finish(&summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_are_typed_and_named_properly() {
+        let vars = parse_vars(&["name=张三".into(), "count=3".into(), "on=true".into()]).unwrap();
+        assert_eq!(vars[0].1.clone().into_string().ok().as_deref(), Some("张三"));
+        assert_eq!(vars[1].1.as_int(), Ok(3));
+        assert_eq!(vars[2].1.as_bool(), Ok(true));
+        assert!(matches!(parse_vars(&["2x=1".into()]), Err(ScriptError::VarName { .. })));
+        assert!(matches!(parse_vars(&["novalue".into()]), Err(ScriptError::VarNotKeyValue(_))));
+    }
+}

@@ -1,0 +1,115 @@
+//! Gestures: taps and long presses on a `ui_state` index or a point, swipes, drags.
+
+use rhai::Dynamic;
+
+use crate::tools::arguments::gesture_ms;
+use crate::tools::context::ToolContext;
+use crate::tools::error::ToolError;
+use crate::tools::registry::tool;
+use crate::tools::{Effect, ToolSpec};
+
+/// A point gesture after it is resolved: where, and for how long.
+fn press(c: &mut ToolContext, (x, y): (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {
+    match ms {
+        None => c.device().tap(x, y)?,
+        Some(ms) => c.device().long_press(x, y, ms)?,
+    }
+    c.after_action();
+    Ok(())
+}
+
+fn long_press_at(c: &mut ToolContext, x: &Dynamic, y: &Dynamic, ms: i64) -> Result<(), ToolError> {
+    let ms = gesture_ms(ms, c.left())?;
+    let point = c.point(x, y)?;
+    press(c, point, Some(ms))
+}
+
+/// A swipe or a drag between two points, resolved and bounded.
+fn stroke(c: &mut ToolContext, drag: bool, p: [&Dynamic; 4], ms: i64) -> Result<(), ToolError> {
+    let ms = gesture_ms(ms, c.left())?;
+    let (x1, y1) = c.point(p[0], p[1])?;
+    let (x2, y2) = c.point(p[2], p[3])?;
+    if drag {
+        c.device().drag(x1, y1, x2, y2, ms)?;
+    } else {
+        c.device().swipe(x1, y1, x2, y2, ms)?;
+    }
+    c.after_action();
+    Ok(())
+}
+
+pub(crate) const TAP_BY_INDEX: ToolSpec = ToolSpec {
+    name: "tap_by_index",
+    signature: "tap_by_index(index)",
+    doc: "Tap the element with this ui_state index (refuses if the screen changed under it).",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, index: i64| {
+            let point = c.element_center(index)?;
+            press(c, point, None)
+        })
+    },
+};
+
+pub(crate) const LONG_PRESS_BY_INDEX: ToolSpec = ToolSpec {
+    name: "long_press_by_index",
+    signature: "long_press_by_index(index)",
+    doc: "Long-press the element with this ui_state index.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, index: i64| {
+            let point = c.element_center(index)?;
+            press(c, point, Some(800))
+        })
+    },
+};
+
+pub(crate) const TAP_POINT: ToolSpec = ToolSpec {
+    name: "tap",
+    signature: "tap(x, y)",
+    doc: "Tap a point: integers are pixels, floats in 0..1 are fractions of the screen.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, x: Dynamic, y: Dynamic| {
+            let point = c.point(&x, &y)?;
+            press(c, point, None)
+        })
+    },
+};
+
+pub(crate) const LONG_PRESS_POINT: ToolSpec = ToolSpec {
+    name: "long_press",
+    signature: "long_press(x, y[, ms])",
+    doc: "Press and hold a point (default 800 ms).",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, x: Dynamic, y: Dynamic| long_press_at(c, &x, &y, 800));
+        tool!(r, |c, x: Dynamic, y: Dynamic, ms: i64| long_press_at(c, &x, &y, ms));
+    },
+};
+
+pub(crate) const SWIPE: ToolSpec = ToolSpec {
+    name: "swipe",
+    signature: "swipe(x1, y1, x2, y2[, ms])",
+    doc: "Swipe from one point to another (default 300 ms); swipe up to scroll down.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| stroke(c, false, [&x1, &y1, &x2, &y2], 300));
+        tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| {
+            stroke(c, false, [&x1, &y1, &x2, &y2], ms)
+        });
+    },
+};
+
+pub(crate) const DRAG: ToolSpec = ToolSpec {
+    name: "drag",
+    signature: "drag(x1, y1, x2, y2[, ms])",
+    doc: "Drag and drop from one point to another (default 1000 ms).",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| stroke(c, true, [&x1, &y1, &x2, &y2], 1000));
+        tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| {
+            stroke(c, true, [&x1, &y1, &x2, &y2], ms)
+        });
+    },
+};

@@ -1,0 +1,80 @@
+//! Text and keys: typing into the focused field, emptying it, pressing keys.
+
+use rhai::ImmutableString;
+
+use crate::tools::context::ToolContext;
+use crate::tools::error::ToolError;
+use crate::tools::registry::tool;
+use crate::tools::{Effect, ToolSpec};
+
+fn key(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {
+    c.device().press_key(name)?;
+    c.after_action();
+    Ok(())
+}
+
+fn home(c: &mut ToolContext) -> Result<(), ToolError> {
+    c.device().go_home()?;
+    c.after_action();
+    Ok(())
+}
+
+pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
+    name: "input_text",
+    signature: "input_text(text)",
+    doc: "Type text (any language) into the focused field; tap the field first.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, text: ImmutableString| {
+            c.device().input_text(&text)?;
+            c.after_action();
+            Ok(())
+        })
+    },
+};
+
+pub(crate) const CLEAR_TEXT: ToolSpec = ToolSpec {
+    name: "clear_text",
+    signature: "clear_text()",
+    doc: "Empty the focused text field.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c| {
+            c.device().clear_text()?;
+            c.after_action();
+            Ok(())
+        })
+    },
+};
+
+pub(crate) const PRESS_KEY: ToolSpec = ToolSpec {
+    name: "press_key",
+    signature: "press_key(key)",
+    doc: "Press a key: \"back\", \"home\", \"enter\", \"delete\", \"tab\", a KEYCODE_ name or a number.",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c, name: ImmutableString| key(c, &name)),
+};
+
+pub(crate) const BACK: ToolSpec = ToolSpec {
+    name: "back",
+    signature: "back()",
+    doc: "Press the Back key (hides the keyboard first if it is shown).",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c| key(c, "back")),
+};
+
+pub(crate) const HOME: ToolSpec = ToolSpec {
+    name: "home",
+    signature: "home()",
+    doc: "Go to the home screen.",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c| home(c)),
+};
+
+pub(crate) const GO_HOME: ToolSpec = ToolSpec {
+    name: "go_home",
+    signature: "go_home()",
+    doc: "Go to the home screen (same as home()).",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c| home(c)),
+};

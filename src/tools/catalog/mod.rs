@@ -1,0 +1,47 @@
+//! Every tool, declared once as a [`ToolSpec`]: grouped by what it works on, listed
+//! here in the order the prompt, `codeact tools` and the README show them.
+
+mod apps;
+mod finish;
+mod gestures;
+mod keys;
+mod memory;
+mod screen;
+mod selectors;
+
+use super::ToolSpec;
+
+/// The catalog, in the order the prompt lists it.
+pub const CATALOG: &[ToolSpec] = &[
+    gestures::TAP_BY_INDEX,
+    gestures::LONG_PRESS_BY_INDEX,
+    gestures::TAP_POINT,
+    gestures::LONG_PRESS_POINT,
+    gestures::SWIPE,
+    gestures::DRAG,
+    keys::INPUT_TEXT,
+    keys::CLEAR_TEXT,
+    keys::PRESS_KEY,
+    keys::BACK,
+    keys::HOME,
+    keys::GO_HOME,
+    apps::START_APP,
+    apps::OPEN_APP,
+    apps::LIST_PACKAGES,
+    memory::REMEMBER,
+    memory::MEMORY,
+    screen::WAIT,
+    screen::REFRESH,
+    screen::SCREENSHOT,
+    selectors::FIND,
+    selectors::FIND_ALL,
+    selectors::TAP_SELECTOR,
+    selectors::LONG_PRESS_SELECTOR,
+    selectors::SET_TEXT,
+    selectors::WAIT_FOR,
+    selectors::WAIT_GONE,
+    selectors::ASSERT_VISIBLE,
+    selectors::ASSERT_NOT_VISIBLE,
+    selectors::SCROLL_UNTIL_VISIBLE,
+    finish::COMPLETE,
+];

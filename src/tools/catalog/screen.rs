@@ -1,0 +1,63 @@
+//! The screen itself: waiting, reading it again, taking a screenshot.
+
+use std::time::Duration;
+
+use rhai::{Dynamic, Map};
+
+use crate::tools::arguments::wait_ms;
+use crate::tools::error::ToolError;
+use crate::tools::registry::tool;
+use crate::tools::{Effect, ToolSpec};
+
+/// Width and height from a PNG's header.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    let reader = png::Decoder::new(std::io::Cursor::new(png)).read_info().ok()?;
+    Some((reader.info().width, reader.info().height))
+}
+
+pub(crate) const WAIT: ToolSpec = ToolSpec {
+    name: "wait",
+    signature: "wait(ms)",
+    doc: "Wait this many milliseconds (bounded by the snippet's time limit).",
+    effect: Effect::Reads,
+    register: |r| {
+        tool!(r, |c, ms: i64| {
+            let ms = wait_ms(ms, "ms")?;
+            let wanted = Duration::from_millis(ms);
+            let room = c.left();
+            c.shared.pause(wanted.min(room))?;
+            if wanted > room { Err(ToolError::WaitTooLong(ms)) } else { Ok(()) }
+        })
+    },
+};
+
+pub(crate) const REFRESH: ToolSpec = ToolSpec {
+    name: "refresh",
+    signature: "refresh()",
+    doc: "Read the screen again: ui_state and phone_state are updated.",
+    effect: Effect::Reads,
+    register: |r| {
+        tool!(r, |c| {
+            c.refresh()?;
+            Ok(())
+        })
+    },
+};
+
+pub(crate) const SCREENSHOT: ToolSpec = ToolSpec {
+    name: "screenshot",
+    signature: "screenshot()",
+    doc: "Take a screenshot (kept in the trajectory); returns #{width, height, bytes}.",
+    effect: Effect::Reads,
+    register: |r| {
+        tool!(r, |c| {
+            let png = c.capture_screenshot()?;
+            let (w, h) = png_size(&png).unwrap_or_default();
+            let mut m = Map::new();
+            m.insert("width".into(), Dynamic::from(i64::from(w)));
+            m.insert("height".into(), Dynamic::from(i64::from(h)));
+            m.insert("bytes".into(), Dynamic::from(png.len() as i64));
+            Ok(m)
+        })
+    },
+};

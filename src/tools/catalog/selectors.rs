@@ -1,0 +1,244 @@
+//! Selector tools: finding, tapping, typing into, waiting for and asserting on
+//! elements the way scripts describe them (`"Wi-Fi"`, `#{id: "send", below: "To"}`),
+//! always on the live screen. `ui_state`'s snapshot (and its indices) stay as they
+//! were; an element found here carries its `ui_state` index only when the snapshot
+//! shows that very element.
+
+use std::time::{Duration, Instant};
+
+use rhai::{Array, Dynamic, ImmutableString};
+
+use crate::tools::arguments::wait_ms;
+use crate::tools::context::{ToolContext, label};
+use crate::tools::error::{Awaited, ToolError};
+use crate::tools::registry::tool;
+use crate::tools::select::Selector;
+use crate::tools::state;
+use crate::tools::{Effect, ToolSpec};
+
+/// How many swipes `scroll_until_visible` tries before it gives up.
+const MAX_SWIPES: usize = 15;
+/// How many elements a "nothing matches" error lists.
+const VISIBLE_IN_ERRORS: usize = 12;
+
+/// The ids of the elements `sel` matches on the live screen.
+fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
+    let obs = c.look()?;
+    Ok(sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect())
+}
+
+/// The first match on the live screen, as a script sees an element; `()` if none.
+fn first(c: &mut ToolContext, sel: &Dynamic) -> Result<Dynamic, ToolError> {
+    let ids = matches(c, &Selector::from_dynamic(sel)?)?;
+    Ok(ids.first().map_or(Dynamic::UNIT, |id| c.element_value(*id)))
+}
+
+/// The centre of the first match, or an error that says what is on screen.
+fn locate(c: &mut ToolContext, sel: &Selector) -> Result<(i32, i32), ToolError> {
+    let ids = matches(c, sel)?;
+    let Some(obs) = c.live() else { return Err(nothing(sel, String::new())) };
+    match ids.first().and_then(|id| obs.ui.get(*id)) {
+        Some(e) => Ok(e.center),
+        None => {
+            let seen: Vec<String> = state::listed(&obs.ui).iter().take(VISIBLE_IN_ERRORS).map(|e| label(e)).collect();
+            Err(nothing(sel, seen.join(", ")))
+        }
+    }
+}
+
+fn nothing(sel: &Selector, visible: String) -> ToolError {
+    ToolError::NothingMatches { selector: sel.shown.clone(), visible }
+}
+
+/// A gesture on the first match: a tap, or a long press.
+fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError> {
+    let (x, y) = locate(c, &Selector::from_dynamic(sel)?)?;
+    if long {
+        c.device().long_press(x, y, 800)?;
+    } else {
+        c.device().tap(x, y)?;
+    }
+    c.after_action();
+    Ok(())
+}
+
+/// Polls until `sel` matches (`Appear`) or stops matching (`GoAway`), within `ms`
+/// and the snippet's time.
+fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result<Dynamic, ToolError> {
+    let sel = Selector::from_dynamic(sel)?;
+    let ms = wait_ms(ms, "timeout_ms")?;
+    let wanted = Duration::from_millis(ms);
+    let limit = c.left();
+    let until = Instant::now() + wanted.min(limit);
+    let mut last_look = false;
+    loop {
+        let ids = matches(c, &sel)?;
+        match (awaited, ids.first()) {
+            (Awaited::Appear, Some(id)) => return Ok(c.element_value(*id)),
+            (Awaited::GoAway, None) => return Ok(Dynamic::UNIT),
+            _ => {}
+        }
+        if !last_look {
+            c.shared.pause(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())))?;
+        }
+        // One more look at the timeout itself, unless the snippet's deadline is
+        // what ends the wait (the device may not be asked past it).
+        if Instant::now() >= until && !last_look && wanted <= limit {
+            last_look = true;
+            continue;
+        }
+        if Instant::now() >= until {
+            return Err(ToolError::WaitTimedOut { selector: sel.shown, awaited, ms, cut_by_limit: wanted > limit });
+        }
+    }
+}
+
+/// Swipes until `sel` matches; errors at the end of the list.
+fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<Dynamic, ToolError> {
+    let sel = Selector::from_dynamic(sel)?;
+    let down = match direction {
+        "down" => true,
+        "up" => false,
+        other => return Err(ToolError::BadArgument(format!("direction {other:?}: use \"down\" or \"up\""))),
+    };
+    let mut last = None;
+    for _ in 0..MAX_SWIPES {
+        if let Some(id) = matches(c, &sel)?.first() {
+            return Ok(c.element_value(*id));
+        }
+        let Some(obs) = c.live() else { break };
+        let print = obs.ui.fingerprint();
+        if last == Some(print) {
+            return Err(ToolError::EndOfList(sel.shown));
+        }
+        last = Some(print);
+        let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
+        let (from, to) = if down { (h * 7 / 10, h * 3 / 10) } else { (h * 3 / 10, h * 7 / 10) };
+        c.device().swipe(w / 2, from, w / 2, to, 300)?;
+        c.after_action();
+    }
+    Err(ToolError::NotAfterSwipes { selector: sel.shown, swipes: MAX_SWIPES })
+}
+
+pub(crate) const FIND: ToolSpec = ToolSpec {
+    name: "find",
+    signature: "find(sel)",
+    doc: "The first element matching a selector on the live screen (a map like ui_state's; index -1 if ui_state does not show it), or ().",
+    effect: Effect::Reads,
+    register: |r| tool!(r, |c, sel: Dynamic| first(c, &sel)),
+};
+
+pub(crate) const FIND_ALL: ToolSpec = ToolSpec {
+    name: "find_all",
+    signature: "find_all(sel)",
+    doc: "Every element matching a selector, in reading order.",
+    effect: Effect::Reads,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic| {
+            let ids = matches(c, &Selector::from_dynamic(&sel)?)?;
+            Ok(ids.iter().map(|id| c.element_value(*id)).collect::<Array>())
+        })
+    },
+};
+
+pub(crate) const TAP_SELECTOR: ToolSpec = ToolSpec {
+    name: "tap",
+    signature: "tap(sel)",
+    doc: "Tap the element a selector finds: \"Wi-Fi\" (regex over text/desc/hint) or #{id: \"send\", below: \"Title\"}.",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c, sel: Dynamic| press(c, &sel, false)),
+};
+
+pub(crate) const LONG_PRESS_SELECTOR: ToolSpec = ToolSpec {
+    name: "long_press",
+    signature: "long_press(sel)",
+    doc: "Long-press the element a selector finds.",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c, sel: Dynamic| press(c, &sel, true)),
+};
+
+pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
+    name: "set_text",
+    signature: "set_text(sel, text)",
+    doc: "Tap a field, empty it and type text.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic, text: ImmutableString| {
+            let (x, y) = locate(c, &Selector::from_dynamic(&sel)?)?;
+            c.device().tap(x, y)?;
+            // The field must have focus (and its keyboard) before it is emptied.
+            c.after_action();
+            c.device().clear_text()?;
+            c.device().input_text(&text)?;
+            c.after_action();
+            Ok(())
+        })
+    },
+};
+
+pub(crate) const WAIT_FOR: ToolSpec = ToolSpec {
+    name: "wait_for",
+    signature: "wait_for(sel[, timeout_ms])",
+    doc: "Wait until a selector matches (default 5000 ms); returns the element.",
+    effect: Effect::Reads,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic| wait(c, &sel, 5000, Awaited::Appear));
+        tool!(r, |c, sel: Dynamic, timeout_ms: i64| wait(c, &sel, timeout_ms, Awaited::Appear));
+    },
+};
+
+pub(crate) const WAIT_GONE: ToolSpec = ToolSpec {
+    name: "wait_gone",
+    signature: "wait_gone(sel[, timeout_ms])",
+    doc: "Wait until nothing matches a selector (default 5000 ms).",
+    effect: Effect::Reads,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic| wait(c, &sel, 5000, Awaited::GoAway));
+        tool!(r, |c, sel: Dynamic, timeout_ms: i64| wait(c, &sel, timeout_ms, Awaited::GoAway));
+    },
+};
+
+pub(crate) const ASSERT_VISIBLE: ToolSpec = ToolSpec {
+    name: "assert_visible",
+    signature: "assert_visible(sel)",
+    doc: "Fail the script unless a selector matches on screen.",
+    effect: Effect::Asserts,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic| {
+            let sel = Selector::from_dynamic(&sel)?;
+            if matches(c, &sel)?.is_empty() {
+                Err(ToolError::Assertion(format!("{} is not on screen", sel.shown)))
+            } else {
+                Ok(())
+            }
+        })
+    },
+};
+
+pub(crate) const ASSERT_NOT_VISIBLE: ToolSpec = ToolSpec {
+    name: "assert_not_visible",
+    signature: "assert_not_visible(sel)",
+    doc: "Fail the script if a selector matches on screen.",
+    effect: Effect::Asserts,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic| {
+            let sel = Selector::from_dynamic(&sel)?;
+            if matches(c, &sel)?.is_empty() {
+                Ok(())
+            } else {
+                Err(ToolError::Assertion(format!("{} is on screen", sel.shown)))
+            }
+        })
+    },
+};
+
+pub(crate) const SCROLL_UNTIL_VISIBLE: ToolSpec = ToolSpec {
+    name: "scroll_until_visible",
+    signature: "scroll_until_visible(sel[, direction])",
+    doc: "Swipe (\"down\" by default, or \"up\") until a selector matches; returns the element.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic| scroll_until(c, &sel, "down"));
+        tool!(r, |c, sel: Dynamic, direction: ImmutableString| scroll_until(c, &sel, &direction));
+    },
+};

@@ -1,0 +1,254 @@
+//! What the tools share within a session: the device, the snapshot `ui_state`
+//! indexes into (and whether an action may have changed the screen since), the
+//! newest observation, remembered facts, the options, and what the running call
+//! captured for its action record.
+//!
+//! The session hands it the observation a snippet runs on; the tools read and act.
+//! This module settles the screen after actions and checks indices; the tools
+//! themselves are in the catalog files.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rhai::Dynamic;
+
+use super::arguments::coord;
+use super::error::ToolError;
+use super::options::{Recording, ToolOptions};
+use super::state;
+use super::unique_selector::selector_for;
+use crate::device::{Device, DeviceError, Observation};
+use crate::sandbox::{Capture, Shared};
+use crate::ui::Element;
+
+/// `remember()` keeps this many facts (the oldest go first), each at most this long:
+/// memory is shown to the LLM every step, so it must stay small.
+pub const MEMORY_ITEMS: usize = 20;
+pub const MEMORY_ITEM_BYTES: usize = 1000;
+
+/// The tools' shared state.
+pub struct ToolContext {
+    device: Box<dyn Device>,
+    /// The observation `ui_state` shows.
+    snapshot: Option<Arc<Observation>>,
+    /// `ui_state` as scripts see it, built from the snapshot when first read.
+    ui_value: Option<Dynamic>,
+    /// An action ran since the snapshot: indices must be checked before use.
+    dirty: bool,
+    /// The newest observation made while settling (what the screen showed last).
+    latest: Option<Arc<Observation>>,
+    pub(crate) memory: Vec<String>,
+    pub(crate) options: ToolOptions,
+    /// What the running tool captured for its action record.
+    pub(crate) capture: Capture,
+    /// Installed packages, read once per snippet by `open_app`.
+    installed: Option<Vec<String>>,
+    /// When the running call must end: device calls and waits are bounded by it.
+    deadline: Instant,
+    /// The running snippet's clock and stop signal.
+    pub(crate) shared: Arc<Shared>,
+}
+
+pub type SharedContext = Arc<Mutex<ToolContext>>;
+
+pub(crate) fn lock(ctx: &SharedContext) -> MutexGuard<'_, ToolContext> {
+    ctx.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `Button "OK"`: how an element is named in messages.
+pub(crate) fn label(e: &Element) -> String {
+    let text = if e.text.is_empty() { &e.content_desc } else { &e.text };
+    format!("{} {text:?}", e.class.rsplit('.').next().unwrap_or("element"))
+}
+
+impl ToolContext {
+    pub fn new(device: Box<dyn Device>, options: ToolOptions, shared: Arc<Shared>) -> SharedContext {
+        Arc::new(Mutex::new(Self {
+            device,
+            snapshot: None,
+            ui_value: None,
+            dirty: false,
+            latest: None,
+            memory: Vec::new(),
+            options,
+            capture: Capture::default(),
+            installed: None,
+            deadline: Instant::now(),
+            shared,
+        }))
+    }
+
+    pub(crate) fn device(&mut self) -> &mut dyn Device {
+        self.device.as_mut()
+    }
+
+    pub(crate) fn device_name(&self) -> &str {
+        self.device.name()
+    }
+
+    /// Makes `obs` what `ui_state` and `phone_state` show (`None`: read the screen
+    /// when a snippet first asks). Indices are fresh again.
+    pub(crate) fn set_snapshot(&mut self, obs: Option<Arc<Observation>>) {
+        self.snapshot = obs;
+        self.installed = None;
+        self.ui_value = None;
+        self.latest = None;
+        self.dirty = false;
+    }
+
+    /// Observes and makes that observation what `ui_state`/`phone_state` show.
+    pub(crate) fn refresh(&mut self) -> Result<Arc<Observation>, DeviceError> {
+        let obs = Arc::new(self.device.observe()?);
+        self.set_snapshot(Some(obs.clone()));
+        Ok(obs)
+    }
+
+    /// The observation `ui_state` shows (observing first if there is none yet).
+    pub(crate) fn snapshot(&mut self) -> Result<Arc<Observation>, DeviceError> {
+        match &self.snapshot {
+            Some(obs) => Ok(obs.clone()),
+            None => self.refresh(),
+        }
+    }
+
+    /// `ui_state` as a Rhai value (built once per snapshot).
+    pub(crate) fn ui_value(&mut self) -> Result<Dynamic, DeviceError> {
+        let snapshot = self.snapshot()?;
+        Ok(self.ui_value.get_or_insert_with(|| state::ui_state(&snapshot)).clone())
+    }
+
+    /// `phone_state` as a Rhai value. Indices belong to the snapshot; the phone's
+    /// state has none, so it shows the newest observation (the one an action
+    /// settled on).
+    pub(crate) fn phone_value(&mut self) -> Result<Dynamic, DeviceError> {
+        let snapshot = self.snapshot()?;
+        Ok(state::phone_state(self.latest.as_deref().unwrap_or(&snapshot)))
+    }
+
+    /// Runs `f` with the device bound to `deadline`: no device call inside may
+    /// outlast the snippet.
+    pub(crate) fn bounded<T>(&mut self, deadline: Instant, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.deadline = deadline;
+        self.device.set_deadline(Some(deadline));
+        let out = f(self);
+        self.device.set_deadline(None);
+        out
+    }
+
+    /// The time the running call has left.
+    pub(crate) fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// Reads the live screen without touching the snapshot (unless there was none
+    /// yet: then it becomes the snapshot).
+    pub(crate) fn look(&mut self) -> Result<Arc<Observation>, DeviceError> {
+        let obs = Arc::new(self.device.observe()?);
+        if self.snapshot.is_none() {
+            self.set_snapshot(Some(obs.clone()));
+        }
+        self.latest = Some(obs.clone());
+        Ok(obs)
+    }
+
+    /// The screen as last read: the newest observation, else the snapshot.
+    pub(crate) fn live(&self) -> Option<&Observation> {
+        self.latest.as_deref().or(self.snapshot.as_deref())
+    }
+
+    /// After an action: wait for the screen to settle (two equal consecutive
+    /// observations, within the time left), then capture what the options ask to
+    /// record.
+    pub(crate) fn after_action(&mut self) {
+        let limit = self.left();
+        self.dirty = true;
+        self.latest = None;
+        if self.options.settle.enabled {
+            let until = Instant::now() + self.options.settle.timeout.min(limit);
+            let mut last = None;
+            while Instant::now() < until {
+                let Ok(obs) = self.device.observe() else { break };
+                let print = obs.ui.fingerprint();
+                let done = last == Some(print);
+                last = Some(print);
+                self.latest = Some(Arc::new(obs));
+                if done {
+                    break;
+                }
+            }
+        }
+        if self.options.record == Recording::None {
+            return;
+        }
+        if self.latest.is_none() {
+            self.latest = self.device.observe().ok().map(Arc::new);
+        }
+        self.capture.ui_xml = self.latest.as_ref().map(|o| Arc::from(o.dump.as_str()));
+        if self.options.record == Recording::All {
+            self.capture.screenshot = self.device.screenshot().ok().map(Arc::from);
+        }
+    }
+
+    /// The element at `index` in the snapshot, checked against the live screen when
+    /// an action may have changed it. Returns its centre, and records the selector
+    /// of the element for exported replays.
+    pub(crate) fn element_center(&mut self, index: i64) -> Result<(i32, i32), ToolError> {
+        let snap = self.snapshot()?;
+        let listed = state::listed(&snap.ui);
+        let Some(el) = usize::try_from(index).ok().and_then(|i| listed.get(i)) else {
+            return Err(ToolError::NoSuchIndex { index, last: listed.len().saturating_sub(1) });
+        };
+        if !self.dirty {
+            self.capture.target = selector_for(&snap.ui, el.id);
+            return Ok(el.center);
+        }
+        let live = self.device.observe()?;
+        let now = state::listed(&live.ui);
+        match now.get(index as usize) {
+            Some(e) if e.signature == el.signature => {
+                self.capture.target = selector_for(&live.ui, e.id);
+                Ok(e.center)
+            }
+            _ => Err(ToolError::Stale { index, label: label(el) }),
+        }
+    }
+
+    /// A point from script coordinates: pixels, fractions (floats in 0..1), or
+    /// 0..=N when the session's coordinate scale is N.
+    pub(crate) fn point(&mut self, x: &Dynamic, y: &Dynamic) -> Result<(i32, i32), ToolError> {
+        let scale = self.options.coordinate_scale;
+        let (w, h) = self.snapshot()?.screen;
+        Ok((coord(x, w, scale, "x")?, coord(y, h, scale, "y")?))
+    }
+
+    /// The element map for element `id` of the live screen. Its `index` is the
+    /// element's ui_state index when the snapshot lists the very same element there,
+    /// else -1: an index never points at something ui_state does not show.
+    pub(crate) fn element_value(&self, id: usize) -> Dynamic {
+        let Some(e) = self.live().and_then(|o| o.ui.get(id)) else { return Dynamic::UNIT };
+        let index = self.snapshot.as_ref().map_or(-1, |snap| {
+            state::listed(&snap.ui)
+                .iter()
+                .position(|l| l.signature == e.signature && l.bounds == e.bounds)
+                .map_or(-1, |i| i as i64)
+        });
+        let mut m = state::element_map(index.max(0) as usize, e);
+        m.insert("index".into(), Dynamic::from(index));
+        Dynamic::from(m)
+    }
+
+    /// The installed packages (read once per snippet).
+    pub(crate) fn installed(&mut self) -> Result<&[String], DeviceError> {
+        if self.installed.is_none() {
+            self.installed = Some(self.device.list_packages(true)?);
+        }
+        Ok(self.installed.as_deref().unwrap_or_default())
+    }
+
+    /// Keeps a screenshot for the action record and returns it.
+    pub(crate) fn capture_screenshot(&mut self) -> Result<Arc<[u8]>, DeviceError> {
+        let png: Arc<[u8]> = Arc::from(self.device.screenshot()?);
+        self.capture.screenshot = Some(png.clone());
+        Ok(png)
+    }
+}

@@ -1,0 +1,92 @@
+//! How a tool call fails: one typed error per way it can go wrong, each saying what
+//! to do about it, and each classified as a [`FailureKind`] so reports and the agent
+//! tell an assertion from a stale index or a lost device without reading messages.
+
+use crate::device::DeviceError;
+use crate::sandbox::FailureKind;
+
+use super::app_names::AppNameError;
+use super::select::SelectorError;
+
+/// Whether a wait was for something to appear or to go away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Awaited {
+    Appear,
+    GoAway,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error(transparent)]
+    Selector(#[from] SelectorError),
+    #[error(transparent)]
+    AppName(#[from] AppNameError),
+    /// An argument the tool cannot use; the message says which and what to pass.
+    #[error("{0}")]
+    BadArgument(String),
+    #[error("no element {index}: ui_state has indices 0..{last}")]
+    NoSuchIndex { index: i64, last: usize },
+    #[error(
+        "ui_state[{index}] ({label}) is no longer at that index: the screen changed after the last action; call refresh() and look again"
+    )]
+    Stale { index: i64, label: String },
+    #[error("nothing on screen matches {selector}; visible: {visible}")]
+    NothingMatches { selector: String, visible: String },
+    #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
+    WaitTimedOut { selector: String, awaited: Awaited, ms: u64, cut_by_limit: bool },
+    #[error("reached the end of the list without finding {0}")]
+    EndOfList(String),
+    #[error("{selector} did not show after {swipes} swipes")]
+    NotAfterSwipes { selector: String, swipes: usize },
+    #[error("assertion failed: {0}")]
+    Assertion(String),
+    #[error("a {ms} ms gesture would pass the snippet's time limit ({left_ms} ms left)")]
+    GestureTooLong { ms: u32, left_ms: u128 },
+    #[error("waiting {0} ms would pass the snippet's time limit")]
+    WaitTooLong(u64),
+    /// The snippet must stop (its deadline or Ctrl-C) while the tool waited.
+    #[error("stopped: the snippet reached its time limit or was cancelled")]
+    Stopped,
+    #[error("keep facts short: {bytes} bytes is over {max}")]
+    FactTooLong { bytes: usize, max: usize },
+    #[error("complete(false) needs a reason: complete(false, \"why it failed\")")]
+    NoReason,
+}
+
+fn awaited_verb(a: Awaited) -> &'static str {
+    match a {
+        Awaited::Appear => "appear",
+        Awaited::GoAway => "go away",
+    }
+}
+
+impl ToolError {
+    /// How this failure is classified in reports and by the agent.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            ToolError::Device(_) => FailureKind::Device,
+            ToolError::Assertion(_) => FailureKind::Assertion,
+            ToolError::Stale { .. } => FailureKind::Stale,
+            ToolError::NothingMatches { .. }
+            | ToolError::WaitTimedOut { .. }
+            | ToolError::EndOfList(_)
+            | ToolError::NotAfterSwipes { .. } => FailureKind::NotFound,
+            ToolError::GestureTooLong { .. } | ToolError::WaitTooLong(_) => FailureKind::TimeLimit,
+            ToolError::Stopped => FailureKind::Cancelled,
+            ToolError::Selector(_)
+            | ToolError::AppName(_)
+            | ToolError::BadArgument(_)
+            | ToolError::NoSuchIndex { .. }
+            | ToolError::FactTooLong { .. }
+            | ToolError::NoReason => FailureKind::BadArgument,
+        }
+    }
+}
+
+impl From<crate::sandbox::Stopped> for ToolError {
+    fn from(_: crate::sandbox::Stopped) -> Self {
+        ToolError::Stopped
+    }
+}

@@ -1,0 +1,363 @@
+//! `codeact run` end to end: the real binary, the virtual device over ADB, and a
+//! scripted OpenAI-compatible server on loopback (real HTTP through async-openai).
+//! Success is judged by the device's state (`simctl state`) and the run directory.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use codeact::device::{AdbDevice, Device};
+use common::llm::{Canned, ScriptedLlm, last_user_text, reply};
+
+const FAKE_KEY: &str = "sk-codeact-test-KEY-7f3a9c21e0";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("codeact-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// `codeact run` with the scripted server and the given device; the key is a fake
+/// one we can look for later.
+fn run(llm: &ScriptedLlm, device: &str, out: &Path, extra: &[&str], task: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["run", "--device", device, "--base-url", &llm.base_url, "--model", "scripted"])
+        .args(["--out", out.to_str().unwrap_or_default()])
+        .args(extra)
+        .arg(task)
+        .env("OPENAI_API_KEY", FAKE_KEY)
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("CODEACT_MODEL")
+        .env_remove("CODEACT_PERSONA")
+        .env_remove("CODEACT_CONFIG")
+        .current_dir(out)
+        .output()
+        .expect("run codeact run")
+}
+
+fn run_dir(out: &Path) -> PathBuf {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(out)
+        .expect("out dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.pop().expect("a run directory")
+}
+
+fn json_file(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).expect("JSON")
+}
+
+fn events(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("events.jsonl"))
+        .expect("events.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+use common::sim_state as state;
+
+fn shell(addr: &str, cmd: &str) {
+    let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
+    d.shell(cmd).expect("shell");
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const OPEN_SETTINGS: &str =
+    "Thought: Wi-Fi lives in Settings; I open it.\n```rhai\nstart_app(\"com.android.settings\");\n```";
+const TAP_WIFI: &str = "Thought: The Wi-Fi switch is element 6 and it is on; I tap it.\n```rhai\ntap_by_index(6);\nrefresh();\n\
+     let s = ui_state.filter(|e| e.id == \"wifi_switch\")[0];\nif s.checked { complete(false, \"still on\") }\n\
+     complete(true, \"Wi-Fi is off\");\n```";
+
+#[test]
+fn turn_off_wifi_writes_a_run_directory_that_replays() {
+    let sim = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![reply(OPEN_SETTINGS), reply(TAP_WIFI)]);
+    let out = scratch("wifi");
+    let result = run(&llm, &sim.addr, &out, &["--persona", "big_agent", "--vision", "off"], "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+
+    let dir = run_dir(&out);
+    for file in
+        ["events.jsonl", "summary.json", "script.rhai", "script.selectors.rhai", "ui/0001.xml", "screenshots/0002.png"]
+    {
+        assert!(dir.join(file).is_file(), "{file} is in {}", dir.display());
+    }
+    let summary = json_file(&dir.join("summary.json"));
+    assert_eq!((summary["outcome"].as_str(), summary["steps"].as_u64()), (Some("success"), Some(2)));
+    assert_eq!(summary["reason"], "Wi-Fi is off");
+    assert!(summary["tokens"]["prompt_tokens"].as_u64().unwrap_or(0) > 0, "token usage is summed");
+    let kinds: Vec<String> = events(&dir).iter().map(|e| e["event"].as_str().unwrap_or("").to_string()).collect();
+    for kind in [
+        "run_start",
+        "step_start",
+        "observation",
+        "llm_request",
+        "llm_reply",
+        "code",
+        "action",
+        "completion",
+        "run_end",
+    ] {
+        assert!(kinds.iter().any(|k| k == kind), "events.jsonl has {kind}: {kinds:?}");
+    }
+    let tap = events(&dir).into_iter().find(|e| e["tool"] == "tap_by_index").expect("the tap is an event");
+    assert_eq!(tap["target"], "#{id: \"wifi_switch\"}");
+
+    // The model saw the screen only in the newest message.
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    let second = requests[1]["messages"].as_array().expect("messages");
+    assert_eq!(second.len(), 4, "system, task, reply, result + screen");
+    assert!(last_user_text(&requests[1]).contains("Switch #wifi_switch"), "the screen is in the last message");
+    assert!(!second[1]["content"].as_str().unwrap_or("").contains("Current screen"), "older screens are dropped");
+    assert!(last_user_text(&requests[1]).contains("start_app(\"com.android.settings\") -> ok"));
+
+    let selectors = std::fs::read_to_string(dir.join("script.selectors.rhai")).expect("selectors script");
+    assert!(selectors.contains("tap(#{id: \"wifi_switch\"})") && !selectors.contains("tap_by_index(6)"), "{selectors}");
+    for script in ["script.rhai", "script.selectors.rhai"] {
+        shell(&sim.addr, "simctl reset");
+        assert_eq!(state(&sim.addr)["settings"]["wifi"], true);
+        let replay = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", dir.join(script).to_str().unwrap_or_default(), "--device", &sim.addr])
+            .output()
+            .expect("codeact exec");
+        assert!(replay.status.success(), "{script}: {}", stderr(&replay));
+        assert_eq!(state(&sim.addr)["settings"]["wifi"], false, "{script} reaches the same state");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn missing_code_and_syntax_errors_are_fed_back() {
+    let llm = ScriptedLlm::start(vec![
+        reply("I think I should open Settings."),
+        reply("```rhai\nstart_app(\"com.android.settings\"\n```"),
+        reply(OPEN_SETTINGS),
+        reply("Done.\n```rhai\ncomplete(true, \"Settings is open\");\n```"),
+    ]);
+    let out = scratch("feedback");
+    let result = run(&llm, "sim", &out, &["--vision", "off"], "Open Settings");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(last_user_text(&requests[1]).contains("no code"), "{}", last_user_text(&requests[1]));
+    let parse = last_user_text(&requests[2]);
+    assert!(
+        parse.contains("did not parse") && parse.contains("syntax error") && parse.contains("line 2, column 1"),
+        "{parse}"
+    );
+    let script = std::fs::read_to_string(run_dir(&out).join("script.rhai")).expect("script");
+    assert!(script.contains("// Not run: "), "the bad step is kept as a comment: {script}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn rate_limits_and_server_errors_are_retried() {
+    let llm = ScriptedLlm::start(vec![
+        Canned::Status(429, "Rate limit reached".into()),
+        Canned::Status(500, "The server had an error".into()),
+        reply("Done.\n```rhai\ncomplete(true, \"nothing to do\");\n```"),
+    ]);
+    let out = scratch("retry");
+    let result = run(&llm, "sim", &out, &["--vision", "off"], "Nothing");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(llm.requests().len(), 3, "two retries, then the answer");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_lost_device_ends_the_run_clearly_with_its_files_complete() {
+    let sim = std::sync::Arc::new(std::sync::Mutex::new(Some(common::SimProcess::start(&[]))));
+    let addr = sim.lock().ok().and_then(|s| s.as_ref().map(|s| s.addr.clone())).unwrap_or_default();
+    let dropper = sim.clone();
+    // The device goes away while the model thinks about step 2.
+    let hook = Box::new(move |n: usize| {
+        if n == 2 {
+            dropper.lock().map(|mut s| s.take()).ok();
+        }
+    });
+    let llm = ScriptedLlm::start_with_hook(
+        vec![reply(OPEN_SETTINGS), reply("Tap it.\n```rhai\ntap_by_index(6);\n```")],
+        Some(hook),
+    );
+    let out = scratch("drop");
+    let result = run(&llm, &addr, &out, &["--vision", "off", "--timeout", "3"], "Turn off Wi-Fi");
+    assert!(!result.status.success());
+    let dir = run_dir(&out);
+    let summary = json_file(&dir.join("summary.json"));
+    assert_eq!(summary["outcome"], "error", "{summary}");
+    assert!(summary["reason"].as_str().unwrap_or("").contains("the device stopped answering"), "{summary}");
+    let all = events(&dir);
+    assert_eq!(all.last().map(|e| e["event"].clone()), Some("run_end".into()), "events.jsonl is complete");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn max_steps_and_loops_end_a_run_that_never_completes() {
+    let llm = ScriptedLlm::start(vec![reply("Look around.\n```rhai\nprint(ui_state.len());\n```")]);
+    let out = scratch("steps");
+    let result = run(&llm, "sim", &out, &["--vision", "off", "--max-steps", "2"], "Never done");
+    assert_eq!(result.status.code(), Some(1));
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    assert_eq!(summary["outcome"], "failure");
+    assert!(summary["reason"].as_str().unwrap_or("").contains("--max-steps 2"), "{summary}");
+
+    let llm = ScriptedLlm::start(vec![reply("Look around.\n```rhai\nprint(ui_state.len());\n```")]);
+    let out2 = scratch("loop");
+    let result = run(&llm, "sim", &out2, &["--vision", "off", "--max-steps", "10", "--json"], "Never done");
+    assert_eq!(result.status.code(), Some(1));
+    let summary: serde_json::Value = serde_json::from_slice(&result.stdout).expect("--json prints the summary");
+    assert_eq!(summary["steps"], 3, "stopped at the third identical snippet");
+    assert!(summary["reason"].as_str().unwrap_or("").contains("loop"), "{summary}");
+    assert!(last_user_text(&llm.requests()[2]).contains("Warning: this is the same code"), "the model was warned");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&out2);
+}
+
+#[test]
+fn the_api_key_is_used_but_never_written() {
+    let llm = ScriptedLlm::start(vec![reply("Done.\n```rhai\nprint(\"hello\");\ncomplete(true, \"ok\");\n```")]);
+    let out = scratch("key");
+    let result = run(&llm, "sim", &out, &["--save-trajectory", "action"], "Say hello");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(llm.auth_headers(), [format!("Bearer {FAKE_KEY}")], "the key reached the server");
+    let mut seen = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
+    for entry in walk(&run_dir(&out)) {
+        seen.push_str(&String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()));
+    }
+    assert!(!seen.contains(FAKE_KEY) && !seen.contains("7f3a9c21e0"), "the key leaked");
+    let _ = std::fs::remove_dir_all(&out);
+
+    // A provider that echoes the key in its error: the error is shown, the key is not.
+    let llm = ScriptedLlm::start(vec![Canned::Status(401, format!("Incorrect API key provided: {FAKE_KEY}"))]);
+    let out = scratch("key-401");
+    let result = run(&llm, "sim", &out, &[], "Say hello");
+    assert_eq!(result.status.code(), Some(2), "an LLM that refuses is an error");
+    let mut seen = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
+    for entry in walk(&run_dir(&out)) {
+        seen.push_str(&String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()));
+    }
+    assert!(seen.contains("answered 401: Incorrect API key provided: [key]"), "{seen}");
+    assert!(!seen.contains(FAKE_KEY) && !seen.contains("7f3a9c21e0"), "the key leaked through the error");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
+    }
+    files
+}
+
+#[test]
+fn a_tool_outside_the_persona_is_function_not_found() {
+    let llm = ScriptedLlm::start(vec![
+        reply("Tap.\n```rhai\ntap_by_index(0);\n```"),
+        reply("Fine.\n```rhai\ncomplete(false, \"cannot tap in this persona\");\n```"),
+    ]);
+    let out = scratch("persona");
+    let result = run(&llm, "sim", &out, &["--persona", "app_starter"], "Tap something");
+    assert_eq!(result.status.code(), Some(1), "a failed completion is a failure");
+    let fed_back = last_user_text(&llm.requests()[1]);
+    assert!(fed_back.contains("Function not found: tap_by_index"), "{fed_back}");
+    assert!(
+        fed_back.contains("start_app, open_app, list_packages, complete"),
+        "the allowed tools are named: {fed_back}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn vision_sends_the_screenshot_as_a_data_url_and_only_when_on() {
+    let done = reply("Done.\n```rhai\ncomplete(true, \"seen\");\n```");
+    for (vision, expect_image) in [("on", true), ("off", false)] {
+        let llm = ScriptedLlm::start(vec![done.clone()]);
+        let out = scratch(&format!("vision-{vision}"));
+        let result = run(&llm, "sim", &out, &["--vision", vision], "Look");
+        assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+        let request = llm.requests()[0].to_string();
+        assert_eq!(request.contains("data:image/png;base64,iVBORw0KGgo"), expect_image, "vision {vision}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    // With vision off no image is sent, even after the model took a screenshot().
+    let llm = ScriptedLlm::start(vec![reply("Let me look.\n```rhai\nscreenshot();\n```"), done]);
+    let out = scratch("vision-asked");
+    let result = run(&llm, "sim", &out, &["--vision", "off", "--persona", "big_agent"], "Look");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert!(llm.requests().iter().all(|r| !r.to_string().contains("data:image")), "a text-only model gets text");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
+    use std::sync::Mutex;
+    use std::sync::mpsc::channel;
+    let (arrived_tx, arrived_rx) = channel::<()>();
+    let (release_tx, release_rx) = channel::<()>();
+    let (arrived_tx, release_rx) = (Mutex::new(arrived_tx), Mutex::new(release_rx));
+    // The second request hangs (a slow model) until the test lets it go.
+    let hook = Box::new(move |n: usize| {
+        if n == 2 {
+            arrived_tx.lock().map(|t| t.send(())).ok();
+            release_rx.lock().map(|r| r.recv_timeout(Duration::from_secs(30))).ok();
+        }
+    });
+    let llm = ScriptedLlm::start_with_hook(vec![reply(OPEN_SETTINGS)], Some(hook));
+    let out = scratch("interrupt");
+    let child = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["run", "--device", "sim", "--base-url", &llm.base_url, "--model", "scripted", "--vision", "off"])
+        .args(["--out", out.to_str().unwrap_or_default(), "Turn off Wi-Fi"])
+        .env_remove("CODEACT_CONFIG")
+        .current_dir(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start codeact run");
+    arrived_rx.recv_timeout(Duration::from_secs(60)).expect("the second request arrives");
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill -INT");
+    assert!(status.success());
+    let result = child.wait_with_output().expect("codeact run ends");
+    let _ = release_tx.send(());
+    assert_eq!(result.status.code(), Some(130), "{}", stderr(&result));
+    let dir = run_dir(&out);
+    let summary = json_file(&dir.join("summary.json"));
+    assert_eq!(summary["outcome"], "interrupted", "{summary}");
+    assert_eq!(events(&dir).last().map(|e| e["event"].clone()), Some("run_end".into()));
+    assert!(dir.join("script.rhai").is_file());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_dropped_connection_is_reported_to_the_model_and_the_run_recovers() {
+    let sim = common::SimProcess::start(&[]);
+    let addr = sim.addr.clone();
+    // While the model writes step 2, the device is told to drop its next command.
+    let hook = Box::new(move |n: usize| {
+        if n == 2 {
+            shell(&addr, "simctl fault drop 0");
+        }
+    });
+    let tap_and_finish = "Thought: tap the Wi-Fi switch.\n```rhai\ntap_by_index(6);\ncomplete(true, \"tapped\");\n```";
+    let llm = ScriptedLlm::start_with_hook(vec![reply(OPEN_SETTINGS), reply(tap_and_finish)], Some(hook));
+    let out = scratch("fault");
+    let result = run(&llm, &sim.addr, &out, &["--persona", "big_agent", "--vision", "off"], "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 3, "the dropped step, then the retry");
+    let fed_back = last_user_text(&requests[2]);
+    assert!(fed_back.contains("connection was lost"), "the model is told: {fed_back}");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -1,0 +1,203 @@
+//! `codeact exec` runs the shipped scripts against a virtual device, and the world's
+//! state (read through `simctl state`, as any client would) proves what they did.
+
+use std::process::Command;
+use std::time::Duration;
+
+use codeact::config::{FileConfig, Flags};
+use codeact::device::{DeviceSpec, open};
+use codeact::session::Session;
+
+use crate::common;
+
+/// A session with every tool and the default limits, on a virtual device of its own.
+fn session() -> Session {
+    let settings = FileConfig::default().resolve(&Flags::default()).expect("settings");
+    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("sim");
+    Session::new(device, &settings).expect("session")
+}
+
+fn exec(addr: &str, script: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", script, "--device", addr])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run codeact exec")
+}
+
+use common::sim_state as state;
+
+#[test]
+fn shipped_scripts_pass_and_change_the_world() {
+    type Check = fn(&serde_json::Value) -> bool;
+    let cases: [(&str, Check); 6] = [
+        ("scripts/find_contact.rhai", |s| s["activity"] == "com.android.contacts.activities.ContactDetail"),
+        ("scripts/dismiss_permission_dialog.rhai", |s| {
+            s["dialog"].is_null() && s["values"]["perm.messaging_notifications"] == true
+        }),
+        ("scripts/turn_off_wifi.rhai", |s| s["settings"]["wifi"] == false),
+        ("scripts/send_message.rhai", |s| {
+            s["messages"].as_array().is_some_and(|m| m.iter().any(|m| m["to"] == "张三" && m["text"] == "你好"))
+        }),
+        ("scripts/add_note.rhai", |s| {
+            s["notes"]
+                .as_array()
+                .is_some_and(|n| n.iter().any(|n| n["title"] == "Shopping" && n["body"] == "milk, eggs"))
+        }),
+        ("scripts/add_alarm.rhai", |s| {
+            s["alarms"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|a| a["hour"] == 7 && a["minute"] == 30 && a["enabled"] == true))
+        }),
+    ];
+    for (script, check) in cases {
+        let sim = common::SimProcess::start(&[]);
+        let out = exec(&sim.addr, script);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{script} failed: {stderr}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("completed:"), "{script}");
+        assert!(check(&state(&sim.addr)), "{script}: the world does not show it");
+    }
+}
+
+#[test]
+fn a_failing_script_exits_non_zero_with_its_line() {
+    let dir = std::env::temp_dir().join(format!("codeact-exec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("bad.rhai");
+    std::fs::write(&script, "let a = 1;\ntap_by_index(999);\n").expect("write");
+    let sim = common::SimProcess::start(&[]);
+    let out = exec(&sim.addr, script.to_str().unwrap_or_default());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("line 2") && stderr.contains("no element 999"), "{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--check", script.to_str().unwrap_or_default()])
+        .output()
+        .expect("check");
+    assert!(out.status.success(), "--check only parses");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_stale_index_is_refused_not_tapped() {
+    let mut sb = session();
+    // The index of the Settings icon on the home screen, then the screen changes.
+    let r = sb.eval(
+        "let i = ui_state.filter(|e| e.text == \"Settings\")[0].index;\n\
+         start_app(\"com.android.contacts\");\n\
+         tap_by_index(i);",
+    );
+    let err = r.error.expect("refused");
+    assert!(err.message.contains("no longer at that index"), "{}", err.message);
+    let stale = codeact::sandbox::FailureKind::Stale;
+    assert_eq!(err.kind, codeact::sandbox::ErrorKind::Tool { tool: "tap_by_index".into(), failure: stale });
+    assert_eq!(err.line, Some(3));
+    assert_eq!(r.actions.len(), 2, "start_app and the refused tap are both recorded");
+    // After refresh() indices are fresh again.
+    let r = sb.eval("refresh(); let c = ui_state.filter(|e| e.text == \"Contacts\"); print(c.len());");
+    assert!(r.error.is_none(), "{:?}", r.error);
+}
+
+#[test]
+fn registered_tools_are_the_catalog_and_the_readme_table() {
+    // What the engine registered, name by name and arity by arity, is what the
+    // catalog's signatures document.
+    let sb = session();
+    let mut registered: Vec<(String, usize)> = sb.registered().iter().map(|(n, a)| (n.to_string(), *a)).collect();
+    let mut documented: Vec<(String, usize)> = codeact::tools::CATALOG
+        .iter()
+        .flat_map(|t| codeact::tools::documented_arities(t.signature).into_iter().map(|a| (t.name.to_string(), a)))
+        .collect();
+    registered.sort();
+    documented.sort();
+    assert_eq!(registered, documented, "registrations and signatures disagree");
+    let mut names: Vec<&str> = codeact::tools::CATALOG.iter().map(|t| t.name).collect();
+    names.dedup();
+    assert_eq!(sb.tool_names().len(), names.iter().collect::<std::collections::BTreeSet<_>>().len());
+    let readme = include_str!("../../README.md");
+    let generated = codeact::tools::markdown_table(&|_| true);
+    assert!(
+        readme.contains(&generated),
+        "README's tool table is stale: paste the output of `codeact tools --markdown`"
+    );
+}
+
+#[test]
+fn a_persona_hides_the_tools_it_does_not_allow() {
+    let sim = common::SimProcess::start(&[]);
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "scripts/turn_off_wifi.rhai", "--device", &sim.addr, "--persona", "app_starter"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run codeact exec");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("Function not found: refresh"), "{stderr}");
+    assert!(
+        stderr.contains("the functions this session has: start_app, open_app, list_packages, complete"),
+        "the error names the tools that exist: {stderr}"
+    );
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], true, "nothing was toggled");
+}
+
+#[test]
+fn selectors_find_wait_and_assert_on_the_live_screen() {
+    let mut sb = session();
+    let r = sb.eval(
+        r#"start_app("com.android.settings");
+           let bt = find(#{class: "Switch", below: "Wi-Fi"});
+           print(bt.id);
+           print(find_all(#{class: "Switch"}).len());
+           print(type_of(find("No such row")));
+           tap(#{id: "bluetooth_switch"});
+           assert_visible(#{id: "bluetooth_switch", checked: true});
+           let about = scroll_until_visible("About phone");
+           tap("About phone");
+           wait_for("Android version", 2000);
+           assert_not_visible("Bluetooth");"#,
+    );
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(r.output, "bluetooth_switch\n3\n()\n");
+    let r = sb.eval(r#"wait_for("Never there", 300);"#);
+    let err = r.error.expect("a timeout");
+    assert!(err.message.contains("did not appear within 300 ms"), "{}", err.message);
+    let r = sb.eval(r#"tap("Nothing like this");"#);
+    let err = r.error.expect("not found");
+    assert!(err.message.contains("nothing on screen matches") && err.message.contains("visible:"), "{}", err.message);
+    let r = sb.eval(r#"assert_visible(#{colour: "red"});"#);
+    assert!(r.error.expect("bad key").message.contains("unknown selector key"));
+}
+
+#[test]
+fn complete_ends_the_snippet_and_failures_need_a_reason() {
+    let mut sb = session();
+    let r = sb.eval("print(\"a\"); complete(true, \"done\"); print(\"never\");");
+    assert_eq!(r.output, "a\n");
+    let c = r.completion.clone().expect("completed");
+    assert!(c.success && c.reason == "done" && r.ok());
+    let r = sb.eval("complete(false);");
+    assert!(r.error.expect("refused").message.contains("needs a reason"));
+    let r = sb.eval("complete(false, \"no wifi\");");
+    assert!(!r.ok() && r.error.is_none(), "a failed completion is not an error");
+}
+
+#[test]
+fn tool_failures_are_classified_without_reading_messages() {
+    use codeact::sandbox::{ErrorKind, FailureKind};
+    let mut sb = session();
+    let failure = |r: codeact::sandbox::RunResult| r.error.map(|e| e.kind);
+    let tool = |name: &str, failure: FailureKind| Some(ErrorKind::Tool { tool: name.into(), failure });
+    assert_eq!(
+        failure(sb.eval("assert_visible(\"Nothing like this\");")),
+        tool("assert_visible", FailureKind::Assertion)
+    );
+    assert_eq!(failure(sb.eval("tap_by_index(999);")), tool("tap_by_index", FailureKind::BadArgument));
+    assert_eq!(failure(sb.eval("tap(\"Nothing like this\");")), tool("tap", FailureKind::NotFound));
+    // Caught and thrown again, the failure keeps its kind; a script's own string does not
+    // become one, however it reads.
+    let rethrown = "try { assert_visible(\"Nope\"); } catch (e) { throw e; }";
+    assert_eq!(failure(sb.eval(rethrown)), tool("assert_visible", FailureKind::Assertion));
+    let own = "throw \"assert_visible: assertion failed: \\\"Nope\\\" is not on screen\";";
+    assert_eq!(failure(sb.eval(own)), Some(ErrorKind::Script));
+}

@@ -1,0 +1,155 @@
+//! Hostile snippets (`tests/hostile/*.rhai`): each ends with a clear error within its
+//! limit, nothing panics, and the session stays usable afterwards.
+
+use std::time::{Duration, Instant};
+
+use codeact::sandbox::{Limits, Sandbox};
+
+/// Small limits so every case ends quickly; the time limit is what `busy_sleep` hits.
+fn limits() -> Limits {
+    Limits {
+        max_operations: 200_000,
+        timeout_ms: 500,
+        max_output: 4096,
+        max_array_size: 1000,
+        max_map_size: 1000,
+        ..Limits::default()
+    }
+}
+
+/// (file, code, what the error must mention; `a|b` accepts either)
+const CASES: &[(&str, &str, &str)] = &[
+    ("endless_loop", include_str!("hostile/endless_loop.rhai"), "operations"),
+    ("busy_sleep", include_str!("hostile/busy_sleep.rhai"), "time limit"),
+    ("deep_recursion", include_str!("hostile/deep_recursion.rhai"), "levels"),
+    ("doubling_string", include_str!("hostile/doubling_string.rhai"), "limit"),
+    ("growing_array", include_str!("hostile/growing_array.rhai"), "limit"),
+    // Rhai checks map sizes in `for`/`while` but not in `loop`: there the operations
+    // limit bounds it.
+    ("growing_map", include_str!("hostile/growing_map.rhai"), "limit|operations"),
+    ("endless_print", include_str!("hostile/endless_print.rhai"), "operations"),
+    ("eval", include_str!("hostile/eval.rhai"), "eval"),
+    ("import", include_str!("hostile/import.rhai"), "import"),
+    ("file_and_network", include_str!("hostile/file_and_network.rhai"), "open_file"),
+    ("deep_expression", include_str!("hostile/deep_expression.rhai"), "syntax error"),
+    ("wrong_types", include_str!("hostile/wrong_types.rhai"), "complete"),
+];
+
+#[test]
+fn every_hostile_snippet_ends_with_a_clear_error_and_the_session_survives() {
+    let limits = limits();
+    let mut sb = Sandbox::new(limits.clone()).expect("sandbox");
+    // Time limit ×1.2, plus a little for scheduling on a loaded 2-core CI machine.
+    let bound = limits.timeout().mul_f64(1.2) + Duration::from_millis(50);
+    for (name, code, expected) in CASES {
+        let started = Instant::now();
+        let r = sb.eval(code);
+        let elapsed = started.elapsed();
+        let err = r.error.unwrap_or_else(|| panic!("{name}: no error"));
+        let message = err.message.to_lowercase();
+        assert!(
+            expected.split('|').any(|word| message.contains(&word.to_lowercase())),
+            "{name}: error {:?} should mention {expected:?}",
+            err.message
+        );
+        assert!(elapsed <= bound, "{name}: took {elapsed:?}, limit {bound:?}");
+        if *name == "endless_print" {
+            assert!(r.output.len() <= 4096 + 64, "{name}: output is bounded");
+            assert!(r.output.contains("[output cut at"), "{name}: says it was cut");
+        }
+        // The session is still usable and keeps its state.
+        let after = sb.eval("let ok = 1 + 1; print(ok);");
+        assert_eq!(after.output, "2\n", "{name}: session unusable afterwards: {:?}", after.error);
+    }
+}
+
+/// Hostile uses of the tools, against the virtual device: (file, code, persona, what
+/// the error must mention).
+const TOOL_CASES: &[(&str, &str, Option<&str>, &str)] = &[
+    (
+        "tool_outside_persona",
+        include_str!("hostile/tool_outside_persona.rhai"),
+        Some("app_starter"),
+        "function not found: tap_by_index",
+    ),
+    ("tool_wrong_types", include_str!("hostile/tool_wrong_types.rhai"), None, "input_text (i64)"),
+    ("tool_bad_values", include_str!("hostile/tool_bad_values.rhai"), None, "off the screen"),
+    ("tool_endless_taps", include_str!("hostile/tool_endless_taps.rhai"), None, "time limit"),
+    ("tool_long_waits", include_str!("hostile/tool_long_waits.rhai"), None, "did not appear"),
+];
+
+#[test]
+fn hostile_tool_calls_end_with_clear_errors_and_the_session_survives() {
+    use codeact::config::{FileConfig, Flags};
+    use codeact::device::{DeviceSpec, open};
+    use codeact::session::Session;
+
+    for (name, code, persona, expected) in TOOL_CASES {
+        let flags =
+            Flags { persona: persona.map(str::to_string), limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
+        let settings = FileConfig::default().resolve(&flags).expect("settings");
+        let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
+        let mut session = Session::new(device, &settings).expect("session");
+        let started = Instant::now();
+        let r = session.eval(code);
+        let elapsed = started.elapsed();
+        let err = r.error.unwrap_or_else(|| panic!("{name}: no error"));
+        assert!(
+            err.message.to_lowercase().contains(&expected.to_lowercase()),
+            "{name}: error {:?} should mention {expected:?}",
+            err.message
+        );
+        // One device call may be in flight when the deadline passes: allow for it.
+        let bound = settings.limits.timeout().mul_f64(1.2) + Duration::from_millis(150);
+        assert!(elapsed <= bound, "{name}: took {elapsed:?}, limit {bound:?}");
+        if *name == "tool_outside_persona" {
+            assert!(
+                err.message.contains("start_app, open_app, list_packages, complete"),
+                "names the tools: {}",
+                err.message
+            );
+        }
+        let after = session.eval("let ok = 1 + 1; print(ok);");
+        assert_eq!(after.output, "2\n", "{name}: session unusable afterwards: {:?}", after.error);
+    }
+}
+
+#[test]
+fn a_hung_device_cannot_hold_a_snippet_past_its_limit() {
+    use codeact::config::{FileConfig, Flags};
+    use codeact::device::{DeviceSpec, open};
+    use codeact::session::Session;
+
+    let flags = Flags { limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
+    let settings = FileConfig::default().resolve(&flags).expect("settings");
+    let mut device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
+    device.observe().expect("the screen size is known before the hang");
+    device.shell("simctl fault hang 0").expect("arm the fault");
+    let mut session = Session::new(device, &settings).expect("session");
+    let started = Instant::now();
+    let r = session.eval(include_str!("hostile/tool_hung_device.rhai"));
+    let elapsed = started.elapsed();
+    let err = r.error.expect("the tap cannot finish");
+    assert!(err.message.contains("time limit"), "{}", err.message);
+    let bound = settings.limits.timeout().mul_f64(1.2) + Duration::from_millis(150);
+    assert!(elapsed <= bound, "took {elapsed:?}, limit {bound:?}");
+}
+
+#[test]
+fn a_deeply_nested_value_cannot_overflow_a_small_caller_stack() {
+    // The agent calls the sandbox from a tokio worker: 2 MiB of stack.
+    let caller = std::thread::Builder::new().stack_size(2 * 1024 * 1024).spawn(|| {
+        let mut sb = Sandbox::new(Limits::default()).expect("sandbox");
+        let r = sb.eval(include_str!("hostile/deep_value.rhai"));
+        let shown = r.value.unwrap_or_default();
+        let checked = sb.compile("let b = a;").is_ok();
+        let after = sb.eval("a.len() + a[0].len()");
+        let _ = sb.reset();
+        drop(sb);
+        (shown.len(), checked, after.value, r.error.map(|e| e.message))
+    });
+    let (shown, checked, depth, error) = caller.expect("thread").join().expect("no stack overflow on the caller");
+    assert!(error.is_none(), "{error:?}");
+    assert!(shown > 9000 && checked, "the value was shown and the session still parses");
+    assert_eq!(depth.as_deref(), Some("2"), "the value is kept whole");
+}

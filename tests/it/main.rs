@@ -1,0 +1,15 @@
+//! The runtime's integration tests, in one binary (the runtime and the virtual device
+//! are linked once): the agent over a scripted LLM (`agent_run`), the device layer
+//! (`device_adb`), `exec` and the REPL (`exec_scripts`, `exec_repl`), hostile
+//! snippets (`hostile`) and real dumps (`ui_fixtures`). They drive the real binary
+//! and the virtual device over ADB, and judge by `simctl state` and the files written.
+#![cfg(feature = "sim")]
+
+mod common;
+
+mod agent_run;
+mod device_adb;
+mod exec_repl;
+mod exec_scripts;
+mod hostile;
+mod ui_fixtures;
