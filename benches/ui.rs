@@ -1,6 +1,7 @@
-//! Parse and render time of every real dump in ../shared/fixtures/real-dumps, and
-//! the compact screen text's size in o200k tokens (GPT-4o's tokenizer) against
-//! DroidRun's indexed format for the same dump. Run with `cargo bench --bench ui`.
+//! Parse and render time of every real dump in the fixture collection kept beside the
+//! checkout (skipped without it), and the compact screen text's size in o200k tokens
+//! (GPT-4o's tokenizer) against DroidRun's indexed format for the same dump. Run with
+//! `cargo bench --bench ui`.
 
 use std::hint::black_box;
 
@@ -28,8 +29,8 @@ fn parse_fixtures(c: &mut Criterion) {
     group.finish();
 }
 
-/// DroidRun's indexed line for the same element (see shared/reference/anchors.md),
-/// to compare sizes: `3. Button: "id", "text" - (l,t,r,b)`.
+/// DroidRun's indexed line for the same element, to compare sizes:
+/// `3. Button: "id", "text" - (l,t,r,b)`.
 fn droidrun_line(i: usize, e: &codeact::ui::Element) -> String {
     let class = e.class.rsplit('.').next().unwrap_or("");
     let b = e.bounds;

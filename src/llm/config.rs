@@ -87,7 +87,7 @@ impl LlmConfig {
             return Err(LlmError::KeyVariableUnset(key_var));
         }
         if base_url.is_none() && api_key.is_none() {
-            return Err(LlmError::NotConfigured);
+            return Err(LlmError::NotConfigured { default_model: OPENAI_DEFAULT_MODEL });
         }
         let base_url = base_url.unwrap_or_else(|| OPENAI_BASE_URL.to_string()).trim_end_matches('/').to_string();
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
@@ -159,7 +159,7 @@ mod tests {
         let missing_key = LlmFlags { api_key_env: Some("CODEACT_TEST_NO_SUCH_VAR".into()), ..local };
         let err = LlmConfig::resolve(&LlmSection::default(), &missing_key).unwrap_err().to_string();
         assert!(err.contains("$CODEACT_TEST_NO_SUCH_VAR"), "{err}");
-        assert!(LlmError::NotConfigured.to_string().contains("Ollama"));
+        assert!(LlmError::NotConfigured { default_model: "m" }.to_string().contains("Ollama"));
         let pasted = LlmFlags { api_key_env: Some("sk-abc123-secret".into()), ..no_model };
         let err = LlmConfig::resolve(&LlmSection::default(), &pasted).unwrap_err().to_string();
         assert!(err.contains("NAME") && !err.contains("sk-abc123"), "{err}");

@@ -1,15 +1,13 @@
 //! How setting up or asking the LLM fails.
 
-use super::config::OPENAI_DEFAULT_MODEL;
-
 /// Why the LLM could not be set up or did not answer; each says what to check.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
     #[error(
-        "no LLM is configured. For OpenAI: export OPENAI_API_KEY=sk-... and run `codeact run --model {OPENAI_DEFAULT_MODEL} \"task\"`. \
+        "no LLM is configured. For OpenAI: export OPENAI_API_KEY=sk-... and run `codeact run --model {default_model} \"task\"`. \
          For a local Ollama: `codeact run --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off \"task\"` (no key needed)"
     )]
-    NotConfigured,
+    NotConfigured { default_model: &'static str },
     /// Never echoes what was given: it may be the key itself, pasted in the wrong place.
     #[error(
         "--api-key-env (or [llm] api_key_env) takes the NAME of an environment variable, like OPENAI_API_KEY, not the key itself; export the key in that variable"

@@ -115,12 +115,12 @@ fn registered_tools_are_the_catalog_and_the_readme_table() {
     let mut names: Vec<&str> = codeact::tools::CATALOG.iter().map(|t| t.name).collect();
     names.dedup();
     assert_eq!(sb.tool_names().len(), names.iter().collect::<std::collections::BTreeSet<_>>().len());
-    let readme = include_str!("../../README.md");
     let generated = codeact::tools::markdown_table(&|_| true);
-    assert!(
-        readme.contains(&generated),
-        "README's tool table is stale: paste the output of `codeact tools --markdown`"
-    );
+    for (doc, text) in
+        [("README.md", include_str!("../../README.md")), ("docs/ARCHITECTURE.md", include_str!("../../docs/ARCHITECTURE.md"))]
+    {
+        assert!(text.contains(&generated), "{doc}'s tool table is stale: paste the output of `codeact tools --markdown`");
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::SimConfig;
+use crate::config::SimConfig;
 use crate::render::{self, Frame};
 use crate::shell::{self, MemFs, Output, ShellEnv};
 use crate::world::{Catalog, Geometry, World};

@@ -14,6 +14,7 @@
 
 mod adb;
 mod commands;
+mod config;
 mod device;
 mod keyboard;
 mod render;
@@ -22,49 +23,17 @@ mod shell;
 mod world;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
+pub use config::SimConfig;
 use device::SimDevice;
 pub use world::SpecError;
 
 /// The default `codeact sim` port: outside 5555–5585, which the adb server probes
 /// for emulators at start-up.
 pub const DEFAULT_PORT: u16 = 15037;
-
-/// What the virtual device is and how it looks.
-#[derive(Debug, Clone)]
-pub struct SimConfig {
-    /// `getprop ro.serialno`.
-    pub serial: String,
-    /// Screen size in pixels.
-    pub width: u32,
-    pub height: u32,
-    /// Screen density in dpi (`wm density`).
-    pub density: u32,
-    /// `ro.product.name` and the interactive shell prompt.
-    pub product: String,
-    pub model: String,
-    /// Load the world (`world.toml` + `apps/*.toml`) from this folder instead of the
-    /// bundled one.
-    pub world: Option<PathBuf>,
-}
-
-impl Default for SimConfig {
-    fn default() -> Self {
-        Self {
-            serial: "codeact-sim".into(),
-            width: 1080,
-            height: 2400,
-            density: 420,
-            product: "codeact_sim".into(),
-            model: "CodeAct_Virtual_Phone".into(),
-            world: None,
-        }
-    }
-}
 
 /// Why the virtual device could not start.
 #[derive(Debug, thiserror::Error)]

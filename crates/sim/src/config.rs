@@ -1,0 +1,37 @@
+//! What a virtual phone is: its serial, screen and identity, and where its world
+//! comes from. Plain data, given to [`VirtualDevice`](crate::VirtualDevice) or
+//! [`serve`](crate::serve).
+
+use std::path::PathBuf;
+
+/// What the virtual device is and how it looks.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// `getprop ro.serialno`.
+    pub serial: String,
+    /// Screen size in pixels.
+    pub width: u32,
+    pub height: u32,
+    /// Screen density in dpi (`wm density`).
+    pub density: u32,
+    /// `ro.product.name` and the interactive shell prompt.
+    pub product: String,
+    pub model: String,
+    /// Load the world (`world.toml` + `apps/*.toml`) from this folder instead of the
+    /// bundled one.
+    pub world: Option<PathBuf>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            serial: "codeact-sim".into(),
+            width: 1080,
+            height: 2400,
+            density: 420,
+            product: "codeact_sim".into(),
+            model: "CodeAct_Virtual_Phone".into(),
+            world: None,
+        }
+    }
+}
