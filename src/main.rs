@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("CODEACT_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)
         .init();
-    match cli::Cli::parse().run() {
+    match cli::Cli::parse().dispatch() {
         Ok(code) => code,
         Err(e) => {
             // `{:#}` prints each cause once after the error: library errors never

@@ -15,7 +15,7 @@ use super::prompt::{self, Now, Prompt};
 use super::{AgentError, AgentOptions, Progress, SaveMode, Summary};
 use crate::device::Observation;
 use crate::error_text::full_message;
-use crate::llm::{LlmClient, Usage, extract};
+use crate::llm::{LlmClient, Reply, Usage, extract};
 use crate::persona::Persona;
 use crate::session::Session;
 use crate::trajectory::{
@@ -127,92 +127,28 @@ impl<'a> Run<'a> {
     /// One step: observe, ask, run, record.
     pub(super) async fn step(&mut self, progress: &mut (dyn FnMut(Progress) + Send)) -> StepEnd {
         let number = self.step_now.fetch_add(1, Ordering::SeqCst) + 1;
-        let step_started = Instant::now();
+        let started = Instant::now();
         self.event(&Event::StepStart { step: number });
         progress(Progress::Step { step: number, max: self.options.max_steps });
-
-        let t = Instant::now();
-        let screenshot = self.options.vision || self.options.save == SaveMode::Step;
-        let seen = tokio::task::block_in_place(|| self.session.observe(screenshot));
-        let observe_time = t.elapsed();
-        let seen = match seen {
+        let (seen, observe_time) = match self.look(number) {
             Ok(seen) => seen,
-            Err(e) => {
-                let message = full_message(&e);
-                self.event(&Event::DeviceError { step: number, message: message.clone() });
-                return StepEnd::Stop(Ending::DeviceLost(message));
-            }
+            Err(end) => return end,
         };
-        self.keep_observation(number, &seen, observe_time);
-
-        let memory = if self.persona.wants("memory") { self.session.memory() } else { Vec::new() };
-        let now = Now { step: number, screen: &seen, memory: &memory, show_image: self.options.vision };
-        let messages = self.prompt.messages(&self.records, now);
-        let model = &self.llm.config().model;
-        let images = messages.iter().filter(|m| m.image_png.is_some()).count();
-        self.event(&Event::LlmRequest { step: number, model, messages: messages.len(), images });
-        let reply = tokio::select! {
-            r = self.llm.complete(&messages) => r,
-            () = self.interrupt.cancelled() => {
-                return StepEnd::Stop(Ending::Interrupted { during: " while waiting for the model" });
-            }
+        let reply = match self.ask(number, &seen).await {
+            Ok(reply) => reply,
+            Err(end) => return end,
         };
-        let reply = match reply {
-            Ok(r) => r,
-            Err(e) => {
-                let message = full_message(&e);
-                self.event(&Event::LlmError { step: number, message: message.clone() });
-                return StepEnd::Stop(Ending::LlmFailed(message));
-            }
-        };
-        let llm_ms = reply.elapsed.as_secs_f64() * 1000.0;
-        self.event(&Event::LlmReply {
-            step: number,
-            text: &reply.text,
-            prompt_tokens: reply.usage.prompt_tokens,
-            completion_tokens: reply.usage.completion_tokens,
-            total_tokens: reply.usage.total_tokens,
-            ms: llm_ms,
-            attempts: reply.attempts,
-        });
         let extracted = extract::extract(&reply.text);
+        let llm_ms = reply.elapsed.as_secs_f64() * 1000.0;
         progress(Progress::Reply { step: number, headline: extracted.headline(), usage: reply.usage, llm_ms });
-
-        let outcome = match &extracted.code {
-            None => {
-                self.event(&Event::NoCode { step: number });
-                progress(Progress::Note { step: number, text: "no code in the reply; asked again" });
-                StepOutcome::NoCode
-            }
-            Some(code) => {
-                self.event(&Event::Code { step: number, code });
-                match self.session.compile(code) {
-                    Err(error) => {
-                        self.event(&Event::ParseError { step: number, error: &error });
-                        progress(Progress::Note { step: number, text: "the code does not parse; nothing ran" });
-                        StepOutcome::NotParsed(error)
-                    }
-                    Ok(compiled) => {
-                        let result = tokio::task::block_in_place(|| self.session.run(&compiled, &seen));
-                        if !result.output.is_empty() || result.value.is_some() {
-                            let value = result.value.as_deref();
-                            self.event(&Event::Output { step: number, output: &result.output, value });
-                        }
-                        if let Some(error) = &result.error {
-                            self.event(&Event::Error { step: number, error });
-                        }
-                        StepOutcome::Ran(result)
-                    }
-                }
-            }
-        };
+        let outcome = self.execute(number, extracted.code.as_deref(), &seen, progress);
 
         let action_ms: f64 = match &outcome {
             StepOutcome::Ran(r) => r.actions.iter().map(|a| a.duration_ms).sum(),
             _ => 0.0,
         };
         let device = observe_time + Duration::from_secs_f64(action_ms / 1000.0);
-        let wall = step_started.elapsed();
+        let wall = started.elapsed();
         let timing = StepTiming {
             wall_ms: wall.as_secs_f64() * 1000.0,
             llm_ms,
@@ -226,7 +162,6 @@ impl<'a> Run<'a> {
             device_ms: timing.device_ms,
             overhead_ms: timing.overhead_ms,
         });
-
         let repetition = match (&outcome, &extracted.code) {
             (StepOutcome::Ran(_), Some(code)) => self.guard.note(code, &seen.screen_text()),
             _ => Repetition::Fresh,
@@ -247,6 +182,94 @@ impl<'a> Run<'a> {
         let end = self.decide(&record, repetition);
         self.records.push(record);
         end
+    }
+
+    /// Observes the phone for step `number` (with a screenshot when the model sees
+    /// one or the run keeps one), and how long that took.
+    fn look(&mut self, number: usize) -> Result<(Arc<Observation>, Duration), StepEnd> {
+        let t = Instant::now();
+        let screenshot = self.options.vision || self.options.save == SaveMode::Step;
+        let seen = tokio::task::block_in_place(|| self.session.observe(screenshot));
+        let took = t.elapsed();
+        match seen {
+            Ok(seen) => {
+                self.keep_observation(number, &seen, took);
+                Ok((seen, took))
+            }
+            Err(e) => {
+                let message = full_message(&e);
+                self.event(&Event::DeviceError { step: number, message: message.clone() });
+                Err(StepEnd::Stop(Ending::DeviceLost(message)))
+            }
+        }
+    }
+
+    /// Asks the model about `seen`, with the history of the steps before.
+    async fn ask(&mut self, number: usize, seen: &Observation) -> Result<Reply, StepEnd> {
+        let memory = if self.persona.wants("memory") { self.session.memory() } else { Vec::new() };
+        let now = Now { step: number, screen: seen, memory: &memory, show_image: self.options.vision };
+        let messages = self.prompt.messages(&self.records, now);
+        let model = &self.llm.config().model;
+        let images = messages.iter().filter(|m| m.image_png.is_some()).count();
+        self.event(&Event::LlmRequest { step: number, model, messages: messages.len(), images });
+        let reply = tokio::select! {
+            r = self.llm.complete(&messages) => r,
+            () = self.interrupt.cancelled() => {
+                return Err(StepEnd::Stop(Ending::Interrupted { during: " while waiting for the model" }));
+            }
+        };
+        match reply {
+            Ok(reply) => {
+                self.event(&Event::LlmReply {
+                    step: number,
+                    text: &reply.text,
+                    prompt_tokens: reply.usage.prompt_tokens,
+                    completion_tokens: reply.usage.completion_tokens,
+                    total_tokens: reply.usage.total_tokens,
+                    ms: reply.elapsed.as_secs_f64() * 1000.0,
+                    attempts: reply.attempts,
+                });
+                Ok(reply)
+            }
+            Err(e) => {
+                let message = full_message(&e);
+                self.event(&Event::LlmError { step: number, message: message.clone() });
+                Err(StepEnd::Stop(Ending::LlmFailed(message)))
+            }
+        }
+    }
+
+    /// Runs the reply's code on the observation the model saw (compiled once); no
+    /// code, or code that does not parse, runs nothing.
+    fn execute(
+        &mut self,
+        number: usize,
+        code: Option<&str>,
+        seen: &Arc<Observation>,
+        progress: &mut (dyn FnMut(Progress) + Send),
+    ) -> StepOutcome {
+        let Some(code) = code else {
+            self.event(&Event::NoCode { step: number });
+            progress(Progress::Note { step: number, text: "no code in the reply; asked again" });
+            return StepOutcome::NoCode;
+        };
+        self.event(&Event::Code { step: number, code });
+        let compiled = match self.session.compile(code) {
+            Ok(compiled) => compiled,
+            Err(error) => {
+                self.event(&Event::ParseError { step: number, error: &error });
+                progress(Progress::Note { step: number, text: "the code does not parse; nothing ran" });
+                return StepOutcome::NotParsed(error);
+            }
+        };
+        let result = tokio::task::block_in_place(|| self.session.run(&compiled, seen));
+        if !result.output.is_empty() || result.value.is_some() {
+            self.event(&Event::Output { step: number, output: &result.output, value: result.value.as_deref() });
+        }
+        if let Some(error) = &result.error {
+            self.event(&Event::Error { step: number, error });
+        }
+        StepOutcome::Ran(result)
     }
 
     /// Whether the run goes on after `record`.

@@ -45,7 +45,7 @@ pub const EXIT_ERROR: u8 = 2;
 
 impl Cli {
     /// Runs the subcommand; an `Err` is an error before or during the run (exit 2).
-    pub fn run(self) -> anyhow::Result<ExitCode> {
+    pub fn dispatch(self) -> anyhow::Result<ExitCode> {
         match self.command {
             #[cfg(feature = "sim")]
             Command::Sim(a) => a.serve(),

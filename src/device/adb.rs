@@ -85,7 +85,7 @@ impl AdbDevice {
     }
 
     /// Runs one command line for `op`; connecting again and running share `timeout`.
-    fn run(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
+    fn exec_line(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
         let timeout = match self.cap {
             Some(cap) => timeout.min(cap.saturating_duration_since(std::time::Instant::now())),
             None => timeout,
@@ -117,7 +117,7 @@ impl AdbDevice {
 
     /// Runs a command that must succeed: exit code 0 and no `Error`/`Exception`.
     fn checked(&mut self, op: &str, command: &str, extra: Duration) -> Result<ShellOutput, DeviceError> {
-        let out = self.run(op, command, self.timeout + extra)?;
+        let out = self.exec_line(op, command, self.timeout + extra)?;
         let text = format!("{}{}", out.stdout_text(), out.stderr_text());
         let failed = out.code.is_some_and(|c| c != 0) || text.contains("Error:") || text.contains("Exception");
         if failed {
@@ -216,7 +216,7 @@ impl Device for AdbDevice {
 
     fn shell(&mut self, command: &str) -> Result<ShellOutput, DeviceError> {
         let timeout = self.timeout;
-        self.run("shell", command, timeout)
+        self.exec_line("shell", command, timeout)
     }
 
     fn observe(&mut self) -> Result<Observation, DeviceError> {
@@ -236,7 +236,7 @@ impl Device for AdbDevice {
              timeout {secs} uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}"
         );
         let timeout = self.timeout;
-        let out = self.run("observe", &command, timeout)?;
+        let out = self.exec_line("observe", &command, timeout)?;
         let text = out.stdout_text();
         let parts: Vec<&str> = text.splitn(4, &format!("{marker}\n")).collect();
         let [size, focus, ime, dump] = parts[..] else {
@@ -269,7 +269,7 @@ impl Device for AdbDevice {
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         let expected = self.screen_size()?;
         let timeout = self.timeout * 2;
-        let out = self.run("screenshot", "screencap -p", timeout)?;
+        let out = self.exec_line("screenshot", "screencap -p", timeout)?;
         // Binary output: judge by exit code and stderr, never by searching the PNG.
         if out.code.is_some_and(|c| c != 0) || !out.stderr.is_empty() {
             let output = out.stderr_text().trim().to_string();
@@ -328,7 +328,7 @@ impl Device for AdbDevice {
         let ime = self.current_ime()?;
         if ime != ADB_KEYBOARD {
             let installed = self
-                .run("type text", "pm path com.android.adbkeyboard", self.timeout)
+                .exec_line("type text", "pm path com.android.adbkeyboard", self.timeout)
                 .is_ok_and(|o| o.stdout_text().starts_with("package:"));
             return Err(DeviceError::NeedsAdbKeyboard {
                 device: self.name.clone(),
@@ -381,7 +381,7 @@ impl Device for AdbDevice {
             }
             None => {
                 let cmd = format!("monkey -p {} -c android.intent.category.LAUNCHER 1", quote(package));
-                let out = self.run("start app", &cmd, self.timeout)?;
+                let out = self.exec_line("start app", &cmd, self.timeout)?;
                 let text = format!("{}{}", out.stdout_text(), out.stderr_text());
                 if text.contains("No activities found") || text.contains("monkey aborted") {
                     Err(DeviceError::NoLauncherActivity { device: self.name.clone(), package: package.into() })
@@ -395,7 +395,7 @@ impl Device for AdbDevice {
             Err(e) => {
                 // Tell "not installed" apart from other failures.
                 let installed = self
-                    .run("start app", &format!("pm path {}", quote(package)), self.timeout)
+                    .exec_line("start app", &format!("pm path {}", quote(package)), self.timeout)
                     .map(|o| o.stdout_text().starts_with("package:"))
                     .unwrap_or(true);
                 if installed {

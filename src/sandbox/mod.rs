@@ -180,20 +180,20 @@ impl Sandbox {
     /// Sets (or replaces) a variable every later snippet sees.
     pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), WorkerError> {
         let name = name.to_string();
-        self.worker.run(move |s| {
+        self.worker.submit(move |s| {
             s.scope.set_or_push(name, value);
         })
     }
 
     /// Names of the variables the session holds.
     pub fn vars(&self) -> Vec<String> {
-        self.worker.run(|s| s.scope.iter().map(|(name, _, _)| name.to_string()).collect()).unwrap_or_default()
+        self.worker.submit(|s| s.scope.iter().map(|(name, _, _)| name.to_string()).collect()).unwrap_or_default()
     }
 
     /// Each variable with its value, shortened to `width` characters, and its type.
     pub fn var_summaries(&self, width: usize) -> Vec<(String, String)> {
         self.worker
-            .run(move |s| {
+            .submit(move |s| {
                 s.scope
                     .iter()
                     .map(|(name, _, value)| {
@@ -209,7 +209,7 @@ impl Sandbox {
 
     /// Forgets every variable and `fn` definition.
     pub fn reset(&mut self) -> Result<(), WorkerError> {
-        self.worker.run(|s| {
+        self.worker.submit(|s| {
             s.scope.clear();
             s.lib = AST::empty();
         })
@@ -219,7 +219,7 @@ impl Sandbox {
     pub fn compile(&self, code: &str) -> Result<Compiled, RunError> {
         let source: Arc<str> = Arc::from(code);
         let text = source.clone();
-        let parsed = self.worker.run(move |s| s.engine.compile(&*text).map_err(|e| RunError::syntax(&e, &text)));
+        let parsed = self.worker.submit(move |s| s.engine.compile(&*text).map_err(|e| RunError::syntax(&e, &text)));
         match parsed {
             Ok(Ok(ast)) => Ok(Compiled { ast: Arc::new(ast), source }),
             Ok(Err(e)) => Err(e),
@@ -232,7 +232,7 @@ impl Sandbox {
         let started = self.shared.begin(self.limits.timeout());
         let (ast, judge) = (code.ast.clone(), self.judge.clone());
         let source = code.source.clone();
-        let ran = self.worker.run(move |s| {
+        let ran = self.worker.submit(move |s| {
             let mut program = s.lib.merge(&ast);
             let out = s.engine.eval_ast_with_scope::<Dynamic>(&mut s.scope, &program);
             program.clear_statements();

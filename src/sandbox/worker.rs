@@ -61,7 +61,7 @@ impl Worker {
     }
 
     /// Runs `job` on the worker and waits for its result.
-    pub(crate) fn run<T: Send + 'static>(
+    pub(crate) fn submit<T: Send + 'static>(
         &self,
         job: impl FnOnce(&mut EngineState) -> T + Send + 'static,
     ) -> Result<T, WorkerError> {

@@ -10,31 +10,27 @@ use super::error::ToolError;
 
 /// A coordinate on an axis `size` pixels long: an int is pixels (or 0..=N of the
 /// screen when `scale` is N), a float in 0..1 is a fraction of the screen.
-pub(crate) fn coord(v: &Dynamic, size: u32, scale: Option<u32>, what: &str) -> Result<i32, ToolError> {
+pub(crate) fn coord(v: &Dynamic, size: u32, scale: Option<u32>, axis: &'static str) -> Result<i32, ToolError> {
     let size_i = i64::from(size);
-    let bad = |message: String| Err(ToolError::BadArgument(message));
     if let Ok(i) = v.as_int() {
         return match scale {
             Some(n) if (0..=i64::from(n)).contains(&i) => Ok((i * size_i / i64::from(n.max(1))).min(size_i - 1) as i32),
-            Some(n) => bad(format!("{what} {i} is outside 0..{n} (this session reads coordinates as 0..{n})")),
+            Some(scale) => Err(ToolError::OffScale { axis, value: i, scale }),
             None if (0..size_i).contains(&i) => Ok(i as i32),
-            None => bad(format!("{what} {i} is off the screen (0..{}); use pixels inside it", size_i - 1)),
+            None => Err(ToolError::OffScreen { axis, value: i, last: size_i - 1 }),
         };
     }
     match v.as_float() {
         Ok(f) if (0.0..=1.0).contains(&f) => Ok(((f * size as f64).round() as i32).min(size as i32 - 1).max(0)),
-        Ok(f) => bad(format!("{what} {f}: floats are fractions of the screen (0..1); use an integer for pixels")),
-        Err(t) => bad(format!("{what} must be a number, not {t}")),
+        Ok(value) => Err(ToolError::NotAFraction { axis, value }),
+        Err(found) => Err(ToolError::NotANumber { axis, found: found.to_string() }),
     }
 }
 
 /// A gesture's duration: 0..60000 ms, and short enough to end before the snippet's
 /// deadline (the device would otherwise hold the snippet past its limit).
 pub(crate) fn gesture_ms(ms: i64, left: Duration) -> Result<u32, ToolError> {
-    let ms = u32::try_from(ms)
-        .ok()
-        .filter(|m| *m <= 60_000)
-        .ok_or_else(|| ToolError::BadArgument(format!("ms {ms}: use 0..60000")))?;
+    let ms = u32::try_from(ms).ok().filter(|m| *m <= 60_000).ok_or(ToolError::BadDuration(ms))?;
     if Duration::from_millis(u64::from(ms)) >= left {
         return Err(ToolError::GestureTooLong { ms, left_ms: left.as_millis() });
     }
@@ -42,8 +38,8 @@ pub(crate) fn gesture_ms(ms: i64, left: Duration) -> Result<u32, ToolError> {
 }
 
 /// A wait in milliseconds: not negative.
-pub(crate) fn wait_ms(ms: i64, name: &str) -> Result<u64, ToolError> {
-    u64::try_from(ms).map_err(|_| ToolError::BadArgument(format!("{name} must be ≥ 0")))
+pub(crate) fn wait_ms(ms: i64, name: &'static str) -> Result<u64, ToolError> {
+    u64::try_from(ms).map_err(|_| ToolError::Negative(name))
 }
 
 #[cfg(test)]
@@ -60,6 +56,6 @@ mod tests {
         assert!(at(Dynamic::from(1200_i64), Some(1000)).unwrap_err().contains("outside 0..1000"));
         assert!(at(Dynamic::from(1.5_f64), None).unwrap_err().contains("fractions"));
         assert!(matches!(gesture_ms(500, Duration::from_millis(100)), Err(ToolError::GestureTooLong { .. })));
-        assert!(matches!(gesture_ms(-1, Duration::from_secs(9)), Err(ToolError::BadArgument(_))));
+        assert!(matches!(gesture_ms(-1, Duration::from_secs(9)), Err(ToolError::BadDuration(-1))));
     }
 }

@@ -23,9 +23,20 @@ pub enum ToolError {
     Selector(#[from] SelectorError),
     #[error(transparent)]
     AppName(#[from] AppNameError),
-    /// An argument the tool cannot use; the message says which and what to pass.
-    #[error("{0}")]
-    BadArgument(String),
+    #[error("{axis} {value} is off the screen (0..{last}); use pixels inside it")]
+    OffScreen { axis: &'static str, value: i64, last: i64 },
+    #[error("{axis} {value} is outside 0..{scale} (this session reads coordinates as 0..{scale})")]
+    OffScale { axis: &'static str, value: i64, scale: u32 },
+    #[error("{axis} {value}: floats are fractions of the screen (0..1); use an integer for pixels")]
+    NotAFraction { axis: &'static str, value: f64 },
+    #[error("{axis} must be a number, not {found}")]
+    NotANumber { axis: &'static str, found: String },
+    #[error("ms {0}: use 0..60000")]
+    BadDuration(i64),
+    #[error("{0} must be ≥ 0")]
+    Negative(&'static str),
+    #[error("direction {0:?}: use \"down\" or \"up\"")]
+    BadDirection(String),
     #[error("no element {index}: ui_state has indices 0..{last}")]
     NoSuchIndex { index: i64, last: usize },
     #[error(
@@ -77,7 +88,13 @@ impl ToolError {
             ToolError::Stopped => FailureKind::Cancelled,
             ToolError::Selector(_)
             | ToolError::AppName(_)
-            | ToolError::BadArgument(_)
+            | ToolError::OffScreen { .. }
+            | ToolError::OffScale { .. }
+            | ToolError::NotAFraction { .. }
+            | ToolError::NotANumber { .. }
+            | ToolError::BadDuration(_)
+            | ToolError::Negative(_)
+            | ToolError::BadDirection(_)
             | ToolError::NoSuchIndex { .. }
             | ToolError::FactTooLong { .. }
             | ToolError::NoReason => FailureKind::BadArgument,

@@ -116,10 +116,14 @@ fn registered_tools_are_the_catalog_and_the_readme_table() {
     names.dedup();
     assert_eq!(sb.tool_names().len(), names.iter().collect::<std::collections::BTreeSet<_>>().len());
     let generated = codeact::tools::markdown_table(&|_| true);
-    for (doc, text) in
-        [("README.md", include_str!("../../README.md")), ("docs/ARCHITECTURE.md", include_str!("../../docs/ARCHITECTURE.md"))]
-    {
-        assert!(text.contains(&generated), "{doc}'s tool table is stale: paste the output of `codeact tools --markdown`");
+    for (doc, text) in [
+        ("README.md", include_str!("../../README.md")),
+        ("docs/ARCHITECTURE.md", include_str!("../../docs/ARCHITECTURE.md")),
+    ] {
+        assert!(
+            text.contains(&generated),
+            "{doc}'s tool table is stale: paste the output of `codeact tools --markdown`"
+        );
     }
 }
 

@@ -99,7 +99,7 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
     let down = match direction {
         "down" => true,
         "up" => false,
-        other => return Err(ToolError::BadArgument(format!("direction {other:?}: use \"down\" or \"up\""))),
+        other => return Err(ToolError::BadDirection(other.to_string())),
     };
     let mut last = None;
     for _ in 0..MAX_SWIPES {

@@ -91,7 +91,7 @@ pub(crate) async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
                 lock_routes(&routes).insert(local, StreamRoute { remote, inbox: inbox_tx, acks: acks_tx });
                 let _ = out_tx.send(Message::new(A_OKAY, local, remote, Vec::new()));
                 let io = StreamIo::new(local, remote, max_payload, &link, Inbox { data: inbox, acks });
-                services.spawn(kind.run(io, device.clone()));
+                services.spawn(kind.serve(io, device.clone()));
             }
             A_OKAY => {
                 if let Some(route) = lock_routes(&routes).get(&msg.arg1) {

@@ -68,7 +68,7 @@ impl Service {
         Some(Self::Shell { v2, pty, command: command.to_string() })
     }
 
-    pub(crate) async fn run(self, mut io: StreamIo, device: Arc<SimDevice>) {
+    pub(crate) async fn serve(self, mut io: StreamIo, device: Arc<SimDevice>) {
         let end = match self {
             Self::Shell { v2, pty, command } if command.trim().is_empty() => {
                 interactive(&mut io, &device, v2, pty).await

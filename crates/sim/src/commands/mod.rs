@@ -18,13 +18,13 @@ use crate::shell::{Commands, Output, ShellEnv};
 /// The shell runs the device's command lines and calls these tools for the names it
 /// does not implement itself.
 impl Commands for SimDevice {
-    fn run(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
-        run(self, argv, stdin, env)
+    fn run_command(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
+        run_tool(self, argv, stdin, env)
     }
 }
 
 /// Runs an Android tool; `None` when `argv[0]` is not one.
-fn run(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
+fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
     let name = argv.first()?.as_str();
     let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
     let _ = stdin;

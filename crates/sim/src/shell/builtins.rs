@@ -1390,7 +1390,7 @@ mod tests {
 
     struct NoCommands;
     impl Commands for NoCommands {
-        fn run(&self, _: &[String], _: &[u8], _: &ShellEnv) -> Option<Output> {
+        fn run_command(&self, _: &[String], _: &[u8], _: &ShellEnv) -> Option<Output> {
             None
         }
     }

@@ -50,7 +50,7 @@ impl Output {
 /// Commands the shell does not implement itself (the Android tools: input, am, dumpsys, ...).
 pub(crate) trait Commands: Sync {
     /// Runs `argv[0]` with its arguments (argv is non-empty); `None` = no such command.
-    fn run(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output>;
+    fn run_command(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output>;
 }
 
 pub(crate) struct ShellEnv<'a> {
@@ -713,7 +713,7 @@ fn run_argv(argv: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Ou
             *first = name.to_string();
         }
         env.commands
-            .run(&full, stdin, env)
+            .run_command(&full, stdin, env)
             .unwrap_or_else(|| Output::error(&format!("{SH}: {arg0}: inaccessible or not found"), 127))
     };
     if !st.budget.charge(out.stdout.len().saturating_add(out.stderr.len())) {
@@ -872,7 +872,7 @@ mod tests {
     }
 
     impl Commands for Fake {
-        fn run(&self, argv: &[String], stdin: &[u8], _env: &ShellEnv) -> Option<Output> {
+        fn run_command(&self, argv: &[String], stdin: &[u8], _env: &ShellEnv) -> Option<Output> {
             if let Ok(mut c) = self.calls.lock() {
                 c.push((argv.to_vec(), stdin.to_vec()));
             }
