@@ -29,6 +29,8 @@ pub struct Cli {
 enum Command {
     #[cfg(feature = "sim")]
     Sim(sim::SimArgs),
+    #[cfg(not(feature = "sim"))]
+    Sim(NoSimArgs),
     Devices(devices::DevicesArgs),
     Observe(observe::ObserveArgs),
     Exec(exec::ExecArgs),
@@ -37,6 +39,15 @@ enum Command {
     Tools(tools::ToolsArgs),
     Personas(personas::PersonasArgs),
     Screenshot(screenshot::ScreenshotArgs),
+}
+
+/// Serve a virtual Android phone (not in this build: it was made without the `sim`
+/// feature).
+#[cfg(not(feature = "sim"))]
+#[derive(clap::Args, Debug)]
+struct NoSimArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    ignored: Vec<String>,
 }
 
 /// Exit codes, as the README states them.
@@ -49,6 +60,11 @@ impl Cli {
         match self.command {
             #[cfg(feature = "sim")]
             Command::Sim(a) => a.serve(),
+            #[cfg(not(feature = "sim"))]
+            Command::Sim(_) => anyhow::bail!(
+                "this codeact was built without the virtual device; build it with the default features \
+                 (`cargo build`, the `sim` feature) to serve one"
+            ),
             Command::Devices(a) => a.list(),
             Command::Observe(a) => a.observe(),
             Command::Exec(a) => a.exec(),

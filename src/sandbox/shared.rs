@@ -38,9 +38,9 @@ pub(crate) struct HostFailure {
     pub(crate) message: ImmutableString,
 }
 
-/// The snippet must stop now: its deadline passed or it was cancelled.
+/// The snippet was cancelled while it waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the snippet must stop (time limit or cancel)")]
+#[error("the snippet was cancelled")]
 pub struct Stopped;
 
 pub(crate) struct Output {

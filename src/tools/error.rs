@@ -57,8 +57,8 @@ pub enum ToolError {
     GestureTooLong { ms: u32, left_ms: u128 },
     #[error("waiting {0} ms would pass the snippet's time limit")]
     WaitTooLong(u64),
-    /// The snippet must stop (its deadline or Ctrl-C) while the tool waited.
-    #[error("stopped: the snippet reached its time limit or was cancelled")]
+    /// The snippet was cancelled (Ctrl-C) while the tool waited.
+    #[error("cancelled while waiting")]
     Stopped,
     #[error("keep facts short: {bytes} bytes is over {max}")]
     FactTooLong { bytes: usize, max: usize },

@@ -195,10 +195,11 @@ impl Selector {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn tree() -> UiTree {
+    /// Two labelled switches and a search field (the selector tests' screen).
+    pub(crate) fn tree() -> UiTree {
         let xml = r#"<hierarchy rotation="0">
 <node class="android.widget.TextView" text="Wi-Fi" bounds="[0,100][500,200]" clickable="true" />
 <node class="android.widget.Switch" resource-id="p:id/wifi_switch" checkable="true" checked="true" bounds="[600,100][700,200]" />

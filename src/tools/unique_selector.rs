@@ -127,16 +127,7 @@ pub fn selector_for(tree: &UiTree, target: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tree() -> UiTree {
-        let xml = r#"<hierarchy rotation="0">
-<node class="android.widget.TextView" text="Wi-Fi" bounds="[0,100][500,200]" clickable="true" />
-<node class="android.widget.Switch" resource-id="p:id/wifi_switch" checkable="true" checked="true" bounds="[600,100][700,200]" />
-<node class="android.widget.TextView" text="Bluetooth" bounds="[0,300][500,400]" clickable="true" />
-<node class="android.widget.Switch" resource-id="p:id/bt_switch" checkable="true" bounds="[600,300][700,400]" />
-</hierarchy>"#;
-        crate::ui::parse(xml.as_bytes(), (1080, 2400)).unwrap()
-    }
+    use crate::tools::select::tests::tree;
 
     #[test]
     fn generated_selectors_find_their_element_first() {
