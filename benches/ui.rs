@@ -59,7 +59,7 @@ fn render_fixtures(c: &mut Criterion) {
     let mut ratios = Vec::new();
     let mut token_ratios = Vec::new();
     eprintln!("{:<44} {:>6} {:>8} {:>9} {:>6}", "dump", "listed", "ours", "DroidRun", "ratio");
-    let mut group = c.benchmark_group("ui::render");
+    let mut group = c.benchmark_group("ui::screen_text");
     let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "xml")) {
