@@ -126,10 +126,8 @@ impl Session {
     /// Compiles and runs `code` on the phone as it is now (a syntax error is the
     /// result's error): scripts and the REPL.
     pub fn eval(&mut self, code: &str) -> RunResult {
-        match self.compile(code) {
-            Ok(compiled) => self.run_fresh(&compiled),
-            Err(error) => RunResult { error: Some(error), ..RunResult::default() },
-        }
+        self.tools().set_snapshot(None);
+        self.sandbox.eval(code)
     }
 
     /// Stops the snippet that runs now, from another thread (Ctrl-C).

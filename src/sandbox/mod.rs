@@ -102,10 +102,8 @@ impl SandboxBuilder {
     pub fn start(self, function_hint: String) -> Result<Sandbox, SandboxError> {
         let state = EngineState { engine: self.engine, scope: Scope::new(), lib: AST::empty() };
         let worker = Worker::start(state)?;
-        if let Some(thread) = worker.thread() {
-            self.shared.set_worker(thread);
-        }
-        let judge = Arc::new(Judge { shared: self.shared.clone(), limits: self.limits.clone(), function_hint });
+        self.shared.set_worker(worker.thread());
+        let judge = Judge { shared: self.shared.clone(), limits: self.limits.clone(), function_hint };
         Ok(Sandbox { worker, shared: self.shared, limits: self.limits, judge })
     }
 }
@@ -115,7 +113,7 @@ pub struct Sandbox {
     worker: Worker,
     shared: Arc<Shared>,
     limits: Limits,
-    judge: Arc<Judge>,
+    judge: Judge,
 }
 
 impl Sandbox {
@@ -218,8 +216,7 @@ impl Sandbox {
     /// Parses `code` once; the result runs with [`run`](Self::run).
     pub fn compile(&self, code: &str) -> Result<Compiled, RunError> {
         let source: Arc<str> = Arc::from(code);
-        let text = source.clone();
-        let parsed = self.worker.submit(move |s| s.engine.compile(&*text).map_err(|e| RunError::syntax(&e, &text)));
+        let parsed = self.worker.submit(|s| s.engine.compile(code).map_err(|e| RunError::syntax(&e, code)));
         match parsed {
             Ok(Ok(ast)) => Ok(Compiled { ast: Arc::new(ast), source }),
             Ok(Err(e)) => Err(e),
@@ -230,20 +227,25 @@ impl Sandbox {
     /// Runs a compiled snippet under every limit; variables and `fn`s persist.
     pub fn run(&mut self, code: &Compiled) -> RunResult {
         let started = self.shared.begin(self.limits.timeout());
-        let (ast, judge) = (code.ast.clone(), self.judge.clone());
-        let source = code.source.clone();
-        let ran = self.worker.submit(move |s| {
-            let mut program = s.lib.merge(&ast);
-            let out = s.engine.eval_ast_with_scope::<Dynamic>(&mut s.scope, &program);
-            program.clear_statements();
-            s.lib = program;
-            dedupe(&mut s.scope);
-            // Values and errors become strings here, on the deep stack.
-            match out {
-                Ok(v) => (None, (!v.is_unit()).then(|| shown(&v, judge.limits.max_output))),
-                Err(e) => (judge.error(&e, &source), None),
-            }
+        let judge = &self.judge;
+        let ran = self.worker.submit(|s| execute(s, &code.ast, judge, &code.source));
+        self.finish(started, ran)
+    }
+
+    /// Compiles and runs `code` in one go on the worker (a syntax error is the
+    /// result's error): scripts and the REPL, which run what they parse at once.
+    pub fn eval(&mut self, code: &str) -> RunResult {
+        let started = self.shared.begin(self.limits.timeout());
+        let judge = &self.judge;
+        let ran = self.worker.submit(|s| match s.engine.compile(code) {
+            Ok(ast) => execute(s, &ast, judge, code),
+            Err(e) => (Some(RunError::syntax(&e, code)), None),
         });
+        self.finish(started, ran)
+    }
+
+    /// What the snippet left in the shared state, with how it ended.
+    fn finish(&self, started: Instant, ran: Result<(Option<RunError>, Option<String>), WorkerError>) -> RunResult {
         let (error, value) = match ran {
             Ok(pair) => pair,
             Err(e) => (Some(RunError::plain(e.to_string(), ErrorKind::Crashed)), None),
@@ -251,13 +253,19 @@ impl Sandbox {
         let (output, actions, completion) = self.shared.collect();
         RunResult { output, error, actions, completion, value, duration_ms: started.elapsed().as_secs_f64() * 1000.0 }
     }
+}
 
-    /// Compiles and runs `code` (a syntax error is the result's error).
-    pub fn eval(&mut self, code: &str) -> RunResult {
-        match self.compile(code) {
-            Ok(compiled) => self.run(&compiled),
-            Err(error) => RunResult { error: Some(error), ..RunResult::default() },
-        }
+/// Runs `ast` after the kept `fn`s, keeps its `fn`s, and turns its value or error
+/// into strings here, on the deep stack.
+fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Option<RunError>, Option<String>) {
+    let mut program = s.lib.merge(ast);
+    let out = s.engine.eval_ast_with_scope::<Dynamic>(&mut s.scope, &program);
+    program.clear_statements();
+    s.lib = program;
+    dedupe(&mut s.scope);
+    match out {
+        Ok(v) => (None, (!v.is_unit()).then(|| shown(&v, judge.limits.max_output))),
+        Err(e) => (judge.error(&e, source), None),
     }
 }
 
