@@ -72,7 +72,14 @@ fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result
     let until = Instant::now() + wanted.min(limit);
     let mut last_look = false;
     loop {
-        let ids = matches(c, &sel)?;
+        let ids = match matches(c, &sel) {
+            Ok(ids) => ids,
+            // A look cut short by the snippet's deadline ends the wait, not the device.
+            Err(_) if c.left().is_zero() => {
+                return Err(ToolError::WaitTimedOut { selector: sel.shown, awaited, ms, cut_by_limit: true });
+            }
+            Err(e) => return Err(e),
+        };
         match (awaited, ids.first()) {
             (Awaited::Appear, Some(id)) => return Ok(c.element_value(*id)),
             (Awaited::GoAway, None) => return Ok(Dynamic::UNIT),
