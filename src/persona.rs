@@ -69,13 +69,7 @@ pub enum PersonaError {
 }
 
 fn valid_tools() -> String {
-    let mut names: Vec<&str> = Vec::new();
-    for t in CATALOG {
-        if !names.contains(&t.name) {
-            names.push(t.name);
-        }
-    }
-    names.join(", ")
+    crate::tools::names().join(", ")
 }
 
 impl Persona {

@@ -174,18 +174,3 @@ impl Session {
         Ok(())
     }
 }
-
-/// A `--var KEY=VALUE` value typed as a script expects: whole numbers, decimals and
-/// true/false are typed, anything else is a string.
-pub fn typed_value(value: &str) -> Dynamic {
-    match value {
-        "true" => Dynamic::from(true),
-        "false" => Dynamic::from(false),
-        v => v
-            .parse::<i64>()
-            .map(Dynamic::from)
-            .ok()
-            .or_else(|| v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Dynamic::from))
-            .unwrap_or_else(|| Dynamic::from(v.to_string())),
-    }
-}

@@ -6,7 +6,8 @@
 
 use std::fmt::Write as _;
 
-use crate::device::Observation;
+use std::sync::Arc;
+
 use crate::llm::{Message, Role};
 use crate::persona::Persona;
 use crate::sandbox::RunResult;
@@ -122,11 +123,12 @@ pub struct Prompt {
 #[derive(Debug, Clone, Copy)]
 pub struct Now<'a> {
     pub step: usize,
-    pub screen: &'a Observation,
+    /// The observation's compact text (`Observation::screen_text`).
+    pub screen_text: &'a str,
+    /// The screenshot to attach, when the model sees one.
+    pub image: Option<&'a Arc<[u8]>>,
     /// Remembered facts, when the persona shows them.
     pub memory: &'a [String],
-    /// Attach the observation's screenshot.
-    pub show_image: bool,
 }
 
 impl Prompt {
@@ -147,9 +149,7 @@ impl Prompt {
         let _ = write!(
             text,
             "\nStep {} of {}. Current screen (indices are ui_state's):\n{}",
-            now.step,
-            self.max_steps,
-            now.screen.screen_text()
+            now.step, self.max_steps, now.screen_text
         );
         if !now.memory.is_empty() {
             text.push_str("\nRemembered:\n");
@@ -160,7 +160,7 @@ impl Prompt {
         if let Some(p) = &self.packages {
             let _ = writeln!(text, "\nInstalled apps: {}", p.join(", "));
         }
-        let image = if now.show_image { now.screen.screenshot.clone() } else { None };
+        let image = now.image.cloned();
         if image.is_some() {
             text.push_str("\nA screenshot of this screen is attached.\n");
         }
@@ -172,8 +172,6 @@ impl Prompt {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::trajectory::StepTiming;
 
@@ -194,8 +192,8 @@ mod tests {
     fn only_the_newest_message_carries_the_screen() {
         let prompt = Prompt { system: "sys".into(), task: "Turn off Wi-Fi".into(), max_steps: 15, packages: None };
         let history = [past("r1", "f1"), past("r2", "f2")];
-        let screen = Observation { screenshot: Some(Arc::from(&b"png"[..])), ..Observation::default() };
-        let now = Now { step: 3, screen: &screen, memory: &[], show_image: true };
+        let png: Arc<[u8]> = Arc::from(&b"png"[..]);
+        let now = Now { step: 3, screen_text: "SCREEN\n", image: Some(&png), memory: &[] };
         let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
         use Role::*;
@@ -205,7 +203,7 @@ mod tests {
         assert!(m[5].text.contains("f2\n\nStep 3 of 15. Current screen"), "{}", m[5].text);
         assert_eq!(m.iter().filter(|m| m.text.contains("Current screen")).count(), 1);
         assert_eq!(m.iter().filter(|m| m.image_png.is_some()).count(), 1);
-        let hidden = prompt.messages(&history, Now { show_image: false, ..now });
+        let hidden = prompt.messages(&history, Now { image: None, ..now });
         assert!(hidden.iter().all(|m| m.image_png.is_none()), "no image unless asked");
         let first = prompt.messages(&[], Now { step: 1, ..now });
         assert!(first[1].text.starts_with("Task: Turn off Wi-Fi\n\nStep 1 of 15."), "{}", first[1].text);

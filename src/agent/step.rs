@@ -134,7 +134,8 @@ impl<'a> Run<'a> {
             Ok(seen) => seen,
             Err(end) => return end,
         };
-        let reply = match self.ask(number, &seen).await {
+        let screen_text = seen.screen_text();
+        let reply = match self.ask(number, &seen, &screen_text).await {
             Ok(reply) => reply,
             Err(end) => return end,
         };
@@ -163,7 +164,7 @@ impl<'a> Run<'a> {
             overhead_ms: timing.overhead_ms,
         });
         let repetition = match (&outcome, &extracted.code) {
-            (StepOutcome::Ran(_), Some(code)) => self.guard.note(code, &seen.screen_text()),
+            (StepOutcome::Ran(_), Some(code)) => self.guard.note(code, &screen_text),
             _ => Repetition::Fresh,
         };
         let record = StepRecord {
@@ -205,9 +206,10 @@ impl<'a> Run<'a> {
     }
 
     /// Asks the model about `seen`, with the history of the steps before.
-    async fn ask(&mut self, number: usize, seen: &Observation) -> Result<Reply, StepEnd> {
+    async fn ask(&mut self, number: usize, seen: &Observation, screen_text: &str) -> Result<Reply, StepEnd> {
         let memory = if self.persona.wants("memory") { self.session.memory() } else { Vec::new() };
-        let now = Now { step: number, screen: seen, memory: &memory, show_image: self.options.vision };
+        let image = seen.screenshot.as_ref().filter(|_| self.options.vision);
+        let now = Now { step: number, screen_text, image, memory: &memory };
         let messages = self.prompt.messages(&self.records, now);
         let model = &self.llm.config().model;
         let images = messages.iter().filter(|m| m.image_png.is_some()).count();

@@ -22,13 +22,10 @@ pub struct DeviceArgs {
 }
 
 impl DeviceArgs {
-    pub fn flags(&self) -> Flags {
-        Flags { device: self.device.clone(), device_timeout_s: self.timeout, ..Flags::default() }
-    }
-
     /// The phone these flags (and codeact.toml) name.
     pub fn open(&self) -> anyhow::Result<Box<dyn Device>> {
-        Ok(open_device(&Settings::load(None, &self.flags())?)?)
+        let flags = Flags { device: self.device.clone(), device_timeout_s: self.timeout, ..Flags::default() };
+        Ok(open_device(&Settings::load(None, &flags)?)?)
     }
 }
 
@@ -76,7 +73,9 @@ impl SessionArgs {
             settle_ms: self.settle_ms,
             coordinate_scale: self.coordinate_scale,
             record: self.record,
-            ..Flags { device: device.device.clone(), device_timeout_s: device.timeout, ..defaults }
+            device: device.device.clone(),
+            device_timeout_s: device.timeout,
+            ..defaults
         };
         Settings::load(self.config.as_deref(), &flags)
     }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use rhai::Dynamic;
 
 use crate::sandbox::{LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
-use crate::session::{Session, typed_value};
+use crate::session::Session;
 use crate::trajectory::junit::{Case, Verdict};
 use crate::trajectory::{self, Event, Trajectory, TrajectoryError};
 
@@ -75,6 +75,21 @@ pub fn parse_vars(vars: &[String]) -> Result<Vec<(String, Dynamic)>, ScriptError
             Ok((key.to_string(), typed_value(value)))
         })
         .collect()
+}
+
+/// A `--var KEY=VALUE` value typed as a script expects: whole numbers, decimals and
+/// true/false are typed, anything else is a string.
+fn typed_value(value: &str) -> Dynamic {
+    match value {
+        "true" => Dynamic::from(true),
+        "false" => Dynamic::from(false),
+        v => v
+            .parse::<i64>()
+            .map(Dynamic::from)
+            .ok()
+            .or_else(|| v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Dynamic::from))
+            .unwrap_or_else(|| Dynamic::from(v.to_string())),
+    }
 }
 
 /// Parses each script without running it (no device): the errors, per script.

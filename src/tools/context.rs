@@ -156,6 +156,14 @@ impl ToolContext {
         self.latest.as_deref().or(self.snapshot.as_deref())
     }
 
+    /// Acts on the device with `f`, then waits for the screen to settle: what every
+    /// acting tool does.
+    pub(crate) fn act(&mut self, f: impl FnOnce(&mut dyn Device) -> Result<(), DeviceError>) -> Result<(), ToolError> {
+        f(self.device.as_mut())?;
+        self.after_action();
+        Ok(())
+    }
+
     /// After an action: wait for the screen to settle (two equal consecutive
     /// observations, within the time left), then capture what the options ask to
     /// record.

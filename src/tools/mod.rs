@@ -64,6 +64,17 @@ impl std::fmt::Debug for ToolSpec {
     }
 }
 
+/// Every tool's name once, in catalog order (a tool may have several forms).
+pub fn names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for t in CATALOG {
+        if !names.contains(&t.name) {
+            names.push(t.name);
+        }
+    }
+    names
+}
+
 /// The effect of the tool called `name` (every form of a tool has the same one).
 pub fn effect_of(name: &str) -> Option<Effect> {
     CATALOG.iter().find(|t| t.name == name).map(|t| t.effect)
@@ -85,14 +96,12 @@ pub fn install(
     let engine = builder.engine_mut();
     registry::serve_state_variables(engine, ctx.clone(), shared.clone());
     let mut registered = Registered::new();
-    let mut names: Vec<&'static str> = Vec::new();
     let mut registrar = Registrar::new(engine, ctx, shared, &mut registered);
-    for spec in CATALOG.iter().filter(|t| t.effect == Effect::Finishes || allowed(t.name)) {
+    let has = |t: &ToolSpec| t.effect == Effect::Finishes || allowed(t.name);
+    for spec in CATALOG.iter().filter(|t| has(t)) {
         (spec.register)(registrar.for_tool(spec.name));
-        if !names.contains(&spec.name) {
-            names.push(spec.name);
-        }
     }
+    let names = names().into_iter().filter(|n| CATALOG.iter().any(|t| t.name == *n && has(t))).collect();
     (names, registered)
 }
 

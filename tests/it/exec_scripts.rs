@@ -112,9 +112,9 @@ fn registered_tools_are_the_catalog_and_the_readme_table() {
     registered.sort();
     documented.sort();
     assert_eq!(registered, documented, "registrations and signatures disagree");
-    let mut names: Vec<&str> = codeact::tools::CATALOG.iter().map(|t| t.name).collect();
-    names.dedup();
-    assert_eq!(sb.tool_names().len(), names.iter().collect::<std::collections::BTreeSet<_>>().len());
+    let names: std::collections::BTreeSet<&str> = codeact::tools::CATALOG.iter().map(|t| t.name).collect();
+    assert_eq!(sb.tool_names(), codeact::tools::names(), "every tool, once, in catalog order");
+    assert_eq!(sb.tool_names().len(), names.len());
     let generated = codeact::tools::markdown_table(&|_| true);
     for (doc, text) in [
         ("README.md", include_str!("../../README.md")),

@@ -8,9 +8,7 @@ use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 fn start(c: &mut ToolContext, package: &str, activity: Option<&str>) -> Result<(), ToolError> {
-    c.device().start_app(package, activity)?;
-    c.after_action();
-    Ok(())
+    c.act(|d| d.start_app(package, activity))
 }
 
 fn packages(c: &mut ToolContext, include_system: bool) -> Result<Array, ToolError> {

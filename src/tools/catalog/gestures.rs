@@ -10,12 +10,10 @@ use crate::tools::{Effect, ToolSpec};
 
 /// A point gesture after it is resolved: where, and for how long.
 fn press(c: &mut ToolContext, (x, y): (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {
-    match ms {
-        None => c.device().tap(x, y)?,
-        Some(ms) => c.device().long_press(x, y, ms)?,
-    }
-    c.after_action();
-    Ok(())
+    c.act(|d| match ms {
+        None => d.tap(x, y),
+        Some(ms) => d.long_press(x, y, ms),
+    })
 }
 
 fn long_press_at(c: &mut ToolContext, x: &Dynamic, y: &Dynamic, ms: i64) -> Result<(), ToolError> {
@@ -29,13 +27,7 @@ fn stroke(c: &mut ToolContext, drag: bool, p: [&Dynamic; 4], ms: i64) -> Result<
     let ms = gesture_ms(ms, c.left())?;
     let (x1, y1) = c.point(p[0], p[1])?;
     let (x2, y2) = c.point(p[2], p[3])?;
-    if drag {
-        c.device().drag(x1, y1, x2, y2, ms)?;
-    } else {
-        c.device().swipe(x1, y1, x2, y2, ms)?;
-    }
-    c.after_action();
-    Ok(())
+    c.act(|d| if drag { d.drag(x1, y1, x2, y2, ms) } else { d.swipe(x1, y1, x2, y2, ms) })
 }
 
 pub(crate) const TAP_BY_INDEX: ToolSpec = ToolSpec {

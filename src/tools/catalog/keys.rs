@@ -8,15 +8,11 @@ use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 fn key(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {
-    c.device().press_key(name)?;
-    c.after_action();
-    Ok(())
+    c.act(|d| d.press_key(name))
 }
 
 fn home(c: &mut ToolContext) -> Result<(), ToolError> {
-    c.device().go_home()?;
-    c.after_action();
-    Ok(())
+    c.act(|d| d.go_home())
 }
 
 pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
@@ -24,13 +20,7 @@ pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
     signature: "input_text(text)",
     doc: "Type text (any language) into the focused field; tap the field first.",
     effect: Effect::Acts,
-    register: |r| {
-        tool!(r, |c, text: ImmutableString| {
-            c.device().input_text(&text)?;
-            c.after_action();
-            Ok(())
-        })
-    },
+    register: |r| tool!(r, |c, text: ImmutableString| c.act(|d| d.input_text(&text))),
 };
 
 pub(crate) const CLEAR_TEXT: ToolSpec = ToolSpec {
@@ -38,13 +28,7 @@ pub(crate) const CLEAR_TEXT: ToolSpec = ToolSpec {
     signature: "clear_text()",
     doc: "Empty the focused text field.",
     effect: Effect::Acts,
-    register: |r| {
-        tool!(r, |c| {
-            c.device().clear_text()?;
-            c.after_action();
-            Ok(())
-        })
-    },
+    register: |r| tool!(r, |c| c.act(|d| d.clear_text())),
 };
 
 pub(crate) const PRESS_KEY: ToolSpec = ToolSpec {

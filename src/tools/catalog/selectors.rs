@@ -53,13 +53,7 @@ fn nothing(sel: &Selector, visible: String) -> ToolError {
 /// A gesture on the first match: a tap, or a long press.
 fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError> {
     let (x, y) = locate(c, &Selector::from_dynamic(sel)?)?;
-    if long {
-        c.device().long_press(x, y, 800)?;
-    } else {
-        c.device().tap(x, y)?;
-    }
-    c.after_action();
-    Ok(())
+    c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })
 }
 
 /// Polls until `sel` matches (`Appear`) or stops matching (`GoAway`), within `ms`
@@ -121,8 +115,7 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
         last = Some(print);
         let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
         let (from, to) = if down { (h * 7 / 10, h * 3 / 10) } else { (h * 3 / 10, h * 7 / 10) };
-        c.device().swipe(w / 2, from, w / 2, to, 300)?;
-        c.after_action();
+        c.act(|d| d.swipe(w / 2, from, w / 2, to, 300))?;
     }
     Err(ToolError::NotAfterSwipes { selector: sel.shown, swipes: MAX_SWIPES })
 }
@@ -172,13 +165,12 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
     register: |r| {
         tool!(r, |c, sel: Dynamic, text: ImmutableString| {
             let (x, y) = locate(c, &Selector::from_dynamic(&sel)?)?;
-            c.device().tap(x, y)?;
             // The field must have focus (and its keyboard) before it is emptied.
-            c.after_action();
-            c.device().clear_text()?;
-            c.device().input_text(&text)?;
-            c.after_action();
-            Ok(())
+            c.act(|d| d.tap(x, y))?;
+            c.act(|d| {
+                d.clear_text()?;
+                d.input_text(&text)
+            })
         })
     },
 };
