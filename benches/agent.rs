@@ -35,7 +35,9 @@ fn agent_steps(c: &mut Criterion) {
     };
     let out = std::env::temp_dir().join(format!("codeact-bench-agent-{}", std::process::id()));
     let settings = FileConfig::default().resolve(&Flags { persona: Some("big_agent".into()), ..Flags::default() });
-    let (Ok(settings), Ok(persona)) = (settings, Persona::load("big_agent")) else { return };
+    let (Ok(mut settings), Ok(persona)) = (settings, Persona::load("big_agent")) else { return };
+    // The engine's worker process is the codeact binary.
+    settings.worker = codeact::isolation::WorkerProgram(env!("CARGO_BIN_EXE_codeact").into());
     let Ok(device) = open(&DeviceSpec::Sim, Duration::from_secs(10)) else { return };
     let Ok(mut session) = Session::new(device, &settings) else { return };
     let options = AgentOptions {

@@ -108,7 +108,10 @@ const SETTINGS_DUMP: &str =
 
 fn settings(extra: &str) -> codeact::config::Settings {
     let file = FileConfig::parse(extra, std::path::Path::new("bench.toml")).unwrap_or_default();
-    file.resolve(&Flags::default()).unwrap_or_else(|e| panic!("bench settings: {e}"))
+    let mut settings = file.resolve(&Flags::default()).unwrap_or_else(|e| panic!("bench settings: {e}"));
+    // The engine's worker process is the codeact binary.
+    settings.worker = codeact::isolation::WorkerProgram(env!("CARGO_BIN_EXE_codeact").into());
+    settings
 }
 
 fn null_device(c: &mut Criterion) {

@@ -11,6 +11,10 @@ use codeact::device::{DeviceSpec, open};
 use codeact::session::Session;
 
 fn main() -> anyhow::Result<()> {
+    // Each session's engine runs in a worker process: this program, re-executed.
+    if let Some(code) = codeact::isolation::serve_if_worker() {
+        std::process::exit(code);
+    }
     let target = std::env::args().nth(1);
     let flags = Flags { persona: Some("big_agent".into()), ..Flags::default() };
     let settings = Settings::load(None, &flags)?;

@@ -9,6 +9,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Re-executed as a session's sandbox worker: serve the engine and nothing else
+    // (no logging, no arguments, no environment).
+    if let Some(code) = codeact::isolation::serve_if_worker() {
+        std::process::exit(code);
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("CODEACT_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)

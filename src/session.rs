@@ -1,44 +1,117 @@
-//! A session: one sandbox bound to one device through the tool catalog, with only the
-//! tools a persona allows. `exec`, the REPL and the agent each open one and go
-//! through this façade only: observe the phone, compile a snippet once, run it on the
-//! observation it was written for, cancel it. Where the sandbox runs (a thread today)
-//! and how the tools keep their state are its own business.
+//! A session: one sandboxed engine bound to one device through the tool catalog,
+//! with only the tools a persona allows. `exec`, the REPL and the agent each open one
+//! and go through this façade only: observe the phone, compile a snippet once, run
+//! it on the observation it was written for, cancel it.
+//!
+//! The engine runs in a worker process (`isolation`); the tools, the device and
+//! what a snippet did stay here. A tool call from a snippet arrives as an overload
+//! index with its arguments and runs on this side ([`ToolHost`]).
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use rhai::Dynamic;
+use rhai::{Dynamic, EvalAltResult};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Settings;
 use crate::device::{Device, DeviceError, Observation};
-use crate::sandbox::{
-    ActionSink, CancelHandle, Compiled, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError,
-};
-use crate::tools::{self, Registered, SharedContext, ToolContext};
+use crate::isolation::{CompiledRef, Host, IsolationError, Ran, ToWorker, ToolOutcome, WorkerProcess};
+use crate::sandbox::{ActionSink, CancelHandle, Limits, RunError, RunResult, STOP_COMPLETE, SandboxError, Shared};
+use crate::tools::{self, Registered, SharedContext, ToolContext, ToolTable};
+
+/// A snippet parsed once by the session's engine, ready to run.
+#[derive(Debug, Clone)]
+pub struct Compiled(CompiledRef);
+
+impl Compiled {
+    /// The code as it was written.
+    pub fn source(&self) -> &str {
+        self.0.source()
+    }
+}
+
+/// Answers the worker's tool calls and state reads.
+struct ToolHost {
+    table: ToolTable,
+    tools: SharedContext,
+    shared: Arc<Shared>,
+}
+
+impl Host for ToolHost {
+    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>) -> ToolOutcome {
+        let tool = self.table.tool(index).unwrap_or("?");
+        match self.table.call(index, args) {
+            None => ToolOutcome::Failed { tool: tool.into(), failure: None, message: "no such tool".into() },
+            Some(Ok(value)) => ToolOutcome::Value(value),
+            Some(Err(e)) => self.outcome_of(tool, &e),
+        }
+    }
+
+    fn read_state(&mut self, phone: bool, have: u64) -> ToWorker {
+        if !phone && have != 0 && have == tools::state_generation(&self.tools) {
+            return ToWorker::State { generation: have, value: None };
+        }
+        let name = if phone { "phone_state" } else { "ui_state" };
+        match tools::state_value(&self.tools, &self.shared, phone) {
+            (generation, Ok(value)) => ToWorker::State { generation, value: Some(value) },
+            (_, Err(e)) => ToWorker::Tool(self.outcome_of(name, &e)),
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.shared.cancelled()
+    }
+}
+
+impl ToolHost {
+    /// A tool's error as the worker hands it to the script.
+    fn outcome_of(&self, tool: &str, e: &EvalAltResult) -> ToolOutcome {
+        match e {
+            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_COMPLETE => ToolOutcome::Completed,
+            EvalAltResult::ErrorTerminated(..) => ToolOutcome::Stopped,
+            EvalAltResult::ErrorRuntime(value, _) => {
+                let message = value.to_string();
+                let failure = self.shared.failure().filter(|f| f.message.as_str() == message);
+                match failure {
+                    Some(f) => ToolOutcome::Failed { tool: f.tool, failure: Some(f.kind), message },
+                    None => ToolOutcome::Failed { tool: tool.into(), failure: None, message },
+                }
+            }
+            other => ToolOutcome::Failed { tool: tool.into(), failure: None, message: other.to_string() },
+        }
+    }
+}
 
 pub struct Session {
-    sandbox: Sandbox,
-    tools: SharedContext,
+    worker: WorkerProcess,
+    host: ToolHost,
     tool_names: Vec<&'static str>,
     registered: Registered,
 }
 
 impl Session {
-    /// A sandbox with the settings' limits and the persona's tools (all tools without
-    /// a persona), acting on `device`.
+    /// An engine with the settings' limits and the persona's tools (all tools without
+    /// a persona), acting on `device`. The engine's worker process starts here.
     pub fn new(device: Box<dyn Device>, settings: &Settings) -> Result<Self, SandboxError> {
-        let mut builder = Sandbox::builder(settings.limits.clone())?;
+        settings.limits.validate()?;
         let persona = settings.persona.as_ref();
         let allows = |t: &str| persona.is_none_or(|p| p.allows(t));
-        let tools = ToolContext::new(device, settings.tools.clone(), builder.shared());
-        let (tool_names, registered) = tools::install(&mut builder, tools.clone(), &allows);
+        let shared = Arc::new(Shared::new(settings.limits.max_output));
+        let tools = ToolContext::new(device, settings.tools.clone(), shared.clone());
+        let (tool_names, table) = tools::install(tools.clone(), shared.clone(), &allows);
         let hint = format!("the functions this session has: {}", tool_names.join(", "));
-        let sandbox = builder.start(hint)?;
-        Ok(Self { sandbox, tools, tool_names, registered })
+        let registered = table.arities();
+        let worker = WorkerProcess::start(settings.worker.clone(), settings.limits.clone(), table.signatures(), hint)?;
+        Ok(Self { worker, host: ToolHost { table, tools, shared }, tool_names, registered })
     }
 
     fn tools(&self) -> std::sync::MutexGuard<'_, ToolContext> {
-        self.tools.lock().unwrap_or_else(|e| e.into_inner())
+        self.host.tools.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How long the engine's worker process took to start.
+    pub fn worker_start_time(&self) -> std::time::Duration {
+        self.worker.start_time
     }
 
     /// The device's name, for messages.
@@ -62,7 +135,7 @@ impl Session {
     }
 
     pub fn limits(&self) -> &Limits {
-        self.sandbox.limits()
+        self.worker.limits()
     }
 
     /// Integer coordinates are 0..N of the screen when this is N.
@@ -105,44 +178,64 @@ impl Session {
     }
 
     /// Parses `code` once, in this session's engine.
-    pub fn compile(&self, code: &str) -> Result<Compiled, RunError> {
-        self.sandbox.compile(code)
+    pub fn compile(&mut self, code: &str) -> Result<Compiled, RunError> {
+        self.worker.compile(code).map(Compiled)
     }
 
     /// Runs a snippet written for `seen`: `ui_state` shows it, and its indices are
     /// the ones the writer read (an action since then makes them checked).
     pub fn run(&mut self, code: &Compiled, seen: &Arc<Observation>) -> RunResult {
         self.tools().set_snapshot(Some(seen.clone()));
-        self.sandbox.run(code)
+        let started = self.host.shared.begin(self.worker.limits().timeout());
+        let ran = self.worker.run(&code.0, &mut self.host);
+        self.finish(started, ran)
     }
 
     /// Runs a snippet on the phone as it is now: `ui_state` is read when the snippet
     /// first uses it.
     pub fn run_fresh(&mut self, code: &Compiled) -> RunResult {
         self.tools().set_snapshot(None);
-        self.sandbox.run(code)
+        let started = self.host.shared.begin(self.worker.limits().timeout());
+        let ran = self.worker.run(&code.0, &mut self.host);
+        self.finish(started, ran)
     }
 
     /// Compiles and runs `code` on the phone as it is now (a syntax error is the
     /// result's error): scripts and the REPL.
     pub fn eval(&mut self, code: &str) -> RunResult {
         self.tools().set_snapshot(None);
-        self.sandbox.eval(code)
+        let started = self.host.shared.begin(self.worker.limits().timeout());
+        let ran = self.worker.eval(code, &mut self.host);
+        self.finish(started, ran)
+    }
+
+    /// What the worker reported, with the actions and the completion recorded here.
+    fn finish(&mut self, started: Instant, ran: Ran) -> RunResult {
+        let (_, actions, completion) = self.host.shared.collect();
+        let f = ran.finished;
+        RunResult {
+            output: f.output,
+            error: f.error,
+            actions,
+            completion,
+            value: f.value,
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        }
     }
 
     /// Stops the snippet that runs now, from another thread (Ctrl-C).
     pub fn cancel_handle(&self) -> CancelHandle {
-        self.sandbox.cancel_handle()
+        CancelHandle(self.host.shared.clone())
     }
 
     /// Every snippet from now on stops when `token` is cancelled.
     pub fn stop_on(&self, token: CancellationToken) {
-        self.sandbox.stop_on(token);
+        self.host.shared.stop_on(token);
     }
 
     /// Sends every later action to `sink` the moment it is recorded (or no longer).
     pub fn set_action_sink(&self, sink: Option<ActionSink>) {
-        self.sandbox.shared().set_sink(sink);
+        self.host.shared.set_sink(sink);
     }
 
     /// The facts `remember()` kept.
@@ -150,24 +243,24 @@ impl Session {
         self.tools().memory.clone()
     }
 
-    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), WorkerError> {
-        self.sandbox.set_var(name, value)
+    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), IsolationError> {
+        self.worker.set_var(name, value)
     }
 
     /// Names of the variables the session holds.
-    pub fn var_names(&self) -> Vec<String> {
-        self.sandbox.vars()
+    pub fn var_names(&mut self) -> Vec<String> {
+        self.worker.vars()
     }
 
     /// Each variable with a short view of its value and its type.
-    pub fn var_summaries(&self, width: usize) -> Vec<(String, String)> {
-        self.sandbox.var_summaries(width)
+    pub fn var_summaries(&mut self, width: usize) -> Vec<(String, String)> {
+        self.worker.var_summaries(width)
     }
 
     /// Forgets variables, functions and remembered facts; the next `ui_state` is read
     /// fresh. The device and the tools stay.
-    pub fn reset(&mut self) -> Result<(), WorkerError> {
-        self.sandbox.reset()?;
+    pub fn reset(&mut self) -> Result<(), IsolationError> {
+        self.worker.reset()?;
         let mut tools = self.tools();
         tools.memory.clear();
         tools.set_snapshot(None);

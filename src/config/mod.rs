@@ -82,6 +82,9 @@ pub struct Settings {
     pub tools: ToolOptions,
     /// `[llm]` from the file, for `codeact run` to lay its flags over.
     pub llm: LlmSection,
+    /// The program each session's engine runs in (this one, unless `CODEACT_WORKER`
+    /// names another).
+    pub worker: crate::isolation::WorkerProgram,
 }
 
 impl Settings {
@@ -139,6 +142,7 @@ impl FileConfig {
             limits,
             tools,
             llm: self.llm.clone(),
+            worker: crate::isolation::WorkerProgram::from_env(),
         })
     }
 }

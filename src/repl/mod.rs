@@ -69,12 +69,12 @@ pub fn show(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
 pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), ReadlineError> {
     let device_name = session.device_name();
     let words = Arc::new(Mutex::new(Vec::new()));
-    let refresh_words = |session: &Session, words: &Arc<Mutex<Vec<String>>>| {
+    let refresh_words = |session: &mut Session, words: &Arc<Mutex<Vec<String>>>| {
         let mut w: Vec<String> = session.tool_names().iter().map(|t| t.to_string()).collect();
         w.extend(session.var_names());
         *words.lock().unwrap_or_else(|e| e.into_inner()) = w;
     };
-    refresh_words(&session, &words);
+    refresh_words(&mut session, &words);
     let mut editor: Editor<ReplHelper, DefaultHistory> = Editor::new()?;
     editor.set_helper(Some(ReplHelper::new(words.clone())));
     if let Some(path) = &history {
@@ -118,7 +118,7 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         let result = session.eval(&line);
         let _ = show(&result, &mut out);
         let _ = out.flush();
-        refresh_words(&session, &words);
+        refresh_words(&mut session, &words);
     }
     if let Some(path) = &history {
         let saved = path.parent().map_or(Ok(()), std::fs::create_dir_all).map_err(ReadlineError::from);

@@ -3,11 +3,11 @@
 //! message ([`ErrorKind`]): a syntax error, a script's own error, a limit, a cancel, or
 //! a host function (a tool) that failed with a [`FailureKind`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a host function (a device tool) failed, as reports and the agent tell
 /// failures apart. The tool catalog decides which kind each of its errors is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
     /// An `assert_*` tool found the screen not as the script expected.
@@ -27,17 +27,21 @@ pub enum FailureKind {
 }
 
 /// Which limit a snippet ran into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
     Operations,
     Time,
     CallDepth,
     Size,
+    /// The engine's process needed more memory than `max_memory_mb`.
+    Memory,
+    /// Values or calls nested so deeply that the engine's stack ran out.
+    Stack,
 }
 
 /// What kind of failure ended a snippet.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The code does not parse; nothing ran.
@@ -50,12 +54,12 @@ pub enum ErrorKind {
     Cancelled,
     /// A tool failed and the script did not catch it.
     Tool { tool: String, failure: FailureKind },
-    /// The engine itself failed (a bug in codeact or rhai).
+    /// The engine itself failed (a bug in codeact or rhai), or its process died.
     Crashed,
 }
 
 /// Why a snippet failed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunError {
     pub message: String,
     pub line: Option<usize>,

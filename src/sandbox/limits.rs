@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
-    /// Rhai operations per snippet (statements, expressions, calls).
+    /// Rhai operations per snippet (statements, expressions, calls), callbacks included.
     pub max_operations: u64,
     /// Wall-clock time per snippet, in milliseconds (device calls included).
     pub timeout_ms: u64,
@@ -26,6 +26,9 @@ pub struct Limits {
     pub max_functions: usize,
     /// Bytes of `print`/`debug` output kept per snippet (the rest is cut, with a note).
     pub max_output: usize,
+    /// The address space of the process the engine runs in, in MiB: a snippet that
+    /// needs more is stopped (and the session's engine starts afresh).
+    pub max_memory_mb: u64,
 }
 
 impl Default for Limits {
@@ -41,9 +44,27 @@ impl Default for Limits {
             max_variables: 1_000,
             max_functions: 256,
             max_output: 64 * 1024,
+            max_memory_mb: 512,
         }
     }
 }
+
+/// Each limit with the range it may take. The lower bound is above 0 everywhere
+/// (Rhai reads 0 as "unlimited"); the upper bounds keep every guard meaningful: past
+/// them the parser or the engine's stack, not the limit, would stop a snippet.
+pub const LIMIT_RANGES: &[(&str, u64, u64)] = &[
+    ("max_operations", 1, 10_000_000_000),
+    ("timeout_ms", 1, 24 * 3600 * 1000),
+    ("max_call_levels", 1, 256),
+    ("max_expr_depth", 1, 256),
+    ("max_string_size", 1, 64 * 1024 * 1024),
+    ("max_array_size", 1, 10_000_000),
+    ("max_map_size", 1, 10_000_000),
+    ("max_variables", 1, 100_000),
+    ("max_functions", 1, 10_000),
+    ("max_output", 1, 16 * 1024 * 1024),
+    ("max_memory_mb", 64, 65_536),
+];
 
 /// The names of the limits, for help texts and error messages.
 pub const LIMIT_NAMES: &[&str] = &[
@@ -57,11 +78,8 @@ pub const LIMIT_NAMES: &[&str] = &[
     "max_variables",
     "max_functions",
     "max_output",
+    "max_memory_mb",
 ];
-
-/// The deepest recursion a snippet may ask for: deeper needs a bigger stack than the
-/// worker has.
-const MAX_CALL_LEVELS: usize = 256;
 
 /// Why a set of limits cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,15 +88,17 @@ pub enum LimitError {
     Unknown(String),
     #[error("bad value for limit {name}: {problem}")]
     BadValue { name: String, problem: String },
-    #[error("limit {0} must be above 0 (0 would mean unlimited)")]
-    Zero(&'static str),
-    #[error("limit max_call_levels must be at most {MAX_CALL_LEVELS} (deeper recursion needs a bigger stack)")]
-    TooDeep,
+    #[error(
+        "limit {name} = {value} is out of range: it must be between {min} and {max}{}",
+        if *.value == 0 { " (0 would mean unlimited)" } else { "" }
+    )]
+    OutOfRange { name: &'static str, value: u64, min: u64, max: u64 },
 }
 
 impl Limits {
     /// The defaults with each layer's keys laid over them in order (a persona, then
-    /// codeact.toml, then the command line); unknown keys and zeros are errors.
+    /// codeact.toml, then the command line); unknown keys and values out of range
+    /// are errors.
     pub fn layered<'a>(layers: impl IntoIterator<Item = &'a toml::Table>) -> Result<Self, LimitError> {
         let mut limits = Self::default();
         for layer in layers {
@@ -107,6 +127,7 @@ impl Limits {
             "max_variables" => self.max_variables = size()?,
             "max_functions" => self.max_functions = size()?,
             "max_output" => self.max_output = size()?,
+            "max_memory_mb" => self.max_memory_mb = n,
             other => return Err(LimitError::Unknown(other.to_string())),
         }
         Ok(())
@@ -116,9 +137,9 @@ impl Limits {
         Duration::from_millis(self.timeout_ms)
     }
 
-    /// Rejects limits that would disable a guard (Rhai reads 0 as "unlimited").
-    pub fn validate(&self) -> Result<(), LimitError> {
-        let checks: [(&'static str, u64); 10] = [
+    /// Each limit by name with its value.
+    fn values(&self) -> [(&'static str, u64); 11] {
+        [
             ("max_operations", self.max_operations),
             ("timeout_ms", self.timeout_ms),
             ("max_call_levels", self.max_call_levels as u64),
@@ -129,12 +150,17 @@ impl Limits {
             ("max_variables", self.max_variables as u64),
             ("max_functions", self.max_functions as u64),
             ("max_output", self.max_output as u64),
-        ];
-        if let Some((name, _)) = checks.iter().find(|(_, value)| *value == 0) {
-            return Err(LimitError::Zero(name));
-        }
-        if self.max_call_levels > MAX_CALL_LEVELS {
-            return Err(LimitError::TooDeep);
+            ("max_memory_mb", self.max_memory_mb),
+        ]
+    }
+
+    /// Refuses a value outside its range, naming the range.
+    pub fn validate(&self) -> Result<(), LimitError> {
+        for (name, value) in self.values() {
+            let Some(&(_, min, max)) = LIMIT_RANGES.iter().find(|(n, _, _)| *n == name) else { continue };
+            if !(min..=max).contains(&value) {
+                return Err(LimitError::OutOfRange { name, value, min, max });
+            }
         }
         Ok(())
     }
@@ -153,7 +179,12 @@ mod tests {
         let typo: toml::Table = toml::from_str("timeout = 1").unwrap();
         assert!(Limits::layered([&typo]).unwrap_err().to_string().contains("timeout_ms"));
         let zero: toml::Table = toml::from_str("max_operations = 0").unwrap();
-        assert!(Limits::layered([&zero]).unwrap_err().to_string().contains("unlimited"));
+        assert!(Limits::layered([&zero]).unwrap_err().to_string().contains("between 1 and"));
+        let deep: toml::Table = toml::from_str("max_expr_depth = 50000").unwrap();
+        assert_eq!(
+            Limits::layered([&deep]).unwrap_err().to_string(),
+            "limit max_expr_depth = 50000 is out of range: it must be between 1 and 256"
+        );
         let negative: toml::Table = toml::from_str("max_output = -1").unwrap();
         assert!(matches!(Limits::layered([&negative]), Err(LimitError::BadValue { .. })));
         let text: toml::Table = toml::from_str("max_output = 'lots'").unwrap();

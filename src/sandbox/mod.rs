@@ -25,15 +25,15 @@ use tokio_util::sync::CancellationToken;
 
 pub use action::{Action, ActionSink, Capture};
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
-pub use limits::{LIMIT_NAMES, LimitError, Limits};
+pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
 pub use shared::{CancelHandle, Completion, Shared, Stopped};
 pub use worker::WorkerError;
 
-use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
+pub(crate) use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
 use worker::{EngineState, Worker};
 
 /// How often (in operations) the deadline and the stop signal are checked.
-const CLOCK_EVERY: u64 = 256;
+pub(crate) const CLOCK_EVERY: u64 = 256;
 
 /// Why a sandbox could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +42,8 @@ pub enum SandboxError {
     Limits(#[from] LimitError),
     #[error(transparent)]
     Worker(#[from] WorkerError),
+    #[error(transparent)]
+    Isolation(#[from] crate::isolation::IsolationError),
 }
 
 /// A snippet parsed once, ready to run in the sandbox that compiled it.

@@ -34,6 +34,8 @@ pub enum ScriptError {
     #[error(transparent)]
     Worker(#[from] WorkerError),
     #[error(transparent)]
+    Isolation(#[from] crate::isolation::IsolationError),
+    #[error(transparent)]
     Limits(#[from] LimitError),
 }
 

@@ -35,6 +35,8 @@ pub struct ToolContext {
     ui_value: Option<Dynamic>,
     /// An action ran since the snapshot: indices must be checked before use.
     dirty: bool,
+    /// Counts the snapshots (a worker keeps `ui_state` until this changes).
+    generation: u64,
     /// The newest observation made while settling (what the screen showed last).
     latest: Option<Arc<Observation>>,
     pub(crate) memory: Vec<String>,
@@ -68,6 +70,7 @@ impl ToolContext {
             snapshot: None,
             ui_value: None,
             dirty: false,
+            generation: 0,
             latest: None,
             memory: Vec::new(),
             options,
@@ -90,6 +93,7 @@ impl ToolContext {
     /// when a snippet first asks). Indices are fresh again.
     pub(crate) fn set_snapshot(&mut self, obs: Option<Arc<Observation>>) {
         self.snapshot = obs;
+        self.generation += 1;
         self.installed = None;
         self.ui_value = None;
         self.latest = None;
@@ -109,6 +113,11 @@ impl ToolContext {
             Some(obs) => Ok(obs.clone()),
             None => self.refresh(),
         }
+    }
+
+    /// Which snapshot `ui_state` shows (it changes with every new snapshot).
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// `ui_state` as a Rhai value (built once per snapshot).

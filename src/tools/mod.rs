@@ -26,11 +26,14 @@ pub use catalog::CATALOG;
 pub use context::{MEMORY_ITEM_BYTES, MEMORY_ITEMS, SharedContext, ToolContext};
 pub use error::{Awaited, ToolError};
 pub use options::{Recording, Settle, ToolOptions};
-pub use registry::Registrar;
+pub use registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
+pub(crate) use registry::{state_generation, state_value};
 pub use select::SelectorError;
 pub use unique_selector::selector_for;
 
-use crate::sandbox::SandboxBuilder;
+use std::sync::Arc;
+
+use crate::sandbox::Shared;
 
 /// What a tool does to the world, as exports and reports need to know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,26 +86,22 @@ pub fn effect_of(name: &str) -> Option<Effect> {
 /// The (name, arity) pairs a set of registrations made, for checking against the docs.
 pub type Registered = Vec<(&'static str, usize)>;
 
-/// Registers every tool `allowed` accepts (and `complete`, which every session has)
-/// into the engine being built, acting on `ctx`; serves `ui_state` and
-/// `phone_state`. Returns the names of the tools registered, in catalog order, and
-/// the arities registered.
+/// Every overload of every tool `allowed` accepts (and `complete`, which every
+/// session has), acting on `ctx` and recording through `shared`. Returns the names
+/// of the tools, in catalog order, and their overloads.
 pub fn install(
-    builder: &mut SandboxBuilder,
     ctx: SharedContext,
+    shared: Arc<Shared>,
     allowed: &dyn Fn(&str) -> bool,
-) -> (Vec<&'static str>, Registered) {
-    let shared = builder.shared();
-    let engine = builder.engine_mut();
-    registry::serve_state_variables(engine, ctx.clone(), shared.clone());
-    let mut registered = Registered::new();
-    let mut registrar = Registrar::new(engine, ctx, shared, &mut registered);
+) -> (Vec<&'static str>, ToolTable) {
+    let mut table = ToolTable::default();
+    let mut registrar = Registrar::new(&mut table, ctx, shared);
     let has = |t: &ToolSpec| t.effect == Effect::Finishes || allowed(t.name);
     for spec in CATALOG.iter().filter(|t| has(t)) {
         (spec.register)(registrar.for_tool(spec.name));
     }
     let names = names().into_iter().filter(|n| CATALOG.iter().any(|t| t.name == *n && has(t))).collect();
-    (names, registered)
+    (names, table)
 }
 
 /// The catalog as the prompt, `codeact tools` and the REPL print it.

@@ -1,56 +1,139 @@
-//! How a [`ToolSpec`](super::ToolSpec)'s behaviour gets into the engine: each spec's
+//! How a [`ToolSpec`](super::ToolSpec)'s behaviour becomes callable: each spec's
 //! `register` function hands its overloads to a [`Registrar`] with the [`tool!`]
 //! macro, which wraps every one in [`call`] (lock the context, bound the device by
 //! the snippet's deadline, record the action, turn a [`ToolError`] into a classified
-//! script error); the registrar notes the name and arity of each, so a test can hold
-//! registrations to the docs.
+//! script error). The overloads land in a [`ToolTable`]: the sandbox worker registers
+//! a stand-in with each one's name and parameter types, and the session runs the
+//! real one when the stand-in is called.
 //!
-//! `ui_state` and `phone_state` are served here too, as variables read live.
+//! `ui_state` and `phone_state` are read here too ([`state_value`]).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use rhai::{Engine, EvalAltResult};
+use rhai::{Dynamic, EvalAltResult, ImmutableString};
 
 use super::context::{SharedContext, ToolContext, lock};
 use super::error::ToolError;
 use crate::error_text::full_message;
+use crate::isolation::{Param, ToolSignature};
 use crate::sandbox::{Capture, FailureKind, Shared};
 
 type ScriptResult<T> = Result<T, Box<EvalAltResult>>;
 
+/// The body of one overload: its arguments in, the script's value or error out.
+pub type ToolFn = Box<dyn Fn(Vec<Dynamic>) -> ScriptResult<Dynamic> + Send + Sync>;
+
+/// One overload of a tool.
+pub struct Overload {
+    pub tool: &'static str,
+    pub params: Vec<Param>,
+    call: ToolFn,
+}
+
+/// Every overload a session has, in registration order (a stand-in names one by
+/// its index).
+#[derive(Default)]
+pub struct ToolTable {
+    overloads: Vec<Overload>,
+}
+
+impl ToolTable {
+    /// Each overload's name and parameter types, for the worker's stand-ins.
+    pub fn signatures(&self) -> Vec<ToolSignature> {
+        self.overloads.iter().map(|o| ToolSignature { name: o.tool.to_string(), params: o.params.clone() }).collect()
+    }
+
+    /// Each (name, arity) registered, for checking against the docs.
+    pub fn arities(&self) -> Vec<(&'static str, usize)> {
+        self.overloads.iter().map(|o| (o.tool, o.params.len())).collect()
+    }
+
+    /// The name of overload `index`.
+    pub fn tool(&self, index: usize) -> Option<&'static str> {
+        self.overloads.get(index).map(|o| o.tool)
+    }
+
+    /// Runs overload `index`; `None` when there is none.
+    pub fn call(&self, index: usize, args: Vec<Dynamic>) -> Option<ScriptResult<Dynamic>> {
+        let o = self.overloads.get(index)?;
+        if args.len() != o.params.len() {
+            return Some(Err(format!("{}: wrong number of arguments", o.tool).into()));
+        }
+        Some((o.call)(args))
+    }
+}
+
+/// A parameter type a tool may take.
+pub trait ToolParam: Sized {
+    const PARAM: Param;
+    fn from_dynamic(d: Dynamic) -> Option<Self>;
+}
+
+impl ToolParam for Dynamic {
+    const PARAM: Param = Param::Any;
+    fn from_dynamic(d: Dynamic) -> Option<Self> {
+        Some(d)
+    }
+}
+
+impl ToolParam for ImmutableString {
+    const PARAM: Param = Param::Str;
+    fn from_dynamic(d: Dynamic) -> Option<Self> {
+        d.into_immutable_string().ok()
+    }
+}
+
+impl ToolParam for i64 {
+    const PARAM: Param = Param::Int;
+    fn from_dynamic(d: Dynamic) -> Option<Self> {
+        d.as_int().ok()
+    }
+}
+
+impl ToolParam for bool {
+    const PARAM: Param = Param::Bool;
+    fn from_dynamic(d: Dynamic) -> Option<Self> {
+        d.as_bool().ok()
+    }
+}
+
+/// The next argument as the overload's type (the stand-in was called with that type).
+pub(crate) fn take<T: ToolParam>(tool: &str, args: &mut impl Iterator<Item = Dynamic>) -> ScriptResult<T> {
+    args.next().and_then(T::from_dynamic).ok_or_else(|| format!("{tool}: an argument of the wrong type").into())
+}
+
 /// Registers the overloads of one tool.
 pub struct Registrar<'a> {
-    engine: &'a mut Engine,
+    table: &'a mut ToolTable,
     ctx: SharedContext,
     shared: Arc<Shared>,
     tool: &'static str,
-    registered: &'a mut Vec<(&'static str, usize)>,
 }
 
 /// Registers one overload of the tool a [`Registrar`] is on:
-/// `tool!(r, |c, x: Dynamic, y: Dynamic| body)`, where `c` is the locked
+/// `tool!(r, |c, x: Dynamic, y: i64| body)`, where `c` is the locked
 /// [`ToolContext`] and `body` returns `Result<T, ToolError>`. The call goes through
 /// [`call`]; its arguments are recorded as Rhai literals.
 macro_rules! tool {
     ($r:expr, |$c:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {{
-        let (engine, ctx, shared, tool) = $r.overload(<[&str]>::len(&[$(stringify!($arg)),*]));
-        engine.register_fn(tool, move |$($arg: $ty),*| {
-            let args: Vec<String> = vec![$(format!("{:?}", $arg)),*];
-            $crate::tools::registry::call(&ctx, &shared, tool, args, |$c: &mut $crate::tools::ToolContext| $body)
-        });
+        let (ctx, shared, tool) = $r.context();
+        let params = vec![$(<$ty as $crate::tools::registry::ToolParam>::PARAM),*];
+        $r.add(params, Box::new(move |args: Vec<rhai::Dynamic>| {
+            #[allow(unused_mut, unused_variables)]
+            let mut args = args.into_iter();
+            $(let $arg: $ty = $crate::tools::registry::take(tool, &mut args)?;)*
+            let shown: Vec<String> = vec![$(format!("{:?}", $arg)),*];
+            $crate::tools::registry::call(&ctx, &shared, tool, shown, |$c: &mut $crate::tools::ToolContext| $body)
+                .map(rhai::Dynamic::from)
+        }));
     }};
 }
 pub(crate) use tool;
 
 impl<'a> Registrar<'a> {
-    pub(crate) fn new(
-        engine: &'a mut Engine,
-        ctx: SharedContext,
-        shared: Arc<Shared>,
-        registered: &'a mut Vec<(&'static str, usize)>,
-    ) -> Self {
-        Self { engine, ctx, shared, tool: "", registered }
+    pub(crate) fn new(table: &'a mut ToolTable, ctx: SharedContext, shared: Arc<Shared>) -> Self {
+        Self { table, ctx, shared, tool: "" }
     }
 
     /// The tool the next overloads belong to.
@@ -59,18 +142,15 @@ impl<'a> Registrar<'a> {
         self
     }
 
-    /// For one overload of the current tool: the engine to register it in, what the
-    /// call needs, and a note of its arity.
-    pub(crate) fn overload(&mut self, arity: usize) -> (&mut Engine, SharedContext, Arc<Shared>, &'static str) {
-        self.registered.push((self.tool, arity));
-        (self.engine, self.ctx.clone(), self.shared.clone(), self.tool)
+    /// What an overload of the current tool needs: the context, the shared state and
+    /// the tool's name.
+    pub(crate) fn context(&self) -> (SharedContext, Arc<Shared>, &'static str) {
+        (self.ctx.clone(), self.shared.clone(), self.tool)
     }
 
-    /// For a tool that is not a device call (it records no action): the engine, the
-    /// shared state, and a note of the arity it registers.
-    pub(crate) fn host(&mut self, arity: usize) -> (&mut Engine, Arc<Shared>, &'static str) {
-        self.registered.push((self.tool, arity));
-        (self.engine, self.shared.clone(), self.tool)
+    /// Adds an overload of the current tool.
+    pub(crate) fn add(&mut self, params: Vec<Param>, call: ToolFn) {
+        self.table.overloads.push(Overload { tool: self.tool, params, call });
     }
 }
 
@@ -111,22 +191,24 @@ pub(crate) fn call<T>(
     }
 }
 
-/// `ui_state` and `phone_state`: variables that always show the session's snapshot.
-/// The first read observes, and that read too ends by the snippet's deadline.
-pub(crate) fn serve_state_variables(engine: &mut Engine, ctx: SharedContext, shared: Arc<Shared>) {
-    // Marked deprecated only as "volatile"; it is the way to serve live variables.
-    #[allow(deprecated)]
-    engine.on_var(move |name, _, _| match name {
-        "ui_state" | "phone_state" => {
-            let mut c = lock(&ctx);
-            let deadline = Instant::now() + shared.time_left();
-            let value = c.bounded(deadline, |c| if name == "ui_state" { c.ui_value() } else { c.phone_value() });
-            drop(c);
-            value.map(Some).map_err(|e| {
-                let kind = if Instant::now() >= deadline { FailureKind::TimeLimit } else { FailureKind::Device };
-                shared.fail(name, kind, format!("reading {name}: {}", full_message(&e)))
-            })
-        }
-        _ => Ok(None),
+/// `ui_state` (or `phone_state`) as the session shows it now, with the generation
+/// of `ui_state` (it changes whenever the snapshot does). The first read of a
+/// snippet observes, and that read too ends by the snippet's deadline.
+pub(crate) fn state_value(ctx: &SharedContext, shared: &Shared, phone: bool) -> (u64, ScriptResult<Dynamic>) {
+    let name = if phone { "phone_state" } else { "ui_state" };
+    let mut c = lock(ctx);
+    let deadline = Instant::now() + shared.time_left();
+    let value = c.bounded(deadline, |c| if phone { c.phone_value() } else { c.ui_value() });
+    let generation = c.generation();
+    drop(c);
+    let value = value.map_err(|e| {
+        let kind = if Instant::now() >= deadline { FailureKind::TimeLimit } else { FailureKind::Device };
+        shared.fail(name, kind, format!("reading {name}: {}", full_message(&e)))
     });
+    (generation, value)
+}
+
+/// The generation of `ui_state` now (0 before any).
+pub(crate) fn state_generation(ctx: &SharedContext) -> u64 {
+    lock(ctx).generation()
 }

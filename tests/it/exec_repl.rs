@@ -33,7 +33,8 @@ fn scratch(name: &str) -> PathBuf {
 
 fn session(settings_toml: &str) -> Session {
     let file = FileConfig::parse(settings_toml, Path::new("test.toml")).expect("settings");
-    let settings = file.resolve(&Flags::default()).expect("resolve");
+    let mut settings = file.resolve(&Flags::default()).expect("resolve");
+    settings.worker = crate::common::worker();
     let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("sim");
     Session::new(device, &settings).expect("session")
 }

@@ -12,7 +12,8 @@ use crate::common;
 
 /// A session with every tool and the default limits, on a virtual device of its own.
 fn session() -> Session {
-    let settings = FileConfig::default().resolve(&Flags::default()).expect("settings");
+    let mut settings = FileConfig::default().resolve(&Flags::default()).expect("settings");
+    settings.worker = common::worker();
     let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("sim");
     Session::new(device, &settings).expect("session")
 }

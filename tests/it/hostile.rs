@@ -87,7 +87,8 @@ fn hostile_tool_calls_end_with_clear_errors_and_the_session_survives() {
     for (name, code, persona, expected) in TOOL_CASES {
         let flags =
             Flags { persona: persona.map(str::to_string), limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
-        let settings = FileConfig::default().resolve(&flags).expect("settings");
+        let mut settings = FileConfig::default().resolve(&flags).expect("settings");
+        settings.worker = crate::common::worker();
         let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
         let mut session = Session::new(device, &settings).expect("session");
         let started = Instant::now();
@@ -121,7 +122,8 @@ fn a_hung_device_cannot_hold_a_snippet_past_its_limit() {
     use codeact::session::Session;
 
     let flags = Flags { limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
-    let settings = FileConfig::default().resolve(&flags).expect("settings");
+    let mut settings = FileConfig::default().resolve(&flags).expect("settings");
+    settings.worker = crate::common::worker();
     let mut device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
     device.observe().expect("the screen size is known before the hang");
     device.shell("simctl fault hang 0").expect("arm the fault");

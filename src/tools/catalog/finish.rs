@@ -1,7 +1,10 @@
 //! `complete(success, reason)`: the script (or the model) says the task is over. Not
 //! a device call: it records no action, and ends the snippet at once.
 
-use rhai::{EvalAltResult, ImmutableString};
+use rhai::{Dynamic, EvalAltResult, ImmutableString};
+
+use crate::isolation::Param;
+use crate::tools::registry::take;
 
 use crate::sandbox::FailureKind;
 use crate::tools::error::ToolError;
@@ -13,19 +16,29 @@ pub(crate) const COMPLETE: ToolSpec = ToolSpec {
     doc: "Finish the task: complete(true, \"why\") or complete(false, \"why it failed\").",
     effect: Effect::Finishes,
     register: |r| {
-        let (engine, shared, tool) = r.host(1);
-        let s = shared.clone();
+        let (_, shared, tool) = r.context();
         let finish = move |success: bool, reason: &str| -> Box<EvalAltResult> {
             if !success && reason.trim().is_empty() {
-                return s.fail(tool, FailureKind::BadArgument, format!("{tool}: {}", ToolError::NoReason));
+                return shared.fail(tool, FailureKind::BadArgument, format!("{tool}: {}", ToolError::NoReason));
             }
-            s.complete(success, reason)
+            shared.complete(success, reason)
         };
         let f = finish.clone();
-        engine.register_fn(tool, move |success: bool| -> Result<(), Box<EvalAltResult>> { Err(f(success, "")) });
-        let (engine, _, _) = r.host(2);
-        engine.register_fn(tool, move |success: bool, reason: ImmutableString| -> Result<(), Box<EvalAltResult>> {
-            Err(finish(success, &reason))
-        });
+        r.add(
+            vec![Param::Bool],
+            Box::new(move |args: Vec<Dynamic>| {
+                let mut args = args.into_iter();
+                Err(f(take(tool, &mut args)?, ""))
+            }),
+        );
+        r.add(
+            vec![Param::Bool, Param::Str],
+            Box::new(move |args: Vec<Dynamic>| {
+                let mut args = args.into_iter();
+                let success = take(tool, &mut args)?;
+                let reason: ImmutableString = take(tool, &mut args)?;
+                Err(finish(success, &reason))
+            }),
+        );
     },
 };

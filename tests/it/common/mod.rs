@@ -12,6 +12,11 @@ pub mod llm;
 
 pub use adb_server::AdbServer;
 
+/// The codeact binary as the sessions' sandbox worker (this test binary is not one).
+pub fn worker() -> codeact::isolation::WorkerProgram {
+    codeact::isolation::WorkerProgram(env!("CARGO_BIN_EXE_codeact").into())
+}
+
 /// `codeact sim` running as a child process on a free port; killed on drop.
 pub struct SimProcess {
     child: Child,

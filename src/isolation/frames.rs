@@ -1,0 +1,404 @@
+//! The messages between the runtime and its sandbox worker, and their encoding
+//! (on the codec in `wire.rs`). The runtime asks (set up, compile, run, read and set
+//! variables); while a snippet runs the worker asks back (a tool call, a read of
+//! `ui_state`) and the runtime answers, or sends a cancel. Rarely sent structures
+//! (limits, errors) travel as JSON inside a frame; values in the codec's binary form.
+
+use rhai::Dynamic;
+
+use super::wire::{Reader, WireError, Writer};
+use crate::sandbox::{FailureKind, Limits, RunError};
+
+/// Bumped whenever a frame changes: a worker of another build is refused.
+pub const PROTOCOL: u64 = 1;
+
+/// What a tool's parameter takes, as the worker registers its stand-in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    Any,
+    Str,
+    Int,
+    Bool,
+}
+
+impl Param {
+    fn code(self) -> u8 {
+        self as u8
+    }
+
+    fn from_code(c: u8) -> Result<Self, WireError> {
+        Ok(match c {
+            0 => Self::Any,
+            1 => Self::Str,
+            2 => Self::Int,
+            3 => Self::Bool,
+            other => return Err(WireError::BadTag(other)),
+        })
+    }
+}
+
+/// One tool overload the worker stands in for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSignature {
+    pub name: String,
+    pub params: Vec<Param>,
+}
+
+/// How a tool call ended, as the worker hands it to the script.
+#[derive(Debug, Clone)]
+pub enum ToolOutcome {
+    Value(Dynamic),
+    /// The script sees `message` as the error (it may catch it); `failure` says how
+    /// the tool failed, for the snippet's final error.
+    Failed {
+        tool: String,
+        failure: Option<FailureKind>,
+        message: String,
+    },
+    /// `complete()` was called: the snippet ends now, uncatchably.
+    Completed,
+    /// The tool ran into the deadline or a cancel: the snippet ends now.
+    Stopped,
+}
+
+/// From the runtime to the worker.
+#[derive(Debug, Clone)]
+pub enum ToWorker {
+    Setup {
+        limits: Limits,
+        tools: Vec<ToolSignature>,
+        function_hint: String,
+    },
+    Compile {
+        code: String,
+    },
+    Run {
+        seq: u64,
+        compiled: u64,
+        cancelled: bool,
+    },
+    Eval {
+        seq: u64,
+        code: String,
+        cancelled: bool,
+    },
+    Cancel {
+        seq: u64,
+    },
+    Tool(ToolOutcome),
+    /// `ui_state` or `phone_state` (`None`: the worker's copy of this generation is
+    /// still the one to use).
+    State {
+        generation: u64,
+        value: Option<Dynamic>,
+    },
+    SetVar {
+        name: String,
+        value: Dynamic,
+    },
+    Vars,
+    Summaries {
+        width: u64,
+    },
+    Reset,
+}
+
+/// What a snippet left, as the worker reports it (actions and completion are the
+/// runtime's own).
+#[derive(Debug, Clone, Default)]
+pub struct Finished {
+    pub output: String,
+    pub error: Option<RunError>,
+    pub value: Option<String>,
+}
+
+/// From the worker to the runtime.
+#[derive(Debug, Clone)]
+pub enum FromWorker {
+    Hello {
+        protocol: u64,
+    },
+    Ready,
+    Compiled {
+        id: u64,
+    },
+    CompileFailed(RunError),
+    ToolCall {
+        index: u64,
+        args: Vec<Dynamic>,
+    },
+    /// A read of `ui_state` (`phone` false) or `phone_state`; `have` is the
+    /// generation of `ui_state` the worker holds (0: none).
+    StateRead {
+        phone: bool,
+        have: u64,
+    },
+    Finished(Finished),
+    Vars(Vec<String>),
+    Summaries(Vec<(String, String)>),
+    Done,
+    Refused(String),
+}
+
+/// Why a frame could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("malformed frame")]
+    Wire(#[from] WireError),
+    #[error("malformed frame")]
+    Json(#[from] serde_json::Error),
+}
+
+fn json<T: serde::Serialize>(w: &mut Writer, v: &T) {
+    // Plain structs of numbers, strings and enums always serialise.
+    w.str(&serde_json::to_string(v).unwrap_or_default());
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(r: &mut Reader) -> Result<T, FrameError> {
+    Ok(serde_json::from_str(r.str()?)?)
+}
+
+fn opt_str(w: &mut Writer, s: Option<&str>) {
+    match s {
+        Some(s) => {
+            w.u8(1);
+            w.str(s);
+        }
+        None => w.u8(0),
+    }
+}
+
+fn read_opt_str(r: &mut Reader) -> Result<Option<String>, FrameError> {
+    Ok(if r.u8()? == 1 { Some(r.str()?.to_string()) } else { None })
+}
+
+impl ToWorker {
+    /// The frame's bytes; `Err` when a value in it cannot cross.
+    pub fn encode(&self) -> Result<Vec<u8>, WireError> {
+        let mut w = Writer::default();
+        match self {
+            Self::Setup { limits, tools, function_hint } => {
+                w.u8(0);
+                json(&mut w, limits);
+                w.str(function_hint);
+                w.len(tools.len());
+                for t in tools {
+                    w.str(&t.name);
+                    w.len(t.params.len());
+                    for p in &t.params {
+                        w.u8(p.code());
+                    }
+                }
+            }
+            Self::Compile { code } => {
+                w.u8(1);
+                w.str(code);
+            }
+            Self::Run { seq, compiled, cancelled } => {
+                w.u8(2);
+                w.u64(*seq);
+                w.u64(*compiled);
+                w.u8(u8::from(*cancelled));
+            }
+            Self::Eval { seq, code, cancelled } => {
+                w.u8(3);
+                w.u64(*seq);
+                w.str(code);
+                w.u8(u8::from(*cancelled));
+            }
+            Self::Cancel { seq } => {
+                w.u8(4);
+                w.u64(*seq);
+            }
+            Self::Tool(outcome) => {
+                w.u8(5);
+                match outcome {
+                    ToolOutcome::Value(v) => {
+                        w.u8(0);
+                        w.value(v)?;
+                    }
+                    ToolOutcome::Failed { tool, failure, message } => {
+                        w.u8(1);
+                        w.str(tool);
+                        json(&mut w, failure);
+                        w.str(message);
+                    }
+                    ToolOutcome::Completed => w.u8(2),
+                    ToolOutcome::Stopped => w.u8(3),
+                }
+            }
+            Self::State { generation, value } => {
+                w.u8(6);
+                w.u64(*generation);
+                match value {
+                    Some(v) => {
+                        w.u8(1);
+                        w.value(v)?;
+                    }
+                    None => w.u8(0),
+                }
+            }
+            Self::SetVar { name, value } => {
+                w.u8(7);
+                w.str(name);
+                w.value(value)?;
+            }
+            Self::Vars => w.u8(8),
+            Self::Summaries { width } => {
+                w.u8(9);
+                w.u64(*width);
+            }
+            Self::Reset => w.u8(10),
+        }
+        Ok(w.bytes)
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Self, FrameError> {
+        let mut r = Reader::new(bytes);
+        Ok(match r.u8()? {
+            0 => {
+                let limits = from_json(&mut r)?;
+                let function_hint = r.str()?.to_string();
+                let n = r.len()?;
+                let mut tools = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let name = r.str()?.to_string();
+                    let k = r.len()?;
+                    let params = (0..k).map(|_| Param::from_code(r.u8()?)).collect::<Result<_, _>>()?;
+                    tools.push(ToolSignature { name, params });
+                }
+                Self::Setup { limits, tools, function_hint }
+            }
+            1 => Self::Compile { code: r.str()?.to_string() },
+            2 => Self::Run { seq: r.u64()?, compiled: r.u64()?, cancelled: r.u8()? == 1 },
+            3 => Self::Eval { seq: r.u64()?, code: r.str()?.to_string(), cancelled: r.u8()? == 1 },
+            4 => Self::Cancel { seq: r.u64()? },
+            5 => Self::Tool(match r.u8()? {
+                0 => ToolOutcome::Value(r.value()?),
+                1 => ToolOutcome::Failed {
+                    tool: r.str()?.to_string(),
+                    failure: from_json(&mut r)?,
+                    message: r.str()?.to_string(),
+                },
+                2 => ToolOutcome::Completed,
+                3 => ToolOutcome::Stopped,
+                other => return Err(WireError::BadTag(other).into()),
+            }),
+            6 => {
+                let generation = r.u64()?;
+                let value = if r.u8()? == 1 { Some(r.value()?) } else { None };
+                Self::State { generation, value }
+            }
+            7 => Self::SetVar { name: r.str()?.to_string(), value: r.value()? },
+            8 => Self::Vars,
+            9 => Self::Summaries { width: r.u64()? },
+            10 => Self::Reset,
+            other => return Err(WireError::BadTag(other).into()),
+        })
+    }
+}
+
+impl FromWorker {
+    pub fn encode(&self) -> Result<Vec<u8>, WireError> {
+        let mut w = Writer::default();
+        match self {
+            Self::Hello { protocol } => {
+                w.u8(0);
+                w.u64(*protocol);
+            }
+            Self::Ready => w.u8(1),
+            Self::Compiled { id } => {
+                w.u8(2);
+                w.u64(*id);
+            }
+            Self::CompileFailed(e) => {
+                w.u8(3);
+                json(&mut w, e);
+            }
+            Self::ToolCall { index, args } => {
+                w.u8(4);
+                w.u64(*index);
+                w.len(args.len());
+                for a in args {
+                    w.value(a)?;
+                }
+            }
+            Self::StateRead { phone, have } => {
+                w.u8(5);
+                w.u8(u8::from(*phone));
+                w.u64(*have);
+            }
+            Self::Finished(f) => {
+                w.u8(6);
+                w.str(&f.output);
+                match &f.error {
+                    Some(e) => {
+                        w.u8(1);
+                        json(&mut w, e);
+                    }
+                    None => w.u8(0),
+                }
+                opt_str(&mut w, f.value.as_deref());
+            }
+            Self::Vars(names) => {
+                w.u8(7);
+                w.len(names.len());
+                for n in names {
+                    w.str(n);
+                }
+            }
+            Self::Summaries(pairs) => {
+                w.u8(8);
+                w.len(pairs.len());
+                for (n, v) in pairs {
+                    w.str(n);
+                    w.str(v);
+                }
+            }
+            Self::Done => w.u8(9),
+            Self::Refused(why) => {
+                w.u8(10);
+                w.str(why);
+            }
+        }
+        Ok(w.bytes)
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Self, FrameError> {
+        let mut r = Reader::new(bytes);
+        Ok(match r.u8()? {
+            0 => Self::Hello { protocol: r.u64()? },
+            1 => Self::Ready,
+            2 => Self::Compiled { id: r.u64()? },
+            3 => Self::CompileFailed(from_json(&mut r)?),
+            4 => {
+                let index = r.u64()?;
+                let n = r.len()?;
+                let args = (0..n).map(|_| r.value()).collect::<Result<_, _>>()?;
+                Self::ToolCall { index, args }
+            }
+            5 => Self::StateRead { phone: r.u8()? == 1, have: r.u64()? },
+            6 => {
+                let output = r.str()?.to_string();
+                let error = if r.u8()? == 1 { Some(from_json(&mut r)?) } else { None };
+                let value = read_opt_str(&mut r)?;
+                Self::Finished(Finished { output, error, value })
+            }
+            7 => {
+                let n = r.len()?;
+                Self::Vars((0..n).map(|_| r.str().map(str::to_string)).collect::<Result<_, _>>()?)
+            }
+            8 => {
+                let n = r.len()?;
+                let mut pairs = Vec::with_capacity(n);
+                for _ in 0..n {
+                    pairs.push((r.str()?.to_string(), r.str()?.to_string()));
+                }
+                Self::Summaries(pairs)
+            }
+            9 => Self::Done,
+            10 => Self::Refused(r.str()?.to_string()),
+            other => return Err(WireError::BadTag(other).into()),
+        })
+    }
+}

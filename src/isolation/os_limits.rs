@@ -1,0 +1,45 @@
+//! The operating system's backstops for the sandbox worker, applied by the worker to
+//! itself: an address-space cap (`max_memory_mb`), no core dumps, a CPU-time cap
+//! renewed for each snippet, and (once its threads run) no new processes and few
+//! files. The engine's own limits stop a snippet first wherever they can; these
+//! stop what slips past them (a built-in that allocates gigabytes at once, a native
+//! call that never returns).
+
+use nix::sys::resource::{Resource, UsageWho, getrlimit, getrusage, setrlimit};
+
+/// Why a cap could not be set.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot set the worker's {what} limit")]
+pub struct OsLimitError {
+    what: &'static str,
+    #[source]
+    source: nix::Error,
+}
+
+fn set(resource: Resource, soft: u64, what: &'static str) -> Result<(), OsLimitError> {
+    let (_, hard) = getrlimit(resource).map_err(|source| OsLimitError { what, source })?;
+    setrlimit(resource, soft.min(hard), hard).map_err(|source| OsLimitError { what, source })
+}
+
+/// Caps the address space at `max_memory_mb` MiB and turns core dumps off (a worker
+/// stopped by a limit must not leave gigabytes on disk).
+pub fn cap_memory(max_memory_mb: u64) -> Result<(), OsLimitError> {
+    set(Resource::RLIMIT_CORE, 0, "core dump")?;
+    set(Resource::RLIMIT_AS, max_memory_mb.saturating_mul(1024 * 1024), "address space")
+}
+
+/// After the worker's threads are up: no new processes or threads, no more than a
+/// few open files. Best effort (a privileged user is not bound by the first).
+pub fn forbid_spawning() {
+    let _ = set(Resource::RLIMIT_NPROC, 0, "process");
+    let _ = set(Resource::RLIMIT_NOFILE, 16, "open files");
+    let _ = set(Resource::RLIMIT_FSIZE, 0, "file size");
+}
+
+/// Lets the worker use `budget_secs` more seconds of CPU from now: past them the
+/// kernel stops it (SIGXCPU), whatever it is doing.
+pub fn allow_cpu(budget_secs: u64) -> Result<(), OsLimitError> {
+    let used = getrusage(UsageWho::RUSAGE_SELF).map_err(|source| OsLimitError { what: "CPU", source })?;
+    let used = used.user_time().tv_sec() + used.system_time().tv_sec();
+    set(Resource::RLIMIT_CPU, (used.max(0) as u64).saturating_add(budget_secs), "CPU")
+}

@@ -1,0 +1,512 @@
+//! The runtime's side of a sandbox worker: spawn it (the worker program re-executed
+//! with [`WORKER_ARG`]), hand it the set-up, and drive it — compile, run, variables —
+//! answering its tool calls through a [`Host`]. The runtime enforces the wall clock:
+//! a worker that outlives its snippet's deadline (plus a short grace) or a cancel
+//! (plus a shorter one) is killed. A worker that dies — its memory cap, its stack,
+//! an abort, a signal — is reported as one clear error and replaced by a fresh one.
+//!
+//! Knows no tool and no device: the [`Host`] answers for them.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rhai::Dynamic;
+
+use super::frames::{Finished, FromWorker, PROTOCOL, ToWorker, ToolOutcome, ToolSignature};
+use super::pipe::{FrameReader, FrameWriter, PipeError};
+use super::worker::{WORKER_ARG, exit};
+use crate::sandbox::{ErrorKind, Limit, Limits, RunError};
+
+/// How long a worker may take to start and accept its set-up.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long the runtime spins for the worker's next frame after sending one.
+const SPIN: Duration = Duration::from_micros(300);
+/// How often a waiting runtime looks at the clock and for a cancel.
+const SLICE: Duration = Duration::from_millis(20);
+/// How long a cancelled snippet has to stop before its worker is killed.
+const CANCEL_GRACE: Duration = Duration::from_millis(1500);
+/// Kept of the worker's stderr, to say why it died.
+const STDERR_TAIL: usize = 8 * 1024;
+
+/// Why a worker could not be started or used.
+#[derive(Debug, thiserror::Error)]
+pub enum IsolationError {
+    #[error(
+        "cannot start the sandbox worker {program}; it is this program re-executed (set another with `CODEACT_WORKER`)"
+    )]
+    Spawn {
+        program: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{program} did not answer as a sandbox worker; a program that opens sessions must call `codeact::isolation::serve_if_worker()` first in main, or point `CODEACT_WORKER` at the codeact binary"
+    )]
+    NotAWorker { program: PathBuf },
+    #[error("the sandbox worker refused its set-up: {0}")]
+    Refused(String),
+    #[error("the sandbox worker stopped answering")]
+    Lost(#[source] PipeError),
+}
+
+/// Which program runs the worker: the `codeact` binary unless told otherwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerProgram(pub PathBuf);
+
+impl WorkerProgram {
+    /// `$CODEACT_WORKER`, else this very program.
+    pub fn from_env() -> Self {
+        let program = std::env::var_os("CODEACT_WORKER")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_exe().ok())
+            .unwrap_or_else(|| PathBuf::from("codeact"));
+        Self(program)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Default for WorkerProgram {
+    fn default() -> Self {
+        Self::from_env()
+    }
+}
+
+/// What answers a worker's questions while a snippet runs.
+pub trait Host {
+    /// Runs tool overload `index` with `args`.
+    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>) -> ToolOutcome;
+    /// `ui_state` (or `phone_state`); `have` is the generation the worker holds.
+    fn read_state(&mut self, phone: bool, have: u64) -> ToWorker;
+    /// True once the snippet is to stop (Ctrl-C, the session's stop).
+    fn cancelled(&self) -> bool;
+}
+
+/// A snippet the worker has parsed, by its id in that worker.
+#[derive(Debug, Clone)]
+pub struct CompiledRef {
+    id: u64,
+    incarnation: u64,
+    source: Arc<str>,
+}
+
+impl CompiledRef {
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}
+
+/// What a snippet did, as the worker (or its death) reports it.
+#[derive(Debug)]
+pub struct Ran {
+    pub finished: Finished,
+    /// The worker was replaced while or after running it: the session's variables
+    /// and functions are gone.
+    pub restarted: bool,
+}
+
+struct Live {
+    child: Child,
+    reader: FrameReader,
+    writer: FrameWriter,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_thread: Option<JoinHandle<()>>,
+}
+
+/// One session's worker, replaced when it dies.
+pub struct WorkerProcess {
+    program: WorkerProgram,
+    limits: Limits,
+    tools: Vec<ToolSignature>,
+    function_hint: String,
+    live: Option<Live>,
+    /// Counts the workers started, so a compiled snippet of a dead one is re-sent.
+    incarnation: u64,
+    seq: u64,
+    /// How long the last start took.
+    pub start_time: Duration,
+}
+
+/// How a dead worker is explained.
+enum Death {
+    /// Killed here: the snippet ran past its deadline.
+    Deadline,
+    /// Killed here: it did not stop after a cancel.
+    Cancelled,
+    /// It died on its own (or broke the protocol).
+    Died,
+}
+
+impl WorkerProcess {
+    pub fn start(
+        program: WorkerProgram,
+        limits: Limits,
+        tools: Vec<ToolSignature>,
+        function_hint: String,
+    ) -> Result<Self, IsolationError> {
+        let mut worker = Self {
+            program,
+            limits,
+            tools,
+            function_hint,
+            live: None,
+            incarnation: 0,
+            seq: 0,
+            start_time: Duration::ZERO,
+        };
+        worker.spawn()?;
+        Ok(worker)
+    }
+
+    fn spawn(&mut self) -> Result<(), IsolationError> {
+        let started = Instant::now();
+        let program = self.program.path().to_path_buf();
+        let mut command = Command::new(&program);
+        command
+            .arg(WORKER_ARG)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Nothing of the environment (keys included) reaches the engine; one
+            // malloc arena keeps the address space small under the cap.
+            .env_clear()
+            .env("MALLOC_ARENA_MAX", "1");
+        // Its own process group: a Ctrl-C at the terminal is the runtime's to handle
+        // (it cancels the snippet), not a signal that kills the engine.
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|source| IsolationError::Spawn { program: program.clone(), source })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(IsolationError::NotAWorker { program });
+        };
+        let reader = FrameReader::new(stdout.into()).map_err(IsolationError::Lost)?;
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let stderr_thread = Some(keep_tail(stderr, tail.clone()));
+        let mut live = Live { child, reader, writer: FrameWriter::new(stdin.into()), stderr: tail, stderr_thread };
+        let hello = next_within(&mut live.reader, START_TIMEOUT);
+        if !matches!(hello, Some(FromWorker::Hello { protocol: PROTOCOL })) {
+            stop(&mut live);
+            return Err(IsolationError::NotAWorker { program });
+        }
+        let setup = ToWorker::Setup {
+            limits: self.limits.clone(),
+            tools: self.tools.clone(),
+            function_hint: self.function_hint.clone(),
+        };
+        send(&mut live.writer, &setup).map_err(IsolationError::Lost)?;
+        match next_within(&mut live.reader, START_TIMEOUT) {
+            Some(FromWorker::Ready) => {}
+            Some(FromWorker::Refused(why)) => {
+                stop(&mut live);
+                return Err(IsolationError::Refused(why));
+            }
+            _ => {
+                stop(&mut live);
+                let tail = tail_text(&live.stderr);
+                return Err(IsolationError::Refused(if tail.is_empty() { "no answer".into() } else { tail }));
+            }
+        }
+        self.live = Some(live);
+        self.incarnation += 1;
+        self.start_time = started.elapsed();
+        Ok(())
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The worker, started again if the last one died.
+    fn live(&mut self) -> Result<&mut Live, IsolationError> {
+        if self.live.is_none() {
+            self.spawn()?;
+        }
+        self.live.as_mut().ok_or(IsolationError::Lost(PipeError::Closed))
+    }
+
+    /// Asks something outside a snippet and waits for the answer.
+    fn ask(&mut self, msg: &ToWorker) -> Result<FromWorker, IsolationError> {
+        let live = self.live()?;
+        let answer = send(&mut live.writer, msg)
+            .and_then(|()| next_within(&mut live.reader, START_TIMEOUT).ok_or(PipeError::Closed));
+        match answer {
+            Ok(a) => Ok(a),
+            Err(e) => {
+                if let Some(mut live) = self.live.take() {
+                    stop(&mut live);
+                }
+                Err(IsolationError::Lost(e))
+            }
+        }
+    }
+
+    /// Parses `code` in the worker.
+    pub fn compile(&mut self, code: &str) -> Result<CompiledRef, RunError> {
+        let lost = |e: IsolationError| RunError::plain(crate::error_text::full_message(&e), ErrorKind::Crashed);
+        match self.ask(&ToWorker::Compile { code: code.to_string() }).map_err(lost)? {
+            FromWorker::Compiled { id } => Ok(CompiledRef { id, incarnation: self.incarnation, source: code.into() }),
+            FromWorker::CompileFailed(e) => Err(e),
+            _ => Err(RunError::plain("the sandbox worker answered out of turn", ErrorKind::Crashed)),
+        }
+    }
+
+    /// Runs a compiled snippet (sent again as source if its worker has died since).
+    pub fn run(&mut self, code: &CompiledRef, host: &mut dyn Host) -> Ran {
+        if code.incarnation != self.incarnation {
+            return self.eval(&code.source, host);
+        }
+        self.seq += 1;
+        let msg = ToWorker::Run { seq: self.seq, compiled: code.id, cancelled: host.cancelled() };
+        self.drive(&msg, host)
+    }
+
+    /// Compiles and runs `code` in one hand-over.
+    pub fn eval(&mut self, code: &str, host: &mut dyn Host) -> Ran {
+        self.seq += 1;
+        let msg = ToWorker::Eval { seq: self.seq, code: code.to_string(), cancelled: host.cancelled() };
+        self.drive(&msg, host)
+    }
+
+    /// Sends a run request and serves the worker until the snippet is over.
+    fn drive(&mut self, msg: &ToWorker, host: &mut dyn Host) -> Ran {
+        let started = Instant::now();
+        let timeout = self.limits.timeout();
+        // The engine stops itself at the deadline; this is for when it cannot.
+        let hard = started + timeout + timeout / 10 + Duration::from_millis(500);
+        let seq = self.seq;
+        let live = match self.live() {
+            Ok(live) => live,
+            Err(e) => return self.lost(crate::error_text::full_message(&e)),
+        };
+        if send(&mut live.writer, msg).is_err() {
+            return self.died(Death::Died);
+        }
+        let mut cancel_sent: Option<Instant> = None;
+        let mut spin = SPIN;
+        loop {
+            if cancel_sent.is_none() && host.cancelled() {
+                let Some(live) = self.live.as_mut() else { return self.died(Death::Died) };
+                let _ = send(&mut live.writer, &ToWorker::Cancel { seq });
+                cancel_sent = Some(Instant::now());
+            }
+            let now = Instant::now();
+            if now >= hard {
+                return self.died(Death::Deadline);
+            }
+            if cancel_sent.is_some_and(|at| now >= at + CANCEL_GRACE) {
+                return self.died(Death::Cancelled);
+            }
+            let Some(live) = self.live.as_mut() else { return self.died(Death::Died) };
+            let frame = match live.reader.next(spin, Some(SLICE.min(hard - now))) {
+                Ok(Some(frame)) => frame,
+                Ok(None) => {
+                    spin = Duration::ZERO;
+                    continue;
+                }
+                Err(_) => return self.died(Death::Died),
+            };
+            spin = SPIN;
+            let reply = match FromWorker::decode(&frame) {
+                Ok(FromWorker::Finished(finished)) => {
+                    let crashed = finished.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Crashed);
+                    if crashed {
+                        // The worker exits after an engine failure; the next one starts fresh.
+                        if let Some(mut live) = self.live.take() {
+                            stop(&mut live);
+                        }
+                        let mut finished = finished;
+                        if let Some(e) = finished.error.as_mut() {
+                            e.message.push_str(LOST);
+                        }
+                        return Ran { finished, restarted: true };
+                    }
+                    return Ran { finished, restarted: false };
+                }
+                Ok(FromWorker::ToolCall { index, args }) => {
+                    let outcome = host.call_tool(index as usize, args);
+                    ToWorker::Tool(outcome)
+                }
+                Ok(FromWorker::StateRead { phone, have }) => host.read_state(phone, have),
+                _ => return self.died(Death::Died),
+            };
+            if cancel_sent.is_none() && host.cancelled() {
+                let _ = send(&mut live.writer, &ToWorker::Cancel { seq });
+                cancel_sent = Some(Instant::now());
+            }
+            let sent = match reply.encode() {
+                Ok(bytes) => live.writer.send(&bytes),
+                Err(e) => {
+                    let failed = ToolOutcome::Failed { tool: String::new(), failure: None, message: e.to_string() };
+                    send(&mut live.writer, &ToWorker::Tool(failed))
+                }
+            };
+            if sent.is_err() {
+                return self.died(Death::Died);
+            }
+        }
+    }
+
+    /// The worker is gone or must go: kill it, say why in one line, and start the
+    /// next one now (so the next snippet does not wait for it).
+    fn died(&mut self, how: Death) -> Ran {
+        let Some(mut live) = self.live.take() else { return self.lost("the sandbox worker is gone".into()) };
+        let status = stop(&mut live);
+        let tail = tail_text(&live.stderr);
+        let l = &self.limits;
+        let (message, kind) = match how {
+            Death::Deadline => (
+                format!("the snippet ran past its time limit of {:.1} s and was stopped", l.timeout().as_secs_f64()),
+                ErrorKind::Limit { limit: Limit::Time },
+            ),
+            Death::Cancelled => ("the snippet was cancelled".to_string(), ErrorKind::Cancelled),
+            Death::Died => explain(status, &tail, l),
+        };
+        self.lost_with(message, kind)
+    }
+
+    fn lost(&mut self, message: String) -> Ran {
+        self.lost_with(message, ErrorKind::Crashed)
+    }
+
+    fn lost_with(&mut self, message: String, kind: ErrorKind) -> Ran {
+        let restarted = self.spawn().is_ok();
+        let note = if restarted { LOST } else { "; the sandbox worker could not be started again" };
+        let error = RunError::plain(format!("{message}{note}"), kind);
+        Ran { finished: Finished { output: String::new(), error: Some(error), value: None }, restarted: true }
+    }
+
+    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), IsolationError> {
+        match self.ask(&ToWorker::SetVar { name: name.to_string(), value })? {
+            FromWorker::Done => Ok(()),
+            FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
+            _ => Err(IsolationError::Lost(PipeError::Closed)),
+        }
+    }
+
+    pub fn vars(&mut self) -> Vec<String> {
+        match self.ask(&ToWorker::Vars) {
+            Ok(FromWorker::Vars(v)) => v,
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn var_summaries(&mut self, width: usize) -> Vec<(String, String)> {
+        match self.ask(&ToWorker::Summaries { width: width as u64 }) {
+            Ok(FromWorker::Summaries(v)) => v,
+            _ => Vec::new(),
+        }
+    }
+
+    pub fn reset(&mut self) -> Result<(), IsolationError> {
+        match self.ask(&ToWorker::Reset)? {
+            FromWorker::Done => Ok(()),
+            FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
+            _ => Err(IsolationError::Lost(PipeError::Closed)),
+        }
+    }
+}
+
+/// Said after an error that cost the session its engine.
+const LOST: &str = "; the engine was restarted, so this session's variables and functions are gone";
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        if let Some(mut live) = self.live.take() {
+            stop(&mut live);
+        }
+    }
+}
+
+fn send(writer: &mut FrameWriter, msg: &ToWorker) -> Result<(), PipeError> {
+    match msg.encode() {
+        Ok(bytes) => writer.send(&bytes),
+        Err(_) => Err(PipeError::Closed),
+    }
+}
+
+fn next_within(reader: &mut FrameReader, wait: Duration) -> Option<FromWorker> {
+    let frame = reader.next(SPIN, Some(wait)).ok()??;
+    FromWorker::decode(&frame).ok()
+}
+
+/// Ends a worker (it holds nothing that needs a clean exit) and reaps it.
+fn stop(live: &mut Live) -> Option<ExitStatus> {
+    let status = match live.child.try_wait() {
+        Ok(Some(status)) => Some(status),
+        _ => {
+            let _ = live.child.kill();
+            live.child.wait().ok()
+        }
+    };
+    if let Some(t) = live.stderr_thread.take() {
+        let _ = t.join();
+    }
+    status
+}
+
+/// Reads the worker's stderr, keeping its last few kilobytes.
+fn keep_tail(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+            t.extend_from_slice(&chunk[..n]);
+            if t.len() > STDERR_TAIL {
+                let cut = t.len() - STDERR_TAIL;
+                t.drain(..cut);
+            }
+        }
+    })
+}
+
+fn tail_text(tail: &Mutex<Vec<u8>>) -> String {
+    let t = tail.lock().unwrap_or_else(|e| e.into_inner());
+    String::from_utf8_lossy(&t).trim().to_string()
+}
+
+/// Why a worker died, from how it ended and the last thing it printed.
+fn explain(status: Option<ExitStatus>, stderr: &str, l: &Limits) -> (String, ErrorKind) {
+    use std::os::unix::process::ExitStatusExt;
+    let signal = status.and_then(|s| s.signal());
+    if stderr.contains("memory allocation of") || stderr.contains("out of memory") {
+        return (
+            format!("the snippet used more than {} MiB of memory and was stopped", l.max_memory_mb),
+            ErrorKind::Limit { limit: Limit::Memory },
+        );
+    }
+    if stderr.contains("has overflowed its stack") {
+        return (
+            "stack overflow in the snippet (values or calls nested too deeply) and it was stopped".to_string(),
+            ErrorKind::Limit { limit: Limit::Stack },
+        );
+    }
+    if signal == Some(nix::sys::signal::Signal::SIGXCPU as i32) {
+        return (
+            "the snippet used more CPU time than its time limit allows and was stopped".to_string(),
+            ErrorKind::Limit { limit: Limit::Time },
+        );
+    }
+    let how = match (status.and_then(|s| s.code()), signal) {
+        (Some(exit::PROTOCOL), _) => "it broke the protocol".to_string(),
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(sig)) => {
+            nix::sys::signal::Signal::try_from(sig).map_or(format!("signal {sig}"), |s| format!("{s}"))
+        }
+        _ => "for no reason it gave".to_string(),
+    };
+    let last = stderr.lines().last().map(|l| crate::terminal::clean(l)).unwrap_or_default();
+    let said = if last.is_empty() { String::new() } else { format!(": {last}") };
+    (format!("the sandbox worker died ({how}){said}"), ErrorKind::Crashed)
+}

@@ -1,0 +1,370 @@
+//! The sandbox worker: the child process a session's engine lives in. It reads its
+//! set-up (limits, the tools it may stand in for), caps its own memory and CPU,
+//! builds the engine and then serves the runtime: compile, run, variables. A tool
+//! call or a read of `ui_state` inside a snippet goes back to the runtime over the
+//! pipe and waits for the answer; the worker itself holds no device, no key, no file
+//! and no socket, and after start-up cannot open or spawn anything.
+//!
+//! It speaks on a copy of its stdin/stdout; its stdout proper is pointed at stderr,
+//! so nothing a dependency prints can corrupt a frame. What is not here: spawning,
+//! watching and restarting the worker (`process.rs`).
+
+use std::any::TypeId;
+use std::collections::VecDeque;
+use std::os::fd::AsFd;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
+use tokio_util::sync::CancellationToken;
+
+use super::frames::{Finished, FromWorker, PROTOCOL, Param, ToWorker, ToolOutcome, ToolSignature};
+use super::os_limits;
+use super::pipe::{FrameReader, FrameWriter, PipeError};
+use crate::sandbox::{Compiled, Limits, RunResult, Sandbox, Shared, Stopped, stop_error};
+
+/// The argument that makes the `codeact` binary (or any program that calls
+/// [`serve_if_worker`] first) a sandbox worker.
+pub const WORKER_ARG: &str = "__codeact-sandbox-worker";
+
+/// How long the worker spins for a tool's answer before it sleeps.
+const SPIN: Duration = Duration::from_micros(200);
+
+/// How often a running snippet looks for a cancel on the pipe.
+const CANCEL_POLL: Duration = Duration::from_millis(2);
+
+/// Compiled snippets kept for a later run.
+const KEPT_COMPILED: usize = 32;
+
+/// Runs the worker and returns its exit code when this process was started as one
+/// (its first argument is [`WORKER_ARG`]); `None` otherwise. A program that opens
+/// sessions calls this first thing in `main`:
+///
+/// ```no_run
+/// if let Some(code) = codeact::isolation::serve_if_worker() {
+///     std::process::exit(code);
+/// }
+/// ```
+pub fn serve_if_worker() -> Option<i32> {
+    let mut args = std::env::args_os();
+    (args.nth(1).as_deref() == Some(std::ffi::OsStr::new(WORKER_ARG))).then(serve)
+}
+
+/// Exit codes the runtime tells apart.
+pub mod exit {
+    /// The pipe broke or a frame made no sense.
+    pub const PROTOCOL: i32 = 3;
+    /// The set-up could not be applied.
+    pub const SETUP: i32 = 4;
+    /// The engine failed in a way that may have left it inconsistent.
+    pub const ENGINE: i32 = 5;
+}
+
+/// The worker's end of the pipes, and what a running snippet needs of them.
+struct Link {
+    reader: FrameReader,
+    writer: FrameWriter,
+    /// The snippet that runs now (a cancel names it).
+    seq: u64,
+    last_poll: Instant,
+    /// `ui_state` as last received, with its generation.
+    ui_state: Option<(u64, Dynamic)>,
+}
+
+type SharedLink = Arc<Mutex<Link>>;
+
+fn lock(link: &SharedLink) -> MutexGuard<'_, Link> {
+    link.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The end of the snippet: the pipe broke (the runtime is gone) or the runtime
+/// broke the protocol. The worker can only exit.
+fn die(_: impl std::fmt::Debug) -> ! {
+    std::process::exit(exit::PROTOCOL)
+}
+
+/// [`die`], where an error is expected.
+fn broken(e: impl std::fmt::Debug) -> Box<EvalAltResult> {
+    die(e)
+}
+
+impl Link {
+    fn send(&mut self, msg: &FromWorker) -> Result<(), PipeError> {
+        match msg.encode() {
+            Ok(bytes) => self.writer.send(&bytes),
+            Err(_) => Err(PipeError::Closed),
+        }
+    }
+
+    /// Handles a frame that came while a snippet ran: a cancel for it is applied;
+    /// anything else is returned.
+    fn absorb(&mut self, bytes: &[u8], shared: &Shared) -> Option<ToWorker> {
+        match ToWorker::decode(bytes) {
+            Ok(ToWorker::Cancel { seq }) => {
+                if seq == self.seq {
+                    shared.cancel_snippet();
+                }
+                None
+            }
+            Ok(other) => Some(other),
+            Err(e) => {
+                die(e);
+            }
+        }
+    }
+
+    /// Waits for the runtime's answer to a question asked mid-snippet.
+    fn answer(&mut self, shared: &Shared) -> ToWorker {
+        loop {
+            match self.reader.next(SPIN, None) {
+                Ok(Some(bytes)) => {
+                    if let Some(msg) = self.absorb(&bytes, shared) {
+                        return msg;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => die(e),
+            }
+        }
+    }
+
+    /// Looks for a cancel now and then, without waiting.
+    fn poll_cancel(&mut self, shared: &Shared) {
+        if self.last_poll.elapsed() < CANCEL_POLL {
+            return;
+        }
+        self.last_poll = Instant::now();
+        while let Ok(Some(bytes)) = self.reader.poll_frame() {
+            let _ = self.absorb(&bytes, shared);
+        }
+    }
+
+    /// Sleeps `duration` (at most until the deadline), woken by a cancel.
+    fn pause(&mut self, duration: Duration, shared: &Shared) -> Result<(), Stopped> {
+        let until = Instant::now() + duration.min(shared.time_left());
+        loop {
+            if shared.cancelled() {
+                return Err(Stopped);
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            match self.reader.next(Duration::ZERO, Some(left)) {
+                Ok(Some(bytes)) => {
+                    let _ = self.absorb(&bytes, shared);
+                }
+                Ok(None) => {}
+                Err(e) => die(e),
+            }
+        }
+    }
+}
+
+/// How a tool's answer reaches the script.
+fn outcome(o: ToolOutcome, shared: &Shared) -> Result<Dynamic, Box<EvalAltResult>> {
+    match o {
+        ToolOutcome::Value(v) => Ok(v),
+        ToolOutcome::Failed { tool, failure: Some(kind), message } => Err(shared.fail(&tool, kind, message)),
+        ToolOutcome::Failed { failure: None, message, .. } => {
+            Err(EvalAltResult::ErrorRuntime(Dynamic::from(message), Position::NONE).into())
+        }
+        ToolOutcome::Completed => Err(stop_error(crate::sandbox::STOP_COMPLETE)),
+        ToolOutcome::Stopped => Err(stop_error(crate::sandbox::STOP_TIMEOUT)),
+    }
+}
+
+fn type_of(p: Param) -> TypeId {
+    match p {
+        Param::Any => TypeId::of::<Dynamic>(),
+        Param::Str => TypeId::of::<ImmutableString>(),
+        Param::Int => TypeId::of::<rhai::INT>(),
+        Param::Bool => TypeId::of::<bool>(),
+    }
+}
+
+/// Builds the engine: the sandbox's built-ins, a stand-in for every tool, the state
+/// variables, and waits and cancel checks that listen on the pipe.
+fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLink) -> Result<Sandbox, String> {
+    let mut builder = Sandbox::builder(limits).map_err(|e| crate::error_text::full_message(&e))?;
+    let shared = builder.shared();
+    let engine = builder.engine_mut();
+    for (index, tool) in tools.into_iter().enumerate() {
+        let types: Vec<TypeId> = tool.params.iter().map(|p| type_of(*p)).collect();
+        let (link, shared) = (link.clone(), shared.clone());
+        let name = tool.name.clone();
+        engine.register_raw_fn(tool.name, types, move |_, args| {
+            let args: Vec<Dynamic> = args.iter().map(|a| (**a).clone()).collect();
+            let mut l = lock(&link);
+            let call = FromWorker::ToolCall { index: index as u64, args };
+            match call.encode() {
+                Ok(bytes) => l.writer.send(&bytes).map_err(broken)?,
+                Err(e) => return Err(format!("{name}: {e}").into()),
+            }
+            match l.answer(&shared) {
+                ToWorker::Tool(o) => outcome(o, &shared),
+                other => Err(broken(other)),
+            }
+        });
+    }
+    let (l, s) = (link.clone(), shared.clone());
+    // Marked deprecated only as "volatile"; it is the way to serve live variables.
+    #[allow(deprecated)]
+    engine.on_var(move |name, _, _| {
+        let phone = match name {
+            "ui_state" => false,
+            "phone_state" => true,
+            _ => return Ok(None),
+        };
+        let mut link = lock(&l);
+        let have = if phone { 0 } else { link.ui_state.as_ref().map_or(0, |(g, _)| *g) };
+        link.send(&FromWorker::StateRead { phone, have }).map_err(broken)?;
+        match link.answer(&s) {
+            ToWorker::State { generation, value: Some(v) } => {
+                if !phone {
+                    link.ui_state = Some((generation, v.clone()));
+                }
+                Ok(Some(v))
+            }
+            ToWorker::State { value: None, .. } => Ok(link.ui_state.as_ref().map(|(_, v)| v.clone())),
+            ToWorker::Tool(o) => outcome(o, &s).map(Some),
+            other => Err(broken(other)),
+        }
+    });
+    let (l, s) = (link.clone(), shared.clone());
+    engine.on_progress(move |ops| {
+        if ops % crate::sandbox::CLOCK_EVERY != 0 {
+            return None;
+        }
+        lock(&l).poll_cancel(&s);
+        s.must_stop().then(|| Dynamic::from(crate::sandbox::STOP_TIMEOUT.to_string()))
+    });
+    let sleep = move |secs: f64| -> Result<(), Box<EvalAltResult>> {
+        if !secs.is_finite() || secs < 0.0 {
+            return Err("sleep() needs a number of seconds ≥ 0".into());
+        }
+        let wanted = Duration::from_secs_f64(secs.min(86_400.0));
+        let until = Instant::now() + wanted;
+        lock(&link).pause(wanted, &shared).map_err(|_| stop_error(crate::sandbox::STOP_TIMEOUT))?;
+        if Instant::now() < until { Err(stop_error(crate::sandbox::STOP_TIMEOUT)) } else { Ok(()) }
+    };
+    let s2 = sleep.clone();
+    engine.register_fn("sleep", move |secs: f64| s2(secs));
+    engine.register_fn("sleep", move |secs: rhai::INT| sleep(secs as f64));
+    builder.start(hint).map_err(|e| crate::error_text::full_message(&e))
+}
+
+/// The worker's main loop; returns the exit code.
+fn serve() -> i32 {
+    let Some((reader, writer)) = protocol_pipes() else { return exit::PROTOCOL };
+    let link = Arc::new(Mutex::new(Link { reader, writer, seq: 0, last_poll: Instant::now(), ui_state: None }));
+    if lock(&link).send(&FromWorker::Hello { protocol: PROTOCOL }).is_err() {
+        return exit::PROTOCOL;
+    }
+    let Some(ToWorker::Setup { limits, tools, function_hint }) = next_request(&link) else { return exit::PROTOCOL };
+    if let Err(e) = os_limits::cap_memory(limits.max_memory_mb) {
+        let _ = lock(&link).send(&FromWorker::Refused(crate::error_text::full_message(&e)));
+        return exit::SETUP;
+    }
+    let timeout = limits.timeout();
+    let mut sandbox = match build(limits, tools, function_hint, link.clone()) {
+        Ok(sandbox) => sandbox,
+        Err(why) => {
+            let _ = lock(&link).send(&FromWorker::Refused(why));
+            return exit::SETUP;
+        }
+    };
+    os_limits::forbid_spawning();
+    if lock(&link).send(&FromWorker::Ready).is_err() {
+        return exit::PROTOCOL;
+    }
+    let mut compiled: VecDeque<(u64, Compiled)> = VecDeque::new();
+    let mut next_id = 1u64;
+    let cancelled = CancellationToken::new();
+    cancelled.cancel();
+    loop {
+        let Some(request) = next_request(&link) else { return 0 };
+        let reply = match request {
+            ToWorker::Compile { code } => match sandbox.compile(&code) {
+                Ok(c) => {
+                    if compiled.len() == KEPT_COMPILED {
+                        compiled.pop_front();
+                    }
+                    compiled.push_back((next_id, c));
+                    next_id += 1;
+                    FromWorker::Compiled { id: next_id - 1 }
+                }
+                Err(e) => FromWorker::CompileFailed(e),
+            },
+            ToWorker::Run { seq, compiled: id, cancelled: stop } => {
+                let Some(code) = compiled.iter().find(|(i, _)| *i == id).map(|(_, c)| c.clone()) else {
+                    let _ = lock(&link).send(&FromWorker::Refused(format!("no compiled snippet {id}")));
+                    continue;
+                };
+                begin(&link, &sandbox, seq, stop, &cancelled, timeout);
+                finished(sandbox.run(&code))
+            }
+            ToWorker::Eval { seq, code, cancelled: stop } => {
+                begin(&link, &sandbox, seq, stop, &cancelled, timeout);
+                finished(sandbox.eval(&code))
+            }
+            ToWorker::SetVar { name, value } => match sandbox.set_var(&name, value) {
+                Ok(()) => FromWorker::Done,
+                Err(e) => FromWorker::Refused(e.to_string()),
+            },
+            ToWorker::Vars => FromWorker::Vars(sandbox.vars()),
+            ToWorker::Summaries { width } => FromWorker::Summaries(sandbox.var_summaries(width as usize)),
+            ToWorker::Reset => {
+                lock(&link).ui_state = None;
+                match sandbox.reset() {
+                    Ok(()) => FromWorker::Done,
+                    Err(e) => FromWorker::Refused(e.to_string()),
+                }
+            }
+            // A cancel that came after its snippet ended.
+            ToWorker::Cancel { .. } => continue,
+            ToWorker::Setup { .. } | ToWorker::Tool(_) | ToWorker::State { .. } => return exit::PROTOCOL,
+        };
+        let crashed = matches!(&reply, FromWorker::Finished(f) if f.error.as_ref().is_some_and(|e| e.kind == crate::sandbox::ErrorKind::Crashed));
+        if lock(&link).send(&reply).is_err() {
+            return exit::PROTOCOL;
+        }
+        // A panic inside the engine may have left values locked: start afresh.
+        if crashed {
+            return exit::ENGINE;
+        }
+    }
+}
+
+/// Readies the engine for snippet `seq`: its cancel state and its CPU allowance.
+fn begin(link: &SharedLink, sandbox: &Sandbox, seq: u64, stop: bool, cancelled: &CancellationToken, timeout: Duration) {
+    lock(link).seq = seq;
+    sandbox.stop_on(if stop { cancelled.clone() } else { CancellationToken::new() });
+    // The wall-clock limit with room to spare: only a snippet stuck where the
+    // engine cannot stop it meets this.
+    let _ = os_limits::allow_cpu(timeout.as_secs() * 2 + 5);
+}
+
+fn finished(r: RunResult) -> FromWorker {
+    FromWorker::Finished(Finished { output: r.output, error: r.error, value: r.value })
+}
+
+fn next_request(link: &SharedLink) -> Option<ToWorker> {
+    loop {
+        let bytes = match lock(link).reader.next(SPIN, None) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
+            Err(_) => return None,
+        };
+        return ToWorker::decode(&bytes).ok();
+    }
+}
+
+/// The pipes the protocol runs on: copies of stdin and stdout; stdout itself then
+/// points at stderr.
+fn protocol_pipes() -> Option<(FrameReader, FrameWriter)> {
+    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    nix::unistd::dup2_stdout(std::io::stderr()).ok()?;
+    Some((FrameReader::new(input).ok()?, FrameWriter::new(output)))
+}
