@@ -1,6 +1,7 @@
-//! What running a snippet costs: a 10-call snippet through the sandbox and the tool
-//! catalog against a recording null device (the runtime's own overhead; goal ≤ 100 µs)
-//! and against the virtual device over ADB (what a script really waits for).
+//! What running a snippet costs: a 10-call snippet through the sandbox's worker
+//! process and the tool catalog against a recording null device (the runtime's own
+//! overhead; goal ≤ 150 µs), against the virtual device over ADB (what a script
+//! really waits for), and what starting a session's worker costs.
 //! Run with `cargo bench --bench snippet`.
 
 use std::hint::black_box;
@@ -169,5 +170,20 @@ fn virtual_device(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, null_device, virtual_device);
+/// What opening a session costs: its engine's worker process is spawned, set up and
+/// ready (and killed again when the session is dropped).
+fn session_start(c: &mut Criterion) {
+    let mut group = c.benchmark_group("session start");
+    group.sample_size(20);
+    let settings = settings("");
+    group.bench_function("worker process spawned and set up", |b| {
+        b.iter(|| {
+            let device = RecordingNullDevice { observation: Observation::default(), calls: Arc::default() };
+            black_box(Session::new(Box::new(device), &settings).map(|s| s.worker_start_time()))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, null_device, virtual_device, session_start);
 criterion_main!(benches);

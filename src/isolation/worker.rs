@@ -278,12 +278,18 @@ fn serve() -> i32 {
     if lock(&link).send(&FromWorker::Ready).is_err() {
         return exit::PROTOCOL;
     }
+    // The loop runs on the engine's thread: a snippet starts without a hand-over.
+    sandbox.serve_on_engine_thread(|sandbox| serve_requests(sandbox, &link, timeout))
+}
+
+/// Answers requests until the runtime closes the pipe; returns the exit code.
+fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -> i32 {
     let mut compiled: VecDeque<(u64, Compiled)> = VecDeque::new();
     let mut next_id = 1u64;
     let cancelled = CancellationToken::new();
     cancelled.cancel();
     loop {
-        let Some(request) = next_request(&link) else { return 0 };
+        let Some(request) = next_request(link) else { return 0 };
         let reply = match request {
             ToWorker::Compile { code } => match sandbox.compile(&code) {
                 Ok(c) => {
@@ -298,14 +304,14 @@ fn serve() -> i32 {
             },
             ToWorker::Run { seq, compiled: id, cancelled: stop } => {
                 let Some(code) = compiled.iter().find(|(i, _)| *i == id).map(|(_, c)| c.clone()) else {
-                    let _ = lock(&link).send(&FromWorker::Refused(format!("no compiled snippet {id}")));
+                    let _ = lock(link).send(&FromWorker::Refused(format!("no compiled snippet {id}")));
                     continue;
                 };
-                begin(&link, &sandbox, seq, stop, &cancelled, timeout);
+                begin(link, sandbox, seq, stop, &cancelled, timeout);
                 finished(sandbox.run(&code))
             }
             ToWorker::Eval { seq, code, cancelled: stop } => {
-                begin(&link, &sandbox, seq, stop, &cancelled, timeout);
+                begin(link, sandbox, seq, stop, &cancelled, timeout);
                 finished(sandbox.eval(&code))
             }
             ToWorker::SetVar { name, value } => match sandbox.set_var(&name, value) {
@@ -315,7 +321,7 @@ fn serve() -> i32 {
             ToWorker::Vars => FromWorker::Vars(sandbox.vars()),
             ToWorker::Summaries { width } => FromWorker::Summaries(sandbox.var_summaries(width as usize)),
             ToWorker::Reset => {
-                lock(&link).ui_state = None;
+                lock(link).ui_state = None;
                 match sandbox.reset() {
                     Ok(()) => FromWorker::Done,
                     Err(e) => FromWorker::Refused(e.to_string()),
@@ -326,7 +332,7 @@ fn serve() -> i32 {
             ToWorker::Setup { .. } | ToWorker::Tool(_) | ToWorker::State { .. } => return exit::PROTOCOL,
         };
         let crashed = matches!(&reply, FromWorker::Finished(f) if f.error.as_ref().is_some_and(|e| e.kind == crate::sandbox::ErrorKind::Crashed));
-        if lock(&link).send(&reply).is_err() {
+        if lock(link).send(&reply).is_err() {
             return exit::PROTOCOL;
         }
         // A panic inside the engine may have left values locked: start afresh.

@@ -215,6 +215,14 @@ impl Sandbox {
         })
     }
 
+    /// Runs `f` on the engine's own thread, where every call it makes on this sandbox
+    /// runs inline (no hand-over per snippet): for a process that does nothing but
+    /// serve one sandbox.
+    pub fn serve_on_engine_thread<R: Send>(&mut self, f: impl FnOnce(&mut Self) -> R + Send) -> R {
+        let pool = self.worker.pool();
+        pool.install(|| f(self))
+    }
+
     /// Parses `code` once; the result runs with [`run`](Self::run).
     pub fn compile(&self, code: &str) -> Result<Compiled, RunError> {
         let source: Arc<str> = Arc::from(code);

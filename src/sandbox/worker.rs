@@ -34,7 +34,7 @@ pub enum WorkerError {
 }
 
 pub(crate) struct Worker {
-    pool: rayon::ThreadPool,
+    pool: std::sync::Arc<rayon::ThreadPool>,
     /// Taken only by the job that runs, and `None` only while being dropped.
     state: Mutex<Option<EngineState>>,
 }
@@ -47,7 +47,12 @@ impl Worker {
             .thread_name(|_| "codeact-script".into())
             .build()
             .map_err(|_| WorkerError::Spawn)?;
-        Ok(Self { pool, state: Mutex::new(Some(state)) })
+        Ok(Self { pool: std::sync::Arc::new(pool), state: Mutex::new(Some(state)) })
+    }
+
+    /// The pool jobs run on: a caller already on its thread runs its jobs inline.
+    pub(crate) fn pool(&self) -> std::sync::Arc<rayon::ThreadPool> {
+        self.pool.clone()
     }
 
     /// The thread jobs run on (cancels wake it from its waits).

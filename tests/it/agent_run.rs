@@ -361,3 +361,21 @@ fn a_dropped_connection_is_reported_to_the_model_and_the_run_recovers() {
     assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_step_that_kills_the_engine_is_fed_back_and_the_run_directory_is_complete() {
+    let llm = ScriptedLlm::start(vec![
+        reply(concat!("```rhai\n", include_str!("hostile/memory_bomb.rhai"), "```")),
+        reply("That was too big.\n```rhai\ncomplete(true, \"recovered\");\n```"),
+    ]);
+    let out = scratch("engine-death");
+    let result = run(&llm, "sim", &out, &["--vision", "off", "--limit", "max_memory_mb=128"], "Use memory");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let requests = llm.requests();
+    let fed_back = last_user_text(&requests[1]);
+    assert!(fed_back.contains("more than 128 MiB") && fed_back.contains("variables"), "{fed_back}");
+    let dir = run_dir(&out);
+    assert_eq!(json_file(&dir.join("summary.json"))["outcome"], "success");
+    assert!(events(&dir).iter().any(|e| e["event"] == "run_end"), "run_end is written");
+    let _ = std::fs::remove_dir_all(&out);
+}

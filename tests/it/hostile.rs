@@ -155,3 +155,50 @@ fn a_deeply_nested_value_cannot_overflow_a_small_caller_stack() {
     assert!(shown > 9000 && checked, "the value was shown and the session still parses");
     assert_eq!(depth.as_deref(), Some("2"), "the value is kept whole");
 }
+
+/// A snippet that kills its engine (here: memory) is one clear error, within the
+/// limits; the session goes on with a fresh engine and says what was lost.
+#[test]
+fn a_snippet_that_kills_its_engine_is_one_error_and_the_session_goes_on() {
+    use codeact::config::{FileConfig, Flags};
+    use codeact::device::{DeviceSpec, open};
+    use codeact::sandbox::{ErrorKind, Limit};
+    use codeact::session::Session;
+
+    let flags = Flags { limits: vec!["timeout_ms=5000".into(), "max_memory_mb=256".into()], ..Flags::default() };
+    let mut settings = FileConfig::default().resolve(&flags).expect("settings");
+    settings.worker = crate::common::worker();
+    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
+    let mut session = Session::new(device, &settings).expect("session");
+    assert!(session.eval("let kept = 41;").ok());
+    let started = Instant::now();
+    let r = session.eval(include_str!("hostile/memory_bomb.rhai"));
+    let elapsed = started.elapsed();
+    let err = r.error.expect("an error");
+    assert_eq!(err.kind, ErrorKind::Limit { limit: Limit::Memory }, "{}", err.message);
+    assert!(err.message.contains("256 MiB") && err.message.contains("variables"), "{}", err.message);
+    assert!(elapsed < Duration::from_secs(7), "took {elapsed:?}");
+    let after = session.eval("print(1 + 1); kept");
+    assert_eq!(after.output, "2\n", "a fresh engine runs the next snippet");
+    assert!(after.error.is_some_and(|e| e.message.contains("kept")), "and the old variables are gone");
+    assert!(session.eval("tap(10, 10);").ok(), "the tools still work");
+}
+
+/// Through the binary: a snippet that kills its engine ends `exec` with an ordinary
+/// failure exit, never an abort.
+#[test]
+fn exec_survives_a_snippet_that_kills_its_engine() {
+    let dir = std::env::temp_dir().join(format!("codeact-hostile-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let script = dir.join("memory_bomb.rhai");
+    std::fs::write(&script, include_str!("hostile/memory_bomb.rhai")).expect("write script");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim", "--limit", "max_memory_mb=128"])
+        .arg(&script)
+        .output()
+        .expect("run codeact exec");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(1 | 2)), "{:?}: {stderr}", out.status);
+    assert!(stderr.contains("more than 128 MiB"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
