@@ -8,7 +8,6 @@
 //! index with its arguments and runs on this side ([`ToolHost`]).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use rhai::{Dynamic, EvalAltResult};
 use tokio_util::sync::CancellationToken;
@@ -186,31 +185,28 @@ impl Session {
     /// the ones the writer read (an action since then makes them checked).
     pub fn run(&mut self, code: &Compiled, seen: &Arc<Observation>) -> RunResult {
         self.tools().set_snapshot(Some(seen.clone()));
-        let started = self.host.shared.begin(self.worker.limits().timeout());
-        let ran = self.worker.run(&code.0, &mut self.host);
-        self.finish(started, ran)
+        self.run_in_worker(|worker, host| worker.run(&code.0, host))
     }
 
     /// Runs a snippet on the phone as it is now: `ui_state` is read when the snippet
     /// first uses it.
     pub fn run_fresh(&mut self, code: &Compiled) -> RunResult {
         self.tools().set_snapshot(None);
-        let started = self.host.shared.begin(self.worker.limits().timeout());
-        let ran = self.worker.run(&code.0, &mut self.host);
-        self.finish(started, ran)
+        self.run_in_worker(|worker, host| worker.run(&code.0, host))
     }
 
     /// Compiles and runs `code` on the phone as it is now (a syntax error is the
     /// result's error): scripts and the REPL.
     pub fn eval(&mut self, code: &str) -> RunResult {
         self.tools().set_snapshot(None);
-        let started = self.host.shared.begin(self.worker.limits().timeout());
-        let ran = self.worker.eval(code, &mut self.host);
-        self.finish(started, ran)
+        self.run_in_worker(|worker, host| worker.eval(code, host))
     }
 
-    /// What the worker reported, with the actions and the completion recorded here.
-    fn finish(&mut self, started: Instant, ran: Ran) -> RunResult {
+    /// Starts the tools' clock, lets the worker run the snippet, and joins what it
+    /// reported with the actions and the completion recorded here.
+    fn run_in_worker(&mut self, run: impl FnOnce(&mut WorkerProcess, &mut ToolHost) -> Ran) -> RunResult {
+        let started = self.host.shared.begin(self.worker.limits().timeout());
+        let ran = run(&mut self.worker, &mut self.host);
         let (_, actions, completion) = self.host.shared.collect();
         let f = ran.finished;
         RunResult {

@@ -293,11 +293,6 @@ impl WorkerProcess {
         let mut cancel_sent: Option<Instant> = None;
         let mut spin = SPIN;
         loop {
-            if cancel_sent.is_none() && host.cancelled() {
-                let Some(live) = self.live.as_mut() else { return self.died(Death::Died) };
-                let _ = send(&mut live.writer, &ToWorker::Cancel { seq });
-                cancel_sent = Some(Instant::now());
-            }
             let now = Instant::now();
             if now >= hard {
                 return self.died(Death::Deadline);
@@ -306,6 +301,7 @@ impl WorkerProcess {
                 return self.died(Death::Cancelled);
             }
             let Some(live) = self.live.as_mut() else { return self.died(Death::Died) };
+            pass_on_cancel(live, host, seq, &mut cancel_sent);
             let frame = match live.reader.next(spin, Some(SLICE.min(hard - now))) {
                 Ok(Some(frame)) => frame,
                 Ok(None) => {
@@ -338,10 +334,8 @@ impl WorkerProcess {
                 Ok(FromWorker::StateRead { phone, have }) => host.read_state(phone, have),
                 _ => return self.died(Death::Died),
             };
-            if cancel_sent.is_none() && host.cancelled() {
-                let _ = send(&mut live.writer, &ToWorker::Cancel { seq });
-                cancel_sent = Some(Instant::now());
-            }
+            // A tool that saw the cancel returns early: the worker hears of it first.
+            pass_on_cancel(live, host, seq, &mut cancel_sent);
             let sent = match reply.encode() {
                 Ok(bytes) => live.writer.send(&bytes),
                 Err(e) => {
@@ -423,6 +417,14 @@ impl Drop for WorkerProcess {
         if let Some(mut live) = self.live.take() {
             stop(&mut live);
         }
+    }
+}
+
+/// Tells the worker once that snippet `seq` is cancelled, when the host says so.
+fn pass_on_cancel(live: &mut Live, host: &dyn Host, seq: u64, sent: &mut Option<Instant>) {
+    if sent.is_none() && host.cancelled() {
+        let _ = send(&mut live.writer, &ToWorker::Cancel { seq });
+        *sent = Some(Instant::now());
     }
 }
 

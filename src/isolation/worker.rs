@@ -239,18 +239,8 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
         lock(&l).poll_cancel(&s);
         s.must_stop().then(|| Dynamic::from(crate::sandbox::STOP_TIMEOUT.to_string()))
     });
-    let sleep = move |secs: f64| -> Result<(), Box<EvalAltResult>> {
-        if !secs.is_finite() || secs < 0.0 {
-            return Err("sleep() needs a number of seconds ≥ 0".into());
-        }
-        let wanted = Duration::from_secs_f64(secs.min(86_400.0));
-        let until = Instant::now() + wanted;
-        lock(&link).pause(wanted, &shared).map_err(|_| stop_error(crate::sandbox::STOP_TIMEOUT))?;
-        if Instant::now() < until { Err(stop_error(crate::sandbox::STOP_TIMEOUT)) } else { Ok(()) }
-    };
-    let s2 = sleep.clone();
-    engine.register_fn("sleep", move |secs: f64| s2(secs));
-    engine.register_fn("sleep", move |secs: rhai::INT| sleep(secs as f64));
+    // A sleep that the pipe wakes: a cancel arrives there.
+    crate::sandbox::register_sleep(engine, move |wanted| lock(&link).pause(wanted, &shared));
     builder.start(hint).map_err(|e| crate::error_text::full_message(&e))
 }
 

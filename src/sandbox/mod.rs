@@ -149,7 +149,8 @@ impl Sandbox {
         engine.on_progress(move |ops| {
             (ops % CLOCK_EVERY == 0 && s.must_stop()).then(|| Dynamic::from(STOP_TIMEOUT.to_string()))
         });
-        register_sleep(&mut engine, shared.clone());
+        let s = shared.clone();
+        register_sleep(&mut engine, move |wanted| s.pause(wanted));
         Ok(SandboxBuilder { engine, shared, limits })
     }
 
@@ -396,16 +397,19 @@ fn dedupe(scope: &mut Scope<'static>) {
     }
 }
 
-/// `sleep(seconds)`: the package's cannot be interrupted; this one ends at the
-/// deadline or a cancel.
-fn register_sleep(engine: &mut Engine, shared: Arc<Shared>) {
+/// `sleep(seconds)`: the package's cannot be interrupted; this one waits with
+/// `pause` (which ends at the deadline or a cancel), and replaces any earlier one.
+pub(crate) fn register_sleep(
+    engine: &mut Engine,
+    pause: impl Fn(Duration) -> Result<(), Stopped> + Send + Sync + Clone + 'static,
+) {
     let wait = move |secs: f64| -> Result<(), Box<EvalAltResult>> {
         if !secs.is_finite() || secs < 0.0 {
             return Err("sleep() needs a number of seconds ≥ 0".into());
         }
         let wanted = Duration::from_secs_f64(secs.min(86_400.0));
         let until = Instant::now() + wanted;
-        shared.pause(wanted).map_err(|_| stop_error(STOP_TIMEOUT))?;
+        pause(wanted).map_err(|_| stop_error(STOP_TIMEOUT))?;
         // The pause ended at the deadline before the sleep was over.
         if Instant::now() < until { Err(stop_error(STOP_TIMEOUT)) } else { Ok(()) }
     };
