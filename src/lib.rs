@@ -20,6 +20,7 @@ pub mod persona;
 pub mod repl;
 pub mod sandbox;
 pub mod script;
+pub mod secrets;
 pub mod session;
 pub mod terminal;
 pub mod toml_error;

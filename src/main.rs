@@ -16,14 +16,15 @@ fn main() -> ExitCode {
     }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("CODEACT_LOG").unwrap_or_else(|_| "warn".into()))
-        .with_writer(std::io::stderr)
+        // Every log line, a dependency's too, has secrets blotted out.
+        .with_writer(codeact::secrets::RedactingStderr)
         .init();
     match cli::Cli::parse().dispatch() {
         Ok(code) => code,
         Err(e) => {
             // `{:#}` prints each cause once after the error: library errors never
             // repeat their source in their own message.
-            eprintln!("codeact: {e:#}");
+            eprintln!("codeact: {}", codeact::terminal::clean(&format!("{e:#}")));
             ExitCode::from(cli::EXIT_ERROR)
         }
     }

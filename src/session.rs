@@ -95,7 +95,7 @@ impl Session {
         settings.limits.validate()?;
         let persona = settings.persona.as_ref();
         let allows = |t: &str| persona.is_none_or(|p| p.allows(t));
-        let shared = Arc::new(Shared::new(settings.limits.max_output));
+        let shared = Arc::new(Shared::new(&settings.limits));
         let tools = ToolContext::new(device, settings.tools.clone(), shared.clone());
         let (tool_names, table) = tools::install(tools.clone(), shared.clone(), &allows);
         let hint = format!("the functions this session has: {}", tool_names.join(", "));
@@ -207,12 +207,13 @@ impl Session {
     fn run_in_worker(&mut self, run: impl FnOnce(&mut WorkerProcess, &mut ToolHost) -> Ran) -> RunResult {
         let started = self.host.shared.begin(self.worker.limits().timeout());
         let ran = run(&mut self.worker, &mut self.host);
-        let (_, actions, completion) = self.host.shared.collect();
+        let (_, actions, more_actions, completion) = self.host.shared.collect();
         let f = ran.finished;
         RunResult {
             output: f.output,
             error: f.error,
             actions,
+            more_actions,
             completion,
             value: f.value,
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,

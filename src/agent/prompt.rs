@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::llm::{Message, Role};
 use crate::persona::Persona;
-use crate::sandbox::RunResult;
+use crate::sandbox::{LISTED_ACTIONS, RunResult};
 use crate::trajectory::{StepOutcome, StepRecord};
 
 /// How many bytes of a snippet's printed output go back to the model.
@@ -71,8 +71,12 @@ pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
     if result.actions.is_empty() {
         out.push_str("(no actions)\n");
     }
-    for a in &result.actions {
+    let (listed, more) = result.listed_actions(LISTED_ACTIONS);
+    for a in listed {
         let _ = writeln!(out, "- {}", a.summary());
+    }
+    if let Some(more) = more {
+        let _ = writeln!(out, "- {more}");
     }
     if !result.output.is_empty() {
         let mut output = result.output.as_str();

@@ -162,6 +162,10 @@ impl<'a> Run<'a> {
             llm_ms: timing.llm_ms,
             device_ms: timing.device_ms,
             overhead_ms: timing.overhead_ms,
+            more_actions: match &outcome {
+                StepOutcome::Ran(r) => r.more_actions,
+                _ => 0,
+            },
         });
         let repetition = match (&outcome, &extracted.code) {
             (StepOutcome::Ran(_), Some(code)) => self.guard.note(code, &screen_text),

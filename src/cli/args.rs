@@ -46,7 +46,8 @@ pub struct SessionArgs {
     pub config: Option<PathBuf>,
     /// Override a sandbox limit, e.g. --limit timeout_ms=5000 (repeatable). Limits:
     /// max_operations, timeout_ms, max_call_levels, max_expr_depth, max_string_size,
-    /// max_array_size, max_map_size, max_variables, max_functions, max_output.
+    /// max_array_size, max_map_size, max_variables, max_functions, max_output,
+    /// max_memory_mb (each value outside its range is refused with the range).
     #[arg(long = "limit", value_name = "KEY=VALUE")]
     pub limits: Vec<String>,
     /// After each action wait up to this long for the screen to settle (two equal

@@ -19,7 +19,7 @@ impl DevicesArgs {
         }
         for d in devices {
             let model = if d.model.is_empty() { "-".to_string() } else { d.model };
-            println!("{}\t{}\t{}", d.serial, d.state, model);
+            println!("{}", codeact::terminal::clean(&format!("{}\t{}\t{}", d.serial, d.state, model)));
         }
         Ok(ExitCode::SUCCESS)
     }

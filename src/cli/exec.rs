@@ -8,6 +8,7 @@ use anyhow::Context;
 use codeact::config::Flags;
 use codeact::script::{self, ExecOptions, Report};
 use codeact::session::Session;
+use codeact::terminal::clean;
 use codeact::tools::Recording;
 use codeact::trajectory::junit::{self, Verdict};
 
@@ -55,19 +56,24 @@ pub struct ExecArgs {
 fn print_report(report: &Report) {
     let result = &report.result;
     let file = report.script.path.display();
-    print!("{}", result.output);
-    for a in &result.actions {
-        eprintln!("  {:>8.1} ms  {}", a.duration_ms, a.summary());
+    print!("{}", clean(&result.output));
+    let (listed, more) = result.listed_actions(codeact::sandbox::LISTED_ACTIONS);
+    for a in listed {
+        eprintln!("  {:>8.1} ms  {}", a.duration_ms, clean(&a.summary()));
+    }
+    if let Some(more) = more {
+        eprintln!("  {more}");
     }
     let verdict = report.verdict.word();
     match (&result.error, &result.completion) {
-        (Some(e), _) => eprintln!("{verdict} {file}: {e}"),
-        (None, Some(c)) if !c.success => eprintln!("{verdict} {file}: completed as failed: {}", c.reason),
+        (Some(e), _) => eprintln!("{verdict} {file}: {}", clean(&e.to_string())),
+        (None, Some(c)) if !c.success => eprintln!("{verdict} {file}: completed as failed: {}", clean(&c.reason)),
         (None, completion) => {
             if let Some(c) = completion {
-                println!("completed: {}", c.reason);
+                println!("completed: {}", clean(&c.reason));
             }
-            eprintln!("{verdict} {file} ({} actions, {:.0} ms)", result.actions.len(), result.duration_ms);
+            let calls = result.actions.len() + result.more_actions;
+            eprintln!("{verdict} {file} ({calls} actions, {:.0} ms)", result.duration_ms);
         }
     }
     if let Some(dir) = &report.trajectory {
@@ -89,7 +95,7 @@ impl ExecArgs {
                     None => println!("{}: parses", s.path.display()),
                     Some(e) => {
                         bad += 1;
-                        eprintln!("{}: {e}", s.path.display());
+                        eprintln!("{}: {}", s.path.display(), clean(&e.to_string()));
                     }
                 }
             }

@@ -11,6 +11,7 @@ use codeact::config::Flags;
 use codeact::llm::{LlmClient, LlmConfig, LlmFlags};
 use codeact::persona::Persona;
 use codeact::session::Session;
+use codeact::terminal::clean;
 use codeact::tools::Recording;
 use tokio_util::sync::CancellationToken;
 
@@ -86,21 +87,28 @@ fn print_progress(p: Progress) {
         Progress::Step { step, max } => write!(err, "step {step}/{max} "),
         Progress::Reply { headline, usage, llm_ms, .. } => writeln!(
             err,
-            "· {headline} ({} prompt + {} reply tokens, {:.1} s)",
+            "· {} ({} prompt + {} reply tokens, {:.1} s)",
+            clean(headline),
             usage.prompt_tokens,
             usage.completion_tokens,
             llm_ms / 1000.0
         ),
         Progress::Ran { record, .. } => {
-            for a in record.actions() {
-                let _ = writeln!(err, "    {}", a.summary());
+            if let Some(ran) = record.ran() {
+                let (listed, more) = ran.listed_actions(codeact::sandbox::LISTED_ACTIONS);
+                for a in listed {
+                    let _ = writeln!(err, "    {}", clean(&a.summary()));
+                }
+                if let Some(more) = more {
+                    let _ = writeln!(err, "    {more}");
+                }
             }
             match record.ran().and_then(|r| r.error.as_ref()) {
-                Some(e) => writeln!(err, "    error: {}", e.to_string().lines().next().unwrap_or("")),
+                Some(e) => writeln!(err, "    error: {}", clean(e.to_string().lines().next().unwrap_or(""))),
                 None => Ok(()),
             }
         }
-        Progress::Note { text, .. } => writeln!(err, "    ({text})"),
+        Progress::Note { text, .. } => writeln!(err, "    ({})", clean(text)),
     };
 }
 
@@ -156,7 +164,7 @@ impl RunArgs {
             agent::run_task(&mut session, &llm, &persona, &options, &interrupt, &mut print_progress).await
         })?;
         if self.json {
-            println!("{}", serde_json::to_string_pretty(&summary)?);
+            println!("{}", clean(&serde_json::to_string_pretty(&summary)?));
         } else {
             let how = match summary.outcome {
                 Outcome::Success => "success",
@@ -170,7 +178,7 @@ impl RunArgs {
                 if summary.steps == 1 { "" } else { "s" },
                 summary.wall_ms / 1000.0,
                 summary.tokens.total_tokens,
-                summary.reason
+                clean(&summary.reason)
             );
             println!("run directory: {}", summary.run_dir.display());
             println!("replay: {}", summary.replay);

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::frames::{Finished, FromWorker, PROTOCOL, Param, ToWorker, ToolOutcome, ToolSignature};
 use super::os_limits;
 use super::pipe::{FrameReader, FrameWriter, PipeError};
-use crate::sandbox::{Compiled, Limits, RunResult, Sandbox, Shared, Stopped, stop_error};
+use crate::sandbox::{Compiled, Limits, RunResult, Sandbox, Shared, Stopped};
 
 /// The argument that makes the `codeact` binary (or any program that calls
 /// [`serve_if_worker`] first) a sandbox worker.
@@ -169,8 +169,8 @@ fn outcome(o: ToolOutcome, shared: &Shared) -> Result<Dynamic, Box<EvalAltResult
         ToolOutcome::Failed { failure: None, message, .. } => {
             Err(EvalAltResult::ErrorRuntime(Dynamic::from(message), Position::NONE).into())
         }
-        ToolOutcome::Completed => Err(stop_error(crate::sandbox::STOP_COMPLETE)),
-        ToolOutcome::Stopped => Err(stop_error(crate::sandbox::STOP_TIMEOUT)),
+        ToolOutcome::Completed => Err(shared.stop(crate::sandbox::STOP_COMPLETE)),
+        ToolOutcome::Stopped => Err(shared.stop(crate::sandbox::STOP_TIMEOUT)),
     }
 }
 
@@ -188,6 +188,9 @@ fn type_of(p: Param) -> TypeId {
 fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLink) -> Result<Sandbox, String> {
     let mut builder = Sandbox::builder(limits).map_err(|e| crate::error_text::full_message(&e))?;
     let shared = builder.shared();
+    for tool in &tools {
+        builder.protect(&tool.name);
+    }
     let engine = builder.engine_mut();
     for (index, tool) in tools.into_iter().enumerate() {
         let types: Vec<TypeId> = tool.params.iter().map(|p| type_of(*p)).collect();
@@ -232,15 +235,10 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
         }
     });
     let (l, s) = (link.clone(), shared.clone());
-    engine.on_progress(move |ops| {
-        if ops % crate::sandbox::CLOCK_EVERY != 0 {
-            return None;
-        }
-        lock(&l).poll_cancel(&s);
-        s.must_stop().then(|| Dynamic::from(crate::sandbox::STOP_TIMEOUT.to_string()))
-    });
+    engine.on_progress(move |_| s.tick(|| lock(&l).poll_cancel(&s)));
     // A sleep that the pipe wakes: a cancel arrives there.
-    crate::sandbox::register_sleep(engine, move |wanted| lock(&link).pause(wanted, &shared));
+    let s = shared.clone();
+    crate::sandbox::register_sleep(engine, s, move |wanted| lock(&link).pause(wanted, &shared));
     builder.start(hint).map_err(|e| crate::error_text::full_message(&e))
 }
 

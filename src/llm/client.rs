@@ -78,6 +78,8 @@ impl LlmClient {
         let mut openai = OpenAIConfig::new().with_api_base(&config.base_url);
         // An empty key would still send "Authorization: Bearer": local servers need none.
         if let Some(key) = &config.api_key {
+            // From now on no log line, reply or error of this process shows it.
+            crate::secrets::register(key);
             openai = openai.with_api_key(key.as_str());
         } else {
             openai = openai.with_api_key("");
@@ -139,6 +141,9 @@ impl LlmClient {
 
     fn reply(&self, response: CreateChatCompletionResponse, started: Instant, attempts: u32) -> Reply {
         let text = response.choices.into_iter().next().and_then(|c| c.message.content).unwrap_or_default();
+        // A provider may echo the key even in a good reply; nothing downstream (the
+        // prompt's history, the run directory, the terminal) must see it.
+        let text = self.config.redact(&text);
         let usage = response
             .usage
             .map(|u| Usage {
@@ -175,13 +180,11 @@ impl LlmClient {
             OpenAIError::Reqwest(e) if e.is_timeout() => {
                 LlmError::Timeout { provider, secs: self.config.timeout.as_secs_f64(), attempts }
             }
+            OpenAIError::Reqwest(e) if e.is_connect() => {
+                LlmError::Unreachable { provider, message: "connection refused or no route".to_string() }
+            }
             OpenAIError::Reqwest(e) => {
-                let message = if e.is_connect() {
-                    "connection refused or no route".to_string()
-                } else {
-                    self.config.redact(&e.to_string())
-                };
-                LlmError::Unreachable { provider, message }
+                LlmError::Broken { provider, message: self.config.redact(&crate::error_text::full_message(&e)) }
             }
             OpenAIError::JSONDeserialize(e, content) => {
                 let head: String = content.chars().take(200).collect();

@@ -130,12 +130,9 @@ impl LlmConfig {
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         if let Some(key) = self.api_key.as_deref().filter(|k| k.len() >= 6) {
-            out = out.replace(key, "[key]");
+            out = out.replace(key, crate::secrets::REDACTED);
         }
-        match regex::Regex::new(r"\b(sk|pk|rk)-[A-Za-z0-9_\-\*]{4,}") {
-            Ok(shaped) => shaped.replace_all(&out, "[key]").into_owned(),
-            Err(_) => out,
-        }
+        crate::secrets::redact(&out).into_owned()
     }
 }
 

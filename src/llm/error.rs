@@ -37,6 +37,11 @@ pub enum LlmError {
     Timeout { provider: String, secs: f64, attempts: u32 },
     #[error("cannot reach {provider}: {message}; is the server running and is --base-url right?")]
     Unreachable { provider: String, message: String },
+    /// Connected, but the exchange broke off (a reset, a cut or garbled body).
+    #[error(
+        "the exchange with {provider} broke off ({message}); try again, and check any proxy between codeact and the server"
+    )]
+    Broken { provider: String, message: String },
     #[error(
         "{provider}'s reply is not an OpenAI chat completion ({message}); is --base-url an OpenAI-compatible /v1 endpoint?"
     )]

@@ -14,8 +14,9 @@ use rustyline::error::ReadlineError;
 use rustyline::{Editor, history::DefaultHistory};
 
 use crate::error_text::full_message;
-use crate::sandbox::{CancelHandle, RunResult};
+use crate::sandbox::{CancelHandle, LISTED_ACTIONS, RunResult};
 use crate::session::Session;
+use crate::terminal::clean;
 use helper::ReplHelper;
 
 /// The meta-commands, with what they do (`:help` prints this).
@@ -42,24 +43,28 @@ pub fn default_history_file() -> Option<PathBuf> {
 
 /// Shows a snippet's result the way a person at a prompt wants it.
 pub fn show(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
-    out.write_all(result.output.as_bytes())?;
-    for a in &result.actions {
-        let args = a.args.join(", ");
+    out.write_all(clean(&result.output).as_bytes())?;
+    let (listed, more) = result.listed_actions(LISTED_ACTIONS);
+    for a in listed {
+        let args = clean(&a.args.join(", ")).into_owned();
         let how = if a.succeeded() { "ok" } else { "failed" };
         writeln!(out, "  · {}({args}) {how} ({:.0} ms)", a.tool, a.duration_ms)?;
     }
+    if let Some(more) = more {
+        writeln!(out, "  · {more}")?;
+    }
     if let Some(v) = &result.value {
-        writeln!(out, "{v}")?;
+        writeln!(out, "{}", clean(v))?;
     }
     if let Some(e) = &result.error {
-        writeln!(out, "error: {e}")?;
+        writeln!(out, "error: {}", clean(&e.to_string()))?;
     }
     if let Some(c) = &result.completion {
         let how = if c.success { "success" } else { "failure" };
         writeln!(
             out,
             "completed ({how}){}",
-            if c.reason.is_empty() { String::new() } else { format!(": {}", c.reason) }
+            if c.reason.is_empty() { String::new() } else { format!(": {}", clean(&c.reason)) }
         )?;
     }
     Ok(())
@@ -141,8 +146,8 @@ fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: 
         }
         "tools" => write!(out, "{}", session.describe_tools()),
         "state" => match session.observe(false) {
-            Ok(obs) => write!(out, "{}", obs.screen_text()),
-            Err(e) => writeln!(out, "error: {}", full_message(&e)),
+            Ok(obs) => write!(out, "{}", clean(&obs.screen_text())),
+            Err(e) => writeln!(out, "error: {}", clean(&full_message(&e))),
         },
         "screenshot" => {
             *shots += 1;
@@ -160,7 +165,7 @@ fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: 
                 let _ = writeln!(out, "(no variables; ui_state and phone_state are always there)");
             }
             for (name, value) in vars {
-                let _ = writeln!(out, "  {name} = {value}");
+                let _ = writeln!(out, "  {name} = {}", clean(&value));
             }
             Ok(())
         }

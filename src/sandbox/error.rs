@@ -90,18 +90,20 @@ impl RunError {
     /// An error at `pos` in `code` (no position: none is shown).
     pub(crate) fn at(message: String, kind: ErrorKind, pos: rhai::Position, code: &str) -> Self {
         let line = pos.line();
-        Self {
-            message,
-            line,
-            column: pos.position(),
-            source_line: line.and_then(|l| code.lines().nth(l.saturating_sub(1))).map(str::to_string),
-            kind,
-        }
+        let source_line = line.and_then(|l| code.lines().nth(l.saturating_sub(1)));
+        let (source_line, column) = match (source_line, pos.position()) {
+            (Some(src), column) => {
+                let (shown, column) = window(src, column);
+                (Some(shown), column)
+            }
+            (None, column) => (None, column),
+        };
+        Self { message: bounded(message), line, column, source_line, kind }
     }
 
     /// An error with no place in the code.
     pub(crate) fn plain(message: impl Into<String>, kind: ErrorKind) -> Self {
-        Self { message: message.into(), line: None, column: None, source_line: None, kind }
+        Self { message: bounded(message.into()), line: None, column: None, source_line: None, kind }
     }
 
     /// A parse error, with what Rhai says is wrong.
@@ -124,4 +126,40 @@ pub(crate) fn strip_position(message: &str) -> String {
         Some(i) if message.ends_with(')') => message[..i].to_string(),
         _ => message.to_string(),
     }
+}
+
+/// The most of an error message that is kept: a script can throw a megabyte, and
+/// the message goes to a terminal, a trajectory and the model.
+pub const MESSAGE_BYTES: usize = 4096;
+
+/// `message`, cut at [`MESSAGE_BYTES`] with a note.
+fn bounded(mut message: String) -> String {
+    if message.len() > MESSAGE_BYTES {
+        let mut cut = MESSAGE_BYTES;
+        while !message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let total = message.len();
+        message.truncate(cut);
+        message.push_str(&format!(" [error cut: {total} bytes]"));
+    }
+    message
+}
+
+/// Characters of a source line shown under an error, at most.
+const LINE_CHARS: usize = 160;
+
+/// A long source line cut to the part around `column` (1-based, in characters),
+/// with the column as it falls in that part.
+fn window(line: &str, column: Option<usize>) -> (String, Option<usize>) {
+    let count = line.chars().count();
+    if count <= LINE_CHARS {
+        return (line.to_string(), column);
+    }
+    let at = column.unwrap_or(1).saturating_sub(1).min(count);
+    let start = at.saturating_sub(LINE_CHARS / 2).min(count.saturating_sub(LINE_CHARS));
+    let part: String = line.chars().skip(start).take(LINE_CHARS).collect();
+    let (lead, column) = if start > 0 { ("…", column.map(|c| c - start + 1)) } else { ("", column) };
+    let tail = if start + LINE_CHARS < count { "…" } else { "" };
+    (format!("{lead}{part}{tail}"), column)
 }

@@ -10,9 +10,11 @@
 //! no device and no tool.
 
 mod action;
+mod callbacks;
 mod error;
 mod limits;
 mod shared;
+mod source;
 mod worker;
 
 use std::sync::Arc;
@@ -26,10 +28,10 @@ use tokio_util::sync::CancellationToken;
 pub use action::{Action, ActionSink, Capture};
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
-pub use shared::{CancelHandle, Completion, Shared, Stopped};
+pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, Shared, Stopped};
 pub use worker::WorkerError;
 
-pub(crate) use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
+pub(crate) use shared::{STOP_COMPLETE, STOP_OPERATIONS, STOP_TIMEOUT, stop_error};
 use worker::{EngineState, Worker};
 
 /// How often (in operations) the deadline and the stop signal are checked.
@@ -66,7 +68,11 @@ pub struct RunResult {
     /// Captured `print`/`debug` output (bounded).
     pub output: String,
     pub error: Option<RunError>,
+    /// The calls the snippet made, up to [`KEPT_ACTIONS`].
     pub actions: Vec<Action>,
+    /// Calls past those, counted only.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_actions: usize,
     pub completion: Option<Completion>,
     /// The value of the snippet's last expression, when it has one (not `()`), as
     /// Rhai prints it (bounded like output).
@@ -79,6 +85,38 @@ impl RunResult {
     pub fn ok(&self) -> bool {
         self.error.is_none() && self.completion.as_ref().is_none_or(|c| c.success)
     }
+
+    /// The first `max` actions, for a listing, with the line that says how many more
+    /// calls there were ("… and 49,990 more calls"), when there were.
+    pub fn listed_actions(&self, max: usize) -> (&[Action], Option<String>) {
+        let shown = &self.actions[..self.actions.len().min(max)];
+        let hidden = self.actions.len() - shown.len() + self.more_actions;
+        let more = (hidden > 0).then(|| {
+            let calls = if hidden == 1 { "call" } else { "calls" };
+            format!("… and {} more {calls}", thousands(hidden))
+        });
+        (shown, more)
+    }
+}
+
+/// How many actions a listing shows (the REPL, `exec`, `run`, the model's feedback).
+pub const LISTED_ACTIONS: usize = 50;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// `49990` as `49,990`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// An engine being set up: limits applied, built-ins in place, host functions still
@@ -87,6 +125,7 @@ pub struct SandboxBuilder {
     engine: Engine,
     shared: Arc<Shared>,
     limits: Limits,
+    protected: std::collections::BTreeSet<String>,
 }
 
 impl SandboxBuilder {
@@ -99,13 +138,24 @@ impl SandboxBuilder {
         self.shared.clone()
     }
 
+    /// Makes `name` a function scripts may not define (a tool): a snippet that does
+    /// is refused before it runs, naming it.
+    pub fn protect(&mut self, name: &str) {
+        self.protected.insert(name.to_string());
+    }
+
     /// Starts the worker. `function_hint` is added to every "function not found"
     /// error (the session names the tools that exist).
     pub fn start(self, function_hint: String) -> Result<Sandbox, SandboxError> {
         let state = EngineState { engine: self.engine, scope: Scope::new(), lib: AST::empty() };
         let worker = Worker::start(state)?;
         self.shared.set_worker(worker.thread());
-        let judge = Judge { shared: self.shared.clone(), limits: self.limits.clone(), function_hint };
+        let judge = Judge {
+            shared: self.shared.clone(),
+            limits: self.limits.clone(),
+            function_hint,
+            protected: self.protected,
+        };
         Ok(Sandbox { worker, shared: self.shared, limits: self.limits, judge })
     }
 }
@@ -123,13 +173,15 @@ impl Sandbox {
     /// `sleep`), ready for host functions.
     pub fn builder(limits: Limits) -> Result<SandboxBuilder, SandboxError> {
         limits.validate()?;
-        let shared = Arc::new(Shared::new(limits.max_output));
+        let shared = Arc::new(Shared::new(&limits));
         let mut engine = Engine::new_raw();
         engine.register_global_module(rhai::packages::StandardPackage::new().as_shared_module());
+        callbacks::register(&mut engine);
         engine.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
         engine.set_max_modules(0);
         engine.disable_symbol("eval");
-        engine.set_max_operations(limits.max_operations);
+        // Counted by `Shared::tick` instead, callbacks of built-ins included.
+        engine.set_max_operations(0);
         engine.set_max_call_levels(limits.max_call_levels);
         engine.set_max_expr_depths(limits.max_expr_depth, limits.max_expr_depth);
         engine.set_max_string_size(limits.max_string_size);
@@ -146,12 +198,11 @@ impl Sandbox {
             None => s.print(text),
         });
         let s = shared.clone();
-        engine.on_progress(move |ops| {
-            (ops % CLOCK_EVERY == 0 && s.must_stop()).then(|| Dynamic::from(STOP_TIMEOUT.to_string()))
-        });
+        engine.on_progress(move |_| s.tick(|| ()));
         let s = shared.clone();
-        register_sleep(&mut engine, move |wanted| s.pause(wanted));
-        Ok(SandboxBuilder { engine, shared, limits })
+        register_sleep(&mut engine, s.clone(), move |wanted| s.pause(wanted));
+        let protected = ["sleep".to_string()].into();
+        Ok(SandboxBuilder { engine, shared, limits, protected })
     }
 
     /// A sandbox with no host functions (the built-ins only).
@@ -226,8 +277,10 @@ impl Sandbox {
 
     /// Parses `code` once; the result runs with [`run`](Self::run).
     pub fn compile(&self, code: &str) -> Result<Compiled, RunError> {
+        let code = source::checked(code)?;
         let source: Arc<str> = Arc::from(code);
-        let parsed = self.worker.submit(|s| s.engine.compile(code).map_err(|e| RunError::syntax(&e, code)));
+        let judge = &self.judge;
+        let parsed = self.worker.submit(|s| judge.parse(&s.engine, code));
         match parsed {
             Ok(Ok(ast)) => Ok(Compiled { ast: Arc::new(ast), source }),
             Ok(Err(e)) => Err(e),
@@ -248,9 +301,12 @@ impl Sandbox {
     pub fn eval(&mut self, code: &str) -> RunResult {
         let started = self.shared.begin(self.limits.timeout());
         let judge = &self.judge;
-        let ran = self.worker.submit(|s| match s.engine.compile(code) {
-            Ok(ast) => execute(s, &ast, judge, code),
-            Err(e) => (Some(RunError::syntax(&e, code)), None),
+        let ran = self.worker.submit(|s| match source::checked(code) {
+            Ok(code) => match judge.parse(&s.engine, code) {
+                Ok(ast) => execute(s, &ast, judge, code),
+                Err(e) => (Some(e), None),
+            },
+            Err(e) => (Some(e), None),
         });
         self.finish(started, ran)
     }
@@ -261,8 +317,9 @@ impl Sandbox {
             Ok(pair) => pair,
             Err(e) => (Some(RunError::plain(e.to_string(), ErrorKind::Crashed)), None),
         };
-        let (output, actions, completion) = self.shared.collect();
-        RunResult { output, error, actions, completion, value, duration_ms: started.elapsed().as_secs_f64() * 1000.0 }
+        let (output, actions, more_actions, completion) = self.shared.collect();
+        let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        RunResult { output, error, actions, more_actions, completion, value, duration_ms }
     }
 }
 
@@ -274,6 +331,13 @@ fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Opti
     program.clear_statements();
     s.lib = program;
     dedupe(&mut s.scope);
+    // A stop that a built-in swallowed (or that came as the snippet ended) still
+    // ends it as that stop.
+    let out = match (out, judge.shared.halted()) {
+        (Err(e), _) if matches!(e.unwrap_inner(), EvalAltResult::ErrorTerminated(..)) => Err(e),
+        (_, Some(token)) => Err(stop_error(token)),
+        (out, None) => out,
+    };
     match out {
         Ok(v) => (None, (!v.is_unit()).then(|| shown(&v, judge.limits.max_output))),
         Err(e) => (judge.error(&e, source), None),
@@ -285,9 +349,23 @@ struct Judge {
     shared: Arc<Shared>,
     limits: Limits,
     function_hint: String,
+    /// Functions a script may not define (the tools, `sleep`).
+    protected: std::collections::BTreeSet<String>,
 }
 
 impl Judge {
+    /// Parses `code`, refusing a `fn` that would take a tool's name: it would
+    /// replace the tool for the rest of the session (a script's own `complete` would
+    /// make the agent's never end a run).
+    fn parse(&self, engine: &Engine, code: &str) -> Result<AST, RunError> {
+        let ast = engine.compile(code).map_err(|e| RunError::syntax(&e, code))?;
+        let shadowed = ast.iter_functions().find(|f| self.protected.contains(f.name)).map(|f| f.name.to_string());
+        match shadowed {
+            None => Ok(ast),
+            Some(name) => Err(shadowing(&name, code)),
+        }
+    }
+
     fn error(&self, e: &EvalAltResult, code: &str) -> Option<RunError> {
         let inner = e.unwrap_inner();
         let l = &self.limits;
@@ -304,6 +382,10 @@ impl Judge {
                 }
             }
             EvalAltResult::ErrorTooManyOperations(_) => (
+                format!("the snippet exceeded {} operations (an endless loop?)", l.max_operations),
+                ErrorKind::Limit { limit: Limit::Operations },
+            ),
+            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_OPERATIONS => (
                 format!("the snippet exceeded {} operations (an endless loop?)", l.max_operations),
                 ErrorKind::Limit { limit: Limit::Operations },
             ),
@@ -341,10 +423,30 @@ impl Judge {
     }
 }
 
+/// The error for a `fn` named like a tool, at its definition.
+fn shadowing(name: &str, code: &str) -> RunError {
+    let message = format!(
+        "`fn {name}` would replace the tool {name}(), which scripts cannot redefine; give your function another name"
+    );
+    let pattern = format!(r"\bfn\s+{}\s*\(", regex::escape(name));
+    let found = regex::Regex::new(&pattern).ok().and_then(|re| re.find(code));
+    let mut e = RunError::plain(message, ErrorKind::Syntax);
+    if let Some(m) = found {
+        let before = &code[..m.start()];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        e.line = Some(line);
+        e.column = Some(code[line_start..m.start()].chars().count() + 1);
+        e.source_line = code[line_start..].lines().next().map(str::to_string);
+    }
+    e
+}
+
 /// True when `code` fails to parse only because it stops early (an open block, a
 /// missing operand, an unterminated string): the REPL then reads another line.
 pub fn is_incomplete(code: &str) -> bool {
     use rhai::{LexError, ParseErrorType as P};
+    let Ok(code) = source::checked(code) else { return false };
     let engine = Engine::new_raw();
     let Err(e) = engine.compile(code) else { return false };
     // At the end means past the last character that is not white space.
@@ -401,6 +503,7 @@ fn dedupe(scope: &mut Scope<'static>) {
 /// `pause` (which ends at the deadline or a cancel), and replaces any earlier one.
 pub(crate) fn register_sleep(
     engine: &mut Engine,
+    shared: Arc<Shared>,
     pause: impl Fn(Duration) -> Result<(), Stopped> + Send + Sync + Clone + 'static,
 ) {
     let wait = move |secs: f64| -> Result<(), Box<EvalAltResult>> {
@@ -409,9 +512,9 @@ pub(crate) fn register_sleep(
         }
         let wanted = Duration::from_secs_f64(secs.min(86_400.0));
         let until = Instant::now() + wanted;
-        pause(wanted).map_err(|_| stop_error(STOP_TIMEOUT))?;
+        pause(wanted).map_err(|_| shared.stop(STOP_TIMEOUT))?;
         // The pause ended at the deadline before the sleep was over.
-        if Instant::now() < until { Err(stop_error(STOP_TIMEOUT)) } else { Ok(()) }
+        if Instant::now() < until { Err(shared.stop(STOP_TIMEOUT)) } else { Ok(()) }
     };
     let w = wait.clone();
     engine.register_fn("sleep", move |secs: f64| w(secs));
@@ -447,6 +550,20 @@ mod tests {
         assert!(e.to_string().contains('^'));
         let r = sb.eval("loop {}");
         assert_eq!(r.error.unwrap().kind, ErrorKind::Limit { limit: Limit::Operations });
+    }
+
+    #[test]
+    fn operations_inside_callbacks_count_toward_the_limit() {
+        let mut sb = Sandbox::new(Limits { max_operations: 100_000, ..Limits::default() }).unwrap();
+        for code in [
+            "let a = []; for i in 0..2000 { a.push(i); } a.map(|x| { let s = 0; for j in 0..100 { s += j; } s })",
+            "let a = []; for i in 0..2000 { a.push(i); } a.filter(|x| { let s = 0; for j in 0..100 { s += j; } s > 0 })",
+            "let a = []; for i in 0..2000 { a.push(i); } a.reduce(|r, x| { let s = 0; for j in 0..100 { s += j; } s })",
+        ] {
+            let r = sb.eval(code);
+            assert_eq!(r.error.map(|e| e.kind), Some(ErrorKind::Limit { limit: Limit::Operations }), "{code}");
+        }
+        assert!(sb.eval("let a = [1, 2, 3]; a.map(|x| x * 2)").ok(), "small callbacks are fine");
     }
 
     #[test]

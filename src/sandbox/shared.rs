@@ -8,6 +8,7 @@
 //! Ctrl-C) stops only the snippet that runs. Waits park the worker thread and are
 //! woken by a cancel, so nothing polls.
 
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,17 @@ use super::action::{Action, ActionSink, Capture};
 /// The token a limit hit, a cancel or `complete()` stops a script with.
 pub(crate) const STOP_TIMEOUT: &str = "codeact:timeout";
 pub(crate) const STOP_COMPLETE: &str = "codeact:complete";
+pub(crate) const STOP_OPERATIONS: &str = "codeact:operations";
+
+/// The actions one snippet keeps (and hands to the sink, a trajectory): a loop of
+/// cheap calls must not fill the memory or the disk. Calls past it are counted.
+pub const KEPT_ACTIONS: usize = 1000;
+
+/// Why a snippet must stop at its next operation (kept in [`Shared::halt`]).
+const RUNNING: u8 = 0;
+const HALT_COMPLETE: u8 = 1;
+const HALT_TIMEOUT: u8 = 2;
+const HALT_OPERATIONS: u8 = 3;
 
 /// How a snippet ended when it called `complete()`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -64,6 +76,18 @@ pub struct Shared {
     worker: OnceLock<std::thread::Thread>,
     max_output: usize,
     sink: Mutex<Option<ActionSink>>,
+    /// Operations the snippet has run, callbacks of built-ins included: Rhai counts
+    /// a callback's operations on a copy of its counter and forgets them, so the
+    /// sandbox counts every operation itself.
+    ops: AtomicU64,
+    max_operations: u64,
+    /// Calls past [`KEPT_ACTIONS`] in this snippet.
+    more_actions: AtomicU64,
+    /// Set once the snippet must stop (a limit, a cancel, `complete()`), kept until
+    /// the next snippet begins: every later operation stops it again, so a built-in
+    /// that swallows the first stop (rhai's `sort` and `dedup` with a comparer) cannot
+    /// let the script run on.
+    halt: AtomicU8,
 }
 
 impl std::fmt::Debug for Shared {
@@ -82,7 +106,7 @@ pub(crate) fn stop_error(token: &str) -> Box<EvalAltResult> {
 }
 
 impl Shared {
-    pub(crate) fn new(max_output: usize) -> Self {
+    pub(crate) fn new(limits: &super::Limits) -> Self {
         let now = Instant::now();
         Self {
             output: Mutex::new(Output { text: String::new(), cut: false }),
@@ -94,8 +118,12 @@ impl Shared {
             session_stop: Mutex::new(CancellationToken::new()),
             snippet_stop: Mutex::new(CancellationToken::new()),
             worker: OnceLock::new(),
-            max_output,
+            max_output: limits.max_output,
             sink: Mutex::new(None),
+            ops: AtomicU64::new(0),
+            more_actions: AtomicU64::new(0),
+            max_operations: limits.max_operations,
+            halt: AtomicU8::new(RUNNING),
         }
     }
 
@@ -108,20 +136,25 @@ impl Shared {
         let started = Instant::now();
         *lock(&self.output) = Output { text: String::new(), cut: false };
         lock(&self.actions).clear();
+        self.more_actions.store(0, Ordering::Relaxed);
         *lock(&self.completion) = None;
         *lock(&self.failure) = None;
         *lock(&self.started) = started;
         *lock(&self.deadline) = started + timeout;
+        self.ops.store(0, Ordering::Relaxed);
+        self.halt.store(RUNNING, Ordering::Relaxed);
         // A child of the session's token: a session stopped before this snippet
         // started stops it at once (no cancel can slip in between).
         *lock(&self.snippet_stop) = lock(&self.session_stop).child_token();
         started
     }
 
-    /// What the snippet printed, its actions and its completion, taken out.
-    pub(crate) fn collect(&self) -> (String, Vec<Action>, Option<Completion>) {
+    /// What the snippet printed, its actions (with how many more were only counted)
+    /// and its completion, taken out.
+    pub(crate) fn collect(&self) -> (String, Vec<Action>, usize, Option<Completion>) {
         let output = std::mem::take(&mut lock(&self.output).text);
-        (output, std::mem::take(&mut *lock(&self.actions)), lock(&self.completion).take())
+        let more = self.more_actions.swap(0, Ordering::Relaxed) as usize;
+        (output, std::mem::take(&mut *lock(&self.actions)), more, lock(&self.completion).take())
     }
 
     pub(crate) fn failure(&self) -> Option<HostFailure> {
@@ -150,6 +183,7 @@ impl Shared {
     }
 
     /// Records a tool call that started at `started`, and hands it to the sink.
+    /// Past [`KEPT_ACTIONS`] in one snippet a call is only counted.
     pub fn record(
         &self,
         tool: &str,
@@ -172,10 +206,15 @@ impl Shared {
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
             capture,
         };
+        let mut actions = lock(&self.actions);
+        if actions.len() >= KEPT_ACTIONS {
+            self.more_actions.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         if let Some(sink) = lock(&self.sink).as_mut() {
             sink(&action);
         }
-        lock(&self.actions).push(action);
+        actions.push(action);
     }
 
     /// The error a failed host call hands the script: `message`, remembered as this
@@ -223,10 +262,58 @@ impl Shared {
         }
     }
 
-    /// Ends the snippet as `complete(success, reason)` asked.
+    /// Ends the snippet as `complete(success, reason)` asked. The first call counts:
+    /// a second one (after a built-in swallowed the first stop) changes nothing.
     pub fn complete(&self, success: bool, reason: &str) -> Box<EvalAltResult> {
-        *lock(&self.completion) = Some(Completion { success, reason: reason.to_string() });
-        stop_error(STOP_COMPLETE)
+        lock(&self.completion).get_or_insert_with(|| Completion { success, reason: reason.to_string() });
+        self.stop(STOP_COMPLETE)
+    }
+
+    /// The error that ends the snippet with `token` (scripts cannot catch it), also
+    /// kept so that every later operation ends it again.
+    pub(crate) fn stop(&self, token: &str) -> Box<EvalAltResult> {
+        let halt = match token {
+            STOP_COMPLETE => HALT_COMPLETE,
+            STOP_OPERATIONS => HALT_OPERATIONS,
+            _ => HALT_TIMEOUT,
+        };
+        let _ = self.halt.compare_exchange(RUNNING, halt, Ordering::Relaxed, Ordering::Relaxed);
+        stop_error(token)
+    }
+
+    /// Why the snippet was told to stop, if it was (the token it was stopped with).
+    pub(crate) fn halted(&self) -> Option<&'static str> {
+        match self.halt.load(Ordering::Relaxed) {
+            RUNNING => None,
+            HALT_COMPLETE => Some(STOP_COMPLETE),
+            HALT_OPERATIONS => Some(STOP_OPERATIONS),
+            _ => Some(STOP_TIMEOUT),
+        }
+    }
+
+    /// Called by the engine at every operation: counts it, and says with which
+    /// token the snippet must stop (past `max_operations`, once halted, or every
+    /// [`CLOCK_EVERY`](super::CLOCK_EVERY) operations past the deadline or after a
+    /// cancel). `now_and_then` runs just before that clock check (the worker looks
+    /// for a cancel on its pipe there).
+    pub(crate) fn tick(&self, now_and_then: impl FnOnce()) -> Option<Dynamic> {
+        let n = self.ops.load(Ordering::Relaxed) + 1;
+        self.ops.store(n, Ordering::Relaxed);
+        let halted = self.halted().or_else(|| {
+            if n > self.max_operations {
+                self.halt.store(HALT_OPERATIONS, Ordering::Relaxed);
+                return Some(STOP_OPERATIONS);
+            }
+            if !n.is_multiple_of(super::CLOCK_EVERY) {
+                return None;
+            }
+            now_and_then();
+            self.must_stop().then(|| {
+                self.halt.store(HALT_TIMEOUT, Ordering::Relaxed);
+                STOP_TIMEOUT
+            })
+        });
+        halted.map(|token| Dynamic::from(token.to_string()))
     }
 
     /// Stops the snippet that runs now, at its next operation or wait.

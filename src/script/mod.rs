@@ -23,7 +23,9 @@ pub enum ScriptError {
     },
     #[error("--var {0:?} is not KEY=VALUE")]
     VarNotKeyValue(String),
-    #[error("--var {var:?}: {key:?} is not a variable name (letters, digits and _, not starting with a digit)")]
+    #[error(
+        "--var {var:?}: {key:?} is not a variable name: use ASCII letters, digits and _ (not starting with a digit), and no keyword such as `let` or `fn`"
+    )]
     VarName { var: String, key: String },
     #[error("two scripts are named {stem:?}: give each its own name so --trajectory {} can hold both", .dir.display())]
     SameName { stem: String, dir: PathBuf },
@@ -69,14 +71,22 @@ pub fn parse_vars(vars: &[String]) -> Result<Vec<(String, Dynamic)>, ScriptError
     vars.iter()
         .map(|var| {
             let (key, value) = var.split_once('=').ok_or_else(|| ScriptError::VarNotKeyValue(var.clone()))?;
-            let ok_name = key.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-                && key.chars().all(|c| c.is_alphanumeric() || c == '_');
-            if !ok_name {
+            if !is_variable_name(key) {
                 return Err(ScriptError::VarName { var: var.clone(), key: key.to_string() });
             }
             Ok((key.to_string(), typed_value(value)))
         })
         .collect()
+}
+
+/// A name Rhai takes for a variable: ASCII letters, digits and `_`, not starting
+/// with a digit, at least one letter, and not a keyword (the parser is asked).
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().any(|c| c.is_ascii_alphabetic())
+        && rhai::Engine::new_raw().compile(format!("let {name} = ();")).is_ok()
 }
 
 /// A `--var KEY=VALUE` value typed as a script expects: whole numbers, decimals and
@@ -96,7 +106,11 @@ fn typed_value(value: &str) -> Dynamic {
 
 /// Parses each script without running it (no device): the errors, per script.
 pub fn check(scripts: &[Script], limits: &Limits) -> Result<Vec<Option<RunError>>, ScriptError> {
-    let sandbox = Sandbox::new(limits.clone())?;
+    let mut builder = Sandbox::builder(limits.clone())?;
+    for tool in crate::tools::names() {
+        builder.protect(tool);
+    }
+    let sandbox = builder.start(String::new())?;
     Ok(scripts.iter().map(|s| sandbox.compile(&s.code).err()).collect())
 }
 
@@ -114,8 +128,12 @@ impl Report {
     /// The report as a JUnit test case: what it printed, then its action log.
     pub fn junit_case(&self) -> Case {
         let mut log = self.result.output.clone();
-        for a in &self.result.actions {
+        let (listed, more) = self.result.listed_actions(crate::sandbox::LISTED_ACTIONS);
+        for a in listed {
             log.push_str(&format!("{:.1} ms {}\n", a.duration_ms, a.summary()));
+        }
+        if let Some(more) = more {
+            log.push_str(&format!("{more}\n"));
         }
         Case {
             name: self.script.name(),
@@ -202,6 +220,7 @@ fn finish_trajectory(
         output: &result.output,
         error: result.error.as_ref(),
         completion: result.completion.as_ref(),
+        more_actions: result.more_actions,
     });
     let summary = serde_json::json!({
         "script": script.path.display().to_string(),
@@ -226,7 +245,10 @@ mod tests {
         assert_eq!(vars[0].1.clone().into_string().ok().as_deref(), Some("张三"));
         assert_eq!(vars[1].1.as_int(), Ok(3));
         assert_eq!(vars[2].1.as_bool(), Ok(true));
-        assert!(matches!(parse_vars(&["2x=1".into()]), Err(ScriptError::VarName { .. })));
+        for bad in ["2x=1", "变量=2", "let=1", "fn=1", "_=1", "a-b=1", "a b=1", "=1", "x;y=1"] {
+            assert!(matches!(parse_vars(&[bad.into()]), Err(ScriptError::VarName { .. })), "{bad}");
+        }
+        assert!(parse_vars(&["_count=1".into(), "x2=1".into()]).is_ok());
         assert!(matches!(parse_vars(&["novalue".into()]), Err(ScriptError::VarNotKeyValue(_))));
     }
 }

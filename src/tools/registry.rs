@@ -17,7 +17,7 @@ use super::context::{SharedContext, ToolContext, lock};
 use super::error::ToolError;
 use crate::error_text::full_message;
 use crate::isolation::{Param, ToolSignature};
-use crate::sandbox::{Capture, FailureKind, Shared};
+use crate::sandbox::{Capture, FailureKind, STOP_TIMEOUT, Shared};
 
 type ScriptResult<T> = Result<T, Box<EvalAltResult>>;
 
@@ -165,6 +165,10 @@ pub(crate) fn call<T>(
     args: Vec<String>,
     body: impl FnOnce(&mut ToolContext) -> Result<T, ToolError>,
 ) -> ScriptResult<T> {
+    // Nothing starts once the snippet must stop.
+    if shared.must_stop() {
+        return Err(shared.stop(STOP_TIMEOUT));
+    }
     let started = Instant::now();
     let deadline = started + shared.time_left();
     let mut c = lock(ctx);
@@ -172,22 +176,22 @@ pub(crate) fn call<T>(
     let result = c.bounded(deadline, body);
     let capture = std::mem::take(&mut c.capture);
     drop(c);
+    // A call that ended at the deadline or by a cancel ends the snippet as the limit
+    // or the cancel, whatever the device said meanwhile ("timed out" would blame the
+    // phone). The action keeps what the call itself said.
+    let stopped = shared.must_stop() || matches!(result, Err(ToolError::Stopped));
+    let outcome = match &result {
+        Ok(_) => Ok(()),
+        Err(e) if stopped => {
+            Err((if shared.cancelled() { FailureKind::Cancelled } else { FailureKind::TimeLimit }, full_message(e)))
+        }
+        Err(e) => Err((e.kind(), full_message(e))),
+    };
+    shared.record(tool, args, outcome, started, capture);
     match result {
-        Ok(value) => {
-            shared.record(tool, args, Ok(()), started, capture);
-            Ok(value)
-        }
-        Err(e) => {
-            let (mut kind, mut message) = (e.kind(), full_message(&e));
-            // A call that ran out of time failed because of the limit, whatever the
-            // device said about it.
-            if Instant::now() >= deadline && kind != FailureKind::Cancelled {
-                kind = FailureKind::TimeLimit;
-                message.push_str(" (stopped at the snippet's time limit)");
-            }
-            shared.record(tool, args, Err((kind, message.clone())), started, capture);
-            Err(shared.fail(tool, kind, format!("{tool}: {message}")))
-        }
+        _ if stopped => Err(shared.stop(STOP_TIMEOUT)),
+        Ok(value) => Ok(value),
+        Err(e) => Err(shared.fail(tool, e.kind(), format!("{tool}: {}", full_message(&e)))),
     }
 }
 
@@ -202,8 +206,11 @@ pub(crate) fn state_value(ctx: &SharedContext, shared: &Shared, phone: bool) -> 
     let generation = c.generation();
     drop(c);
     let value = value.map_err(|e| {
-        let kind = if Instant::now() >= deadline { FailureKind::TimeLimit } else { FailureKind::Device };
-        shared.fail(name, kind, format!("reading {name}: {}", full_message(&e)))
+        if shared.must_stop() {
+            shared.stop(STOP_TIMEOUT)
+        } else {
+            shared.fail(name, FailureKind::Device, format!("reading {name}: {}", full_message(&e)))
+        }
     });
     (generation, value)
 }

@@ -26,6 +26,8 @@ pub enum SelectorError {
     WrongType { key: String, expected: &'static str, found: String },
     #[error("index must be ≥ 0")]
     NegativeIndex,
+    #[error("the pattern ({0} characters) compiles to more than 1 MiB; use a shorter pattern or fewer repetitions")]
+    PatternTooLarge(usize),
 }
 
 /// A compiled selector.
@@ -64,11 +66,21 @@ enum Pattern {
     Exact(String),
 }
 
+/// The most memory one selector pattern may compile to (and its matcher may cache):
+/// a pattern like `(\w{1000}){1000}` is refused in milliseconds instead of taking
+/// seconds and gigabytes.
+const PATTERN_BYTES: usize = 1 << 20;
+
 impl Pattern {
-    fn new(p: &str) -> Self {
-        match Regex::new(&format!("^(?:{p})$")) {
-            Ok(r) => Pattern::Regex(r),
-            Err(_) => Pattern::Exact(p.to_string()),
+    fn new(p: &str) -> Result<Self, SelectorError> {
+        let built = regex::RegexBuilder::new(&format!("^(?:{p})$"))
+            .size_limit(PATTERN_BYTES)
+            .dfa_size_limit(PATTERN_BYTES)
+            .build();
+        match built {
+            Ok(r) => Ok(Pattern::Regex(r)),
+            Err(regex::Error::CompiledTooBig(_)) => Err(SelectorError::PatternTooLarge(p.chars().count())),
+            Err(_) => Ok(Pattern::Exact(p.to_string())),
         }
     }
     fn matches(&self, s: &str) -> bool {
@@ -83,7 +95,7 @@ impl Selector {
     pub fn from_dynamic(v: &Dynamic) -> Result<Self, SelectorError> {
         if let Ok(s) = v.clone().into_immutable_string() {
             let s = s.to_string();
-            return Ok(Selector { any_text: Some(Pattern::new(&s)), shown: format!("{s:?}"), ..Self::empty() });
+            return Ok(Selector { any_text: Some(Pattern::new(&s)?), shown: format!("{s:?}"), ..Self::empty() });
         }
         let Some(map) = v.clone().try_cast::<Map>() else {
             return Err(SelectorError::NotASelector(v.type_name().to_string()));
@@ -99,10 +111,10 @@ impl Selector {
                 || value.clone().into_immutable_string().map(|s| s.to_string()).map_err(|t| wrong("a string", t));
             let flag = || value.as_bool().map_err(|t| wrong("true or false", t));
             match key.as_str() {
-                "text" => sel.text = Some(Pattern::new(&text()?)),
-                "desc" => sel.desc = Some(Pattern::new(&text()?)),
-                "id" => sel.id = Some(Pattern::new(&text()?)),
-                "class" => sel.class = Some(Pattern::new(&text()?)),
+                "text" => sel.text = Some(Pattern::new(&text()?)?),
+                "desc" => sel.desc = Some(Pattern::new(&text()?)?),
+                "id" => sel.id = Some(Pattern::new(&text()?)?),
+                "class" => sel.class = Some(Pattern::new(&text()?)?),
                 "clickable" => sel.flags.push((Flag::Clickable, flag()?)),
                 "checked" => sel.flags.push((Flag::Checked, flag()?)),
                 "enabled" => sel.flags.push((Flag::Enabled, flag()?)),

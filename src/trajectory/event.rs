@@ -106,6 +106,9 @@ pub enum Event<'a> {
         llm_ms: f64,
         device_ms: f64,
         overhead_ms: f64,
+        /// Calls past the actions a snippet keeps: counted, not recorded.
+        #[serde(skip_serializing_if = "is_zero")]
+        more_actions: usize,
     },
     Completion {
         step: usize,
@@ -124,7 +127,13 @@ pub enum Event<'a> {
         output: &'a str,
         error: Option<&'a RunError>,
         completion: Option<&'a Completion>,
+        #[serde(skip_serializing_if = "is_zero")]
+        more_actions: usize,
     },
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl<'a> Event<'a> {

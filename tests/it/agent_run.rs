@@ -252,6 +252,69 @@ fn the_api_key_is_used_but_never_written() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// Everything a run showed or wrote: stdout, stderr and every file of its directory.
+fn everything_seen(result: &Output, out: &Path) -> String {
+    let mut seen = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(result).as_str();
+    for entry in walk(&run_dir(out)) {
+        seen.push_str(&String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()));
+    }
+    seen
+}
+
+#[test]
+fn a_provider_that_echoes_the_key_in_any_reply_never_gets_it_shown() {
+    // A 5xx (retried; async-openai logs it), a 4xx-free good reply that repeats the key
+    // in its prose, its code and its completion, all with every log line switched on.
+    let llm = ScriptedLlm::start(vec![
+        Canned::Status(500, format!("Server error; the key was {FAKE_KEY}")),
+        reply(&format!(
+            "Your key is {FAKE_KEY}.\n```rhai\nprint(\"{FAKE_KEY}\");\nlet k = \"{FAKE_KEY}\";\ncomplete(true, `echoed ${{k}}`);\n```"
+        )),
+    ]);
+    let out = scratch("key-echo");
+    let result = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["run", "--device", "sim", "--base-url", &llm.base_url, "--model", "scripted", "--vision", "off"])
+        .args(["--out", out.to_str().unwrap_or_default(), "--save-trajectory", "action", "Echo"])
+        .env("OPENAI_API_KEY", FAKE_KEY)
+        .env("CODEACT_LOG", "trace")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("CODEACT_MODEL")
+        .env_remove("CODEACT_PERSONA")
+        .env_remove("CODEACT_CONFIG")
+        .current_dir(&out)
+        .output()
+        .expect("run codeact run");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let seen = everything_seen(&result, &out);
+    assert!(seen.contains("echoed [key]"), "the reply went through, redacted: {}", stderr(&result));
+    assert!(!seen.contains(FAKE_KEY) && !seen.contains("7f3a9c21e0"), "the key leaked");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn model_text_cannot_drive_the_terminal() {
+    // Escape sequences, a NUL and a right-to-left override in the prose, the code's
+    // output, its error and the completion: shown escaped, kept exact in the files.
+    let nasty = "\u{1b}[2J\u{1b}[31mred\u{0}\u{202e}txt";
+    // The same characters as Rhai escapes (a raw NUL in code is refused by name).
+    let escaped = r"\x1b[2J\x1b[31mred\x00\u202etxt";
+    let llm = ScriptedLlm::start(vec![
+        reply(&format!("{nasty} thinking\n```rhai\nprint(\"{escaped}\");\nthrow \"{escaped}\";\n```")),
+        reply(&format!("Done {nasty}\n```rhai\ncomplete(true, \"{escaped}\");\n```")),
+    ]);
+    let out = scratch("terminal");
+    let result = run(&llm, "sim", &out, &["--vision", "off"], "Show me");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let shown = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
+    for raw in ['\u{1b}', '\u{0}', '\u{202e}'] {
+        assert!(!shown.contains(raw), "{raw:?} reached the terminal: {shown}");
+    }
+    assert!(shown.contains("\\u{1b}[2J"), "shown escaped: {shown}");
+    let events = std::fs::read_to_string(run_dir(&out).join("events.jsonl")).unwrap_or_default();
+    assert!(events.contains("\\u001b[2J"), "the files keep the exact text");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {

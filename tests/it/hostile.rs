@@ -33,6 +33,12 @@ const CASES: &[(&str, &str, &str)] = &[
     ("file_and_network", include_str!("hostile/file_and_network.rhai"), "open_file"),
     ("deep_expression", include_str!("hostile/deep_expression.rhai"), "syntax error"),
     ("wrong_types", include_str!("hostile/wrong_types.rhai"), "complete"),
+    ("swallowing_comparer", include_str!("hostile/swallowing_comparer.rhai"), "operations"),
+    ("sleepy_comparer", include_str!("hostile/sleepy_comparer.rhai"), "time limit"),
+    ("callback_work", include_str!("hostile/callback_work.rhai"), "operations"),
+    ("shadowed_builtin", include_str!("hostile/shadowed_builtin.rhai"), "cannot redefine"),
+    ("huge_error", include_str!("hostile/huge_error.rhai"), "error cut"),
+    ("nul_byte", include_str!("hostile/nul_byte.rhai"), "NUL byte"),
 ];
 
 #[test]
@@ -53,6 +59,8 @@ fn every_hostile_snippet_ends_with_a_clear_error_and_the_session_survives() {
             err.message
         );
         assert!(elapsed <= bound, "{name}: took {elapsed:?}, limit {bound:?}");
+        assert!(r.output.is_empty() || *name == "endless_print", "{name}: nothing ran past the error");
+        assert!(err.message.len() < 4096 + 64, "{name}: the error is bounded");
         if *name == "endless_print" {
             assert!(r.output.len() <= 4096 + 64, "{name}: output is bounded");
             assert!(r.output.contains("[output cut at"), "{name}: says it was cut");
@@ -75,7 +83,7 @@ const TOOL_CASES: &[(&str, &str, Option<&str>, &str)] = &[
     ("tool_wrong_types", include_str!("hostile/tool_wrong_types.rhai"), None, "input_text (i64)"),
     ("tool_bad_values", include_str!("hostile/tool_bad_values.rhai"), None, "off the screen"),
     ("tool_endless_taps", include_str!("hostile/tool_endless_taps.rhai"), None, "time limit"),
-    ("tool_long_waits", include_str!("hostile/tool_long_waits.rhai"), None, "did not appear"),
+    ("tool_long_waits", include_str!("hostile/tool_long_waits.rhai"), None, "past its time limit"),
 ];
 
 #[test]
@@ -201,4 +209,41 @@ fn exec_survives_a_snippet_that_kills_its_engine() {
     assert!(matches!(out.status.code(), Some(1 | 2)), "{:?}: {stderr}", out.status);
     assert!(stderr.contains("more than 128 MiB"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Through a session with the tools: `complete()` swallowed by a built-in still
+/// ends the snippet as it said; a script cannot redefine `complete`; a flood of
+/// tool calls is kept bounded and summed up.
+#[test]
+fn completion_tools_and_the_action_log_cannot_be_subverted() {
+    use codeact::config::{FileConfig, Flags};
+    use codeact::device::{DeviceSpec, open};
+    use codeact::sandbox::{ErrorKind, KEPT_ACTIONS, LISTED_ACTIONS};
+    use codeact::session::Session;
+
+    let flags = Flags { limits: vec!["timeout_ms=20000".into()], ..Flags::default() };
+    let mut settings = FileConfig::default().resolve(&flags).expect("settings");
+    settings.worker = crate::common::worker();
+    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
+    let mut session = Session::new(device, &settings).expect("session");
+
+    let r = session.eval(include_str!("hostile/complete_twice.rhai"));
+    let completion = r.completion.expect("completed");
+    assert_eq!((completion.success, completion.reason.as_str()), (false, "first"));
+    assert!(r.error.is_none(), "{:?}", r.error);
+
+    let r = session.eval(include_str!("hostile/shadowed_complete.rhai"));
+    let err = r.error.expect("refused");
+    assert_eq!((err.kind, err.line), (ErrorKind::Syntax, Some(3)));
+    assert!(err.message.contains("fn complete") && err.message.contains("cannot redefine"), "{}", err.message);
+    assert!(r.output.is_empty() && r.completion.is_none(), "nothing ran");
+    let r = session.eval("complete(true, \"the real one\");");
+    assert_eq!(r.completion.map(|c| c.reason), Some("the real one".to_string()), "the tool is intact");
+
+    let r = session.eval(include_str!("hostile/tool_flood.rhai"));
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!((r.actions.len(), r.more_actions), (KEPT_ACTIONS, 3000 - KEPT_ACTIONS));
+    let (listed, more) = r.listed_actions(LISTED_ACTIONS);
+    assert_eq!(listed.len(), LISTED_ACTIONS);
+    assert_eq!(more.as_deref(), Some("… and 2,950 more calls"));
 }
