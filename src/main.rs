@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // `{:#}` prints each cause once after the error: library errors never
             // repeat their source in their own message.
-            eprintln!("codeact: {}", codeact::terminal::clean(&format!("{e:#}")));
+            codeact::errln!("codeact: {}", codeact::terminal::clean(&format!("{e:#}")));
             ExitCode::from(cli::EXIT_ERROR)
         }
     }

@@ -15,7 +15,9 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Settings;
 use crate::device::{Device, DeviceError, Observation};
 use crate::isolation::{CompiledRef, Host, IsolationError, Ran, ToWorker, ToolOutcome, WorkerProcess};
-use crate::sandbox::{ActionSink, CancelHandle, Limits, RunError, RunResult, STOP_COMPLETE, SandboxError, Shared};
+use crate::sandbox::{
+    ActionSink, CancelHandle, ErrorKind, Limits, RunError, RunResult, STOP_COMPLETE, SandboxError, Shared,
+};
 use crate::tools::{self, Registered, SharedContext, ToolContext, ToolTable};
 
 /// A snippet parsed once by the session's engine, ready to run.
@@ -186,6 +188,18 @@ impl Session {
     pub fn run(&mut self, code: &Compiled, seen: &Arc<Observation>) -> RunResult {
         self.tools().set_snapshot(Some(seen.clone()));
         self.run_in_worker(|worker, host| worker.run(&code.0, host))
+    }
+
+    /// Parses and runs `code` written for `seen` in one hand-over to the engine (the
+    /// agent's step: one round trip instead of two). `Err` when it does not parse:
+    /// then nothing ran.
+    pub fn run_source(&mut self, code: &str, seen: &Arc<Observation>) -> Result<RunResult, RunError> {
+        self.tools().set_snapshot(Some(seen.clone()));
+        let result = self.run_in_worker(|worker, host| worker.eval(code, host));
+        match result.error {
+            Some(e) if e.kind == ErrorKind::Syntax => Err(e),
+            _ => Ok(result),
+        }
     }
 
     /// Runs a snippet on the phone as it is now: `ui_state` is read when the snippet

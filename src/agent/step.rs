@@ -245,8 +245,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Runs the reply's code on the observation the model saw (compiled once); no
-    /// code, or code that does not parse, runs nothing.
+    /// Runs the reply's code on the observation the model saw; no code, or code that
+    /// does not parse, runs nothing.
     fn execute(
         &mut self,
         number: usize,
@@ -260,15 +260,15 @@ impl<'a> Run<'a> {
             return StepOutcome::NoCode;
         };
         self.event(&Event::Code { step: number, code });
-        let compiled = match self.session.compile(code) {
-            Ok(compiled) => compiled,
+        // Parsed and run in one hand-over to the engine's process.
+        let result = match tokio::task::block_in_place(|| self.session.run_source(code, seen)) {
+            Ok(result) => result,
             Err(error) => {
                 self.event(&Event::ParseError { step: number, error: &error });
                 progress(Progress::Note { step: number, text: "the code does not parse; nothing ran" });
                 return StepOutcome::NotParsed(error);
             }
         };
-        let result = tokio::task::block_in_place(|| self.session.run(&compiled, seen));
         if !result.output.is_empty() || result.value.is_some() {
             self.event(&Event::Output { step: number, output: &result.output, value: result.value.as_deref() });
         }

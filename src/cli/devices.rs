@@ -15,11 +15,11 @@ impl DevicesArgs {
     pub fn list(self) -> anyhow::Result<ExitCode> {
         let devices = codeact::device::connect::list_devices(Duration::from_secs_f64(self.timeout.clamp(0.1, 600.0)))?;
         if devices.is_empty() {
-            println!("No devices attached. Connect a phone with USB debugging on, or use `--device sim`.");
+            codeact::outln!("No devices attached. Connect a phone with USB debugging on, or use `--device sim`.");
         }
         for d in devices {
             let model = if d.model.is_empty() { "-".to_string() } else { d.model };
-            println!("{}", codeact::terminal::clean(&format!("{}\t{}\t{}", d.serial, d.state, model)));
+            codeact::outln!("{}", codeact::terminal::clean(&format!("{}\t{}\t{}", d.serial, d.state, model)));
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -56,28 +56,28 @@ pub struct ExecArgs {
 fn print_report(report: &Report) {
     let result = &report.result;
     let file = report.script.path.display();
-    print!("{}", clean(&result.output));
+    codeact::out!("{}", clean(&result.output));
     let (listed, more) = result.listed_actions(codeact::sandbox::LISTED_ACTIONS);
     for a in listed {
-        eprintln!("  {:>8.1} ms  {}", a.duration_ms, clean(&a.summary()));
+        codeact::errln!("  {:>8.1} ms  {}", a.duration_ms, clean(&a.summary()));
     }
     if let Some(more) = more {
-        eprintln!("  {more}");
+        codeact::errln!("  {more}");
     }
     let verdict = report.verdict.word();
     match (&result.error, &result.completion) {
-        (Some(e), _) => eprintln!("{verdict} {file}: {}", clean(&e.to_string())),
-        (None, Some(c)) if !c.success => eprintln!("{verdict} {file}: completed as failed: {}", clean(&c.reason)),
+        (Some(e), _) => codeact::errln!("{verdict} {file}: {}", clean(&e.to_string())),
+        (None, Some(c)) if !c.success => codeact::errln!("{verdict} {file}: completed as failed: {}", clean(&c.reason)),
         (None, completion) => {
             if let Some(c) = completion {
-                println!("completed: {}", clean(&c.reason));
+                codeact::outln!("completed: {}", clean(&c.reason));
             }
             let calls = result.actions.len() + result.more_actions;
-            eprintln!("{verdict} {file} ({calls} actions, {:.0} ms)", result.duration_ms);
+            codeact::errln!("{verdict} {file} ({calls} actions, {:.0} ms)", result.duration_ms);
         }
     }
     if let Some(dir) = &report.trajectory {
-        eprintln!("  trajectory: {}", dir.display());
+        codeact::errln!("  trajectory: {}", dir.display());
     }
 }
 
@@ -92,15 +92,15 @@ impl ExecArgs {
             let mut bad = 0;
             for (s, error) in scripts.iter().zip(&errors) {
                 match error {
-                    None => println!("{}: parses", s.path.display()),
+                    None => codeact::outln!("{}: parses", s.path.display()),
                     Some(e) => {
                         bad += 1;
-                        eprintln!("{}: {}", s.path.display(), clean(&e.to_string()));
+                        codeact::errln!("{}: {}", s.path.display(), clean(&e.to_string()));
                     }
                 }
             }
             if bad > 0 {
-                eprintln!("codeact: {bad} of {} scripts do not parse", scripts.len());
+                codeact::errln!("codeact: {bad} of {} scripts do not parse", scripts.len());
                 return Ok(ExitCode::from(EXIT_ERROR));
             }
             return Ok(ExitCode::SUCCESS);
@@ -122,10 +122,15 @@ impl ExecArgs {
             return Ok(ExitCode::SUCCESS);
         }
         if let [one] = reports.as_slice() {
-            eprintln!("codeact: {} did not pass", one.script.path.display());
+            codeact::errln!("codeact: {} did not pass", one.script.path.display());
         } else {
             let names: Vec<String> = not_passed.iter().map(|r| r.script.path.display().to_string()).collect();
-            eprintln!("codeact: {} of {} scripts did not pass: {}", not_passed.len(), reports.len(), names.join(", "));
+            codeact::errln!(
+                "codeact: {} of {} scripts did not pass: {}",
+                not_passed.len(),
+                reports.len(),
+                names.join(", ")
+            );
         }
         let errored = not_passed.iter().any(|r| matches!(r.verdict, Verdict::Error { .. }));
         Ok(ExitCode::from(if errored { EXIT_ERROR } else { EXIT_FAILED }))

@@ -21,10 +21,10 @@ impl ObserveArgs {
         let mut phone = self.device.open()?;
         let obs = phone.observe()?;
         if self.json {
-            println!("{}", codeact::terminal::clean(&serde_json::to_string_pretty(&obs)?));
+            codeact::outln!("{}", codeact::terminal::clean(&serde_json::to_string_pretty(&obs)?));
         } else {
-            println!("device {}; screen {}x{}", phone.name(), obs.screen.0, obs.screen.1);
-            print!("{}", codeact::terminal::clean(&obs.screen_text()));
+            codeact::outln!("device {}; screen {}x{}", phone.name(), obs.screen.0, obs.screen.1);
+            codeact::out!("{}", codeact::terminal::clean(&obs.screen_text()));
         }
         Ok(ExitCode::SUCCESS)
     }

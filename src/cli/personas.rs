@@ -17,11 +17,11 @@ impl PersonasArgs {
     pub fn print(self) -> anyhow::Result<ExitCode> {
         if let Some(name) = self.prompt {
             let persona = Persona::load(&name)?;
-            println!("{}", codeact::agent::prompt::system(&persona, None));
+            codeact::outln!("{}", codeact::agent::prompt::system(&persona, None));
             return Ok(ExitCode::SUCCESS);
         }
         for p in Persona::built_in() {
-            println!(
+            codeact::outln!(
                 "{}: {}\n  tools:   {}\n  context: {}",
                 p.name,
                 p.description,

@@ -154,7 +154,7 @@ impl RunArgs {
             let on_signal = interrupt.clone();
             tokio::spawn(async move {
                 if tokio::signal::ctrl_c().await.is_ok() {
-                    eprintln!("\ninterrupted: finishing the run directory (Ctrl-C again to quit at once)");
+                    codeact::errln!("\ninterrupted: finishing the run directory (Ctrl-C again to quit at once)");
                     on_signal.cancel();
                     if tokio::signal::ctrl_c().await.is_ok() {
                         std::process::exit(130);
@@ -164,7 +164,7 @@ impl RunArgs {
             agent::run_task(&mut session, &llm, &persona, &options, &interrupt, &mut print_progress).await
         })?;
         if self.json {
-            println!("{}", clean(&serde_json::to_string_pretty(&summary)?));
+            codeact::outln!("{}", clean(&serde_json::to_string_pretty(&summary)?));
         } else {
             let how = match summary.outcome {
                 Outcome::Success => "success",
@@ -172,7 +172,7 @@ impl RunArgs {
                 Outcome::Interrupted => "interrupted",
                 Outcome::Error => "error",
             };
-            println!(
+            codeact::outln!(
                 "{how} after {} step{} ({:.1} s, {} tokens): {}",
                 summary.steps,
                 if summary.steps == 1 { "" } else { "s" },
@@ -180,8 +180,8 @@ impl RunArgs {
                 summary.tokens.total_tokens,
                 clean(&summary.reason)
             );
-            println!("run directory: {}", summary.run_dir.display());
-            println!("replay: {}", summary.replay);
+            codeact::outln!("run directory: {}", summary.run_dir.display());
+            codeact::outln!("replay: {}", summary.replay);
         }
         Ok(ExitCode::from(summary.outcome.exit_code()))
     }

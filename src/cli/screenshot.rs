@@ -22,7 +22,7 @@ impl ScreenshotArgs {
         let mut phone = self.device.open()?;
         let png = phone.screenshot()?;
         std::fs::write(&self.out, &png).with_context(|| format!("cannot write {}", self.out.display()))?;
-        println!("{} ({} bytes) from {}", self.out.display(), png.len(), phone.name());
+        codeact::outln!("{} ({} bytes) from {}", self.out.display(), png.len(), phone.name());
         Ok(ExitCode::SUCCESS)
     }
 }

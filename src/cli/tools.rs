@@ -20,9 +20,9 @@ impl ToolsArgs {
         let persona = self.persona.as_deref().map(Persona::load).transpose()?;
         let allowed = |t: &str| persona.as_ref().is_none_or(|p| p.allows(t));
         if self.markdown {
-            print!("{}", codeact::tools::markdown_table(&allowed));
+            codeact::out!("{}", codeact::tools::markdown_table(&allowed));
         } else {
-            print!("{}", codeact::tools::describe(&allowed));
+            codeact::out!("{}", codeact::tools::describe(&allowed));
         }
         Ok(ExitCode::SUCCESS)
     }

@@ -87,7 +87,7 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         if let Err(e) = editor.load_history(path)
             && path.exists()
         {
-            eprintln!("(history {} not loaded: {e})", path.display());
+            crate::errln!("(history {} not loaded: {e})", path.display());
         }
     }
     cancel_on_ctrl_c(session.cancel_handle());
@@ -128,7 +128,7 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
     if let Some(path) = &history {
         let saved = path.parent().map_or(Ok(()), std::fs::create_dir_all).map_err(ReadlineError::from);
         if let Err(e) = saved.and_then(|()| editor.save_history(path)) {
-            eprintln!("(history not saved to {}: {e})", path.display());
+            crate::errln!("(history not saved to {}: {e})", path.display());
         }
     }
     Ok(())
