@@ -14,6 +14,7 @@ mod callbacks;
 mod error;
 mod limits;
 mod shared;
+mod sized;
 mod source;
 mod worker;
 
@@ -177,6 +178,7 @@ impl Sandbox {
         let mut engine = Engine::new_raw();
         engine.register_global_module(rhai::packages::StandardPackage::new().as_shared_module());
         callbacks::register(&mut engine);
+        sized::register(&mut engine);
         engine.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
         engine.set_max_modules(0);
         engine.disable_symbol("eval");

@@ -25,12 +25,13 @@ pub(crate) struct EngineState {
 }
 
 /// Why a job could not be run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WorkerError {
     #[error("cannot start the script thread")]
     Spawn,
-    #[error("the script thread crashed (a bug in codeact: please report it)")]
-    Crashed,
+    /// A panic inside the engine or a host function, with what it said.
+    #[error("the engine failed while running this snippet ({0}); please report it to codeact with the snippet")]
+    Crashed(String),
 }
 
 pub(crate) struct Worker {
@@ -64,11 +65,22 @@ impl Worker {
     pub(crate) fn submit<T: Send>(&self, job: impl FnOnce(&mut EngineState) -> T + Send) -> Result<T, WorkerError> {
         // A job that panicked left the state as it was: keep serving it.
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let state = guard.as_mut().ok_or(WorkerError::Crashed)?;
+        let state = guard.as_mut().ok_or_else(|| WorkerError::Crashed("the engine is gone".into()))?;
         self.pool
             .install(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(state))))
-            .map_err(|_| WorkerError::Crashed)
+            .map_err(|payload| WorkerError::Crashed(panic_text(payload.as_ref())))
     }
+}
+
+/// What a panic said, shortened (it becomes part of an error message).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string());
+    let short: String = text.chars().take(200).collect();
+    format!("it panicked: {short}")
 }
 
 impl Drop for Worker {

@@ -315,6 +315,41 @@ fn model_text_cannot_drive_the_terminal() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+#[test]
+fn a_reply_cut_off_mid_body_is_not_called_unreachable() {
+    use std::io::{Read, Write};
+    // A server that accepts, promises a body and hangs up halfway through it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base_url = format!("http://{}/v1", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0u8; 65536];
+            let _ = stream.read(&mut request);
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 5000\r\n\r\n{\"id\": \"x\", \"choi",
+            );
+        }
+    });
+    let out = scratch("cut-body");
+    let result = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["run", "--device", "sim", "--base-url", &base_url, "--model", "m", "--vision", "off"])
+        .args(["--out", out.to_str().unwrap_or_default(), "Anything"])
+        .env("OPENAI_API_KEY", FAKE_KEY)
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("CODEACT_MODEL")
+        .env_remove("CODEACT_PERSONA")
+        .env_remove("CODEACT_CONFIG")
+        .current_dir(&out)
+        .output()
+        .expect("run codeact run");
+    let err = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
+    assert_eq!(result.status.code(), Some(2), "{err}");
+    assert!(!err.contains("cannot reach"), "the server was reached: {err}");
+    assert!(err.contains("broke off") || err.contains("not an OpenAI chat completion"), "{err}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {

@@ -39,6 +39,7 @@ const CASES: &[(&str, &str, &str)] = &[
     ("shadowed_builtin", include_str!("hostile/shadowed_builtin.rhai"), "cannot redefine"),
     ("huge_error", include_str!("hostile/huge_error.rhai"), "error cut"),
     ("nul_byte", include_str!("hostile/nul_byte.rhai"), "NUL byte"),
+    ("replace_bomb", include_str!("hostile/replace_bomb.rhai"), "limit"),
 ];
 
 #[test]
@@ -190,6 +191,13 @@ fn a_snippet_that_kills_its_engine_is_one_error_and_the_session_goes_on() {
     assert_eq!(after.output, "2\n", "a fresh engine runs the next snippet");
     assert!(after.error.is_some_and(|e| e.message.contains("kept")), "and the old variables are gone");
     assert!(session.eval("tap(10, 10);").ok(), "the tools still work");
+
+    let r = session.eval(include_str!("hostile/self_reaching_value.rhai"));
+    let err = r.error.expect("an error");
+    assert_eq!(err.kind, ErrorKind::Crashed, "{}", err.message);
+    assert!(err.message.contains("panicked") && err.message.contains("restarted"), "{}", err.message);
+    let after = session.eval("let m = #{a: 1}; m.to_json()");
+    assert_eq!(after.value.as_deref(), Some(r#""{\"a\":1}""#), "no value stays locked: {:?}", after.error);
 }
 
 /// Through the binary: a snippet that kills its engine ends `exec` with an ordinary
