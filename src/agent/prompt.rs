@@ -65,6 +65,24 @@ const NO_CODE: &str = "Your reply had no code, so nothing ran. Answer with a sho
 const REPEATED: &str = "this is the same code as the previous step, on the same screen, and it did not finish the \
      task; try something different";
 
+/// The most of a past reply sent back in the history.
+const REPLY_BYTES: usize = 16 * 1024;
+
+/// The most of one remembered fact shown in a prompt.
+const FACT_BYTES: usize = 500;
+
+/// `text` cut at `max` bytes (on a character boundary), and whether it was cut.
+fn cut_at(text: &str, max: usize) -> (&str, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
 /// What the model is told after a snippet ran.
 pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
     let mut out = String::from("Execution result:\n");
@@ -79,16 +97,8 @@ pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
         let _ = writeln!(out, "- {more}");
     }
     if !result.output.is_empty() {
-        let mut output = result.output.as_str();
-        let mut cut = "";
-        if output.len() > OUTPUT_BYTES {
-            let mut end = OUTPUT_BYTES;
-            while !output.is_char_boundary(end) {
-                end -= 1;
-            }
-            output = &output[..end];
-            cut = "\n[output cut]";
-        }
+        let (output, cut) = cut_at(&result.output, OUTPUT_BYTES);
+        let cut = if cut { "\n[output cut]" } else { "" };
         let _ = write!(out, "Printed:\n{}{cut}\n", output.trim_end());
     }
     if let Some(v) = &result.value {
@@ -143,7 +153,12 @@ impl Prompt {
         let mut pending = format!("Task: {}\n", self.task);
         for step in history {
             msgs.push(Message { role: Role::User, text: std::mem::take(&mut pending), image_png: None });
-            msgs.push(Message { role: Role::Assistant, text: step.reply.clone(), image_png: None });
+            // A runaway reply is not sent back whole with every later request.
+            let reply = match cut_at(&step.reply, REPLY_BYTES) {
+                (kept, true) => format!("{kept}\n[reply cut at {REPLY_BYTES} bytes; its code ran as written]"),
+                (kept, false) => kept.to_string(),
+            };
+            msgs.push(Message { role: Role::Assistant, text: reply, image_png: None });
             pending = feedback(step);
         }
         let mut text = pending;
@@ -158,7 +173,8 @@ impl Prompt {
         if !now.memory.is_empty() {
             text.push_str("\nRemembered:\n");
             for m in now.memory {
-                let _ = writeln!(text, "- {m}");
+                let (kept, cut) = cut_at(m, FACT_BYTES);
+                let _ = writeln!(text, "- {kept}{}", if cut { " [cut]" } else { "" });
             }
         }
         if let Some(p) = &self.packages {
@@ -211,6 +227,19 @@ mod tests {
         assert!(hidden.iter().all(|m| m.image_png.is_none()), "no image unless asked");
         let first = prompt.messages(&[], Now { step: 1, ..now });
         assert!(first[1].text.starts_with("Task: Turn off Wi-Fi\n\nStep 1 of 15."), "{}", first[1].text);
+    }
+
+    #[test]
+    fn runaway_replies_facts_and_outputs_are_sent_back_bounded() {
+        let prompt = Prompt { system: "sys".into(), task: "t".into(), max_steps: 15, packages: None };
+        let huge = "x".repeat(1 << 20);
+        let history = [past(&huge, &huge)];
+        let memory = [huge.clone()];
+        let m = prompt.messages(&history, Now { step: 2, screen_text: "S\n", image: None, memory: &memory });
+        let total: usize = m.iter().map(|m| m.text.len()).sum();
+        assert!(total < 32 * 1024, "{total} bytes");
+        assert!(m[2].text.ends_with("[reply cut at 16384 bytes; its code ran as written]"));
+        assert!(m[3].text.contains("[output cut]") && m[3].text.contains("[cut]"));
     }
 
     #[test]

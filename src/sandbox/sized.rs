@@ -18,12 +18,18 @@ pub(crate) fn register(engine: &mut Engine) {
             replace_within_limit(&ctx, s, &find, &with)
         },
     );
-    engine.register_fn("replace", |ctx: NativeCallContext, s: &mut ImmutableString, find: ImmutableString, with: char| {
-        replace_within_limit(&ctx, s, &find, with.encode_utf8(&mut [0; 4]))
-    });
-    engine.register_fn("replace", |ctx: NativeCallContext, s: &mut ImmutableString, find: char, with: ImmutableString| {
-        replace_within_limit(&ctx, s, find.encode_utf8(&mut [0; 4]), &with)
-    });
+    engine.register_fn(
+        "replace",
+        |ctx: NativeCallContext, s: &mut ImmutableString, find: ImmutableString, with: char| {
+            replace_within_limit(&ctx, s, &find, with.encode_utf8(&mut [0; 4]))
+        },
+    );
+    engine.register_fn(
+        "replace",
+        |ctx: NativeCallContext, s: &mut ImmutableString, find: char, with: ImmutableString| {
+            replace_within_limit(&ctx, s, find.encode_utf8(&mut [0; 4]), &with)
+        },
+    );
     engine.register_fn("replace", |ctx: NativeCallContext, s: &mut ImmutableString, find: char, with: char| {
         replace_within_limit(&ctx, s, find.encode_utf8(&mut [0; 4]), with.encode_utf8(&mut [0; 4]))
     });

@@ -255,3 +255,23 @@ fn completion_tools_and_the_action_log_cannot_be_subverted() {
     assert_eq!(listed.len(), LISTED_ACTIONS);
     assert_eq!(more.as_deref(), Some("… and 2,950 more calls"));
 }
+
+/// Through the binary: a stack overflow in the engine ends `exec` with an ordinary
+/// error exit and a message that names it.
+#[test]
+fn exec_survives_a_stack_overflow_in_its_engine() {
+    let dir = std::env::temp_dir().join(format!("codeact-hostile-stack-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let script = dir.join("closure_chain.rhai");
+    std::fs::write(&script, include_str!("hostile/closure_chain.rhai")).expect("write script");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim", "--limit", "max_operations=100000000", "--limit", "max_memory_mb=4096"])
+        .arg(&script)
+        .output()
+        .expect("run codeact exec");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("stack overflow"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("dropped"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
