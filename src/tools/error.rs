@@ -43,8 +43,8 @@ pub enum ToolError {
         "ui_state[{index}] ({label}) is no longer at that index: the screen changed after the last action; call refresh() and look again"
     )]
     Stale { index: i64, label: String },
-    #[error("nothing on screen matches {selector}; visible: {visible}")]
-    NothingMatches { selector: String, visible: String },
+    #[error("nothing on screen matches {selector}{}; visible: {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
+    NothingMatches { selector: String, visible: String, closest: Option<String> },
     #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
     WaitTimedOut { selector: String, awaited: Awaited, ms: u64, cut_by_limit: bool },
     #[error("reached the end of the list without finding {0}")]

@@ -13,6 +13,7 @@
 mod app_names;
 mod arguments;
 mod catalog;
+mod closest;
 mod context;
 mod error;
 mod options;
@@ -106,7 +107,17 @@ pub fn install(
 
 /// The catalog as the prompt, `codeact tools` and the REPL print it.
 pub fn describe(allowed: &dyn Fn(&str) -> bool) -> String {
-    CATALOG.iter().filter(|t| allowed(t.name)).map(|t| format!("- {}: {}\n", t.signature, t.doc)).collect()
+    let mut out: String =
+        CATALOG.iter().filter(|t| allowed(t.name)).map(|t| format!("- {}: {}\n", t.signature, t.doc)).collect();
+    if takes_selectors(allowed) {
+        out.push_str(&select::selector_help());
+    }
+    out
+}
+
+/// True when one of the allowed tools takes a selector (then its keys are shown).
+fn takes_selectors(allowed: &dyn Fn(&str) -> bool) -> bool {
+    CATALOG.iter().any(|t| allowed(t.name) && t.signature.contains("(sel"))
 }
 
 /// The catalog as a Markdown table (the README's copy; `codeact tools --markdown`).
@@ -114,6 +125,19 @@ pub fn markdown_table(allowed: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::from("| Tool | What it does |\n|---|---|\n");
     for t in CATALOG.iter().filter(|t| allowed(t.name)) {
         out.push_str(&format!("| `{}` | {} |\n", t.signature, t.doc.replace('|', "\\|")));
+    }
+    if takes_selectors(allowed) {
+        out.push_str(
+            "\nSelectors (`sel`): a string matches an element whose text, content-desc or hint is exactly it, ",
+        );
+        out.push_str(
+            "else one that contains it, in any case (`\"Wi-Fi\"`, `\"new note\"`). A map narrows: every key must ",
+        );
+        out.push_str(
+            "hold, and values are literal unless the key ends in `_matches` (a regex over the whole value; an ",
+        );
+        out.push_str("invalid one is an error). `index` is refused: it is `ui_state`'s; use `nth`.\n\n");
+        out.push_str(&select::selector_markdown());
     }
     out
 }

@@ -1,25 +1,13 @@
 //! The selector that finds one element first on a screen, as Rhai source: what an
 //! exported replay writes instead of `tap_by_index(i)`, so it survives layout
 //! changes that indices do not. Built from the element's text, content-desc or id,
-//! then anchored to a labelled neighbour, then an `index` among equals; checked to
+//! then anchored to a labelled neighbour, then an `nth` among equals; checked to
 //! find that very element first. This module only writes source.
 
 use rhai::{Dynamic, Map};
 
 use super::select::Selector;
 use crate::ui::UiTree;
-
-/// Escapes the characters a regex treats specially ('-' and '/' stay readable).
-fn regex_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// `text` as a Rhai string literal.
 pub(crate) fn rhai_string(text: &str) -> String {
@@ -47,13 +35,13 @@ enum Part {
 
 /// A selector, as Rhai source, that finds element `target` first on `tree`: its text,
 /// content-desc or id, combined when one is not enough, then anchored to the nearest
-/// labelled neighbour (`right_of`, `below`, `left_of`), then an `index` among equals.
+/// labelled neighbour (`right_of`, `below`, `left_of`), then an `nth` among equals.
 /// Replays built from it survive layout changes that indices do not.
 pub fn selector_for(tree: &UiTree, target: usize) -> Option<String> {
     let el = tree.get(target)?;
     let short_id = el.resource_id.rsplit('/').next().unwrap_or("").to_string();
     let short_class = el.class.rsplit('.').next().unwrap_or("").to_string();
-    let lit = |s: &str| Part::Text(regex_literal(s));
+    let lit = |s: &str| Part::Text(s.to_string());
     let mut own: Vec<Vec<(&str, Part)>> = Vec::new();
     if !el.text.is_empty() {
         own.push(vec![("text", lit(&el.text))]);
@@ -115,7 +103,7 @@ pub fn selector_for(tree: &UiTree, target: usize) -> Option<String> {
             // Only the last candidate (the base alone) settles for an index.
             Some(i) if n == last => {
                 let mut parts = parts;
-                parts.push(("index", Part::Int(i)));
+                parts.push(("nth", Part::Int(i)));
                 return Some(source(&parts));
             }
             _ => {}

@@ -9,17 +9,17 @@ use std::time::{Duration, Instant};
 use rhai::{Array, Dynamic, ImmutableString};
 
 use crate::tools::arguments::wait_ms;
-use crate::tools::context::{ToolContext, label};
+use crate::tools::closest;
+use crate::tools::context::ToolContext;
 use crate::tools::error::{Awaited, ToolError};
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
 use crate::tools::state;
 use crate::tools::{Effect, ToolSpec};
+use crate::ui::Element;
 
 /// How many swipes `scroll_until_visible` tries before it gives up.
 const MAX_SWIPES: usize = 15;
-/// How many elements a "nothing matches" error lists.
-const VISIBLE_IN_ERRORS: usize = 12;
 
 /// The ids of the elements `sel` matches on the live screen.
 fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
@@ -35,19 +35,25 @@ fn first(c: &mut ToolContext, sel: &Dynamic) -> Result<Dynamic, ToolError> {
 
 /// The centre of the first match, or an error that says what is on screen.
 fn locate(c: &mut ToolContext, sel: &Selector) -> Result<(i32, i32), ToolError> {
+    Ok(located(c, sel)?.center)
+}
+
+/// The first match on the live screen, or an error that lists what is on screen
+/// (with ids) and suggests the closest element's selector.
+fn located(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
     let ids = matches(c, sel)?;
-    let Some(obs) = c.live() else { return Err(nothing(sel, String::new())) };
+    let Some(obs) = c.live() else { return Err(nothing(sel, "nothing".into(), None)) };
     match ids.first().and_then(|id| obs.ui.get(*id)) {
-        Some(e) => Ok(e.center),
+        Some(e) => Ok(e.clone()),
         None => {
-            let seen: Vec<String> = state::listed(&obs.ui).iter().take(VISIBLE_IN_ERRORS).map(|e| label(e)).collect();
-            Err(nothing(sel, seen.join(", ")))
+            let shown = state::listed(&obs.ui);
+            Err(nothing(sel, closest::visible_list(&shown), closest::suggestion(sel, &obs.ui, &shown)))
         }
     }
 }
 
-fn nothing(sel: &Selector, visible: String) -> ToolError {
-    ToolError::NothingMatches { selector: sel.shown.clone(), visible }
+fn nothing(sel: &Selector, visible: String, closest: Option<String>) -> ToolError {
+    ToolError::NothingMatches { selector: sel.shown.clone(), visible, closest }
 }
 
 /// A gesture on the first match: a tap, or a long press.
@@ -144,7 +150,7 @@ pub(crate) const FIND_ALL: ToolSpec = ToolSpec {
 pub(crate) const TAP_SELECTOR: ToolSpec = ToolSpec {
     name: "tap",
     signature: "tap(sel)",
-    doc: "Tap the element a selector finds: \"Wi-Fi\" (regex over text/desc/hint) or #{id: \"send\", below: \"Title\"}.",
+    doc: "Tap the element a selector finds: \"Wi-Fi\" (text, desc or hint: exact, else contains) or #{id: \"send\", below: \"To\"} (keys: see Selectors).",
     effect: Effect::Acts,
     register: |r| tool!(r, |c, sel: Dynamic| press(c, &sel, false)),
 };
