@@ -116,17 +116,21 @@ fn settings(extra: &str) -> codeact::config::Settings {
 }
 
 fn null_device(c: &mut Criterion) {
-    let bytes = std::fs::read(SETTINGS_DUMP).unwrap_or_default();
-    let settings_ui = codeact::ui::parse(&bytes, (1080, 2400)).unwrap_or_default();
-    let one_button = codeact::ui::parse(
-        br#"<hierarchy rotation="0"><node index="0" text="OK" resource-id="ok" class="android.widget.Button" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,200]" /></hierarchy>"#,
-        (1080, 2400),
-    )
-    .unwrap_or_default();
+    // Each screen also has the focused text field `input_text` types into (and reads
+    // back: the null device shows the typed text already).
+    let field = r#"<node index="0" text="hello" resource-id="p:id/field" class="android.widget.EditText" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="true" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,2000][1080,2200]" />"#;
+    let dump = std::fs::read_to_string(SETTINGS_DUMP).unwrap_or_default();
+    let dump = dump.replacen("</hierarchy>", &format!("{field}</hierarchy>"), 1);
+    let settings_ui = codeact::ui::parse(dump.as_bytes(), (1080, 2400)).unwrap_or_default();
+    let one_button = format!(
+        r#"<hierarchy rotation="0"><node index="0" text="OK" resource-id="ok" class="android.widget.Button" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,200]" />{field}</hierarchy>"#
+    );
+    let one_button = codeact::ui::parse(one_button.as_bytes(), (1080, 2400)).unwrap_or_default();
     let mut group = c.benchmark_group("10-call snippet, recording null device");
     for (screen, ui) in [("one-button screen", one_button), ("real Settings dump", settings_ui)] {
+        let focused = ui.elements.iter().rposition(|e| e.focused);
         let observation = Observation {
-            phone: PhoneState { package: "com.android.settings".into(), ..PhoneState::default() },
+            phone: PhoneState { package: "com.android.settings".into(), focused, ..PhoneState::default() },
             screen: (1080, 2400),
             ui,
             ..Observation::default()

@@ -150,6 +150,8 @@ impl Session {
     /// windows): the observation then says why it has none.
     pub fn observe(&mut self, screenshot: bool) -> Result<Arc<Observation>, DeviceError> {
         let mut tools = self.tools();
+        // Whoever asked is about to see this screen (and its indices).
+        tools.mark_seen();
         let device = tools.device();
         let mut obs = device.observe().or_else(|_| device.observe())?;
         if screenshot {

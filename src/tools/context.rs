@@ -35,6 +35,10 @@ pub struct ToolContext {
     ui_value: Option<Dynamic>,
     /// An action ran since the snapshot: indices must be checked before use.
     dirty: bool,
+    /// An action ran and no snapshot was taken (nor the screen shown) since: an
+    /// index then names nothing anyone has seen, and is refused. Survives the
+    /// snippet's end (a REPL line that acted, then one that taps an index).
+    acted_unseen: bool,
     /// Counts the snapshots (a worker keeps `ui_state` until this changes).
     generation: u64,
     /// The newest observation made while settling (what the screen showed last).
@@ -70,6 +74,7 @@ impl ToolContext {
             snapshot: None,
             ui_value: None,
             dirty: false,
+            acted_unseen: false,
             generation: 0,
             latest: None,
             memory: Vec::new(),
@@ -92,6 +97,9 @@ impl ToolContext {
     /// Makes `obs` what `ui_state` and `phone_state` show (`None`: read the screen
     /// when a snippet first asks). Indices are fresh again.
     pub(crate) fn set_snapshot(&mut self, obs: Option<Arc<Observation>>) {
+        if obs.is_some() {
+            self.acted_unseen = false;
+        }
         self.snapshot = obs;
         self.generation += 1;
         self.installed = None;
@@ -160,6 +168,27 @@ impl ToolContext {
         Ok(obs)
     }
 
+    /// The screen was shown to whoever writes the next snippet (the REPL's `:state`):
+    /// its indices are known again.
+    pub(crate) fn mark_seen(&mut self) {
+        self.acted_unseen = false;
+    }
+
+    /// Makes sure the screen after the last action has been read (settling reads it;
+    /// with settling off, this does).
+    pub(crate) fn settled_screen(&mut self) -> Result<(), DeviceError> {
+        if self.latest.is_none() {
+            self.look()?;
+        }
+        Ok(())
+    }
+
+    /// The element that has focus on the screen as last read, if one does.
+    pub(crate) fn focused_field(&self) -> Option<&Element> {
+        let obs = self.live()?;
+        obs.phone.focused.and_then(|f| obs.ui.get(f))
+    }
+
     /// The screen as last read: the newest observation, else the snapshot.
     pub(crate) fn live(&self) -> Option<&Observation> {
         self.latest.as_deref().or(self.snapshot.as_deref())
@@ -179,6 +208,7 @@ impl ToolContext {
     pub(crate) fn after_action(&mut self) {
         let limit = self.left();
         self.dirty = true;
+        self.acted_unseen = true;
         self.latest = None;
         if self.options.settle.enabled {
             let until = Instant::now() + self.options.settle.timeout.min(limit);
@@ -210,6 +240,9 @@ impl ToolContext {
     /// an action may have changed it. Returns its centre, and records the selector
     /// of the element for exported replays.
     pub(crate) fn element_center(&mut self, index: i64) -> Result<(i32, i32), ToolError> {
+        if self.snapshot.is_none() && self.acted_unseen {
+            return Err(ToolError::Unseen { index });
+        }
         let snap = self.snapshot()?;
         let listed = state::listed(&snap.ui);
         let Some(el) = usize::try_from(index).ok().and_then(|i| listed.get(i)) else {

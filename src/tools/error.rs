@@ -43,6 +43,18 @@ pub enum ToolError {
         "ui_state[{index}] ({label}) is no longer at that index: the screen changed after the last action; call refresh() and look again"
     )]
     Stale { index: i64, label: String },
+    #[error(
+        "index {index}: the screen changed since anyone last looked at it (an action ran, and ui_state was not read after it); read ui_state or call refresh() first, or use a selector such as tap(\"OK\")"
+    )]
+    Unseen { index: i64 },
+    #[error("no text field has focus, so nothing was typed; tap one first, or use set_text(sel, text)")]
+    NoFocusedField,
+    #[error(
+        "{selector} is {element}, not a text field; nothing was tapped or typed (find one with #{{editable: true}})"
+    )]
+    NotAField { selector: String, element: String },
+    #[error("typed {typed:?}, but the field shows {shown:?}")]
+    TypedDiffers { typed: String, shown: String },
     #[error("nothing on screen matches {selector}{}; visible: {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
     NothingMatches { selector: String, visible: String, closest: Option<String> },
     #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
@@ -79,7 +91,10 @@ impl ToolError {
         match self {
             ToolError::Device(_) => FailureKind::Device,
             ToolError::Assertion(_) => FailureKind::Assertion,
-            ToolError::Stale { .. } => FailureKind::Stale,
+            ToolError::Stale { .. } | ToolError::Unseen { .. } => FailureKind::Stale,
+            ToolError::NoFocusedField | ToolError::NotAField { .. } | ToolError::TypedDiffers { .. } => {
+                FailureKind::BadArgument
+            }
             ToolError::NothingMatches { .. }
             | ToolError::WaitTimedOut { .. }
             | ToolError::EndOfList(_)

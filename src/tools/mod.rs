@@ -20,6 +20,7 @@ mod options;
 mod registry;
 pub mod select;
 mod state;
+mod typing;
 mod unique_selector;
 
 pub use app_names::{AppDirectory, AppNameError};

@@ -206,3 +206,93 @@ fn tool_failures_are_classified_without_reading_messages() {
     let own = "throw \"assert_visible: assertion failed: \\\"Nope\\\" is not on screen\";";
     assert_eq!(failure(sb.eval(own)), Some(ErrorKind::Script));
 }
+
+/// Runs `code` as a script file through `codeact exec --device sim`; (exit code,
+/// stdout, stderr).
+fn exec_sim(name: &str, code: &str) -> (Option<i32>, String, String) {
+    let dir = std::env::temp_dir().join(format!("codeact-exec-{}-{name}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let script = dir.join(format!("{name}.rhai"));
+    std::fs::write(&script, code).expect("write script");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim"])
+        .arg(&script)
+        .output()
+        .expect("run codeact exec");
+    let _ = std::fs::remove_dir_all(&dir);
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn selectors_are_literal_unless_asked_and_their_errors_say_what_to_write() {
+    // A string: exact, else contains (any case); a literal with regex characters.
+    let (code, out, err) = exec_sim(
+        "literal",
+        r#"start_app("com.android.settings");
+print(find("Wi-Fi").id);
+print(find("network & INTERNET").text);
+print(find(#{text_starts_with: "Network &"}).text);
+print(find(#{text_matches: "Wi-.i"}).text);
+print(find(#{id: "com.android.settings:id/wifi_switch"}).class);
+print(find(#{class: "Switch", right_of: "Bluetooth"}).id);
+print(find(#{class: "Switch", nth: 1}).id);
+print(find(#{text: "Wi-Fi", inside: #{clickable: true}}).text);
+print(find(#{text: "34% used - 84.2 GB (free)"}));
+"#,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "title\nNetwork & internet\nNetwork & internet\nWi-Fi\nSwitch\nbluetooth_switch\nbluetooth_switch\nWi-Fi\n\n",
+        "{err}"
+    );
+    // Mistakes: an invalid regex, `index`, an unknown key, a near miss.
+    for (name, code_line, wanted) in [
+        ("bad_regex", r#"find(#{text_matches: "(Mobile"});"#, "not a valid regex"),
+        ("index_key", r#"tap(#{id: "wifi_switch", index: 3});"#, "tap_by_index(3)"),
+        ("unknown_key", r#"find(#{colour: "red"});"#, "unknown selector key \"colour\""),
+        ("near_miss", r#"tap("Wifi network");"#, "(closest: #{text: \"Wi-Fi\"})"),
+    ] {
+        let (code, _, err) = exec_sim(name, &format!("start_app(\"com.android.settings\");\n{code_line}\n"));
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains(wanted), "{name}: {err}");
+    }
+    let (_, _, err) = exec_sim("listed", "start_app(\"com.android.settings\");\ntap(\"No such row\");\n");
+    assert!(err.contains("Switch (id wifi_switch)") && err.contains("TextView \"Storage\" (id title)"), "{err}");
+}
+
+#[test]
+fn typing_is_checked_and_an_unseen_index_is_refused() {
+    let cases = [
+        ("unseen_index", "start_app(\"com.android.settings\");\ntap_by_index(4);\n", "ui_state was not read"),
+        (
+            "set_text_on_a_label",
+            "start_app(\"com.android.settings\");\nset_text(\"Wi-Fi\", \"hello\");\n",
+            "not a text field",
+        ),
+        ("typing_into_nothing", "home();\ninput_text(\"hello\");\n", "no text field has focus"),
+    ];
+    for (name, code, wanted) in cases {
+        let (exit, _, err) = exec_sim(name, code);
+        assert_eq!(exit, Some(2), "{name}: {err}");
+        assert!(err.contains(wanted), "{name}: {err}");
+    }
+    // Wi-Fi was not toggled by the refused set_text (it starts on).
+    let (exit, out, err) = exec_sim(
+        "typing_works",
+        r#"start_app("com.android.settings");
+print(find(#{id: "wifi_switch"}).checked);
+let seen = ui_state;
+tap_by_index(seen.filter(|e| e.id == "wifi_switch")[0].index);
+home();
+start_app("com.google.android.apps.messaging");
+if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
+tap(#{desc: "Start chat"});
+set_text(#{editable: true}, "张三");
+input_text(" 2");
+print(find(#{editable: true}).text);
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert_eq!(out, "true\n张三 2\n", "{err}");
+}

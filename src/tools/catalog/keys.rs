@@ -18,9 +18,9 @@ fn home(c: &mut ToolContext) -> Result<(), ToolError> {
 pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
     name: "input_text",
     signature: "input_text(text)",
-    doc: "Type text (any language) into the focused field; tap the field first.",
+    doc: "Type text (any language) into the focused field (tap it first); fails if no field has focus or the field does not show the text afterwards.",
     effect: Effect::Acts,
-    register: |r| tool!(r, |c, text: ImmutableString| c.act(|d| d.input_text(&text))),
+    register: |r| tool!(r, |c, text: ImmutableString| crate::tools::typing::type_into_focused(c, &text)),
 };
 
 pub(crate) const CLEAR_TEXT: ToolSpec = ToolSpec {

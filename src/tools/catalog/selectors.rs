@@ -166,17 +166,20 @@ pub(crate) const LONG_PRESS_SELECTOR: ToolSpec = ToolSpec {
 pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
     name: "set_text",
     signature: "set_text(sel, text)",
-    doc: "Tap a field, empty it and type text.",
+    doc: "Tap a text field, empty it and type text; fails if the selector finds no text field or the field does not show the text afterwards.",
     effect: Effect::Acts,
     register: |r| {
         tool!(r, |c, sel: Dynamic, text: ImmutableString| {
-            let (x, y) = locate(c, &Selector::from_dynamic(&sel)?)?;
+            let sel = Selector::from_dynamic(&sel)?;
+            let field = located(c, &sel)?;
+            if !field.actions.set_text {
+                return Err(ToolError::NotAField { selector: sel.shown, element: closest::described(&field) });
+            }
             // The field must have focus (and its keyboard) before it is emptied.
+            let (x, y) = field.center;
             c.act(|d| d.tap(x, y))?;
-            c.act(|d| {
-                d.clear_text()?;
-                d.input_text(&text)
-            })
+            c.act(|d| d.clear_text())?;
+            crate::tools::typing::type_into_focused(c, &text)
         })
     },
 };
