@@ -224,7 +224,13 @@ impl Session {
         let started = self.host.shared.begin(self.worker.limits().timeout());
         let ran = run(&mut self.worker, &mut self.host);
         let (_, actions, more_actions, completion) = self.host.shared.collect();
-        let f = ran.finished;
+        let mut f = ran.finished;
+        // A tool called with the wrong arguments: say so in the catalog's words.
+        if let Some(e) = f.error.as_mut().filter(|e| e.kind == ErrorKind::Script)
+            && let Some(explained) = tools::explain_not_found(&e.message, &|t| self.tool_names.contains(&t))
+        {
+            e.message = explained;
+        }
         RunResult {
             output: f.output,
             error: f.error,

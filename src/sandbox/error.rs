@@ -163,3 +163,39 @@ fn window(line: &str, column: Option<usize>) -> (String, Option<usize>) {
     let tail = if start + LINE_CHARS < count { "…" } else { "" };
     (format!("{lead}{part}{tail}"), column)
 }
+
+/// Rhai's Rust type names in its messages, in the words scripts use: `i64` is an
+/// integer, `&str | ImmutableString | String` a string.
+pub(crate) fn plain_types(message: &str) -> String {
+    const NAMES: &[(&str, &str)] = &[
+        ("&str | ImmutableString | String", "string"),
+        ("ImmutableString", "string"),
+        ("&str", "string"),
+        ("rhai::Map", "map"),
+        ("rhai::Array", "array"),
+        ("rhai::FnPtr", "function"),
+        ("FnPtr", "function"),
+        ("i64", "integer"),
+        ("f64", "float"),
+    ];
+    let mut out = message.to_string();
+    for (rust, plain) in NAMES {
+        out = out.replace(rust, plain);
+    }
+    out
+}
+
+#[cfg(test)]
+mod plain_tests {
+    #[test]
+    fn rust_type_names_become_script_words() {
+        assert_eq!(
+            super::plain_types("Function not found: tap (&str | ImmutableString | String, i64)"),
+            "Function not found: tap (string, integer)"
+        );
+        assert_eq!(
+            super::plain_types("a getter is not registered for type 'i64'"),
+            "a getter is not registered for type 'integer'"
+        );
+    }
+}

@@ -18,6 +18,7 @@ mod sized;
 mod source;
 mod worker;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -148,7 +149,8 @@ impl SandboxBuilder {
     /// Starts the worker. `function_hint` is added to every "function not found"
     /// error (the session names the tools that exist).
     pub fn start(self, function_hint: String) -> Result<Sandbox, SandboxError> {
-        let state = EngineState { engine: self.engine, scope: Scope::new(), lib: AST::empty() };
+        let state =
+            EngineState { engine: self.engine, scope: Scope::new(), lib: AST::empty(), fn_sources: HashMap::new() };
         let worker = Worker::start(state)?;
         self.shared.set_worker(worker.thread());
         let judge = Judge {
@@ -266,6 +268,7 @@ impl Sandbox {
         self.worker.submit(|s| {
             s.scope.clear();
             s.lib = AST::empty();
+            s.fn_sources.clear();
         })
     }
 
@@ -328,6 +331,10 @@ impl Sandbox {
 /// Runs `ast` after the kept `fn`s, keeps its `fn`s, and turns its value or error
 /// into strings here, on the deep stack.
 fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Option<RunError>, Option<String>) {
+    let defined: Arc<str> = Arc::from(source);
+    for f in ast.iter_functions() {
+        s.fn_sources.insert(f.name.to_string(), defined.clone());
+    }
     let mut program = s.lib.merge(ast);
     let out = s.engine.eval_ast_with_scope::<Dynamic>(&mut s.scope, &program);
     program.clear_statements();
@@ -342,7 +349,7 @@ fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Opti
     };
     match out {
         Ok(v) => (None, (!v.is_unit()).then(|| shown(&v, judge.limits.max_output))),
-        Err(e) => (judge.error(&e, source), None),
+        Err(e) => (judge.error(&e, source, &s.fn_sources), None),
     }
 }
 
@@ -368,7 +375,7 @@ impl Judge {
         }
     }
 
-    fn error(&self, e: &EvalAltResult, code: &str) -> Option<RunError> {
+    fn error(&self, e: &EvalAltResult, code: &str, fn_sources: &HashMap<String, Arc<str>>) -> Option<RunError> {
         let inner = e.unwrap_inner();
         let l = &self.limits;
         let (message, kind) = match inner {
@@ -402,18 +409,35 @@ impl Judge {
                 ),
                 ErrorKind::Limit { limit: Limit::Size },
             ),
-            EvalAltResult::ErrorFunctionNotFound(..) if !self.function_hint.is_empty() => {
-                (format!("{}; {}", error::strip_position(&inner.to_string()), self.function_hint), ErrorKind::Script)
-            }
+            EvalAltResult::ErrorFunctionNotFound(..) if !self.function_hint.is_empty() => (
+                format!("{}; {}", error::plain_types(&error::strip_position(&inner.to_string())), self.function_hint),
+                ErrorKind::Script,
+            ),
             EvalAltResult::ErrorRuntime(value, _) => {
                 (error::strip_position(&inner.to_string()), self.host_failure(value).unwrap_or(ErrorKind::Script))
             }
-            other => (error::strip_position(&other.to_string()), ErrorKind::Script),
+            other => (error::plain_types(&error::strip_position(&other.to_string())), ErrorKind::Script),
         };
-        // The outer error points at the call site in this snippet; inner ones may
-        // point into a function defined earlier.
-        let pos = if e.position().is_none() { inner.position() } else { e.position() };
-        Some(RunError::at(message, kind, pos, code))
+        // Inside functions: the innermost line, in the source that defined the
+        // function, and the calls that led there.
+        let chain = call_chain(e);
+        let Some((deepest, _)) = chain.last() else {
+            let pos = if e.position().is_none() { inner.position() } else { e.position() };
+            return Some(RunError::at(message, kind, pos, code));
+        };
+        let mut trail = Vec::new();
+        for (i, (name, at)) in chain.iter().enumerate().rev() {
+            let from = if i == 0 { String::new() } else { format!(" in {}()", chain[i - 1].0) };
+            trail.push(format!("{name}() was called at line {}{from}", at.line().unwrap_or(0)));
+        }
+        let body = fn_sources.get(deepest).map_or(code, |s| &**s);
+        let earlier =
+            if std::ptr::eq(body, code) || body == code { "" } else { ", a function from an earlier snippet" };
+        let message = format!("{message} [in {deepest}(){earlier}; {}]", trail.join(", "));
+        if inner.position().is_none() {
+            return Some(RunError::at(message, kind, e.position(), code));
+        }
+        Some(RunError::at(message, kind, inner.position(), body))
     }
 
     /// The tool failure `value` is, when it is the very error a tool raised (or a
@@ -442,6 +466,18 @@ fn shadowing(name: &str, code: &str) -> RunError {
         e.source_line = code[line_start..].lines().next().map(str::to_string);
     }
     e
+}
+
+/// The functions an error passed through, outermost first, each with the position
+/// it was called at (in its caller).
+fn call_chain(e: &EvalAltResult) -> Vec<(String, rhai::Position)> {
+    let mut chain = Vec::new();
+    let mut current = e;
+    while let EvalAltResult::ErrorInFunctionCall(name, _, inner, at) = current {
+        chain.push((name.clone(), *at));
+        current = inner;
+    }
+    chain
 }
 
 /// True when `code` fails to parse only because it stops early (an open block, a

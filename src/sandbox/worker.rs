@@ -22,6 +22,8 @@ pub(crate) struct EngineState {
     pub(crate) scope: Scope<'static>,
     /// The `fn` definitions kept from earlier snippets (statements are dropped).
     pub(crate) lib: AST,
+    /// The source each kept `fn` was defined in (errors inside it quote its lines).
+    pub(crate) fn_sources: std::collections::HashMap<String, std::sync::Arc<str>>,
 }
 
 /// Why a job could not be run.

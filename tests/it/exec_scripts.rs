@@ -296,3 +296,18 @@ print(find(#{editable: true}).text);
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "true\n张三 2\n", "{err}");
 }
+
+#[test]
+fn errors_inside_functions_point_inside_and_name_forms_in_catalog_words() {
+    let (exit, _, err) = exec_sim(
+        "inner",
+        "fn walk(x) {\n  let y = x + 1;\n  tap(y, \"b\");\n}\nfn outer() {\n  walk(1);\n}\nouter();\n",
+    );
+    assert_eq!(exit, Some(2), "{err}");
+    assert!(err.contains("line 3, column 3") && err.contains("  tap(y, \"b\");"), "{err}");
+    assert!(err.contains("walk() was called at line 6 in outer(), outer() was called at line 8"), "{err}");
+    let (_, _, err) = exec_sim("forms", "tap(\"a\", \"b\", \"c\");\n");
+    assert!(err.contains("tap() cannot take (string, string, string); use tap(x, y) or tap(sel)"), "{err}");
+    let (_, _, err) = exec_sim("types", "let n = 5;\nn.text\n");
+    assert!(err.contains("type 'integer'") && !err.contains("i64"), "{err}");
+}

@@ -81,7 +81,12 @@ const TOOL_CASES: &[(&str, &str, Option<&str>, &str)] = &[
         Some("app_starter"),
         "function not found: tap_by_index",
     ),
-    ("tool_wrong_types", include_str!("hostile/tool_wrong_types.rhai"), None, "input_text (i64)"),
+    (
+        "tool_wrong_types",
+        include_str!("hostile/tool_wrong_types.rhai"),
+        None,
+        "input_text() cannot take (integer); use input_text(text)",
+    ),
     ("tool_bad_values", include_str!("hostile/tool_bad_values.rhai"), None, "off the screen"),
     ("tool_endless_taps", include_str!("hostile/tool_endless_taps.rhai"), None, "time limit"),
     ("tool_long_waits", include_str!("hostile/tool_long_waits.rhai"), None, "past its time limit"),
