@@ -1,5 +1,5 @@
 //! The REPL's line-editor helper: Tab completion of tools, variables, keywords and
-//! meta-commands, and multi-line input while a snippet does not parse yet.
+//! meta-commands.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -7,11 +7,10 @@ use std::sync::{Arc, Mutex};
 use rustyline::completion::{Completer, Pair};
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
 
 use super::META;
-use crate::sandbox;
 
 const KEYWORDS: &[&str] = &[
     "let",
@@ -37,7 +36,7 @@ const KEYWORDS: &[&str] = &[
     "phone_state",
 ];
 
-/// Completion, and multi-line input while a snippet does not parse yet.
+/// Completion of tools, variables, keywords and meta-commands.
 pub(super) struct ReplHelper {
     /// Tools, then the session's variables (refreshed after every snippet).
     words: Arc<Mutex<Vec<String>>>,
@@ -86,17 +85,9 @@ impl Highlighter for ReplHelper {
     }
 }
 
-impl Validator for ReplHelper {
-    fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
-        let input = ctx.input();
-        // A blank line ends a multi-line snippet whatever its state (the parse error
-        // then shows what is missing).
-        if input.trim_start().starts_with(':') || input.ends_with("\n") || input.trim().is_empty() {
-            return Ok(ValidationResult::Valid(None));
-        }
-        Ok(if sandbox::is_incomplete(input) { ValidationResult::Incomplete } else { ValidationResult::Valid(None) })
-    }
-}
+/// Every line is taken as typed: the REPL itself joins the lines of an unfinished
+/// snippet (so each gets the continuation prompt).
+impl Validator for ReplHelper {}
 
 impl Helper for ReplHelper {}
 

@@ -14,7 +14,7 @@ use rustyline::error::ReadlineError;
 use rustyline::{Editor, history::DefaultHistory};
 
 use crate::error_text::full_message;
-use crate::sandbox::{CancelHandle, LISTED_ACTIONS, RunResult};
+use crate::sandbox::{self, CancelHandle, LISTED_ACTIONS, RunResult};
 use crate::session::Session;
 use crate::terminal::clean;
 use helper::ReplHelper;
@@ -70,6 +70,10 @@ pub fn show(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The prompt for a new snippet, and for each further line of an unfinished one.
+const PROMPT: &str = "rhai> ";
+const CONTINUED: &str = "  ... ";
+
 /// The interactive loop. Returns when the user quits or input ends.
 pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), ReadlineError> {
     let device_name = session.device_name();
@@ -100,27 +104,46 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         session.tool_names().len()
     );
     let mut shots = 0;
+    // A snippet that does not parse yet goes on over more lines, each with the
+    // continuation prompt; a blank line ends it whatever its state.
+    let mut pending = String::new();
     loop {
-        let line = match editor.readline("rhai> ") {
+        let prompt = if pending.is_empty() { PROMPT } else { CONTINUED };
+        let line = match editor.readline(prompt) {
             Ok(line) => line,
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
+            Err(ReadlineError::Interrupted) => {
+                pending.clear();
+                continue;
+            }
+            Err(ReadlineError::Eof) if pending.is_empty() => break,
+            Err(ReadlineError::Eof) => String::new(),
             Err(e) => return Err(e),
         };
         let code = line.trim();
-        if code.is_empty() {
-            continue;
-        }
-        let _ = editor.add_history_entry(code);
-        if let Some(meta) = code.strip_prefix(':') {
-            let mut words_in = meta.split_whitespace();
-            match words_in.next().unwrap_or("") {
-                "q" | "quit" | "exit" => break,
-                command => meta_command(&mut session, command, words_in.next(), &mut shots, &mut out),
+        if pending.is_empty() {
+            if code.is_empty() {
+                continue;
             }
-            continue;
+            if let Some(meta) = code.strip_prefix(':') {
+                let _ = editor.add_history_entry(code);
+                let mut words_in = meta.split_whitespace();
+                match words_in.next().unwrap_or("") {
+                    "q" | "quit" | "exit" => break,
+                    command => meta_command(&mut session, command, words_in.next(), &mut shots, &mut out),
+                }
+                continue;
+            }
         }
-        let result = session.eval(&line);
+        if !code.is_empty() {
+            pending.push_str(&line);
+            pending.push('\n');
+            if sandbox::is_incomplete(&pending) {
+                continue;
+            }
+        }
+        let snippet = std::mem::take(&mut pending);
+        let _ = editor.add_history_entry(snippet.trim_end());
+        let result = session.eval(&snippet);
         let _ = show(&result, &mut out);
         let _ = out.flush();
         refresh_words(&mut session, &words);

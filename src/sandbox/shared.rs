@@ -74,6 +74,9 @@ pub struct Shared {
     snippet_stop: Mutex<CancellationToken>,
     /// The thread snippets run on, woken from its waits by a cancel.
     worker: OnceLock<std::thread::Thread>,
+    /// The thread waiting in [`pause`](Self::pause) now, if one is (a tool's wait runs
+    /// on the runtime's thread, not the engine's): a cancel wakes it too.
+    waiter: Mutex<Option<std::thread::Thread>>,
     max_output: usize,
     sink: Mutex<Option<ActionSink>>,
     /// Operations the snippet has run, callbacks of built-ins included: Rhai counts
@@ -118,6 +121,7 @@ impl Shared {
             session_stop: Mutex::new(CancellationToken::new()),
             snippet_stop: Mutex::new(CancellationToken::new()),
             worker: OnceLock::new(),
+            waiter: Mutex::new(None),
             max_output: limits.max_output,
             sink: Mutex::new(None),
             ops: AtomicU64::new(0),
@@ -249,6 +253,13 @@ impl Shared {
     /// cancel wakes the wait at once.
     pub fn pause(&self, duration: Duration) -> Result<(), Stopped> {
         let until = Instant::now() + duration.min(self.time_left());
+        *lock(&self.waiter) = Some(std::thread::current());
+        let waited = self.pause_until(until);
+        *lock(&self.waiter) = None;
+        waited
+    }
+
+    fn pause_until(&self, until: Instant) -> Result<(), Stopped> {
         loop {
             if self.cancelled() {
                 return Err(Stopped);
@@ -321,6 +332,9 @@ impl Shared {
         lock(&self.snippet_stop).cancel();
         if let Some(worker) = self.worker.get() {
             worker.unpark();
+        }
+        if let Some(waiter) = lock(&self.waiter).as_ref() {
+            waiter.unpark();
         }
     }
 

@@ -311,3 +311,23 @@ fn errors_inside_functions_point_inside_and_name_forms_in_catalog_words() {
     let (_, _, err) = exec_sim("types", "let n = 5;\nn.text\n");
     assert!(err.contains("type 'integer'") && !err.contains("i64"), "{err}");
 }
+
+#[test]
+fn a_cancel_stops_tool_waits_at_once() {
+    use codeact::sandbox::ErrorKind;
+    let mut sb = session();
+    for code in ["wait(20000);", "wait_for(\"Never there\", 20000);", "loop { wait(50); }"] {
+        let handle = sb.cancel_handle();
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            handle.cancel();
+            std::time::Instant::now()
+        });
+        let r = sb.eval(code);
+        let ended = std::time::Instant::now();
+        let cancelled_at = canceller.join().expect("canceller");
+        assert_eq!(r.error.map(|e| e.kind), Some(ErrorKind::Cancelled), "{code}");
+        let late = ended.saturating_duration_since(cancelled_at);
+        assert!(late < Duration::from_millis(500), "{code}: stopped {late:?} after the cancel");
+    }
+}
