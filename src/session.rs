@@ -278,6 +278,19 @@ impl Session {
 
     /// Forgets variables, functions and remembered facts; the next `ui_state` is read
     /// fresh. The device and the tools stay.
+    /// Puts the built-in virtual phone back to its first state (`simctl reset`):
+    /// its settings, apps' data, files and faults. Other devices refuse it.
+    pub fn reset_virtual_phone(&mut self) -> Result<(), DeviceError> {
+        let mut tools = self.tools();
+        let out = tools.device().shell("simctl reset")?;
+        tools.set_snapshot(None);
+        if out.code.unwrap_or(0) == 0 && out.stderr.is_empty() {
+            Ok(())
+        } else {
+            Err(DeviceError::NotVirtual { said: out.stderr_text().trim().to_string() })
+        }
+    }
+
     pub fn reset(&mut self) -> Result<(), IsolationError> {
         self.worker.reset()?;
         let mut tools = self.tools();

@@ -41,6 +41,11 @@ pub struct ExecArgs {
     /// Only parse the scripts; touch no device.
     #[arg(long)]
     check: bool,
+    /// With `--device sim`: run each script on the phone as the last one left it.
+    /// By default each starts on a fresh virtual phone (`simctl reset`), so scripts
+    /// pass or fail on their own.
+    #[arg(long)]
+    keep_state: bool,
     /// Write a JUnit XML report here: one test case per script; assertions and
     /// complete(false, ..) are failures, anything else that stops a script an error.
     #[arg(long, value_name = "FILE")]
@@ -110,6 +115,11 @@ impl ExecArgs {
             vars: &vars,
             trajectory: self.trajectory.as_deref(),
             persona: settings.persona.as_ref().map(|p| p.name.as_str()),
+            fresh_world: !self.keep_state
+                && matches!(
+                    codeact::device::DeviceSpec::parse(settings.device.as_deref()),
+                    codeact::device::DeviceSpec::Sim
+                ),
         };
         let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report)?;
         if let Some(path) = &self.junit {

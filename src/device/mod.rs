@@ -25,6 +25,9 @@ pub use transport::{ShellOutput, TransportError};
 /// says what to try.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
+    /// `simctl` asked of a device that is not the built-in virtual phone.
+    #[error("this is not the built-in virtual phone (it said: {said})")]
+    NotVirtual { said: String },
     #[error("{device}: {op} timed out after {secs:.1} s; the device may be busy or gone (check `adb devices`)")]
     Timeout { device: String, op: String, secs: f64 },
     #[error("{device}: {op} failed: the connection was lost; reconnect the device (`adb devices`), then retry")]

@@ -39,6 +39,8 @@ pub enum ScriptError {
     Isolation(#[from] crate::isolation::IsolationError),
     #[error(transparent)]
     Limits(#[from] LimitError),
+    #[error("cannot put the virtual phone back to its first state (pass --keep-state to run on as it is)")]
+    WorldReset(#[source] crate::device::DeviceError),
 }
 
 /// A script to run: where it came from and its code.
@@ -153,6 +155,9 @@ pub struct ExecOptions<'a> {
     pub trajectory: Option<&'a Path>,
     /// The persona's name, for the summaries.
     pub persona: Option<&'a str>,
+    /// Put the virtual phone back to its first state before each script (`simctl
+    /// reset`), so scripts do not depend on each other's leftovers.
+    pub fresh_world: bool,
 }
 
 /// Runs each script in turn on `session`, forgetting the last one's variables,
@@ -177,6 +182,9 @@ pub fn run_scripts(
     let mut reports = Vec::new();
     for script in scripts {
         session.reset()?;
+        if options.fresh_world {
+            session.reset_virtual_phone().map_err(ScriptError::WorldReset)?;
+        }
         for (key, value) in options.vars {
             session.set_var(key, value.clone())?;
         }

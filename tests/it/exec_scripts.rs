@@ -331,3 +331,47 @@ fn a_cancel_stops_tool_waits_at_once() {
         assert!(late < Duration::from_millis(500), "{code}: stopped {late:?} after the cancel");
     }
 }
+
+#[test]
+fn each_script_starts_on_a_fresh_virtual_phone_unless_kept() {
+    let dir = std::env::temp_dir().join(format!("codeact-fresh-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let off = dir.join("a_wifi_off.rhai");
+    let read = dir.join("b_read_wifi.rhai");
+    std::fs::write(&off, "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n").expect("write");
+    std::fs::write(&read, "print(parse_json(shell(\"simctl state\").output).settings.wifi);\n").expect("write");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", "--device", "sim"])
+            .args(extra)
+            .arg(&off)
+            .arg(&read)
+            .output()
+            .expect("run codeact exec");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    assert_eq!(run(&[]), (Some(0), "true\n".to_string()), "the second script sees a fresh phone");
+    assert_eq!(run(&["--keep-state"]), (Some(0), "false\n".to_string()), "or the first one's world");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn stop_app_and_hide_keyboard_act_on_the_phone() {
+    let (exit, out, err) = exec_sim(
+        "control",
+        r#"start_app("com.google.android.apps.messaging");
+if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
+tap(#{desc: "Start chat"});
+set_text(#{editable: true}, "x");
+print(phone_state.keyboard_shown);
+print(hide_keyboard());
+refresh();
+print(phone_state.keyboard_shown);
+stop_app("com.google.android.apps.messaging");
+refresh();
+print(phone_state.app);
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert_eq!(out, "true\ntrue\nfalse\ncom.android.launcher3\n", "{err}");
+}

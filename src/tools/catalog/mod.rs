@@ -2,6 +2,7 @@
 //! here in the order the prompt, `codeact tools` and the README show them.
 
 mod apps;
+mod device;
 mod finish;
 mod gestures;
 mod keys;
@@ -28,6 +29,8 @@ pub const CATALOG: &[ToolSpec] = &[
     apps::START_APP,
     apps::OPEN_APP,
     apps::LIST_PACKAGES,
+    device::STOP_APP,
+    device::HIDE_KEYBOARD,
     memory::REMEMBER,
     memory::MEMORY,
     screen::WAIT,
@@ -43,5 +46,6 @@ pub const CATALOG: &[ToolSpec] = &[
     selectors::ASSERT_VISIBLE,
     selectors::ASSERT_NOT_VISIBLE,
     selectors::SCROLL_UNTIL_VISIBLE,
+    device::SHELL,
     finish::COMPLETE,
 ];
