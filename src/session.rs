@@ -188,7 +188,7 @@ impl Session {
     /// Runs a snippet written for `seen`: `ui_state` shows it, and its indices are
     /// the ones the writer read (an action since then makes them checked).
     pub fn run(&mut self, code: &Compiled, seen: &Arc<Observation>) -> RunResult {
-        self.tools().set_snapshot(Some(seen.clone()));
+        self.written_for(seen);
         self.run_in_worker(|worker, host| worker.run(&code.0, host))
     }
 
@@ -196,7 +196,7 @@ impl Session {
     /// agent's step: one round trip instead of two). `Err` when it does not parse:
     /// then nothing ran.
     pub fn run_source(&mut self, code: &str, seen: &Arc<Observation>) -> Result<RunResult, RunError> {
-        self.tools().set_snapshot(Some(seen.clone()));
+        self.written_for(seen);
         let result = self.run_in_worker(|worker, host| worker.eval(code, host));
         match result.error {
             Some(e) if e.kind == ErrorKind::Syntax => Err(e),
@@ -207,15 +207,31 @@ impl Session {
     /// Runs a snippet on the phone as it is now: `ui_state` is read when the snippet
     /// first uses it.
     pub fn run_fresh(&mut self, code: &Compiled) -> RunResult {
-        self.tools().set_snapshot(None);
+        self.on_the_live_screen();
         self.run_in_worker(|worker, host| worker.run(&code.0, host))
     }
 
     /// Compiles and runs `code` on the phone as it is now (a syntax error is the
     /// result's error): scripts and the REPL.
     pub fn eval(&mut self, code: &str) -> RunResult {
-        self.tools().set_snapshot(None);
+        self.on_the_live_screen();
         self.run_in_worker(|worker, host| worker.eval(code, host))
+    }
+
+    /// A snippet written for `seen`: `ui_state` shows it until `refresh()`, so its
+    /// indices mean what its writer read.
+    fn written_for(&mut self, seen: &Arc<Observation>) {
+        let mut tools = self.tools();
+        tools.set_snapshot(Some(seen.clone()));
+        tools.set_following(false);
+    }
+
+    /// A snippet on the phone as it is: `ui_state` is read when first used, and
+    /// again after each action.
+    fn on_the_live_screen(&mut self) {
+        let mut tools = self.tools();
+        tools.set_snapshot(None);
+        tools.set_following(true);
     }
 
     /// Starts the tools' clock, lets the worker run the snippet, and joins what it

@@ -39,6 +39,10 @@ pub struct ToolContext {
     /// index then names nothing anyone has seen, and is refused. Survives the
     /// snippet's end (a REPL line that acted, then one that taps an index).
     acted_unseen: bool,
+    /// Scripts and the REPL: `ui_state` is the screen now, read again after an
+    /// action. The agent: `ui_state` stays the screen the model saw (its indices are
+    /// the ones it wrote) until `refresh()`.
+    follow_screen: bool,
     /// Counts the snapshots (a worker keeps `ui_state` until this changes).
     generation: u64,
     /// The newest observation made while settling (what the screen showed last).
@@ -75,6 +79,7 @@ impl ToolContext {
             ui_value: None,
             dirty: false,
             acted_unseen: false,
+            follow_screen: true,
             generation: 0,
             latest: None,
             memory: Vec::new(),
@@ -128,8 +133,23 @@ impl ToolContext {
         self.generation
     }
 
-    /// `ui_state` as a Rhai value (built once per snapshot).
+    /// Whether `ui_state` follows the screen (scripts, the REPL) or stays what the
+    /// model saw (the agent).
+    pub(crate) fn set_following(&mut self, follow: bool) {
+        self.follow_screen = follow;
+    }
+
+    /// True when the next read of `ui_state` must look at the screen again.
+    pub(crate) fn must_reread(&self) -> bool {
+        self.follow_screen && self.dirty
+    }
+
+    /// `ui_state` as a Rhai value (built once per snapshot; read again first when it
+    /// follows the screen and an action ran).
     pub(crate) fn ui_value(&mut self) -> Result<Dynamic, DeviceError> {
+        if self.must_reread() {
+            self.refresh()?;
+        }
         let snapshot = self.snapshot()?;
         Ok(self.ui_value.get_or_insert_with(|| state::ui_state(&snapshot)).clone())
     }

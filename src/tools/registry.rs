@@ -217,5 +217,7 @@ pub(crate) fn state_value(ctx: &SharedContext, shared: &Shared, phone: bool) -> 
 
 /// The generation of `ui_state` now (0 before any).
 pub(crate) fn state_generation(ctx: &SharedContext) -> u64 {
-    lock(ctx).generation()
+    let c = lock(ctx);
+    // 0 is "none yet": the worker's copy is then read again.
+    if c.must_reread() { 0 } else { c.generation() }
 }

@@ -375,3 +375,18 @@ print(phone_state.app);
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "true\ntrue\nfalse\ncom.android.launcher3\n", "{err}");
 }
+
+#[test]
+fn in_scripts_ui_state_follows_the_screen_after_an_action() {
+    let (exit, out, err) = exec_sim(
+        "follow",
+        r#"start_app("com.android.settings");
+let wifi_on = || ui_state.filter(|e| e.id == "wifi_switch")[0].checked;
+print(wifi_on.call());
+tap(#{id: "wifi_switch"});
+print(wifi_on.call());
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert_eq!(out, "true\nfalse\n", "{err}");
+}
