@@ -46,6 +46,10 @@ pub struct ExecArgs {
     /// pass or fail on their own.
     #[arg(long)]
     keep_state: bool,
+    /// Run a script that did not pass again, up to N more times (on a fresh virtual
+    /// phone each time); the report says which attempt passed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    retries: usize,
     /// Write a JUnit XML report here: one test case per script; assertions and
     /// complete(false, ..) are failures, anything else that stops a script an error.
     #[arg(long, value_name = "FILE")]
@@ -70,6 +74,8 @@ fn print_report(report: &Report) {
         codeact::errln!("  {more}");
     }
     let verdict = report.verdict.word();
+    let verdict =
+        if report.attempt > 1 { format!("{verdict} (attempt {})", report.attempt) } else { verdict.to_string() };
     match (&result.error, &result.completion) {
         (Some(e), _) => codeact::errln!("{verdict} {file}: {}", clean(&e.to_string())),
         (None, Some(c)) if !c.success => codeact::errln!("{verdict} {file}: completed as failed: {}", clean(&c.reason)),
@@ -80,6 +86,9 @@ fn print_report(report: &Report) {
             let calls = result.actions.len() + result.more_actions;
             codeact::errln!("{verdict} {file} ({calls} actions, {:.0} ms)", result.duration_ms);
         }
+    }
+    if let Some(png) = &report.failure_screenshot {
+        codeact::errln!("  failure screenshot: {}", png.display());
     }
     if let Some(dir) = &report.trajectory {
         codeact::errln!("  trajectory: {}", dir.display());
@@ -115,6 +124,11 @@ impl ExecArgs {
             vars: &vars,
             trajectory: self.trajectory.as_deref(),
             persona: settings.persona.as_ref().map(|p| p.name.as_str()),
+            retries: self.retries.min(10),
+            failure_screenshots: self
+                .junit
+                .as_deref()
+                .map(|p| p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."))),
             fresh_world: !self.keep_state
                 && matches!(
                     codeact::device::DeviceSpec::parse(settings.device.as_deref()),

@@ -124,6 +124,10 @@ pub struct Report {
     pub verdict: Verdict,
     /// Where its trajectory was written.
     pub trajectory: Option<PathBuf>,
+    /// Which attempt this was (1 unless `--retries` ran it again).
+    pub attempt: usize,
+    /// The screen it failed on, saved.
+    pub failure_screenshot: Option<PathBuf>,
 }
 
 impl Report {
@@ -137,12 +141,19 @@ impl Report {
         if let Some(more) = more {
             log.push_str(&format!("{more}\n"));
         }
+        let mut properties = vec![("attempts".to_string(), self.attempt.to_string())];
+        if let Some(png) = &self.failure_screenshot {
+            properties.push(("failure_screenshot".to_string(), png.display().to_string()));
+            // The attachment syntax GitLab and Jenkins read from a test's output.
+            log.push_str(&format!("[[ATTACHMENT|{}]]\n", png.display()));
+        }
         Case {
             name: self.script.name(),
             classname: self.script.path.display().to_string(),
             seconds: self.result.duration_ms / 1000.0,
             verdict: self.verdict.clone(),
             output: log,
+            properties,
         }
     }
 }
@@ -158,6 +169,11 @@ pub struct ExecOptions<'a> {
     /// Put the virtual phone back to its first state before each script (`simctl
     /// reset`), so scripts do not depend on each other's leftovers.
     pub fresh_world: bool,
+    /// Run a script that did not pass again, up to this many more times.
+    pub retries: usize,
+    /// Where a screenshot of the screen a script failed on goes (`NAME-failure.png`),
+    /// when it has no trajectory folder of its own.
+    pub failure_screenshots: Option<&'a Path>,
 }
 
 /// Runs each script in turn on `session`, forgetting the last one's variables,
@@ -181,37 +197,75 @@ pub fn run_scripts(
     let device = session.device_name();
     let mut reports = Vec::new();
     for script in scripts {
-        session.reset()?;
-        if options.fresh_world {
-            session.reset_virtual_phone().map_err(ScriptError::WorldReset)?;
-        }
-        for (key, value) in options.vars {
-            session.set_var(key, value.clone())?;
-        }
-        let dir = options.trajectory.map(|d| if scripts.len() > 1 { d.join(script.name()) } else { d.to_path_buf() });
-        let written = match &dir {
-            Some(dir) => {
-                let mut t = Trajectory::create(dir)?;
-                t.write_file("script.rhai", script.code.as_bytes());
-                t.append(&Event::Start { script: &script.path.display().to_string(), device: &device });
-                let t = Arc::new(Mutex::new(t));
-                session.set_action_sink(Some(trajectory::action_sink(t.clone(), Arc::new(|| 1), true)));
-                Some(t)
+        let mut attempt = 1;
+        let report = loop {
+            let report = run_one(session, script, options, &device, attempt, scripts.len() > 1)?;
+            if report.verdict == Verdict::Passed || attempt > options.retries {
+                break report;
             }
-            None => None,
+            on_report(&report);
+            attempt += 1;
         };
-        let result = session.eval(&script.code);
-        session.set_action_sink(None);
-        let verdict = Verdict::of(&result);
-        let trajectory = match written {
-            Some(t) => Some(finish_trajectory(&t, script, &device, options.persona, &result, &verdict)?),
-            None => None,
-        };
-        let report = Report { script: script.clone(), result, verdict, trajectory };
         on_report(&report);
         reports.push(report);
     }
     Ok(reports)
+}
+
+/// One attempt at one script: a fresh session state (and phone), its trajectory,
+/// and a screenshot of the screen it failed on.
+fn run_one(
+    session: &mut Session,
+    script: &Script,
+    options: &ExecOptions,
+    device: &str,
+    attempt: usize,
+    several: bool,
+) -> Result<Report, ScriptError> {
+    session.reset()?;
+    if options.fresh_world {
+        session.reset_virtual_phone().map_err(ScriptError::WorldReset)?;
+    }
+    for (key, value) in options.vars {
+        session.set_var(key, value.clone())?;
+    }
+    let name = if attempt == 1 { script.name() } else { format!("{}-attempt{attempt}", script.name()) };
+    let dir = options.trajectory.map(|d| match (several, attempt) {
+        (false, 1) => d.to_path_buf(),
+        (false, _) => d.join(&name),
+        (true, _) => d.join(&name),
+    });
+    let written = match &dir {
+        Some(dir) => {
+            let mut t = Trajectory::create(dir)?;
+            t.write_file("script.rhai", script.code.as_bytes());
+            t.append(&Event::Start { script: &script.path.display().to_string(), device });
+            let t = Arc::new(Mutex::new(t));
+            session.set_action_sink(Some(trajectory::action_sink(t.clone(), Arc::new(|| 1), true)));
+            Some(t)
+        }
+        None => None,
+    };
+    let result = session.eval(&script.code);
+    session.set_action_sink(None);
+    let verdict = Verdict::of(&result);
+    let failure_screenshot = match (&verdict, &written, options.failure_screenshots) {
+        (Verdict::Passed, _, _) => None,
+        (_, Some(t), _) => session.screenshot().ok().and_then(|png| {
+            trajectory::lock(t).write_file("failure.png", &png);
+            dir.as_ref().map(|d| d.join("failure.png"))
+        }),
+        (_, None, Some(dir)) => session.screenshot().ok().and_then(|png| {
+            let path = dir.join(format!("{name}-failure.png"));
+            std::fs::write(&path, png).ok().map(|()| path)
+        }),
+        _ => None,
+    };
+    let trajectory = match written {
+        Some(t) => Some(finish_trajectory(&t, script, device, options.persona, &result, &verdict)?),
+        None => None,
+    };
+    Ok(Report { script: script.clone(), result, verdict, trajectory, attempt, failure_screenshot })
 }
 
 /// The script's `end` event and `summary.json`.

@@ -34,6 +34,8 @@ pub struct Case {
     pub verdict: Verdict,
     /// What the script printed, and its action log.
     pub output: String,
+    /// Name and value pairs the report carries (`attempts`, `failure_screenshot`).
+    pub properties: Vec<(String, String)>,
 }
 
 impl Verdict {
@@ -99,6 +101,13 @@ pub fn render(suite: &str, cases: &[Case]) -> String {
             escape(&case.classname),
             case.seconds
         );
+        if !case.properties.is_empty() {
+            x.push_str("\n      <properties>");
+            for (name, value) in &case.properties {
+                let _ = write!(x, "\n        <property name=\"{}\" value=\"{}\"/>", escape(name), escape(value));
+            }
+            x.push_str("\n      </properties>");
+        }
         match &case.verdict {
             Verdict::Passed => {}
             Verdict::Failed { message, detail } => {
@@ -111,7 +120,8 @@ pub fn render(suite: &str, cases: &[Case]) -> String {
         if !case.output.is_empty() {
             let _ = write!(x, "\n      <system-out>{}</system-out>", escape(&case.output));
         }
-        x.push_str(if matches!(case.verdict, Verdict::Passed) && case.output.is_empty() { "" } else { "\n    " });
+        let bare = matches!(case.verdict, Verdict::Passed) && case.output.is_empty() && case.properties.is_empty();
+        x.push_str(if bare { "" } else { "\n    " });
         x.push_str("</testcase>\n");
     }
     x.push_str("  </testsuite>\n</testsuites>\n");
@@ -131,6 +141,7 @@ mod tests {
                 seconds: 0.5,
                 verdict: Verdict::Passed,
                 output: "".into(),
+                properties: Vec::new(),
             },
             Case {
                 name: "wifi".into(),
@@ -138,6 +149,7 @@ mod tests {
                 seconds: 1.25,
                 verdict: Verdict::Failed { message: "assertion failed: \"On\" <x>".into(), detail: "line 3".into() },
                 output: "tap(1, 2) -> ok\u{1}".into(),
+                properties: vec![("attempts".into(), "2".into())],
             },
             Case {
                 name: "gone".into(),
@@ -145,6 +157,7 @@ mod tests {
                 seconds: 0.0,
                 verdict: Verdict::Error { message: "device & co".into(), detail: String::new() },
                 output: String::new(),
+                properties: Vec::new(),
             },
         ];
         let xml = render("codeact", &cases);

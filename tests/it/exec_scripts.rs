@@ -390,3 +390,39 @@ print(wifi_on.call());
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "true\nfalse\n", "{err}");
 }
+
+#[test]
+fn retries_and_failure_screenshots_reach_the_junit_report() {
+    let dir = std::env::temp_dir().join(format!("codeact-retries-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::create_dir_all(&dir);
+    // Fails while Wi-Fi is on (and turns it off): passes on its second attempt when the
+    // phone is kept between attempts.
+    let flaky = dir.join("flaky.rhai");
+    std::fs::write(
+        &flaky,
+        "start_app(\"com.android.settings\");\nlet on = find(#{id: \"wifi_switch\"}).checked;\ntap(#{id: \"wifi_switch\"});\nif on { throw \"Wi-Fi was on\"; }\n",
+    )
+    .expect("write");
+    let broken = dir.join("broken.rhai");
+    std::fs::write(&broken, "start_app(\"com.android.settings\");\nassert_visible(\"Nothing like this\");\n")
+        .expect("write");
+    let report = dir.join("report.xml");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim", "--keep-state", "--retries", "1", "--junit"])
+        .arg(&report)
+        .arg(&flaky)
+        .arg(&broken)
+        .output()
+        .expect("run codeact exec");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "broken still fails: {err}");
+    assert!(err.contains("PASS (attempt 2)"), "{err}");
+    let xml = std::fs::read_to_string(&report).expect("report");
+    assert!(xml.contains("<property name=\"attempts\" value=\"2\"/>"), "{xml}");
+    let shot = dir.join("broken-attempt2-failure.png");
+    assert!(shot.is_file(), "the failure screen is saved: {xml}");
+    assert!(xml.contains(&format!("[[ATTACHMENT|{}]]", shot.display())), "{xml}");
+    assert!(xml.contains("ms assert_visible(&quot;Nothing like this&quot;)"), "the steps are in the report: {xml}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
