@@ -20,6 +20,9 @@ pub struct Capture {
     /// What an index-based action acted on, as a selector (Rhai source) that finds the
     /// same element without its index: exported replays use it.
     pub target: Option<String>,
+    /// A name the script gave the screenshot (`screenshot("login")`): a trajectory
+    /// keeps it under that name, whatever it records otherwise.
+    pub name: Option<String>,
 }
 
 /// One tool call, as recorded by the tool that made it.

@@ -55,6 +55,14 @@ pub enum ToolError {
     NotAField { selector: String, element: String },
     #[error("typed {typed:?}, but the field shows {shown:?}")]
     TypedDiffers { typed: String, shown: String },
+    #[error("direction {0:?}: use \"up\", \"down\", \"left\" or \"right\"")]
+    BadSwipeDirection(String),
+    #[error("screenshot name {0:?}: use 1 to 64 letters, digits, - or _")]
+    BadName(String),
+    #[error("erase({0}): use 0..=1000 characters")]
+    BadCount(i64),
+    #[error("{selector} is too small to swipe inside ({width}x{height} px)")]
+    TooSmall { selector: String, width: i32, height: i32 },
     #[error("nothing on screen matches {selector}{}; visible: {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
     NothingMatches { selector: String, visible: String, closest: Option<String> },
     #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
@@ -111,6 +119,10 @@ impl ToolError {
             | ToolError::Negative(_)
             | ToolError::BadDirection(_)
             | ToolError::NoSuchIndex { .. }
+            | ToolError::BadName(_)
+            | ToolError::BadSwipeDirection(_)
+            | ToolError::BadCount(_)
+            | ToolError::TooSmall { .. }
             | ToolError::FactTooLong { .. }
             | ToolError::NoReason => FailureKind::BadArgument,
         }

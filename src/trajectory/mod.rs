@@ -101,14 +101,18 @@ impl Trajectory {
     /// Writes an action's captures to files (unless `keep_captures` is off) and
     /// appends its event.
     pub fn action(&mut self, step: usize, action: &Action, keep_captures: bool) {
-        let shot = action.capture.screenshot.as_ref().filter(|_| keep_captures);
+        let named = action.capture.name.as_deref();
+        let shot = action.capture.screenshot.as_ref().filter(|_| keep_captures || named.is_some());
         let xml = action.capture.ui_xml.as_ref().filter(|_| keep_captures);
         if shot.is_some() || xml.is_some() {
             self.captures += 1;
         }
         let n = self.captures;
         let screenshot = shot.map(|png| {
-            let rel = format!("screenshots/{n:04}.png");
+            let rel = match named {
+                Some(name) => format!("screenshots/{n:04}-{name}.png"),
+                None => format!("screenshots/{n:04}.png"),
+            };
             let result = std::fs::write(self.dir.join(&rel), png);
             self.note_failure(self.dir.join(&rel), result);
             rel
@@ -184,6 +188,7 @@ mod tests {
                 screenshot: Some(Arc::from(&b"png"[..])),
                 ui_xml: Some(Arc::from("<x/>")),
                 target: None,
+                name: None,
             },
         };
         t.action(1, &action, true);

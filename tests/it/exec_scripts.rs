@@ -426,3 +426,45 @@ fn retries_and_failure_screenshots_reach_the_junit_report() {
     assert!(xml.contains("ms assert_visible(&quot;Nothing like this&quot;)"), "the steps are in the report: {xml}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn erase_scroll_and_named_screenshots() {
+    let dir = std::env::temp_dir().join(format!("codeact-named-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let script = std::env::temp_dir().join(format!("codeact-named-{}.rhai", std::process::id()));
+    std::fs::write(
+        &script,
+        r#"start_app("com.google.android.apps.messaging");
+if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
+tap(#{desc: "Start chat"});
+set_text(#{editable: true}, "hello");
+erase(2);
+print(find(#{editable: true}).text);
+screenshot("typed");
+home();
+start_app("com.android.contacts");
+let first = find(#{clickable: true, nth: 0}).text;
+scroll(#{scrollable: true}, "down");
+print(first != find(#{clickable: true, nth: 0}).text);
+"#,
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim", "--record", "none", "--trajectory"])
+        .arg(&dir)
+        .arg(&script)
+        .output()
+        .expect("run codeact exec");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hel\ntrue\n");
+    let shots: Vec<String> = std::fs::read_dir(dir.join("screenshots"))
+        .expect("screenshots")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(shots.len(), 1, "only the named one with --record none: {shots:?}");
+    assert!(shots[0].ends_with("-typed.png"), "{shots:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&script);
+}

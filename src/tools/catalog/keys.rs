@@ -23,6 +23,19 @@ pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
     register: |r| tool!(r, |c, text: ImmutableString| crate::tools::typing::type_into_focused(c, &text)),
 };
 
+pub(crate) const ERASE: ToolSpec = ToolSpec {
+    name: "erase",
+    signature: "erase(n)",
+    doc: "Delete n characters before the cursor of the focused field (Backspace n times).",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, n: i64| {
+            let times = u32::try_from(n).ok().filter(|t| *t <= 1000).ok_or(ToolError::BadCount(n))?;
+            c.act(|d| (0..times).try_for_each(|_| d.press_key("delete")))
+        })
+    },
+};
+
 pub(crate) const CLEAR_TEXT: ToolSpec = ToolSpec {
     name: "clear_text",
     signature: "clear_text()",

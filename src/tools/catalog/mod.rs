@@ -22,6 +22,7 @@ pub const CATALOG: &[ToolSpec] = &[
     gestures::DRAG,
     keys::INPUT_TEXT,
     keys::CLEAR_TEXT,
+    keys::ERASE,
     keys::PRESS_KEY,
     keys::BACK,
     keys::HOME,
@@ -46,6 +47,8 @@ pub const CATALOG: &[ToolSpec] = &[
     selectors::ASSERT_VISIBLE,
     selectors::ASSERT_NOT_VISIBLE,
     selectors::SCROLL_UNTIL_VISIBLE,
+    selectors::SCROLL,
+    selectors::SWIPE_ON,
     device::SHELL,
     finish::COMPLETE,
 ];

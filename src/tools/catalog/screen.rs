@@ -2,9 +2,10 @@
 
 use std::time::Duration;
 
-use rhai::{Dynamic, Map};
+use rhai::{Dynamic, ImmutableString, Map};
 
 use crate::tools::arguments::wait_ms;
+use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
@@ -44,20 +45,33 @@ pub(crate) const REFRESH: ToolSpec = ToolSpec {
     },
 };
 
+/// Takes a screenshot for the action record, under `name` when given.
+fn screenshot(c: &mut ToolContext, name: Option<&str>) -> Result<Map, ToolError> {
+    if let Some(name) = name {
+        let fits = !name.is_empty()
+            && name.len() <= 64
+            && name.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_');
+        if !fits {
+            return Err(ToolError::BadName(name.to_string()));
+        }
+    }
+    let png = c.capture_screenshot()?;
+    c.capture.name = name.map(str::to_string);
+    let (w, h) = png_size(&png).unwrap_or_default();
+    let mut m = Map::new();
+    m.insert("width".into(), Dynamic::from(i64::from(w)));
+    m.insert("height".into(), Dynamic::from(i64::from(h)));
+    m.insert("bytes".into(), Dynamic::from(png.len() as i64));
+    Ok(m)
+}
+
 pub(crate) const SCREENSHOT: ToolSpec = ToolSpec {
     name: "screenshot",
-    signature: "screenshot()",
-    doc: "Take a screenshot (kept in the trajectory); returns #{width, height, bytes}.",
+    signature: "screenshot([name])",
+    doc: "Take a screenshot (kept in the trajectory, as NNNN-name.png when named); returns #{width, height, bytes}.",
     effect: Effect::Reads,
     register: |r| {
-        tool!(r, |c| {
-            let png = c.capture_screenshot()?;
-            let (w, h) = png_size(&png).unwrap_or_default();
-            let mut m = Map::new();
-            m.insert("width".into(), Dynamic::from(i64::from(w)));
-            m.insert("height".into(), Dynamic::from(i64::from(h)));
-            m.insert("bytes".into(), Dynamic::from(png.len() as i64));
-            Ok(m)
-        })
+        tool!(r, |c| screenshot(c, None));
+        tool!(r, |c, name: ImmutableString| screenshot(c, Some(&name)));
     },
 };

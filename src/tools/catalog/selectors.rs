@@ -126,6 +126,58 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
     Err(ToolError::NotAfterSwipes { selector: sel.shown, swipes: MAX_SWIPES })
 }
 
+/// A swipe inside the element `sel` finds, the finger moving `direction` ("up",
+/// "down", "left", "right") across the middle 60% of it.
+fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<(), ToolError> {
+    let sel = Selector::from_dynamic(sel)?;
+    let e = located(c, &sel)?;
+    let b = e.bounds;
+    let (w, h) = (b.right - b.left, b.bottom - b.top);
+    if w < 10 || h < 10 {
+        return Err(ToolError::TooSmall { selector: sel.shown, width: w, height: h });
+    }
+    let (cx, cy) = e.center;
+    let (dx, dy) = (w * 3 / 10, h * 3 / 10);
+    let (from, to) = match direction {
+        "up" => ((cx, cy + dy), (cx, cy - dy)),
+        "down" => ((cx, cy - dy), (cx, cy + dy)),
+        "left" => ((cx + dx, cy), (cx - dx, cy)),
+        "right" => ((cx - dx, cy), (cx + dx, cy)),
+        other => return Err(ToolError::BadSwipeDirection(other.to_string())),
+    };
+    c.act(|d| d.swipe(from.0, from.1, to.0, to.1, 300))
+}
+
+/// The finger direction that scrolls content `direction` (scrolling down moves the
+/// finger up).
+fn finger_for_scroll(direction: &str) -> &str {
+    match direction {
+        "down" => "up",
+        "up" => "down",
+        "left" => "right",
+        "right" => "left",
+        other => other,
+    }
+}
+
+pub(crate) const SWIPE_ON: ToolSpec = ToolSpec {
+    name: "swipe_on",
+    signature: "swipe_on(sel, direction)",
+    doc: "Swipe inside the element a selector finds, the finger moving \"up\", \"down\", \"left\" or \"right\" (a carousel, a row to dismiss).",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(c, &sel, &direction)),
+};
+
+pub(crate) const SCROLL: ToolSpec = ToolSpec {
+    name: "scroll",
+    signature: "scroll(sel, direction)",
+    doc: "Scroll the content of the element a selector finds \"down\", \"up\", \"left\" or \"right\" (one swipe).",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(c, &sel, finger_for_scroll(&direction)))
+    },
+};
+
 pub(crate) const FIND: ToolSpec = ToolSpec {
     name: "find",
     signature: "find(sel)",
