@@ -307,6 +307,14 @@ impl Session {
         }
     }
 
+    /// The modules `import "name"` finds in this session's snippets from now on
+    /// (name, source), each after the ones it imports. Empty: `import` finds nothing.
+    /// `Err` says which module failed and why.
+    pub fn set_modules(&mut self, modules: Vec<(String, String)>) -> Result<(), IsolationError> {
+        self.host.shared.begin(self.worker.limits().timeout());
+        self.worker.set_modules(modules)
+    }
+
     pub fn reset(&mut self) -> Result<(), IsolationError> {
         self.worker.reset()?;
         let mut tools = self.tools();

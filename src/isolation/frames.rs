@@ -10,7 +10,7 @@ use super::wire::{Reader, WireError, Writer};
 use crate::sandbox::{FailureKind, Limits, RunError};
 
 /// Bumped whenever a frame changes: a worker of another build is refused.
-pub const PROTOCOL: u64 = 1;
+pub const PROTOCOL: u64 = 2;
 
 /// What a tool's parameter takes, as the worker registers its stand-in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +101,11 @@ pub enum ToWorker {
         width: u64,
     },
     Reset,
+    /// The modules `import` may name from now on (name, source), in an order where
+    /// each comes after the ones it imports; empty: none.
+    Modules {
+        modules: Vec<(String, String)>,
+    },
 }
 
 /// What a snippet left, as the worker reports it (actions and completion are the
@@ -249,6 +254,14 @@ impl ToWorker {
                 w.u64(*width);
             }
             Self::Reset => w.u8(10),
+            Self::Modules { modules } => {
+                w.u8(11);
+                w.len(modules.len());
+                for (name, source) in modules {
+                    w.str(name);
+                    w.str(source);
+                }
+            }
         }
         Ok(w.bytes)
     }
@@ -293,6 +306,14 @@ impl ToWorker {
             8 => Self::Vars,
             9 => Self::Summaries { width: r.u64()? },
             10 => Self::Reset,
+            11 => {
+                let n = r.len()?;
+                let mut modules = Vec::with_capacity(n.min(64));
+                for _ in 0..n {
+                    modules.push((r.str()?.to_string(), r.str()?.to_string()));
+                }
+                Self::Modules { modules }
+            }
             other => return Err(WireError::BadTag(other).into()),
         })
     }

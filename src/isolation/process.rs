@@ -400,6 +400,15 @@ impl WorkerProcess {
         }
     }
 
+    /// Gives the engine the modules `import` may name (see `Sandbox::set_modules`).
+    pub fn set_modules(&mut self, modules: Vec<(String, String)>) -> Result<(), IsolationError> {
+        match self.ask(&ToWorker::Modules { modules })? {
+            FromWorker::Done => Ok(()),
+            FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
+            _ => Err(IsolationError::Lost(PipeError::Closed)),
+        }
+    }
+
     pub fn reset(&mut self) -> Result<(), IsolationError> {
         match self.ask(&ToWorker::Reset)? {
             FromWorker::Done => Ok(()),

@@ -69,6 +69,9 @@ struct Link {
     last_poll: Instant,
     /// `ui_state` as last received, with its generation.
     ui_state: Option<(u64, Dynamic)>,
+    /// Modules are being loaded: their top level may not call tools (the runtime
+    /// answers none then).
+    loading_modules: bool,
 }
 
 type SharedLink = Arc<Mutex<Link>>;
@@ -199,6 +202,11 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
         engine.register_raw_fn(tool.name, types, move |_, args| {
             let args: Vec<Dynamic> = args.iter().map(|a| (**a).clone()).collect();
             let mut l = lock(&link);
+            if l.loading_modules {
+                return Err(
+                    format!("{name}: a module's top level cannot call tools; call them from its functions").into()
+                );
+            }
             let call = FromWorker::ToolCall { index: index as u64, args };
             match call.encode() {
                 Ok(bytes) => l.writer.send(&bytes).map_err(broken)?,
@@ -220,6 +228,9 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
             _ => return Ok(None),
         };
         let mut link = lock(&l);
+        if link.loading_modules {
+            return Err(format!("{name}: a module's top level cannot read it; read it from its functions").into());
+        }
         let have = if phone { 0 } else { link.ui_state.as_ref().map_or(0, |(g, _)| *g) };
         link.send(&FromWorker::StateRead { phone, have }).map_err(broken)?;
         match link.answer(&s) {
@@ -245,7 +256,14 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
 /// The worker's main loop; returns the exit code.
 fn serve() -> i32 {
     let Some((reader, writer)) = protocol_pipes() else { return exit::PROTOCOL };
-    let link = Arc::new(Mutex::new(Link { reader, writer, seq: 0, last_poll: Instant::now(), ui_state: None }));
+    let link = Arc::new(Mutex::new(Link {
+        reader,
+        writer,
+        seq: 0,
+        last_poll: Instant::now(),
+        ui_state: None,
+        loading_modules: false,
+    }));
     if lock(&link).send(&FromWorker::Hello { protocol: PROTOCOL }).is_err() {
         return exit::PROTOCOL;
     }
@@ -311,6 +329,16 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
             ToWorker::Reset => {
                 lock(link).ui_state = None;
                 match sandbox.reset() {
+                    Ok(()) => FromWorker::Done,
+                    Err(e) => FromWorker::Refused(e.to_string()),
+                }
+            }
+            ToWorker::Modules { modules } => {
+                sandbox.shared().begin(timeout);
+                lock(link).loading_modules = true;
+                let loaded = sandbox.set_modules(modules);
+                lock(link).loading_modules = false;
+                match loaded {
                     Ok(()) => FromWorker::Done,
                     Err(e) => FromWorker::Refused(e.to_string()),
                 }

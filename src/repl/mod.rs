@@ -27,6 +27,7 @@ pub const META: &[(&str, &str)] = &[
     (":screenshot [FILE]", "save a screenshot as PNG (default screenshot-N.png)"),
     (":vars", "the variables this session holds"),
     (":reset", "forget variables, functions and remembered facts"),
+    (":load FILE", "run a script file here (its functions and variables stay; its imports come from its folder)"),
     (":quit", "leave (also Ctrl-D)"),
 ];
 
@@ -157,6 +158,25 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
     Ok(())
 }
 
+/// `:load FILE`: the file's imports, then its code, run in this session.
+fn load_file(session: &mut Session, path: &std::path::Path, out: &mut impl Write) -> std::io::Result<()> {
+    let code = match std::fs::read_to_string(path) {
+        Ok(code) => code,
+        Err(e) => return writeln!(out, "error: cannot read {}: {e}", path.display()),
+    };
+    match crate::script::modules_imported_by(path, &code) {
+        Ok(modules) if modules.is_empty() => {}
+        Ok(modules) => {
+            if let Err(e) = session.set_modules(modules) {
+                return writeln!(out, "error: {}", clean(&full_message(&e)));
+            }
+        }
+        Err(e) => return writeln!(out, "error: {}", clean(&full_message(&e))),
+    }
+    let result = session.eval(&code);
+    show(&result, out)
+}
+
 /// Runs one `:command` (all but `:quit`).
 fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: &mut usize, out: &mut impl Write) {
     let _ = match command {
@@ -195,6 +215,10 @@ fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: 
         "reset" => match session.reset() {
             Ok(()) => writeln!(out, "forgot every variable, function and remembered fact"),
             Err(e) => writeln!(out, "error: {e}"),
+        },
+        "load" => match arg {
+            None => writeln!(out, "error: name the file: :load scripts/helpers.rhai"),
+            Some(file) => load_file(session, std::path::Path::new(file), out),
         },
         other => writeln!(out, "unknown command :{other}; :help lists them"),
     };

@@ -36,6 +36,9 @@ pub use worker::WorkerError;
 pub(crate) use shared::{STOP_COMPLETE, STOP_OPERATIONS, STOP_TIMEOUT, stop_error};
 use worker::{EngineState, Worker};
 
+/// The most modules a script's imports may bring in.
+pub const MAX_MODULES: usize = 64;
+
 /// How often (in operations) the deadline and the stop signal are checked.
 pub(crate) const CLOCK_EVERY: u64 = 256;
 
@@ -261,6 +264,34 @@ impl Sandbox {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// Makes `modules` (name, source) what `import "name"` finds from now on, each
+    /// compiled and run under the snippet limits, in order (a module may import the
+    /// ones before it). Empty: `import` finds nothing again.
+    pub fn set_modules(&mut self, modules: Vec<(String, String)>) -> Result<(), RunError> {
+        let judge = &self.judge;
+        let done = self.worker.submit(move |s| {
+            let mut resolver = rhai::module_resolvers::StaticModuleResolver::new();
+            s.engine.set_max_modules(if modules.is_empty() { 0 } else { MAX_MODULES });
+            s.engine.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
+            for (name, source) in modules {
+                let in_module = |mut e: RunError| {
+                    e.message = format!("in module {name:?}: {}", e.message);
+                    e
+                };
+                let code = source::checked(&source).map_err(in_module)?;
+                let ast = judge.parse(&s.engine, code).map_err(in_module)?;
+                let module = rhai::Module::eval_ast_as_new(Scope::new(), &ast, &s.engine).map_err(|e| {
+                    let fallback = || RunError::plain(e.to_string(), ErrorKind::Script);
+                    in_module(judge.error(&e, code, &HashMap::new()).unwrap_or_else(fallback))
+                })?;
+                resolver.insert(name, module);
+                s.engine.set_module_resolver(resolver.clone());
+            }
+            Ok(())
+        });
+        done.unwrap_or_else(|e| Err(RunError::plain(e.to_string(), ErrorKind::Crashed)))
     }
 
     /// Forgets every variable and `fn` definition.

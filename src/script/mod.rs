@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use rhai::Dynamic;
 
-use crate::sandbox::{LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
+mod subflows;
+pub use subflows::{SubflowError, collect as modules_imported_by};
+
+use crate::sandbox::{ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
 use crate::session::Session;
 use crate::trajectory::junit::{Case, Verdict};
 use crate::trajectory::{self, Event, Trajectory, TrajectoryError};
@@ -246,8 +249,13 @@ fn run_one(
         }
         None => None,
     };
-    let result = session.eval(&script.code);
+    let result = match load_modules(session, script) {
+        Ok(()) => session.eval(&script.code),
+        Err(error) => RunResult { error: Some(error), ..RunResult::default() },
+    };
     session.set_action_sink(None);
+    // The next script (or whoever uses the session next) imports only its own.
+    let _ = session.set_modules(Vec::new());
     let verdict = Verdict::of(&result);
     let failure_screenshot = match (&verdict, &written, options.failure_screenshots) {
         (Verdict::Passed, _, _) => None,
@@ -266,6 +274,19 @@ fn run_one(
         None => None,
     };
     Ok(Report { script: script.clone(), result, verdict, trajectory, attempt, failure_screenshot })
+}
+
+/// Gives the session the modules the script imports, or says why it cannot.
+fn load_modules(session: &mut Session, script: &Script) -> Result<(), RunError> {
+    let modules = subflows::collect(&script.path, &script.code)
+        .map_err(|e| RunError::plain(crate::error_text::full_message(&e), ErrorKind::Script))?;
+    if modules.is_empty() {
+        return Ok(());
+    }
+    session.set_modules(modules).map_err(|e| match e {
+        crate::isolation::IsolationError::Refused(why) => RunError::plain(why, ErrorKind::Script),
+        other => RunError::plain(crate::error_text::full_message(&other), ErrorKind::Crashed),
+    })
 }
 
 /// The script's `end` event and `summary.json`.

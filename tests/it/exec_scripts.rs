@@ -468,3 +468,64 @@ print(first != find(#{clickable: true, nth: 0}).text);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&script);
 }
+
+#[test]
+fn scripts_import_helpers_from_their_own_folder_only() {
+    let dir = std::env::temp_dir().join(format!("codeact-subflows-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("lib")).expect("dirs");
+    std::fs::write(
+        dir.join("helpers.rhai"),
+        "import \"lib/steps\" as s;\nfn open_settings() { start_app(\"com.android.settings\"); }\nfn twice(x) { s::add(x, x) }\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("lib/steps.rhai"), "fn add(a, b) { a + b }\n").expect("write");
+    std::fs::write(
+        dir.join("main.rhai"),
+        "import \"helpers\" as h;\nh::open_settings();\nprint(h::twice(21));\nprint(phone_state.app);\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("escape.rhai"), "import \"../x\" as x;\n").expect("write");
+    std::fs::write(dir.join("loud.rhai"), "tap(1, 1);\n").expect("write");
+    std::fs::write(dir.join("uses_loud.rhai"), "import \"loud\" as l;\n").expect("write");
+    let run = |script: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", "--device", "sim"])
+            .arg(dir.join(script))
+            .output()
+            .expect("run codeact exec");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run("main.rhai");
+    assert_eq!((code, out.as_str()), (Some(0), "42\ncom.android.settings\n"), "{err}");
+    let (code, _, err) = run("escape.rhai");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("only files in the script's own folder"), "{err}");
+    let (code, _, err) = run("uses_loud.rhai");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("in module \"loud\"") && err.contains("top level cannot call tools"), "{err}");
+    // The REPL loads a file, imports and all.
+    let repl = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["repl", "--device", "sim", "--no-history"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut repl = repl.expect("start the repl");
+    if let Some(mut stdin) = repl.stdin.take() {
+        use std::io::Write;
+        let _ = writeln!(stdin, ":load {}\nimport \"helpers\" as h; h::twice(4)", dir.join("main.rhai").display());
+    }
+    let out = repl.wait_with_output().expect("repl output");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("42\ncom.android.settings\n") && shown.contains("\n8\n"), "{shown}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // An LLM snippet (or any session without a script) cannot import.
+    let mut sb = session();
+    let r = sb.eval("import \"helpers\" as h;");
+    assert!(r.error.is_some_and(|e| e.message.to_lowercase().contains("module")));
+}

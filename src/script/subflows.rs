@@ -1,0 +1,129 @@
+//! Subflows for `codeact exec`: the modules a script's `import "helpers" as h;`
+//! names, read from the script's own folder only (no absolute paths, no `..`, no
+//! link leading out of it), nested imports included, in an order where each comes
+//! after the ones it imports. The engine compiles and runs them under the snippet
+//! limits; LLM snippets and the REPL never get a module. Not here: the engine side
+//! (`Sandbox::set_modules`).
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+/// The most modules one script may bring in, and how deep imports may nest.
+const MAX_MODULES: usize = 32;
+const MAX_DEPTH: usize = 8;
+
+static IMPORT: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r#"(?m)^\s*import\s+"([^"\\]*)""#).ok());
+
+/// Why a script's imports cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SubflowError {
+    #[error(
+        "import {0:?}: only files in the script's own folder can be imported (a name like \"helpers\" or \"lib/steps\", no absolute path, no ..)"
+    )]
+    OutsideFolder(String),
+    #[error("import {name:?}: cannot read {}", .path.display())]
+    Read {
+        name: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("import {0:?}: modules import each other in a circle")]
+    Circle(String),
+    #[error("a script may bring in at most {MAX_MODULES} modules, nested at most {MAX_DEPTH} deep")]
+    TooMany,
+}
+
+/// The modules `code` (the script at `script`) imports, as (name, source), each after
+/// its own imports.
+pub fn collect(script: &Path, code: &str) -> Result<Vec<(String, String)>, SubflowError> {
+    let folder = script.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+    let mut loaded = Vec::new();
+    let mut open = Vec::new();
+    for name in imports(code) {
+        load(&folder, &name, &mut loaded, &mut open)?;
+    }
+    Ok(loaded)
+}
+
+fn imports(code: &str) -> Vec<String> {
+    IMPORT.as_ref().map_or(Vec::new(), |re| re.captures_iter(code).map(|c| c[1].to_string()).collect())
+}
+
+fn load(
+    folder: &Path,
+    name: &str,
+    loaded: &mut Vec<(String, String)>,
+    open: &mut Vec<String>,
+) -> Result<(), SubflowError> {
+    if loaded.iter().any(|(n, _)| n == name) {
+        return Ok(());
+    }
+    if open.iter().any(|n| n == name) {
+        return Err(SubflowError::Circle(name.to_string()));
+    }
+    if open.len() >= MAX_DEPTH || loaded.len() >= MAX_MODULES {
+        return Err(SubflowError::TooMany);
+    }
+    let path = inside(folder, name)?;
+    let source = std::fs::read_to_string(&path).map_err(|source| SubflowError::Read {
+        name: name.to_string(),
+        path: path.clone(),
+        source,
+    })?;
+    open.push(name.to_string());
+    for inner in imports(&source) {
+        load(folder, &inner, loaded, open)?;
+    }
+    open.pop();
+    loaded.push((name.to_string(), source));
+    Ok(())
+}
+
+/// The file `name` names inside `folder` (`.rhai` added when missing), or why not.
+fn inside(folder: &Path, name: &str) -> Result<PathBuf, SubflowError> {
+    let outside = || SubflowError::OutsideFolder(name.to_string());
+    let relative = Path::new(name);
+    let plain = !name.is_empty()
+        && !name.contains('\\')
+        && relative.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !plain {
+        return Err(outside());
+    }
+    let file = if relative.extension().is_some() { folder.join(relative) } else { folder.join(format!("{name}.rhai")) };
+    // A link inside the folder must not lead out of it.
+    match file.canonicalize() {
+        Ok(real) if real.starts_with(folder) => Ok(real),
+        Ok(_) => Err(outside()),
+        Err(source) => Err(SubflowError::Read { name: name.to_string(), path: file, source }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_come_from_the_script_folder_only_in_dependency_order() {
+        let dir = std::env::temp_dir().join(format!("codeact-subflows-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        std::fs::write(dir.join("helpers.rhai"), "import \"lib/steps\" as s;\nfn twice(x) { s::add(x, x) }\n").unwrap();
+        std::fs::write(dir.join("lib/steps.rhai"), "fn add(a, b) { a + b }\n").unwrap();
+        std::fs::write(dir.join("loop_a.rhai"), "import \"loop_b\" as b;\n").unwrap();
+        std::fs::write(dir.join("loop_b.rhai"), "import \"loop_a\" as a;\n").unwrap();
+        let script = dir.join("main.rhai");
+        let names = |code: &str| collect(&script, code).map(|m| m.into_iter().map(|(n, _)| n).collect::<Vec<_>>());
+        assert_eq!(names("import \"helpers\" as h;\nprint(h::twice(2));").unwrap(), ["lib/steps", "helpers"]);
+        assert!(names("let x = 1;").unwrap().is_empty());
+        for bad in ["../etc/passwd", "/etc/passwd", "lib/../helpers", ""] {
+            let e = names(&format!("import \"{bad}\" as h;")).unwrap_err();
+            assert!(matches!(e, SubflowError::OutsideFolder(_)), "{bad}: {e}");
+        }
+        assert!(matches!(names("import \"loop_a\" as a;"), Err(SubflowError::Circle(_))));
+        assert!(matches!(names("import \"missing\" as m;"), Err(SubflowError::Read { .. })));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
