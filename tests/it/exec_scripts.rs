@@ -529,3 +529,43 @@ fn scripts_import_helpers_from_their_own_folder_only() {
     let r = sb.eval("import \"helpers\" as h;");
     assert!(r.error.is_some_and(|e| e.message.to_lowercase().contains("module")));
 }
+
+#[test]
+fn the_virtual_phone_refuses_bad_alarms_sorts_them_and_keeps_a_denied_permission() {
+    let (exit, out, err) = exec_sim(
+        "fidelity",
+        r#"open_app("Clock");
+fn add(h, m) {
+  tap(#{desc: "Add alarm"});
+  set_text(#{id: "hour"}, h);
+  set_text(#{id: "minute"}, m);
+  tap("Save");
+}
+add("25", "61");
+print(phone_state.activity);
+tap("Cancel");
+add("09", "30");
+add("07", "05");
+let w = parse_json(shell("simctl state").output);
+print(w.alarms.map(|a| `${a.hour}:${a.minute}`));
+home();
+start_app("com.android.settings");
+tap(#{id: "airplane_switch"});
+let w = parse_json(shell("simctl state").output);
+print([w.settings.wifi, w.settings.bluetooth, w.settings.airplane_mode]);
+start_app("com.google.android.apps.messaging");
+tap("Don’t allow");
+let w = parse_json(shell("simctl state").output);
+print(w.values["perm.messaging_notifications"]);
+home();
+start_app("com.google.android.apps.messaging");
+print(find("Don’t allow") == ());
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "com.android.deskclock.AlarmEditActivity\n[\"7:0\", \"7:5\", \"8:30\", \"9:30\"]\n[false, false, true]\nfalse\ntrue\n",
+        "{err}"
+    );
+}

@@ -81,6 +81,38 @@ impl World {
             }
             "clear" => self.write(rest, Value::Str(String::new()), record),
             "require" => return self.read(rest, record).is_some_and(|v| v.truthy()),
+            // `require_between KEY MIN MAX`: a whole number in that range, else stop
+            // (a clock refuses 25:61).
+            "require_between" => {
+                let mut words = rest.split_whitespace();
+                let (Some(key), Some(min), Some(max)) = (words.next(), words.next(), words.next()) else {
+                    return false;
+                };
+                let (Ok(min), Ok(max)) = (min.parse::<i64>(), max.parse::<i64>()) else { return false };
+                let n = match self.read(key, record) {
+                    Some(Value::Int(n)) => Some(n),
+                    Some(Value::Str(s)) => s.trim().parse::<i64>().ok(),
+                    _ => None,
+                };
+                return n.is_some_and(|n| (min..=max).contains(&n));
+            }
+            // `sort COLLECTION FIELD...`: records in order of those fields (numbers as
+            // numbers), as a clock lists its alarms.
+            "sort" => {
+                let mut words = rest.split_whitespace();
+                let Some(collection) = words.next() else { return true };
+                let fields: Vec<&str> = words.collect();
+                if let Some(records) = self.collections.get_mut(collection) {
+                    records.sort_by(|a, b| {
+                        fields
+                            .iter()
+                            .map(|f| sort_key(a.get(*f)).cmp(&sort_key(b.get(*f))))
+                            .find(|o| o.is_ne())
+                            .unwrap_or(std::cmp::Ordering::Equal)
+                    });
+                    self.screen_changed();
+                }
+            }
             "add" => {
                 let (collection, fields) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
                 let new = self.fields(fields, record);
@@ -159,6 +191,16 @@ impl World {
             }
         }
         self.screen_changed();
+    }
+}
+
+/// How a field sorts: numbers before text, numbers by value.
+fn sort_key(v: Option<&Value>) -> (u8, i64, String) {
+    match v {
+        Some(Value::Int(n)) => (0, *n, String::new()),
+        Some(Value::Str(s)) => s.trim().parse::<i64>().map_or((1, 0, s.clone()), |n| (0, n, String::new())),
+        Some(Value::Bool(b)) => (0, i64::from(*b), String::new()),
+        None => (2, 0, String::new()),
     }
 }
 

@@ -43,7 +43,9 @@
 //! Screens with `source = "COLLECTION"` show the record at index `{param}` as `{record.*}`.
 //! Actions: `open ACTIVITY [ARG]`, `back` (closes the screen), `home`, `launch PACKAGE`, `toggle KEY`,
 //! `set KEY VALUE`, `clear KEY`, `require KEY` (stop here when KEY is empty),
-//! `add COLLECTION FIELD=VALUE...`, `update FIELD=VALUE...` (the screen's record),
+//! `require_between KEY MIN MAX` (stop unless KEY is a whole number in that range),
+//! `add COLLECTION FIELD=VALUE...`, `sort COLLECTION FIELD...` (numbers by value),
+//! `update FIELD=VALUE...` (the screen's record),
 //! `delete` (the dialog's or screen's record), `dialog NAME`, `dismiss`.
 
 use std::collections::BTreeMap;
@@ -304,7 +306,10 @@ impl AppSpec {
             ("dialog", Some(name)) => {
                 self.dialog(name).map(|_| ()).ok_or_else(|| ActionProblem::NoDialog(name.to_string()))
             }
-            ("launch" | "toggle" | "set" | "clear" | "require" | "add" | "update", Some(_)) => Ok(()),
+            (
+                "launch" | "toggle" | "set" | "clear" | "require" | "require_between" | "sort" | "add" | "update",
+                Some(_),
+            ) => Ok(()),
             _ => Err(ActionProblem::UnknownVerb),
         }
     }

@@ -92,15 +92,15 @@ fn alarms_add_with_number_fields_and_toggle() {
     let state = p.state();
     let alarms = state["alarms"].as_array().expect("alarms");
     assert_eq!(
-        alarms.last(),
+        alarms.first(),
         Some(&serde_json::json!({"hour": 6, "minute": 45, "enabled": true})),
-        "letters are refused by a number field"
+        "letters are refused by a number field, and alarms are listed by time"
     );
     assert!(p.dump().contains("text=\"06:45\""));
     let (_, y) = p.find("text", "08:30").expect("the 08:30 alarm");
     let screen_width = 1080;
     p.sh(&format!("input tap {} {y}", screen_width - 100));
-    assert_eq!(p.state()["alarms"][1]["enabled"], true, "tapping the row's switch enables the alarm");
+    assert_eq!(p.state()["alarms"][2]["enabled"], true, "tapping the row's switch enables the alarm");
 }
 
 #[test]
