@@ -57,6 +57,10 @@ pub enum ToolError {
     TypedDiffers { typed: String, shown: String },
     #[error("direction {0:?}: use \"up\", \"down\", \"left\" or \"right\"")]
     BadSwipeDirection(String),
+    #[error("start_app options: {0}; use an activity (\".Settings\") or #{{clear: true, activity: \".X\"}}")]
+    BadStartOption(String),
+    #[error("could not clear the data of {package} (the device said {said:?}); is it installed? (list_packages(true))")]
+    ClearFailed { package: String, said: String },
     #[error("screenshot name {0:?}: use 1 to 64 letters, digits, - or _")]
     BadName(String),
     #[error("erase({0}): use 0..=1000 characters")]
@@ -120,6 +124,8 @@ impl ToolError {
             | ToolError::BadDirection(_)
             | ToolError::NoSuchIndex { .. }
             | ToolError::BadName(_)
+            | ToolError::BadStartOption(_)
+            | ToolError::ClearFailed { .. }
             | ToolError::BadSwipeDirection(_)
             | ToolError::BadCount(_)
             | ToolError::TooSmall { .. }

@@ -569,3 +569,24 @@ print(find("Don’t allow") == ());
         "{err}"
     );
 }
+
+#[test]
+fn clear_app_data_and_a_clean_start_forget_what_the_app_kept() {
+    let (exit, out, err) = exec_sim(
+        "clear",
+        r#"let notes = || parse_json(shell("simctl state").output).notes.len();
+print(notes.call() > 0);
+clear_app_data("com.example.notes");
+print(notes.call());
+start_app("com.google.android.apps.messaging");
+tap("Allow");
+start_app("com.google.android.apps.messaging", #{clear: true});
+print(find("Allow") != ());
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert_eq!(out, "true\n0\ntrue\n", "{err}");
+    let (exit, _, err) = exec_sim("bad_option", "start_app(\"com.android.settings\", #{colour: 1});\n");
+    assert_eq!(exit, Some(2));
+    assert!(err.contains("unknown option \"colour\""), "{err}");
+}

@@ -1,6 +1,6 @@
 //! Apps: starting one by package or by what people call it, listing packages.
 
-use rhai::{Array, Dynamic, ImmutableString};
+use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
@@ -16,14 +16,75 @@ fn packages(c: &mut ToolContext, include_system: bool) -> Result<Array, ToolErro
     Ok(list.into_iter().map(Dynamic::from).collect())
 }
 
+/// `start_app(package, second)`: the second argument is an activity, or options
+/// (`#{clear: true}`: forget the app's data first, `activity: ".X"`).
+fn start_with(c: &mut ToolContext, package: &str, second: &Dynamic) -> Result<(), ToolError> {
+    if let Ok(activity) = second.clone().into_immutable_string() {
+        return start(c, package, Some(&activity));
+    }
+    let Some(options) = second.clone().try_cast::<Map>() else {
+        return Err(ToolError::BadStartOption(format!("not {}", second.type_name())));
+    };
+    let mut activity = None;
+    for (key, value) in &options {
+        match key.as_str() {
+            "clear" if value.as_bool() == Ok(true) => clear_data(c, package)?,
+            "clear" if value.is_bool() => {}
+            "activity" => {
+                activity = Some(
+                    value
+                        .clone()
+                        .into_immutable_string()
+                        .map_err(|t| ToolError::BadStartOption(format!("activity must be a string, not {t}")))?,
+                )
+            }
+            other => return Err(ToolError::BadStartOption(format!("unknown option {other:?}"))),
+        }
+    }
+    start(c, package, activity.as_deref())
+}
+
+/// `pm clear`: the app stops and forgets its data.
+fn clear_data(c: &mut ToolContext, package: &str) -> Result<(), ToolError> {
+    let out = c.device().shell(&format!("pm clear {}", shell_word(package)))?;
+    if out.stdout_text().trim() == "Success" {
+        Ok(())
+    } else {
+        Err(ToolError::ClearFailed { package: package.to_string(), said: out.stdout_text().trim().to_string() })
+    }
+}
+
+/// A package name as one shell word (names are letters, digits, `.` and `_`).
+fn shell_word(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_') {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 pub(crate) const START_APP: ToolSpec = ToolSpec {
     name: "start_app",
-    signature: "start_app(package[, activity])",
-    doc: "Start an app by package name, optionally at an activity.",
+    signature: "start_app(package[, activity or options])",
+    doc: "Start an app by package name, optionally at an activity; start_app(pkg, #{clear: true}) forgets its data first (a clean launch).",
     effect: Effect::Acts,
     register: |r| {
         tool!(r, |c, package: ImmutableString| start(c, &package, None));
-        tool!(r, |c, package: ImmutableString, activity: ImmutableString| start(c, &package, Some(&activity)));
+        tool!(r, |c, package: ImmutableString, second: Dynamic| start_with(c, &package, &second));
+    },
+};
+
+pub(crate) const CLEAR_APP_DATA: ToolSpec = ToolSpec {
+    name: "clear_app_data",
+    signature: "clear_app_data(package)",
+    doc: "Stop an app and forget its data (pm clear): the next start is a first start.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, package: ImmutableString| {
+            clear_data(c, &package)?;
+            c.after_action();
+            Ok(())
+        })
     },
 };
 

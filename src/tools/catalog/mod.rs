@@ -31,6 +31,7 @@ pub const CATALOG: &[ToolSpec] = &[
     apps::OPEN_APP,
     apps::LIST_PACKAGES,
     device::STOP_APP,
+    apps::CLEAR_APP_DATA,
     device::HIDE_KEYBOARD,
     memory::REMEMBER,
     memory::MEMORY,

@@ -254,7 +254,10 @@ pub(crate) fn pm(device: &SimDevice, args: &[&str]) -> Output {
     let catalog = world.catalog.clone();
     drop(world);
     let Some((&sub, rest)) = args.split_first() else {
-        return fail("usage: pm list packages [-3] [-s] [-f] [FILTER]\n       pm path PACKAGE\n", 255);
+        return fail(
+            "usage: pm list packages [-3] [-s] [-f] [FILTER]\n       pm path PACKAGE\n       pm clear PACKAGE\n",
+            255,
+        );
     };
     let installed = || {
         catalog
@@ -292,6 +295,16 @@ pub(crate) fn pm(device: &SimDevice, args: &[&str]) -> Output {
             Some((p, system)) => ok(format!("package:{}\n", apk(&p, system))),
             None => fail("", 1),
         },
+        ("clear", Some(package)) => {
+            let mut world = device.world();
+            match world.catalog.app_index(package) {
+                Some(app) => {
+                    world.clear_app_data(app);
+                    ok("Success\n")
+                }
+                None => fail("Failed\n", 1),
+            }
+        }
         ("install" | "install-create", _) => fail(
             "Failure [INSTALL_FAILED_INVALID_APK: the virtual device runs only the apps described in data files (crates/sim/data/apps/*.toml, or codeact sim --world DIR); add one there instead]\n",
             1,

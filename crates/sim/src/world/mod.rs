@@ -226,6 +226,34 @@ impl World {
         world
     }
 
+    /// `pm clear`: the app stops and forgets its data (its collections emptied, its
+    /// state keys back to their first values).
+    pub(crate) fn clear_app_data(&mut self, app: usize) {
+        self.force_stop(app);
+        let Some(spec) = self.catalog.apps.get(app) else { return };
+        let data = spec.data.clone();
+        for entry in &data {
+            if let Some(records) = self.collections.get_mut(entry) {
+                records.clear();
+                continue;
+            }
+            let prefix = entry.ends_with('.') || entry.ends_with('_');
+            let keys: Vec<String> = self
+                .catalog
+                .initial_state
+                .keys()
+                .filter(|k| if prefix { k.starts_with(entry.as_str()) } else { *k == entry })
+                .cloned()
+                .collect();
+            for key in keys {
+                if let Some(first) = self.catalog.initial_state.get(&key).cloned() {
+                    self.state.insert(key, first);
+                }
+            }
+        }
+        self.screen_changed();
+    }
+
     /// Back to the initial world, keeping geometry and the data files.
     pub(crate) fn reset(&mut self) {
         *self = World::new(self.catalog.clone(), self.geometry);

@@ -90,6 +90,10 @@ pub(crate) struct AppSpec {
     pub(crate) screens: Vec<ScreenSpec>,
     #[serde(default)]
     pub(crate) dialogs: Vec<DialogSpec>,
+    /// What `pm clear PACKAGE` forgets: collections by name (emptied) and state keys
+    /// or key prefixes ending in `.` or `_` (back to their first values).
+    #[serde(default)]
+    pub(crate) data: Vec<String>,
 }
 
 fn yes() -> bool {
