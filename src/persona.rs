@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(Persona::built_in().len(), 4);
         let p = Persona::load("app_starter").unwrap();
         assert!(p.allows("start_app") && !p.allows("tap_by_index"));
-        assert!(p.system_prompt().contains("- start_app(package[, activity])"));
+        assert!(p.system_prompt().contains("- start_app(package[, activity or options])"));
         let bad = "name = 'x'\ndescription = 'd'\ntools = ['tap_by_index', 'fly']\nprompt = '{tool_descriptions}'";
         let err = Persona::parse(bad, "x.toml").unwrap_err().to_string();
         assert!(err.contains("\"fly\"") && err.contains("tap_by_index"), "{err}");

@@ -247,7 +247,7 @@ mod tests {
         let p = Persona::load("app_starter").unwrap();
         let s = system(&p, None);
         assert!(system(&p, Some(1000)).contains("0..1000 across the screen"));
-        assert!(s.contains("- start_app(package[, activity])") && !s.contains("tap_by_index"), "{s}");
+        assert!(s.contains("- start_app(package[, activity or options])") && !s.contains("tap_by_index"), "{s}");
         assert!(s.contains("complete(true"));
     }
 }
