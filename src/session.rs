@@ -36,7 +36,12 @@ struct ToolHost {
     table: ToolTable,
     tools: SharedContext,
     shared: Arc<Shared>,
+    /// Where printed lines go as they are printed, when someone watches.
+    print_sink: Option<PrintSink>,
 }
+
+/// Receives each line a snippet prints, the moment it is printed.
+pub type PrintSink = Box<dyn FnMut(&str) + Send>;
 
 impl Host for ToolHost {
     fn call_tool(&mut self, index: usize, args: Vec<Dynamic>) -> ToolOutcome {
@@ -61,6 +66,12 @@ impl Host for ToolHost {
 
     fn cancelled(&self) -> bool {
         self.shared.cancelled()
+    }
+
+    fn printed(&mut self, text: &str) {
+        if let Some(sink) = self.print_sink.as_mut() {
+            sink(text);
+        }
     }
 }
 
@@ -103,7 +114,7 @@ impl Session {
         let hint = format!("the functions this session has: {}", tool_names.join(", "));
         let registered = table.arities();
         let worker = WorkerProcess::start(settings.worker.clone(), settings.limits.clone(), table.signatures(), hint)?;
-        Ok(Self { worker, host: ToolHost { table, tools, shared }, tool_names, registered })
+        Ok(Self { worker, host: ToolHost { table, tools, shared, print_sink: None }, tool_names, registered })
     }
 
     fn tools(&self) -> std::sync::MutexGuard<'_, ToolContext> {
@@ -266,6 +277,14 @@ impl Session {
     /// Every snippet from now on stops when `token` is cancelled.
     pub fn stop_on(&self, token: CancellationToken) {
         self.host.shared.stop_on(token);
+    }
+
+    /// Sends every line later snippets print to `sink` the moment it is printed (the
+    /// result still holds them all), or no longer.
+    pub fn set_print_sink(&mut self, sink: Option<PrintSink>) -> Result<(), IsolationError> {
+        self.worker.stream_prints(sink.is_some())?;
+        self.host.print_sink = sink;
+        Ok(())
     }
 
     /// Sends every later action to `sink` the moment it is recorded (or no longer).

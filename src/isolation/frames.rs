@@ -101,6 +101,8 @@ pub enum ToWorker {
         width: u64,
     },
     Reset,
+    /// Send each printed line as it is printed (the REPL), or only with the result.
+    StreamPrints(bool),
     /// The modules `import` may name from now on (name, source), in an order where
     /// each comes after the ones it imports; empty: none.
     Modules {
@@ -143,6 +145,8 @@ pub enum FromWorker {
     Summaries(Vec<(String, String)>),
     Done,
     Refused(String),
+    /// A line the running snippet printed, sent as it is printed (when streaming).
+    Printed(String),
 }
 
 /// Why a frame could not be read.
@@ -254,6 +258,10 @@ impl ToWorker {
                 w.u64(*width);
             }
             Self::Reset => w.u8(10),
+            Self::StreamPrints(on) => {
+                w.u8(12);
+                w.u8(u8::from(*on));
+            }
             Self::Modules { modules } => {
                 w.u8(11);
                 w.len(modules.len());
@@ -306,6 +314,7 @@ impl ToWorker {
             8 => Self::Vars,
             9 => Self::Summaries { width: r.u64()? },
             10 => Self::Reset,
+            12 => Self::StreamPrints(r.u8()? == 1),
             11 => {
                 let n = r.len()?;
                 let mut modules = Vec::with_capacity(n.min(64));
@@ -381,6 +390,10 @@ impl FromWorker {
                 w.u8(10);
                 w.str(why);
             }
+            Self::Printed(text) => {
+                w.u8(11);
+                w.str(text);
+            }
         }
         Ok(w.bytes)
     }
@@ -418,6 +431,7 @@ impl FromWorker {
                 Self::Summaries(pairs)
             }
             9 => Self::Done,
+            11 => Self::Printed(r.str()?.to_string()),
             10 => Self::Refused(r.str()?.to_string()),
             other => return Err(WireError::BadTag(other).into()),
         })

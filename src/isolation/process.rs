@@ -87,6 +87,8 @@ pub trait Host {
     fn read_state(&mut self, phone: bool, have: u64) -> ToWorker;
     /// True once the snippet is to stop (Ctrl-C, the session's stop).
     fn cancelled(&self) -> bool;
+    /// A line the snippet printed, as it was printed (only while streaming).
+    fn printed(&mut self, _text: &str) {}
 }
 
 /// A snippet the worker has parsed, by its id in that worker.
@@ -132,6 +134,8 @@ pub struct WorkerProcess {
     seq: u64,
     /// How long the last start took.
     pub start_time: Duration,
+    /// Printed lines are streamed (told again to every new worker).
+    streaming: bool,
 }
 
 /// How a dead worker is explained.
@@ -160,6 +164,7 @@ impl WorkerProcess {
             incarnation: 0,
             seq: 0,
             start_time: Duration::ZERO,
+            streaming: false,
         };
         worker.spawn()?;
         Ok(worker)
@@ -213,6 +218,13 @@ impl WorkerProcess {
                 stop(&mut live);
                 let tail = tail_text(&live.stderr);
                 return Err(IsolationError::Refused(if tail.is_empty() { "no answer".into() } else { tail }));
+            }
+        }
+        if self.streaming {
+            send(&mut live.writer, &ToWorker::StreamPrints(true)).map_err(IsolationError::Lost)?;
+            if !matches!(next_within(&mut live.reader, START_TIMEOUT), Some(FromWorker::Done)) {
+                stop(&mut live);
+                return Err(IsolationError::Refused("the new worker would not stream its output".into()));
             }
         }
         self.live = Some(live);
@@ -332,6 +344,11 @@ impl WorkerProcess {
                     ToWorker::Tool(outcome)
                 }
                 Ok(FromWorker::StateRead { phone, have }) => host.read_state(phone, have),
+                // Not a question: nothing goes back.
+                Ok(FromWorker::Printed(text)) => {
+                    host.printed(&text);
+                    continue;
+                }
                 _ => return self.died(Death::Died),
             };
             // A tool that saw the cancel returns early: the worker hears of it first.
@@ -397,6 +414,16 @@ impl WorkerProcess {
         match self.ask(&ToWorker::Summaries { width: width as u64 }) {
             Ok(FromWorker::Summaries(v)) => v,
             _ => Vec::new(),
+        }
+    }
+
+    /// Whether printed lines come back as they are printed ([`Host::printed`]).
+    pub fn stream_prints(&mut self, on: bool) -> Result<(), IsolationError> {
+        self.streaming = on;
+        match self.ask(&ToWorker::StreamPrints(on))? {
+            FromWorker::Done => Ok(()),
+            FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
+            _ => Err(IsolationError::Lost(PipeError::Closed)),
         }
     }
 

@@ -72,6 +72,8 @@ struct Link {
     /// Modules are being loaded: their top level may not call tools (the runtime
     /// answers none then).
     loading_modules: bool,
+    /// Printed lines go to the runtime as they are printed.
+    stream_prints: bool,
 }
 
 type SharedLink = Arc<Mutex<Link>>;
@@ -245,6 +247,29 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
             other => Err(broken(other)),
         }
     });
+    // Printing: kept for the result as always, and sent at once when streaming.
+    let (l, s) = (link.clone(), shared.clone());
+    engine.on_print(move |text| {
+        if s.print(text) {
+            let mut link = lock(&l);
+            if link.stream_prints {
+                let _ = link.send(&FromWorker::Printed(text.to_string()));
+            }
+        }
+    });
+    let (l, s) = (link.clone(), shared.clone());
+    engine.on_debug(move |text, _, pos| {
+        let line = match pos.line() {
+            Some(n) => format!("[line {n}] {text}"),
+            None => text.to_string(),
+        };
+        if s.print(&line) {
+            let mut link = lock(&l);
+            if link.stream_prints {
+                let _ = link.send(&FromWorker::Printed(line));
+            }
+        }
+    });
     let (l, s) = (link.clone(), shared.clone());
     engine.on_progress(move |_| s.tick(|| lock(&l).poll_cancel(&s)));
     // A sleep that the pipe wakes: a cancel arrives there.
@@ -263,6 +288,7 @@ fn serve() -> i32 {
         last_poll: Instant::now(),
         ui_state: None,
         loading_modules: false,
+        stream_prints: false,
     }));
     if lock(&link).send(&FromWorker::Hello { protocol: PROTOCOL }).is_err() {
         return exit::PROTOCOL;
@@ -332,6 +358,10 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
                     Ok(()) => FromWorker::Done,
                     Err(e) => FromWorker::Refused(e.to_string()),
                 }
+            }
+            ToWorker::StreamPrints(on) => {
+                lock(link).stream_prints = on;
+                FromWorker::Done
             }
             ToWorker::Modules { modules } => {
                 sandbox.shared().begin(timeout);

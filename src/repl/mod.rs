@@ -47,13 +47,37 @@ pub fn show(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
     out.write_all(clean(&result.output).as_bytes())?;
     let (listed, more) = result.listed_actions(LISTED_ACTIONS);
     for a in listed {
-        let args = clean(&a.args.join(", ")).into_owned();
-        let how = if a.succeeded() { "ok" } else { "failed" };
-        writeln!(out, "  · {}({args}) {how} ({:.0} ms)", a.tool, a.duration_ms)?;
+        writeln!(out, "{}", action_line(a))?;
     }
     if let Some(more) = more {
         writeln!(out, "  · {more}")?;
     }
+    show_end(result, out)
+}
+
+/// `  · tap(540, 1200) ok (5 ms)`: one action as the REPL echoes it.
+fn action_line(a: &crate::sandbox::Action) -> String {
+    let args = clean(&a.args.join(", ")).into_owned();
+    let how = if a.succeeded() { "ok" } else { "failed" };
+    format!("  · {}({args}) {how} ({:.0} ms)", a.tool, a.duration_ms)
+}
+
+/// After a snippet whose prints and actions were echoed as they happened: how many
+/// calls were not echoed, then the end.
+fn show_streamed_end(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
+    let (_, more) = result.listed_actions(LISTED_ACTIONS);
+    if let Some(more) = more {
+        writeln!(out, "  · {more}")?;
+    }
+    if result.output.contains("\n[output cut at ") {
+        writeln!(out, "[output cut at the snippet's limit]")?;
+    }
+    show_end(result, out)
+}
+
+/// What follows the printed lines and the actions: the count of calls not echoed,
+/// the value, the error, the completion.
+fn show_end(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
     if let Some(v) = &result.value {
         writeln!(out, "{}", clean(v))?;
     }
@@ -96,6 +120,22 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         }
     }
     cancel_on_ctrl_c(session.cancel_handle());
+    // Prints and actions appear as they happen, in the order they happen; a loop's
+    // actions stop being echoed after the first LISTED_ACTIONS (a count follows).
+    let echoed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let streamed = session
+        .set_print_sink(Some(Box::new(|text: &str| {
+            crate::outln!("{}", clean(text));
+        })))
+        .is_ok();
+    if streamed {
+        let counter = echoed.clone();
+        session.set_action_sink(Some(Box::new(move |a| {
+            if counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < LISTED_ACTIONS {
+                crate::outln!("{}", action_line(a));
+            }
+        })));
+    }
 
     let mut out = std::io::stdout();
     let _ = writeln!(
@@ -144,8 +184,9 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         }
         let snippet = std::mem::take(&mut pending);
         let _ = editor.add_history_entry(snippet.trim_end());
+        echoed.store(0, std::sync::atomic::Ordering::Relaxed);
         let result = session.eval(&snippet);
-        let _ = show(&result, &mut out);
+        let _ = if streamed { show_streamed_end(&result, &mut out) } else { show(&result, &mut out) };
         let _ = out.flush();
         refresh_words(&mut session, &words);
     }

@@ -198,11 +198,15 @@ impl Sandbox {
         engine.set_max_functions(limits.max_functions);
 
         let s = shared.clone();
-        engine.on_print(move |text| s.print(text));
+        engine.on_print(move |text| {
+            s.print(text);
+        });
         let s = shared.clone();
-        engine.on_debug(move |text, _, pos| match pos.line() {
-            Some(l) => s.print(&format!("[line {l}] {text}")),
-            None => s.print(text),
+        engine.on_debug(move |text, _, pos| {
+            match pos.line() {
+                Some(l) => s.print(&format!("[line {l}] {text}")),
+                None => s.print(text),
+            };
         });
         let s = shared.clone();
         engine.on_progress(move |_| s.tick(|| ()));

@@ -165,16 +165,18 @@ impl Shared {
         lock(&self.failure).clone()
     }
 
-    /// Appends a line of output, cutting it at the limit.
-    pub fn print(&self, text: &str) {
+    /// Appends a line of output, cutting it at the limit; false once the output is
+    /// full (the line was dropped or cut).
+    pub fn print(&self, text: &str) -> bool {
         let mut out = lock(&self.output);
         if out.cut {
-            return;
+            return false;
         }
         let room = self.max_output.saturating_sub(out.text.len());
         if text.len() < room {
             out.text.push_str(text);
             out.text.push('\n');
+            true
         } else {
             let mut cut = room;
             while !text.is_char_boundary(cut) {
@@ -183,6 +185,7 @@ impl Shared {
             out.text.push_str(&text[..cut]);
             out.text.push_str(&format!("\n[output cut at {} bytes]\n", self.max_output));
             out.cut = true;
+            false
         }
     }
 

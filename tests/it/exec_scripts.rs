@@ -590,3 +590,27 @@ print(find("Allow") != ());
     assert_eq!(exit, Some(2));
     assert!(err.contains("unknown option \"colour\""), "{err}");
 }
+
+#[test]
+fn the_repl_echoes_prints_and_actions_in_the_order_they_happen() {
+    let repl = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["repl", "--device", "sim", "--no-history"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut repl = repl.expect("start the repl");
+    if let Some(mut stdin) = repl.stdin.take() {
+        use std::io::Write;
+        let _ =
+            writeln!(stdin, "for i in 0..2 {{ print(i); remember(\"x\"); }}\nfor i in 0..60 {{ remember(\"y\"); }}");
+    }
+    let out = repl.wait_with_output().expect("repl output");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("0\n  · remember(\"x\") ok") && shown.contains("1\n  · remember(\"x\") ok"),
+        "interleaved: {shown}"
+    );
+    assert_eq!(shown.matches("remember(\"y\") ok").count(), 50, "a loop's echo stops at 50: {shown}");
+    assert!(shown.contains("  · … and 10 more calls"), "{shown}");
+}
