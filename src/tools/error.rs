@@ -57,6 +57,8 @@ pub enum ToolError {
     TypedDiffers { typed: String, shown: String },
     #[error("direction {0:?}: use \"up\", \"down\", \"left\" or \"right\"")]
     BadSwipeDirection(String),
+    #[error("no app opened {uri:?} (the device said {said:?})")]
+    NoAppForUrl { uri: String, said: String },
     #[error("start_app options: {0}; use an activity (\".Settings\") or #{{clear: true, activity: \".X\"}}")]
     BadStartOption(String),
     #[error("could not clear the data of {package} (the device said {said:?}); is it installed? (list_packages(true))")]
@@ -125,6 +127,7 @@ impl ToolError {
             | ToolError::NoSuchIndex { .. }
             | ToolError::BadName(_)
             | ToolError::BadStartOption(_)
+            | ToolError::NoAppForUrl { .. }
             | ToolError::ClearFailed { .. }
             | ToolError::BadSwipeDirection(_)
             | ToolError::BadCount(_)

@@ -614,3 +614,14 @@ fn the_repl_echoes_prints_and_actions_in_the_order_they_happen() {
     assert_eq!(shown.matches("remember(\"y\") ok").count(), 50, "a loop's echo stops at 50: {shown}");
     assert!(shown.contains("  · … and 10 more calls"), "{shown}");
 }
+
+#[test]
+fn open_url_opens_the_app_that_handles_the_link() {
+    let (exit, out, err) = exec_sim(
+        "deep_link",
+        "open_url(\"sms:张三\");\nprint(phone_state.activity);\ntry { open_url(\"nothing://x\"); } catch (e) { print(e); }\n",
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert!(out.starts_with("com.google.android.apps.messaging.ui.conversation.ConversationActivity\n"), "{out}");
+    assert!(out.contains("no app opened \"nothing://x\""), "{out}");
+}

@@ -74,6 +74,29 @@ pub(crate) const START_APP: ToolSpec = ToolSpec {
     },
 };
 
+/// `am start -a android.intent.action.VIEW -d URI`: the app that handles the link.
+fn open_link(c: &mut ToolContext, uri: &str) -> Result<(), ToolError> {
+    if uri.is_empty() || uri.chars().any(char::is_control) {
+        return Err(ToolError::NoAppForUrl { uri: uri.to_string(), said: "not a URI".into() });
+    }
+    let command = format!("am start -a android.intent.action.VIEW -d {}", shell_word(uri));
+    let out = c.device().shell(&command)?;
+    let said = out.stderr_text();
+    if out.code.unwrap_or(0) != 0 || said.contains("Error") {
+        return Err(ToolError::NoAppForUrl { uri: uri.to_string(), said: said.trim().to_string() });
+    }
+    c.after_action();
+    Ok(())
+}
+
+pub(crate) const OPEN_URL: ToolSpec = ToolSpec {
+    name: "open_url",
+    signature: "open_url(uri)",
+    doc: "Open a link or deep link in the app that handles it (\"https://…\", \"sms:张三\", \"myapp://screen\").",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c, uri: ImmutableString| open_link(c, &uri)),
+};
+
 pub(crate) const CLEAR_APP_DATA: ToolSpec = ToolSpec {
     name: "clear_app_data",
     signature: "clear_app_data(package)",

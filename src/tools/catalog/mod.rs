@@ -32,6 +32,7 @@ pub const CATALOG: &[ToolSpec] = &[
     apps::LIST_PACKAGES,
     device::STOP_APP,
     apps::CLEAR_APP_DATA,
+    apps::OPEN_URL,
     device::HIDE_KEYBOARD,
     memory::REMEMBER,
     memory::MEMORY,

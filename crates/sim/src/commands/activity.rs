@@ -64,6 +64,8 @@ struct Intent {
     action: Option<String>,
     categories: Vec<String>,
     component: Option<String>,
+    /// `-d URI`.
+    data: Option<String>,
     wait: bool,
     has_extras: bool,
 }
@@ -98,7 +100,11 @@ fn parse_intent(args: &[&str]) -> Result<Intent, MissingValue> {
             | "--activity-new-task"
             | "--activity-single-top"
             | "--activity-clear-task" => {}
-            "-d" | "-t" | "-f" | "--user" | "-p" => i += 1,
+            "-d" => {
+                intent.data = Some(value(1)?);
+                i += 1;
+            }
+            "-t" | "-f" | "--user" | "-p" => i += 1,
             "--es" | "--ei" | "--ez" | "--el" | "--ef" | "--eu" | "--esa" => {
                 intent.has_extras = true;
                 i += 2;
@@ -121,6 +127,9 @@ fn describe(intent: &Intent) -> String {
     if !intent.categories.is_empty() {
         parts.push(format!("cat=[{}]", intent.categories.join(",")));
     }
+    if let Some(d) = &intent.data {
+        parts.push(format!("dat={d}"));
+    }
     if let Some(c) = &intent.component {
         parts.push(format!("cmp={c}"));
     }
@@ -136,6 +145,24 @@ fn start(device: &SimDevice, args: &[&str]) -> Output {
         Err(e) => return fail(&format!("{e}\n"), 255),
     };
     let starting = format!("Starting: {}\n", describe(&intent));
+    if intent.component.is_none()
+        && let Some(uri) = &intent.data
+    {
+        let mut world = device.world();
+        return match world.catalog.link_for(uri) {
+            Some((app, activity, param)) => {
+                world.start_activity(app, &activity, param);
+                ok(starting)
+            }
+            None => {
+                let mut out = ok(starting);
+                out.stderr =
+                    format!("Error: Activity not started, unable to resolve {}\n", describe(&intent)).into_bytes();
+                out.code = 255;
+                out
+            }
+        };
+    }
     let Some(component) = &intent.component else {
         let mut out = ok(starting);
         out.stderr = format!("Error: Activity not started, unable to resolve {}\n", describe(&intent)).into_bytes();

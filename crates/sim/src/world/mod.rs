@@ -102,6 +102,17 @@ impl Catalog {
     pub(crate) fn app_index(&self, package: &str) -> Option<usize> {
         self.apps.iter().position(|a| a.package == package)
     }
+
+    /// The app, activity and parameter a link opens: the first declared prefix the
+    /// URI starts with (`sms:张三` → Messages' conversation with 张三).
+    pub(crate) fn link_for(&self, uri: &str) -> Option<(usize, String, String)> {
+        self.apps.iter().enumerate().find_map(|(app, spec)| {
+            spec.links.iter().find_map(|link| {
+                let rest = uri.strip_prefix(link.prefix.as_str())?;
+                Some((app, link.activity.clone(), rest.to_string()))
+            })
+        })
+    }
 }
 
 /// One activity on a back stack (of any app: an app may open another's screen).

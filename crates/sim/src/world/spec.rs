@@ -94,6 +94,18 @@ pub(crate) struct AppSpec {
     /// or key prefixes ending in `.` or `_` (back to their first values).
     #[serde(default)]
     pub(crate) data: Vec<String>,
+    /// Links the app opens (`am start -a android.intent.action.VIEW -d URI`): the
+    /// first whose `prefix` the URI starts with opens `activity` with the rest of the
+    /// URI as its parameter.
+    #[serde(default)]
+    pub(crate) links: Vec<LinkSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LinkSpec {
+    pub(crate) prefix: String,
+    pub(crate) activity: String,
 }
 
 fn yes() -> bool {
