@@ -625,3 +625,23 @@ fn open_url_opens_the_app_that_handles_the_link() {
     assert!(out.starts_with("com.google.android.apps.messaging.ui.conversation.ConversationActivity\n"), "{out}");
     assert!(out.contains("no app opened \"nothing://x\""), "{out}");
 }
+
+#[test]
+fn tab_and_enter_move_to_the_next_field_on_the_virtual_phone() {
+    let (exit, out, err) = exec_sim(
+        "tab_enter",
+        r#"open_app("Clock");
+tap(#{desc: "Add alarm"});
+tap(#{id: "hour"});
+input_text("6");
+press_key("tab");
+input_text("45");
+press_key("enter");
+print(phone_state.keyboard_shown);
+tap("Save");
+print(parse_json(shell("simctl state").output).alarms[0]);
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert_eq!(out, "false\n#{\"enabled\": true, \"hour\": 6, \"minute\": 45}\n", "{err}");
+}

@@ -6,6 +6,7 @@
 
 pub const HOME: u32 = 3;
 pub const BACK: u32 = 4;
+pub const TAB: u32 = 61;
 pub const ENTER: u32 = 66;
 pub const DEL: u32 = 67;
 

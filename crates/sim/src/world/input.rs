@@ -229,11 +229,15 @@ impl World {
         match code {
             keycodes::HOME => self.go_home(),
             keycodes::BACK => self.back(),
+            // The IME's "next" action: on to the next field; on the last one, "done".
             keycodes::ENTER => {
-                if self.keyboard_shown {
+                if !self.focus_next_field() && self.keyboard_shown {
                     self.keyboard_shown = false;
                     self.screen_changed();
                 }
+            }
+            keycodes::TAB => {
+                self.focus_next_field();
             }
             keycodes::DEL => {
                 if let Some(key) = self.focused_bind() {
@@ -248,6 +252,18 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Moves the focus to the next text field of the screen; false when the focused
+    /// field is the last one (or none has focus).
+    fn focus_next_field(&mut self) -> bool {
+        let Some(focus) = self.focus else { return false };
+        let Some((_, screen, _)) = self.top() else { return false };
+        let next = screen.items.iter().enumerate().skip(focus.item + 1).find(|(_, i)| i.kind == ItemKind::Field);
+        let Some((item, _)) = next else { return false };
+        self.focus = Some(Focus { item });
+        self.screen_changed();
+        true
     }
 
     /// The state key of the focused field, if a field has focus.
