@@ -104,6 +104,11 @@ fn lookup(c: char, bold: bool, em_px: f32) -> (Face, GlyphId, f32) {
     (Face::Missing, GlyphId(0), em_px * 0.6)
 }
 
+/// Characters with no width of their own: variation selectors, joiners, the BOM.
+fn is_zero_width(c: char) -> bool {
+    matches!(c, '\u{FE00}'..='\u{FE0F}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{E0100}'..='\u{E01EF}')
+}
+
 /// Whether any bundled font has a glyph for `c`.
 pub(crate) fn has_glyph(c: char) -> bool {
     lookup(c, false, 16.0).0 != Face::Missing
@@ -118,6 +123,11 @@ fn shape(text: &str, start: usize, style: &TextStyle, max_w: f32) -> (Line, bool
     for (i, (b, c)) in rest.char_indices().enumerate() {
         if i >= MAX_CHARS {
             return (line, false);
+        }
+        // Variation selectors and joiners shape the character before them; drawn on
+        // their own they would be a box each ("❤️" as two boxes).
+        if is_zero_width(c) {
+            continue;
         }
         let c = if c.is_control() { ' ' } else { c };
         let (face, id, advance) = lookup(c, style.bold, style.size_px);
@@ -324,5 +334,18 @@ fn draw_box(canvas: &mut Canvas, x: f32, baseline: f32, advance: f32, style: &Te
     ];
     for side in sides {
         canvas.fill_rect(side, style.color, 255);
+    }
+}
+
+#[cfg(test)]
+mod zero_width_tests {
+    use super::*;
+
+    #[test]
+    fn variation_selectors_and_joiners_draw_nothing_of_their_own() {
+        let style = TextStyle { size_px: 40.0, bold: false, color: 0 };
+        let glyphs = |t: &str| shape(t, 0, &style, f32::MAX).0.glyphs.len();
+        assert_eq!(glyphs("\u{2764}\u{FE0F}"), glyphs("\u{2764}"), "❤️ is one glyph, not two");
+        assert_eq!(glyphs("a\u{200D}b"), 2);
     }
 }
