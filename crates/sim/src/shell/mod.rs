@@ -314,7 +314,10 @@ fn assignment(w: &Word) -> Option<(String, Word)> {
     parts.extend(rest.iter().cloned());
     for p in &mut parts {
         match p {
-            Part::Lit { quoted, .. } | Part::Var { quoted, .. } | Part::Subst { quoted, .. } => *quoted = true,
+            Part::Lit { quoted, .. }
+            | Part::Var { quoted, .. }
+            | Part::Subst { quoted, .. }
+            | Part::Arith { quoted, .. } => *quoted = true,
         }
     }
     Some((name.to_string(), Word { parts }))
@@ -503,6 +506,8 @@ fn var(name: &str, st: &State) -> String {
     }
 }
 
+mod arith;
+
 /// Field separators for unquoted expansions (the default `IFS`).
 fn is_ifs(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n')
@@ -533,6 +538,13 @@ fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<
                 }
                 (v, *quoted)
             }
+            Part::Arith { expr, quoted } => match arith::evaluate(expr, &|name| var(name, st)) {
+                Ok(n) => (n.to_string(), *quoted),
+                Err(why) => {
+                    stderr.extend(format!("{SH}: {expr}: {why}\n").into_bytes());
+                    (String::new(), *quoted)
+                }
+            },
             Part::Subst { script, quoted } => {
                 let out = if st.depth >= MAX_DEPTH {
                     Output::error(&format!("{SH}: too many nested shells"), 1)

@@ -16,6 +16,8 @@ pub(crate) enum Part {
     Var { name: String, quoted: bool },
     /// `$(...)` or backquotes: the inner script.
     Subst { script: String, quoted: bool },
+    /// `$((...))`: an integer expression.
+    Arith { expr: String, quoted: bool },
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -180,6 +182,30 @@ impl Lexer {
                         None => return err("missing '}'"),
                         Some('}') => return Ok(var(name)),
                         Some(c) => name.push(c),
+                    }
+                }
+            }
+            Some('(') if self.peek_at(1) == Some('(') => {
+                self.i += 2;
+                let mut depth = 0usize;
+                let mut expr = String::new();
+                loop {
+                    match self.bump() {
+                        None => return err("unexpected EOF"),
+                        Some(')') if depth == 0 => {
+                            if self.bump() != Some(')') {
+                                return err("missing ')'");
+                            }
+                            return Ok(Part::Arith { expr, quoted });
+                        }
+                        Some(c) => {
+                            match c {
+                                '(' => depth += 1,
+                                ')' => depth -= 1,
+                                _ => {}
+                            }
+                            expr.push(c);
+                        }
                     }
                 }
             }
