@@ -57,6 +57,10 @@ pub enum ToolError {
     TypedDiffers { typed: String, shown: String },
     #[error("direction {0:?}: use \"up\", \"down\", \"left\" or \"right\"")]
     BadSwipeDirection(String),
+    #[error(
+        "this device does not let scripts reach the clipboard (Android lets only the app in front read it); the virtual phone does"
+    )]
+    NoClipboard,
     #[error("no app opened {uri:?} (the device said {said:?})")]
     NoAppForUrl { uri: String, said: String },
     #[error("start_app options: {0}; use an activity (\".Settings\") or #{{clear: true, activity: \".X\"}}")]
@@ -128,6 +132,7 @@ impl ToolError {
             | ToolError::BadName(_)
             | ToolError::BadStartOption(_)
             | ToolError::NoAppForUrl { .. }
+            | ToolError::NoClipboard
             | ToolError::ClearFailed { .. }
             | ToolError::BadSwipeDirection(_)
             | ToolError::BadCount(_)

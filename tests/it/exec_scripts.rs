@@ -645,3 +645,21 @@ print(parse_json(shell("simctl state").output).alarms[0]);
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "false\n#{\"enabled\": true, \"hour\": 6, \"minute\": 45}\n", "{err}");
 }
+
+#[test]
+fn the_clipboard_round_trips_and_pastes_on_the_virtual_phone() {
+    let (exit, out, err) = exec_sim(
+        "clipboard",
+        r#"set_clipboard("Grüße aus Berlin (1/2) 'x'");
+print(get_clipboard());
+start_app("com.google.android.apps.messaging");
+if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
+tap(#{desc: "Start chat"});
+tap(#{editable: true});
+press_key("KEYCODE_PASTE");
+print(find(#{editable: true}).text);
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert_eq!(out, "Grüße aus Berlin (1/2) 'x'\nGrüße aus Berlin (1/2) 'x'\n", "{err}");
+}

@@ -9,6 +9,7 @@ pub const BACK: u32 = 4;
 pub const TAB: u32 = 61;
 pub const ENTER: u32 = 66;
 pub const DEL: u32 = 67;
+pub const PASTE: u32 = 279;
 
 /// (name without the `KEYCODE_` prefix, code).
 const NAMED: &[(&str, u32)] = &[
@@ -76,6 +77,7 @@ const NAMED: &[(&str, u32)] = &[
     ("APP_SWITCH", 187),
     ("SLEEP", 223),
     ("WAKEUP", 224),
+    ("PASTE", 279),
     ("ALL_APPS", 284),
 ];
 

@@ -54,8 +54,8 @@ fn clear_data(c: &mut ToolContext, package: &str) -> Result<(), ToolError> {
     }
 }
 
-/// A package name as one shell word (names are letters, digits, `.` and `_`).
-fn shell_word(text: &str) -> String {
+/// Text as one shell word: as it is when plain, else single-quoted.
+pub(crate) fn shell_word(text: &str) -> String {
     if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_') {
         text.to_string()
     } else {

@@ -29,6 +29,41 @@ fn hide_keyboard(c: &mut ToolContext) -> Result<bool, ToolError> {
     Ok(shown)
 }
 
+/// The clipboard through `simctl`: Android lets only the app in front (or the
+/// keyboard) read it, so a real phone says so instead.
+fn clipboard(c: &mut ToolContext, set: Option<&str>) -> Result<String, ToolError> {
+    let command = match set {
+        Some(text) => format!("simctl clipboard set {}", super::apps::shell_word(text)),
+        None => "simctl clipboard".to_string(),
+    };
+    let out = c.device().shell(&command)?;
+    if out.code.unwrap_or(0) != 0 {
+        return Err(ToolError::NoClipboard);
+    }
+    Ok(out.stdout_text())
+}
+
+pub(crate) const GET_CLIPBOARD: ToolSpec = ToolSpec {
+    name: "get_clipboard",
+    signature: "get_clipboard()",
+    doc: "The text on the clipboard (the virtual phone; a real one lets only the app in front read it).",
+    effect: Effect::Reads,
+    register: |r| tool!(r, |c| clipboard(c, None)),
+};
+
+pub(crate) const SET_CLIPBOARD: ToolSpec = ToolSpec {
+    name: "set_clipboard",
+    signature: "set_clipboard(text)",
+    doc: "Put text on the clipboard (the virtual phone); press_key(\"KEYCODE_PASTE\") pastes it into the focused field.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, text: ImmutableString| {
+            clipboard(c, Some(&text))?;
+            Ok(())
+        })
+    },
+};
+
 pub(crate) const STOP_APP: ToolSpec = ToolSpec {
     name: "stop_app",
     signature: "stop_app(package)",

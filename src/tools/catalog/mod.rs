@@ -34,6 +34,8 @@ pub const CATALOG: &[ToolSpec] = &[
     apps::CLEAR_APP_DATA,
     apps::OPEN_URL,
     device::HIDE_KEYBOARD,
+    device::GET_CLIPBOARD,
+    device::SET_CLIPBOARD,
     memory::REMEMBER,
     memory::MEMORY,
     screen::WAIT,

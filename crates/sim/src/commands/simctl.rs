@@ -11,6 +11,8 @@ use crate::shell::Output;
 const HELP: &str = "usage: simctl COMMAND
   state                 print the world as JSON (foreground app, settings, contacts, messages, notes, alarms, ...)
   reset                 back to the initial world: state, files and faults
+  clipboard             print the system clipboard (exactly, no newline added)
+  clipboard set TEXT... put TEXT (the words joined by spaces) on the clipboard
   stats                 print the number of command lines served (simctl excluded) as JSON
   faults                print the injected faults
   fault latency MS      add MS of latency before every command
@@ -41,6 +43,15 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 Ok(json) => ok(json + "\n"),
                 Err(e) => fail(&format!("simctl: cannot encode state: {e}\n"), 1),
             }
+        }
+        ["clipboard"] => {
+            let world = device.world();
+            ok(world.read(crate::world::CLIPBOARD, &None).map(|v| v.to_string()).unwrap_or_default())
+        }
+        ["clipboard", "set", text @ ..] => {
+            let mut world = device.world();
+            world.write(crate::world::CLIPBOARD, crate::world::Value::Str(text.join(" ")), &None);
+            ok("")
         }
         ["stats"] => ok(format!("{}\n", serde_json::json!({ "commands": device.commands_served() }))),
         ["reset"] => {

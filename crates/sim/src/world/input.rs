@@ -11,6 +11,9 @@ use super::{DialogInstance, Focus, World};
 use crate::screen::{Hook, Node, Rect, Role};
 use adb_wire::keycodes;
 
+/// The state key the system clipboard lives in.
+pub(crate) const CLIPBOARD: &str = "system.clipboard";
+
 /// A press held at least this long is a long press (Android's default timeout).
 pub(crate) const LONG_PRESS_MS: u64 = 400;
 /// Movement below this many dp is a tap, not a swipe (touch slop).
@@ -239,6 +242,10 @@ impl World {
             keycodes::TAB => {
                 self.focus_next_field();
             }
+            keycodes::PASTE => {
+                let text = self.read(CLIPBOARD, &None).map(|v| v.to_string()).unwrap_or_default();
+                self.type_text(&text);
+            }
             keycodes::DEL => {
                 if let Some(key) = self.focused_bind() {
                     let mut text = self.read(&key, &None).map(|v| v.to_string()).unwrap_or_default();
@@ -267,6 +274,8 @@ impl World {
     }
 
     /// The state key of the focused field, if a field has focus.
+    ///
+    /// (The clipboard is the state key [`CLIPBOARD`].)
     fn focused_bind(&self) -> Option<String> {
         let focus = self.focus?;
         let (_, screen, _) = self.top()?;

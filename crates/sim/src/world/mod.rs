@@ -19,9 +19,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+pub(crate) use input::CLIPBOARD;
 pub use spec::SpecError;
 use spec::{AppSpec, WorldSpec};
-use template::{Record, Value};
+use template::Record;
+pub(crate) use template::Value;
 
 use super::screen::Screen;
 
