@@ -663,3 +663,51 @@ print(find(#{editable: true}).text);
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "Grüße aus Berlin (1/2) 'x'\nGrüße aus Berlin (1/2) 'x'\n", "{err}");
 }
+
+#[test]
+fn ctrl_c_in_the_repl_stops_a_waiting_snippet_and_the_repl_goes_on() {
+    use std::io::{BufRead, Write};
+    let mut repl = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["repl", "--device", "sim", "--no-history"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the repl");
+    let mut stdin = repl.stdin.take().expect("stdin");
+    let stdout = repl.stdout.take().expect("stdout");
+    let (lines, seen) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let _ = writeln!(stdin, "print(\"waiting\"); wait(20000);");
+    let _ = stdin.flush();
+    let mut waiting = false;
+    while let Ok(line) = seen.recv_timeout(Duration::from_secs(10)) {
+        if line.contains("waiting") {
+            waiting = true;
+            break;
+        }
+    }
+    assert!(waiting, "the snippet started");
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = nix::unistd::Pid::from_raw(repl.id() as i32);
+    let sent = std::time::Instant::now();
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
+    let mut stopped = None;
+    while let Ok(line) = seen.recv_timeout(Duration::from_secs(10)) {
+        if line.contains("cancelled") {
+            stopped = Some(sent.elapsed());
+            break;
+        }
+    }
+    let stopped = stopped.expect("the snippet said it was cancelled");
+    assert!(stopped < Duration::from_secs(2), "took {stopped:?}");
+    let _ = writeln!(stdin, "print(\"still here\")");
+    drop(stdin);
+    let after: Vec<String> = seen.iter().collect();
+    assert!(after.iter().any(|l| l.contains("still here")), "{after:?}");
+    let _ = repl.wait();
+}
