@@ -395,12 +395,17 @@ impl WorkerProcess {
         Ran { finished: Finished { output: String::new(), error: Some(error), value: None }, restarted: true }
     }
 
-    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), IsolationError> {
-        match self.ask(&ToWorker::SetVar { name: name.to_string(), value })? {
+    /// Asks for something the worker answers with `Done` (or refuses, saying why).
+    fn ask_done(&mut self, msg: &ToWorker) -> Result<(), IsolationError> {
+        match self.ask(msg)? {
             FromWorker::Done => Ok(()),
             FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
             _ => Err(IsolationError::Lost(PipeError::Closed)),
         }
+    }
+
+    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), IsolationError> {
+        self.ask_done(&ToWorker::SetVar { name: name.to_string(), value })
     }
 
     pub fn vars(&mut self) -> Vec<String> {
@@ -420,28 +425,16 @@ impl WorkerProcess {
     /// Whether printed lines come back as they are printed ([`Host::printed`]).
     pub fn stream_prints(&mut self, on: bool) -> Result<(), IsolationError> {
         self.streaming = on;
-        match self.ask(&ToWorker::StreamPrints(on))? {
-            FromWorker::Done => Ok(()),
-            FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
-            _ => Err(IsolationError::Lost(PipeError::Closed)),
-        }
+        self.ask_done(&ToWorker::StreamPrints(on))
     }
 
     /// Gives the engine the modules `import` may name (see `Sandbox::set_modules`).
     pub fn set_modules(&mut self, modules: Vec<(String, String)>) -> Result<(), IsolationError> {
-        match self.ask(&ToWorker::Modules { modules })? {
-            FromWorker::Done => Ok(()),
-            FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
-            _ => Err(IsolationError::Lost(PipeError::Closed)),
-        }
+        self.ask_done(&ToWorker::Modules { modules })
     }
 
     pub fn reset(&mut self) -> Result<(), IsolationError> {
-        match self.ask(&ToWorker::Reset)? {
-            FromWorker::Done => Ok(()),
-            FromWorker::Refused(why) => Err(IsolationError::Refused(why)),
-            _ => Err(IsolationError::Lost(PipeError::Closed)),
-        }
+        self.ask_done(&ToWorker::Reset)
     }
 }
 

@@ -188,6 +188,16 @@ fn type_of(p: Param) -> TypeId {
     }
 }
 
+/// A printed line: kept for the result, and sent at once when streaming.
+fn print_line(link: &SharedLink, shared: &Shared, line: &str) {
+    if shared.print(line) {
+        let mut link = lock(link);
+        if link.stream_prints {
+            let _ = link.send(&FromWorker::Printed(line.to_string()));
+        }
+    }
+}
+
 /// Builds the engine: the sandbox's built-ins, a stand-in for every tool, the state
 /// variables, and waits and cancel checks that listen on the pipe.
 fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLink) -> Result<Sandbox, String> {
@@ -249,26 +259,11 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
     });
     // Printing: kept for the result as always, and sent at once when streaming.
     let (l, s) = (link.clone(), shared.clone());
-    engine.on_print(move |text| {
-        if s.print(text) {
-            let mut link = lock(&l);
-            if link.stream_prints {
-                let _ = link.send(&FromWorker::Printed(text.to_string()));
-            }
-        }
-    });
+    engine.on_print(move |text| print_line(&l, &s, text));
     let (l, s) = (link.clone(), shared.clone());
-    engine.on_debug(move |text, _, pos| {
-        let line = match pos.line() {
-            Some(n) => format!("[line {n}] {text}"),
-            None => text.to_string(),
-        };
-        if s.print(&line) {
-            let mut link = lock(&l);
-            if link.stream_prints {
-                let _ = link.send(&FromWorker::Printed(line));
-            }
-        }
+    engine.on_debug(move |text, _, pos| match pos.line() {
+        Some(n) => print_line(&l, &s, &format!("[line {n}] {text}")),
+        None => print_line(&l, &s, text),
     });
     let (l, s) = (link.clone(), shared.clone());
     engine.on_progress(move |_| s.tick(|| lock(&l).poll_cancel(&s)));
