@@ -248,8 +248,16 @@ impl WorkerProcess {
     /// Asks something outside a snippet and waits for the answer.
     fn ask(&mut self, msg: &ToWorker) -> Result<FromWorker, IsolationError> {
         let live = self.live()?;
-        let answer = send(&mut live.writer, msg)
-            .and_then(|()| next_within(&mut live.reader, START_TIMEOUT).ok_or(PipeError::Closed));
+        let answer = send(&mut live.writer, msg).and_then(|()| {
+            loop {
+                match next_within(&mut live.reader, START_TIMEOUT) {
+                    // A module's top level may print while it loads: not the answer.
+                    Some(FromWorker::Printed(_)) => continue,
+                    Some(answer) => break Ok(answer),
+                    None => break Err(PipeError::Closed),
+                }
+            }
+        });
         match answer {
             Ok(a) => Ok(a),
             Err(e) => {

@@ -476,7 +476,7 @@ fn scripts_import_helpers_from_their_own_folder_only() {
     std::fs::create_dir_all(dir.join("lib")).expect("dirs");
     std::fs::write(
         dir.join("helpers.rhai"),
-        "import \"lib/steps\" as s;\nfn open_settings() { start_app(\"com.android.settings\"); }\nfn twice(x) { s::add(x, x) }\n",
+        "import \"lib/steps\" as s;\nprint(\"helpers loaded\");\nfn open_settings() { start_app(\"com.android.settings\"); }\nfn twice(x) { s::add(x, x) }\n",
     )
     .expect("write");
     std::fs::write(dir.join("lib/steps.rhai"), "fn add(a, b) { a + b }\n").expect("write");
@@ -710,4 +710,59 @@ fn ctrl_c_in_the_repl_stops_a_waiting_snippet_and_the_repl_goes_on() {
     let after: Vec<String> = seen.iter().collect();
     assert!(after.iter().any(|l| l.contains("still here")), "{after:?}");
     let _ = repl.wait();
+}
+
+/// The continuation prompt needs a terminal: the REPL runs under `script` (util-linux)
+/// for a pseudo-terminal, and each line is typed once the prompt asking for it shows.
+#[test]
+fn the_repl_prompts_for_each_further_line_of_an_unfinished_snippet() {
+    use std::io::{Read, Write};
+    let command = format!("{} repl --device sim --no-history", env!("CARGO_BIN_EXE_codeact"));
+    let child = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let mut child = child.expect("`script` (util-linux) runs the REPL in a pseudo-terminal");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (chunks, seen) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || chunks.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = String::new();
+    let wait_for = |wanted: &str, screen: &mut String| {
+        let until = std::time::Instant::now() + Duration::from_secs(15);
+        while !screen.contains(wanted) && std::time::Instant::now() < until {
+            if let Ok(chunk) = seen.recv_timeout(Duration::from_millis(200)) {
+                screen.push_str(&chunk);
+            }
+        }
+        screen.contains(wanted)
+    };
+    assert!(wait_for("rhai> ", &mut screen), "{screen}");
+    for (line, next_prompt) in [("fn twice(x) {", "  ... "), ("  x * 2", "  ... "), ("}", "rhai> ")] {
+        let before = screen.matches(next_prompt).count();
+        let _ = write!(stdin, "{line}\r");
+        let _ = stdin.flush();
+        let until = std::time::Instant::now() + Duration::from_secs(15);
+        while screen.matches(next_prompt).count() <= before && std::time::Instant::now() < until {
+            if let Ok(chunk) = seen.recv_timeout(Duration::from_millis(200)) {
+                screen.push_str(&chunk);
+            }
+        }
+        assert!(screen.matches(next_prompt).count() > before, "after {line:?}: {screen}");
+    }
+    let _ = write!(stdin, "twice(21)\r");
+    let _ = stdin.flush();
+    assert!(wait_for("42", &mut screen), "{screen}");
+    let _ = write!(stdin, ":quit\r");
+    drop(stdin);
+    let _ = child.wait();
 }
