@@ -94,6 +94,15 @@ impl ToolHost {
     }
 }
 
+/// Why a session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Isolation(#[from] IsolationError),
+}
+
 pub struct Session {
     worker: WorkerProcess,
     host: ToolHost,
@@ -104,8 +113,8 @@ pub struct Session {
 impl Session {
     /// An engine with the settings' limits and the persona's tools (all tools without
     /// a persona), acting on `device`. The engine's worker process starts here.
-    pub fn new(device: Box<dyn Device>, settings: &Settings) -> Result<Self, SandboxError> {
-        settings.limits.validate()?;
+    pub fn new(device: Box<dyn Device>, settings: &Settings) -> Result<Self, SessionError> {
+        settings.limits.validate().map_err(SandboxError::from)?;
         let persona = settings.persona.as_ref();
         let allows = |t: &str| persona.is_none_or(|p| p.allows(t));
         let shared = Arc::new(Shared::new(&settings.limits));

@@ -49,8 +49,6 @@ pub enum SandboxError {
     Limits(#[from] LimitError),
     #[error(transparent)]
     Worker(#[from] WorkerError),
-    #[error(transparent)]
-    Isolation(#[from] crate::isolation::IsolationError),
 }
 
 /// A snippet parsed once, ready to run in the sandbox that compiled it.
