@@ -90,6 +90,12 @@ impl Device for RecordingNullDevice {
     fn start_app(&mut self, package: &str, _activity: Option<&str>) -> Result<(), DeviceError> {
         self.note(format!("start {package}"))
     }
+    fn clear_app_data(&mut self, package: &str) -> Result<(), DeviceError> {
+        self.note(format!("clear {package}"))
+    }
+    fn open_url(&mut self, uri: &str) -> Result<(), DeviceError> {
+        self.note(format!("open {uri}"))
+    }
     fn stop_app(&mut self, package: &str) -> Result<(), DeviceError> {
         self.note(format!("stop {package}"))
     }

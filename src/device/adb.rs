@@ -129,6 +129,14 @@ impl AdbDevice {
         Ok(out)
     }
 
+    /// `COMMAND PACKAGE` for a package name that is one (checked first).
+    fn package_command(&mut self, op: &str, command: &str, package: &str) -> Result<ShellOutput, DeviceError> {
+        if !valid_name(package) || package.contains('/') {
+            return Err(DeviceError::InvalidName { device: self.name.clone(), name: package.into(), what: "package" });
+        }
+        self.checked(op, &format!("{command} {}", quote(package)), Duration::ZERO)
+    }
+
     fn screen_size(&mut self) -> Result<(u32, u32), DeviceError> {
         if let Some(s) = self.screen {
             return Ok(s);
@@ -408,10 +416,25 @@ impl Device for AdbDevice {
     }
 
     fn stop_app(&mut self, package: &str) -> Result<(), DeviceError> {
-        if !valid_name(package) || package.contains('/') {
-            return Err(DeviceError::InvalidName { device: self.name.clone(), name: package.into(), what: "package" });
+        self.package_command("stop app", "am force-stop", package).map(drop)
+    }
+
+    fn clear_app_data(&mut self, package: &str) -> Result<(), DeviceError> {
+        let out = self.package_command("clear app data", "pm clear", package)?;
+        if out.stdout_text().trim() == "Success" {
+            Ok(())
+        } else {
+            let output = format!("{}{}", out.stdout_text(), out.stderr_text()).trim().to_string();
+            Err(DeviceError::Command { device: self.name.clone(), op: "clear app data".into(), output })
         }
-        self.checked("stop app", &format!("am force-stop {}", quote(package)), Duration::ZERO).map(drop)
+    }
+
+    fn open_url(&mut self, uri: &str) -> Result<(), DeviceError> {
+        if uri.is_empty() || uri.chars().any(char::is_control) {
+            return Err(DeviceError::InvalidName { device: self.name.clone(), name: uri.into(), what: "URI" });
+        }
+        let command = format!("am start -a android.intent.action.VIEW -d {}", quote(uri));
+        self.checked("open URL", &command, Duration::ZERO).map(drop)
     }
 
     fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError> {

@@ -142,6 +142,10 @@ pub trait Device: Send {
     fn start_app(&mut self, package: &str, activity: Option<&str>) -> Result<(), DeviceError>;
     /// Force-stops an app (`am force-stop`).
     fn stop_app(&mut self, package: &str) -> Result<(), DeviceError>;
+    /// Stops an app and deletes its data (`pm clear`).
+    fn clear_app_data(&mut self, package: &str) -> Result<(), DeviceError>;
+    /// Opens a link in the app that handles it (`am start -a …VIEW -d URI`).
+    fn open_url(&mut self, uri: &str) -> Result<(), DeviceError>;
     /// Installed packages; third-party only unless `system`.
     fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError>;
     /// Runs a raw shell command (for tools and diagnostics), within the timeout.

@@ -62,6 +62,12 @@ impl Device for InProcessSim {
     fn start_app(&mut self, package: &str, activity: Option<&str>) -> Result<(), DeviceError> {
         self.adb.start_app(package, activity)
     }
+    fn clear_app_data(&mut self, package: &str) -> Result<(), DeviceError> {
+        self.adb.clear_app_data(package)
+    }
+    fn open_url(&mut self, uri: &str) -> Result<(), DeviceError> {
+        self.adb.open_url(uri)
+    }
     fn stop_app(&mut self, package: &str) -> Result<(), DeviceError> {
         self.adb.stop_app(package)
     }

@@ -65,8 +65,6 @@ pub enum ToolError {
     NoAppForUrl { uri: String, said: String },
     #[error("start_app options: {0}; use an activity (\".Settings\") or #{{clear: true, activity: \".X\"}}")]
     BadStartOption(String),
-    #[error("could not clear the data of {package} (the device said {said:?}); is it installed? (list_packages(true))")]
-    ClearFailed { package: String, said: String },
     #[error("screenshot name {0:?}: use 1 to 64 letters, digits, - or _")]
     BadName(String),
     #[error("erase({0}): use 0..=1000 characters")]
@@ -133,7 +131,6 @@ impl ToolError {
             | ToolError::BadStartOption(_)
             | ToolError::NoAppForUrl { .. }
             | ToolError::NoClipboard
-            | ToolError::ClearFailed { .. }
             | ToolError::BadSwipeDirection(_)
             | ToolError::BadCount(_)
             | ToolError::TooSmall { .. }

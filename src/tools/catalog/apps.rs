@@ -2,6 +2,7 @@
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
+use crate::device::DeviceError;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
@@ -28,7 +29,7 @@ fn start_with(c: &mut ToolContext, package: &str, second: &Dynamic) -> Result<()
     let mut activity = None;
     for (key, value) in &options {
         match key.as_str() {
-            "clear" if value.as_bool() == Ok(true) => clear_data(c, package)?,
+            "clear" if value.as_bool() == Ok(true) => c.device().clear_app_data(package)?,
             "clear" if value.is_bool() => {}
             "activity" => {
                 activity = Some(
@@ -44,25 +45,6 @@ fn start_with(c: &mut ToolContext, package: &str, second: &Dynamic) -> Result<()
     start(c, package, activity.as_deref())
 }
 
-/// `pm clear`: the app stops and forgets its data.
-fn clear_data(c: &mut ToolContext, package: &str) -> Result<(), ToolError> {
-    let out = c.device().shell(&format!("pm clear {}", shell_word(package)))?;
-    if out.stdout_text().trim() == "Success" {
-        Ok(())
-    } else {
-        Err(ToolError::ClearFailed { package: package.to_string(), said: out.stdout_text().trim().to_string() })
-    }
-}
-
-/// Text as one shell word: as it is when plain, else single-quoted.
-pub(crate) fn shell_word(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_') {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
-
 pub(crate) const START_APP: ToolSpec = ToolSpec {
     name: "start_app",
     signature: "start_app(package[, activity or options])",
@@ -74,19 +56,14 @@ pub(crate) const START_APP: ToolSpec = ToolSpec {
     },
 };
 
-/// `am start -a android.intent.action.VIEW -d URI`: the app that handles the link.
+/// The app that handles the link opens it; a link nothing handles is named.
 fn open_link(c: &mut ToolContext, uri: &str) -> Result<(), ToolError> {
-    if uri.is_empty() || uri.chars().any(char::is_control) {
-        return Err(ToolError::NoAppForUrl { uri: uri.to_string(), said: "not a URI".into() });
+    match c.act(|d| d.open_url(uri)) {
+        Err(ToolError::Device(DeviceError::Command { output, .. } | DeviceError::InvalidName { name: output, .. })) => {
+            Err(ToolError::NoAppForUrl { uri: uri.to_string(), said: output })
+        }
+        other => other,
     }
-    let command = format!("am start -a android.intent.action.VIEW -d {}", shell_word(uri));
-    let out = c.device().shell(&command)?;
-    let said = out.stderr_text();
-    if out.code.unwrap_or(0) != 0 || said.contains("Error") {
-        return Err(ToolError::NoAppForUrl { uri: uri.to_string(), said: said.trim().to_string() });
-    }
-    c.after_action();
-    Ok(())
 }
 
 pub(crate) const OPEN_URL: ToolSpec = ToolSpec {
@@ -102,13 +79,7 @@ pub(crate) const CLEAR_APP_DATA: ToolSpec = ToolSpec {
     signature: "clear_app_data(package)",
     doc: "Stop an app and forget its data (pm clear): the next start is a first start.",
     effect: Effect::Acts,
-    register: |r| {
-        tool!(r, |c, package: ImmutableString| {
-            clear_data(c, &package)?;
-            c.after_action();
-            Ok(())
-        })
-    },
+    register: |r| tool!(r, |c, package: ImmutableString| c.act(|d| d.clear_app_data(&package))),
 };
 
 pub(crate) const OPEN_APP: ToolSpec = ToolSpec {

@@ -33,7 +33,7 @@ fn hide_keyboard(c: &mut ToolContext) -> Result<bool, ToolError> {
 /// keyboard) read it, so a real phone says so instead.
 fn clipboard(c: &mut ToolContext, set: Option<&str>) -> Result<String, ToolError> {
     let command = match set {
-        Some(text) => format!("simctl clipboard set {}", super::apps::shell_word(text)),
+        Some(text) => format!("simctl clipboard set {}", crate::device::adb::quote(text)),
         None => "simctl clipboard".to_string(),
     };
     let out = c.device().shell(&command)?;
