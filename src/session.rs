@@ -260,13 +260,7 @@ impl Session {
         let started = self.host.shared.begin(self.worker.limits().timeout());
         let ran = run(&mut self.worker, &mut self.host);
         let (_, actions, more_actions, completion) = self.host.shared.collect();
-        let mut f = ran.finished;
-        // A tool called with the wrong arguments: say so in the catalog's words.
-        if let Some(e) = f.error.as_mut().filter(|e| e.kind == ErrorKind::Script)
-            && let Some(explained) = tools::explain_not_found(&e.message, &|t| self.tool_names.contains(&t))
-        {
-            e.message = explained;
-        }
+        let f = ran.finished;
         RunResult {
             output: f.output,
             error: f.error,

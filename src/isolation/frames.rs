@@ -10,7 +10,7 @@ use super::wire::{Reader, WireError, Writer};
 use crate::sandbox::{FailureKind, Limits, RunError};
 
 /// Bumped whenever a frame changes: a worker of another build is refused.
-pub const PROTOCOL: u64 = 2;
+pub const PROTOCOL: u64 = 3;
 
 /// What a tool's parameter takes, as the worker registers its stand-in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,9 @@ impl Param {
 pub struct ToolSignature {
     pub name: String,
     pub params: Vec<Param>,
+    /// The tool's forms as the catalog documents them (`tap(x, y)`), for the error
+    /// a call with other arguments gets.
+    pub form: String,
 }
 
 /// How a tool call ended, as the worker hands it to the script.
@@ -193,6 +196,7 @@ impl ToWorker {
                 w.len(tools.len());
                 for t in tools {
                     w.str(&t.name);
+                    w.str(&t.form);
                     w.len(t.params.len());
                     for p in &t.params {
                         w.u8(p.code());
@@ -284,9 +288,10 @@ impl ToWorker {
                 let mut tools = Vec::with_capacity(n);
                 for _ in 0..n {
                     let name = r.str()?.to_string();
+                    let form = r.str()?.to_string();
                     let k = r.len()?;
                     let params = (0..k).map(|_| Param::from_code(r.u8()?)).collect::<Result<_, _>>()?;
-                    tools.push(ToolSignature { name, params });
+                    tools.push(ToolSignature { name, params, form });
                 }
                 Self::Setup { limits, tools, function_hint }
             }

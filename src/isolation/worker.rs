@@ -205,6 +205,7 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
     let shared = builder.shared();
     for tool in &tools {
         builder.protect(&tool.name);
+        builder.document(&tool.name, &tool.form);
     }
     let engine = builder.engine_mut();
     for (index, tool) in tools.into_iter().enumerate() {

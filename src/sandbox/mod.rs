@@ -129,6 +129,7 @@ pub struct SandboxBuilder {
     shared: Arc<Shared>,
     limits: Limits,
     protected: std::collections::BTreeSet<String>,
+    forms: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl SandboxBuilder {
@@ -147,6 +148,15 @@ impl SandboxBuilder {
         self.protected.insert(name.to_string());
     }
 
+    /// Adds `form` (`tap(x, y)`) to how the errors of a call to `name` with other
+    /// arguments name the ways to call it.
+    pub fn document(&mut self, name: &str, form: &str) {
+        let forms = self.forms.entry(name.to_string()).or_default();
+        if !forms.iter().any(|f| f == form) {
+            forms.push(form.to_string());
+        }
+    }
+
     /// Starts the worker. `function_hint` is added to every "function not found"
     /// error (the session names the tools that exist).
     pub fn start(self, function_hint: String) -> Result<Sandbox, SandboxError> {
@@ -159,6 +169,7 @@ impl SandboxBuilder {
             limits: self.limits.clone(),
             function_hint,
             protected: self.protected,
+            forms: self.forms,
         };
         Ok(Sandbox { worker, shared: self.shared, limits: self.limits, judge })
     }
@@ -211,7 +222,7 @@ impl Sandbox {
         let s = shared.clone();
         register_sleep(&mut engine, s.clone(), move |wanted| s.pause(wanted));
         let protected = ["sleep".to_string()].into();
-        Ok(SandboxBuilder { engine, shared, limits, protected })
+        Ok(SandboxBuilder { engine, shared, limits, protected, forms: Default::default() })
     }
 
     /// A sandbox with no host functions (the built-ins only).
@@ -393,6 +404,8 @@ struct Judge {
     function_hint: String,
     /// Functions a script may not define (the tools, `sleep`).
     protected: std::collections::BTreeSet<String>,
+    /// Each tool's documented forms.
+    forms: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl Judge {
@@ -442,10 +455,15 @@ impl Judge {
                 ),
                 ErrorKind::Limit { limit: Limit::Size },
             ),
-            EvalAltResult::ErrorFunctionNotFound(..) if !self.function_hint.is_empty() => (
-                format!("{}; {}", error::plain_types(&error::strip_position(&inner.to_string())), self.function_hint),
-                ErrorKind::Script,
-            ),
+            EvalAltResult::ErrorFunctionNotFound(signature, _) => {
+                let plain = || error::plain_types(&error::strip_position(&inner.to_string()));
+                let message = match self.wrong_arguments(signature) {
+                    Some(forms) => forms,
+                    None if self.function_hint.is_empty() => plain(),
+                    None => format!("{}; {}", plain(), self.function_hint),
+                };
+                (message, ErrorKind::Script)
+            }
             EvalAltResult::ErrorRuntime(value, _) => {
                 (error::strip_position(&inner.to_string()), self.host_failure(value).unwrap_or(ErrorKind::Script))
             }
@@ -471,6 +489,16 @@ impl Judge {
             return Some(RunError::at(message, kind, e.position(), code));
         }
         Some(RunError::at(message, kind, inner.position(), body))
+    }
+
+    /// A tool called with arguments it has no form for (`tap (string, string, string)`,
+    /// as Rhai names the call), in the catalog's words.
+    fn wrong_arguments(&self, signature: &str) -> Option<String> {
+        let (name, given) = signature.split_once(" (")?;
+        let forms = self.forms.get(name)?;
+        let given = error::plain_types(given.strip_suffix(')').unwrap_or(given));
+        let given = if given.trim().is_empty() { "no arguments".to_string() } else { format!("({given})") };
+        Some(format!("{name}() cannot take {given}; use {}", forms.join(" or ")))
     }
 
     /// The tool failure `value` is, when it is the very error a tool raised (or a

@@ -100,7 +100,7 @@ pub fn install(
     let mut registrar = Registrar::new(&mut table, ctx, shared);
     let has = |t: &ToolSpec| t.effect == Effect::Finishes || allowed(t.name);
     for spec in CATALOG.iter().filter(|t| has(t)) {
-        (spec.register)(registrar.for_tool(spec.name));
+        (spec.register)(registrar.for_tool(spec.name, spec.signature));
     }
     let names = names().into_iter().filter(|n| CATALOG.iter().any(|t| t.name == *n && has(t))).collect();
     (names, table)
@@ -119,21 +119,6 @@ pub fn describe(allowed: &dyn Fn(&str) -> bool) -> String {
 /// True when one of the allowed tools takes a selector (then its keys are shown).
 fn takes_selectors(allowed: &dyn Fn(&str) -> bool) -> bool {
     CATALOG.iter().any(|t| allowed(t.name) && t.signature.contains("(sel"))
-}
-
-/// "Function not found: tap (string, string); …" for a tool of this catalog, in
-/// the catalog's words: which forms the tool has. `None` for any other message, or
-/// a tool the session does not have (`has`).
-pub fn explain_not_found(message: &str, has: &dyn Fn(&str) -> bool) -> Option<String> {
-    let rest = message.strip_prefix("Function not found: ")?;
-    let (name, after) = rest.split_once(" (")?;
-    let (given, _) = after.split_once(')')?;
-    let forms: Vec<&str> = CATALOG.iter().filter(|t| t.name == name && has(name)).map(|t| t.signature).collect();
-    if forms.is_empty() {
-        return None;
-    }
-    let given = if given.trim().is_empty() { "no arguments".to_string() } else { format!("({given})") };
-    Some(format!("{name}() cannot take {given}; use {}", forms.join(" or ")))
 }
 
 /// The catalog as a Markdown table (the README's copy; `codeact tools --markdown`).

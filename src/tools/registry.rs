@@ -27,6 +27,8 @@ pub type ToolFn = Box<dyn Fn(Vec<Dynamic>) -> ScriptResult<Dynamic> + Send + Syn
 /// One overload of a tool.
 pub struct Overload {
     pub tool: &'static str,
+    /// The documented form of the tool this overload belongs to.
+    pub form: &'static str,
     pub params: Vec<Param>,
     call: ToolFn,
 }
@@ -41,7 +43,10 @@ pub struct ToolTable {
 impl ToolTable {
     /// Each overload's name and parameter types, for the worker's stand-ins.
     pub fn signatures(&self) -> Vec<ToolSignature> {
-        self.overloads.iter().map(|o| ToolSignature { name: o.tool.to_string(), params: o.params.clone() }).collect()
+        self.overloads
+            .iter()
+            .map(|o| ToolSignature { name: o.tool.to_string(), params: o.params.clone(), form: o.form.to_string() })
+            .collect()
     }
 
     /// Each (name, arity) registered, for checking against the docs.
@@ -109,6 +114,7 @@ pub struct Registrar<'a> {
     ctx: SharedContext,
     shared: Arc<Shared>,
     tool: &'static str,
+    form: &'static str,
 }
 
 /// Registers one overload of the tool a [`Registrar`] is on:
@@ -133,12 +139,13 @@ pub(crate) use tool;
 
 impl<'a> Registrar<'a> {
     pub(crate) fn new(table: &'a mut ToolTable, ctx: SharedContext, shared: Arc<Shared>) -> Self {
-        Self { table, ctx, shared, tool: "" }
+        Self { table, ctx, shared, tool: "", form: "" }
     }
 
-    /// The tool the next overloads belong to.
-    pub(crate) fn for_tool(&mut self, name: &'static str) -> &mut Self {
+    /// The tool the next overloads belong to, and its documented form.
+    pub(crate) fn for_tool(&mut self, name: &'static str, form: &'static str) -> &mut Self {
         self.tool = name;
+        self.form = form;
         self
     }
 
@@ -150,7 +157,7 @@ impl<'a> Registrar<'a> {
 
     /// Adds an overload of the current tool.
     pub(crate) fn add(&mut self, params: Vec<Param>, call: ToolFn) {
-        self.table.overloads.push(Overload { tool: self.tool, params, call });
+        self.table.overloads.push(Overload { tool: self.tool, form: self.form, params, call });
     }
 }
 
