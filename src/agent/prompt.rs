@@ -73,14 +73,7 @@ const FACT_BYTES: usize = 500;
 
 /// `text` cut at `max` bytes (on a character boundary), and whether it was cut.
 fn cut_at(text: &str, max: usize) -> (&str, bool) {
-    if text.len() <= max {
-        return (text, false);
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (&text[..end], true)
+    (&text[..text.floor_char_boundary(max)], text.len() > max)
 }
 
 /// What the model is told after a snippet ran.

@@ -135,12 +135,8 @@ pub const MESSAGE_BYTES: usize = 4096;
 /// `message`, cut at [`MESSAGE_BYTES`] with a note.
 fn bounded(mut message: String) -> String {
     if message.len() > MESSAGE_BYTES {
-        let mut cut = MESSAGE_BYTES;
-        while !message.is_char_boundary(cut) {
-            cut -= 1;
-        }
         let total = message.len();
-        message.truncate(cut);
+        message.truncate(message.floor_char_boundary(MESSAGE_BYTES));
         message.push_str(&format!(" [error cut: {total} bytes]"));
     }
     message

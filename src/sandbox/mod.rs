@@ -571,11 +571,7 @@ pub fn is_incomplete(code: &str) -> bool {
 fn shown(v: &Dynamic, max: usize) -> String {
     let mut shown = format!("{v:?}");
     if shown.len() > max {
-        let mut cut = max;
-        while !shown.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        shown.truncate(cut);
+        shown.truncate(shown.floor_char_boundary(max));
         shown.push_str(" [cut]");
     }
     shown

@@ -178,11 +178,7 @@ impl Shared {
             out.text.push('\n');
             true
         } else {
-            let mut cut = room;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out.text.push_str(&text[..cut]);
+            out.text.push_str(&text[..text.floor_char_boundary(room)]);
             out.text.push_str(&format!("\n[output cut at {} bytes]\n", self.max_output));
             out.cut = true;
             false
