@@ -1,6 +1,7 @@
-//! What a "nothing matches" error shows: the elements on screen, each with its id,
-//! and the selector of the one closest to what the script asked for ("did you
-//! mean …"), so a wrong name is fixed from the message alone. Only reads a tree.
+//! How errors name elements (`Switch "Wi-Fi" (id wifi_switch)`), and what a
+//! "nothing matches" error shows: the elements on screen, each with its id, and the
+//! selector of the one closest to what the script asked for ("did you mean …"), so a
+//! wrong name is fixed from the message alone. Only reads a tree.
 
 use crate::ui::{Element, UiTree};
 

@@ -65,12 +65,6 @@ pub(crate) fn lock(ctx: &SharedContext) -> MutexGuard<'_, ToolContext> {
     ctx.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `Button "OK"`: how an element is named in messages.
-pub(crate) fn label(e: &Element) -> String {
-    let text = if e.text.is_empty() { &e.content_desc } else { &e.text };
-    format!("{} {text:?}", e.class.rsplit('.').next().unwrap_or("element"))
-}
-
 impl ToolContext {
     pub fn new(device: Box<dyn Device>, options: ToolOptions, shared: Arc<Shared>) -> SharedContext {
         Arc::new(Mutex::new(Self {
@@ -279,7 +273,7 @@ impl ToolContext {
                 self.capture.target = selector_for(&live.ui, e.id);
                 Ok(e.center)
             }
-            _ => Err(ToolError::Stale { index, label: label(el) }),
+            _ => Err(ToolError::Stale { index, label: super::closest::described(el) }),
         }
     }
 
