@@ -375,9 +375,12 @@ impl Sandbox {
 /// Runs `ast` after the kept `fn`s, keeps its `fn`s, and turns its value or error
 /// into strings here, on the deep stack.
 fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Option<RunError>, Option<String>) {
-    let defined: Arc<str> = Arc::from(source);
-    for f in ast.iter_functions() {
-        s.fn_sources.insert(f.name.to_string(), defined.clone());
+    // Only a snippet that defines functions keeps its source (errors in them quote it).
+    if ast.iter_functions().next().is_some() {
+        let defined: Arc<str> = Arc::from(source);
+        for f in ast.iter_functions() {
+            s.fn_sources.insert(f.name.to_string(), defined.clone());
+        }
     }
     let mut program = s.lib.merge(ast);
     let out = s.engine.eval_ast_with_scope::<Dynamic>(&mut s.scope, &program);

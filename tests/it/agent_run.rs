@@ -23,11 +23,18 @@ fn scratch(name: &str) -> PathBuf {
 /// `codeact run` with the scripted server and the given device; the key is a fake
 /// one we can look for later.
 fn run(llm: &ScriptedLlm, device: &str, out: &Path, extra: &[&str], task: &str) -> Output {
+    run_against(&llm.base_url, device, out, extra, task, &[])
+}
+
+/// `codeact run` against the LLM at `base_url`, with the fake key and `env` set and
+/// the caller's own LLM settings removed.
+fn run_against(base_url: &str, device: &str, out: &Path, extra: &[&str], task: &str, env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["run", "--device", device, "--base-url", &llm.base_url, "--model", "scripted"])
+        .args(["run", "--device", device, "--base-url", base_url, "--model", "scripted"])
         .args(["--out", out.to_str().unwrap_or_default()])
         .args(extra)
         .arg(task)
+        .envs(env.iter().copied())
         .env("OPENAI_API_KEY", FAKE_KEY)
         .env_remove("OPENAI_BASE_URL")
         .env_remove("CODEACT_MODEL")
@@ -272,18 +279,8 @@ fn a_provider_that_echoes_the_key_in_any_reply_never_gets_it_shown() {
         )),
     ]);
     let out = scratch("key-echo");
-    let result = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["run", "--device", "sim", "--base-url", &llm.base_url, "--model", "scripted", "--vision", "off"])
-        .args(["--out", out.to_str().unwrap_or_default(), "--save-trajectory", "action", "Echo"])
-        .env("OPENAI_API_KEY", FAKE_KEY)
-        .env("CODEACT_LOG", "trace")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("CODEACT_MODEL")
-        .env_remove("CODEACT_PERSONA")
-        .env_remove("CODEACT_CONFIG")
-        .current_dir(&out)
-        .output()
-        .expect("run codeact run");
+    let extra = ["--vision", "off", "--save-trajectory", "action"];
+    let result = run_against(&llm.base_url, "sim", &out, &extra, "Echo", &[("CODEACT_LOG", "trace")]);
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     let seen = everything_seen(&result, &out);
     assert!(seen.contains("echoed [key]"), "the reply went through, redacted: {}", stderr(&result));
@@ -332,17 +329,7 @@ fn a_reply_cut_off_mid_body_is_not_called_unreachable() {
         }
     });
     let out = scratch("cut-body");
-    let result = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["run", "--device", "sim", "--base-url", &base_url, "--model", "m", "--vision", "off"])
-        .args(["--out", out.to_str().unwrap_or_default(), "Anything"])
-        .env("OPENAI_API_KEY", FAKE_KEY)
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("CODEACT_MODEL")
-        .env_remove("CODEACT_PERSONA")
-        .env_remove("CODEACT_CONFIG")
-        .current_dir(&out)
-        .output()
-        .expect("run codeact run");
+    let result = run_against(&base_url, "sim", &out, &["--vision", "off"], "Anything", &[]);
     let err = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
     assert_eq!(result.status.code(), Some(2), "{err}");
     assert!(!err.contains("cannot reach"), "the server was reached: {err}");

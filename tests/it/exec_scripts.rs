@@ -28,6 +28,35 @@ fn exec(addr: &str, script: &str) -> std::process::Output {
 
 use common::sim_state as state;
 
+/// Opens Messages (allowing its notifications if it asks) and starts a new chat:
+/// the recipient field then has focus.
+const NEW_CHAT: &str = r#"start_app("com.google.android.apps.messaging");
+if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
+tap(#{desc: "Start chat"});
+"#;
+
+/// `codeact repl` on its own virtual phone, its stdin and stdout piped.
+fn repl_on_sim() -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["repl", "--device", "sim", "--no-history"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the repl")
+}
+
+/// What the REPL prints for `input` typed into it, to its end.
+fn repl_output(input: &str) -> String {
+    use std::io::Write;
+    let mut repl = repl_on_sim();
+    if let Some(mut stdin) = repl.stdin.take() {
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let out = repl.wait_with_output().expect("repl output");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn shipped_scripts_pass_and_change_the_world() {
     type Check = fn(&serde_json::Value) -> bool;
@@ -280,18 +309,20 @@ fn typing_is_checked_and_an_unseen_index_is_refused() {
     // Wi-Fi was not toggled by the refused set_text (it starts on).
     let (exit, out, err) = exec_sim(
         "typing_works",
-        r#"start_app("com.android.settings");
+        &[
+            r#"start_app("com.android.settings");
 print(find(#{id: "wifi_switch"}).checked);
 let seen = ui_state;
 tap_by_index(seen.filter(|e| e.id == "wifi_switch")[0].index);
 home();
-start_app("com.google.android.apps.messaging");
-if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
-tap(#{desc: "Start chat"});
-set_text(#{editable: true}, "张三");
+"#,
+            NEW_CHAT,
+            r#"set_text(#{editable: true}, "张三");
 input_text(" 2");
 print(find(#{editable: true}).text);
 "#,
+        ]
+        .concat(),
     );
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "true\n张三 2\n", "{err}");
@@ -359,10 +390,9 @@ fn each_script_starts_on_a_fresh_virtual_phone_unless_kept() {
 fn stop_app_and_hide_keyboard_act_on_the_phone() {
     let (exit, out, err) = exec_sim(
         "control",
-        r#"start_app("com.google.android.apps.messaging");
-if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
-tap(#{desc: "Start chat"});
-set_text(#{editable: true}, "x");
+        &[
+            NEW_CHAT,
+            r#"set_text(#{editable: true}, "x");
 print(phone_state.keyboard_shown);
 print(hide_keyboard());
 refresh();
@@ -371,6 +401,8 @@ stop_app("com.google.android.apps.messaging");
 refresh();
 print(phone_state.app);
 "#,
+        ]
+        .concat(),
     );
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "true\ntrue\nfalse\ncom.android.launcher3\n", "{err}");
@@ -434,10 +466,9 @@ fn erase_scroll_and_named_screenshots() {
     let script = std::env::temp_dir().join(format!("codeact-named-{}.rhai", std::process::id()));
     std::fs::write(
         &script,
-        r#"start_app("com.google.android.apps.messaging");
-if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
-tap(#{desc: "Start chat"});
-set_text(#{editable: true}, "hello");
+        [
+            NEW_CHAT,
+            r#"set_text(#{editable: true}, "hello");
 erase(2);
 print(find(#{editable: true}).text);
 screenshot("typed");
@@ -447,6 +478,8 @@ let first = find(#{clickable: true, nth: 0}).text;
 scroll(#{scrollable: true}, "down");
 print(first != find(#{clickable: true, nth: 0}).text);
 "#,
+        ]
+        .concat(),
     )
     .expect("write");
     let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
@@ -509,19 +542,8 @@ fn scripts_import_helpers_from_their_own_folder_only() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("in module \"loud\"") && err.contains("top level cannot call tools"), "{err}");
     // The REPL loads a file, imports and all.
-    let repl = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["repl", "--device", "sim", "--no-history"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn();
-    let mut repl = repl.expect("start the repl");
-    if let Some(mut stdin) = repl.stdin.take() {
-        use std::io::Write;
-        let _ = writeln!(stdin, ":load {}\nimport \"helpers\" as h; h::twice(4)", dir.join("main.rhai").display());
-    }
-    let out = repl.wait_with_output().expect("repl output");
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let shown =
+        repl_output(&format!(":load {}\nimport \"helpers\" as h; h::twice(4)\n", dir.join("main.rhai").display()));
     assert!(shown.contains("42\ncom.android.settings\n") && shown.contains("\n8\n"), "{shown}");
     let _ = std::fs::remove_dir_all(&dir);
     // An LLM snippet (or any session without a script) cannot import.
@@ -593,20 +615,7 @@ print(find("Allow") != ());
 
 #[test]
 fn the_repl_echoes_prints_and_actions_in_the_order_they_happen() {
-    let repl = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["repl", "--device", "sim", "--no-history"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn();
-    let mut repl = repl.expect("start the repl");
-    if let Some(mut stdin) = repl.stdin.take() {
-        use std::io::Write;
-        let _ =
-            writeln!(stdin, "for i in 0..2 {{ print(i); remember(\"x\"); }}\nfor i in 0..60 {{ remember(\"y\"); }}");
-    }
-    let out = repl.wait_with_output().expect("repl output");
-    let shown = String::from_utf8_lossy(&out.stdout);
+    let shown = repl_output("for i in 0..2 { print(i); remember(\"x\"); }\nfor i in 0..60 { remember(\"y\"); }\n");
     assert!(
         shown.contains("0\n  · remember(\"x\") ok") && shown.contains("1\n  · remember(\"x\") ok"),
         "interleaved: {shown}"
@@ -650,15 +659,17 @@ print(parse_json(shell("simctl state").output).alarms[0]);
 fn the_clipboard_round_trips_and_pastes_on_the_virtual_phone() {
     let (exit, out, err) = exec_sim(
         "clipboard",
-        r#"set_clipboard("Grüße aus Berlin (1/2) 'x'");
+        &[
+            r#"set_clipboard("Grüße aus Berlin (1/2) 'x'");
 print(get_clipboard());
-start_app("com.google.android.apps.messaging");
-if find(#{id: "permission_allow_button"}) != () { tap(#{id: "permission_allow_button"}); }
-tap(#{desc: "Start chat"});
-tap(#{editable: true});
+"#,
+            NEW_CHAT,
+            r#"tap(#{editable: true});
 press_key("KEYCODE_PASTE");
 print(find(#{editable: true}).text);
 "#,
+        ]
+        .concat(),
     );
     assert_eq!(exit, Some(0), "{err}");
     assert_eq!(out, "Grüße aus Berlin (1/2) 'x'\nGrüße aus Berlin (1/2) 'x'\n", "{err}");
@@ -667,13 +678,7 @@ print(find(#{editable: true}).text);
 #[test]
 fn ctrl_c_in_the_repl_stops_a_waiting_snippet_and_the_repl_goes_on() {
     use std::io::{BufRead, Write};
-    let mut repl = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["repl", "--device", "sim", "--no-history"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start the repl");
+    let mut repl = repl_on_sim();
     let mut stdin = repl.stdin.take().expect("stdin");
     let stdout = repl.stdout.take().expect("stdout");
     let (lines, seen) = std::sync::mpsc::channel::<String>();

@@ -72,6 +72,20 @@ fn every_hostile_snippet_ends_with_a_clear_error_and_the_session_survives() {
     }
 }
 
+/// Settings from `flags`, with the test build's worker program.
+fn settings_from(flags: &codeact::config::Flags) -> codeact::config::Settings {
+    let mut settings = codeact::config::FileConfig::default().resolve(flags).expect("settings");
+    settings.worker = crate::common::worker();
+    settings
+}
+
+/// A session with `settings` on a virtual phone of its own.
+fn sim_session(settings: &codeact::config::Settings) -> codeact::session::Session {
+    use codeact::device::{DeviceSpec, open};
+    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
+    codeact::session::Session::new(device, settings).expect("session")
+}
+
 /// Hostile uses of the tools, against the virtual device: (file, code, persona, what
 /// the error must mention).
 const TOOL_CASES: &[(&str, &str, Option<&str>, &str)] = &[
@@ -94,17 +108,13 @@ const TOOL_CASES: &[(&str, &str, Option<&str>, &str)] = &[
 
 #[test]
 fn hostile_tool_calls_end_with_clear_errors_and_the_session_survives() {
-    use codeact::config::{FileConfig, Flags};
-    use codeact::device::{DeviceSpec, open};
-    use codeact::session::Session;
+    use codeact::config::Flags;
 
     for (name, code, persona, expected) in TOOL_CASES {
         let flags =
             Flags { persona: persona.map(str::to_string), limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
-        let mut settings = FileConfig::default().resolve(&flags).expect("settings");
-        settings.worker = crate::common::worker();
-        let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
-        let mut session = Session::new(device, &settings).expect("session");
+        let settings = settings_from(&flags);
+        let mut session = sim_session(&settings);
         let started = Instant::now();
         let r = session.eval(code);
         let elapsed = started.elapsed();
@@ -131,13 +141,12 @@ fn hostile_tool_calls_end_with_clear_errors_and_the_session_survives() {
 
 #[test]
 fn a_hung_device_cannot_hold_a_snippet_past_its_limit() {
-    use codeact::config::{FileConfig, Flags};
+    use codeact::config::Flags;
     use codeact::device::{DeviceSpec, open};
     use codeact::session::Session;
 
     let flags = Flags { limits: vec!["timeout_ms=1000".into()], ..Flags::default() };
-    let mut settings = FileConfig::default().resolve(&flags).expect("settings");
-    settings.worker = crate::common::worker();
+    let settings = settings_from(&flags);
     let mut device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
     device.observe().expect("the screen size is known before the hang");
     device.shell("simctl fault hang 0").expect("arm the fault");
@@ -174,16 +183,12 @@ fn a_deeply_nested_value_cannot_overflow_a_small_caller_stack() {
 /// limits; the session goes on with a fresh engine and says what was lost.
 #[test]
 fn a_snippet_that_kills_its_engine_is_one_error_and_the_session_goes_on() {
-    use codeact::config::{FileConfig, Flags};
-    use codeact::device::{DeviceSpec, open};
+    use codeact::config::Flags;
     use codeact::sandbox::{ErrorKind, Limit};
-    use codeact::session::Session;
 
     let flags = Flags { limits: vec!["timeout_ms=5000".into(), "max_memory_mb=256".into()], ..Flags::default() };
-    let mut settings = FileConfig::default().resolve(&flags).expect("settings");
-    settings.worker = crate::common::worker();
-    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
-    let mut session = Session::new(device, &settings).expect("session");
+    let settings = settings_from(&flags);
+    let mut session = sim_session(&settings);
     assert!(session.eval("let kept = 41;").ok());
     let started = Instant::now();
     let r = session.eval(include_str!("hostile/memory_bomb.rhai"));
@@ -229,16 +234,12 @@ fn exec_survives_a_snippet_that_kills_its_engine() {
 /// tool calls is kept bounded and summed up.
 #[test]
 fn completion_tools_and_the_action_log_cannot_be_subverted() {
-    use codeact::config::{FileConfig, Flags};
-    use codeact::device::{DeviceSpec, open};
+    use codeact::config::Flags;
     use codeact::sandbox::{ErrorKind, KEPT_ACTIONS, LISTED_ACTIONS};
-    use codeact::session::Session;
 
     let flags = Flags { limits: vec!["timeout_ms=20000".into()], ..Flags::default() };
-    let mut settings = FileConfig::default().resolve(&flags).expect("settings");
-    settings.worker = crate::common::worker();
-    let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("virtual device");
-    let mut session = Session::new(device, &settings).expect("session");
+    let settings = settings_from(&flags);
+    let mut session = sim_session(&settings);
 
     let r = session.eval(include_str!("hostile/complete_twice.rhai"));
     let completion = r.completion.expect("completed");
