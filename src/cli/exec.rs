@@ -47,7 +47,8 @@ pub struct ExecArgs {
     #[arg(long)]
     keep_state: bool,
     /// Run a script that did not pass again, up to N more times (on a fresh virtual
-    /// phone each time); the report says which attempt passed.
+    /// phone each time; not one that does not parse); the report says which attempt
+    /// passed.
     #[arg(long, value_name = "N", default_value_t = 0)]
     retries: usize,
     /// Write a JUnit XML report here: one test case per script; assertions and

@@ -203,7 +203,9 @@ pub fn run_scripts(
         let mut attempt = 1;
         let report = loop {
             let report = run_one(session, script, options, &device, attempt, scripts.len() > 1)?;
-            if report.verdict == Verdict::Passed || attempt > options.retries {
+            // Code that does not parse fails the same way every time.
+            let unparsed = report.result.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Syntax);
+            if report.verdict == Verdict::Passed || attempt > options.retries || unparsed {
                 break report;
             }
             on_report(&report);

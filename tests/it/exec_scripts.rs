@@ -771,3 +771,20 @@ fn the_repl_prompts_for_each_further_line_of_an_unfinished_snippet() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn a_script_that_does_not_parse_is_not_retried() {
+    let dir = std::env::temp_dir().join(format!("codeact-noretry-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let script = dir.join("broken.rhai");
+    std::fs::write(&script, "let x = ;\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim", "--retries", "3"])
+        .arg(&script)
+        .output()
+        .expect("run codeact exec");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("syntax error") && !err.contains("attempt 2"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
