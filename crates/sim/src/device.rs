@@ -42,7 +42,7 @@ pub(crate) struct SimDevice {
     commands: std::sync::atomic::AtomicU64,
     config: SimConfig,
     world: Mutex<World>,
-    fs: MemFs,
+    fs: Arc<MemFs>,
     faults: Mutex<Faults>,
 }
 
@@ -54,12 +54,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl SimDevice {
     pub(crate) fn new(config: SimConfig, catalog: Catalog) -> Self {
         let geometry = Geometry { width: config.width, height: config.height, density: config.density };
-        let world = World::new(std::sync::Arc::new(catalog), geometry);
+        let fs = Arc::new(MemFs::new());
+        let world = World::new(std::sync::Arc::new(catalog), geometry, fs.clone());
         Self {
             commands: std::sync::atomic::AtomicU64::new(0),
             config,
             world: Mutex::new(world),
-            fs: MemFs::new(),
+            fs,
             faults: Mutex::new(Faults::default()),
         }
     }

@@ -21,6 +21,9 @@ impl Commands for SimDevice {
     fn run_command(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output> {
         run_tool(self, argv, stdin, env)
     }
+    fn now_secs(&self) -> i64 {
+        self.world().now_secs()
+    }
 }
 
 /// Runs an Android tool; `None` when `argv[0]` is not one.

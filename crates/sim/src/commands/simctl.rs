@@ -8,9 +8,15 @@ use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::Output;
 
-const HELP: &str = "usage: simctl COMMAND
+const HELP: &str = r#"usage: simctl COMMAND
   state                 print the world as JSON (foreground app, settings, contacts, messages, notes, alarms, ...)
   reset                 back to the initial world: state, files and faults
+  set KEY VALUE...      set a state value (e.g. settings.wifi false, timer.minutes 5);
+                        true/false are booleans, digits stay a number where the key holds one
+  add COLLECTION JSON   add a record, e.g. add messages '{"to":"Bob Smith","text":"Hi","inbound":true}'
+  empty COLLECTION      remove every record of a collection (contacts, messages, notes, alarms, events, expenses)
+  launch PACKAGE        open an app at its launcher activity
+  time                  print the device clock (it starts at 2023-10-15 15:34:00 UTC on boot and reset)
   clipboard             print the system clipboard (exactly, no newline added)
   clipboard set TEXT... put TEXT (the words joined by spaces) on the clipboard
   stats                 print the number of command lines served (simctl excluded) as JSON
@@ -22,7 +28,7 @@ const HELP: &str = "usage: simctl COMMAND
   fault clear           remove every fault (slow-ui and dump-latency too)
   slow-ui MS            after each change the screen settles in steps over MS
   dump-latency MS       make `uiautomator dump` take MS, as on a phone
-";
+"#;
 
 /// Delays are capped at a minute: a fault must never wedge the device for good.
 const MAX_DELAY_MS: u64 = 60_000;
@@ -52,6 +58,51 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
             let mut world = device.world();
             world.write(crate::world::CLIPBOARD, crate::world::Value::Str(text.join(" ")), &None);
             ok("")
+        }
+        ["set", key, value @ ..] if !value.is_empty() => {
+            let mut world = device.world();
+            if !world.state.contains_key(*key) {
+                return fail(&format!("simctl: no state key {key}; `simctl state` lists them\n"), 2);
+            }
+            world.set_value(key, &value.join(" "));
+            ok("")
+        }
+        ["add", collection, json @ ..] if !json.is_empty() => {
+            let record = match serde_json::from_str::<crate::world::Record>(&json.join(" ")) {
+                Ok(r) => r,
+                Err(e) => {
+                    return fail(
+                        &format!("simctl: add needs a JSON object of strings, numbers and booleans: {e}\n"),
+                        2,
+                    );
+                }
+            };
+            let mut world = device.world();
+            if !world.add_record(collection, record) {
+                return fail(
+                    &format!("simctl: no collection {collection} (files live in /sdcard: use adb push or echo)\n"),
+                    2,
+                );
+            }
+            ok("")
+        }
+        ["empty", collection] => {
+            let mut world = device.world();
+            if !world.empty_collection(collection) {
+                return fail(&format!("simctl: no collection {collection}\n"), 2);
+            }
+            ok("")
+        }
+        ["launch", package] => {
+            let mut world = device.world();
+            match world.catalog.app_index(package) {
+                Some(app) if world.launch(app) => ok(""),
+                _ => fail(&format!("simctl: no app {package} with a launcher activity\n"), 2),
+            }
+        }
+        ["time"] => {
+            let now = device.world().now_secs();
+            ok(format!("{}\n", crate::world::template::clock_text(now, "%Y-%m-%d %H:%M:%S")))
         }
         ["stats"] => ok(format!("{}\n", serde_json::json!({ "commands": device.commands_served() }))),
         ["reset"] => {

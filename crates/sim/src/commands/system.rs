@@ -169,6 +169,10 @@ const SETTINGS: &[(&str, &str, &str)] = &[
     ("global", "wifi_on", "settings.wifi"),
     ("global", "bluetooth_on", "settings.bluetooth"),
     ("system", "screen_brightness", "settings.brightness"),
+    ("system", "show_battery_percent", "settings.battery_percentage"),
+    ("global", "private_dns_mode", "settings.private_dns_mode"),
+    ("global", "private_dns_specifier", "settings.private_dns_host"),
+    ("secure", "bluetooth_name", "settings.bt_name"),
 ];
 
 fn setting_text(world: &World, key: &str) -> String {
@@ -206,6 +210,7 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
                     Some(Value::Int(_)) => {
                         Value::Int(value.parse::<i64>().map(|v| (v.clamp(0, 255) * 100 + 127) / 255).unwrap_or(0))
                     }
+                    Some(Value::Str(_)) => Value::Str(value.to_string()),
                     _ => Value::Bool(*value != "0"),
                 };
                 world.write(state, new, &None);

@@ -17,7 +17,7 @@ pub(crate) fn draw(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
         Role::Container => {}
         Role::Surface { color } => cv.fill_rect(cv.clip(), *color, 255),
         Role::Scrim => cv.fill_rect(cv.clip(), 0x000000, 128),
-        Role::StatusBar => status_bar(cv, ctx, b),
+        Role::StatusBar => status_bar(cv, ctx, node, b),
         Role::Label { size_dp, color, bold } => {
             let color = if node.enabled { *color } else { DISABLED_TEXT };
             let style = TextStyle { size_px: ctx.dp(*size_dp), bold: *bold, color };
@@ -46,10 +46,18 @@ fn text_color(node: &Node) -> u32 {
     if node.enabled { DARK } else { DISABLED_TEXT }
 }
 
-fn status_bar(cv: &mut Canvas, ctx: &Ctx, b: FRect) {
+/// The status bar: its children are the clock and the battery (whose text is the
+/// percentage, when Settings shows it).
+fn status_bar(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     cv.fill_rect(cv.clip(), 0xF2F2F2, 255);
     let style = TextStyle { size_px: ctx.dp(14.0), bold: true, color: DARK };
-    font::draw_text(cv, "12:00", b, &style, Align::Left(ctx.dp(16.0)), 1);
+    let clock = node.children.first().map(|c| c.text.as_str()).unwrap_or_default();
+    font::draw_text(cv, clock, b, &style, Align::Left(ctx.dp(16.0)), 1);
+    if let Some(percent) = node.children.get(1).map(|c| c.text.as_str()).filter(|t| !t.is_empty()) {
+        // Left of the Wi-Fi and battery icons.
+        let area = FRect::new(b.right - ctx.dp(110.0), b.top, b.right - ctx.dp(52.0), b.bottom);
+        font::draw_text(cv, percent, area, &style, Align::Left(0.0), 1);
+    }
     // Battery: an upright rounded body with a nub on top.
     let (cy, right) = (b.cy(), b.right - ctx.dp(16.0));
     let body = FRect::new(right - ctx.dp(8.0), cy - ctx.dp(6.5), right, cy + ctx.dp(7.5));

@@ -356,7 +356,7 @@ fn strftime(fmt: &str, secs: i64) -> Option<String> {
     jiff::fmt::strtime::format(fmt, &when).ok()
 }
 
-fn now_secs() -> i64 {
+pub(crate) fn host_now_secs() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2))
@@ -1224,7 +1224,7 @@ fn uname(args: &[String], _: &[u8], _: &Cx) -> Output {
     text(format!("{}\n", picked.join(" ")))
 }
 
-fn date(args: &[String], _: &[u8], _: &Cx) -> Output {
+fn date(args: &[String], _: &[u8], cx: &Cx) -> Output {
     let mut fmt = "%a %b %e %H:%M:%S %Z %Y".to_string();
     for a in args {
         if let Some(f) = a.strip_prefix('+') {
@@ -1235,7 +1235,7 @@ fn date(args: &[String], _: &[u8], _: &Cx) -> Output {
             return out;
         }
     }
-    match strftime(&fmt, now_secs()) {
+    match strftime(&fmt, cx.env.commands.now_secs()) {
         Some(shown) => text(format!("{shown}\n")),
         None => {
             let mut out = Output::default();
@@ -1310,7 +1310,7 @@ fn stat(args: &[String], _: &[u8], cx: &Cx) -> Output {
 
 /// Copies a file or (recursively) a directory; iterative, so deep trees cannot overflow
 /// the stack.
-fn copy_tree(fs: &MemFs, src: &str, dst: &str) -> Result<(), super::FsError> {
+pub(crate) fn copy_tree(fs: &MemFs, src: &str, dst: &str) -> Result<(), super::FsError> {
     let mut stack = vec![(src.to_string(), dst.to_string())];
     while let Some((src, dst)) = stack.pop() {
         let m = fs.stat(&src).ok_or(super::FsError::NotFound)?;

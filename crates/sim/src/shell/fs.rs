@@ -255,6 +255,12 @@ fn initial_tree() -> Tree {
     t
 }
 
+impl std::fmt::Debug for MemFs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MemFs")
+    }
+}
+
 impl MemFs {
     pub(crate) fn new() -> Self {
         Self::with_quota(QUOTA)

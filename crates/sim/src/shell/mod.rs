@@ -51,6 +51,10 @@ impl Output {
 pub(crate) trait Commands: Sync {
     /// Runs `argv[0]` with its arguments (argv is non-empty); `None` = no such command.
     fn run_command(&self, argv: &[String], stdin: &[u8], env: &ShellEnv) -> Option<Output>;
+    /// The device clock (`date`), in seconds since the Unix epoch; the host's by default.
+    fn now_secs(&self) -> i64 {
+        builtins::host_now_secs()
+    }
 }
 
 pub(crate) struct ShellEnv<'a> {

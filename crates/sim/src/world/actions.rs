@@ -27,8 +27,8 @@ impl World {
     }
 
     fn render(&self, template: &str, record: &RecordRef) -> String {
-        let rec: Option<&Record> = record.as_ref().and_then(|(c, i)| self.collections.get(c)?.get(*i));
-        self.scope(rec, record.as_ref().map(|(_, i)| *i)).render(template)
+        let rec: Option<Record> = record.as_ref().and_then(|(c, i)| self.record(c, *i));
+        self.scope(rec.as_ref(), record.as_ref().map(|(_, i)| *i)).render(template)
     }
 
     /// One action; false stops the script (`require` on an empty value).
@@ -126,6 +126,56 @@ impl World {
                     self.screen_changed();
                 }
             }
+            "delete" if record.as_ref().is_some_and(|(c, _)| c == super::FILES) => {
+                if let Some(path) = self.read("record.path", record) {
+                    let _ = self.fs.remove(&path.to_string(), true);
+                    self.screen_changed();
+                }
+            }
+            // `file_move FOLDER`: the file or folder the screen shows (its path is the
+            // screen's parameter) moves into FOLDER, as `mv` would.
+            "file_move" => {
+                let (from, folder) = (self.render("{param}", record), self.render(rest, record));
+                let name = from.rsplit('/').next().unwrap_or_default().to_string();
+                let _ = super::files::move_to(&self.fs, &from, &format!("{}/{name}", folder.trim_end_matches('/')));
+                self.screen_changed();
+            }
+            // `file_rename NAME`: the screen's file gets a new name in the same folder.
+            "file_rename" => {
+                let (from, name) = (self.render("{param}", record), self.render(rest, record));
+                let name = name.trim();
+                if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+                    return false;
+                }
+                let folder = from.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+                let _ = super::files::move_to(&self.fs, &from, &format!("{folder}/{name}"));
+                self.screen_changed();
+            }
+            // `require_format KEY date|time|amount`: stop unless KEY reads as a date
+            // (2023-10-15), a time (09:05) or an amount (12 or 12.50).
+            "require_format" => {
+                let (key, format) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let value = self.read(key, record).map(|v| v.to_string()).unwrap_or_default();
+                return super::files::well_formed(value.trim(), format.trim());
+            }
+            // `set_now KEY`: KEY holds the device clock's seconds (a stopwatch starting).
+            "set_now" => {
+                let now = self.now_secs();
+                self.write(rest, Value::Int(now), record);
+            }
+            // `add_elapsed KEY SINCE`: KEY grows by the seconds since the clock time in
+            // SINCE (a stopwatch pausing).
+            "add_elapsed" => {
+                let (key, since) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let as_int = |v: Option<Value>| match v {
+                    Some(Value::Int(n)) => n,
+                    Some(Value::Str(s)) => s.trim().parse().unwrap_or(0),
+                    _ => 0,
+                };
+                let (total, start) = (as_int(self.read(key, record)), as_int(self.read(since.trim(), record)));
+                let elapsed = if start > 0 { (self.now_secs() - start).max(0) } else { 0 };
+                self.write(key, Value::Int(total + elapsed), record);
+            }
             "delete" => {
                 if let Some((collection, index)) = record {
                     let showing = self.screen_record().map(|(i, _)| i) == Some(*index)
@@ -173,7 +223,7 @@ impl World {
         match key.strip_prefix("record.") {
             Some(field) => {
                 let (c, i) = record.as_ref()?;
-                self.collections.get(c)?.get(*i)?.get(field).cloned()
+                self.record(c, *i)?.get(field).cloned()
             }
             None => self.state.get(key).cloned(),
         }

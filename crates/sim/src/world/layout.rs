@@ -65,7 +65,7 @@ pub(crate) fn build(world: &World) -> Screen {
     if world.keyboard_shown {
         screen.windows.push(keyboard_window(world, Rect::new(0, keyboard_top, w, nav_top)));
     }
-    screen.windows.push(status_bar(Rect::new(0, 0, w, status)));
+    screen.windows.push(status_bar(Rect::new(0, 0, w, status), world));
     screen.windows.push(nav_bar(Rect::new(0, nav_top, w, h)));
     screen
 }
@@ -324,7 +324,7 @@ impl AppLayout<'_> {
     fn list_rows(&self, index: usize, item: &ItemSpec, y: &mut i32) -> Vec<Node> {
         let pkg = self.pkg();
         let Some(source) = item.source.as_deref() else { return Vec::new() };
-        let records: &[Record] = self.world.collections.get(source).map(Vec::as_slice).unwrap_or(&[]);
+        let records = self.world.records(source);
         let mut shown: Vec<(usize, &Record)> = records
             .iter()
             .enumerate()
@@ -597,8 +597,8 @@ fn dialog_window(world: &World, dialog: &DialogInstance, screen: &Screen) -> Nod
         DialogInstance::App { app, dialog, record } => {
             let Some(app_spec) = world.catalog.apps.get(*app) else { return Node::default() };
             let Some(d) = app_spec.dialogs.get(*dialog) else { return Node::default() };
-            let rec = record.as_ref().and_then(|(c, i)| world.collections.get(c)?.get(*i));
-            let scope = world.scope(rec, record.as_ref().map(|(_, i)| *i));
+            let rec = record.as_ref().and_then(|(c, i)| world.record(c, *i));
+            let scope = world.scope(rec.as_ref(), record.as_ref().map(|(_, i)| *i));
             (
                 d.package.clone().unwrap_or_else(|| app_spec.package.clone()),
                 scope.render(&d.title),
@@ -673,11 +673,12 @@ fn keyboard_window(world: &World, bounds: Rect) -> Node {
     }
 }
 
-fn status_bar(bounds: Rect) -> Node {
+fn status_bar(bounds: Rect, world: &World) -> Node {
     let pkg = "com.android.systemui";
     let clock_w = bounds.height() * 3;
+    let now = world.now_secs();
     let mut clock = label(
-        "12:00".into(),
+        super::template::clock_text(now, "%H:%M"),
         pkg,
         Rect::new(bounds.height() / 2, bounds.top, clock_w, bounds.bottom),
         14.0,
@@ -685,11 +686,13 @@ fn status_bar(bounds: Rect) -> Node {
         false,
     );
     clock.resource_id = "com.android.systemui:id/clock".into();
-    clock.content_desc = "12:00 PM".into();
+    clock.content_desc = super::template::clock_text(now, "%-I:%M %p");
+    let percent = world.state.get("settings.battery_percentage").is_some_and(|v| v.truthy());
     clock.role = Role::Container;
     let battery = Node {
         resource_id: "com.android.systemui:id/battery".into(),
         content_desc: "Battery 100 percent.".into(),
+        text: if percent { "100%".into() } else { String::new() },
         ..node(
             "android.widget.LinearLayout",
             pkg,

@@ -7,6 +7,7 @@
 
 pub(crate) mod actions;
 pub(crate) mod dump;
+pub(crate) mod files;
 pub(crate) mod input;
 pub(crate) mod layout;
 pub(crate) mod spec;
@@ -22,14 +23,22 @@ use serde::Serialize;
 pub(crate) use input::CLIPBOARD;
 pub use spec::SpecError;
 use spec::{AppSpec, WorldSpec};
-use template::Record;
+pub(crate) use template::Record;
 pub(crate) use template::Value;
 
 use super::screen::Screen;
+use crate::shell::MemFs;
+
+/// The device's wall clock when it boots (and after `simctl reset`): Sunday
+/// 2023-10-15 15:34:00 UTC, the date AndroidWorld's tasks assume. It runs from there,
+/// so tasks that speak of "today" or "tomorrow" mean the same days on every run.
+pub(crate) const BOOT_TIME_SECS: i64 = 1_697_384_040;
 
 /// The data files compiled into the binary (`data/world.toml`, `data/apps/*.toml`).
 const BUNDLED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/bundled_world.rs"));
 
+/// The computed collection of files under /sdcard (see `files.rs`).
+pub(crate) const FILES: &str = "files";
 pub(crate) const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
 pub(crate) const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
 pub(crate) const LATIN_IME: &str = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME";
@@ -186,6 +195,10 @@ pub(crate) struct World {
     next_task_id: u32,
     /// `input motionevent DOWN` waiting for its UP: where and when.
     pub(crate) touch_down: Option<(i32, i32, Instant)>,
+    /// The phone's files (shared with its shell): the Files app lists and changes them.
+    pub(crate) fs: Arc<MemFs>,
+    /// When the device clock read [`BOOT_TIME_SECS`].
+    booted: Instant,
 }
 
 /// What `am start` did.
@@ -215,7 +228,7 @@ pub(crate) struct StateReport {
 }
 
 impl World {
-    pub(crate) fn new(catalog: Arc<Catalog>, geometry: Geometry) -> Self {
+    pub(crate) fn new(catalog: Arc<Catalog>, geometry: Geometry, fs: Arc<MemFs>) -> Self {
         let collections =
             catalog.world.collections.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<BTreeMap<_, _>>();
         let state = catalog.initial_state.clone();
@@ -234,6 +247,8 @@ impl World {
             changed_at: None,
             next_task_id: 10,
             touch_down: None,
+            fs,
+            booted: Instant::now(),
         };
         world.go_home();
         world
@@ -267,9 +282,39 @@ impl World {
         self.screen_changed();
     }
 
+    /// `simctl set`: a state value, typed as `set` types it (booleans; a number where
+    /// the key holds one).
+    pub(crate) fn set_value(&mut self, key: &str, text: &str) {
+        let value = match (self.state.get(key), text.parse::<i64>()) {
+            (Some(Value::Int(_)), Ok(n)) => Value::Int(n),
+            _ => match text {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => Value::Str(text.to_string()),
+            },
+        };
+        self.write(key, value, &None);
+    }
+
+    /// `simctl add`: a record at the end of a declared collection (false: no such one).
+    pub(crate) fn add_record(&mut self, collection: &str, record: Record) -> bool {
+        let Some(records) = self.collections.get_mut(collection) else { return false };
+        records.push(record);
+        self.screen_changed();
+        true
+    }
+
+    /// `simctl empty`: a declared collection without records (false: no such one).
+    pub(crate) fn empty_collection(&mut self, collection: &str) -> bool {
+        let Some(records) = self.collections.get_mut(collection) else { return false };
+        records.clear();
+        self.screen_changed();
+        true
+    }
+
     /// Back to the initial world, keeping geometry and the data files.
     pub(crate) fn reset(&mut self) {
-        *self = World::new(self.catalog.clone(), self.geometry);
+        *self = World::new(self.catalog.clone(), self.geometry, self.fs.clone());
     }
 
     pub(crate) fn top(&self) -> Option<(&AppSpec, &spec::ScreenSpec, &ScreenInstance)> {
@@ -461,7 +506,27 @@ impl World {
         let param = self.top().map(|(_, _, i)| i.param.as_str()).unwrap_or("");
         let record = record.or_else(|| self.screen_record().map(|(_, r)| r));
         let index = index.or_else(|| self.screen_record().map(|(i, _)| i));
-        template::Scope { state: &self.state, record, index, param }
+        template::Scope { state: &self.state, record, index, param, now: self.now_secs() }
+    }
+
+    /// The device clock: seconds since the Unix epoch, starting at [`BOOT_TIME_SECS`].
+    pub(crate) fn now_secs(&self) -> i64 {
+        BOOT_TIME_SECS + i64::try_from(self.booted.elapsed().as_secs()).unwrap_or(0)
+    }
+
+    /// A collection's records: the world's own, or for `files` every file and folder
+    /// under /sdcard, read from the file system each time (so `adb push` and the Files
+    /// app agree).
+    pub(crate) fn records(&self, source: &str) -> std::borrow::Cow<'_, [Record]> {
+        if source == FILES {
+            return std::borrow::Cow::Owned(files::records(&self.fs));
+        }
+        std::borrow::Cow::Borrowed(self.collections.get(source).map(Vec::as_slice).unwrap_or(&[]))
+    }
+
+    /// One record of a collection (computed ones included).
+    pub(crate) fn record(&self, source: &str, index: usize) -> Option<Record> {
+        self.records(source).get(index).cloned()
     }
 
     /// For a screen with a `source`: the record its parameter points at.

@@ -37,7 +37,8 @@
 //!
 //! Templates: `{key}` reads a state value, `{record.FIELD}` a list record's field,
 //! `{param}` the screen's parameter, `{index}` the record's position, `{key:02}` pads a
-//! number, `{key?Yes:No}` chooses by truth.
+//! number, `{key?Yes:No}` chooses by truth, `{key:hms}` shows seconds as 01:02:03;
+//! `{now.date}` and `{now.time}` are the device clock's day (2023-10-15) and minute.
 //! Conditions: `KEY`, `!KEY`, `A == B`, `A != B`, `A ~= B` (A contains B, ignoring
 //! case) — both sides templates.
 //! Screens with `source = "COLLECTION"` show the record at index `{param}` as `{record.*}`.
@@ -46,7 +47,16 @@
 //! `require_between KEY MIN MAX` (stop unless KEY is a whole number in that range),
 //! `add COLLECTION FIELD=VALUE...`, `sort COLLECTION FIELD...` (numbers by value),
 //! `update FIELD=VALUE...` (the screen's record),
-//! `delete` (the dialog's or screen's record), `dialog NAME`, `dismiss`.
+//! `delete` (the dialog's or screen's record; for a `files` record, the file),
+//! `dialog NAME`, `dismiss`, `require_format KEY date|time|amount` (stop unless KEY
+//! reads as 2023-10-15, 09:05 or 12.50), `set_now KEY` (the device clock's seconds),
+//! `add_elapsed KEY SINCE` (KEY grows by the seconds since the time in SINCE),
+//! `file_move FOLDER` and `file_rename NAME` (the file whose path is the screen's
+//! parameter).
+//!
+//! The collection `files` is computed: every file and folder under /sdcard, with the
+//! fields `path`, `name`, `folder` (the parent's path), `kind` (`folder` or `file`)
+//! and `size`, read from the phone's file system each time it is shown.
 
 use std::collections::BTreeMap;
 
@@ -323,7 +333,8 @@ impl AppSpec {
                 self.dialog(name).map(|_| ()).ok_or_else(|| ActionProblem::NoDialog(name.to_string()))
             }
             (
-                "launch" | "toggle" | "set" | "clear" | "require" | "require_between" | "sort" | "add" | "update",
+                "launch" | "toggle" | "set" | "clear" | "require" | "require_between" | "require_format" | "sort"
+                | "add" | "update" | "file_move" | "file_rename" | "set_now" | "add_elapsed",
                 Some(_),
             ) => Ok(()),
             _ => Err(ActionProblem::UnknownVerb),

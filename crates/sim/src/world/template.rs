@@ -45,6 +45,8 @@ pub(crate) struct Scope<'a> {
     pub(crate) record: Option<&'a Record>,
     pub(crate) index: Option<usize>,
     pub(crate) param: &'a str,
+    /// The device clock, in seconds since the Unix epoch (for `{now.date}`, `{now.time}`).
+    pub(crate) now: i64,
 }
 
 impl Scope<'_> {
@@ -56,6 +58,8 @@ impl Scope<'_> {
             // Kept as text: "007" and "+1555" are names or numbers to compare verbatim.
             "param" => Some(Value::Str(self.param.to_string())),
             "index" => self.index.map(|i| Value::Int(i as i64)),
+            "now.date" => Some(Value::Str(clock_text(self.now, "%Y-%m-%d"))),
+            "now.time" => Some(Value::Str(clock_text(self.now, "%H:%M"))),
             _ => self.state.get(key).cloned(),
         }
     }
@@ -83,6 +87,15 @@ impl Scope<'_> {
             let (yes, no) = choices.split_once(':').unwrap_or((choices, ""));
             let truth = self.get(key.trim()).is_some_and(|v| v.truthy());
             return if truth { yes } else { no }.to_string();
+        }
+        if let Some(key) = expr.strip_suffix(":hms") {
+            return match self.get(key.trim()) {
+                Some(Value::Int(s)) => {
+                    let s = s.max(0);
+                    format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+                }
+                _ => "00:00:00".to_string(),
+            };
         }
         if let Some((key, width)) = expr.split_once(':') {
             let width: usize = width.parse().unwrap_or(0);
@@ -115,6 +128,13 @@ impl Scope<'_> {
     }
 }
 
+/// The device clock (UTC, as the virtual phone's time zone) in a strftime format.
+pub(crate) fn clock_text(secs: i64, format: &str) -> String {
+    jiff::Timestamp::from_second(secs)
+        .map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).strftime(format).to_string())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,7 +146,7 @@ mod tests {
         let mut record = Record::new();
         record.insert("hour".into(), Value::Int(7));
         record.insert("name".into(), Value::Str("张三".into()));
-        let scope = Scope { state: &state, record: Some(&record), index: Some(3), param: "张三" };
+        let scope = Scope { state: &state, record: Some(&record), index: Some(3), param: "张三", now: 1_697_384_040 };
         assert_eq!(scope.render("{record.hour:02}:{index:02}"), "07:03");
         assert_eq!(scope.render("Wi-Fi {settings.wifi?On:Off} {missing}"), "Wi-Fi On ");
         assert!(scope.holds("{record.name} == {param}"));
@@ -136,5 +156,6 @@ mod tests {
         assert!(scope.holds("{record.name} ~= 张"));
         assert!(scope.holds("{record.name} ~= {missing}"));
         assert_eq!(scope.render("unclosed {brace"), "unclosed {brace");
+        assert_eq!(scope.render("{now.date} {now.time} {record.hour:hms}"), "2023-10-15 15:34 00:00:07");
     }
 }

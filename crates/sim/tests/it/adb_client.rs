@@ -84,7 +84,7 @@ fn messages_flow_permission_dialog_contact_and_send() {
     p.tap("content-desc", "Send SMS");
     let state = p.state();
     let sent = state["messages"].as_array().expect("messages").last().cloned().expect("a message");
-    assert_eq!(sent, serde_json::json!({"to": "张三", "text": "明天见 👋"}));
+    assert_eq!(sent, serde_json::json!({"to": "张三", "text": "明天见 👋", "inbound": false}));
     let thread = p.dump();
     assert!(thread.contains("text=\"明天见 &#128075;\" resource-id=\"android:id/title\""), "the thread shows it");
     assert!(
