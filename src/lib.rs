@@ -14,6 +14,7 @@ pub mod agent;
 pub mod config;
 pub mod device;
 pub mod error_text;
+pub mod eval;
 pub mod isolation;
 pub mod llm;
 pub mod persona;

@@ -296,6 +296,20 @@ impl Session {
     }
 
     /// The facts `remember()` kept.
+    /// What the last `answer(text)` gave (the reply to a question task), if any.
+    pub fn answer(&self) -> Option<String> {
+        self.tools().answer.clone()
+    }
+
+    /// Runs a shell command line on the device (for set-up and reading state, not for
+    /// scripts: they reach the device through tools).
+    pub fn device_shell(&mut self, command: &str) -> Result<crate::device::ShellOutput, DeviceError> {
+        let mut tools = self.tools();
+        let out = tools.device().shell(command)?;
+        tools.set_snapshot(None);
+        Ok(out)
+    }
+
     pub fn memory(&self) -> Vec<String> {
         self.tools().memory.clone()
     }
@@ -341,6 +355,7 @@ impl Session {
         self.worker.reset()?;
         let mut tools = self.tools();
         tools.memory.clear();
+        tools.answer = None;
         tools.set_snapshot(None);
         Ok(())
     }

@@ -4,6 +4,7 @@
 
 mod args;
 mod devices;
+mod eval;
 mod exec;
 mod observe;
 mod personas;
@@ -34,6 +35,7 @@ enum Command {
     Devices(devices::DevicesArgs),
     Observe(observe::ObserveArgs),
     Exec(exec::ExecArgs),
+    Eval(eval::EvalArgs),
     Run(run::RunArgs),
     Repl(repl::ReplArgs),
     Tools(tools::ToolsArgs),
@@ -68,6 +70,7 @@ impl Cli {
             Command::Devices(a) => a.list(),
             Command::Observe(a) => a.observe(),
             Command::Exec(a) => a.exec(),
+            Command::Eval(a) => a.evaluate(),
             Command::Run(a) => a.run_agent(),
             Command::Repl(a) => a.repl(),
             Command::Tools(a) => a.print(),

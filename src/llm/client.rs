@@ -66,6 +66,11 @@ pub struct LlmClient {
 }
 
 impl LlmClient {
+    /// The model asked (for reports).
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+
     pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
         // Two TLS back ends may be linked (adb_client brings ring); choose one before
         // any TLS configuration is built, or rustls panics. Installing twice is harmless.

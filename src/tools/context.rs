@@ -25,6 +25,8 @@ use crate::ui::Element;
 /// memory is shown to the LLM every step, so it must stay small.
 pub const MEMORY_ITEMS: usize = 20;
 pub const MEMORY_ITEM_BYTES: usize = 1000;
+/// `answer()` keeps at most this many bytes.
+pub(crate) const ANSWER_BYTES: usize = 4096;
 
 /// The tools' shared state.
 pub struct ToolContext {
@@ -48,6 +50,8 @@ pub struct ToolContext {
     /// The newest observation made while settling (what the screen showed last).
     latest: Option<Arc<Observation>>,
     pub(crate) memory: Vec<String>,
+    /// What `answer(text)` gave last: the reply to a question task.
+    pub(crate) answer: Option<String>,
     pub(crate) options: ToolOptions,
     /// What the running tool captured for its action record.
     pub(crate) capture: Capture,
@@ -77,6 +81,7 @@ impl ToolContext {
             generation: 0,
             latest: None,
             memory: Vec::new(),
+            answer: None,
             options,
             capture: Capture::default(),
             installed: None,

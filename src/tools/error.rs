@@ -90,6 +90,8 @@ pub enum ToolError {
     Stopped,
     #[error("keep facts short: {bytes} bytes is over {max}")]
     FactTooLong { bytes: usize, max: usize },
+    #[error("keep the answer short: {bytes} bytes is over {max}")]
+    AnswerTooLong { bytes: usize, max: usize },
     #[error("complete(false) needs a reason: complete(false, \"why it failed\")")]
     NoReason,
 }
@@ -135,6 +137,7 @@ impl ToolError {
             | ToolError::BadCount(_)
             | ToolError::TooSmall { .. }
             | ToolError::FactTooLong { .. }
+            | ToolError::AnswerTooLong { .. }
             | ToolError::NoReason => FailureKind::BadArgument,
         }
     }

@@ -1,8 +1,9 @@
-//! Memory: facts a script or a model keeps for later steps.
+//! Memory: facts a script or a model keeps for later steps, and the answer it gives
+//! to a question (what `codeact eval` judges).
 
 use rhai::{Array, Dynamic, ImmutableString};
 
-use crate::tools::context::{MEMORY_ITEM_BYTES, MEMORY_ITEMS};
+use crate::tools::context::{ANSWER_BYTES, MEMORY_ITEM_BYTES, MEMORY_ITEMS};
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
@@ -32,4 +33,22 @@ pub(crate) const MEMORY: ToolSpec = ToolSpec {
     doc: "The facts remembered so far, as an array of strings.",
     effect: Effect::Reads,
     register: |r| tool!(r, |c| Ok(c.memory.iter().cloned().map(Dynamic::from).collect::<Array>())),
+};
+
+pub(crate) const ANSWER: ToolSpec = ToolSpec {
+    name: "answer",
+    signature: "answer(text)",
+    doc: "Give the answer when the task asks a question (\"What is Bob's number?\"); then complete(true). A later answer replaces it.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, text: Dynamic| {
+            // A number or a list is an answer too ("3"); it is judged as its text.
+            let text = text.to_string();
+            if text.len() > ANSWER_BYTES {
+                return Err(ToolError::AnswerTooLong { bytes: text.len(), max: ANSWER_BYTES });
+            }
+            c.answer = Some(text);
+            Ok(())
+        })
+    },
 };

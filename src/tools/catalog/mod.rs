@@ -54,5 +54,6 @@ pub const CATALOG: &[ToolSpec] = &[
     selectors::SCROLL,
     selectors::SWIPE_ON,
     device::SHELL,
+    memory::ANSWER,
     finish::COMPLETE,
 ];

@@ -550,9 +550,11 @@ impl World {
             .filter(|(k, _)| !k.starts_with("settings."))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        let files = (FILES.to_string(), self.records(FILES).into_owned());
         let collections = self
             .collections
             .iter()
+            .chain(std::iter::once((&files.0, &files.1)))
             .map(|(name, records)| {
                 let json = match self.catalog.world.export_field.get(name) {
                     Some(field) => serde_json::Value::Array(

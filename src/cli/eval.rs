@@ -1,0 +1,283 @@
+//! `codeact eval`: the task suite on virtual phones, with the oracle or an LLM;
+//! progress on stderr, the Markdown table on stdout, results.json and junit.xml in
+//! --out; or `--compare A B`, or `--list`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+use anyhow::Context;
+use codeact::agent::SaveMode;
+use codeact::config::Flags;
+use codeact::device::DeviceSpec;
+use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results};
+use codeact::llm::{LlmClient, LlmConfig, LlmFlags};
+use codeact::persona::Persona;
+use codeact::session::Session;
+use codeact::terminal::clean;
+use codeact::tools::Recording;
+use tokio_util::sync::CancellationToken;
+
+use super::args::{DeviceArgs, SessionArgs};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum AgentChoice {
+    /// The `codeact run` loop with an LLM (--base-url, --model, --persona).
+    Llm,
+    /// Each template's reference script: proves every task solvable and every judge right.
+    Oracle,
+}
+
+/// Measure an agent on a seeded task suite run on virtual phones, judged on the
+/// phone's state (and, for questions, on what the agent passed to answer()).
+///
+///   codeact eval --agent oracle                       # every template, proves the suite
+///   codeact eval --model gpt-4o-mini --tasks 'clock_*,wifi_*' --instances 3
+///   codeact eval --base-url http://localhost:11434/v1 --model qwen2.5:7b --parallel 2
+///   codeact eval --compare before/results.json after/results.json
+///
+/// Each instance starts on a reset phone, draws its parameters from
+/// hash(--seed, template, instance), runs its set-up, and checks that the judge scores
+/// that start 0 (a task already solved is a broken task). Results: a Markdown table
+/// on stdout; results.json (one record per instance: score, steps, LLM calls,
+/// tokens, times, run directory) and junit.xml in --out. Exit code 0 when every
+/// template is sound (and, for the oracle, every instance scores 1), 1 otherwise, 2
+/// on an error.
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct EvalArgs {
+    /// Who does the tasks.
+    #[arg(long, value_enum, default_value = "llm")]
+    agent: AgentChoice,
+    /// Only these templates: comma-separated ids or app names, `*` and `?` as
+    /// wildcards (`clock_*,messages`).
+    #[arg(long, value_name = "PATTERNS")]
+    tasks: Option<String>,
+    /// Read the task files (*.toml) from this folder instead of the built-in suite.
+    #[arg(long, value_name = "DIR")]
+    suite: Option<PathBuf>,
+    /// List the templates (id, app, kind, goal) and exit.
+    #[arg(long)]
+    list: bool,
+    /// The suite seed: the same seed gives the same instances everywhere.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Instances (parameter draws) per template.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    instances: u32,
+    /// Runs of each instance (LLMs vary; the oracle does not).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    repeat: u32,
+    /// Virtual phones working at once (one thread each).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    parallel: u32,
+    /// Run one shard of the suite, I/N with I from 0 (e.g. a Kubernetes Indexed Job's
+    /// $JOB_COMPLETION_INDEX/N): instance k of the plan runs on shard k mod N.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Faults added to every instance after its set-up: dialog (a system dialog at the
+    /// first screen change), slow-ui (screens settle over 300 ms), latency (30 ms per
+    /// device command). Comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    faults: Vec<Fault>,
+    /// Where results.json, junit.xml and runs/ (one trajectory per instance) go.
+    /// Default: evals/<UTC time>-<agent>.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print per-template score changes from results A to results B, and exit.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    compare: Option<Vec<PathBuf>>,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// An OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model (default $CODEACT_MODEL; gpt-4o-mini on OpenAI).
+    #[arg(long)]
+    model: Option<String>,
+    /// The environment variable holding the API key (default OPENAI_API_KEY).
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    #[arg(long)]
+    temperature: Option<f32>,
+    /// Show the model a screenshot each step.
+    #[arg(long)]
+    vision: bool,
+    /// What each LLM run keeps besides events and scripts: step, action or none.
+    #[arg(long, value_enum, default_value = "none", value_name = "WHEN")]
+    save_trajectory: SaveMode,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard takes I/N with 0 <= I < N, e.g. 0/4 (got {text:?})");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// One progress line per finished instance.
+fn progress_line(r: &InstanceResult, done: usize, total: usize) -> String {
+    let mut line = format!(
+        "[{done:>4}/{total}] {:<34} {:.2}  {:>2} step{}  {:>6.1} s",
+        r.label(),
+        r.score,
+        r.steps,
+        if r.steps == 1 { " " } else { "s" },
+        r.wall_ms / 1000.0
+    );
+    if r.broken {
+        line.push_str("  BROKEN");
+    }
+    if let Some(e) = &r.error {
+        line.push_str(&format!("  {}", clean(e.lines().next().unwrap_or(""))));
+    }
+    line
+}
+
+impl EvalArgs {
+    pub fn evaluate(self) -> anyhow::Result<ExitCode> {
+        if let Some(files) = &self.compare {
+            let (a, b) = (&files[0], &files[1]);
+            let (ra, rb) = (Results::read(a)?, Results::read(b)?);
+            codeact::out!("{}", clean(&eval::compare(&ra, &rb, &a.display().to_string(), &b.display().to_string())));
+            return Ok(ExitCode::SUCCESS);
+        }
+        let tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
+        if self.list {
+            for t in &tasks {
+                codeact::outln!("{:<34} {:<10} {:<9} {}", t.id, t.apps[0], t.kind.as_str(), clean(&t.goal));
+            }
+            codeact::outln!("{} templates", tasks.len());
+            return Ok(ExitCode::SUCCESS);
+        }
+        let agent_name = match self.agent {
+            AgentChoice::Oracle => "oracle",
+            AgentChoice::Llm => "llm",
+        };
+        let device = DeviceArgs { device: Some("sim".into()), timeout: None };
+        let defaults = Flags {
+            default_persona: (self.agent == AgentChoice::Llm).then(|| "default".into()),
+            default_record: Some(Recording::None),
+            ..Flags::default()
+        };
+        let settings = self.session.settings(&device, defaults)?;
+        let out_dir = self.out.clone().unwrap_or_else(|| {
+            PathBuf::from("evals").join(format!("{}-{agent_name}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
+        });
+        eval::runner::check_out_dir(&out_dir)?;
+        std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+        let options = EvalOptions {
+            seed: self.seed,
+            instances: self.instances as usize,
+            repeat: self.repeat as usize,
+            parallel: self.parallel as usize,
+            shard: self.shard,
+            faults: self.faults.clone(),
+            out_dir: out_dir.clone(),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        let llm_parts = match self.agent {
+            AgentChoice::Oracle => None,
+            AgentChoice::Llm => {
+                let flags = LlmFlags {
+                    base_url: self.base_url.clone(),
+                    model: self.model.clone(),
+                    api_key_env: self.api_key_env.clone(),
+                    temperature: self.temperature,
+                };
+                let client = LlmClient::new(LlmConfig::resolve(&settings.llm, &flags)?)?;
+                let persona = match settings.persona.clone() {
+                    Some(p) => p,
+                    None => Persona::load("default")?,
+                };
+                Some((client, persona))
+            }
+        };
+        let agent = match &llm_parts {
+            None => Agent::Oracle,
+            Some((client, persona)) => Agent::Llm(LlmAgent {
+                client,
+                persona,
+                vision: self.vision,
+                save: self.save_trajectory,
+                runtime: runtime.handle().clone(),
+            }),
+        };
+        let jobs = eval::plan(&tasks, &options);
+        let total = jobs.len();
+        codeact::errln!(
+            "codeact eval: {} templates, {total} instances, agent {agent_name}, seed {}, {} phone{}; results in {}",
+            tasks.len(),
+            self.seed,
+            options.parallel.min(total.max(1)),
+            if options.parallel.min(total.max(1)) == 1 { "" } else { "s" },
+            out_dir.display()
+        );
+        let interrupt = CancellationToken::new();
+        let on_signal = interrupt.clone();
+        runtime.spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                codeact::errln!("\ninterrupted: finishing the instances under way (Ctrl-C again to quit at once)");
+                on_signal.cancel();
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            }
+        });
+        let open_session = || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
+            let device = codeact::device::open(&DeviceSpec::parse(Some("sim")), settings.device_timeout)?;
+            Ok(Session::new(device, &settings)?)
+        };
+        let finished = Mutex::new(0usize);
+        // Each instance is appended as it ends: a killed run keeps what it finished.
+        let log_path = out_dir.join("results.jsonl");
+        let log = Mutex::new(
+            std::fs::File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?,
+        );
+        let on_result = |r: &InstanceResult| {
+            let mut n = finished.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            codeact::errln!("{}", progress_line(r, *n, total));
+            if let Ok(line) = serde_json::to_string(r) {
+                use std::io::Write as _;
+                let _ = writeln!(log.lock().unwrap_or_else(|e| e.into_inner()), "{line}");
+            }
+        };
+        let started = std::time::Instant::now();
+        let results = eval::run_suite(&tasks, &jobs, &options, &agent, &open_session, &interrupt, &on_result)?;
+        let results = Results {
+            schema: eval::results::SCHEMA,
+            codeact: env!("CARGO_PKG_VERSION").to_string(),
+            agent: agent_name.to_string(),
+            model: llm_parts.as_ref().map(|(c, _)| c.model().to_string()),
+            persona: llm_parts.as_ref().map(|(_, p)| p.name.clone()),
+            seed: self.seed,
+            instances: self.instances as usize,
+            repeat: self.repeat as usize,
+            shard: self.shard.map(|(i, n)| format!("{i}/{n}")),
+            faults: self.faults.clone(),
+            parallel: options.parallel,
+            wall_ms: started.elapsed().as_secs_f64() * 1000.0,
+            summary: eval::summarize(&[]),
+            results,
+        };
+        let results = Results { summary: eval::summarize(&results.results), ..results };
+        results.write(&out_dir)?;
+        codeact::out!("{}", clean(&results.markdown()));
+        codeact::errln!("results: {}", out_dir.join("results.json").display());
+        let all = &results.summary.all;
+        let sound = all.broken == 0 && results.results.len() == total;
+        let ok = sound && (self.agent == AgentChoice::Llm || all.solved == all.instances);
+        if interrupt.is_cancelled() {
+            return Ok(ExitCode::from(130));
+        }
+        Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    }
+}

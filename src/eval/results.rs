@@ -1,0 +1,350 @@
+//! What a suite run yields: one [`InstanceResult`] per instance, the summary by app
+//! and by kind, and the three ways out: `results.json` (a stable schema, version
+//! [`SCHEMA`]), JUnit (one case per instance) and the Markdown table printed on stdout.
+//! Also `--compare`: per-template deltas between two result files.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::runner::{Fault, Job};
+use super::task::TaskSpec;
+use crate::trajectory::junit::{self, Case, Verdict};
+
+/// `results.json`'s schema version: fields are only ever added within a version.
+pub const SCHEMA: u32 = 1;
+
+/// One instance, as run and judged.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InstanceResult {
+    pub task: String,
+    /// The first app the template names (what results group by).
+    pub app: String,
+    pub apps: Vec<String>,
+    pub kind: String,
+    pub instance: usize,
+    pub repeat: usize,
+    /// hash(suite seed, template, instance): the parameters follow from it.
+    pub seed: u64,
+    pub goal: String,
+    pub params: serde_json::Map<String, Value>,
+    /// 0..1: what the judge gave the end state.
+    pub score: f64,
+    /// What the judge gave the state after set-up (must be 0).
+    pub initial_score: f64,
+    /// The template is broken here: its set-up, parameters or judge failed, or its
+    /// start already scores.
+    pub broken: bool,
+    /// success, failure, error, interrupted (the agent's); pass/fail/error (the oracle's).
+    pub outcome: String,
+    pub error: Option<String>,
+    pub note: Option<String>,
+    pub answer: Option<String>,
+    /// Agent steps (1 for the oracle's single script).
+    pub steps: usize,
+    /// Device actions (the oracle's).
+    pub actions: usize,
+    pub llm_calls: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub wall_ms: f64,
+    pub llm_ms: f64,
+    pub faults: Vec<Fault>,
+    /// The trajectory of the attempt.
+    pub run_dir: Option<PathBuf>,
+}
+
+impl InstanceResult {
+    pub(crate) fn new(task: &TaskSpec, job: &Job, seed: u64, faults: &[Fault]) -> Self {
+        Self {
+            task: task.id.clone(),
+            app: task.apps.first().cloned().unwrap_or_default(),
+            apps: task.apps.clone(),
+            kind: task.kind.as_str().to_string(),
+            instance: job.instance,
+            repeat: job.repeat,
+            seed,
+            goal: String::new(),
+            params: serde_json::Map::new(),
+            score: 0.0,
+            initial_score: 0.0,
+            broken: false,
+            outcome: String::new(),
+            error: None,
+            note: None,
+            answer: None,
+            steps: 0,
+            actions: 0,
+            llm_calls: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            wall_ms: 0.0,
+            llm_ms: 0.0,
+            faults: faults.to_vec(),
+            run_dir: None,
+        }
+    }
+
+    pub fn solved(&self) -> bool {
+        self.score >= 1.0
+    }
+
+    /// `wifi_turn_off#0` (and `.r1` for repeats).
+    pub fn label(&self) -> String {
+        if self.repeat == 0 {
+            format!("{}#{}", self.task, self.instance)
+        } else {
+            format!("{}#{}.r{}", self.task, self.instance, self.repeat)
+        }
+    }
+}
+
+/// Totals over a group of instances.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Totals {
+    pub instances: usize,
+    pub mean_score: f64,
+    /// Instances scored 1.
+    pub solved: usize,
+    pub broken: usize,
+    pub mean_steps: f64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub wall_ms: f64,
+}
+
+impl Totals {
+    fn of<'a>(results: impl Iterator<Item = &'a InstanceResult>) -> Self {
+        let mut t = Totals::default();
+        let (mut score, mut steps) = (0.0, 0usize);
+        for r in results {
+            t.instances += 1;
+            score += r.score;
+            steps += r.steps;
+            t.solved += usize::from(r.solved());
+            t.broken += usize::from(r.broken);
+            t.prompt_tokens += r.prompt_tokens;
+            t.completion_tokens += r.completion_tokens;
+            t.wall_ms += r.wall_ms;
+        }
+        if t.instances > 0 {
+            t.mean_score = score / t.instances as f64;
+            t.mean_steps = steps as f64 / t.instances as f64;
+        }
+        t
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Summary {
+    pub all: Totals,
+    pub by_app: BTreeMap<String, Totals>,
+    pub by_kind: BTreeMap<String, Totals>,
+    pub by_task: BTreeMap<String, Totals>,
+}
+
+/// `results.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    pub schema: u32,
+    pub codeact: String,
+    /// `oracle` or `llm`.
+    pub agent: String,
+    pub model: Option<String>,
+    pub persona: Option<String>,
+    pub seed: u64,
+    pub instances: usize,
+    pub repeat: usize,
+    /// `index/count`, when the run was one shard of a suite.
+    pub shard: Option<String>,
+    pub faults: Vec<Fault>,
+    pub parallel: usize,
+    pub wall_ms: f64,
+    pub summary: Summary,
+    pub results: Vec<InstanceResult>,
+}
+
+pub fn summarize(results: &[InstanceResult]) -> Summary {
+    let group = |key: fn(&InstanceResult) -> String| {
+        let mut keys: Vec<String> = results.iter().map(key).collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter().map(|k| (k.clone(), Totals::of(results.iter().filter(|r| key(r) == k)))).collect()
+    };
+    Summary {
+        all: Totals::of(results.iter()),
+        by_app: group(|r| r.app.clone()),
+        by_kind: group(|r| r.kind.clone()),
+        by_task: group(|r| r.task.clone()),
+    }
+}
+
+/// Why a results file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("cannot write {path}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("cannot read {path}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not a codeact eval results.json: {message}")]
+    Parse { path: PathBuf, message: String },
+}
+
+impl Results {
+    /// Writes `results.json` and `junit.xml` into `dir`.
+    pub fn write(&self, dir: &Path) -> Result<(), ResultsError> {
+        let write = |name: &str, text: String| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|source| ResultsError::Write { path, source })
+        };
+        let json = serde_json::to_string_pretty(self).unwrap_or_default();
+        write("results.json", json + "\n")?;
+        write("junit.xml", self.junit())
+    }
+
+    pub fn read(path: &Path) -> Result<Self, ResultsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ResultsError::Read { path: path.into(), source })?;
+        serde_json::from_str(&text).map_err(|e| ResultsError::Parse { path: path.into(), message: e.to_string() })
+    }
+
+    /// One test case per instance: passed at score 1, failed below, an error when the
+    /// instance could not be judged.
+    pub fn junit(&self) -> String {
+        let cases: Vec<Case> = self
+            .results
+            .iter()
+            .map(|r| {
+                let verdict = match (&r.error, r.solved()) {
+                    (Some(e), _) if r.broken || r.outcome == "error" => {
+                        Verdict::Error { message: e.clone(), detail: r.goal.clone() }
+                    }
+                    (_, true) => Verdict::Passed,
+                    (e, false) => Verdict::Failed {
+                        message: format!(
+                            "score {:.2}{}",
+                            r.score,
+                            e.as_ref().map(|e| format!(": {e}")).unwrap_or_default()
+                        ),
+                        detail: r.goal.clone(),
+                    },
+                };
+                let mut properties = vec![
+                    ("score".to_string(), format!("{:.3}", r.score)),
+                    ("seed".to_string(), r.seed.to_string()),
+                    ("steps".to_string(), r.steps.to_string()),
+                ];
+                if let Some(dir) = &r.run_dir {
+                    properties.push(("run_dir".to_string(), dir.display().to_string()));
+                }
+                Case {
+                    name: r.label(),
+                    classname: format!("eval.{}", r.app),
+                    seconds: r.wall_ms / 1000.0,
+                    verdict,
+                    output: format!("goal: {}\nanswer: {}\n", r.goal, r.answer.as_deref().unwrap_or("-")),
+                    properties,
+                }
+            })
+            .collect();
+        junit::render("codeact eval", &cases)
+    }
+
+    /// The Markdown table: one row per template, then by app and by kind.
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        let _ = writeln!(md, "| task | app | kind | n | score | solved | steps | tokens | time s |");
+        let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---:|---:|");
+        let mut seen: Vec<&str> = Vec::new();
+        for r in &self.results {
+            if seen.contains(&r.task.as_str()) {
+                continue;
+            }
+            seen.push(&r.task);
+            if let Some(t) = self.summary.by_task.get(&r.task) {
+                let flag = if t.broken > 0 { " ⚠ broken" } else { "" };
+                let _ = writeln!(
+                    md,
+                    "| {}{flag} | {} | {} | {} | {:.2} | {}/{} | {:.1} | {} | {:.1} |",
+                    r.task,
+                    r.app,
+                    r.kind,
+                    t.instances,
+                    t.mean_score,
+                    t.solved,
+                    t.instances,
+                    t.mean_steps,
+                    t.prompt_tokens + t.completion_tokens,
+                    t.wall_ms / 1000.0
+                );
+            }
+        }
+        for (title, groups) in [("app", &self.summary.by_app), ("kind", &self.summary.by_kind)] {
+            let _ = writeln!(md, "\n| {title} | n | score | solved | steps |");
+            let _ = writeln!(md, "|---|---:|---:|---:|---:|");
+            for (name, t) in groups {
+                let _ = writeln!(
+                    md,
+                    "| {name} | {} | {:.2} | {}/{} | {:.1} |",
+                    t.instances, t.mean_score, t.solved, t.instances, t.mean_steps
+                );
+            }
+        }
+        let a = &self.summary.all;
+        let _ = writeln!(
+            md,
+            "\n**{} instances of {} templates: mean score {:.3}, {} solved, {} broken** (agent {}, seed {}, {:.1} s)",
+            a.instances,
+            self.summary.by_task.len(),
+            a.mean_score,
+            a.solved,
+            a.broken,
+            self.agent,
+            self.seed,
+            self.wall_ms / 1000.0
+        );
+        md
+    }
+}
+
+/// `--compare A B`: the per-template mean scores of two runs and B − A, biggest
+/// changes first, then the totals.
+pub fn compare(a: &Results, b: &Results, a_name: &str, b_name: &str) -> String {
+    let mut tasks: Vec<&String> = a.summary.by_task.keys().chain(b.summary.by_task.keys()).collect();
+    tasks.sort();
+    tasks.dedup();
+    let score = |r: &Results, t: &str| r.summary.by_task.get(t).map(|t| t.mean_score);
+    let mut rows: Vec<(&String, Option<f64>, Option<f64>)> =
+        tasks.into_iter().map(|t| (t, score(a, t), score(b, t))).collect();
+    let delta = |row: &(&String, Option<f64>, Option<f64>)| match (row.1, row.2) {
+        (Some(x), Some(y)) => y - x,
+        _ => 0.0,
+    };
+    rows.sort_by(|x, y| delta(y).abs().total_cmp(&delta(x).abs()).then_with(|| x.0.cmp(y.0)));
+    let shown = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.2}"));
+    let mut md = String::new();
+    let _ = writeln!(md, "| task | A | B | Δ |");
+    let _ = writeln!(md, "|---|---:|---:|---:|");
+    for row in &rows {
+        let d = match (row.1, row.2) {
+            (Some(_), Some(_)) => format!("{:+.2}", delta(row)),
+            _ => "only in one".to_string(),
+        };
+        let _ = writeln!(md, "| {} | {} | {} | {d} |", row.0, shown(row.1), shown(row.2));
+    }
+    let (x, y) = (&a.summary.all, &b.summary.all);
+    let _ = writeln!(
+        md,
+        "\nA = {a_name} ({} instances, mean {:.3}, {} solved)\nB = {b_name} ({} instances, mean {:.3}, {} solved)\nΔ mean score {:+.3}",
+        x.instances,
+        x.mean_score,
+        x.solved,
+        y.instances,
+        y.mean_score,
+        y.solved,
+        y.mean_score - x.mean_score
+    );
+    md
+}

@@ -1,0 +1,450 @@
+//! Runs a suite: plans the instances (template × instance × repeat, then the shard),
+//! spreads them over N phones (one worker thread and one session each), and for each
+//! instance: reset the phone, draw the parameters, set up, check the judge scores the
+//! start 0, add the faults, run the agent (the oracle's script or the LLM loop), and
+//! judge the end. Not how results are summed up or printed (`results.rs`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::judge::{self, Evidence};
+use super::params::{self, Rng};
+use super::results::InstanceResult;
+use super::task::{self, Kind, TaskSpec};
+use crate::agent::{self, AgentOptions, SaveMode};
+use crate::llm::LlmClient;
+use crate::persona::Persona;
+use crate::script::{self, ExecOptions, Script};
+use crate::session::Session;
+use crate::trajectory::junit::Verdict;
+
+/// Faults a run can add to every instance, through simctl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fault {
+    /// A system dialog ("System UI isn't responding") at the first screen change.
+    Dialog,
+    /// Every screen change settles over 300 ms, in steps.
+    SlowUi,
+    /// 30 ms before every device command.
+    Latency,
+}
+
+impl Fault {
+    fn command(self) -> &'static str {
+        match self {
+            Fault::Dialog => "simctl fault dialog",
+            Fault::SlowUi => "simctl slow-ui 300",
+            Fault::Latency => "simctl fault latency 30",
+        }
+    }
+}
+
+/// Who does the tasks.
+pub enum Agent<'a> {
+    /// Each template's reference script, run as `codeact exec` runs one.
+    Oracle,
+    /// The `codeact run` loop.
+    Llm(LlmAgent<'a>),
+}
+
+pub struct LlmAgent<'a> {
+    pub client: &'a LlmClient,
+    pub persona: &'a Persona,
+    pub vision: bool,
+    pub save: SaveMode,
+    /// The runtime the agent's requests run on (multi-threaded).
+    pub runtime: tokio::runtime::Handle,
+}
+
+pub struct EvalOptions {
+    pub seed: u64,
+    pub instances: usize,
+    pub repeat: usize,
+    pub parallel: usize,
+    /// (index, count): run only the instances whose number modulo count is index.
+    pub shard: Option<(usize, usize)>,
+    pub faults: Vec<Fault>,
+    pub out_dir: PathBuf,
+}
+
+/// One instance to run.
+#[derive(Debug, Clone, Copy)]
+pub struct Job {
+    pub task: usize,
+    pub instance: usize,
+    pub repeat: usize,
+}
+
+/// Why a suite could not run (a task's own failure is a result, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("cannot open a phone for a worker")]
+    Session(#[source] Box<dyn std::error::Error + Send + Sync>),
+    #[error("cannot write {path}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Task(#[from] super::task::TaskError),
+    #[error("{0} already holds an eval's runs; pick another --out or remove it")]
+    OutInUse(PathBuf),
+}
+
+/// Refuses a folder that already holds an eval (its results would be mixed or lost).
+pub fn check_out_dir(dir: &Path) -> Result<(), EvalError> {
+    let runs_in_use = std::fs::read_dir(dir.join("runs")).is_ok_and(|mut entries| entries.next().is_some());
+    if runs_in_use || dir.join("results.jsonl").exists() || dir.join("results.json").exists() {
+        return Err(EvalError::OutInUse(dir.to_path_buf()));
+    }
+    Ok(())
+}
+
+/// Every instance of the suite in a fixed order, then this machine's shard.
+pub fn plan(tasks: &[TaskSpec], options: &EvalOptions) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for (t, _) in tasks.iter().enumerate() {
+        for instance in 0..options.instances {
+            for repeat in 0..options.repeat {
+                jobs.push(Job { task: t, instance, repeat });
+            }
+        }
+    }
+    match options.shard {
+        Some((index, count)) if count > 1 => {
+            jobs.into_iter().enumerate().filter(|(i, _)| i % count == index).map(|(_, j)| j).collect()
+        }
+        _ => jobs,
+    }
+}
+
+/// Makes a session on a fresh virtual phone (called once per worker).
+pub type SessionFactory<'a> = dyn Fn() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + 'a;
+
+/// Runs `jobs` on `options.parallel` phones; `on_result` sees each instance as it
+/// finishes (from any worker). Results come back in plan order.
+pub fn run_suite(
+    tasks: &[TaskSpec],
+    jobs: &[Job],
+    options: &EvalOptions,
+    agent: &Agent,
+    open_session: &SessionFactory,
+    interrupt: &CancellationToken,
+    on_result: &(dyn Fn(&InstanceResult) + Sync),
+) -> Result<Vec<InstanceResult>, EvalError> {
+    if std::fs::read_dir(options.out_dir.join("runs")).is_ok_and(|mut entries| entries.next().is_some()) {
+        return Err(EvalError::OutInUse(options.out_dir.clone()));
+    }
+    std::fs::create_dir_all(options.out_dir.join("runs"))
+        .map_err(|source| EvalError::Write { path: options.out_dir.join("runs"), source })?;
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, InstanceResult)>> = Mutex::new(Vec::new());
+    let fatal: Mutex<Option<EvalError>> = Mutex::new(None);
+    let workers = options.parallel.clamp(1, jobs.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut session = match open_session() {
+                    Ok(s) => s,
+                    Err(e) => {
+                        lock(&fatal).get_or_insert(EvalError::Session(e));
+                        return;
+                    }
+                };
+                loop {
+                    if interrupt.is_cancelled() || lock(&fatal).is_some() {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = jobs.get(i) else { return };
+                    let result = run_instance(&mut session, &tasks[job.task], job, options, agent, interrupt);
+                    on_result(&result);
+                    lock(&done).push((i, result));
+                }
+            });
+        }
+    });
+    if let Some(e) = lock(&fatal).take() {
+        return Err(e);
+    }
+    let mut done = std::mem::take(&mut *lock(&done));
+    done.sort_by_key(|(i, _)| *i);
+    Ok(done.into_iter().map(|(_, r)| r).collect())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The phone's state as `simctl state` prints it.
+fn read_state(session: &mut Session) -> Result<Value, String> {
+    let out = session.device_shell("simctl state").map_err(|e| crate::error_text::full_message(&e))?;
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("simctl state is not JSON ({e}); is this the virtual phone?"))
+}
+
+/// Single quotes for the phone's shell.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Draws the instance's parameters, in declaration order.
+fn draw_params(task: &TaskSpec, seed: u64, initial: &Value) -> Result<serde_json::Map<String, Value>, String> {
+    let mut rng = Rng::new(seed);
+    let mut params = serde_json::Map::new();
+    for spec in &task.params {
+        let value = match &spec.expr {
+            Some(expr) => {
+                judge::compute(expr, &params, initial).map_err(|e| format!("parameter {}: {e}", spec.name))?
+            }
+            None => params::generate(spec, &mut rng, initial, &params).map_err(|e| e.to_string())?,
+        };
+        params.insert(spec.name.clone(), value);
+    }
+    Ok(params)
+}
+
+/// The shell lines of the set-up, parameters filled in.
+fn setup_lines(task: &TaskSpec, params: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for step in &task.setup {
+        let items: Vec<Option<&Value>> = match step.each.as_deref().and_then(|e| params.get(e)) {
+            Some(Value::Array(items)) => items.iter().map(Some).collect(),
+            Some(one) => vec![Some(one)],
+            None => vec![None],
+        };
+        for item in items {
+            let plain = |t: &str| task::render(t, params, item, |s| s.to_string());
+            if let (Some(key), Some(to)) = (&step.set, &step.to) {
+                let value = task::text_of(&task::render_value(to, params, item));
+                lines.push(format!("simctl set {key} {}", shell_quote(&value)));
+            }
+            if let (Some(collection), Some(record)) = (&step.add, &step.record) {
+                let filled: serde_json::Map<String, Value> =
+                    record.iter().map(|(k, v)| (k.clone(), task::render_value(v, params, item))).collect();
+                lines.push(format!("simctl add {collection} {}", shell_quote(&Value::Object(filled).to_string())));
+            }
+            if let Some(collection) = &step.empty {
+                lines.push(format!("simctl empty {collection}"));
+            }
+            if let Some(package) = &step.launch {
+                lines.push(format!("simctl launch {}", shell_quote(&plain(package))));
+            }
+            if let Some(text) = &step.clipboard {
+                lines.push(format!("simctl clipboard set {}", shell_quote(&plain(text))));
+            }
+            if let Some(line) = &step.shell {
+                lines.push(task::render(line, params, item, |s| shell_quote(s)));
+            }
+        }
+    }
+    lines
+}
+
+fn run_instance(
+    session: &mut Session,
+    task: &TaskSpec,
+    job: &Job,
+    options: &EvalOptions,
+    agent: &Agent,
+    interrupt: &CancellationToken,
+) -> InstanceResult {
+    let started = Instant::now();
+    let seed = params::instance_seed(options.seed, &task.id, job.instance);
+    let mut result = InstanceResult::new(task, job, seed, &options.faults);
+    let outcome = attempt(session, task, seed, options, agent, interrupt, &mut result);
+    if let Err(why) = outcome {
+        result.error = Some(why);
+        if result.outcome.is_empty() {
+            result.outcome = "error".into();
+        }
+    }
+    result.wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    result
+}
+
+/// The body of one instance; `Err` is the reason it could not be judged.
+fn attempt(
+    session: &mut Session,
+    task: &TaskSpec,
+    seed: u64,
+    options: &EvalOptions,
+    agent: &Agent,
+    interrupt: &CancellationToken,
+    result: &mut InstanceResult,
+) -> Result<(), String> {
+    session.reset().map_err(|e| crate::error_text::full_message(&e))?;
+    session.reset_virtual_phone().map_err(|e| crate::error_text::full_message(&e))?;
+    let first = read_state(session)?;
+    let params = draw_params(task, seed, &first).map_err(|e| {
+        result.broken = true;
+        e
+    })?;
+    result.goal = task::render(&task.goal, &params, None, |s| s.to_string());
+    result.params = params.clone();
+    for line in setup_lines(task, &params) {
+        let out = session.device_shell(&line).map_err(|e| crate::error_text::full_message(&e))?;
+        if out.code.unwrap_or(0) != 0 {
+            result.broken = true;
+            return Err(format!("set-up `{line}` failed: {}", out.stderr_text().trim()));
+        }
+    }
+    let initial = read_state(session)?;
+    let screen = screen_text(session);
+    let start =
+        Evidence { state: &initial, initial: &initial, params: &params, answer: None, done: false, screen: &screen };
+    let initial_score = judge::score(&task.judge, &start).map_err(|e| {
+        result.broken = true;
+        format!("judge: {e}")
+    })?;
+    result.initial_score = initial_score;
+    if initial_score != 0.0 {
+        result.broken = true;
+        return Err(format!("the judge scores the start {initial_score}: the task is solved before it begins"));
+    }
+    for fault in &options.faults {
+        session.device_shell(fault.command()).map_err(|e| crate::error_text::full_message(&e))?;
+    }
+    let run_name = format!("{}-{}-r{}", task.id, result.instance, result.repeat);
+    let done = match agent {
+        Agent::Oracle => run_oracle(session, task, &params, &options.out_dir.join("runs").join(&run_name), result)?,
+        Agent::Llm(llm) => run_llm(session, task, llm, options, interrupt, result)?,
+    };
+    result.answer = session.answer();
+    let _ = session.device_shell("simctl fault clear");
+    let state = read_state(session)?;
+    let screen = screen_text(session);
+    let evidence = Evidence {
+        state: &state,
+        initial: &initial,
+        params: &params,
+        answer: result.answer.as_deref(),
+        done,
+        screen: &screen,
+    };
+    result.score = judge::score(&task.judge, &evidence).map_err(|e| {
+        result.broken = true;
+        format!("judge: {e}")
+    })?;
+    Ok(())
+}
+
+/// The final screen as the model reads it (empty when it cannot be read).
+fn screen_text(session: &mut Session) -> String {
+    match session.observe(false) {
+        Ok(obs) => crate::ui::screen_text::screen_text(
+            &obs.ui,
+            &obs.phone.package,
+            &obs.phone.activity,
+            obs.phone.keyboard_shown,
+        ),
+        Err(_) => String::new(),
+    }
+}
+
+/// The template's reference script, with the parameters as variables; true when it
+/// called complete(true).
+fn run_oracle(
+    session: &mut Session,
+    task: &TaskSpec,
+    params: &serde_json::Map<String, Value>,
+    dir: &Path,
+    result: &mut InstanceResult,
+) -> Result<bool, String> {
+    let vars: Vec<(String, rhai::Dynamic)> = params.iter().map(|(k, v)| (k.clone(), judge::to_dynamic(v))).collect();
+    let script = Script { path: PathBuf::from(format!("{}.rhai", task.id)), code: task.oracle.clone() };
+    let options = ExecOptions {
+        vars: &vars,
+        trajectory: Some(dir),
+        persona: None,
+        fresh_world: false,
+        retries: 0,
+        failure_screenshots: None,
+    };
+    let reports = script::run_scripts(session, std::slice::from_ref(&script), &options, &mut |_| {})
+        .map_err(|e| crate::error_text::full_message(&e))?;
+    let report = reports.into_iter().next().ok_or("the oracle did not run")?;
+    result.steps = 1;
+    result.actions = report.result.actions.len() + report.result.more_actions;
+    result.run_dir = report.trajectory.clone();
+    result.outcome = report.verdict.word().to_lowercase();
+    if let Verdict::Failed { message, .. } | Verdict::Error { message, .. } = &report.verdict {
+        result.error = Some(format!("the oracle: {message}"));
+    }
+    Ok(report.result.completion.is_some_and(|c| c.success))
+}
+
+/// The agent loop on the goal; true when the model called complete(true).
+fn run_llm(
+    session: &mut Session,
+    task: &TaskSpec,
+    llm: &LlmAgent,
+    options: &EvalOptions,
+    interrupt: &CancellationToken,
+    result: &mut InstanceResult,
+) -> Result<bool, String> {
+    let agent_options = AgentOptions {
+        task: result.goal.clone(),
+        max_steps: task.max_steps,
+        vision: llm.vision,
+        save: llm.save,
+        out_dir: options.out_dir.join("runs"),
+        loop_limit: 3,
+        device_spec: Some("sim".into()),
+    };
+    let child = interrupt.child_token();
+    let summary = llm
+        .runtime
+        .block_on(agent::run_task(session, llm.client, llm.persona, &agent_options, &child, &mut |_| {}))
+        .map_err(|e| crate::error_text::full_message(&e))?;
+    result.steps = summary.steps;
+    result.llm_calls = summary.prompt_tokens_per_step.len();
+    result.prompt_tokens = summary.tokens.prompt_tokens;
+    result.completion_tokens = summary.tokens.completion_tokens;
+    result.llm_ms = summary.llm_ms;
+    result.run_dir = Some(summary.run_dir.clone());
+    result.outcome = format!("{:?}", summary.outcome).to_lowercase();
+    if task.kind == Kind::Question && session.answer().is_none() {
+        result.note = Some("no answer() was given".into());
+    }
+    Ok(summary.outcome == agent::Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_up_lines_quote_what_the_parameters_hold() {
+        let tasks = task::load(None).unwrap();
+        let task = tasks.iter().find(|t| !t.setup.is_empty()).unwrap();
+        let params = draw_params(task, 1, &serde_json::json!({"contacts": [{"name": "Bob Smith", "phone": "1"}]}));
+        assert!(params.is_ok(), "{params:?}");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+
+    #[test]
+    fn shards_split_the_plan_without_overlap() {
+        let tasks = task::load(None).unwrap();
+        let mut options = EvalOptions {
+            seed: 1,
+            instances: 2,
+            repeat: 1,
+            parallel: 1,
+            shard: None,
+            faults: vec![],
+            out_dir: PathBuf::new(),
+        };
+        let all = plan(&tasks, &options).len();
+        options.shard = Some((0, 3));
+        let a = plan(&tasks, &options).len();
+        options.shard = Some((1, 3));
+        let b = plan(&tasks, &options).len();
+        options.shard = Some((2, 3));
+        let c = plan(&tasks, &options).len();
+        assert_eq!(a + b + c, all);
+    }
+}
