@@ -237,7 +237,7 @@ fn setup_lines(task: &TaskSpec, params: &serde_json::Map<String, Value>) -> Vec<
                 lines.push(format!("simctl clipboard set {}", shell_quote(&plain(text))));
             }
             if let Some(line) = &step.shell {
-                lines.push(task::render(line, params, item, |s| shell_quote(s)));
+                lines.push(task::render(line, params, item, shell_quote));
             }
         }
     }
@@ -279,10 +279,7 @@ fn attempt(
     session.reset().map_err(|e| crate::error_text::full_message(&e))?;
     session.reset_virtual_phone().map_err(|e| crate::error_text::full_message(&e))?;
     let first = read_state(session)?;
-    let params = draw_params(task, seed, &first).map_err(|e| {
-        result.broken = true;
-        e
-    })?;
+    let params = draw_params(task, seed, &first).inspect_err(|_| result.broken = true)?;
     result.goal = task::render(&task.goal, &params, None, |s| s.to_string());
     result.params = params.clone();
     for line in setup_lines(task, &params) {

@@ -9,6 +9,7 @@ mod common;
 
 mod agent_run;
 mod device_adb;
+mod eval_suite;
 mod exec_repl;
 mod exec_scripts;
 mod hostile;

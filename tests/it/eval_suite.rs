@@ -1,0 +1,175 @@
+//! `codeact eval` end to end: the real binary on in-process virtual phones. The oracle
+//! over the whole built-in suite (every template solvable, every judge 0 at the start
+//! and 1 at the oracle's end), a scripted LLM through async-openai's real HTTP path
+//! (success, failure, partial credit, a wrong answer), `--compare`, and the same seed
+//! giving the same instances.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::llm::{ScriptedLlm, reply};
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("codeact-eval-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn eval(args: &[&str], out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .arg("eval")
+        .args(args)
+        .args(["--out", out.to_str().unwrap_or_default()])
+        .env("OPENAI_API_KEY", "sk-codeact-eval-test-KEY-00000")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("CODEACT_MODEL")
+        .env_remove("CODEACT_CONFIG")
+        .output()
+        .expect("run codeact eval")
+}
+
+fn results(out: &Path) -> Value {
+    let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
+    serde_json::from_str(&text).expect("results.json parses")
+}
+
+fn by_task<'a>(results: &'a Value, task: &str) -> &'a Value {
+    results["results"].as_array().and_then(|r| r.iter().find(|r| r["task"] == task)).expect("the task's result")
+}
+
+#[test]
+fn the_oracle_solves_every_template_and_no_judge_passes_the_start() {
+    let out = scratch("oracle");
+    let run = eval(&["--agent", "oracle", "--parallel", "2"], &out);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
+    let r = results(&out);
+    assert_eq!(r["schema"], 1);
+    let all = r["results"].as_array().expect("results");
+    let templates: std::collections::HashSet<&str> = all.iter().filter_map(|x| x["task"].as_str()).collect();
+    let apps: std::collections::HashSet<&str> = all.iter().filter_map(|x| x["app"].as_str()).collect();
+    assert!(templates.len() >= 60, "{} templates", templates.len());
+    assert!(apps.len() >= 8, "apps: {apps:?}");
+    for x in all {
+        assert_eq!(x["score"], 1.0, "{}: {}", x["task"], x["error"]);
+        assert_eq!(x["initial_score"], 0.0, "{}", x["task"]);
+        assert_eq!(x["broken"], false, "{}", x["task"]);
+        let dir = x["run_dir"].as_str().expect("a run directory per instance");
+        assert!(Path::new(dir).join("events.jsonl").exists(), "{dir}");
+    }
+    assert!(stdout.contains("| settings_wifi_off | settings | operation | 1 | 1.00 |"), "{stdout}");
+    let junit = std::fs::read_to_string(out.join("junit.xml")).expect("junit.xml");
+    assert_eq!(junit.matches("<testcase ").count(), all.len());
+    // Written as it went, one line per instance.
+    let lines = std::fs::read_to_string(out.join("results.jsonl")).expect("results.jsonl");
+    assert_eq!(lines.lines().count(), all.len());
+    // The folder now holds an eval: a second run into it is refused, and loses nothing.
+    let again = eval(&["--agent", "oracle", "--tasks", "settings_wifi_off"], &out);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds an eval"));
+    assert_eq!(std::fs::read_to_string(out.join("results.jsonl")).expect("kept").lines().count(), all.len());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_instances_and_another_seed_others() {
+    let pick = ["--agent", "oracle", "--tasks", "contacts_*,notes_delete,clock_alarm_create", "--instances", "2"];
+    let key = |out: &Path| -> Vec<(String, String, String)> {
+        results(out)["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|x| (x["task"].to_string(), x["params"].to_string(), x["score"].to_string()))
+            .collect()
+    };
+    let (a, b, c) = (scratch("seed-a"), scratch("seed-b"), scratch("seed-c"));
+    assert_eq!(eval(&[&pick[..], &["--seed", "7", "--parallel", "2"]].concat(), &a).status.code(), Some(0));
+    assert_eq!(eval(&[&pick[..], &["--seed", "7", "--parallel", "1"]].concat(), &b).status.code(), Some(0));
+    assert_eq!(eval(&[&pick[..], &["--seed", "8"]].concat(), &c).status.code(), Some(0));
+    assert_eq!(key(&a), key(&b), "same seed, same instances, whatever the parallelism");
+    assert_ne!(key(&a), key(&c), "another seed draws other parameters");
+    for d in [a, b, c] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn a_scripted_llm_is_judged_on_the_phone_and_compare_shows_the_difference() {
+    // Plan order is suite order: wifi_off, airplane_on, private_dns_host,
+    // bluetooth_question, brightness_question. One reply each, one step each.
+    let llm = ScriptedLlm::start(vec![
+        reply(
+            "Open Settings and switch Wi-Fi off.\n```rhai\nstart_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");\n```",
+        ),
+        reply("I give up.\n```rhai\ncomplete(false, \"I cannot find airplane mode\");\n```"),
+        reply(
+            "Set a hostname (the wrong one).\n```rhai\nstart_app(\"com.android.settings\");\ntap(\"Private DNS\");\nset_text(#{id: \"private_dns_host\"}, \"dns.wrong.example\");\ntap(\"Save\");\ncomplete(true, \"set\");\n```",
+        ),
+        reply(
+            "Read the switch.\n```rhai\nstart_app(\"com.android.settings\");\nanswer(if find(#{id: \"bluetooth_switch\"}).checked { \"yes\" } else { \"no\" });\ncomplete(true, \"answered\");\n```",
+        ),
+        reply(
+            "Read the level and get it wrong by one.\n```rhai\nstart_app(\"com.android.settings\", \".DisplaySettings\");\nlet level = parse_int(find(#{text_matches: \"\\\\d+%\"}).text.split(\"%\")[0]);\nanswer(`${level + 1}%`);\ncomplete(true, \"answered\");\n```",
+        ),
+    ]);
+    let tasks = "settings_wifi_off,settings_airplane_on,settings_private_dns_host,settings_bluetooth_question,settings_brightness_question";
+    let out = scratch("llm");
+    let run = eval(
+        &[
+            "--base-url",
+            &llm.base_url,
+            "--model",
+            "scripted",
+            "--persona",
+            "big_agent",
+            "--parallel",
+            "1",
+            "--tasks",
+            tasks,
+        ],
+        &out,
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let r = results(&out);
+    assert_eq!(r["agent"], "llm");
+    assert_eq!(r["model"], "scripted");
+    let wifi = by_task(&r, "settings_wifi_off");
+    assert_eq!(wifi["score"], 1.0, "success: {wifi}");
+    assert_eq!(wifi["outcome"], "success");
+    assert_eq!(wifi["llm_calls"], 1);
+    assert!(wifi["prompt_tokens"].as_u64().unwrap_or(0) > 0);
+    assert!(Path::new(wifi["run_dir"].as_str().unwrap_or_default()).join("summary.json").exists());
+    let airplane = by_task(&r, "settings_airplane_on");
+    assert_eq!((airplane["score"].as_f64(), airplane["outcome"].as_str()), (Some(0.0), Some("failure")));
+    let dns = by_task(&r, "settings_private_dns_host");
+    assert_eq!(dns["score"], 0.5, "partial credit: the mode is right, the host is not: {dns}");
+    let bt = by_task(&r, "settings_bluetooth_question");
+    assert_eq!(bt["score"], 1.0, "a right answer: {bt}");
+    let brightness = by_task(&r, "settings_brightness_question");
+    assert_eq!(brightness["score"], 0.0, "a wrong answer scores 0: {brightness}");
+    assert!(brightness["answer"].as_str().is_some_and(|a| a.ends_with('%')));
+    assert_eq!(llm.requests().len(), 5);
+    assert!(!std::fs::read_to_string(out.join("results.json")).unwrap_or_default().contains("sk-codeact-eval-test"));
+
+    let oracle = scratch("llm-oracle");
+    assert_eq!(eval(&["--agent", "oracle", "--tasks", tasks], &oracle).status.code(), Some(0));
+    let compare = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["eval", "--compare"])
+        .arg(oracle.join("results.json"))
+        .arg(out.join("results.json"))
+        .output()
+        .expect("compare");
+    let table = String::from_utf8_lossy(&compare.stdout);
+    assert_eq!(compare.status.code(), Some(0));
+    assert!(table.contains("| settings_airplane_on | 1.00 | 0.00 | -1.00 |"), "{table}");
+    assert!(table.contains("| settings_private_dns_host | 1.00 | 0.50 | -0.50 |"), "{table}");
+    assert!(table.contains("| settings_wifi_off | 1.00 | 1.00 | +0.00 |"), "{table}");
+    assert!(table.contains("Δ mean score -0.500"), "{table}");
+    for d in [out, oracle] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
