@@ -32,7 +32,7 @@ enum AgentChoice {
 /// phone's state (and, for questions, on what the agent passed to answer()).
 ///
 ///   codeact eval --agent oracle                       # every template, proves the suite
-///   codeact eval --model gpt-4o-mini --tasks 'clock_*,wifi_*' --instances 3
+///   codeact eval --model gpt-4o-mini --tasks 'clock_*,settings_wifi_*' --instances 3
 ///   codeact eval --base-url http://localhost:11434/v1 --model qwen2.5:7b --parallel 2
 ///   codeact eval --compare before/results.json after/results.json
 ///
@@ -87,6 +87,10 @@ pub struct EvalArgs {
     /// Print per-template score changes from results A to results B, and exit.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     compare: Option<Vec<PathBuf>>,
+    /// Merge the results.json of a suite's shards into --out (results.json,
+    /// junit.xml), print the table, and exit.
+    #[arg(long, num_args = 2.., value_name = "FILES", conflicts_with = "compare")]
+    merge: Option<Vec<PathBuf>>,
     #[command(flatten)]
     session: SessionArgs,
     /// An OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's).
@@ -145,6 +149,20 @@ impl EvalArgs {
             codeact::out!("{}", clean(&eval::compare(&ra, &rb, &a.display().to_string(), &b.display().to_string())));
             return Ok(ExitCode::SUCCESS);
         }
+        if let Some(files) = &self.merge {
+            let mut parts = Vec::new();
+            for f in files {
+                parts.push((f.clone(), Results::read(f)?));
+            }
+            let merged = eval::merge(parts)?;
+            let out_dir = self.out.clone().context("--merge needs --out DIR for the merged results")?;
+            eval::runner::check_out_dir(&out_dir)?;
+            std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+            merged.write(&out_dir)?;
+            codeact::out!("{}", clean(&merged.markdown()));
+            codeact::errln!("results: {}", out_dir.join("results.json").display());
+            return Ok(ExitCode::SUCCESS);
+        }
         let tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
         if self.list {
             for t in &tasks {
@@ -167,8 +185,6 @@ impl EvalArgs {
         let out_dir = self.out.clone().unwrap_or_else(|| {
             PathBuf::from("evals").join(format!("{}-{agent_name}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
         });
-        eval::runner::check_out_dir(&out_dir)?;
-        std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
         let options = EvalOptions {
             seed: self.seed,
             instances: self.instances as usize,
@@ -200,6 +216,8 @@ impl EvalArgs {
                 Some((client, persona))
             }
         };
+        eval::runner::check_out_dir(&out_dir)?;
+        std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
         let agent = match &llm_parts {
             None => Agent::Oracle,
             Some((client, persona)) => Agent::Llm(LlmAgent {

@@ -12,6 +12,6 @@ pub mod results;
 pub mod runner;
 pub mod task;
 
-pub use results::{InstanceResult, Results, Summary, Totals, compare, summarize};
+pub use results::{InstanceResult, MergeError, Results, Summary, Totals, compare, merge, summarize};
 pub use runner::{Agent, EvalError, EvalOptions, Fault, Job, LlmAgent, plan, run_suite};
 pub use task::{Kind, TaskError, TaskSpec, load, select};

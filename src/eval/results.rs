@@ -309,6 +309,51 @@ impl Results {
     }
 }
 
+/// Why shards' results cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("nothing to merge: give two or more results.json files")]
+    Nothing,
+    #[error("{path} was run with {what} {theirs}, the first file with {ours}: shards of one suite share it")]
+    Mismatch { path: PathBuf, what: &'static str, ours: String, theirs: String },
+    #[error("instance {0} is in two of the files: are two of them the same shard?")]
+    Twice(String),
+}
+
+/// The shards of one suite as one result: their instances together, summed up again.
+pub fn merge(parts: Vec<(PathBuf, Results)>) -> Result<Results, MergeError> {
+    let mut parts = parts.into_iter();
+    let (_, mut all) = parts.next().ok_or(MergeError::Nothing)?;
+    let mut merged_any = false;
+    for (path, part) in parts {
+        merged_any = true;
+        let checks = [
+            ("agent", all.agent.clone(), part.agent.clone()),
+            ("model", format!("{:?}", all.model), format!("{:?}", part.model)),
+            ("seed", all.seed.to_string(), part.seed.to_string()),
+            ("instances", all.instances.to_string(), part.instances.to_string()),
+            ("repeat", all.repeat.to_string(), part.repeat.to_string()),
+        ];
+        for (what, ours, theirs) in checks {
+            if ours != theirs {
+                return Err(MergeError::Mismatch { path, what, ours, theirs });
+            }
+        }
+        all.wall_ms = all.wall_ms.max(part.wall_ms);
+        all.results.extend(part.results);
+    }
+    if !merged_any {
+        return Err(MergeError::Nothing);
+    }
+    all.results.sort_by(|a, b| (&a.task, a.instance, a.repeat).cmp(&(&b.task, b.instance, b.repeat)));
+    if let Some(w) = all.results.windows(2).find(|w| w[0].label() == w[1].label()) {
+        return Err(MergeError::Twice(w[0].label()));
+    }
+    all.shard = None;
+    all.summary = summarize(&all.results);
+    Ok(all)
+}
+
 /// `--compare A B`: the per-template mean scores of two runs and B − A, biggest
 /// changes first, then the totals.
 pub fn compare(a: &Results, b: &Results, a_name: &str, b_name: &str) -> String {

@@ -173,3 +173,40 @@ fn a_scripted_llm_is_judged_on_the_phone_and_compare_shows_the_difference() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+#[test]
+fn shards_add_up_to_the_suite_and_merge_back() {
+    let pick = ["--agent", "oracle", "--tasks", "settings_*,notes_*", "--instances", "2", "--parallel", "1"];
+    let (s0, s1, merged) = (scratch("shard0"), scratch("shard1"), scratch("merged"));
+    assert_eq!(eval(&[&pick[..], &["--shard", "0/2"]].concat(), &s0).status.code(), Some(0));
+    assert_eq!(eval(&[&pick[..], &["--shard", "1/2"]].concat(), &s1).status.code(), Some(0));
+    let (a, b) = (results(&s0), results(&s1));
+    assert_eq!(a["shard"], "0/2");
+    let n = |r: &Value| r["results"].as_array().map_or(0, Vec::len);
+    let merge = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["eval", "--merge"])
+        .args([s0.join("results.json"), s1.join("results.json")])
+        .arg("--out")
+        .arg(&merged)
+        .output()
+        .expect("merge");
+    assert_eq!(merge.status.code(), Some(0), "{}", String::from_utf8_lossy(&merge.stderr));
+    let m = results(&merged);
+    assert_eq!(n(&m), n(&a) + n(&b));
+    assert_eq!(m["summary"]["all"]["solved"], n(&m));
+    // The same shard twice is refused.
+    let twice = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["eval", "--merge"])
+        .args([s0.join("results.json"), s0.join("results.json")])
+        .args(["--out", scratch("twice").to_str().unwrap_or_default()])
+        .output()
+        .expect("merge twice");
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("is in two of the files"));
+    let bad_shard = eval(&["--shard", "2/2"], &scratch("bad-shard"));
+    assert_eq!(bad_shard.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_shard.stderr).contains("--shard takes I/N"));
+    for d in [s0, s1, merged] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

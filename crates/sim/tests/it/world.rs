@@ -229,3 +229,62 @@ fn the_full_keyboard_types_what_is_tapped() {
     p.type_unicode("你好");
     assert_eq!(p.state()["values"]["draft.note_title"], "qw q");
 }
+
+#[test]
+fn simctl_seeds_the_world_and_the_clock_starts_on_a_fixed_day() {
+    let mut p = Phone::start();
+    assert!(p.sh("simctl time").starts_with("2023-10-15 15:3"), "the device clock starts at 2023-10-15 15:34");
+    assert!(p.sh("date +%Y-%m-%d").starts_with("2023-10-15"));
+    assert!(
+        p.sh("uiautomator dump --windows /dev/tty").contains("text=\"15:3"),
+        "the status bar shows the device time"
+    );
+    assert_eq!(p.sh("simctl set settings.brightness 70"), "");
+    assert_eq!(p.sh("simctl set settings.bt_name 'Pixel Seven'"), "");
+    assert_eq!(p.sh(r#"simctl add messages '{"to":"Bob Smith","text":"Lunch?","inbound":true}'"#), "");
+    let state = p.state();
+    assert_eq!(state["settings"]["brightness"], 70, "a number stays a number");
+    assert_eq!(state["settings"]["bt_name"], "Pixel Seven");
+    let last = state["messages"].as_array().and_then(|m| m.last()).cloned();
+    assert_eq!(last, Some(serde_json::json!({"to": "Bob Smith", "text": "Lunch?", "inbound": true})));
+    assert_eq!(p.sh("simctl set no.such.key 1 2>/dev/null; echo $?"), "2\n");
+    assert!(p.sh("simctl add nothing '{}' 2>&1").contains("no collection nothing"));
+    assert!(p.sh("simctl add notes 'not json' 2>&1").contains("JSON object"));
+    p.sh("simctl empty notes");
+    assert_eq!(p.state()["notes"], serde_json::json!([]));
+    // A received message shows in its thread as received.
+    p.sh("simctl launch com.google.android.apps.messaging");
+    p.tap("text", "Allow");
+    p.tap("text", "Bob Smith");
+    assert!(p.dump().contains("content-desc=\"Received Lunch?\""));
+    p.sh("simctl reset");
+    assert_eq!(p.state()["settings"]["brightness"], 40);
+}
+
+#[test]
+fn files_app_shows_the_shell_storage_and_moves_and_renames() {
+    let mut p = Phone::start();
+    p.sh("mkdir /sdcard/Travel; echo hi > /sdcard/Download/plan.txt");
+    let files = p.state()["files"].clone();
+    assert!(
+        files
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f["path"] == "/sdcard/Download/plan.txt" && f["kind"] == "file"))
+    );
+    p.sh("simctl launch com.google.android.documentsui");
+    p.tap("text", "Download");
+    p.long_press("text", "plan.txt");
+    p.tap("text", "Move");
+    p.tap("text", "/sdcard/Travel");
+    assert_eq!(p.sh("ls /sdcard/Travel"), "plan.txt\n", "the app moved the file on the shell's storage");
+    p.sh("input keyevent KEYCODE_BACK");
+    p.tap("text", "Travel");
+    p.long_press("text", "plan.txt");
+    p.tap("text", "Rename");
+    p.type_unicode("trip.txt");
+    p.tap("resource-id", "com.google.android.documentsui:id/rename_button");
+    assert_eq!(p.sh("cat /sdcard/Travel/trip.txt"), "hi\n");
+    p.long_press("text", "trip.txt");
+    p.tap("text", "Delete");
+    assert_eq!(p.sh("ls /sdcard/Travel"), "");
+}
