@@ -290,6 +290,12 @@ impl EvalArgs {
         results.write(&out_dir)?;
         codeact::out!("{}", clean(&results.markdown()));
         codeact::errln!("results: {}", out_dir.join("results.json").display());
+        if let Some(why) = results.results.iter().find_map(|r| r.stopped_suite.as_ref()) {
+            anyhow::bail!(
+                "stopped: an instance ended before the LLM answered once ({}); every other instance would too: check --base-url, --model and the key, then run again",
+                clean(why)
+            );
+        }
         let all = &results.summary.all;
         let sound = all.broken == 0 && results.results.len() == total;
         let ok = sound && (self.agent == AgentChoice::Llm || all.solved == all.instances);

@@ -55,6 +55,10 @@ pub struct InstanceResult {
     pub faults: Vec<Fault>,
     /// The trajectory of the attempt.
     pub run_dir: Option<PathBuf>,
+    /// Why the suite stopped at this instance (the LLM failed on its first request:
+    /// every other instance would fail the same way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_suite: Option<String>,
 }
 
 impl InstanceResult {
@@ -85,6 +89,7 @@ impl InstanceResult {
             llm_ms: 0.0,
             faults: faults.to_vec(),
             run_dir: None,
+            stopped_suite: None,
         }
     }
 

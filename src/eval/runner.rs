@@ -161,6 +161,9 @@ pub fn run_suite(
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(job) = jobs.get(i) else { return };
                     let result = run_instance(&mut session, &tasks[job.task], job, options, agent, interrupt);
+                    if result.stopped_suite.is_some() {
+                        interrupt.cancel();
+                    }
                     on_result(&result);
                     lock(&done).push((i, result));
                 }
@@ -404,6 +407,15 @@ fn run_llm(
     result.llm_ms = summary.llm_ms;
     result.run_dir = Some(summary.run_dir.clone());
     result.outcome = format!("{:?}", summary.outcome).to_lowercase();
+    // Not one answer from the LLM: a wrong address, model or key, or a provider down.
+    // Every other instance would end the same way, so the suite stops here.
+    if summary.outcome == agent::Outcome::Error
+        && summary.prompt_tokens_per_step.is_empty()
+        && !interrupt.is_cancelled()
+    {
+        result.stopped_suite = Some(summary.reason.clone());
+        result.error = Some(summary.reason.clone());
+    }
     if task.kind == Kind::Question && session.answer().is_none() {
         result.note = Some("no answer() was given".into());
     }

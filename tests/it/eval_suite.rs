@@ -9,7 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::llm::{ScriptedLlm, reply};
+use common::llm::{Canned, ScriptedLlm, reply};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -209,4 +209,22 @@ fn shards_add_up_to_the_suite_and_merge_back() {
     for d in [s0, s1, merged] {
         let _ = std::fs::remove_dir_all(d);
     }
+}
+
+#[test]
+fn an_llm_that_never_answers_stops_the_suite_at_once_and_keeps_what_ran() {
+    let llm = ScriptedLlm::start(vec![Canned::Status(401, "Incorrect API key provided".into())]);
+    let out = scratch("llm-401");
+    let run = eval(
+        &["--base-url", &llm.base_url, "--model", "scripted", "--parallel", "1", "--tasks", "settings_wifi_*,clock_*"],
+        &out,
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("stopped: an instance ended before the LLM answered once"), "{stderr}");
+    assert!(!stderr.contains("sk-codeact-eval-test"), "{stderr}");
+    let r = results(&out);
+    assert_eq!(r["results"].as_array().map(Vec::len), Some(1), "one instance ran, none after it");
+    assert_eq!(llm.requests().len(), 1, "a refused key is not asked again");
+    let _ = std::fs::remove_dir_all(&out);
 }
