@@ -92,6 +92,10 @@ pub enum ToolError {
     FactTooLong { bytes: usize, max: usize },
     #[error("keep the answer short: {bytes} bytes is over {max}")]
     AnswerTooLong { bytes: usize, max: usize },
+    #[error(
+        "got () instead of an answer (methods like trim() and pad() change a string in place and return nothing: call them first, then answer(s))"
+    )]
+    NoAnswer,
     #[error("complete(false) needs a reason: complete(false, \"why it failed\")")]
     NoReason,
 }
@@ -138,6 +142,7 @@ impl ToolError {
             | ToolError::TooSmall { .. }
             | ToolError::FactTooLong { .. }
             | ToolError::AnswerTooLong { .. }
+            | ToolError::NoAnswer
             | ToolError::NoReason => FailureKind::BadArgument,
         }
     }

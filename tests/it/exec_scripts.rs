@@ -791,3 +791,18 @@ fn a_script_that_does_not_parse_is_not_retried() {
     assert!(err.contains("syntax error") && !err.contains("attempt 2"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn answer_keeps_text_refuses_nothing_and_bounds_its_size() {
+    let (exit, out, err) = exec_sim(
+        "answer",
+        r#"answer(42);
+let long = "x"; long.pad(5000, "y");
+try { answer(long); } catch (e) { print(e); }
+try { answer(" 42 ".trim()); } catch (e) { print(e); }
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert!(out.contains("keep the answer short: 5000 bytes is over 4096"), "{out}");
+    assert!(out.contains("got () instead of an answer"), "{out}");
+}

@@ -42,6 +42,9 @@ pub(crate) const ANSWER: ToolSpec = ToolSpec {
     effect: Effect::Acts,
     register: |r| {
         tool!(r, |c, text: Dynamic| {
+            if text.is_unit() {
+                return Err(ToolError::NoAnswer);
+            }
             // A number or a list is an answer too ("3"); it is judged as its text.
             let text = text.to_string();
             if text.len() > ANSWER_BYTES {
