@@ -81,3 +81,31 @@ impl SessionArgs {
         Settings::load(self.config.as_deref(), &flags)
     }
 }
+
+/// Which LLM to ask: `codeact run` and `codeact eval` share these flags.
+#[derive(clap::Args, Debug)]
+pub struct LlmArgs {
+    /// An OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model (default $CODEACT_MODEL; gpt-4o-mini on OpenAI).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The environment variable holding the API key (default OPENAI_API_KEY; none is
+    /// needed for local servers).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    #[arg(long)]
+    pub temperature: Option<f32>,
+}
+
+impl LlmArgs {
+    pub fn flags(&self) -> codeact::llm::LlmFlags {
+        codeact::llm::LlmFlags {
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key_env: self.api_key_env.clone(),
+            temperature: self.temperature,
+        }
+    }
+}

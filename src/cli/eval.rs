@@ -11,14 +11,14 @@ use codeact::agent::SaveMode;
 use codeact::config::Flags;
 use codeact::device::DeviceSpec;
 use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results};
-use codeact::llm::{LlmClient, LlmConfig, LlmFlags};
+use codeact::llm::{LlmClient, LlmConfig};
 use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::Recording;
 use tokio_util::sync::CancellationToken;
 
-use super::args::{DeviceArgs, SessionArgs};
+use super::args::{DeviceArgs, LlmArgs, SessionArgs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum AgentChoice {
@@ -93,17 +93,8 @@ pub struct EvalArgs {
     merge: Option<Vec<PathBuf>>,
     #[command(flatten)]
     session: SessionArgs,
-    /// An OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's).
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// The model (default $CODEACT_MODEL; gpt-4o-mini on OpenAI).
-    #[arg(long)]
-    model: Option<String>,
-    /// The environment variable holding the API key (default OPENAI_API_KEY).
-    #[arg(long, value_name = "VAR")]
-    api_key_env: Option<String>,
-    #[arg(long)]
-    temperature: Option<f32>,
+    #[command(flatten)]
+    llm: LlmArgs,
     /// Show the model a screenshot each step.
     #[arg(long)]
     vision: bool,
@@ -202,13 +193,7 @@ impl EvalArgs {
         let llm_parts = match self.agent {
             AgentChoice::Oracle => None,
             AgentChoice::Llm => {
-                let flags = LlmFlags {
-                    base_url: self.base_url.clone(),
-                    model: self.model.clone(),
-                    api_key_env: self.api_key_env.clone(),
-                    temperature: self.temperature,
-                };
-                let client = LlmClient::new(LlmConfig::resolve(&settings.llm, &flags)?)?;
+                let client = LlmClient::new(LlmConfig::resolve(&settings.llm, &self.llm.flags())?)?;
                 let persona = match settings.persona.clone() {
                     Some(p) => p,
                     None => Persona::load("default")?,
@@ -270,6 +255,7 @@ impl EvalArgs {
         };
         let started = std::time::Instant::now();
         let results = eval::run_suite(&tasks, &jobs, &options, &agent, &open_session, &interrupt, &on_result)?;
+        let summary = eval::summarize(&results);
         let results = Results {
             schema: eval::results::SCHEMA,
             codeact: env!("CARGO_PKG_VERSION").to_string(),
@@ -283,10 +269,9 @@ impl EvalArgs {
             faults: self.faults.clone(),
             parallel: options.parallel,
             wall_ms: started.elapsed().as_secs_f64() * 1000.0,
-            summary: eval::summarize(&[]),
+            summary,
             results,
         };
-        let results = Results { summary: eval::summarize(&results.results), ..results };
         results.write(&out_dir)?;
         codeact::out!("{}", clean(&results.markdown()));
         codeact::errln!("results: {}", out_dir.join("results.json").display());

@@ -8,14 +8,14 @@ use std::process::ExitCode;
 use anyhow::Context;
 use codeact::agent::{self, AgentOptions, Outcome, Progress, SaveMode};
 use codeact::config::Flags;
-use codeact::llm::{LlmClient, LlmConfig, LlmFlags};
+use codeact::llm::{LlmClient, LlmConfig};
 use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::Recording;
 use tokio_util::sync::CancellationToken;
 
-use super::args::{DeviceArgs, SessionArgs, open_device};
+use super::args::{DeviceArgs, LlmArgs, SessionArgs, open_device};
 
 /// Whether the model sees a screenshot each step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -48,18 +48,8 @@ pub struct RunArgs {
     device: DeviceArgs,
     #[command(flatten)]
     session: SessionArgs,
-    /// An OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI's).
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// The model (default $CODEACT_MODEL; gpt-4o-mini on OpenAI).
-    #[arg(long)]
-    model: Option<String>,
-    /// The environment variable holding the API key (default OPENAI_API_KEY; none is
-    /// needed for local servers).
-    #[arg(long, value_name = "VAR")]
-    api_key_env: Option<String>,
-    #[arg(long)]
-    temperature: Option<f32>,
+    #[command(flatten)]
+    llm: LlmArgs,
     /// Show the model a screenshot each step: auto (when the persona asks for
     /// screenshots), on, or off.
     #[arg(long, value_enum, default_value = "auto")]
@@ -118,13 +108,7 @@ impl RunArgs {
         let defaults =
             Flags { default_persona: Some("default".into()), default_record: Some(default_record), ..Flags::default() };
         let settings = self.session.settings(&self.device, defaults)?;
-        let flags = LlmFlags {
-            base_url: self.base_url,
-            model: self.model,
-            api_key_env: self.api_key_env,
-            temperature: self.temperature,
-        };
-        let llm = LlmClient::new(LlmConfig::resolve(&settings.llm, &flags)?)?;
+        let llm = LlmClient::new(LlmConfig::resolve(&settings.llm, &self.llm.flags())?)?;
         let persona = match settings.persona.clone() {
             Some(p) => p,
             None => Persona::load("default")?,

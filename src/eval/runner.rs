@@ -17,6 +17,7 @@ use super::params::{self, Rng};
 use super::results::InstanceResult;
 use super::task::{self, Kind, TaskSpec};
 use crate::agent::{self, AgentOptions, SaveMode};
+use crate::device::adb::quote as shell_quote;
 use crate::llm::LlmClient;
 use crate::persona::Persona;
 use crate::script::{self, ExecOptions, Script};
@@ -187,11 +188,6 @@ fn read_state(session: &mut Session) -> Result<Value, String> {
     let out = session.device_shell("simctl state").map_err(|e| crate::error_text::full_message(&e))?;
     serde_json::from_slice(&out.stdout)
         .map_err(|e| format!("simctl state is not JSON ({e}); is this the virtual phone?"))
-}
-
-/// Single quotes for the phone's shell.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// Draws the instance's parameters, in declaration order.
