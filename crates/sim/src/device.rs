@@ -156,7 +156,7 @@ impl SimDevice {
     pub(crate) fn clear_faults(&self) {
         *self.faults() = Faults::default();
         let mut world = self.world();
-        world.fault_dialog_armed = false;
+        world.fault_dialog_armed = None;
         world.slow_ui = Duration::ZERO;
     }
 }

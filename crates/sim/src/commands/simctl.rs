@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::{fail, ok};
 use crate::device::SimDevice;
+use crate::world::FaultDialog;
 use crate::shell::Output;
 
 const HELP: &str = r#"usage: simctl COMMAND
@@ -24,7 +25,8 @@ const HELP: &str = r#"usage: simctl COMMAND
   fault latency MS      add MS of latency before every command
   fault drop N          after N more commands, drop the connection on the next one
   fault hang N          after N more commands, never answer the next one
-  fault dialog          show a system dialog at the next screen change
+  fault dialog [KIND]   show a blocker at the next screen change: anr (the default),
+                        crash, permission, rate, update
   fault clear           remove every fault (slow-ui and dump-latency too)
   slow-ui MS            after each change the screen settles in steps over MS
   dump-latency MS       make `uiautomator dump` take MS, as on a phone
@@ -118,7 +120,7 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 "hang_after": f.hang_after,
                 "dump_latency_ms": f.dump_latency.as_millis() as u64,
                 "slow_ui_ms": world.slow_ui.as_millis() as u64,
-                "dialog_armed": world.fault_dialog_armed,
+                "dialog_armed": world.fault_dialog_armed.map(|k| k.name()),
             });
             ok(format!("{json}\n"))
         }
@@ -144,9 +146,16 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
             None => fail("simctl: fault drop|hang needs a command count, e.g. `simctl fault drop 0`\n", 2),
         },
         ["fault", "dialog"] => {
-            device.world().fault_dialog_armed = true;
+            device.world().fault_dialog_armed = Some(FaultDialog::Anr);
             ok("")
         }
+        ["fault", "dialog", kind] => match FaultDialog::parse(kind) {
+            Some(kind) => {
+                device.world().fault_dialog_armed = Some(kind);
+                ok("")
+            }
+            None => fail(&format!("simctl: no fault dialog {kind:?}; the kinds are anr, crash, permission, rate, update\n"), 2),
+        },
         ["fault", "clear"] => {
             device.clear_faults();
             ok("")

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use super::spec::ItemKind;
-use super::{DialogInstance, Focus, World};
+use super::{DialogInstance, FaultDialog, Focus, World};
 use crate::screen::{Hook, Node, Rect, Role};
 use adb_wire::keycodes;
 
@@ -92,11 +92,15 @@ impl World {
         let Some(dialog) = self.dialogs.pop() else { return };
         self.screen_changed();
         match dialog {
-            DialogInstance::Fault => {
-                if button == 1 {
-                    self.go_home();
+            DialogInstance::Fault { kind, package, .. } => match (kind, button) {
+                // Close app (the ANR), Rate now and Update leave for elsewhere.
+                (FaultDialog::Anr | FaultDialog::Rate | FaultDialog::Update, 1) => self.go_home(),
+                (FaultDialog::Permission, _) => {
+                    let answer = if button == 0 { "granted" } else { "denied" };
+                    self.set_value(&format!("permission.{package}"), answer);
                 }
-            }
+                _ => {}
+            },
             DialogInstance::App { app, dialog, record } => {
                 let script = self
                     .catalog

@@ -6,7 +6,7 @@
 
 use super::spec::{AppSpec, ItemKind, ItemSpec, ScreenSpec};
 use super::template::Record;
-use super::{DialogInstance, LATIN_IME, LAUNCHER_PACKAGE, World};
+use super::{DialogInstance, FaultDialog, LATIN_IME, LAUNCHER_PACKAGE, World};
 use crate::screen::{Hook, IconShape, Node, Rect, Role, Screen};
 
 const TEXT: u32 = 0x202124;
@@ -586,14 +586,51 @@ fn scrim(w: i32, h: i32) -> Node {
     Node { role: Role::Scrim, ..node("", "", Rect::new(0, 0, w, h)) }
 }
 
-fn dialog_window(world: &World, dialog: &DialogInstance, screen: &Screen) -> Node {
-    let (package, title, message, buttons): (String, String, String, Vec<(String, String)>) = match dialog {
-        DialogInstance::Fault => (
+/// What an injected blocker shows: its window's package, title, message and buttons.
+type DialogText = (String, String, String, Vec<(String, String)>);
+
+fn fault_dialog(kind: FaultDialog, package: &str, label: &str) -> DialogText {
+    let button = |text: &str, id: &str| (text.to_string(), id.to_string());
+    match kind {
+        FaultDialog::Anr => (
             "android".into(),
-            "System UI isn't responding".into(),
+            format!("{label} isn't responding"),
             "Do you want to close it?".into(),
-            vec![("Wait".into(), "android:id/aerr_wait".into()), ("Close app".into(), "android:id/aerr_close".into())],
+            vec![button("Wait", "android:id/aerr_wait"), button("Close app", "android:id/aerr_close")],
         ),
+        FaultDialog::Crash => (
+            "android".into(),
+            format!("{label} keeps stopping"),
+            String::new(),
+            vec![button("Close app", "android:id/aerr_close"), button("Send feedback", "android:id/aerr_report")],
+        ),
+        FaultDialog::Permission => (
+            "com.google.android.permissioncontroller".into(),
+            format!("Allow {label} to send you notifications?"),
+            String::new(),
+            vec![
+                button("Allow", "com.android.permissioncontroller:id/permission_allow_button"),
+                button("Don\u{2019}t allow", "com.android.permissioncontroller:id/permission_deny_button"),
+            ],
+        ),
+        FaultDialog::Rate => (
+            package.into(),
+            format!("Enjoying {label}?"),
+            "Tap Rate now to leave a review on Google Play.".into(),
+            vec![button("Not now", &format!("{package}:id/rate_later")), button("Rate now", &format!("{package}:id/rate_now"))],
+        ),
+        FaultDialog::Update => (
+            package.into(),
+            "Update available".into(),
+            format!("A new version of {label} is available."),
+            vec![button("Later", &format!("{package}:id/update_later")), button("Update", &format!("{package}:id/update_now"))],
+        ),
+    }
+}
+
+fn dialog_window(world: &World, dialog: &DialogInstance, screen: &Screen) -> Node {
+    let (package, title, message, buttons): DialogText = match dialog {
+        DialogInstance::Fault { kind, package, label } => fault_dialog(*kind, package, label),
         DialogInstance::App { app, dialog, record } => {
             let Some(app_spec) = world.catalog.apps.get(*app) else { return Node::default() };
             let Some(d) = app_spec.dialogs.get(*dialog) else { return Node::default() };

@@ -149,8 +149,43 @@ pub(crate) struct Task {
 pub(crate) enum DialogInstance {
     /// A dialog declared by an app, remembering the record it was opened for.
     App { app: usize, dialog: usize, record: Option<(String, usize)> },
-    /// The dialog injected by `simctl fault dialog`.
-    Fault,
+    /// The dialog injected by `simctl fault dialog KIND`, over the app it names.
+    Fault { kind: FaultDialog, package: String, label: String },
+}
+
+/// The blockers `simctl fault dialog` can show, as real phones show them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultDialog {
+    /// "System UI isn't responding": Wait, or Close app (goes home).
+    Anr,
+    /// "Google Play services keeps stopping": Close app, or Send feedback.
+    Crash,
+    /// The foreground app asks for a runtime permission: Allow or Don't allow
+    /// (remembered as `permission.PACKAGE` = granted / denied).
+    Permission,
+    /// The foreground app asks for a rating: Not now, or Rate now (leaves the app).
+    Rate,
+    /// The foreground app offers an update: Later, or Update (leaves the app).
+    Update,
+}
+
+impl FaultDialog {
+    pub const ALL: [FaultDialog; 5] =
+        [FaultDialog::Anr, FaultDialog::Crash, FaultDialog::Permission, FaultDialog::Rate, FaultDialog::Update];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultDialog::Anr => "anr",
+            FaultDialog::Crash => "crash",
+            FaultDialog::Permission => "permission",
+            FaultDialog::Rate => "rate",
+            FaultDialog::Update => "update",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<FaultDialog> {
+        FaultDialog::ALL.into_iter().find(|k| k.name() == name)
+    }
 }
 
 /// What keyboard focus points at: an item of the top screen.
@@ -186,8 +221,8 @@ pub(crate) struct World {
     pub(crate) focus: Option<Focus>,
     pub(crate) keyboard_shown: bool,
     pub(crate) ime: String,
-    /// `simctl fault dialog`: show the fault dialog at the next screen change.
-    pub(crate) fault_dialog_armed: bool,
+    /// `simctl fault dialog KIND`: show that dialog at the next screen change.
+    pub(crate) fault_dialog_armed: Option<FaultDialog>,
     /// `simctl slow-ui MS`: screen changes animate over this long.
     pub(crate) slow_ui: Duration,
     /// When the last screen change started (for slow-ui).
@@ -242,7 +277,7 @@ impl World {
             focus: None,
             keyboard_shown: false,
             ime: ADB_KEYBOARD_IME.to_string(),
-            fault_dialog_armed: false,
+            fault_dialog_armed: None,
             slow_ui: Duration::ZERO,
             changed_at: None,
             next_task_id: 10,
@@ -340,9 +375,14 @@ impl World {
     /// Marks a visible change: arms slow-ui animation and the fault dialog.
     pub(crate) fn screen_changed(&mut self) {
         self.changed_at = Some(Instant::now());
-        if self.fault_dialog_armed {
-            self.fault_dialog_armed = false;
-            self.dialogs.push(DialogInstance::Fault);
+        if let Some(kind) = self.fault_dialog_armed.take() {
+            let (package, label) = match (kind, self.top()) {
+                (FaultDialog::Anr, _) => ("com.android.systemui".to_string(), "System UI".to_string()),
+                (FaultDialog::Crash, _) => ("com.google.android.gms".to_string(), "Google Play services".to_string()),
+                (_, Some((app, _, _))) => (app.package.clone(), app.label.clone()),
+                (_, None) => ("com.android.vending".to_string(), "Google Play Store".to_string()),
+            };
+            self.dialogs.push(DialogInstance::Fault { kind, package, label });
         }
     }
 
@@ -350,7 +390,7 @@ impl World {
         self.focus = None;
         self.keyboard_shown = false;
         // App dialogs belong to the screen; the injected system dialog stays.
-        self.dialogs.retain(|d| matches!(d, DialogInstance::Fault));
+        self.dialogs.retain(|d| matches!(d, DialogInstance::Fault { .. }));
     }
 
     fn new_task(&mut self, app: usize, first: ScreenInstance) {
@@ -571,7 +611,7 @@ impl World {
         let focused =
             self.focus.and_then(|f| self.top().and_then(|(_, s, _)| s.items.get(f.item)).map(|i| i.id.clone()));
         let dialog = self.dialogs.last().map(|d| match d {
-            DialogInstance::Fault => "fault".to_string(),
+            DialogInstance::Fault { kind, .. } => format!("fault:{}", kind.name()),
             DialogInstance::App { app, dialog, .. } => self
                 .catalog
                 .apps

@@ -166,7 +166,7 @@ fn reset_and_fault_dialog() {
     p.sh("simctl fault dialog");
     assert_eq!(p.state()["dialog"], serde_json::Value::Null, "not before the next screen change");
     p.tap("text", "Bluetooth");
-    assert_eq!(p.state()["dialog"], "fault");
+    assert_eq!(p.state()["dialog"], "fault:anr");
     assert!(p.dump().contains("System UI isn't responding"));
     p.tap("text", "Wait");
     assert_eq!(p.state()["dialog"], serde_json::Value::Null);
@@ -176,6 +176,40 @@ fn reset_and_fault_dialog() {
     assert_eq!(state["settings"]["wifi"], true);
     assert_eq!(state["foreground_package"], "com.android.launcher3");
     assert!(p.sh("ls /sdcard/file.txt 2>&1").contains("No such file"), "reset empties the files");
+}
+
+#[test]
+fn every_fault_dialog_kind_shows_and_answers_like_a_phone() {
+    let mut p = Phone::start();
+    assert!(p.sh("simctl fault dialog nagging 2>&1; echo rc=$?").contains("the kinds are anr, crash"));
+    // A permission request is the foreground app's; the answer is remembered.
+    p.sh("simctl fault dialog permission");
+    p.sh("am start -n com.android.settings/.Settings");
+    assert_eq!(p.state()["dialog"], "fault:permission");
+    assert!(p.dump().contains("Allow Settings to send you notifications?"));
+    p.tap("text", "Don\u{2019}t allow");
+    assert_eq!(p.state()["values"]["permission.com.android.settings"], "denied");
+    // A crashing background service: closing it leaves the app where it was.
+    p.sh("simctl fault dialog crash");
+    p.tap("text", "Wi-Fi");
+    assert!(p.dump().contains("Google Play services keeps stopping"));
+    p.tap("text", "Close app");
+    assert_eq!(p.state()["foreground_package"], "com.android.settings");
+    // Rate and update popups: the wrong button leaves the app.
+    for (kind, text, later, leave) in
+        [("rate", "Enjoying Settings?", "Not now", "Rate now"), ("update", "Update available", "Later", "Update")]
+    {
+        p.sh(&format!("simctl fault dialog {kind}"));
+        p.tap("text", "Bluetooth");
+        assert!(p.dump().contains(text), "{kind}");
+        p.tap("text", later);
+        assert_eq!(p.state()["foreground_package"], "com.android.settings", "{kind}");
+        p.sh(&format!("simctl fault dialog {kind}"));
+        p.tap("text", "Bluetooth");
+        p.tap("text", leave);
+        assert_eq!(p.state()["foreground_package"], "com.android.launcher3", "{kind}");
+        p.sh("am start -n com.android.settings/.Settings");
+    }
 }
 
 #[test]
