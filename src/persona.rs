@@ -36,6 +36,10 @@ pub struct Persona {
     /// Limits this persona sets (any subset; the rest keep their defaults).
     #[serde(default)]
     pub limits: toml::Table,
+    /// Blocker watchers, as `--watchers` takes them ("off", "all,-popups"); the
+    /// file and the flag are laid over it.
+    #[serde(default)]
+    pub watchers: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

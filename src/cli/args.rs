@@ -62,6 +62,13 @@ pub struct SessionArgs {
     /// Default: all with --trajectory, otherwise none.
     #[arg(long, value_name = "WHAT")]
     pub record: Option<Recording>,
+    /// Blocker watchers, cleared between actions and before a selector gives up:
+    /// permission (allow, or permission=deny|ask), anr (Wait), crash (Close app),
+    /// popups (rate / update: Not now, Later), keyboard (hidden when it covers the
+    /// target). All are on by default; e.g. --watchers off, --watchers
+    /// all,-popups,permission=deny. Overrides the persona and [watchers].
+    #[arg(long, value_name = "LIST")]
+    pub watchers: Option<String>,
 }
 
 impl SessionArgs {
@@ -74,6 +81,7 @@ impl SessionArgs {
             settle_ms: self.settle_ms,
             coordinate_scale: self.coordinate_scale,
             record: self.record,
+            watchers: self.watchers.clone(),
             device: device.device.clone(),
             device_timeout_s: device.timeout,
             ..defaults

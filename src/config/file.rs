@@ -13,6 +13,13 @@
 //! coordinate_scale = 1000   # integer coordinates are 0..1000 of the screen
 //! record = "ui"             # none | ui | all: what each action keeps in a trajectory
 //!
+//! [watchers]                # blockers cleared between actions (all on by default)
+//! permission = "allow"      # allow | deny | ask | off
+//! anr = true                # "... isn't responding": Wait
+//! crash = true              # "... keeps stopping": Close app
+//! popups = true             # rate-this-app / update popups: Not now / Later
+//! keyboard = true           # the keyboard over a target: hide it first
+//!
 //! [apps]                    # more names for open_app()
 //! "My Bank" = "com.example.bank"
 //!
@@ -47,6 +54,43 @@ pub struct ToolsSection {
     pub record: Option<Recording>,
 }
 
+/// `[watchers]`: each built-in blocker watcher on or off (`enabled = false` first
+/// turns them all off).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatchersSection {
+    pub enabled: Option<bool>,
+    pub permission: Option<String>,
+    pub anr: Option<bool>,
+    pub crash: Option<bool>,
+    pub popups: Option<bool>,
+    pub keyboard: Option<bool>,
+}
+
+impl WatchersSection {
+    /// The section as a `--watchers` spec.
+    pub fn spec(&self) -> String {
+        let mut items = Vec::new();
+        match self.enabled {
+            Some(true) => items.push("on".to_string()),
+            Some(false) => items.push("off".to_string()),
+            None => {}
+        }
+        if let Some(p) = &self.permission {
+            items.push(format!("permission={p}"));
+        }
+        for (name, on) in [("anr", self.anr), ("crash", self.crash), ("popups", self.popups), ("keyboard", self.keyboard)]
+        {
+            match on {
+                Some(true) => items.push(name.to_string()),
+                Some(false) => items.push(format!("-{name}")),
+                None => {}
+            }
+        }
+        items.join(",")
+    }
+}
+
 /// What `codeact.toml` holds (everything optional).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -58,6 +102,8 @@ pub struct FileConfig {
     pub limits: toml::Table,
     #[serde(default)]
     pub tools: ToolsSection,
+    #[serde(default)]
+    pub watchers: WatchersSection,
     #[serde(default)]
     pub apps: BTreeMap<String, String>,
     /// The LLM for `codeact run`.

@@ -14,7 +14,7 @@ use crate::llm::LlmSection;
 use crate::persona::{Persona, PersonaError};
 use crate::sandbox::{LimitError, Limits};
 use crate::toml_error::TomlError;
-use crate::tools::{AppDirectory, Recording, Settle, ToolOptions};
+use crate::tools::{AppDirectory, Recording, Settle, ToolOptions, WatcherSpecError, Watchers};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -50,6 +50,12 @@ pub enum ConfigError {
     Persona(#[from] PersonaError),
     #[error("coordinate_scale must be above 0, e.g. 1000")]
     ZeroScale,
+    #[error("{origin}")]
+    Watchers {
+        origin: &'static str,
+        #[source]
+        source: WatcherSpecError,
+    },
     #[error("the device timeout {0} s must be between 0 and 3600 seconds")]
     DeviceTimeout(f64),
 }
@@ -68,6 +74,8 @@ pub struct Flags {
     pub settle_ms: Option<u64>,
     pub coordinate_scale: Option<u32>,
     pub record: Option<Recording>,
+    /// `--watchers SPEC`, laid over the persona's and the file's.
+    pub watchers: Option<String>,
     /// What actions record when neither flag nor file says (trajectories want all).
     pub default_record: Option<Recording>,
 }
@@ -129,7 +137,18 @@ impl FileConfig {
         }
         let apps = AppDirectory::default().with_aliases(self.apps.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let record = flags.record.or(self.tools.record).or(flags.default_record).unwrap_or_default();
-        let tools = ToolOptions { settle, coordinate_scale, record, apps };
+        let mut watchers = Watchers::default();
+        let specs = [
+            ("the persona's watchers", persona.as_ref().and_then(|p| p.watchers.clone())),
+            ("[watchers]", Some(self.watchers.spec())),
+            ("--watchers", flags.watchers.clone()),
+        ];
+        for (origin, spec) in specs {
+            if let Some(spec) = spec {
+                watchers = watchers.with_spec(&spec).map_err(|source| ConfigError::Watchers { origin, source })?;
+            }
+        }
+        let tools = ToolOptions { settle, coordinate_scale, record, apps, watchers };
 
         let timeout_s = flags.device_timeout_s.or(self.device_timeout_s).unwrap_or(20.0);
         if !(timeout_s > 0.0 && timeout_s <= 3600.0) {

@@ -28,7 +28,9 @@ use crate::trajectory::junit::Verdict;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fault {
-    /// A system dialog ("System UI isn't responding") at the first screen change.
+    /// A blocker at the first screen change: "isn't responding", "keeps stopping",
+    /// a permission request, a rate or an update popup (which one follows from the
+    /// instance's seed).
     Dialog,
     /// Every screen change settles over 300 ms, in steps.
     SlowUi,
@@ -36,12 +38,16 @@ pub enum Fault {
     Latency,
 }
 
+/// The blockers `--faults dialog` picks from.
+const DIALOG_KINDS: [&str; 5] = ["anr", "crash", "permission", "rate", "update"];
+
 impl Fault {
-    fn command(self) -> &'static str {
+    /// The simctl command that injects the fault into an instance with `seed`.
+    fn command(self, seed: u64) -> String {
         match self {
-            Fault::Dialog => "simctl fault dialog",
-            Fault::SlowUi => "simctl slow-ui 300",
-            Fault::Latency => "simctl fault latency 30",
+            Fault::Dialog => format!("simctl fault dialog {}", DIALOG_KINDS[(seed % DIALOG_KINDS.len() as u64) as usize]),
+            Fault::SlowUi => "simctl slow-ui 300".into(),
+            Fault::Latency => "simctl fault latency 30".into(),
         }
     }
 }
@@ -302,7 +308,7 @@ fn attempt(
         return Err(format!("the judge scores the start {initial_score}: the task is solved before it begins"));
     }
     for fault in &options.faults {
-        session.device_shell(fault.command()).map_err(|e| crate::error_text::full_message(&e))?;
+        session.device_shell(&fault.command(result.seed)).map_err(|e| crate::error_text::full_message(&e))?;
     }
     let run_name = format!("{}-{}-r{}", task.id, result.instance, result.repeat);
     let done = match agent {

@@ -23,6 +23,9 @@ pub struct Capture {
     /// A name the script gave the screenshot (`screenshot("login")`): a trajectory
     /// keeps it under that name, whatever it records otherwise.
     pub name: Option<String>,
+    /// What the action visibly changed ("opened .SubSettings", "no visible change"),
+    /// or what a watcher did.
+    pub effect: Option<String>,
 }
 
 /// One tool call, as recorded by the tool that made it.
@@ -48,9 +51,18 @@ impl Action {
         self.failure.is_none()
     }
 
-    /// `tap(540, 1200) -> ok`, as progress lines and the model's feedback show it.
+    /// `tap(540, 1200) -> ok; opened .SubSettings`, as progress lines and the
+    /// model's feedback show it.
     pub fn summary(&self) -> String {
-        format!("{}({}) -> {}", self.tool, self.args.join(", "), self.result)
+        match &self.capture.effect {
+            Some(effect) => format!("{}({}) -> {}; {effect}", self.tool, self.args.join(", "), self.result),
+            None => format!("{}({}) -> {}", self.tool, self.args.join(", "), self.result),
+        }
+    }
+
+    /// True for a blocker watcher's own firing (not a call the script made).
+    pub fn is_watcher(&self) -> bool {
+        self.tool == "watcher"
     }
 }
 

@@ -13,10 +13,12 @@ use std::time::{Duration, Instant};
 use rhai::Dynamic;
 
 use super::arguments::coord;
+use super::effect::{ActionEffect, describe};
 use super::error::ToolError;
 use super::options::{Recording, ToolOptions};
 use super::state;
 use super::unique_selector::selector_for;
+use super::watchers::find_blocker;
 use crate::device::{Device, DeviceError, Observation};
 use crate::sandbox::{Capture, Shared};
 use crate::ui::Element;
@@ -59,6 +61,18 @@ pub struct ToolContext {
     installed: Option<Vec<String>>,
     /// When the running call must end: device calls and waits are bounded by it.
     deadline: Instant,
+    /// The screen before the running call's first action (what its effect is
+    /// measured against), and the element it aimed at.
+    effect_before: Option<Arc<Observation>>,
+    pub(crate) effect_target: Option<Element>,
+    /// What the running call's last action did.
+    pub(crate) last_effect: Option<ActionEffect>,
+    /// An action ran and nothing checked its outcome since (no assertion, wait or
+    /// `refresh()`): the agent's completion gate reads it.
+    outcome_unchecked: bool,
+    /// The screen a permission request was last left alone on (`permission=ask`),
+    /// so it is reported once, not before every action.
+    reported_blocker: Option<u64>,
     /// The running snippet's clock and stop signal.
     pub(crate) shared: Arc<Shared>,
 }
@@ -86,6 +100,11 @@ impl ToolContext {
             capture: Capture::default(),
             installed: None,
             deadline: Instant::now(),
+            effect_before: None,
+            effect_target: None,
+            last_effect: None,
+            outcome_unchecked: false,
+            reported_blocker: None,
             shared,
         }))
     }
@@ -103,6 +122,7 @@ impl ToolContext {
     pub(crate) fn set_snapshot(&mut self, obs: Option<Arc<Observation>>) {
         if obs.is_some() {
             self.acted_unseen = false;
+            self.outcome_unchecked = false;
         }
         self.snapshot = obs;
         self.generation += 1;
@@ -214,45 +234,155 @@ impl ToolContext {
     }
 
     /// Acts on the device with `f`, then waits for the screen to settle: what every
-    /// acting tool does.
+    /// acting tool does. A blocker on the screen as last read (a dialog the last
+    /// action brought up) is cleared first.
     pub(crate) fn act(&mut self, f: impl FnOnce(&mut dyn Device) -> Result<(), DeviceError>) -> Result<(), ToolError> {
+        if let Some(obs) = self.live_arc() {
+            self.clear_blockers(obs)?;
+        }
         f(self.device.as_mut())?;
         self.after_action();
         Ok(())
     }
 
-    /// After an action: wait for the screen to settle (two equal consecutive
-    /// observations, within the time left), then capture what the options ask to
-    /// record.
-    pub(crate) fn after_action(&mut self) {
-        let limit = self.left();
+    /// The call about to run starts afresh: no effect measured, no target.
+    pub(crate) fn begin_call(&mut self) {
+        self.effect_before = None;
+        self.effect_target = None;
+        self.last_effect = None;
+    }
+
+    /// Whether an action ran and nothing checked its outcome since.
+    pub(crate) fn outcome_unchecked(&self) -> bool {
+        self.outcome_unchecked
+    }
+
+    /// An assertion or a wait looked at the screen after the last action.
+    pub(crate) fn outcome_checked(&mut self) {
+        self.outcome_unchecked = false;
+    }
+
+    /// The next action's effect is measured from the screen as it is now (not from
+    /// before the scrolling or keyboard hiding that led up to it).
+    pub(crate) fn measure_effect_from_here(&mut self) {
+        self.effect_before = None;
+    }
+
+    /// The keyboard watcher: hides the keyboard that covers `what`, recorded as a
+    /// firing of its own.
+    pub(crate) fn hide_keyboard_for(&mut self, what: &str) -> Result<(), ToolError> {
+        let started = Instant::now();
+        self.device.press_key("back")?;
         self.dirty = true;
         self.acted_unseen = true;
         self.latest = None;
-        if self.options.settle.enabled {
-            let until = Instant::now() + self.options.settle.timeout.min(limit);
-            let mut last = None;
-            while Instant::now() < until {
-                let Ok(obs) = self.device.observe() else { break };
-                let print = obs.ui.fingerprint();
-                let done = last == Some(print);
-                last = Some(print);
-                self.latest = Some(Arc::new(obs));
-                if done {
-                    break;
-                }
+        self.settle();
+        if self.latest.is_none() {
+            self.latest = Some(Arc::new(self.device.observe()?));
+        }
+        self.record_watcher("keyboard", started, format!("hid the keyboard covering {what}"));
+        Ok(())
+    }
+
+    /// The screen as last read, shared.
+    pub(crate) fn live_arc(&self) -> Option<Arc<Observation>> {
+        self.latest.clone().or_else(|| self.snapshot.clone())
+    }
+
+    /// Waits for the screen to settle (two equal consecutive observations, within
+    /// the time left); the last observation becomes the newest.
+    fn settle(&mut self) {
+        if !self.options.settle.enabled {
+            return;
+        }
+        let until = Instant::now() + self.options.settle.timeout.min(self.left());
+        let mut last = None;
+        while Instant::now() < until {
+            let Ok(obs) = self.device.observe() else { break };
+            let print = obs.ui.fingerprint();
+            let done = last == Some(print);
+            last = Some(print);
+            self.latest = Some(Arc::new(obs));
+            if done {
+                break;
             }
+        }
+    }
+
+    /// After an action: wait for the screen to settle, say what the action changed
+    /// (against the screen before the call's first action, from observations
+    /// already made), then capture what the options ask to record.
+    pub(crate) fn after_action(&mut self) {
+        let before = self.live_arc();
+        if self.effect_before.is_none() {
+            self.effect_before = before;
+        }
+        self.dirty = true;
+        self.acted_unseen = true;
+        self.outcome_unchecked = true;
+        self.latest = None;
+        self.settle();
+        if self.latest.is_none() && self.options.record != Recording::None {
+            self.latest = self.device.observe().ok().map(Arc::new);
+        }
+        if let (Some(before), Some(after)) = (&self.effect_before, &self.latest) {
+            let effect = describe(before, after, self.effect_target.as_ref());
+            self.capture.effect = Some(effect.text.clone());
+            self.last_effect = Some(effect);
         }
         if self.options.record == Recording::None {
             return;
-        }
-        if self.latest.is_none() {
-            self.latest = self.device.observe().ok().map(Arc::new);
         }
         self.capture.ui_xml = self.latest.as_ref().map(|o| Arc::from(o.dump.as_str()));
         if self.options.record == Recording::All {
             self.capture.screenshot = self.device.screenshot().ok().map(Arc::from);
         }
+    }
+
+    /// Clears the blockers the session's watchers know on `obs` (at most three in a
+    /// row), each firing recorded as a `watcher` action. Returns whether one fired
+    /// (the screen then has been read again).
+    pub(crate) fn clear_blockers(&mut self, obs: Arc<Observation>) -> Result<bool, ToolError> {
+        let mut obs = obs;
+        let mut fired = false;
+        for _ in 0..3 {
+            let Some(blocker) = find_blocker(&obs, &self.options.watchers) else { break };
+            let started = Instant::now();
+            let Some((label, (x, y))) = blocker.button.clone() else {
+                // Left for the script or the model: said once per screen.
+                let print = obs.ui.fingerprint();
+                if self.reported_blocker != Some(print) {
+                    self.reported_blocker = Some(print);
+                    let text = format!("left {:?} for you to answer", blocker.title);
+                    self.record_watcher(blocker.watcher, started, text);
+                }
+                break;
+            };
+            self.device.tap(x, y)?;
+            self.dirty = true;
+            self.acted_unseen = true;
+            self.latest = None;
+            self.settle();
+            if self.latest.is_none() {
+                self.latest = Some(Arc::new(self.device.observe()?));
+            }
+            self.record_watcher(blocker.watcher, started, format!("tapped {label:?} on {:?}", blocker.title));
+            fired = true;
+            match &self.latest {
+                Some(now) => obs = now.clone(),
+                None => break,
+            }
+        }
+        Ok(fired)
+    }
+
+    /// Records a watcher's firing as an action of its own.
+    fn record_watcher(&mut self, watcher: &str, started: Instant, what: String) {
+        let mut capture = Capture { effect: Some(what), ..Capture::default() };
+        if self.options.record != Recording::None {
+            capture.ui_xml = self.latest.as_ref().map(|o| Arc::from(o.dump.as_str()));
+        }
+        self.shared.record("watcher", vec![format!("{watcher:?}")], Ok(()), started, capture);
     }
 
     /// The element at `index` in the snapshot, checked against the live screen when

@@ -71,8 +71,8 @@ pub enum ToolError {
     BadCount(i64),
     #[error("{selector} is too small to swipe inside ({width}x{height} px)")]
     TooSmall { selector: String, width: i32, height: i32 },
-    #[error("nothing on screen matches {selector}{}; visible: {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
-    NothingMatches { selector: String, visible: String, closest: Option<String> },
+    #[error("nothing on screen matches {selector}{searched}{}; visible: {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
+    NothingMatches { selector: String, searched: &'static str, visible: String, closest: Option<String> },
     #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
     WaitTimedOut { selector: String, awaited: Awaited, ms: u64, cut_by_limit: bool },
     #[error("reached the end of the list without finding {0}")]

@@ -15,6 +15,7 @@ mod arguments;
 mod catalog;
 mod closest;
 mod context;
+mod effect;
 mod error;
 mod options;
 mod registry;
@@ -22,6 +23,7 @@ pub mod select;
 mod state;
 mod typing;
 mod unique_selector;
+pub mod watchers;
 
 pub use app_names::{AppDirectory, AppNameError};
 pub use catalog::CATALOG;
@@ -32,6 +34,7 @@ pub use registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
 pub(crate) use registry::{state_generation, state_value};
 pub use select::SelectorError;
 pub use unique_selector::selector_for;
+pub use watchers::{PermissionPolicy, WatcherSpecError, Watchers};
 
 use std::sync::Arc;
 

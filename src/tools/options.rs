@@ -1,10 +1,12 @@
 //! How tools behave, set from the CLI, `codeact.toml` or a persona: settling after
-//! actions, the coordinate scale, what each action records, and the app names
-//! `open_app` knows. Plain data; the tools read it.
+//! actions, the coordinate scale, what each action records, the app names
+//! `open_app` knows, and the blocker watchers that are on. Plain data; the tools
+//! read it.
 
 use std::time::Duration;
 
 use super::app_names::AppDirectory;
+use super::watchers::Watchers;
 
 /// After an action, wait until two consecutive observations agree (bounded).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,4 +43,6 @@ pub struct ToolOptions {
     pub coordinate_scale: Option<u32>,
     pub record: Recording,
     pub apps: AppDirectory,
+    /// The built-in blocker watchers that are on.
+    pub watchers: Watchers,
 }

@@ -180,6 +180,7 @@ pub(crate) fn call<T>(
     let deadline = started + shared.time_left();
     let mut c = lock(ctx);
     c.capture = Capture::default();
+    c.begin_call();
     let result = c.bounded(deadline, body);
     let capture = std::mem::take(&mut c.capture);
     drop(c);

@@ -42,6 +42,11 @@ pub const SELECTOR_KEYS: &[(&str, &str, &str)] = &[
         "the n-th match (0 first) in reading order, or nearest first with a relation",
         r#"#{class: "Switch", nth: 1}"#,
     ),
+    (
+        "no_scroll",
+        "true: an action fails at once when nothing matches, instead of scrolling the list to look (tap, long_press, set_text, swipe_on, scroll)",
+        r#"#{text: "Delete", no_scroll: true}"#,
+    ),
 ];
 
 /// The documented keys, one per line (`codeact tools`, errors).
@@ -71,7 +76,7 @@ pub enum SelectorError {
     #[error("a selector is a string or a map like #{{text: \"OK\"}}, not {0}")]
     NotASelector(String),
     #[error(
-        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth (`codeact tools` shows examples)"
+        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth, no_scroll (`codeact tools` shows examples)"
     )]
     UnknownKey(String),
     #[error(
@@ -107,6 +112,8 @@ pub struct Selector {
     flags: Vec<(Flag, bool)>,
     relations: Vec<(Relation, Box<Selector>)>,
     nth: Option<usize>,
+    /// An action on it does not scroll to look when nothing matches.
+    pub no_scroll: bool,
     /// How the script wrote it, for messages.
     pub shown: String,
 }
@@ -286,6 +293,8 @@ impl Selector {
             } else if key.as_str() == "nth" {
                 let n = value.as_int().map_err(|t| wrong("an integer", t))?;
                 sel.nth = Some(usize::try_from(n).map_err(|_| SelectorError::NegativeNth)?);
+            } else if key.as_str() == "no_scroll" {
+                sel.no_scroll = value.as_bool().map_err(|t| wrong("true or false", t))?;
             } else if key.as_str() == "index" {
                 return Err(SelectorError::IndexKey(value.to_string()));
             } else {
@@ -302,6 +311,7 @@ impl Selector {
             flags: Vec::new(),
             relations: Vec::new(),
             nth: None,
+            no_scroll: false,
             shown: String::new(),
         }
     }

@@ -79,6 +79,8 @@ pub enum Event<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         target: Option<&'a str>,
         #[serde(skip_serializing_if = "Option::is_none")]
+        effect: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         screenshot: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         ui: Option<String>,
@@ -148,6 +150,7 @@ impl<'a> Event<'a> {
             started_ms: round_ms(action.started_ms),
             duration_ms: round_ms(action.duration_ms),
             target: action.capture.target.as_deref(),
+            effect: action.capture.effect.as_deref(),
             screenshot,
             ui,
         }

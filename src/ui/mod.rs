@@ -126,6 +126,13 @@ impl UiTree {
         self.elements.len()
     }
 
+    /// Element `id` and everything under it (pre-order keeps a subtree contiguous).
+    pub fn subtree(&self, id: usize) -> &[Element] {
+        let Some(root) = self.elements.get(id) else { return &[] };
+        let end = self.elements[id + 1..].iter().position(|e| e.depth <= root.depth).map_or(self.elements.len(), |n| id + 1 + n);
+        &self.elements[id..end]
+    }
+
     pub fn is_empty(&self) -> bool {
         self.elements.is_empty()
     }

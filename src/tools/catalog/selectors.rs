@@ -4,6 +4,7 @@
 //! were; an element found here carries its `ui_state` index only when the snapshot
 //! shows that very element.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, ImmutableString};
@@ -14,16 +15,30 @@ use crate::tools::context::ToolContext;
 use crate::tools::error::{Awaited, ToolError};
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
+use crate::device::Observation;
 use crate::tools::state;
+use crate::tools::effect::safe_to_repeat;
+use crate::tools::watchers::keyboard_covers;
 use crate::tools::{Effect, ToolSpec};
-use crate::ui::Element;
+use crate::ui::{Element, UiTree};
 
 /// How many swipes `scroll_until_visible` tries before it gives up.
 const MAX_SWIPES: usize = 15;
 
+/// The live screen, with any blocker the watchers know cleared first.
+fn unblocked(c: &mut ToolContext) -> Result<Arc<Observation>, ToolError> {
+    let obs = c.look()?;
+    if c.clear_blockers(obs.clone())?
+        && let Some(now) = c.live_arc()
+    {
+        return Ok(now);
+    }
+    Ok(obs)
+}
+
 /// The ids of the elements `sel` matches on the live screen.
 fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
-    let obs = c.look()?;
+    let obs = unblocked(c)?;
     Ok(sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect())
 }
 
@@ -33,33 +48,111 @@ fn first(c: &mut ToolContext, sel: &Dynamic) -> Result<Dynamic, ToolError> {
     Ok(ids.first().map_or(Dynamic::UNIT, |id| c.element_value(*id)))
 }
 
-/// The centre of the first match, or an error that says what is on screen.
-fn locate(c: &mut ToolContext, sel: &Selector) -> Result<(i32, i32), ToolError> {
-    Ok(located(c, sel)?.center)
+/// The first match on the live screen, if any.
+fn first_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolError> {
+    let ids = matches(c, sel)?;
+    Ok(ids.first().and_then(|id| c.live().and_then(|o| o.ui.get(*id))).cloned())
 }
 
-/// The first match on the live screen, or an error that lists what is on screen
-/// (with ids) and suggests the closest element's selector.
-fn located(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
-    let ids = matches(c, sel)?;
-    let Some(obs) = c.live() else { return Err(nothing(sel, "nothing".into(), None)) };
-    match ids.first().and_then(|id| obs.ui.get(*id)) {
-        Some(e) => Ok(e.clone()),
-        None => {
-            let shown = state::listed(&obs.ui);
-            Err(nothing(sel, closest::visible_list(&shown), closest::suggestion(sel, &obs.ui, &shown)))
+/// What an action is about to act on: the first match; when nothing matches, the
+/// main list scrolled to look (unless the selector says `no_scroll`); and the
+/// keyboard hidden first when it covers the element. The action's effect is
+/// measured from the screen this returns on.
+fn target(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
+    let mut found = match first_match(c, sel)? {
+        Some(e) => e,
+        None if sel.no_scroll => return Err(nothing(c, sel, "")),
+        None => scroll_to_find(c, sel)?,
+    };
+    if c.options.watchers.keyboard
+        && let Some(obs) = c.live_arc()
+        && keyboard_covers(&obs, found.center)
+    {
+        c.hide_keyboard_for(&closest::described(&found))?;
+        found = match first_match(c, sel)? {
+            Some(e) => e,
+            None => return Err(nothing(c, sel, " (after hiding the keyboard)")),
+        };
+    }
+    c.measure_effect_from_here();
+    c.effect_target = Some(found.clone());
+    Ok(found)
+}
+
+/// How many swipes the fallback makes each way before giving up.
+const FALLBACK_SWIPES: usize = 3;
+
+/// The fallback when nothing matches: swipe the main scrollable container down
+/// (at most [`FALLBACK_SWIPES`] times, stopping at its end), then back up past
+/// where it started (as many again, plus [`FALLBACK_SWIPES`]), looking after each.
+fn scroll_to_find(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
+    let mut went_down = 0;
+    for down in [true, false] {
+        let most = if down { FALLBACK_SWIPES } else { went_down + FALLBACK_SWIPES };
+        for _ in 0..most {
+            let Some(obs) = c.live_arc() else { break };
+            let Some(list) = main_scrollable(&obs.ui) else {
+                return Err(nothing(c, sel, ""));
+            };
+            let b = list.bounds;
+            let (x, h) = ((b.left + b.right) / 2, b.bottom - b.top);
+            let (from, to) = (b.top + h * 8 / 10, b.top + h * 2 / 10);
+            let before = obs.ui.fingerprint();
+            c.act(|d| if down { d.swipe(x, from, x, to, 300) } else { d.swipe(x, to, x, from, 300) })?;
+            if let Some(e) = first_match(c, sel)? {
+                return Ok(e);
+            }
+            if c.live().map(|o| o.ui.fingerprint()) == Some(before) {
+                break;
+            }
+            if down {
+                went_down += 1;
+            }
         }
+    }
+    Err(nothing(c, sel, " (after scrolling the list down and back up)"))
+}
+
+/// The biggest visible scrollable element: the list a screen is about.
+fn main_scrollable(ui: &UiTree) -> Option<&Element> {
+    ui.elements.iter().filter(|e| e.scrollable && e.visible).max_by_key(|e| {
+        let b = e.bounds;
+        i64::from(b.right - b.left) * i64::from(b.bottom - b.top)
+    })
+}
+
+fn nothing(c: &ToolContext, sel: &Selector, searched: &'static str) -> ToolError {
+    let Some(obs) = c.live() else {
+        return ToolError::NothingMatches { selector: sel.shown.clone(), searched, visible: "nothing".into(), closest: None };
+    };
+    let shown = state::listed(&obs.ui);
+    ToolError::NothingMatches {
+        selector: sel.shown.clone(),
+        searched,
+        visible: closest::visible_list(&shown),
+        closest: closest::suggestion(sel, &obs.ui, &shown),
     }
 }
 
-fn nothing(sel: &Selector, visible: String, closest: Option<String>) -> ToolError {
-    ToolError::NothingMatches { selector: sel.shown.clone(), visible, closest }
-}
-
-/// A gesture on the first match: a tap, or a long press.
+/// A gesture on the first match: a tap, or a long press. One that changed nothing
+/// visible is made once more on the element found again (it may have moved while
+/// the screen settled), unless repeating could undo it (a toggle).
 fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError> {
-    let (x, y) = locate(c, &Selector::from_dynamic(sel)?)?;
-    c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })
+    let sel = Selector::from_dynamic(sel)?;
+    let e = target(c, &sel)?;
+    let safe = c.live_arc().is_some_and(|o| safe_to_repeat(&o.ui, &e));
+    let (x, y) = e.center;
+    c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })?;
+    let unchanged = c.last_effect.as_ref().is_some_and(|e| !e.visible);
+    if unchanged && safe {
+        let again = target(c, &sel)?;
+        let (x, y) = again.center;
+        c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })?;
+        if let Some(effect) = &mut c.capture.effect {
+            effect.insert_str(0, "retried once: ");
+        }
+    }
+    Ok(())
 }
 
 /// Polls until `sel` matches (`Appear`) or stops matching (`GoAway`), within `ms`
@@ -81,8 +174,14 @@ fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result
             Err(e) => return Err(e),
         };
         match (awaited, ids.first()) {
-            (Awaited::Appear, Some(id)) => return Ok(c.element_value(*id)),
-            (Awaited::GoAway, None) => return Ok(Dynamic::UNIT),
+            (Awaited::Appear, Some(id)) => {
+                c.outcome_checked();
+                return Ok(c.element_value(*id));
+            }
+            (Awaited::GoAway, None) => {
+                c.outcome_checked();
+                return Ok(Dynamic::UNIT);
+            }
             _ => {}
         }
         if !last_look {
@@ -130,7 +229,7 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
 /// "down", "left", "right") across the middle 60% of it.
 fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<(), ToolError> {
     let sel = Selector::from_dynamic(sel)?;
-    let e = located(c, &sel)?;
+    let e = target(c, &sel)?;
     let b = e.bounds;
     let (w, h) = (b.right - b.left, b.bottom - b.top);
     if w < 10 || h < 10 {
@@ -223,7 +322,7 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
     register: |r| {
         tool!(r, |c, sel: Dynamic, text: ImmutableString| {
             let sel = Selector::from_dynamic(&sel)?;
-            let field = located(c, &sel)?;
+            let field = target(c, &sel)?;
             if !field.actions.set_text {
                 return Err(ToolError::NotAField { selector: sel.shown, element: closest::described(&field) });
             }
@@ -269,6 +368,7 @@ pub(crate) const ASSERT_VISIBLE: ToolSpec = ToolSpec {
             if matches(c, &sel)?.is_empty() {
                 Err(ToolError::Assertion(format!("{} is not on screen", sel.shown)))
             } else {
+                c.outcome_checked();
                 Ok(())
             }
         })
@@ -284,6 +384,7 @@ pub(crate) const ASSERT_NOT_VISIBLE: ToolSpec = ToolSpec {
         tool!(r, |c, sel: Dynamic| {
             let sel = Selector::from_dynamic(&sel)?;
             if matches(c, &sel)?.is_empty() {
+                c.outcome_checked();
                 Ok(())
             } else {
                 Err(ToolError::Assertion(format!("{} is on screen", sel.shown)))

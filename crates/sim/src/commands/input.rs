@@ -70,10 +70,12 @@ pub(crate) fn input(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output
                         Some([.., d]) if rest.len() == 5 => (*d).max(0) as u64,
                         _ => DEFAULT_SWIPE_MS,
                     };
-                    // The gesture lasts as long as asked, as it does on a phone.
+                    // The finger lands now (on what is there now); the gesture lasts
+                    // as long as asked, as it does on a phone.
+                    let down = device.world().touch_down_at(*x1, *y1);
                     env.sleep(Duration::from_millis(ms.min(MAX_GESTURE_MS)));
                     let ms = if command == "draganddrop" { ms.max(crate::world::input::LONG_PRESS_MS) } else { ms };
-                    device.world().swipe(*x1, *y1, *x2, *y2, ms);
+                    device.world().swipe_from(down, (*x1, *y1), (*x2, *y2), ms);
                     ok("")
                 }
                 _ => invalid(command),

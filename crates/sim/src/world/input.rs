@@ -20,11 +20,16 @@ pub(crate) const LONG_PRESS_MS: u64 = 400;
 const TOUCH_SLOP_DP: f32 = 8.0;
 
 /// The node under a point that reacts to touch, with its bounds.
+#[derive(Clone)]
 struct Hit {
     hook: Hook,
     bounds: Rect,
     enabled: bool,
 }
+
+/// What a finger landed on when it touched down: a gesture acts on that view, even
+/// if the content moves under the finger before it lifts (as on a phone).
+pub(crate) struct TouchDown(Option<Hit>);
 
 fn deepest_hook(node: &Node, x: i32, y: i32) -> Option<Hit> {
     if !node.bounds.contains(x, y) && node.role != Role::Container {
@@ -54,8 +59,18 @@ impl World {
         None
     }
 
+    /// What is under the finger at (x, y) now.
+    pub(crate) fn touch_down_at(&self, x: i32, y: i32) -> TouchDown {
+        TouchDown(self.hit(x, y))
+    }
+
     pub(crate) fn tap(&mut self, x: i32, y: i32) {
-        let Some(hit) = self.hit(x, y) else { return };
+        let hit = self.hit(x, y);
+        self.tap_on(hit, x, y);
+    }
+
+    fn tap_on(&mut self, hit: Option<Hit>, x: i32, y: i32) {
+        let Some(hit) = hit else { return };
         if !hit.enabled {
             return;
         }
@@ -164,8 +179,8 @@ impl World {
         }
     }
 
-    pub(crate) fn long_press(&mut self, x: i32, y: i32) {
-        let Some(hit) = self.hit(x, y) else { return };
+    fn long_press_on(&mut self, hit: Option<Hit>) {
+        let Some(hit) = hit else { return };
         let Hook::Item { item, record } = hit.hook else { return };
         if !hit.enabled {
             return;
@@ -184,16 +199,23 @@ impl World {
     /// A swipe that barely moves is a tap or, held long enough, a long press; a
     /// mostly vertical one scrolls the list; one that starts on a slider drags it.
     pub(crate) fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, duration_ms: u64) {
+        let down = self.touch_down_at(x1, y1);
+        self.swipe_from(down, (x1, y1), (x2, y2), duration_ms);
+    }
+
+    /// The gesture that touched down on `down` at `from` and lifted at `to`.
+    pub(crate) fn swipe_from(&mut self, down: TouchDown, from: (i32, i32), to: (i32, i32), duration_ms: u64) {
+        let ((x1, y1), (x2, y2)) = (from, to);
         let slop = self.geometry.dp(TOUCH_SLOP_DP);
         if (x2 - x1).abs() <= slop && (y2 - y1).abs() <= slop {
             if duration_ms >= LONG_PRESS_MS {
-                self.long_press(x1, y1);
+                self.long_press_on(down.0);
             } else {
-                self.tap(x1, y1);
+                self.tap_on(down.0, x1, y1);
             }
             return;
         }
-        if let Some(hit) = self.hit(x1, y1)
+        if let Some(hit) = down.0
             && let Hook::Item { item, record } = hit.hook
             && self.top().and_then(|(_, s, _)| s.items.get(item)).is_some_and(|i| i.kind == ItemKind::Slider)
         {

@@ -1,0 +1,209 @@
+//! What an action visibly did: the observation before it compared with the one it
+//! settled on (the foreground activity, the keyboard, focus, the target element's
+//! own state, what appeared or went), said in one short line for the action's
+//! record and the model ("Switch (id wifi_switch) checked → unchecked", "opened
+//! .SubSettings", "no visible change"). Pure: it reads two observations it is
+//! given and never asks the device for a third.
+
+use crate::device::Observation;
+use crate::ui::{Element, UiTree};
+
+use super::closest::described;
+
+/// What one action changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionEffect {
+    /// Anything on screen differs (elements, their bounds, the activity, the keyboard).
+    pub visible: bool,
+    /// The change in words.
+    pub text: String,
+}
+
+/// How many appeared or vanished texts a line names.
+const NAMED: usize = 3;
+
+/// The activity as short as its package allows (`com.android.settings.SubSettings`
+/// in `com.android.settings` → `.SubSettings`).
+fn short_activity<'a>(package: &str, activity: &'a str) -> &'a str {
+    match activity.strip_prefix(package) {
+        Some(rest) if rest.starts_with('.') => rest,
+        _ => activity,
+    }
+}
+
+/// The element in `ui` that is `target` (same signature, nearest to where it was).
+fn same_element<'t>(ui: &'t UiTree, target: &Element) -> Option<&'t Element> {
+    ui.elements.iter().filter(|e| e.signature == target.signature).min_by_key(|e| {
+        let (dx, dy) = (e.center.0 - target.center.0, e.center.1 - target.center.1);
+        i64::from(dx).pow(2) + i64::from(dy).pow(2)
+    })
+}
+
+/// The visible texts of `ui`, each once.
+fn texts(ui: &UiTree) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for e in ui.elements.iter().filter(|e| e.visible) {
+        for t in [&e.text, &e.content_desc] {
+            if !t.is_empty() && !out.contains(&t.as_str()) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+fn quoted(items: &[&str]) -> String {
+    let mut shown: Vec<String> = items.iter().take(NAMED).map(|t| format!("{:?}", cut(t))).collect();
+    if items.len() > NAMED {
+        shown.push(format!("{} more", items.len() - NAMED));
+    }
+    shown.join(", ")
+}
+
+fn cut(text: &str) -> String {
+    let mut out: String = text.chars().take(40).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+/// A hash of what is on screen including each element's state (checked,
+/// selected, enabled, text): a fingerprint leaves state out on purpose, an effect
+/// must not.
+fn state_print(ui: &UiTree) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    ui.fingerprint().hash(&mut h);
+    for e in &ui.elements {
+        (e.checked, e.selected, e.enabled, &e.text).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// The toggles (other than the target) whose checked state flipped.
+fn flipped<'t>(before: &UiTree, after: &'t UiTree, target: Option<&Element>) -> Vec<(&'t Element, bool)> {
+    let mut out = Vec::new();
+    for now in after.elements.iter().filter(|e| e.checkable) {
+        if target.is_some_and(|t| t.signature == now.signature) {
+            continue;
+        }
+        if let Some(was) = same_element(before, now)
+            && was.checked != now.checked
+        {
+            out.push((now, was.checked));
+        }
+    }
+    out
+}
+
+/// What changed from `before` to `after`; `target` is the element the action
+/// aimed at, as `before` showed it.
+pub fn describe(before: &Observation, after: &Observation, target: Option<&Element>) -> ActionEffect {
+    let mut parts: Vec<String> = Vec::new();
+    let state = |c: bool| if c { "checked" } else { "unchecked" };
+    let (b, a) = (&before.phone, &after.phone);
+    if (&b.package, &b.activity) != (&a.package, &a.activity) && !a.activity.is_empty() {
+        if b.package == a.package {
+            parts.push(format!("opened {}", short_activity(&a.package, &a.activity)));
+        } else {
+            parts.push(format!("opened {}/{}", a.package, short_activity(&a.package, &a.activity)));
+        }
+    }
+    if let Some(t) = target
+        && let Some(now) = same_element(&after.ui, t)
+    {
+        let name = described(t);
+        if t.checkable && t.checked != now.checked {
+            parts.push(format!("{name} {} → {}", state(t.checked), state(now.checked)));
+        }
+        if t.selected != now.selected && !now.selected {
+            parts.push(format!("{name} deselected"));
+        } else if t.selected != now.selected {
+            parts.push(format!("{name} selected"));
+        }
+        if t.text != now.text {
+            parts.push(format!("{name} text {:?} → {:?}", cut(&t.text), cut(&now.text)));
+        }
+    }
+    for (e, was) in flipped(&before.ui, &after.ui, target).into_iter().take(NAMED) {
+        parts.push(format!("{} {} → {}", described(e), state(was), state(e.checked)));
+    }
+    if b.keyboard_shown != a.keyboard_shown {
+        parts.push(if a.keyboard_shown { "keyboard shown" } else { "keyboard hidden" }.to_string());
+    }
+    let focus = |o: &Observation| o.phone.focused.and_then(|f| o.ui.get(f)).map(|e| (e.signature, described(e)));
+    if let Some((sig, name)) = focus(after)
+        && focus(before).map(|(s, _)| s) != Some(sig)
+    {
+        parts.push(format!("focus on {name}"));
+    }
+    let moved = state_print(&before.ui) != state_print(&after.ui);
+    if parts.is_empty() && moved {
+        let (old, new) = (texts(&before.ui), texts(&after.ui));
+        let appeared: Vec<&str> = new.iter().filter(|t| !old.contains(t)).copied().collect();
+        let gone: Vec<&str> = old.iter().filter(|t| !new.contains(t)).copied().collect();
+        match (appeared.is_empty(), gone.is_empty()) {
+            (false, _) => parts.push(format!("appeared {}", quoted(&appeared))),
+            (true, false) => parts.push(format!("gone {}", quoted(&gone))),
+            (true, true) => parts.push("the screen moved".to_string()),
+        }
+    }
+    let visible = moved || !parts.is_empty();
+    let text = if parts.is_empty() { "no visible change".to_string() } else { parts.join("; ") };
+    ActionEffect { visible, text }
+}
+
+/// Whether repeating a tap on `target` is harmless when the first one showed
+/// nothing: never for a toggle, nor for anything inside the clickable row that
+/// holds one (a tap on its label flips it), whose state may have flipped where no
+/// one could see it yet.
+pub fn safe_to_repeat(ui: &UiTree, target: &Element) -> bool {
+    let mut receiver = target;
+    while !receiver.clickable
+        && let Some(parent) = receiver.parent.and_then(|p| ui.get(p))
+    {
+        receiver = parent;
+    }
+    let pressed = if receiver.clickable { receiver } else { target };
+    !target.checkable && !ui.subtree(pressed.id).iter().any(|e| e.checkable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::PhoneState;
+
+    fn obs(xml: &str, activity: &str, keyboard: bool) -> Observation {
+        let ui = crate::ui::parse::parse(xml.as_bytes(), (1080, 2400)).unwrap();
+        let phone = PhoneState {
+            package: "com.android.settings".into(),
+            activity: activity.into(),
+            keyboard_shown: keyboard,
+            focused: None,
+        };
+        Observation { ui, phone, screen: (1080, 2400), ..Default::default() }
+    }
+
+    const SWITCH_ON: &str = r#"<hierarchy rotation="0"><node index="0" text="" class="android.widget.Switch" resource-id="com.android.settings:id/wifi_switch" package="com.android.settings" checkable="true" checked="true" clickable="true" enabled="true" bounds="[900,300][1000,400]"/></hierarchy>"#;
+
+    #[test]
+    fn a_toggle_says_which_way_it_went_and_is_never_repeated() {
+        let before = obs(SWITCH_ON, "com.android.settings.Settings", false);
+        let after = obs(&SWITCH_ON.replace("checked=\"true\"", "checked=\"false\""), "com.android.settings.Settings", false);
+        let target = &before.ui.elements[0];
+        let e = describe(&before, &after, Some(target));
+        assert_eq!(e.text, "Switch (id wifi_switch) checked → unchecked");
+        assert!(e.visible);
+        assert!(!safe_to_repeat(&before.ui, target));
+    }
+
+    #[test]
+    fn activities_keyboard_and_nothing_at_all() {
+        let before = obs(SWITCH_ON, "com.android.settings.Settings", false);
+        let after = obs(SWITCH_ON, "com.android.settings.SubSettings", true);
+        assert_eq!(describe(&before, &after, None).text, "opened .SubSettings; keyboard shown");
+        let same = describe(&before, &before, None);
+        assert_eq!(same, ActionEffect { visible: false, text: "no visible change".into() });
+    }
+}

@@ -1,0 +1,268 @@
+//! Blocker watchers: the dialogs and popups that get in the way of any script on a
+//! real phone — a runtime permission request, "isn't responding", "keeps stopping",
+//! a rate-this-app or update popup, the soft keyboard over the element to tap — and
+//! what to do about each. Which are on (`Watchers`) comes from the defaults, a
+//! persona, `[watchers]` in codeact.toml and `--watchers`; the spec string
+//! (`"off"`, `"all,-popups"`, `"permission=deny"`) is parsed here. This module
+//! *recognises* a blocker on an observation and names the button that clears it;
+//! when watchers run and how a firing is recorded is `context.rs`'s business.
+
+use crate::device::Observation;
+use crate::ui::{Element, UiTree};
+
+/// What to answer a runtime permission request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PermissionPolicy {
+    /// Tap "Allow" (the most restrictive "allow": while using the app / only this time).
+    Allow,
+    /// Tap "Don't allow".
+    Deny,
+    /// Leave it for the script or the model to answer.
+    Ask,
+}
+
+/// Which built-in watchers are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watchers {
+    /// `None`: permission dialogs are not watched.
+    pub permission: Option<PermissionPolicy>,
+    /// "… isn't responding": tap Wait.
+    pub anr: bool,
+    /// "… keeps stopping" / "… has stopped": tap Close app.
+    pub crash: bool,
+    /// Rate-this-app and update popups: tap Not now / Later / No thanks.
+    pub popups: bool,
+    /// The soft keyboard over the element a selector found: hide it, then act.
+    pub keyboard: bool,
+}
+
+impl Default for Watchers {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// The names `--watchers` takes, for help and errors.
+pub const WATCHER_NAMES: &[&str] = &["permission", "anr", "crash", "popups", "keyboard"];
+
+/// Why a watcher spec cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WatcherSpecError {
+    #[error(
+        "unknown watcher {0:?}; say on, off, or a list like \"all,-popups,permission=deny\" of permission, anr, crash, popups, keyboard (a leading - turns one off)"
+    )]
+    Unknown(String),
+    #[error("permission={0:?}: the policy is allow, deny, ask or off")]
+    Policy(String),
+}
+
+impl Watchers {
+    pub const ALL: Watchers = Watchers {
+        permission: Some(PermissionPolicy::Allow),
+        anr: true,
+        crash: true,
+        popups: true,
+        keyboard: true,
+    };
+    pub const NONE: Watchers = Watchers { permission: None, anr: false, crash: false, popups: false, keyboard: false };
+
+    /// Lays a spec over `self`: comma-separated `on`/`all`, `off`/`none`, a name (on),
+    /// `-name` (off), `permission=allow|deny|ask|off`; later items win.
+    pub fn with_spec(mut self, spec: &str) -> Result<Watchers, WatcherSpecError> {
+        for item in spec.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            if let Some(policy) = item.strip_prefix("permission=") {
+                self.permission = match policy {
+                    "allow" => Some(PermissionPolicy::Allow),
+                    "deny" => Some(PermissionPolicy::Deny),
+                    "ask" => Some(PermissionPolicy::Ask),
+                    "off" => None,
+                    other => return Err(WatcherSpecError::Policy(other.to_string())),
+                };
+                continue;
+            }
+            let (on, name) = match item.strip_prefix('-') {
+                Some(name) => (false, name),
+                None => (true, item),
+            };
+            match name {
+                "on" | "all" if on => self = Watchers::ALL,
+                "off" | "none" if on => self = Watchers::NONE,
+                "permission" => self.permission = on.then_some(PermissionPolicy::Allow),
+                "anr" => self.anr = on,
+                "crash" => self.crash = on,
+                "popups" => self.popups = on,
+                "keyboard" => self.keyboard = on,
+                _ => return Err(WatcherSpecError::Unknown(item.to_string())),
+            }
+        }
+        Ok(self)
+    }
+
+    /// The spec that gives these watchers (for messages and `results.json`).
+    pub fn spec(&self) -> String {
+        if *self == Watchers::NONE {
+            return "off".into();
+        }
+        let mut on = Vec::new();
+        match self.permission {
+            Some(PermissionPolicy::Allow) => on.push("permission"),
+            Some(PermissionPolicy::Deny) => on.push("permission=deny"),
+            Some(PermissionPolicy::Ask) => on.push("permission=ask"),
+            None => {}
+        }
+        for (name, enabled) in
+            [("anr", self.anr), ("crash", self.crash), ("popups", self.popups), ("keyboard", self.keyboard)]
+        {
+            if enabled {
+                on.push(name);
+            }
+        }
+        on.join(",")
+    }
+}
+
+/// A blocker found on screen and how to clear it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Blocker {
+    /// The watcher that recognised it (`anr`, `permission`, ...).
+    pub watcher: &'static str,
+    /// What it is, as the model and the trajectory are told ("System UI isn't responding").
+    pub title: String,
+    /// The button to tap, with its centre; `None` when the policy leaves it alone.
+    pub button: Option<(String, (i32, i32))>,
+}
+
+/// Buttons that dismiss a rate or update popup without leaving the app.
+const DISMISS: &[&str] =
+    &["not now", "later", "maybe later", "remind me later", "no thanks", "no, thanks", "skip", "not really", "cancel"];
+
+/// Words that make a window a rate or update popup.
+const POPUP_WORDS: &[&str] = &["rate", "rating", "review", "enjoying", "update available", "new version", "update"];
+
+/// The last word of a resource id (`android:id/aerr_wait` → `aerr_wait`).
+fn id_name(e: &Element) -> &str {
+    e.resource_id.rsplit('/').next().unwrap_or("")
+}
+
+fn label(e: &Element) -> String {
+    if e.text.is_empty() { e.content_desc.clone() } else { e.text.clone() }
+}
+
+/// The element whose id ends in one of `names`, in dump order.
+fn by_id<'t>(ui: &'t UiTree, names: &[&str]) -> Option<&'t Element> {
+    names.iter().find_map(|n| ui.elements.iter().find(|e| e.visible && id_name(e) == *n))
+}
+
+/// The title of the window `e` is in: its alert title, else its first text.
+fn title_near(ui: &UiTree, e: &Element) -> String {
+    let mut root = e;
+    while let Some(p) = root.parent.and_then(|p| ui.get(p)) {
+        root = p;
+    }
+    let window = ui.subtree(root.id);
+    window
+        .iter()
+        .find(|d| id_name(d) == "alertTitle" || id_name(d) == "permission_message")
+        .or_else(|| window.iter().find(|d| !d.text.is_empty() && !d.clickable))
+        .map(|d| d.text.clone())
+        .unwrap_or_default()
+}
+
+fn blocker(watcher: &'static str, ui: &UiTree, button: Option<&Element>, near: &Element) -> Blocker {
+    Blocker { watcher, title: title_near(ui, near), button: button.map(|b| (label(b), b.center)) }
+}
+
+/// The first blocker on `obs` that an enabled watcher clears (or, for a permission
+/// request under `ask`, reports).
+pub fn find_blocker(obs: &Observation, on: &Watchers) -> Option<Blocker> {
+    let ui = &obs.ui;
+    if let Some(policy) = on.permission {
+        let allow = by_id(
+            ui,
+            &["permission_allow_foreground_only_button", "permission_allow_one_time_button", "permission_allow_button"],
+        );
+        let deny = by_id(ui, &["permission_deny_button", "permission_deny_and_dont_ask_again_button"]);
+        if let Some(near) = allow.or(deny) {
+            let button = match policy {
+                PermissionPolicy::Allow => allow,
+                PermissionPolicy::Deny => deny,
+                PermissionPolicy::Ask => None,
+            };
+            return Some(blocker("permission", ui, button, near));
+        }
+    }
+    let wait = by_id(ui, &["aerr_wait"]);
+    if on.anr
+        && let Some(wait) = wait
+    {
+        return Some(blocker("anr", ui, Some(wait), wait));
+    }
+    if on.crash
+        && wait.is_none()
+        && let Some(close) = by_id(ui, &["aerr_close"])
+    {
+        return Some(blocker("crash", ui, Some(close), close));
+    }
+    if on.popups {
+        return popup(ui, obs.screen);
+    }
+    None
+}
+
+/// A rate-this-app or update popup: a window with a dismiss button and a text that
+/// says what it wants. Only windows smaller than the screen count (a screen of its
+/// own with a "Later" button is the app's business).
+fn popup(ui: &UiTree, screen: (u32, u32)) -> Option<Blocker> {
+    let screen_area = i64::from(screen.0) * i64::from(screen.1);
+    for &root in &ui.roots {
+        let Some(r) = ui.get(root) else { continue };
+        let b = r.bounds;
+        let area = i64::from(b.right - b.left) * i64::from(b.bottom - b.top);
+        if area * 10 > screen_area * 7 {
+            continue;
+        }
+        let window = ui.subtree(r.id);
+        let dismiss = window.iter().find(|e| {
+            e.visible && e.clickable && DISMISS.iter().any(|d| label(e).trim().eq_ignore_ascii_case(d))
+        });
+        let Some(dismiss) = dismiss else { continue };
+        let asks = window.iter().any(|e| {
+            let t = e.text.to_lowercase();
+            !e.clickable && POPUP_WORDS.iter().any(|w| t.contains(w))
+        });
+        if asks {
+            return Some(blocker("popups", ui, Some(dismiss), dismiss));
+        }
+    }
+    None
+}
+
+/// Whether the soft keyboard covers the point: the IME's window when the dump has
+/// one, else (a dump of the app's window alone) the lower 40% of the screen.
+pub fn keyboard_covers(obs: &Observation, point: (i32, i32)) -> bool {
+    if !obs.phone.keyboard_shown {
+        return false;
+    }
+    let ime = obs.ui.roots.iter().filter_map(|r| obs.ui.get(*r)).find(|r| r.package.contains("inputmethod"));
+    match ime {
+        Some(k) => k.bounds.contains(point.0, point.1),
+        None => point.1 > obs.screen.1 as i32 * 6 / 10,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_layer_in_order_and_say_what_is_wrong() {
+        let w = Watchers::ALL.with_spec("off,anr,permission=deny").unwrap();
+        assert_eq!(w, Watchers { permission: Some(PermissionPolicy::Deny), anr: true, ..Watchers::NONE });
+        assert_eq!(w.spec(), "permission=deny,anr");
+        assert_eq!(Watchers::ALL.with_spec("all,-popups").unwrap().popups, false);
+        assert_eq!(Watchers::ALL.with_spec("none").unwrap().spec(), "off");
+        assert!(matches!(Watchers::ALL.with_spec("anr,nag"), Err(WatcherSpecError::Unknown(n)) if n == "nag"));
+        assert!(matches!(Watchers::ALL.with_spec("permission=maybe"), Err(WatcherSpecError::Policy(_))));
+    }
+}
