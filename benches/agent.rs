@@ -48,6 +48,10 @@ fn agent_steps(c: &mut Criterion) {
         out_dir: out.clone(),
         loop_limit: 3,
         device_spec: Some("sim".into()),
+        // Pressing Home ten times changes nothing after the first: the threshold
+        // would end the run the bench measures.
+        error_threshold: 0,
+        verify_completion: true,
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =

@@ -8,6 +8,7 @@
 //! index with its arguments and runs on this side ([`ToolHost`]).
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rhai::{Dynamic, EvalAltResult};
 use tokio_util::sync::CancellationToken;
@@ -173,7 +174,21 @@ impl Session {
         // Whoever asked is about to see this screen (and its indices).
         tools.mark_seen();
         let device = tools.device();
-        let mut obs = device.observe().or_else(|_| device.observe())?;
+        let first = device.observe().or_else(|_| device.observe())?;
+        // A blocker is cleared before anyone sees the screen (its indices would
+        // name the dialog's buttons).
+        let until = Instant::now() + tools.options.settle.timeout + Duration::from_secs(5);
+        let fired = tools.bounded(until, |t| t.clear_blockers(Arc::new(first.clone())));
+        let mut obs = match fired {
+            Ok(fired) if !fired.is_empty() => {
+                tools.observe_firings.extend(fired);
+                let device = tools.device();
+                device.observe().or_else(|_| device.observe())?
+            }
+            _ => first,
+        };
+        tools.mark_seen();
+        let device = tools.device();
         if screenshot {
             match device.screenshot() {
                 Ok(png) => obs.screenshot = Some(Arc::from(png)),
@@ -181,6 +196,18 @@ impl Session {
             }
         }
         Ok(Arc::new(obs))
+    }
+
+    /// What the watchers cleared while observing since the last call (one line
+    /// each), for whoever sees the screen to be told.
+    pub fn take_watcher_firings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.tools().observe_firings)
+    }
+
+    /// Whether the last snippet acted and nothing checked the outcome after its
+    /// last action (an assertion, a wait, `refresh()`).
+    pub fn outcome_unchecked(&self) -> bool {
+        self.tools().outcome_unchecked()
     }
 
     /// The apps a model may open: the third-party ones plus the system apps people

@@ -61,6 +61,12 @@ pub struct AgentOptions {
     pub loop_limit: usize,
     /// How the device was named (`sim`, a serial), for the replay command.
     pub device_spec: Option<String>,
+    /// This many steps in a row that end in an error or change nothing on screen
+    /// make the model change approach; twice as many end the run (0: never).
+    pub error_threshold: usize,
+    /// Hold a `complete(true, ..)` that comes right after acting on a screen the
+    /// model has not seen, and show it the final screen first.
+    pub verify_completion: bool,
 }
 
 /// The run as `summary.json` holds it.
@@ -123,7 +129,7 @@ pub async fn run_task(
     }
     let mut run = Run::start(session, llm, persona, options, interrupt, progress)?;
     let ending = loop {
-        if run.steps_taken() == options.max_steps {
+        if run.steps_taken() >= options.max_steps + run.extra_steps() {
             break Ending::BudgetSpent { max_steps: options.max_steps };
         }
         if interrupt.is_cancelled() {

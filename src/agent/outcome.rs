@@ -41,6 +41,9 @@ pub enum Ending {
     BudgetSpent { max_steps: usize },
     /// The same code ran this many times in a row on an unchanged screen.
     Looped { times: usize },
+    /// This many steps in a row ended in an error or changed nothing on screen
+    /// (twice the error threshold).
+    Stalled { steps: usize },
     /// Ctrl-C; `during` says what the run was doing.
     Interrupted { during: &'static str },
     /// The device stopped answering (the full error).
@@ -61,6 +64,10 @@ impl Ending {
             Ending::Looped { times } => (
                 Outcome::Failure,
                 format!("stopped a loop: the same code ran {times} times in a row on an unchanged screen"),
+            ),
+            Ending::Stalled { steps } => (
+                Outcome::Failure,
+                format!("gave up: {steps} steps in a row ended in an error or changed nothing on screen"),
             ),
             Ending::Interrupted { during } => (Outcome::Interrupted, format!("interrupted (Ctrl-C){during}")),
             Ending::DeviceLost(e) => (Outcome::Error, format!("the device stopped answering: {e}")),

@@ -76,8 +76,8 @@ fn cut_at(text: &str, max: usize) -> (&str, bool) {
     (&text[..text.floor_char_boundary(max)], text.len() > max)
 }
 
-/// What the model is told after a snippet ran.
-pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
+/// What the model is told after a snippet ran; each warning is a line of its own.
+pub fn result_text(result: &RunResult, warnings: &[&str]) -> String {
     let mut out = String::from("Execution result:\n");
     if result.actions.is_empty() {
         out.push_str("(no actions)\n");
@@ -101,7 +101,7 @@ pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
     if let Some(e) = &result.error {
         let _ = writeln!(out, "Error: {e}");
     }
-    if let Some(w) = loop_warning {
+    for w in warnings {
         let _ = writeln!(out, "Warning: {w}");
     }
     out
@@ -109,11 +109,19 @@ pub fn result_text(result: &RunResult, loop_warning: Option<&str>) -> String {
 
 /// What the model was told about a past step (kept in the history).
 pub fn feedback(step: &StepRecord) -> String {
-    match &step.outcome {
+    let mut warnings: Vec<&str> = step.notes.iter().map(String::as_str).collect();
+    if step.repeated {
+        warnings.insert(0, REPEATED);
+    }
+    let mut out = match &step.outcome {
         StepOutcome::NoCode => NO_CODE.to_string(),
         StepOutcome::NotParsed(e) => format!("Your code did not parse, so nothing ran:\n{e}\nFix it and answer again."),
-        StepOutcome::Ran(result) => result_text(result, step.repeated.then_some(REPEATED)),
+        StepOutcome::Ran(result) => return result_text(result, &warnings),
+    };
+    for w in warnings {
+        let _ = write!(out, "\nWarning: {w}");
     }
+    out
 }
 
 /// What stays the same for every request of a run.
@@ -198,6 +206,7 @@ mod tests {
             usage: Default::default(),
             timing: StepTiming::default(),
             repeated: false,
+            notes: Vec::new(),
         }
     }
 

@@ -44,7 +44,19 @@ pub(super) struct Run<'a> {
     guard: LoopGuard,
     records: Vec<StepRecord>,
     started: Instant,
+    /// Steps in a row that ended in an error or changed nothing on screen.
+    stalled: usize,
+    /// Completions the gate held (each gives the model one step more).
+    held: usize,
 }
+
+/// How many completions the gate holds in one run at most.
+const MAX_HELD: usize = 2;
+
+/// What the model is told when the gate holds its completion.
+const HELD: &str = "You called complete(true, ...) right after acting, without looking at what the actions did. \
+     The screen below is the result: if the task is really done, call complete(true, \"...\") again without acting; \
+     otherwise continue.";
 
 impl<'a> Run<'a> {
     /// Opens the run directory, writes `run_start`, and prepares what every request
@@ -113,11 +125,18 @@ impl<'a> Run<'a> {
             guard: LoopGuard::new(options.loop_limit),
             records: Vec::new(),
             started,
+            stalled: 0,
+            held: 0,
         })
     }
 
     pub(super) fn steps_taken(&self) -> usize {
         self.step_now.load(Ordering::SeqCst)
+    }
+
+    /// Steps beyond `--max-steps` the completion gate granted.
+    pub(super) fn extra_steps(&self) -> usize {
+        self.held
     }
 
     fn event(&self, event: &Event) {
@@ -134,6 +153,12 @@ impl<'a> Run<'a> {
             Ok(seen) => seen,
             Err(end) => return end,
         };
+        let mut notes: Vec<String> = self
+            .session
+            .take_watcher_firings()
+            .into_iter()
+            .map(|f| format!("before this step, a watcher cleared a blocker: {f}"))
+            .collect();
         let screen_text = seen.screen_text();
         let reply = match self.ask(number, &seen, &screen_text).await {
             Ok(reply) => reply,
@@ -171,7 +196,11 @@ impl<'a> Run<'a> {
             (StepOutcome::Ran(_), Some(code)) => self.guard.note(code, &screen_text),
             _ => Repetition::Fresh,
         };
-        let record = StepRecord {
+        let held = self.hold_completion(&outcome);
+        if held {
+            notes.push(HELD.to_string());
+        }
+        let mut record = StepRecord {
             number,
             reply: reply.text,
             thought: extracted.thought,
@@ -180,11 +209,21 @@ impl<'a> Run<'a> {
             usage: reply.usage,
             timing,
             repeated: repetition == Repetition::Repeated,
+            notes,
         };
+        let stall_end = self.note_stall(&mut record);
         if record.ran().is_some() {
             progress(Progress::Ran { step: number, record: &record });
         }
-        let end = self.decide(&record, repetition);
+        if held {
+            progress(Progress::Note { step: number, text: "completion held: the model sees the final screen first" });
+        }
+        // A completion ends the run whatever came before it; a stall ends it otherwise.
+        let end = match (self.decide(&record, repetition, held), stall_end) {
+            (StepEnd::Stop(Ending::Completed(c)), _) => StepEnd::Stop(Ending::Completed(c)),
+            (_, Some(stalled)) => StepEnd::Stop(stalled),
+            (end, None) => end,
+        };
         self.records.push(record);
         end
     }
@@ -278,10 +317,54 @@ impl<'a> Run<'a> {
         StepOutcome::Ran(result)
     }
 
-    /// Whether the run goes on after `record`.
-    fn decide(&self, record: &StepRecord, repetition: Repetition) -> StepEnd {
+    /// The completion gate: whether to hold a successful completion made right
+    /// after acting, with nothing checking what the actions did.
+    fn hold_completion(&mut self, outcome: &StepOutcome) -> bool {
+        let StepOutcome::Ran(result) = outcome else { return false };
+        let completed = result.completion.as_ref().is_some_and(|c| c.success);
+        if !completed || !self.options.verify_completion || self.held >= MAX_HELD {
+            return false;
+        }
+        if !self.session.outcome_unchecked() {
+            return false;
+        }
+        self.held += 1;
+        let reason = result.completion.as_ref().map_or("", |c| c.reason.as_str());
+        self.event(&Event::CompletionHeld { step: self.steps_taken(), reason });
+        true
+    }
+
+    /// The error threshold: counts steps in a row that went nowhere, tells the model
+    /// to change approach at the threshold, and ends the run at twice it.
+    fn note_stall(&mut self, record: &mut StepRecord) -> Option<Ending> {
+        let threshold = self.options.error_threshold;
+        match record.stalled() {
+            Some(true) => self.stalled += 1,
+            Some(false) => self.stalled = 0,
+            None => {}
+        }
+        if threshold == 0 || self.stalled < threshold || record.stalled() != Some(true) {
+            return None;
+        }
+        let ending = self.stalled >= 2 * threshold;
+        self.event(&Event::Stalled { step: record.number, stalled: self.stalled, ending });
+        if ending {
+            return Some(Ending::Stalled { steps: self.stalled });
+        }
+        record.notes.push(format!(
+            "the last {} steps ended in an error or changed nothing on screen. Change approach: read ui_state again, \
+             try another element or another way to the goal (a different screen, scrolling, the app's search); \
+             {} more steps like these end the run.",
+            self.stalled,
+            2 * threshold - self.stalled
+        ));
+        None
+    }
+
+    /// Whether the run goes on after `record` (`held`: the gate held its completion).
+    fn decide(&self, record: &StepRecord, repetition: Repetition, held: bool) -> StepEnd {
         let Some(result) = record.ran() else { return StepEnd::Continue };
-        if let Some(c) = &result.completion {
+        if let Some(c) = result.completion.as_ref().filter(|_| !held) {
             self.event(&Event::Completion { step: record.number, success: c.success, reason: &c.reason });
             return StepEnd::Stop(Ending::Completed(c.clone()));
         }

@@ -90,6 +90,29 @@ impl SessionArgs {
     }
 }
 
+/// On or off, for flags that read better that way than as booleans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+/// How the agent checks its own work: `codeact run` and `codeact eval` share these.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// This many steps in a row that end in an error or change nothing on screen
+    /// make the model change approach; twice as many end the run as a failure.
+    /// 0 turns it off.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub error_threshold: usize,
+    /// Hold a complete(true, ...) that comes right after acting, with nothing
+    /// checking what the actions did: the model sees the final screen and confirms
+    /// or continues (one step more). A snippet that asserted its outcome
+    /// (assert_visible, wait_for, refresh()) after its last action passes at once.
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    pub verify_completion: Switch,
+}
+
 /// Which LLM to ask: `codeact run` and `codeact eval` share these flags.
 #[derive(clap::Args, Debug)]
 pub struct LlmArgs {

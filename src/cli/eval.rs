@@ -18,7 +18,7 @@ use codeact::terminal::clean;
 use codeact::tools::Recording;
 use tokio_util::sync::CancellationToken;
 
-use super::args::{DeviceArgs, LlmArgs, SessionArgs};
+use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, Switch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum AgentChoice {
@@ -95,6 +95,8 @@ pub struct EvalArgs {
     session: SessionArgs,
     #[command(flatten)]
     llm: LlmArgs,
+    #[command(flatten)]
+    checks: CheckArgs,
     /// Show the model a screenshot each step.
     #[arg(long)]
     vision: bool,
@@ -209,6 +211,8 @@ impl EvalArgs {
                 client,
                 persona,
                 vision: self.vision,
+                error_threshold: self.checks.error_threshold,
+                verify_completion: self.checks.verify_completion == Switch::On,
                 save: self.save_trajectory,
                 runtime: runtime.handle().clone(),
             }),

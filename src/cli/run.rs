@@ -15,7 +15,7 @@ use codeact::terminal::clean;
 use codeact::tools::Recording;
 use tokio_util::sync::CancellationToken;
 
-use super::args::{DeviceArgs, LlmArgs, SessionArgs, open_device};
+use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, Switch, open_device};
 
 /// Whether the model sees a screenshot each step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,6 +50,8 @@ pub struct RunArgs {
     session: SessionArgs,
     #[command(flatten)]
     llm: LlmArgs,
+    #[command(flatten)]
+    checks: CheckArgs,
     /// Show the model a screenshot each step: auto (when the persona asks for
     /// screenshots), on, or off.
     #[arg(long, value_enum, default_value = "auto")]
@@ -127,6 +129,8 @@ impl RunArgs {
             out_dir: self.out,
             loop_limit: 3,
             device_spec: settings.device.clone(),
+            error_threshold: self.checks.error_threshold,
+            verify_completion: self.checks.verify_completion == Switch::On,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

@@ -79,7 +79,8 @@ impl WatchersSection {
         if let Some(p) = &self.permission {
             items.push(format!("permission={p}"));
         }
-        for (name, on) in [("anr", self.anr), ("crash", self.crash), ("popups", self.popups), ("keyboard", self.keyboard)]
+        for (name, on) in
+            [("anr", self.anr), ("crash", self.crash), ("popups", self.popups), ("keyboard", self.keyboard)]
         {
             match on {
                 Some(true) => items.push(name.to_string()),

@@ -45,7 +45,9 @@ impl Fault {
     /// The simctl command that injects the fault into an instance with `seed`.
     fn command(self, seed: u64) -> String {
         match self {
-            Fault::Dialog => format!("simctl fault dialog {}", DIALOG_KINDS[(seed % DIALOG_KINDS.len() as u64) as usize]),
+            Fault::Dialog => {
+                format!("simctl fault dialog {}", DIALOG_KINDS[(seed % DIALOG_KINDS.len() as u64) as usize])
+            }
             Fault::SlowUi => "simctl slow-ui 300".into(),
             Fault::Latency => "simctl fault latency 30".into(),
         }
@@ -64,6 +66,10 @@ pub struct LlmAgent<'a> {
     pub client: &'a LlmClient,
     pub persona: &'a Persona,
     pub vision: bool,
+    /// As `codeact run --error-threshold`.
+    pub error_threshold: usize,
+    /// As `codeact run --verify-completion`.
+    pub verify_completion: bool,
     pub save: SaveMode,
     /// The runtime the agent's requests run on (multi-threaded).
     pub runtime: tokio::runtime::Handle,
@@ -396,6 +402,8 @@ fn run_llm(
         out_dir: options.out_dir.join("runs"),
         loop_limit: 3,
         device_spec: Some("sim".into()),
+        error_threshold: llm.error_threshold,
+        verify_completion: llm.verify_completion,
     };
     let child = interrupt.child_token();
     let summary = llm

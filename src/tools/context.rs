@@ -70,6 +70,9 @@ pub struct ToolContext {
     /// An action ran and nothing checked its outcome since (no assertion, wait or
     /// `refresh()`): the agent's completion gate reads it.
     outcome_unchecked: bool,
+    /// What the watchers cleared while the session observed for someone (one line
+    /// each), until they are told.
+    pub(crate) observe_firings: Vec<String>,
     /// The screen a permission request was last left alone on (`permission=ask`),
     /// so it is reported once, not before every action.
     reported_blocker: Option<u64>,
@@ -105,6 +108,7 @@ impl ToolContext {
             last_effect: None,
             outcome_unchecked: false,
             reported_blocker: None,
+            observe_firings: Vec::new(),
             shared,
         }))
     }
@@ -340,11 +344,11 @@ impl ToolContext {
     }
 
     /// Clears the blockers the session's watchers know on `obs` (at most three in a
-    /// row), each firing recorded as a `watcher` action. Returns whether one fired
-    /// (the screen then has been read again).
-    pub(crate) fn clear_blockers(&mut self, obs: Arc<Observation>) -> Result<bool, ToolError> {
+    /// row), each firing recorded as a `watcher` action. Returns what fired, one
+    /// line each (when any did, the screen has been read again).
+    pub(crate) fn clear_blockers(&mut self, obs: Arc<Observation>) -> Result<Vec<String>, ToolError> {
         let mut obs = obs;
-        let mut fired = false;
+        let mut fired = Vec::new();
         for _ in 0..3 {
             let Some(blocker) = find_blocker(&obs, &self.options.watchers) else { break };
             let started = Instant::now();
@@ -366,8 +370,9 @@ impl ToolContext {
             if self.latest.is_none() {
                 self.latest = Some(Arc::new(self.device.observe()?));
             }
-            self.record_watcher(blocker.watcher, started, format!("tapped {label:?} on {:?}", blocker.title));
-            fired = true;
+            let what = format!("tapped {label:?} on {:?}", blocker.title);
+            fired.push(format!("watcher {}: {what}", blocker.watcher));
+            self.record_watcher(blocker.watcher, started, what);
             match &self.latest {
                 Some(now) => obs = now.clone(),
                 None => break,

@@ -175,7 +175,7 @@ mod tests {
     use crate::device::PhoneState;
 
     fn obs(xml: &str, activity: &str, keyboard: bool) -> Observation {
-        let ui = crate::ui::parse::parse(xml.as_bytes(), (1080, 2400)).unwrap();
+        let ui = crate::ui::parse(xml.as_bytes(), (1080, 2400)).unwrap();
         let phone = PhoneState {
             package: "com.android.settings".into(),
             activity: activity.into(),
@@ -190,7 +190,8 @@ mod tests {
     #[test]
     fn a_toggle_says_which_way_it_went_and_is_never_repeated() {
         let before = obs(SWITCH_ON, "com.android.settings.Settings", false);
-        let after = obs(&SWITCH_ON.replace("checked=\"true\"", "checked=\"false\""), "com.android.settings.Settings", false);
+        let after =
+            obs(&SWITCH_ON.replace("checked=\"true\"", "checked=\"false\""), "com.android.settings.Settings", false);
         let target = &before.ui.elements[0];
         let e = describe(&before, &after, Some(target));
         assert_eq!(e.text, "Switch (id wifi_switch) checked → unchecked");

@@ -58,13 +58,8 @@ pub enum WatcherSpecError {
 }
 
 impl Watchers {
-    pub const ALL: Watchers = Watchers {
-        permission: Some(PermissionPolicy::Allow),
-        anr: true,
-        crash: true,
-        popups: true,
-        keyboard: true,
-    };
+    pub const ALL: Watchers =
+        Watchers { permission: Some(PermissionPolicy::Allow), anr: true, crash: true, popups: true, keyboard: true };
     pub const NONE: Watchers = Watchers { permission: None, anr: false, crash: false, popups: false, keyboard: false };
 
     /// Lays a spec over `self`: comma-separated `on`/`all`, `off`/`none`, a name (on),
@@ -223,9 +218,9 @@ fn popup(ui: &UiTree, screen: (u32, u32)) -> Option<Blocker> {
             continue;
         }
         let window = ui.subtree(r.id);
-        let dismiss = window.iter().find(|e| {
-            e.visible && e.clickable && DISMISS.iter().any(|d| label(e).trim().eq_ignore_ascii_case(d))
-        });
+        let dismiss = window
+            .iter()
+            .find(|e| e.visible && e.clickable && DISMISS.iter().any(|d| label(e).trim().eq_ignore_ascii_case(d)));
         let Some(dismiss) = dismiss else { continue };
         let asks = window.iter().any(|e| {
             let t = e.text.to_lowercase();
@@ -260,7 +255,7 @@ mod tests {
         let w = Watchers::ALL.with_spec("off,anr,permission=deny").unwrap();
         assert_eq!(w, Watchers { permission: Some(PermissionPolicy::Deny), anr: true, ..Watchers::NONE });
         assert_eq!(w.spec(), "permission=deny,anr");
-        assert_eq!(Watchers::ALL.with_spec("all,-popups").unwrap().popups, false);
+        assert!(!Watchers::ALL.with_spec("all,-popups").unwrap().popups);
         assert_eq!(Watchers::ALL.with_spec("none").unwrap().spec(), "off");
         assert!(matches!(Watchers::ALL.with_spec("anr,nag"), Err(WatcherSpecError::Unknown(n)) if n == "nag"));
         assert!(matches!(Watchers::ALL.with_spec("permission=maybe"), Err(WatcherSpecError::Policy(_))));

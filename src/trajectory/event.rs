@@ -117,6 +117,19 @@ pub enum Event<'a> {
         success: bool,
         reason: &'a str,
     },
+    /// The completion gate held a `complete(true, ..)` that came right after acting
+    /// unseen: the model gets one more step with the final screen.
+    CompletionHeld {
+        step: usize,
+        reason: &'a str,
+    },
+    /// `stalled` steps in a row ended in an error or changed nothing on screen; the
+    /// model was told to change approach (`ending` false) or the run ends (true).
+    Stalled {
+        step: usize,
+        stalled: usize,
+        ending: bool,
+    },
     /// `codeact run` ended; the summary's fields follow.
     RunEnd(&'a serde_json::Value),
     /// `codeact exec` began a script.

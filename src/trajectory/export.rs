@@ -125,6 +125,7 @@ mod tests {
             usage: Default::default(),
             timing: StepTiming::default(),
             repeated: false,
+            notes: Vec::new(),
         }
     }
 

@@ -189,6 +189,7 @@ mod tests {
                 ui_xml: Some(Arc::from("<x/>")),
                 target: None,
                 name: None,
+                effect: None,
             },
         };
         t.action(1, &action, true);

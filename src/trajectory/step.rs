@@ -43,6 +43,9 @@ pub struct StepRecord {
     /// The same code ran on an unchanged screen in the step before: the model is
     /// told so.
     pub repeated: bool,
+    /// What else the model is told about this step: watchers that fired before it,
+    /// the completion gate, the error threshold.
+    pub notes: Vec<String>,
 }
 
 impl StepRecord {
@@ -52,6 +55,21 @@ impl StepRecord {
             StepOutcome::Ran(result) => Some(result),
             _ => None,
         }
+    }
+
+    /// Whether the step went nowhere: it did not run, ended in an error, or acted
+    /// without any visible change. `None` for a step that only read (neither way).
+    pub fn stalled(&self) -> Option<bool> {
+        let Some(result) = self.ran() else { return Some(true) };
+        if result.error.is_some() {
+            return Some(true);
+        }
+        let effects: Vec<&str> =
+            result.actions.iter().filter(|a| !a.is_watcher()).filter_map(|a| a.capture.effect.as_deref()).collect();
+        if effects.is_empty() {
+            return None;
+        }
+        Some(effects.iter().all(|e| e.ends_with("no visible change")))
     }
 
     /// The actions the step's code made (none when it did not run).

@@ -129,7 +129,10 @@ impl UiTree {
     /// Element `id` and everything under it (pre-order keeps a subtree contiguous).
     pub fn subtree(&self, id: usize) -> &[Element] {
         let Some(root) = self.elements.get(id) else { return &[] };
-        let end = self.elements[id + 1..].iter().position(|e| e.depth <= root.depth).map_or(self.elements.len(), |n| id + 1 + n);
+        let end = self.elements[id + 1..]
+            .iter()
+            .position(|e| e.depth <= root.depth)
+            .map_or(self.elements.len(), |n| id + 1 + n);
         &self.elements[id..end]
     }
 

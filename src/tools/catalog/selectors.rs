@@ -9,15 +9,15 @@ use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, ImmutableString};
 
+use crate::device::Observation;
 use crate::tools::arguments::wait_ms;
 use crate::tools::closest;
 use crate::tools::context::ToolContext;
+use crate::tools::effect::safe_to_repeat;
 use crate::tools::error::{Awaited, ToolError};
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
-use crate::device::Observation;
 use crate::tools::state;
-use crate::tools::effect::safe_to_repeat;
 use crate::tools::watchers::keyboard_covers;
 use crate::tools::{Effect, ToolSpec};
 use crate::ui::{Element, UiTree};
@@ -28,7 +28,7 @@ const MAX_SWIPES: usize = 15;
 /// The live screen, with any blocker the watchers know cleared first.
 fn unblocked(c: &mut ToolContext) -> Result<Arc<Observation>, ToolError> {
     let obs = c.look()?;
-    if c.clear_blockers(obs.clone())?
+    if !c.clear_blockers(obs.clone())?.is_empty()
         && let Some(now) = c.live_arc()
     {
         return Ok(now);
@@ -123,7 +123,12 @@ fn main_scrollable(ui: &UiTree) -> Option<&Element> {
 
 fn nothing(c: &ToolContext, sel: &Selector, searched: &'static str) -> ToolError {
     let Some(obs) = c.live() else {
-        return ToolError::NothingMatches { selector: sel.shown.clone(), searched, visible: "nothing".into(), closest: None };
+        return ToolError::NothingMatches {
+            selector: sel.shown.clone(),
+            searched,
+            visible: "nothing".into(),
+            closest: None,
+        };
     };
     let shown = state::listed(&obs.ui);
     ToolError::NothingMatches {

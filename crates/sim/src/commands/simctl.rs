@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::{fail, ok};
 use crate::device::SimDevice;
-use crate::world::FaultDialog;
 use crate::shell::Output;
+use crate::world::FaultDialog;
 
 const HELP: &str = r#"usage: simctl COMMAND
   state                 print the world as JSON (foreground app, settings, contacts, messages, notes, alarms, ...)
@@ -154,7 +154,10 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 device.world().fault_dialog_armed = Some(kind);
                 ok("")
             }
-            None => fail(&format!("simctl: no fault dialog {kind:?}; the kinds are anr, crash, permission, rate, update\n"), 2),
+            None => fail(
+                &format!("simctl: no fault dialog {kind:?}; the kinds are anr, crash, permission, rate, update\n"),
+                2,
+            ),
         },
         ["fault", "clear"] => {
             device.clear_faults();

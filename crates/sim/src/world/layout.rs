@@ -617,13 +617,19 @@ fn fault_dialog(kind: FaultDialog, package: &str, label: &str) -> DialogText {
             package.into(),
             format!("Enjoying {label}?"),
             "Tap Rate now to leave a review on Google Play.".into(),
-            vec![button("Not now", &format!("{package}:id/rate_later")), button("Rate now", &format!("{package}:id/rate_now"))],
+            vec![
+                button("Not now", &format!("{package}:id/rate_later")),
+                button("Rate now", &format!("{package}:id/rate_now")),
+            ],
         ),
         FaultDialog::Update => (
             package.into(),
             "Update available".into(),
             format!("A new version of {label} is available."),
-            vec![button("Later", &format!("{package}:id/update_later")), button("Update", &format!("{package}:id/update_now"))],
+            vec![
+                button("Later", &format!("{package}:id/update_later")),
+                button("Update", &format!("{package}:id/update_now")),
+            ],
         ),
     }
 }
