@@ -45,9 +45,17 @@ struct ToolHost {
 pub type PrintSink = Box<dyn FnMut(&str) + Send>;
 
 impl Host for ToolHost {
-    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>) -> ToolOutcome {
+    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>, watchers: bool) -> ToolOutcome {
         let tool = self.table.tool(index).unwrap_or("?");
-        match self.table.call(index, args) {
+        tools::lock(&self.tools).watchers_on = watchers;
+        let result = self.table.call(index, args);
+        let mut c = tools::lock(&self.tools);
+        c.watchers_on = true;
+        if let Some((name, element)) = c.pending_watch.take() {
+            return ToolOutcome::Watch { name, element };
+        }
+        drop(c);
+        match result {
             None => ToolOutcome::Failed { tool: tool.into(), failure: None, message: "no such tool".into() },
             Some(Ok(value)) => ToolOutcome::Value(value),
             Some(Err(e)) => self.outcome_of(tool, &e),
@@ -181,7 +189,7 @@ impl Session {
         let fired = tools.bounded(until, |t| t.clear_blockers(Arc::new(first.clone())));
         let mut obs = match fired {
             Ok(fired) if !fired.is_empty() => {
-                tools.observe_firings.extend(fired);
+                tools.observe_firings.extend(fired.into_iter().map(|f| f.line));
                 let device = tools.device();
                 device.observe().or_else(|_| device.observe())?
             }

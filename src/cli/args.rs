@@ -65,8 +65,9 @@ pub struct SessionArgs {
     /// Blocker watchers, cleared between actions and before a selector gives up:
     /// permission (allow, or permission=deny|ask), anr (Wait), crash (Close app),
     /// popups (rate / update: Not now, Later), keyboard (hidden when it covers the
-    /// target). All are on by default; e.g. --watchers off, --watchers
-    /// all,-popups,permission=deny. Overrides the persona and [watchers].
+    /// target). All are on by default; e.g. --watchers off, --watchers=-popups,
+    /// --watchers permission=deny (a list starting with "-" needs the "=").
+    /// Overrides the persona and [watchers].
     #[arg(long, value_name = "LIST")]
     pub watchers: Option<String>,
 }

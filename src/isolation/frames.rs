@@ -62,6 +62,9 @@ pub enum ToolOutcome {
     Completed,
     /// The tool ran into the deadline or a cancel: the snippet ends now.
     Stopped,
+    /// Nothing ran: the script's watcher `name` matched `element` first. The worker
+    /// runs its function, then makes the call again.
+    Watch { name: String, element: Dynamic },
 }
 
 /// From the runtime to the worker.
@@ -136,6 +139,9 @@ pub enum FromWorker {
     ToolCall {
         index: u64,
         args: Vec<Dynamic>,
+        /// Watchers may fire first (not inside a script watcher's function, nor on
+        /// a call the script's watchers already had their turns at).
+        watchers: bool,
     },
     /// A read of `ui_state` (`phone` false) or `phone_state`; `have` is the
     /// generation of `ui_state` the worker holds (0: none).
@@ -238,6 +244,11 @@ impl ToWorker {
                     }
                     ToolOutcome::Completed => w.u8(2),
                     ToolOutcome::Stopped => w.u8(3),
+                    ToolOutcome::Watch { name, element } => {
+                        w.u8(4);
+                        w.str(name);
+                        w.value(element)?;
+                    }
                 }
             }
             Self::State { generation, value } => {
@@ -308,6 +319,7 @@ impl ToWorker {
                 },
                 2 => ToolOutcome::Completed,
                 3 => ToolOutcome::Stopped,
+                4 => ToolOutcome::Watch { name: r.str()?.to_string(), element: r.value()? },
                 other => return Err(WireError::BadTag(other).into()),
             }),
             6 => {
@@ -350,9 +362,10 @@ impl FromWorker {
                 w.u8(3);
                 json(&mut w, e);
             }
-            Self::ToolCall { index, args } => {
+            Self::ToolCall { index, args, watchers } => {
                 w.u8(4);
                 w.u64(*index);
+                w.u8(u8::from(*watchers));
                 w.len(args.len());
                 for a in args {
                     w.value(a)?;
@@ -412,9 +425,10 @@ impl FromWorker {
             3 => Self::CompileFailed(from_json(&mut r)?),
             4 => {
                 let index = r.u64()?;
+                let watchers = r.u8()? == 1;
                 let n = r.len()?;
                 let args = (0..n).map(|_| r.value()).collect::<Result<_, _>>()?;
-                Self::ToolCall { index, args }
+                Self::ToolCall { index, args, watchers }
             }
             5 => Self::StateRead { phone: r.u8()? == 1, have: r.u64()? },
             6 => {

@@ -81,8 +81,9 @@ impl Default for WorkerProgram {
 
 /// What answers a worker's questions while a snippet runs.
 pub trait Host {
-    /// Runs tool overload `index` with `args`.
-    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>) -> ToolOutcome;
+    /// Runs tool overload `index` with `args`; `watchers`: the script's watchers
+    /// may fire instead (answered with [`ToolOutcome::Watch`]).
+    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>, watchers: bool) -> ToolOutcome;
     /// `ui_state` (or `phone_state`); `have` is the generation the worker holds.
     fn read_state(&mut self, phone: bool, have: u64) -> ToWorker;
     /// True once the snippet is to stop (Ctrl-C, the session's stop).
@@ -347,8 +348,8 @@ impl WorkerProcess {
                     }
                     return Ran { finished, restarted: false };
                 }
-                Ok(FromWorker::ToolCall { index, args }) => {
-                    let outcome = host.call_tool(index as usize, args);
+                Ok(FromWorker::ToolCall { index, args, watchers }) => {
+                    let outcome = host.call_tool(index as usize, args, watchers);
                     ToWorker::Tool(outcome)
                 }
                 Ok(FromWorker::StateRead { phone, have }) => host.read_state(phone, have),

@@ -10,12 +10,12 @@
 //! watching and restarting the worker (`process.rs`).
 
 use std::any::TypeId;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
+use rhai::{Dynamic, EvalAltResult, FnPtr, ImmutableString, Position};
 use tokio_util::sync::CancellationToken;
 
 use super::frames::{Finished, FromWorker, PROTOCOL, Param, ToWorker, ToolOutcome, ToolSignature};
@@ -74,7 +74,17 @@ struct Link {
     loading_modules: bool,
     /// Printed lines go to the runtime as they are printed.
     stream_prints: bool,
+    /// The functions of the script's watchers (`watch(sel, fn)`), by name.
+    watchers: HashMap<String, FnPtr>,
+    /// A watcher's function is running: its own calls do not fire watchers.
+    in_watcher: bool,
 }
+
+/// How many times the script's watchers may fire before one call goes ahead.
+const MAX_WATCH_FIRINGS: usize = 3;
+
+const WATCH_NEEDS_FN: &str =
+    "watch: the last argument must be a function, e.g. watch(\"Rate this app\", |el| tap(\"Not now\"))";
 
 type SharedLink = Arc<Mutex<Link>>;
 
@@ -176,6 +186,8 @@ fn outcome(o: ToolOutcome, shared: &Shared) -> Result<Dynamic, Box<EvalAltResult
         }
         ToolOutcome::Completed => Err(shared.stop(crate::sandbox::STOP_COMPLETE)),
         ToolOutcome::Stopped => Err(shared.stop(crate::sandbox::STOP_TIMEOUT)),
+        // Handled by the stand-in; never reaches here in a well-formed exchange.
+        ToolOutcome::Watch { name, .. } => Err(format!("watcher {name}: not expected here").into()),
     }
 }
 
@@ -212,22 +224,64 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
         let types: Vec<TypeId> = tool.params.iter().map(|p| type_of(*p)).collect();
         let (link, shared) = (link.clone(), shared.clone());
         let name = tool.name.clone();
-        engine.register_raw_fn(tool.name, types, move |_, args| {
-            let args: Vec<Dynamic> = args.iter().map(|a| (**a).clone()).collect();
-            let mut l = lock(&link);
-            if l.loading_modules {
-                return Err(
-                    format!("{name}: a module's top level cannot call tools; call them from its functions").into()
-                );
-            }
-            let call = FromWorker::ToolCall { index: index as u64, args };
-            match call.encode() {
-                Ok(bytes) => l.writer.send(&bytes).map_err(broken)?,
-                Err(e) => return Err(format!("{name}: {e}").into()),
-            }
-            match l.answer(&shared) {
-                ToWorker::Tool(o) => outcome(o, &shared),
-                other => Err(broken(other)),
+        engine.register_raw_fn(tool.name, types, move |context, args| {
+            let mut args: Vec<Dynamic> = args.iter().map(|a| (**a).clone()).collect();
+            // watch(..., fn): the function stays here; the runtime gets its name.
+            let watch_fn = if name == "watch" {
+                let Some(f) = args.last().and_then(|a| a.clone().try_cast::<FnPtr>()) else {
+                    return Err(WATCH_NEEDS_FN.into());
+                };
+                if let Some(last) = args.last_mut() {
+                    *last = Dynamic::from(f.fn_name().to_string());
+                }
+                Some(f)
+            } else {
+                None
+            };
+            let mut fired = 0;
+            loop {
+                let answer = {
+                    let mut l = lock(&link);
+                    if l.loading_modules {
+                        return Err(format!(
+                            "{name}: a module's top level cannot call tools; call them from its functions"
+                        )
+                        .into());
+                    }
+                    let watchers = !l.in_watcher && fired < MAX_WATCH_FIRINGS;
+                    let call = FromWorker::ToolCall { index: index as u64, args: args.clone(), watchers };
+                    match call.encode() {
+                        Ok(bytes) => l.writer.send(&bytes).map_err(broken)?,
+                        Err(e) => return Err(format!("{name}: {e}").into()),
+                    }
+                    l.answer(&shared)
+                };
+                match answer {
+                    ToWorker::Tool(ToolOutcome::Watch { name: watcher, element }) => {
+                        fired += 1;
+                        let f = lock(&link).watchers.get(&watcher).cloned();
+                        // A watcher the runtime knows and this worker does not (it
+                        // was restarted) is skipped: the call is made again.
+                        if let Some(f) = f {
+                            lock(&link).in_watcher = true;
+                            let ran = f.call_within_context::<Dynamic>(&context, (element,));
+                            lock(&link).in_watcher = false;
+                            // Its value is not used; its error ends the call.
+                            drop(ran?);
+                        }
+                    }
+                    ToWorker::Tool(o) => {
+                        let value = outcome(o, &shared)?;
+                        let mut l = lock(&link);
+                        if let Some(f) = watch_fn {
+                            l.watchers.insert(value.to_string(), f);
+                        } else if name == "unwatch" {
+                            l.watchers.remove(&args.first().map(|a| a.to_string()).unwrap_or_default());
+                        }
+                        return Ok(value);
+                    }
+                    other => return Err(broken(other)),
+                }
             }
         });
     }
@@ -285,6 +339,8 @@ fn serve() -> i32 {
         ui_state: None,
         loading_modules: false,
         stream_prints: false,
+        watchers: HashMap::new(),
+        in_watcher: false,
     }));
     if lock(&link).send(&FromWorker::Hello { protocol: PROTOCOL }).is_err() {
         return exit::PROTOCOL;

@@ -18,6 +18,8 @@ use super::error::ToolError;
 use super::options::{Recording, ToolOptions};
 use super::state;
 use super::unique_selector::selector_for;
+use super::closest::described as described_el;
+use super::select::Selector;
 use super::watchers::find_blocker;
 use crate::device::{Device, DeviceError, Observation};
 use crate::sandbox::{Capture, Shared};
@@ -29,6 +31,13 @@ pub const MEMORY_ITEMS: usize = 20;
 pub const MEMORY_ITEM_BYTES: usize = 1000;
 /// `answer()` keeps at most this many bytes.
 pub(crate) const ANSWER_BYTES: usize = 4096;
+
+/// What a blocker watcher did: the line that says so, and where it tapped.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Fired {
+    pub line: String,
+    pub button: (i32, i32),
+}
 
 /// The tools' shared state.
 pub struct ToolContext {
@@ -70,6 +79,14 @@ pub struct ToolContext {
     /// An action ran and nothing checked its outcome since (no assertion, wait or
     /// `refresh()`): the agent's completion gate reads it.
     outcome_unchecked: bool,
+    /// The script's own watchers (`watch(sel, fn)`), in the order declared.
+    pub(crate) script_watchers: Vec<(String, Selector)>,
+    /// Watchers may fire (the script's and the built-in ones): not on a call made
+    /// from a script watcher's own function, which is handling the screen itself.
+    pub(crate) watchers_on: bool,
+    /// The script watcher that fired on the running call, and the element it
+    /// matched: the session hands them to the worker.
+    pub(crate) pending_watch: Option<(String, Dynamic)>,
     /// What the watchers cleared while the session observed for someone (one line
     /// each), until they are told.
     pub(crate) observe_firings: Vec<String>,
@@ -109,6 +126,9 @@ impl ToolContext {
             outcome_unchecked: false,
             reported_blocker: None,
             observe_firings: Vec::new(),
+            script_watchers: Vec::new(),
+            watchers_on: true,
+            pending_watch: None,
             shared,
         }))
     }
@@ -239,9 +259,12 @@ impl ToolContext {
 
     /// Acts on the device with `f`, then waits for the screen to settle: what every
     /// acting tool does. A blocker on the screen as last read (a dialog the last
-    /// action brought up) is cleared first.
+    /// action brought up) is cleared first, by the script's watchers or the
+    /// built-in ones.
     pub(crate) fn act(&mut self, f: impl FnOnce(&mut dyn Device) -> Result<(), DeviceError>) -> Result<(), ToolError> {
+        // The script's own watchers come first: they say what this script wants.
         if let Some(obs) = self.live_arc() {
+            self.fire_script_watcher(&obs)?;
             self.clear_blockers(obs)?;
         }
         f(self.device.as_mut())?;
@@ -344,11 +367,14 @@ impl ToolContext {
     }
 
     /// Clears the blockers the session's watchers know on `obs` (at most three in a
-    /// row), each firing recorded as a `watcher` action. Returns what fired, one
-    /// line each (when any did, the screen has been read again).
-    pub(crate) fn clear_blockers(&mut self, obs: Arc<Observation>) -> Result<Vec<String>, ToolError> {
+    /// row), each firing recorded as a `watcher` action. Returns what fired (when
+    /// any did, the screen has been read again).
+    pub(crate) fn clear_blockers(&mut self, obs: Arc<Observation>) -> Result<Vec<Fired>, ToolError> {
         let mut obs = obs;
         let mut fired = Vec::new();
+        if !self.watchers_on {
+            return Ok(fired);
+        }
         for _ in 0..3 {
             let Some(blocker) = find_blocker(&obs, &self.options.watchers) else { break };
             let started = Instant::now();
@@ -371,7 +397,7 @@ impl ToolContext {
                 self.latest = Some(Arc::new(self.device.observe()?));
             }
             let what = format!("tapped {label:?} on {:?}", blocker.title);
-            fired.push(format!("watcher {}: {what}", blocker.watcher));
+            fired.push(Fired { line: format!("the {} watcher {what}", blocker.watcher), button: (x, y) });
             self.record_watcher(blocker.watcher, started, what);
             match &self.latest {
                 Some(now) => obs = now.clone(),
@@ -379,6 +405,24 @@ impl ToolContext {
             }
         }
         Ok(fired)
+    }
+
+    /// A script watcher whose selector matches on `obs` ends the call before it
+    /// acts: the worker runs its function, then makes the call again. Each watcher
+    /// has one turn per call; none fire inside a watcher's own function.
+    pub(crate) fn fire_script_watcher(&mut self, obs: &Observation) -> Result<(), ToolError> {
+        if !self.watchers_on {
+            return Ok(());
+        }
+        let due = self
+            .script_watchers
+            .iter()
+            .find_map(|(name, sel)| sel.find_all(&obs.ui).first().map(|e| (name.clone(), e.id, described_el(e))));
+        let Some((name, id, what)) = due else { return Ok(()) };
+        let element = self.element_value(id);
+        self.record_watcher(&name, Instant::now(), format!("matched {what}; its function runs first"));
+        self.pending_watch = Some((name.clone(), element));
+        Err(ToolError::WatcherDue(name))
     }
 
     /// Records a watcher's firing as an action of its own.

@@ -72,7 +72,7 @@ pub enum ToolError {
     #[error("{selector} is too small to swipe inside ({width}x{height} px)")]
     TooSmall { selector: String, width: i32, height: i32 },
     #[error("nothing on screen matches {selector}{searched}{}; visible: {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
-    NothingMatches { selector: String, searched: &'static str, visible: String, closest: Option<String> },
+    NothingMatches { selector: String, searched: String, visible: String, closest: Option<String> },
     #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
     WaitTimedOut { selector: String, awaited: Awaited, ms: u64, cut_by_limit: bool },
     #[error("reached the end of the list without finding {0}")]
@@ -88,6 +88,12 @@ pub enum ToolError {
     /// The snippet was cancelled (Ctrl-C) while the tool waited.
     #[error("cancelled while waiting")]
     Stopped,
+    /// A script's watcher matched before the call could act: nothing ran, and the
+    /// worker runs the watcher's function, then the call again.
+    #[error("the script's watcher {0:?} fires first")]
+    WatcherDue(String),
+    #[error("at most {0} watchers at a time; unwatch(name) one first")]
+    TooManyWatchers(usize),
     #[error("keep facts short: {bytes} bytes is over {max}")]
     FactTooLong { bytes: usize, max: usize },
     #[error("keep the answer short: {bytes} bytes is over {max}")]
@@ -123,6 +129,8 @@ impl ToolError {
             | ToolError::NotAfterSwipes { .. } => FailureKind::NotFound,
             ToolError::GestureTooLong { .. } | ToolError::WaitTooLong(_) => FailureKind::TimeLimit,
             ToolError::Stopped => FailureKind::Cancelled,
+            ToolError::WatcherDue(_) => FailureKind::Cancelled,
+            ToolError::TooManyWatchers(_) => FailureKind::BadArgument,
             ToolError::Selector(_)
             | ToolError::AppName(_)
             | ToolError::OffScreen { .. }

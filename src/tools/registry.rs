@@ -184,6 +184,10 @@ pub(crate) fn call<T>(
     let result = c.bounded(deadline, body);
     let capture = std::mem::take(&mut c.capture);
     drop(c);
+    // Nothing ran: the worker runs the watcher's function and calls again.
+    if let Err(ToolError::WatcherDue(name)) = &result {
+        return Err(format!("the script's watcher {name:?} fires first").into());
+    }
     // A call that ended at the deadline or by a cancel ends the snippet as the limit
     // or the cancel, whatever the device said meanwhile ("timed out" would blame the
     // phone). The action keeps what the call itself said.

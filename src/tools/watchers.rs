@@ -233,17 +233,27 @@ fn popup(ui: &UiTree, screen: (u32, u32)) -> Option<Blocker> {
     None
 }
 
-/// Whether the soft keyboard covers the point: the IME's window when the dump has
-/// one, else (a dump of the app's window alone) the lower 40% of the screen.
+/// Whether the soft keyboard covers the point: inside the IME's window when the
+/// dump has one. A dump of the app's window alone says no more than where the app
+/// content ends: an app that makes room for the keyboard (adjustResize) ends above
+/// it, and nothing in the dump is covered; one that keeps its full height (the
+/// keyboard slides over it) has its lower 40% covered.
 pub fn keyboard_covers(obs: &Observation, point: (i32, i32)) -> bool {
     if !obs.phone.keyboard_shown {
         return false;
     }
-    let ime = obs.ui.roots.iter().filter_map(|r| obs.ui.get(*r)).find(|r| r.package.contains("inputmethod"));
-    match ime {
-        Some(k) => k.bounds.contains(point.0, point.1),
-        None => point.1 > obs.screen.1 as i32 * 6 / 10,
+    let ui = &obs.ui;
+    if let Some(k) = ui.roots.iter().filter_map(|r| ui.get(*r)).find(|r| r.package.contains("inputmethod")) {
+        return k.bounds.contains(point.0, point.1);
     }
+    let height = obs.screen.1 as i32;
+    let content_bottom = ui
+        .elements
+        .iter()
+        .find(|e| e.resource_id == "android:id/content")
+        .map_or(height, |e| e.bounds.bottom);
+    let made_room = content_bottom < height * 9 / 10;
+    !made_room && point.1 > height * 6 / 10
 }
 
 #[cfg(test)]

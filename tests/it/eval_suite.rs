@@ -127,6 +127,8 @@ fn a_scripted_llm_is_judged_on_the_phone_and_compare_shows_the_difference() {
             "big_agent",
             "--parallel",
             "1",
+            "--verify-completion",
+            "off",
             "--tasks",
             tasks,
         ],

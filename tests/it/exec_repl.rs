@@ -155,7 +155,10 @@ fn screenshots_and_per_action_recording() {
 
     let mut quiet = session("[tools]\nrecord = \"none\"\n");
     let r = quiet.eval("tap(\"Settings\");");
-    assert_eq!(r.actions[0].capture, Default::default(), "recording off keeps nothing");
+    let capture = &r.actions[0].capture;
+    assert_eq!((&capture.screenshot, &capture.ui_xml), (&None, &None), "recording off keeps nothing");
+    // What the tap changed is said whatever is recorded: it costs no device call.
+    assert_eq!(capture.effect.as_deref(), Some("opened com.android.settings/.Settings"));
 }
 
 #[test]

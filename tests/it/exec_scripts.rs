@@ -239,12 +239,18 @@ fn tool_failures_are_classified_without_reading_messages() {
 /// Runs `code` as a script file through `codeact exec --device sim`; (exit code,
 /// stdout, stderr).
 fn exec_sim(name: &str, code: &str) -> (Option<i32>, String, String) {
+    exec_sim_with(name, code, &[])
+}
+
+/// [`exec_sim`] with more flags for `codeact exec`.
+fn exec_sim_with(name: &str, code: &str, flags: &[&str]) -> (Option<i32>, String, String) {
     let dir = std::env::temp_dir().join(format!("codeact-exec-{}-{name}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let script = dir.join(format!("{name}.rhai"));
     std::fs::write(&script, code).expect("write script");
     let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["exec", "--device", "sim"])
+        .args(flags)
         .arg(&script)
         .output()
         .expect("run codeact exec");
@@ -554,7 +560,9 @@ fn scripts_import_helpers_from_their_own_folder_only() {
 
 #[test]
 fn the_virtual_phone_refuses_bad_alarms_sorts_them_and_keeps_a_denied_permission() {
-    let (exit, out, err) = exec_sim(
+    // The permission watcher is told to deny: the script's own tap on the same
+    // button is then already done.
+    let (exit, out, err) = exec_sim_with(
         "fidelity",
         r#"open_app("Clock");
 fn add(h, m) {
@@ -583,8 +591,10 @@ home();
 start_app("com.google.android.apps.messaging");
 print(find("Don’t allow") == ());
 "#,
+        &["--watchers", "permission=deny"],
     );
     assert_eq!(exit, Some(0), "{err}");
+    assert!(err.contains("already done: the permission watcher tapped \"Don’t allow\""), "{err}");
     assert_eq!(
         out,
         "com.android.deskclock.AlarmEditActivity\n[\"7:0\", \"7:5\", \"8:30\", \"9:30\"]\n[false, false, true]\nfalse\ntrue\n",
@@ -805,4 +815,113 @@ try { answer(" 42 ".trim()); } catch (e) { print(e); }
     assert_eq!(exit, Some(0), "{err}");
     assert!(out.contains("keep the answer short: 5000 bytes is over 4096"), "{out}");
     assert!(out.contains("got () instead of an answer"), "{out}");
+}
+
+#[test]
+fn each_action_says_what_it_changed_and_a_silent_tap_is_made_once_more() {
+    let (exit, _, err) = exec_sim(
+        "effects",
+        r#"start_app("com.android.settings");
+tap(#{id: "airplane_switch"});
+tap("Mobile network");
+tap("Bluetooth");
+"#,
+    );
+    assert_eq!(exit, Some(0), "{err}");
+    assert!(
+        err.contains("Switch (id airplane_switch) unchecked → checked; Switch (id wifi_switch) checked → unchecked"),
+        "the toggle and what it flipped: {err}"
+    );
+    // Disabled in airplane mode: nothing happens, and a row is safe to tap again.
+    assert!(err.contains("tap(\"Mobile network\") -> ok; retried once: no visible change"), "{err}");
+    assert!(err.contains("tap(\"Bluetooth\") -> ok; Switch (id bluetooth_switch) unchecked → checked"), "{err}");
+}
+
+#[test]
+fn blocker_watchers_clear_every_kind_of_dialog_unless_turned_off() {
+    let script = |kind: &str| {
+        format!(
+            r#"shell("simctl fault dialog {kind}");
+start_app("com.android.settings");
+tap(#{{id: "wifi_switch"}});
+print(parse_json(shell("simctl state").output).settings.wifi);
+"#
+        )
+    };
+    for kind in ["anr", "crash", "permission", "rate", "update"] {
+        let (exit, out, err) = exec_sim(&format!("watch-{kind}"), &script(kind));
+        assert_eq!((exit, out.as_str()), (Some(0), "false\n"), "{kind}: {err}");
+        let watcher = if matches!(kind, "rate" | "update") { "popups" } else { kind };
+        assert!(err.contains(&format!("watcher(\"{watcher}\") -> ok; tapped ")), "{kind}: {err}");
+        let (exit, out, err) = exec_sim_with(&format!("nowatch-{kind}"), &script(kind), &["--watchers", "off"]);
+        assert_eq!((exit, out.as_str()), (Some(2), ""), "{kind}: the dialog is all there is: {err}");
+        assert!(err.contains("nothing on screen matches") && !err.contains("watcher("), "{err}");
+    }
+    // `ask` leaves a permission request to the script, and says so once.
+    let (exit, out, err) = exec_sim_with(
+        "watch-ask",
+        r#"shell("simctl fault dialog permission");
+start_app("com.android.settings");
+print(find("Don’t allow") != ());
+tap("Don’t allow");
+print(parse_json(shell("simctl state").output).values["permission.com.android.settings"]);
+"#,
+        &["--watchers", "permission=ask"],
+    );
+    assert_eq!((exit, out.as_str()), (Some(0), "true\ndenied\n"), "{err}");
+    assert_eq!(err.matches("watcher(\"permission\") -> ok; left").count(), 1, "{err}");
+    let (exit, _, err) = exec_sim_with("watch-bad", "home();\n", &["--watchers", "all,nagging"]);
+    assert_eq!(exit, Some(2));
+    assert!(err.contains("unknown watcher \"nagging\""), "{err}");
+}
+
+#[test]
+fn the_keyboard_watcher_hides_the_keyboard_over_a_target() {
+    let script = r#"open_app("Clock");
+tap(#{desc: "Add alarm"});
+set_text(#{id: "hour"}, "7");
+tap("Cancel");
+print(phone_state.activity);
+"#;
+    let (exit, out, err) = exec_sim("keyboard", script);
+    assert_eq!((exit, out.as_str()), (Some(0), "com.android.deskclock.DeskClock\n"), "{err}");
+    assert!(err.contains("watcher(\"keyboard\") -> ok; hid the keyboard covering Button \"Cancel\""), "{err}");
+    let (_, out, err) = exec_sim_with("no-keyboard", script, &["--watchers=-keyboard"]);
+    assert_eq!(out, "com.android.deskclock.AlarmEditActivity\n", "the tap lands on the keyboard: {err}");
+}
+
+#[test]
+fn a_selector_that_matches_nothing_scrolls_the_list_unless_told_not_to() {
+    let (exit, out, err) = exec_sim(
+        "fallback",
+        r#"start_app("com.android.settings");
+tap("About phone");
+print(phone_state.activity);
+back();
+let r = 0;
+// Back on the list, still scrolled to its end.
+try { tap(#{text: "Mobile network", no_scroll: true}); } catch (e) { print(e.contains("nothing on screen matches")); }
+try { tap("Teleport"); } catch (e) { print(e.contains("after scrolling the list down and back up")); }
+"#,
+    );
+    assert_eq!((exit, out.as_str()), (Some(0), "com.android.settings.AboutPhone\ntrue\ntrue\n"), "{err}");
+}
+
+#[test]
+fn a_scripts_own_watcher_runs_its_function_first_and_can_be_removed() {
+    let (exit, out, err) = exec_sim(
+        "script-watch",
+        r#"let name = watch("Enjoying Settings?", |el| { print(`saw ${el.text}`); tap("Not now"); });
+shell("simctl fault dialog rate");
+start_app("com.android.settings");
+tap(#{id: "wifi_switch"});
+print(parse_json(shell("simctl state").output).settings.wifi);
+print(unwatch(name));
+print(unwatch(name));
+try { watch("x", 1); } catch (e) { print(e.contains("must be a function")); }
+"#,
+    );
+    assert_eq!((exit, out.as_str()), (Some(0), "saw Enjoying Settings?\nfalse\ntrue\nfalse\ntrue\n"), "{err}");
+    assert!(err.contains("watcher(\"Enjoying Settings?\") -> ok; matched TextView \"Enjoying Settings?\""), "{err}");
+    assert!(!err.contains("watcher(\"popups\")"), "the script's watcher came first: {err}");
 }

@@ -9,6 +9,7 @@ mod keys;
 mod memory;
 mod screen;
 mod selectors;
+mod watch;
 
 use super::ToolSpec;
 
@@ -53,6 +54,9 @@ pub const CATALOG: &[ToolSpec] = &[
     selectors::SCROLL_UNTIL_VISIBLE,
     selectors::SCROLL,
     selectors::SWIPE_ON,
+    watch::WATCH,
+    watch::WATCH_NAMED,
+    watch::UNWATCH,
     device::SHELL,
     memory::ANSWER,
     finish::COMPLETE,

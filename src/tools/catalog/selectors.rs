@@ -4,12 +4,10 @@
 //! were; an element found here carries its `ui_state` index only when the snapshot
 //! shows that very element.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, ImmutableString};
 
-use crate::device::Observation;
 use crate::tools::arguments::wait_ms;
 use crate::tools::closest;
 use crate::tools::context::ToolContext;
@@ -25,21 +23,51 @@ use crate::ui::{Element, UiTree};
 /// How many swipes `scroll_until_visible` tries before it gives up.
 const MAX_SWIPES: usize = 15;
 
-/// The live screen, with any blocker the watchers know cleared first.
-fn unblocked(c: &mut ToolContext) -> Result<Arc<Observation>, ToolError> {
+/// The ids of the elements `sel` matches on the live screen. When none does, the
+/// watchers get their turn first (a blocker may hide what is looked for): a
+/// script's watcher that matches ends the call (the worker runs it and calls
+/// again), else the built-in ones clear what they know.
+fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
     let obs = c.look()?;
-    if !c.clear_blockers(obs.clone())?.is_empty()
-        && let Some(now) = c.live_arc()
-    {
-        return Ok(now);
+    let ids: Vec<usize> = sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect();
+    if !ids.is_empty() {
+        return Ok(ids);
     }
-    Ok(obs)
+    c.fire_script_watcher(&obs)?;
+    let fired = c.clear_blockers(obs.clone())?;
+    let now = if fired.is_empty() { obs } else { c.live_arc().unwrap_or(obs) };
+    Ok(sel.find_all(&now.ui).into_iter().map(|e| e.id).collect())
 }
 
-/// The ids of the elements `sel` matches on the live screen.
-fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
-    let obs = unblocked(c)?;
-    Ok(sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect())
+/// What an acting lookup found.
+enum Found {
+    Element(Element),
+    /// A blocker watcher had just pressed the very button the selector named.
+    PressedByWatcher(String),
+    /// Nothing matches, after a blocker watcher answered a dialog (what it did).
+    NotAfterWatcher(String),
+}
+
+/// An acting lookup: a script's watcher may fire first, then the blockers are
+/// cleared, whether or not the selector matches (a dump may hold the app under a
+/// dialog, but a tap would land on the dialog), then the first match.
+fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, ToolError> {
+    let obs = c.look()?;
+    let before = sel.find_all(&obs.ui).first().map(|e| e.center);
+    c.fire_script_watcher(&obs)?;
+    let fired = c.clear_blockers(obs.clone())?;
+    let now = if fired.is_empty() { obs } else { c.live_arc().unwrap_or(obs) };
+    match sel.find_all(&now.ui).first() {
+        Some(e) => Ok(Some(Found::Element((*e).clone()))),
+        None => {
+            let same_button = before.and_then(|center| fired.iter().find(|f| f.button == center));
+            Ok(match (same_button, fired.last()) {
+                (Some(f), _) => Some(Found::PressedByWatcher(f.line.clone())),
+                (None, Some(f)) => Some(Found::NotAfterWatcher(f.line.clone())),
+                (None, None) => None,
+            })
+        }
+    }
 }
 
 /// The first match on the live screen, as a script sees an element; `()` if none.
@@ -57,14 +85,26 @@ fn first_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, T
 /// What an action is about to act on: the first match; when nothing matches, the
 /// main list scrolled to look (unless the selector says `no_scroll`); and the
 /// keyboard hidden first when it covers the element. The action's effect is
-/// measured from the screen this returns on.
-fn target(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
-    let mut found = match first_match(c, sel)? {
-        Some(e) => e,
+/// measured from the screen this returns on. `None`: a blocker watcher already
+/// pressed the button the selector names (the action is done; its effect says so).
+fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolError> {
+    let mut found = match acting_match(c, sel)? {
+        Some(Found::Element(e)) => e,
+        Some(Found::PressedByWatcher(line)) => {
+            c.capture.effect = Some(format!("already done: {line}"));
+            return Ok(None);
+        }
+        Some(Found::NotAfterWatcher(line)) => {
+            let why = format!(
+                " ({line} just before; to answer such dialogs yourself, run with --watchers off, or permission=ask for permissions)"
+            );
+            return Err(nothing(c, sel, &why));
+        }
         None if sel.no_scroll => return Err(nothing(c, sel, "")),
         None => scroll_to_find(c, sel)?,
     };
     if c.options.watchers.keyboard
+        && c.watchers_on
         && let Some(obs) = c.live_arc()
         && keyboard_covers(&obs, found.center)
     {
@@ -76,7 +116,16 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
     }
     c.measure_effect_from_here();
     c.effect_target = Some(found.clone());
-    Ok(found)
+    Ok(Some(found))
+}
+
+/// [`target`] for actions that need an element: a button a watcher pressed is
+/// not a field or a list.
+fn element_target(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
+    match target(c, sel)? {
+        Some(e) => Ok(e),
+        None => Err(nothing(c, sel, " (a watcher had just answered the dialog it was on)")),
+    }
 }
 
 /// How many swipes the fallback makes each way before giving up.
@@ -99,7 +148,7 @@ fn scroll_to_find(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolEr
             let (from, to) = (b.top + h * 8 / 10, b.top + h * 2 / 10);
             let before = obs.ui.fingerprint();
             c.act(|d| if down { d.swipe(x, from, x, to, 300) } else { d.swipe(x, to, x, from, 300) })?;
-            if let Some(e) = first_match(c, sel)? {
+            if let Some(Found::Element(e)) = acting_match(c, sel)? {
                 return Ok(e);
             }
             if c.live().map(|o| o.ui.fingerprint()) == Some(before) {
@@ -121,7 +170,8 @@ fn main_scrollable(ui: &UiTree) -> Option<&Element> {
     })
 }
 
-fn nothing(c: &ToolContext, sel: &Selector, searched: &'static str) -> ToolError {
+fn nothing(c: &ToolContext, sel: &Selector, searched: &str) -> ToolError {
+    let searched = searched.to_string();
     let Some(obs) = c.live() else {
         return ToolError::NothingMatches {
             selector: sel.shown.clone(),
@@ -144,13 +194,13 @@ fn nothing(c: &ToolContext, sel: &Selector, searched: &'static str) -> ToolError
 /// the screen settled), unless repeating could undo it (a toggle).
 fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError> {
     let sel = Selector::from_dynamic(sel)?;
-    let e = target(c, &sel)?;
+    let Some(e) = target(c, &sel)? else { return Ok(()) };
     let safe = c.live_arc().is_some_and(|o| safe_to_repeat(&o.ui, &e));
     let (x, y) = e.center;
     c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })?;
     let unchanged = c.last_effect.as_ref().is_some_and(|e| !e.visible);
     if unchanged && safe {
-        let again = target(c, &sel)?;
+        let Some(again) = target(c, &sel)? else { return Ok(()) };
         let (x, y) = again.center;
         c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })?;
         if let Some(effect) = &mut c.capture.effect {
@@ -234,7 +284,7 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
 /// "down", "left", "right") across the middle 60% of it.
 fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<(), ToolError> {
     let sel = Selector::from_dynamic(sel)?;
-    let e = target(c, &sel)?;
+    let e = element_target(c, &sel)?;
     let b = e.bounds;
     let (w, h) = (b.right - b.left, b.bottom - b.top);
     if w < 10 || h < 10 {
@@ -327,7 +377,7 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
     register: |r| {
         tool!(r, |c, sel: Dynamic, text: ImmutableString| {
             let sel = Selector::from_dynamic(&sel)?;
-            let field = target(c, &sel)?;
+            let field = element_target(c, &sel)?;
             if !field.actions.set_text {
                 return Err(ToolError::NotAField { selector: sel.shown, element: closest::described(&field) });
             }

@@ -4,7 +4,7 @@
 //! Sizes are in dp and scaled by the density, as Android does, so every screen size
 //! gets sensible pixel bounds. Layout is pure: it reads the world and changes nothing.
 
-use super::spec::{AppSpec, ItemKind, ItemSpec, ScreenSpec};
+use super::spec::{AppSpec, ItemKind, ItemSpec, KeyboardMode, ScreenSpec};
 use super::template::Record;
 use super::{DialogInstance, FaultDialog, LATIN_IME, LAUNCHER_PACKAGE, World};
 use crate::screen::{Hook, IconShape, Node, Rect, Role, Screen};
@@ -52,7 +52,9 @@ pub(crate) fn build(world: &World) -> Screen {
     let Bands { status, nav_top, keyboard_top } = bands(world, &screen);
 
     if let Some((app, spec, inst)) = world.top() {
-        let lay = AppLayout { world, screen: &screen, app, spec, width: w, top: status, bottom: keyboard_top };
+        // An overlaid keyboard covers the bottom of a screen laid out to the nav bar.
+        let bottom = if spec.keyboard == KeyboardMode::Overlays { nav_top } else { keyboard_top };
+        let lay = AppLayout { world, screen: &screen, app, spec, width: w, top: status, bottom };
         let offset = animation_offset(world, &screen);
         let window = lay.window(inst.scroll, offset);
         screen.windows.push(window);

@@ -19,6 +19,8 @@
 //! dialog = "welcome"                     # optional: shown on arrival while `dialog_when` holds
 //! dialog_when = "!perm.notes"
 //! autofocus = "title"                    # optional: id of a field focused on arrival
+//! keyboard = "overlays"                  # optional: the keyboard covers the screen's bottom
+//!                                        # (adjustPan) instead of shrinking it ("resizes")
 //! [[screens.items]]
 //! type = "list"                          # header|row|switch|field|button|slider|text|list|grid|fab|action
 //! id = "notes_list"
@@ -143,6 +145,8 @@ pub(crate) struct ScreenSpec {
     pub(crate) dialog_when: Option<String>,
     #[serde(default)]
     pub(crate) autofocus: Option<String>,
+    #[serde(default)]
+    pub(crate) keyboard: KeyboardMode,
     /// A collection whose record `{param}` (an index) this screen shows.
     #[serde(default)]
     pub(crate) source: Option<String>,
@@ -151,6 +155,16 @@ pub(crate) struct ScreenSpec {
     pub(crate) on_open: Option<String>,
     #[serde(default)]
     pub(crate) items: Vec<ItemSpec>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum KeyboardMode {
+    /// The screen shrinks to end above the keyboard (adjustResize).
+    #[default]
+    Resizes,
+    /// The keyboard is drawn over the screen's bottom (adjustPan, adjustNothing).
+    Overlays,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -1,0 +1,66 @@
+//! A script's own watchers (uiautomator2's): `watch(sel, fn)` declares one, and
+//! from then on, between actions and before a selector lookup, the first watcher
+//! whose selector matches runs its function (with the element) before the call
+//! goes ahead. This file keeps the runtime's side (names and selectors); the
+//! functions stay in the engine's worker, which runs them when told
+//! (`isolation/worker.rs`). The built-in blocker watchers are `watchers.rs`.
+
+use rhai::{Dynamic, ImmutableString};
+
+use crate::tools::context::ToolContext;
+use crate::tools::error::ToolError;
+use crate::tools::registry::tool;
+use crate::tools::select::Selector;
+use crate::tools::{Effect, ToolSpec};
+
+/// How many script watchers a session holds at once.
+const MAX_WATCHERS: usize = 16;
+
+/// Declares (or replaces) a watcher; returns its name.
+fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<String, ToolError> {
+    let selector = Selector::from_dynamic(sel)?;
+    let name = match (name, sel.clone().into_immutable_string()) {
+        (Some(name), _) => name.to_string(),
+        (None, Ok(text)) => text.to_string(),
+        (None, Err(_)) => selector.shown.clone(),
+    };
+    let count = c.script_watchers.len();
+    match c.script_watchers.iter_mut().find(|(n, _)| *n == name) {
+        Some(existing) => existing.1 = selector,
+        None if count >= MAX_WATCHERS => return Err(ToolError::TooManyWatchers(MAX_WATCHERS)),
+        None => c.script_watchers.push((name.clone(), selector)),
+    }
+    Ok(name)
+}
+
+pub(crate) const WATCH: ToolSpec = ToolSpec {
+    name: "watch",
+    signature: "watch(sel, fn)",
+    doc: "From now on, whenever sel matches between actions or before a lookup, call fn(element) first, e.g. watch(\"Not now\", |el| tap(el.text)). Returns the watcher's name: the selector's text.",
+    effect: Effect::Acts,
+    register: |r| tool!(r, |c, sel: Dynamic, _function: Dynamic| declare(c, None, &sel)),
+};
+
+pub(crate) const WATCH_NAMED: ToolSpec = ToolSpec {
+    name: "watch",
+    signature: "watch(name, sel, fn)",
+    doc: "The same with a name of your own (a watcher with that name is replaced).",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, name: ImmutableString, sel: Dynamic, _function: Dynamic| declare(c, Some(&name), &sel))
+    },
+};
+
+pub(crate) const UNWATCH: ToolSpec = ToolSpec {
+    name: "unwatch",
+    signature: "unwatch(name)",
+    doc: "Remove the watcher with that name; returns whether there was one.",
+    effect: Effect::Acts,
+    register: |r| {
+        tool!(r, |c, name: ImmutableString| {
+            let before = c.script_watchers.len();
+            c.script_watchers.retain(|(n, _)| n.as_str() != name.as_str());
+            Ok(c.script_watchers.len() != before)
+        })
+    },
+};
