@@ -363,8 +363,6 @@ impl Session {
         self.worker.var_summaries(width)
     }
 
-    /// Forgets variables, functions and remembered facts; the next `ui_state` is read
-    /// fresh. The device and the tools stay.
     /// Puts the built-in virtual phone back to its first state (`simctl reset`):
     /// its settings, apps' data, files and faults. Other devices refuse it.
     pub fn reset_virtual_phone(&mut self) -> Result<(), DeviceError> {
@@ -386,11 +384,14 @@ impl Session {
         self.worker.set_modules(modules)
     }
 
+    /// Forgets variables, functions, remembered facts and the script's watchers; the
+    /// next `ui_state` is read fresh. The device and the tools stay.
     pub fn reset(&mut self) -> Result<(), IsolationError> {
         self.worker.reset()?;
         let mut tools = self.tools();
         tools.memory.clear();
         tools.answer = None;
+        tools.script_watchers.clear();
         tools.set_snapshot(None);
         Ok(())
     }

@@ -144,6 +144,9 @@ pub struct Now<'a> {
     pub image: Option<&'a Arc<[u8]>>,
     /// Remembered facts, when the persona shows them.
     pub memory: &'a [String],
+    /// What happened to the screen since the last step that the model did not do
+    /// (a watcher cleared a dialog).
+    pub happened: &'a [String],
 }
 
 impl Prompt {
@@ -165,6 +168,9 @@ impl Prompt {
         let mut text = pending;
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
+        }
+        for h in now.happened {
+            let _ = writeln!(text, "Since then: {h}");
         }
         let _ = write!(
             text,
@@ -215,7 +221,7 @@ mod tests {
         let prompt = Prompt { system: "sys".into(), task: "Turn off Wi-Fi".into(), max_steps: 15, packages: None };
         let history = [past("r1", "f1"), past("r2", "f2")];
         let png: Arc<[u8]> = Arc::from(&b"png"[..]);
-        let now = Now { step: 3, screen_text: "SCREEN\n", image: Some(&png), memory: &[] };
+        let now = Now { step: 3, screen_text: "SCREEN\n", image: Some(&png), memory: &[], happened: &[] };
         let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
         use Role::*;
@@ -237,7 +243,8 @@ mod tests {
         let huge = "x".repeat(1 << 20);
         let history = [past(&huge, &huge)];
         let memory = [huge.clone()];
-        let m = prompt.messages(&history, Now { step: 2, screen_text: "S\n", image: None, memory: &memory });
+        let m =
+            prompt.messages(&history, Now { step: 2, screen_text: "S\n", image: None, memory: &memory, happened: &[] });
         let total: usize = m.iter().map(|m| m.text.len()).sum();
         assert!(total < 32 * 1024, "{total} bytes");
         assert!(m[2].text.ends_with("[reply cut at 16384 bytes; its code ran as written]"));

@@ -153,14 +153,15 @@ impl<'a> Run<'a> {
             Ok(seen) => seen,
             Err(end) => return end,
         };
-        let mut notes: Vec<String> = self
+        let happened: Vec<String> = self
             .session
             .take_watcher_firings()
             .into_iter()
-            .map(|f| format!("before this step, a watcher cleared a blocker: {f}"))
+            .map(|f| format!("a watcher cleared a blocker: {f}"))
             .collect();
+        let mut notes: Vec<String> = Vec::new();
         let screen_text = seen.screen_text();
-        let reply = match self.ask(number, &seen, &screen_text).await {
+        let reply = match self.ask(number, &seen, &screen_text, &happened).await {
             Ok(reply) => reply,
             Err(end) => return end,
         };
@@ -249,10 +250,16 @@ impl<'a> Run<'a> {
     }
 
     /// Asks the model about `seen`, with the history of the steps before.
-    async fn ask(&mut self, number: usize, seen: &Observation, screen_text: &str) -> Result<Reply, StepEnd> {
+    async fn ask(
+        &mut self,
+        number: usize,
+        seen: &Observation,
+        screen_text: &str,
+        happened: &[String],
+    ) -> Result<Reply, StepEnd> {
         let memory = if self.persona.wants("memory") { self.session.memory() } else { Vec::new() };
         let image = seen.screenshot.as_ref().filter(|_| self.options.vision);
-        let now = Now { step: number, screen_text, image, memory: &memory };
+        let now = Now { step: number, screen_text, image, memory: &memory, happened };
         let messages = self.prompt.messages(&self.records, now);
         let model = &self.llm.config().model;
         let images = messages.iter().filter(|m| m.image_png.is_some()).count();

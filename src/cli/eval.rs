@@ -175,6 +175,7 @@ impl EvalArgs {
             ..Flags::default()
         };
         let settings = self.session.settings(&device, defaults)?;
+        let settings_watchers = settings.tools.watchers.spec();
         let out_dir = self.out.clone().unwrap_or_else(|| {
             PathBuf::from("evals").join(format!("{}-{agent_name}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
         });
@@ -271,6 +272,7 @@ impl EvalArgs {
             repeat: self.repeat as usize,
             shard: self.shard.map(|(i, n)| format!("{i}/{n}")),
             faults: self.faults.clone(),
+            watchers: settings_watchers.clone(),
             parallel: options.parallel,
             wall_ms: started.elapsed().as_secs_f64() * 1000.0,
             summary,

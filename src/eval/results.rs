@@ -166,6 +166,9 @@ pub struct Results {
     /// `index/count`, when the run was one shard of a suite.
     pub shard: Option<String>,
     pub faults: Vec<Fault>,
+    /// The blocker watchers that were on (`--watchers`), as a spec.
+    #[serde(default)]
+    pub watchers: String,
     pub parallel: usize,
     pub wall_ms: f64,
     pub summary: Summary,
@@ -258,6 +261,23 @@ impl Results {
     }
 
     /// The Markdown table: one row per template, then by app and by kind.
+    /// The faults and watchers, when there were faults (they decide the score).
+    fn conditions(&self) -> String {
+        if self.faults.is_empty() {
+            return String::new();
+        }
+        let faults: Vec<String> = self
+            .faults
+            .iter()
+            .map(|f| serde_json::to_value(f).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+            .collect();
+        format!(
+            ", faults {}, watchers {}",
+            faults.join(","),
+            if self.watchers.is_empty() { "?" } else { &self.watchers }
+        )
+    }
+
     pub fn markdown(&self) -> String {
         let mut md = String::new();
         let _ = writeln!(md, "| task | app | kind | n | score | solved | steps | tokens | time s |");
@@ -300,7 +320,7 @@ impl Results {
         let a = &self.summary.all;
         let _ = writeln!(
             md,
-            "\n**{} instances of {} templates: mean score {:.3}, {} solved, {} broken** (agent {}, seed {}, {:.1} s)",
+            "\n**{} instances of {} templates: mean score {:.3}, {} solved, {} broken** (agent {}, seed {}{}, {:.1} s)",
             a.instances,
             self.summary.by_task.len(),
             a.mean_score,
@@ -308,6 +328,7 @@ impl Results {
             a.broken,
             self.agent,
             self.seed,
+            self.conditions(),
             self.wall_ms / 1000.0
         );
         md
@@ -338,6 +359,8 @@ pub fn merge(parts: Vec<(PathBuf, Results)>) -> Result<Results, MergeError> {
             ("seed", all.seed.to_string(), part.seed.to_string()),
             ("instances", all.instances.to_string(), part.instances.to_string()),
             ("repeat", all.repeat.to_string(), part.repeat.to_string()),
+            ("faults", format!("{:?}", all.faults), format!("{:?}", part.faults)),
+            ("watchers", all.watchers.clone(), part.watchers.clone()),
         ];
         for (what, ours, theirs) in checks {
             if ours != theirs {

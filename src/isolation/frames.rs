@@ -64,7 +64,10 @@ pub enum ToolOutcome {
     Stopped,
     /// Nothing ran: the script's watcher `name` matched `element` first. The worker
     /// runs its function, then makes the call again.
-    Watch { name: String, element: Dynamic },
+    Watch {
+        name: String,
+        element: Dynamic,
+    },
 }
 
 /// From the runtime to the worker.

@@ -406,6 +406,7 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
             ToWorker::Summaries { width } => FromWorker::Summaries(sandbox.var_summaries(width as usize)),
             ToWorker::Reset => {
                 lock(link).ui_state = None;
+                lock(link).watchers.clear();
                 match sandbox.reset() {
                     Ok(()) => FromWorker::Done,
                     Err(e) => FromWorker::Refused(e.to_string()),

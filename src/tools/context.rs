@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 use rhai::Dynamic;
 
 use super::arguments::coord;
+use super::closest::described as described_el;
 use super::effect::{ActionEffect, describe};
 use super::error::ToolError;
 use super::options::{Recording, ToolOptions};
+use super::select::Selector;
 use super::state;
 use super::unique_selector::selector_for;
-use super::closest::described as described_el;
-use super::select::Selector;
 use super::watchers::find_blocker;
 use crate::device::{Device, DeviceError, Observation};
 use crate::sandbox::{Capture, Shared};

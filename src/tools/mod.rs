@@ -27,11 +27,11 @@ pub mod watchers;
 
 pub use app_names::{AppDirectory, AppNameError};
 pub use catalog::CATALOG;
+pub(crate) use context::lock;
 pub use context::{MEMORY_ITEM_BYTES, MEMORY_ITEMS, SharedContext, ToolContext};
 pub use error::{Awaited, ToolError};
 pub use options::{Recording, Settle, ToolOptions};
 pub use registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
-pub(crate) use context::lock;
 pub(crate) use registry::{state_generation, state_value};
 pub use select::SelectorError;
 pub use unique_selector::selector_for;

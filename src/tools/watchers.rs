@@ -247,11 +247,8 @@ pub fn keyboard_covers(obs: &Observation, point: (i32, i32)) -> bool {
         return k.bounds.contains(point.0, point.1);
     }
     let height = obs.screen.1 as i32;
-    let content_bottom = ui
-        .elements
-        .iter()
-        .find(|e| e.resource_id == "android:id/content")
-        .map_or(height, |e| e.bounds.bottom);
+    let content_bottom =
+        ui.elements.iter().find(|e| e.resource_id == "android:id/content").map_or(height, |e| e.bounds.bottom);
     let made_room = content_bottom < height * 9 / 10;
     !made_room && point.1 > height * 6 / 10
 }

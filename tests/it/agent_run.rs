@@ -466,3 +466,103 @@ fn a_step_that_kills_the_engine_is_fed_back_and_the_run_directory_is_complete() 
     assert!(events(&dir).iter().any(|e| e["event"] == "run_end"), "run_end is written");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn the_completion_gate_catches_a_blind_batch_that_typed_into_the_wrong_field() {
+    // The minutes go into the hour field (it still has focus), Save refuses 730,
+    // and the snippet declares victory without looking.
+    let blind = "Thought: add the alarm in one go.\n```rhai\nstart_app(\"com.android.deskclock\");\ntap(#{desc: \"Add alarm\"});\n\
+         input_text(\"7\");\ninput_text(\"30\");\ntap(#{desc: \"Save\"});\ncomplete(true, \"alarm set for 7:30\");\n```";
+    let fix = "Thought: the hour field says 730; I fill both fields and look.\n```rhai\nset_text(#{id: \"hour\"}, \"7\");\n\
+         set_text(#{id: \"minute\"}, \"30\");\ntap(#{desc: \"Save\"});\nrefresh();\ncomplete(true, \"alarm set for 7:30\");\n```";
+    let has_730 = |addr: &str| {
+        state(addr)["alarms"].as_array().is_some_and(|a| a.iter().any(|x| x["hour"] == 7 && x["minute"] == 30))
+    };
+
+    let sim = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![reply(blind), reply(fix)]);
+    let out = scratch("gate");
+    let result = run(&llm, &sim.addr, &out, &["--vision", "off", "--persona", "big_agent"], "Set an alarm for 7:30");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2, "the held completion cost one more step");
+    let second = last_user_text(&requests[1]);
+    assert!(second.contains("without looking at what the actions did"), "{second}");
+    assert!(second.contains("\"730\""), "the model sees the field it typed into: {second}");
+    assert!(second.contains("tap(#{\"desc\": \"Save\"}) -> ok; retried once: no visible change"), "{second}");
+    assert!(has_730(&sim.addr), "{}", state(&sim.addr));
+    let dir = run_dir(&out);
+    assert!(events(&dir).iter().any(|e| e["event"] == "completion_held"));
+    let _ = std::fs::remove_dir_all(&out);
+
+    // Without the gate the same reply "succeeds", and there is no alarm.
+    let sim = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![reply(blind)]);
+    let out = scratch("nogate");
+    let result =
+        run(&llm, &sim.addr, &out, &["--vision", "off", "--verify-completion", "off"], "Set an alarm for 7:30");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert!(!has_730(&sim.addr));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn steps_that_go_nowhere_make_the_model_change_approach_then_end_the_run() {
+    let sim = common::SimProcess::start(&[]);
+    let ghost = |n: usize| reply(&format!("Thought: try ghost {n}.\n```rhai\ntap(\"Ghost button {n}\");\n```"));
+    let llm = ScriptedLlm::start((1..=4).map(ghost).collect());
+    let out = scratch("stall");
+    let result = run(&llm, &sim.addr, &out, &["--vision", "off", "--error-threshold", "2"], "Press the ghost button");
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 4, "twice the threshold ends it");
+    assert!(!last_user_text(&requests[1]).contains("Change approach"));
+    assert!(last_user_text(&requests[2]).contains("Change approach"), "{}", last_user_text(&requests[2]));
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    assert_eq!(summary["outcome"], "failure");
+    assert!(summary["reason"].as_str().unwrap_or_default().contains("4 steps in a row"), "{summary}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_dialog_is_cleared_before_the_model_sees_it_and_the_replay_clears_it_once() {
+    let sim = common::SimProcess::start(&[]);
+    shell(&sim.addr, "simctl fault dialog anr");
+    let off = "Thought: Settings is open; I switch Wi-Fi off and check.\n```rhai\ntap(#{id: \"wifi_switch\"});\n\
+         wait_for(#{id: \"wifi_switch\", checked: false});\ncomplete(true, \"Wi-Fi is off\");\n```";
+    let llm = ScriptedLlm::start(vec![reply(OPEN_SETTINGS), reply(off)]);
+    let out = scratch("watch");
+    let result = run(&llm, &sim.addr, &out, &["--vision", "off"], "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "asserted after acting: no gate: {}", stderr(&result));
+    let second = last_user_text(&llm.requests()[1]);
+    assert!(
+        second.contains("start_app(\"com.android.settings\") -> ok; opened com.android.settings/.Settings"),
+        "{second}"
+    );
+    assert!(
+        second.contains(
+            "Since then: a watcher cleared a blocker: the anr watcher tapped \"Wait\" on \"System UI isn't responding\""
+        ),
+        "{second}"
+    );
+    assert!(!second.contains("isn't responding\" (id alertTitle)"), "the screen shown is the cleared one: {second}");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+
+    // The replay meets the same dialog: the watcher clears it once, and the script
+    // itself taps no "Wait".
+    let dir = run_dir(&out);
+    let replay = std::fs::read_to_string(dir.join("script.selectors.rhai")).expect("replay script");
+    assert!(!replay.contains("Wait"), "{replay}");
+    shell(&sim.addr, "simctl reset");
+    shell(&sim.addr, "simctl fault dialog anr");
+    let ran = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", &sim.addr, "--keep-state"])
+        .arg(dir.join("script.selectors.rhai"))
+        .output()
+        .expect("replay");
+    let err = stderr(&ran);
+    assert_eq!(ran.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("watcher(\"anr\")").count(), 1, "{err}");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -230,3 +230,17 @@ fn an_llm_that_never_answers_stops_the_suite_at_once_and_keeps_what_ran() {
     assert_eq!(llm.requests().len(), 1, "a refused key is not asked again");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn with_dialog_faults_the_watchers_make_the_difference() {
+    let pick = ["--agent", "oracle", "--tasks", "settings_*", "--faults", "dialog", "--parallel", "2"];
+    let on = scratch("faults-on");
+    assert_eq!(eval(&pick, &on).status.code(), Some(0));
+    let off = scratch("faults-off");
+    let _ = eval(&[&pick[..], &["--watchers", "off"]].concat(), &off);
+    let mean = |out: &Path| results(out)["summary"]["all"]["mean_score"].as_f64().unwrap_or(-1.0);
+    assert_eq!(mean(&on), 1.0, "{}", results(&on)["summary"]["all"]);
+    assert!(mean(&off) < 0.5, "the reference scripts handle no dialog: {}", results(&off)["summary"]["all"]);
+    let _ = std::fs::remove_dir_all(&on);
+    let _ = std::fs::remove_dir_all(&off);
+}

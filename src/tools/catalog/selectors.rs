@@ -41,7 +41,7 @@ fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError>
 
 /// What an acting lookup found.
 enum Found {
-    Element(Element),
+    Element(Box<Element>),
     /// A blocker watcher had just pressed the very button the selector named.
     PressedByWatcher(String),
     /// Nothing matches, after a blocker watcher answered a dialog (what it did).
@@ -58,7 +58,7 @@ fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, To
     let fired = c.clear_blockers(obs.clone())?;
     let now = if fired.is_empty() { obs } else { c.live_arc().unwrap_or(obs) };
     match sel.find_all(&now.ui).first() {
-        Some(e) => Ok(Some(Found::Element((*e).clone()))),
+        Some(e) => Ok(Some(Found::Element(Box::new((*e).clone())))),
         None => {
             let same_button = before.and_then(|center| fired.iter().find(|f| f.button == center));
             Ok(match (same_button, fired.last()) {
@@ -89,7 +89,7 @@ fn first_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, T
 /// pressed the button the selector names (the action is done; its effect says so).
 fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolError> {
     let mut found = match acting_match(c, sel)? {
-        Some(Found::Element(e)) => e,
+        Some(Found::Element(e)) => *e,
         Some(Found::PressedByWatcher(line)) => {
             c.capture.effect = Some(format!("already done: {line}"));
             return Ok(None);
@@ -149,7 +149,7 @@ fn scroll_to_find(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolEr
             let before = obs.ui.fingerprint();
             c.act(|d| if down { d.swipe(x, from, x, to, 300) } else { d.swipe(x, to, x, from, 300) })?;
             if let Some(Found::Element(e)) = acting_match(c, sel)? {
-                return Ok(e);
+                return Ok(*e);
             }
             if c.live().map(|o| o.ui.fingerprint()) == Some(before) {
                 break;

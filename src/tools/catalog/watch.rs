@@ -46,9 +46,7 @@ pub(crate) const WATCH_NAMED: ToolSpec = ToolSpec {
     signature: "watch(name, sel, fn)",
     doc: "The same with a name of your own (a watcher with that name is replaced).",
     effect: Effect::Acts,
-    register: |r| {
-        tool!(r, |c, name: ImmutableString, sel: Dynamic, _function: Dynamic| declare(c, Some(&name), &sel))
-    },
+    register: |r| tool!(r, |c, name: ImmutableString, sel: Dynamic, _function: Dynamic| declare(c, Some(&name), &sel)),
 };
 
 pub(crate) const UNWATCH: ToolSpec = ToolSpec {
