@@ -12,7 +12,7 @@ use codeact::terminal::clean;
 use codeact::tools::Recording;
 use codeact::trajectory::junit::{self, Verdict};
 
-use super::args::{DeviceArgs, SessionArgs, open_device};
+use super::args::{DeviceArgs, SessionArgs, Switch, open_device};
 use super::{EXIT_ERROR, EXIT_FAILED};
 
 /// Run Rhai scripts against a device, with the tool catalog and every sandbox
@@ -46,6 +46,12 @@ pub struct ExecArgs {
     /// pass or fail on their own.
     #[arg(long)]
     keep_state: bool,
+    /// on: a script that calls complete(true, ...) right after acting, with nothing
+    /// checking what the actions did (assert_visible, wait_for, wait_gone,
+    /// assert_not_visible, refresh()), fails: a test that never looks passes
+    /// anything. Default off.
+    #[arg(long, value_enum, value_name = "on|off", default_value = "off")]
+    verify_completion: Switch,
     /// Run a script that did not pass again, up to N more times (on a fresh virtual
     /// phone each time; not one that does not parse); the report says which attempt
     /// passed.
@@ -130,6 +136,7 @@ impl ExecArgs {
                 .junit
                 .as_deref()
                 .map(|p| p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."))),
+            verify_completion: self.verify_completion == Switch::On,
             fresh_world: !self.keep_state
                 && matches!(
                     codeact::device::DeviceSpec::parse(settings.device.as_deref()),

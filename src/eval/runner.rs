@@ -371,6 +371,7 @@ fn run_oracle(
         fresh_world: false,
         retries: 0,
         failure_screenshots: None,
+        verify_completion: false,
     };
     let reports = script::run_scripts(session, std::slice::from_ref(&script), &options, &mut |_| {})
         .map_err(|e| crate::error_text::full_message(&e))?;

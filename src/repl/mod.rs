@@ -55,11 +55,13 @@ pub fn show(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
     show_end(result, out)
 }
 
-/// `  · tap(540, 1200) ok (5 ms)`: one action as the REPL echoes it.
+/// `  · tap(540, 1200) ok (5 ms): opened .SubSettings`: one action as the REPL
+/// echoes it, with what it changed.
 fn action_line(a: &crate::sandbox::Action) -> String {
     let args = clean(&a.args.join(", ")).into_owned();
     let how = if a.succeeded() { "ok" } else { "failed" };
-    format!("  · {}({args}) {how} ({:.0} ms)", a.tool, a.duration_ms)
+    let effect = a.capture.effect.as_deref().map(|e| format!(": {}", clean(e))).unwrap_or_default();
+    format!("  · {}({args}) {how} ({:.0} ms){effect}", a.tool, a.duration_ms)
 }
 
 /// After a snippet whose prints and actions were echoed as they happened: how many

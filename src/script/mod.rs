@@ -177,7 +177,14 @@ pub struct ExecOptions<'a> {
     /// Where a screenshot of the screen a script failed on goes (`NAME-failure.png`),
     /// when it has no trajectory folder of its own.
     pub failure_screenshots: Option<&'a Path>,
+    /// A `complete(true, ..)` right after acting, with nothing checking what the
+    /// actions did, fails the script (a test that never looks passes anything).
+    pub verify_completion: bool,
 }
+
+/// Why `--verify-completion` fails a script.
+const UNCHECKED: &str = "complete(true) came right after acting, with nothing checking what the actions did: \
+     add assert_visible(...) or wait_for(...) after the last action, or run without --verify-completion";
 
 /// Runs each script in turn on `session`, forgetting the last one's variables,
 /// functions and memory first; `on_report` sees each report as soon as it is ready.
@@ -251,10 +258,20 @@ fn run_one(
         }
         None => None,
     };
-    let result = match load_modules(session, script) {
+    let mut result = match load_modules(session, script) {
         Ok(()) => session.eval(&script.code),
         Err(error) => RunResult { error: Some(error), ..RunResult::default() },
     };
+    let blind = result.completion.as_ref().is_some_and(|c| c.success) && session.outcome_unchecked();
+    if options.verify_completion && result.error.is_none() && blind {
+        result.error = Some(RunError {
+            message: UNCHECKED.to_string(),
+            line: None,
+            column: None,
+            source_line: None,
+            kind: ErrorKind::Tool { tool: "complete".into(), failure: crate::sandbox::FailureKind::Assertion },
+        });
+    }
     session.set_action_sink(None);
     // The next script (or whoever uses the session next) imports only its own.
     let _ = session.set_modules(Vec::new());

@@ -14,7 +14,7 @@ use rhai::Dynamic;
 
 use super::arguments::coord;
 use super::closest::described as described_el;
-use super::effect::{ActionEffect, describe};
+use super::effect::{ActionEffect, describe_printed, state_print};
 use super::error::ToolError;
 use super::options::{Recording, ToolOptions};
 use super::select::Selector;
@@ -87,6 +87,11 @@ pub struct ToolContext {
     /// The script watcher that fired on the running call, and the element it
     /// matched: the session hands them to the worker.
     pub(crate) pending_watch: Option<(String, Dynamic)>,
+    /// The observation last found free of blockers: the same one is not scanned
+    /// twice (a selector action looks, then acts on what it looked at).
+    unblocked: Option<Arc<Observation>>,
+    /// The last observation whose state print was taken, with it.
+    printed: Option<(Arc<Observation>, u64)>,
     /// What the watchers cleared while the session observed for someone (one line
     /// each), until they are told.
     pub(crate) observe_firings: Vec<String>,
@@ -126,6 +131,8 @@ impl ToolContext {
             outcome_unchecked: false,
             reported_blocker: None,
             observe_firings: Vec::new(),
+            unblocked: None,
+            printed: None,
             script_watchers: Vec::new(),
             watchers_on: true,
             pending_watch: None,
@@ -352,8 +359,9 @@ impl ToolContext {
         if self.latest.is_none() && self.options.record != Recording::None {
             self.latest = self.device.observe().ok().map(Arc::new);
         }
-        if let (Some(before), Some(after)) = (&self.effect_before, &self.latest) {
-            let effect = describe(before, after, self.effect_target.as_ref());
+        if let (Some(before), Some(after)) = (self.effect_before.clone(), self.latest.clone()) {
+            let moved = self.print_of(&before) != self.print_of(&after);
+            let effect = describe_printed(&before, &after, self.effect_target.as_ref(), moved);
             self.capture.effect = Some(effect.text.clone());
             self.last_effect = Some(effect);
         }
@@ -372,11 +380,14 @@ impl ToolContext {
     pub(crate) fn clear_blockers(&mut self, obs: Arc<Observation>) -> Result<Vec<Fired>, ToolError> {
         let mut obs = obs;
         let mut fired = Vec::new();
-        if !self.watchers_on {
+        if !self.watchers_on || self.unblocked.as_ref().is_some_and(|u| Arc::ptr_eq(u, &obs)) {
             return Ok(fired);
         }
         for _ in 0..3 {
-            let Some(blocker) = find_blocker(&obs, &self.options.watchers) else { break };
+            let Some(blocker) = find_blocker(&obs, &self.options.watchers) else {
+                self.unblocked = Some(obs);
+                break;
+            };
             let started = Instant::now();
             let Some((label, (x, y))) = blocker.button.clone() else {
                 // Left for the script or the model: said once per screen.
@@ -423,6 +434,19 @@ impl ToolContext {
         self.record_watcher(&name, Instant::now(), format!("matched {what}; its function runs first"));
         self.pending_watch = Some((name.clone(), element));
         Err(ToolError::WatcherDue(name))
+    }
+
+    /// The state print of `obs`, kept for the last observation printed: an action's
+    /// "after" is the next one's "before".
+    fn print_of(&mut self, obs: &Arc<Observation>) -> u64 {
+        if let Some((kept, print)) = &self.printed
+            && Arc::ptr_eq(kept, obs)
+        {
+            return *print;
+        }
+        let print = state_print(&obs.ui);
+        self.printed = Some((obs.clone(), print));
+        print
     }
 
     /// Records a watcher's firing as an action of its own.

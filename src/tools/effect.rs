@@ -6,7 +6,7 @@
 //! given and never asks the device for a third.
 
 use crate::device::Observation;
-use crate::ui::{Element, UiTree};
+use crate::ui::{Element, UiTree, stable_hash};
 
 use super::closest::described;
 
@@ -39,6 +39,11 @@ fn same_element<'t>(ui: &'t UiTree, target: &Element) -> Option<&'t Element> {
     })
 }
 
+/// The element that has focus, if one does.
+fn focused(o: &Observation) -> Option<&Element> {
+    o.phone.focused.and_then(|f| o.ui.get(f))
+}
+
 /// The visible texts of `ui`, each once.
 fn texts(ui: &UiTree) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
@@ -68,17 +73,24 @@ fn cut(text: &str) -> String {
     out
 }
 
-/// A hash of what is on screen including each element's state (checked,
-/// selected, enabled, text): a fingerprint leaves state out on purpose, an effect
-/// must not.
-fn state_print(ui: &UiTree) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    ui.fingerprint().hash(&mut h);
+/// A print of what is on screen including each element's state (checked,
+/// selected, enabled, focused, a field's text): a fingerprint leaves state out on
+/// purpose, an effect must not. One pass of integer mixing (it runs after every
+/// action): signatures already cover every text but a field's.
+pub fn state_print(ui: &UiTree) -> u64 {
+    let mut acc: u64 = 0xcbf2_9ce4_8422_2325;
     for e in &ui.elements {
-        (e.checked, e.selected, e.enabled, &e.text).hash(&mut h);
+        let b = e.bounds;
+        let geometry = (b.left as u64) ^ ((b.top as u64) << 16) ^ ((b.right as u64) << 32) ^ ((b.bottom as u64) << 48);
+        let flags = u64::from(e.checked)
+            | (u64::from(e.selected) << 1)
+            | (u64::from(e.enabled) << 2)
+            | (u64::from(e.focused) << 3);
+        let text = if e.actions.set_text { stable_hash(e.text.as_bytes()) } else { 0 };
+        acc =
+            (acc ^ e.signature ^ geometry.rotate_left(7) ^ flags ^ text.rotate_left(29)).wrapping_mul(0x100_0000_01b3);
     }
-    h.finish()
+    acc
 }
 
 /// The toggles (other than the target) whose checked state flipped.
@@ -99,7 +111,19 @@ fn flipped<'t>(before: &UiTree, after: &'t UiTree, target: Option<&Element>) -> 
 
 /// What changed from `before` to `after`; `target` is the element the action
 /// aimed at, as `before` showed it.
+#[cfg(test)]
 pub fn describe(before: &Observation, after: &Observation, target: Option<&Element>) -> ActionEffect {
+    describe_printed(before, after, target, state_print(&before.ui) != state_print(&after.ui))
+}
+
+/// [`describe`], told whether the screens' [`state_print`]s differ (a caller
+/// that keeps prints computes each screen's once).
+pub fn describe_printed(
+    before: &Observation,
+    after: &Observation,
+    target: Option<&Element>,
+    moved: bool,
+) -> ActionEffect {
     let mut parts: Vec<String> = Vec::new();
     let state = |c: bool| if c { "checked" } else { "unchecked" };
     let (b, a) = (&before.phone, &after.phone);
@@ -111,6 +135,7 @@ pub fn describe(before: &Observation, after: &Observation, target: Option<&Eleme
         }
     }
     if let Some(t) = target
+        && moved
         && let Some(now) = same_element(&after.ui, t)
     {
         let name = described(t);
@@ -126,19 +151,19 @@ pub fn describe(before: &Observation, after: &Observation, target: Option<&Eleme
             parts.push(format!("{name} text {:?} → {:?}", cut(&t.text), cut(&now.text)));
         }
     }
-    for (e, was) in flipped(&before.ui, &after.ui, target).into_iter().take(NAMED) {
+    // Toggles can only have flipped when something on screen changed.
+    let flips = if moved { flipped(&before.ui, &after.ui, target) } else { Vec::new() };
+    for (e, was) in flips.into_iter().take(NAMED) {
         parts.push(format!("{} {} → {}", described(e), state(was), state(e.checked)));
     }
     if b.keyboard_shown != a.keyboard_shown {
         parts.push(if a.keyboard_shown { "keyboard shown" } else { "keyboard hidden" }.to_string());
     }
-    let focus = |o: &Observation| o.phone.focused.and_then(|f| o.ui.get(f)).map(|e| (e.signature, described(e)));
-    if let Some((sig, name)) = focus(after)
-        && focus(before).map(|(s, _)| s) != Some(sig)
+    if let Some(now) = focused(after)
+        && focused(before).map(|e| e.signature) != Some(now.signature)
     {
-        parts.push(format!("focus on {name}"));
+        parts.push(format!("focus on {}", described(now)));
     }
-    let moved = state_print(&before.ui) != state_print(&after.ui);
     if parts.is_empty() && moved {
         let (old, new) = (texts(&before.ui), texts(&after.ui));
         let appeared: Vec<&str> = new.iter().filter(|t| !old.contains(t)).copied().collect();

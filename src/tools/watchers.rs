@@ -14,7 +14,7 @@ use crate::ui::{Element, UiTree};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PermissionPolicy {
-    /// Tap "Allow" (the most restrictive "allow": while using the app / only this time).
+    /// Tap "Allow" ("While using the app" when the dialog offers it).
     Allow,
     /// Tap "Don't allow".
     Deny,
@@ -130,10 +130,22 @@ pub struct Blocker {
 
 /// Buttons that dismiss a rate or update popup without leaving the app.
 const DISMISS: &[&str] =
-    &["not now", "later", "maybe later", "remind me later", "no thanks", "no, thanks", "skip", "not really", "cancel"];
+    &["not now", "later", "maybe later", "remind me later", "no thanks", "no, thanks", "skip", "not really"];
 
-/// Words that make a window a rate or update popup.
-const POPUP_WORDS: &[&str] = &["rate", "rating", "review", "enjoying", "update available", "new version", "update"];
+/// Phrases that make a window a rate or update popup (an app's own "Update contact?"
+/// confirmation is not one: "update" alone does not count).
+const POPUP_PHRASES: &[&str] =
+    &["enjoying", "update available", "new version", "update the app", "rate us", "rate this app", "leave a review"];
+
+/// Whole words that do too ("rate" in "separate" does not).
+const POPUP_WORDS: &[&str] = &["rate", "rating", "review", "stars"];
+
+/// Whether `text` asks for a rating or an update.
+fn asks_for_attention(text: &str) -> bool {
+    let t = text.to_lowercase();
+    POPUP_PHRASES.iter().any(|p| t.contains(p))
+        || t.split(|c: char| !c.is_alphanumeric()).any(|w| POPUP_WORDS.contains(&w))
+}
 
 /// The last word of a resource id (`android:id/aerr_wait` → `aerr_wait`).
 fn id_name(e: &Element) -> &str {
@@ -144,9 +156,34 @@ fn label(e: &Element) -> String {
     if e.text.is_empty() { e.content_desc.clone() } else { e.text.clone() }
 }
 
-/// The element whose id ends in one of `names`, in dump order.
-fn by_id<'t>(ui: &'t UiTree, names: &[&str]) -> Option<&'t Element> {
-    names.iter().find_map(|n| ui.elements.iter().find(|e| e.visible && id_name(e) == *n))
+/// The system dialogs' buttons a watcher looks for, found in one pass over the
+/// dump (this runs before every action).
+#[derive(Default)]
+struct Buttons<'t> {
+    allow: [Option<&'t Element>; 3],
+    deny: [Option<&'t Element>; 2],
+    wait: Option<&'t Element>,
+    close: Option<&'t Element>,
+}
+
+impl<'t> Buttons<'t> {
+    fn of(ui: &'t UiTree) -> Self {
+        let mut b = Buttons::default();
+        for e in ui.elements.iter().filter(|e| e.visible && !e.resource_id.is_empty()) {
+            let slot = match id_name(e) {
+                "permission_allow_foreground_only_button" => &mut b.allow[0],
+                "permission_allow_one_time_button" => &mut b.allow[1],
+                "permission_allow_button" => &mut b.allow[2],
+                "permission_deny_button" => &mut b.deny[0],
+                "permission_deny_and_dont_ask_again_button" => &mut b.deny[1],
+                "aerr_wait" => &mut b.wait,
+                "aerr_close" => &mut b.close,
+                _ => continue,
+            };
+            slot.get_or_insert(e);
+        }
+        b
+    }
 }
 
 /// The title of the window `e` is in: its alert title, else its first text.
@@ -172,12 +209,10 @@ fn blocker(watcher: &'static str, ui: &UiTree, button: Option<&Element>, near: &
 /// request under `ask`, reports).
 pub fn find_blocker(obs: &Observation, on: &Watchers) -> Option<Blocker> {
     let ui = &obs.ui;
+    let buttons = Buttons::of(ui);
     if let Some(policy) = on.permission {
-        let allow = by_id(
-            ui,
-            &["permission_allow_foreground_only_button", "permission_allow_one_time_button", "permission_allow_button"],
-        );
-        let deny = by_id(ui, &["permission_deny_button", "permission_deny_and_dont_ask_again_button"]);
+        let allow = buttons.allow.into_iter().flatten().next();
+        let deny = buttons.deny.into_iter().flatten().next();
         if let Some(near) = allow.or(deny) {
             let button = match policy {
                 PermissionPolicy::Allow => allow,
@@ -187,7 +222,7 @@ pub fn find_blocker(obs: &Observation, on: &Watchers) -> Option<Blocker> {
             return Some(blocker("permission", ui, button, near));
         }
     }
-    let wait = by_id(ui, &["aerr_wait"]);
+    let wait = buttons.wait;
     if on.anr
         && let Some(wait) = wait
     {
@@ -195,7 +230,7 @@ pub fn find_blocker(obs: &Observation, on: &Watchers) -> Option<Blocker> {
     }
     if on.crash
         && wait.is_none()
-        && let Some(close) = by_id(ui, &["aerr_close"])
+        && let Some(close) = buttons.close
     {
         return Some(blocker("crash", ui, Some(close), close));
     }
@@ -222,10 +257,7 @@ fn popup(ui: &UiTree, screen: (u32, u32)) -> Option<Blocker> {
             .iter()
             .find(|e| e.visible && e.clickable && DISMISS.iter().any(|d| label(e).trim().eq_ignore_ascii_case(d)));
         let Some(dismiss) = dismiss else { continue };
-        let asks = window.iter().any(|e| {
-            let t = e.text.to_lowercase();
-            !e.clickable && POPUP_WORDS.iter().any(|w| t.contains(w))
-        });
+        let asks = window.iter().any(|e| !e.clickable && asks_for_attention(&e.text));
         if asks {
             return Some(blocker("popups", ui, Some(dismiss), dismiss));
         }
@@ -256,6 +288,15 @@ pub fn keyboard_covers(obs: &Observation, point: (i32, i32)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_popup_is_told_by_its_words_not_by_a_substring() {
+        assert!(asks_for_attention("Enjoying Notes?"));
+        assert!(asks_for_attention("Please rate us on Google Play"));
+        assert!(asks_for_attention("Update available"));
+        assert!(!asks_for_attention("Update contact?"));
+        assert!(!asks_for_attention("Separate the accurate items"));
+    }
 
     #[test]
     fn specs_layer_in_order_and_say_what_is_wrong() {

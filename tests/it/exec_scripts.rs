@@ -925,3 +925,16 @@ try { watch("x", 1); } catch (e) { print(e.contains("must be a function")); }
     assert!(err.contains("watcher(\"Enjoying Settings?\") -> ok; matched TextView \"Enjoying Settings?\""), "{err}");
     assert!(!err.contains("watcher(\"popups\")"), "the script's watcher came first: {err}");
 }
+
+#[test]
+fn exec_can_refuse_a_completion_that_never_looked() {
+    let blind = "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"off\");\n";
+    let (exit, _, err) = exec_sim("blind-default", blind);
+    assert_eq!(exit, Some(0), "off by default for scripts: {err}");
+    let (exit, _, err) = exec_sim_with("blind", blind, &["--verify-completion", "on"]);
+    assert_eq!(exit, Some(1), "{err}");
+    assert!(err.contains("complete(true) came right after acting"), "{err}");
+    let looked = blind.replace("complete(", "wait_for(#{id: \"wifi_switch\", checked: false});\ncomplete(");
+    let (exit, _, err) = exec_sim_with("looked", &looked, &["--verify-completion", "on"]);
+    assert_eq!(exit, Some(0), "{err}");
+}
