@@ -306,7 +306,15 @@ impl ToolContext {
     /// firing of its own.
     pub(crate) fn hide_keyboard_for(&mut self, what: &str) -> Result<(), ToolError> {
         let started = Instant::now();
-        self.device.press_key("back")?;
+        self.watcher_act(|d| d.press_key("back"))?;
+        self.record_watcher("keyboard", started, format!("hid the keyboard covering {what}"));
+        Ok(())
+    }
+
+    /// A watcher's own action: done, settled and read (it is not the call's action,
+    /// so it has no effect of its own and captures nothing for the call).
+    fn watcher_act(&mut self, f: impl FnOnce(&mut dyn Device) -> Result<(), DeviceError>) -> Result<(), ToolError> {
+        f(self.device.as_mut())?;
         self.dirty = true;
         self.acted_unseen = true;
         self.latest = None;
@@ -314,7 +322,6 @@ impl ToolContext {
         if self.latest.is_none() {
             self.latest = Some(Arc::new(self.device.observe()?));
         }
-        self.record_watcher("keyboard", started, format!("hid the keyboard covering {what}"));
         Ok(())
     }
 
@@ -399,14 +406,7 @@ impl ToolContext {
                 }
                 break;
             };
-            self.device.tap(x, y)?;
-            self.dirty = true;
-            self.acted_unseen = true;
-            self.latest = None;
-            self.settle();
-            if self.latest.is_none() {
-                self.latest = Some(Arc::new(self.device.observe()?));
-            }
+            self.watcher_act(|d| d.tap(x, y))?;
             let what = format!("tapped {label:?} on {:?}", blocker.title);
             fired.push(Fired { line: format!("the {} watcher {what}", blocker.watcher), button: (x, y) });
             self.record_watcher(blocker.watcher, started, what);
