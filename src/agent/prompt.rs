@@ -213,6 +213,7 @@ mod tests {
             timing: StepTiming::default(),
             repeated: false,
             notes: Vec::new(),
+            completion_held: false,
         }
     }
 

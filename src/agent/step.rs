@@ -211,6 +211,7 @@ impl<'a> Run<'a> {
             timing,
             repeated: repetition == Repetition::Repeated,
             notes,
+            completion_held: held,
         };
         let stall_end = self.note_stall(&mut record);
         if record.ran().is_some() {

@@ -90,6 +90,8 @@ pub struct ToolContext {
     /// The observation last found free of blockers: the same one is not scanned
     /// twice (a selector action looks, then acts on what it looked at).
     unblocked: Option<Arc<Observation>>,
+    /// A blocker a watcher's tap did not clear: it is left alone from then on.
+    stuck_blocker: Option<super::watchers::Blocker>,
     /// The last observation whose state print was taken, with it.
     printed: Option<(Arc<Observation>, u64)>,
     /// What the watchers cleared while the session observed for someone (one line
@@ -133,6 +135,7 @@ impl ToolContext {
             observe_firings: Vec::new(),
             unblocked: None,
             printed: None,
+            stuck_blocker: None,
             script_watchers: Vec::new(),
             watchers_on: true,
             pending_watch: None,
@@ -391,7 +394,8 @@ impl ToolContext {
             return Ok(fired);
         }
         for _ in 0..3 {
-            let Some(blocker) = find_blocker(&obs, &self.options.watchers) else {
+            let found = find_blocker(&obs, &self.options.watchers).filter(|b| self.stuck_blocker.as_ref() != Some(b));
+            let Some(blocker) = found else {
                 self.unblocked = Some(obs);
                 break;
             };
@@ -410,10 +414,14 @@ impl ToolContext {
             let what = format!("tapped {label:?} on {:?}", blocker.title);
             fired.push(Fired { line: format!("the {} watcher {what}", blocker.watcher), button: (x, y) });
             self.record_watcher(blocker.watcher, started, what);
-            match &self.latest {
-                Some(now) => obs = now.clone(),
-                None => break,
+            let Some(now) = self.latest.clone() else { break };
+            // A "blocker" the tap did not clear is not one to keep tapping: the
+            // screen it is on counts as clear from now on.
+            if find_blocker(&now, &self.options.watchers).as_ref() == Some(&blocker) {
+                self.stuck_blocker = Some(blocker);
+                break;
             }
+            obs = now;
         }
         Ok(fired)
     }

@@ -72,6 +72,11 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
         }
         ran_before = true;
         match error {
+            None if step.completion_held => {
+                // The run went on past this completion; the replay must too.
+                out.push_str(&without_completion(code.trim_end()));
+                out.push('\n');
+            }
             None => {
                 out.push_str(code.trim_end());
                 out.push('\n');
@@ -97,6 +102,21 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
         }
     }
     out
+}
+
+/// `code` with its `complete(...)` statements turned into comments (the gate held
+/// them in the recorded run).
+fn without_completion(code: &str) -> String {
+    code.lines()
+        .map(|line| {
+            if line.trim_start().starts_with("complete(") {
+                format!("// {} // held by the completion gate; the run went on", line.trim())
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `script.rhai`: the run's snippets as they ran.
@@ -126,7 +146,19 @@ mod tests {
             timing: StepTiming::default(),
             repeated: false,
             notes: Vec::new(),
+            completion_held: false,
         }
+    }
+
+    #[test]
+    fn a_held_completion_does_not_end_the_replay() {
+        let ok = || StepOutcome::Ran(RunResult::default());
+        let mut held = step(1, "batch", Some("tap(\"Save\");\ncomplete(true, \"done\");"), ok());
+        held.completion_held = true;
+        let next = step(2, "confirm", Some("complete(true, \"done\");"), ok());
+        let out = script("h", &[held, next]);
+        assert!(out.contains("tap(\"Save\");\n// complete(true, \"done\"); // held by the completion gate"), "{out}");
+        assert!(out.ends_with("refresh();\ncomplete(true, \"done\");\n"), "{out}");
     }
 
     fn tap(index: i64, target: &str, result: &str) -> Action {

@@ -43,9 +43,12 @@ pub struct StepRecord {
     /// The same code ran on an unchanged screen in the step before: the model is
     /// told so.
     pub repeated: bool,
-    /// What else the model is told about this step: watchers that fired before it,
-    /// the completion gate, the error threshold.
+    /// What else the model is told about this step: the completion gate, the error
+    /// threshold.
     pub notes: Vec<String>,
+    /// The step's `complete(true, ..)` was held by the completion gate: the run went
+    /// on, so a replay must too.
+    pub completion_held: bool,
 }
 
 impl StepRecord {

@@ -493,6 +493,15 @@ fn the_completion_gate_catches_a_blind_batch_that_typed_into_the_wrong_field() {
     assert!(has_730(&sim.addr), "{}", state(&sim.addr));
     let dir = run_dir(&out);
     assert!(events(&dir).iter().any(|e| e["event"] == "completion_held"));
+    // The replay goes on past the held completion, as the run did.
+    shell(&sim.addr, "simctl reset");
+    let replay = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", &sim.addr, "--keep-state"])
+        .arg(dir.join("script.rhai"))
+        .output()
+        .expect("replay");
+    assert_eq!(replay.status.code(), Some(0), "{}", stderr(&replay));
+    assert!(has_730(&sim.addr), "the replay set the alarm too: {}", stderr(&replay));
     let _ = std::fs::remove_dir_all(&out);
 
     // Without the gate the same reply "succeeds", and there is no alarm.
