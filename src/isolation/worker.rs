@@ -231,8 +231,10 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
                 let Some(f) = args.last().and_then(|a| a.clone().try_cast::<FnPtr>()) else {
                     return Err(WATCH_NEEDS_FN.into());
                 };
+                // What the action record shows for it: its name, or "closure".
                 if let Some(last) = args.last_mut() {
-                    *last = Dynamic::from(f.fn_name().to_string());
+                    let shown = if f.is_anonymous() { "closure".to_string() } else { format!("fn {}", f.fn_name()) };
+                    *last = Dynamic::from(shown);
                 }
                 Some(f)
             } else {
@@ -266,8 +268,17 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
                             lock(&link).in_watcher = true;
                             let ran = f.call_within_context::<Dynamic>(&context, (element,));
                             lock(&link).in_watcher = false;
-                            // Its value is not used; its error ends the call.
-                            drop(ran?);
+                            // Its value is not used; its error ends the call, named.
+                            match ran {
+                                Ok(_) => {}
+                                Err(e) if matches!(*e, EvalAltResult::ErrorTerminated(..)) => return Err(e),
+                                Err(e) => {
+                                    // Rhai's message keeps the line inside the function.
+                                    let what = e.to_string();
+                                    let what = what.strip_prefix("Runtime error: ").unwrap_or(&what);
+                                    return Err(format!("watcher {watcher:?}: {what}").into());
+                                }
+                            }
                         }
                     }
                     ToWorker::Tool(o) => {

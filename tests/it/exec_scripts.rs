@@ -919,9 +919,12 @@ print(parse_json(shell("simctl state").output).settings.wifi);
 print(unwatch(name));
 print(unwatch(name));
 try { watch("x", 1); } catch (e) { print(e.contains("must be a function")); }
+watch("Wi-Fi", |el| throw "boom");
+try { tap("Bluetooth"); } catch (e) { print(e.starts_with("watcher \"Wi-Fi\": boom")); }
 "#,
     );
-    assert_eq!((exit, out.as_str()), (Some(0), "saw Enjoying Settings?\nfalse\ntrue\nfalse\ntrue\n"), "{err}");
+    assert_eq!((exit, out.as_str()), (Some(0), "saw Enjoying Settings?\nfalse\ntrue\nfalse\ntrue\ntrue\n"), "{err}");
+    assert!(err.contains("watch(\"Enjoying Settings?\", \"closure\") -> ok"), "{err}");
     assert!(err.contains("watcher(\"Enjoying Settings?\") -> ok; matched TextView \"Enjoying Settings?\""), "{err}");
     assert!(!err.contains("watcher(\"popups\")"), "the script's watcher came first: {err}");
 }
