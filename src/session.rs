@@ -182,19 +182,18 @@ impl Session {
         // Whoever asked is about to see this screen (and its indices).
         tools.mark_seen();
         let device = tools.device();
-        let first = device.observe().or_else(|_| device.observe())?;
+        let mut obs = device.observe().or_else(|_| device.observe())?;
         // A blocker is cleared before anyone sees the screen (its indices would
-        // name the dialog's buttons).
-        let until = Instant::now() + tools.options.settle.timeout + Duration::from_secs(5);
-        let fired = tools.bounded(until, |t| t.clear_blockers(Arc::new(first.clone())));
-        let mut obs = match fired {
-            Ok(fired) if !fired.is_empty() => {
-                tools.observe_firings.extend(fired.into_iter().map(|f| f.line));
-                let device = tools.device();
-                device.observe().or_else(|_| device.observe())?
-            }
-            _ => first,
-        };
+        // name the dialog's buttons). The rare screen that has one is read again
+        // by the watcher; the others are not copied.
+        if tools.has_blocker(&obs) {
+            let until = Instant::now() + tools.options.settle.timeout + Duration::from_secs(5);
+            let blocked = Arc::new(obs);
+            let fired = tools.bounded(until, |t| t.clear_blockers(blocked.clone())).unwrap_or_default();
+            tools.observe_firings.extend(fired.iter().map(|f| f.line.clone()));
+            let now = if fired.is_empty() { blocked } else { tools.live_arc().unwrap_or(blocked) };
+            obs = Arc::unwrap_or_clone(now);
+        }
         tools.mark_seen();
         let device = tools.device();
         if screenshot {

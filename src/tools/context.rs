@@ -87,8 +87,8 @@ pub struct ToolContext {
     /// The script watcher that fired on the running call, and the element it
     /// matched: the session hands them to the worker.
     pub(crate) pending_watch: Option<(String, Dynamic)>,
-    /// The observation last found free of blockers: the same one is not scanned
-    /// twice (a selector action looks, then acts on what it looked at).
+    /// The observation last found free of blockers (and of the script's watchers):
+    /// the same one is not scanned twice.
     unblocked: Option<Arc<Observation>>,
     /// A blocker a watcher's tap did not clear: it is left alone from then on.
     stuck_blocker: Option<super::watchers::Blocker>,
@@ -272,10 +272,8 @@ impl ToolContext {
     /// action brought up) is cleared first, by the script's watchers or the
     /// built-in ones.
     pub(crate) fn act(&mut self, f: impl FnOnce(&mut dyn Device) -> Result<(), DeviceError>) -> Result<(), ToolError> {
-        // The script's own watchers come first: they say what this script wants.
         if let Some(obs) = self.live_arc() {
-            self.fire_script_watcher(&obs)?;
-            self.clear_blockers(obs)?;
+            self.run_watchers(obs)?;
         }
         f(self.device.as_mut())?;
         self.after_action();
@@ -384,13 +382,30 @@ impl ToolContext {
         }
     }
 
+    /// Whether a built-in watcher would act on (or report) something on `obs`.
+    pub(crate) fn has_blocker(&self, obs: &Observation) -> bool {
+        self.watchers_on && find_blocker(obs, &self.options.watchers).is_some()
+    }
+
+    /// Every watcher's turn on `obs`: the script's own first (they say what this
+    /// script wants; one that matches ends the call), then the built-in ones.
+    /// Returns what the built-in ones did. An observation already found clear is
+    /// not scanned again (a selector action looks, then acts on what it looked at).
+    pub(crate) fn run_watchers(&mut self, obs: Arc<Observation>) -> Result<Vec<Fired>, ToolError> {
+        if !self.watchers_on || self.unblocked.as_ref().is_some_and(|u| Arc::ptr_eq(u, &obs)) {
+            return Ok(Vec::new());
+        }
+        self.fire_script_watcher(&obs)?;
+        self.clear_blockers(obs)
+    }
+
     /// Clears the blockers the session's watchers know on `obs` (at most three in a
     /// row), each firing recorded as a `watcher` action. Returns what fired (when
     /// any did, the screen has been read again).
     pub(crate) fn clear_blockers(&mut self, obs: Arc<Observation>) -> Result<Vec<Fired>, ToolError> {
         let mut obs = obs;
         let mut fired = Vec::new();
-        if !self.watchers_on || self.unblocked.as_ref().is_some_and(|u| Arc::ptr_eq(u, &obs)) {
+        if !self.watchers_on {
             return Ok(fired);
         }
         for _ in 0..3 {

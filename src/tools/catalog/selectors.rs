@@ -33,8 +33,7 @@ fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError>
     if !ids.is_empty() {
         return Ok(ids);
     }
-    c.fire_script_watcher(&obs)?;
-    let fired = c.clear_blockers(obs.clone())?;
+    let fired = c.run_watchers(obs.clone())?;
     let now = if fired.is_empty() { obs } else { c.live_arc().unwrap_or(obs) };
     Ok(sel.find_all(&now.ui).into_iter().map(|e| e.id).collect())
 }
@@ -54,8 +53,7 @@ enum Found {
 fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, ToolError> {
     let obs = c.look()?;
     let before = sel.find_all(&obs.ui).first().map(|e| e.center);
-    c.fire_script_watcher(&obs)?;
-    let fired = c.clear_blockers(obs.clone())?;
+    let fired = c.run_watchers(obs.clone())?;
     let now = if fired.is_empty() { obs } else { c.live_arc().unwrap_or(obs) };
     match sel.find_all(&now.ui).first() {
         Some(e) => Ok(Some(Found::Element(Box::new((*e).clone())))),
