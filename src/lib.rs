@@ -15,6 +15,7 @@ pub mod config;
 pub mod device;
 pub mod error_text;
 pub mod eval;
+pub mod human;
 pub mod isolation;
 pub mod llm;
 pub mod persona;

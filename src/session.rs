@@ -82,6 +82,10 @@ impl Host for ToolHost {
             sink(text);
         }
     }
+
+    fn take_extension(&mut self) -> Duration {
+        self.shared.take_extension()
+    }
 }
 
 impl ToolHost {
@@ -196,7 +200,10 @@ impl Session {
         }
         tools.mark_seen();
         let device = tools.device();
-        if screenshot {
+        // Pixels cannot be redacted: no screenshot while a typed secret is on screen.
+        if screenshot && crate::secrets::appears_in(&obs.dump) {
+            obs.screenshot_error = Some(Arc::new(DeviceError::SecretOnScreen));
+        } else if screenshot {
             match device.screenshot() {
                 Ok(png) => obs.screenshot = Some(Arc::from(png)),
                 Err(e) => obs.screenshot_error = Some(Arc::new(e)),
@@ -231,7 +238,12 @@ impl Session {
 
     /// A screenshot of the phone now.
     pub fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
-        self.tools().device().screenshot()
+        let mut tools = self.tools();
+        // Pixels cannot be redacted: none while a typed secret is on screen.
+        if crate::secrets::any_typed() && crate::secrets::appears_in(&tools.device().observe()?.dump) {
+            return Err(DeviceError::SecretOnScreen);
+        }
+        tools.device().screenshot()
     }
 
     /// Parses `code` once, in this session's engine.
@@ -295,13 +307,27 @@ impl Session {
         let ran = run(&mut self.worker, &mut self.host);
         let (_, actions, more_actions, completion) = self.host.shared.collect();
         let f = ran.finished;
+        // What a snippet says (printed, returned, failed with, completed with) may
+        // quote the screen: a typed secret is blotted out of all of it.
+        let blot = |t: String| match crate::secrets::redact(&t) {
+            std::borrow::Cow::Borrowed(_) => t,
+            std::borrow::Cow::Owned(o) => o,
+        };
+        let error = f.error.map(|mut e| {
+            e.message = blot(std::mem::take(&mut e.message));
+            e
+        });
+        let completion = completion.map(|mut c| {
+            c.reason = blot(std::mem::take(&mut c.reason));
+            c
+        });
         RunResult {
-            output: f.output,
-            error: f.error,
+            output: blot(f.output),
+            error,
             actions,
             more_actions,
             completion,
-            value: f.value,
+            value: f.value.map(blot),
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         }
     }
@@ -332,7 +358,18 @@ impl Session {
     /// The facts `remember()` kept.
     /// What the last `answer(text)` gave (the reply to a question task), if any.
     pub fn answer(&self) -> Option<String> {
-        self.tools().answer.clone()
+        self.tools().answer.as_deref().map(|a| crate::secrets::redact(a).into_owned())
+    }
+
+    /// Who answers `ask_user`, `take_over` and sensitive-action confirmations from
+    /// now on (`None`: nobody; questions fail and sensitive actions are refused).
+    pub fn set_human(&mut self, human: Option<crate::human::Human>) {
+        self.tools().human = human;
+    }
+
+    /// The sensitive-action policy this session runs under.
+    pub fn sensitive_policy(&self) -> crate::tools::SensitivePolicy {
+        self.tools().options.sensitive.policy
     }
 
     /// Runs a shell command line on the device (for set-up and reading state, not for

@@ -43,6 +43,16 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
             n / 2
         );
     }
+    if has("ask_user") {
+        rules.push_str(
+            "- What only the person knows (a code, a choice between options) comes from ask_user(\"question\"); \
+             a login or CAPTCHA is for take_over(\"why\"); passwords are typed with type_secret(\"name\"), never as text.\n",
+        );
+    }
+    rules.push_str(
+        "- The runtime asks the person before sensitive actions (pay, buy, transfer, delete, uninstall...); \
+         if one is refused, do not try it another way: complete(false, \"why\").\n",
+    );
     rules.push_str(
         "- When the task is done, call complete(true, \"what was achieved\"); if it cannot be done, \
          complete(false, \"why\").\n",

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use codeact::config::{ConfigError, Flags, Settings};
 use codeact::device::{Device, DeviceError, DeviceSpec};
-use codeact::tools::Recording;
+use codeact::tools::{Recording, SensitivePolicy};
 
 /// Which phone to use, for every command that needs one.
 #[derive(clap::Args, Debug)]
@@ -70,6 +70,25 @@ pub struct SessionArgs {
     /// Overrides the persona and [watchers].
     #[arg(long, value_name = "LIST")]
     pub watchers: Option<String>,
+    /// What happens before an action on something sensitive: pay, buy, purchase,
+    /// transfer, delete, uninstall, factory reset, send money (English and
+    /// Chinese), plus the rules under [sensitive] in codeact.toml, matched against
+    /// the element's text, description and id, typed text, the app and shell
+    /// commands. ask: a person confirms at the terminal or through --answers, and
+    /// it is refused when nobody can; refuse; allow. Default: ask for run and repl,
+    /// allow for exec and eval (a person wrote the script or the task).
+    #[arg(long, value_enum, value_name = "ask|refuse|allow")]
+    pub sensitive: Option<SensitivePolicy>,
+    /// Answers for ask_user(), take_over() and sensitive-action confirmations when
+    /// nobody is at the terminal: a TOML file with [ask], [confirm] and [take_over]
+    /// tables of "pattern" = "answer" (regular expressions, any case, first match
+    /// wins), e.g. [confirm] "delete" = "yes". Checked before the terminal.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+    /// Secrets type_secret(name) may type: a TOML file of name = "value" lines
+    /// (besides $CODEACT_SECRET_NAME). Values never reach the model, logs or files.
+    #[arg(long, value_name = "FILE")]
+    pub secrets: Option<PathBuf>,
 }
 
 impl SessionArgs {
@@ -83,11 +102,19 @@ impl SessionArgs {
             coordinate_scale: self.coordinate_scale,
             record: self.record,
             watchers: self.watchers.clone(),
+            sensitive: self.sensitive,
+            secrets: self.secrets.clone(),
             device: device.device.clone(),
             device_timeout_s: device.timeout,
             ..defaults
         };
         Settings::load(self.config.as_deref(), &flags)
+    }
+
+    /// Who answers the session's questions and confirmations: the --answers file,
+    /// then the terminal when `terminal` (and stdin is one).
+    pub fn person(&self, terminal: bool) -> anyhow::Result<Option<codeact::human::Human>> {
+        super::person::person(self.answers.as_deref(), terminal)
     }
 }
 

@@ -15,7 +15,7 @@ use codeact::llm::{LlmClient, LlmConfig};
 use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
-use codeact::tools::Recording;
+use codeact::tools::{Recording, SensitivePolicy};
 use tokio_util::sync::CancellationToken;
 
 use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, Switch};
@@ -172,6 +172,7 @@ impl EvalArgs {
         let defaults = Flags {
             default_persona: (self.agent == AgentChoice::Llm).then(|| "default".into()),
             default_record: Some(Recording::None),
+            default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()
         };
         let settings = self.session.settings(&device, defaults)?;
@@ -239,9 +240,13 @@ impl EvalArgs {
                 }
             }
         });
+        // Instances run side by side, unattended: only an answers file answers.
+        let person = self.session.person(false)?;
         let open_session = || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
             let device = codeact::device::open(&DeviceSpec::parse(Some("sim")), settings.device_timeout)?;
-            Ok(Session::new(device, &settings)?)
+            let mut session = Session::new(device, &settings)?;
+            session.set_human(person.clone());
+            Ok(session)
         };
         let finished = Mutex::new(0usize);
         // Each instance is appended as it ends: a killed run keeps what it finished.

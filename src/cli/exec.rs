@@ -9,7 +9,7 @@ use codeact::config::Flags;
 use codeact::script::{self, ExecOptions, Report};
 use codeact::session::Session;
 use codeact::terminal::clean;
-use codeact::tools::Recording;
+use codeact::tools::{Recording, SensitivePolicy};
 use codeact::trajectory::junit::{self, Verdict};
 
 use super::args::{DeviceArgs, SessionArgs, Switch, open_device};
@@ -105,7 +105,9 @@ fn print_report(report: &Report) {
 impl ExecArgs {
     pub fn exec(self) -> anyhow::Result<ExitCode> {
         let default_record = self.trajectory.is_some().then_some(Recording::All);
-        let settings = self.session.settings(&self.device, Flags { default_record, ..Flags::default() })?;
+        let defaults =
+            Flags { default_record, default_sensitive: Some(SensitivePolicy::Allow), ..Flags::default() };
+        let settings = self.session.settings(&self.device, defaults)?;
         let scripts = script::read_scripts(&self.files)?;
         let vars = script::parse_vars(&self.vars)?;
         if self.check {
@@ -127,6 +129,7 @@ impl ExecArgs {
             return Ok(ExitCode::SUCCESS);
         }
         let mut session = Session::new(open_device(&settings)?, &settings)?;
+        session.set_human(self.session.person(true)?);
         let options = ExecOptions {
             vars: &vars,
             trajectory: self.trajectory.as_deref(),

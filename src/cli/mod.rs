@@ -7,6 +7,7 @@ mod devices;
 mod eval;
 mod exec;
 mod observe;
+mod person;
 mod personas;
 mod repl;
 mod run;

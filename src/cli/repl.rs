@@ -33,8 +33,10 @@ pub struct ReplArgs {
 
 impl ReplArgs {
     pub fn repl(self) -> anyhow::Result<ExitCode> {
-        let settings = self.session.settings(&self.device, Flags::default())?;
-        let session = Session::new(open_device(&settings)?, &settings)?;
+        let defaults = Flags { default_sensitive: Some(codeact::tools::SensitivePolicy::Ask), ..Flags::default() };
+        let settings = self.session.settings(&self.device, defaults)?;
+        let mut session = Session::new(open_device(&settings)?, &settings)?;
+        session.set_human(self.session.person(true)?);
         let history = if self.no_history { None } else { self.history.or_else(codeact::repl::default_history_file) };
         codeact::repl::run_repl(session, history).context("the line editor failed")?;
         Ok(ExitCode::SUCCESS)

@@ -12,7 +12,7 @@ use codeact::llm::{LlmClient, LlmConfig};
 use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
-use codeact::tools::Recording;
+use codeact::tools::{Recording, SensitivePolicy};
 use tokio_util::sync::CancellationToken;
 
 use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, Switch, open_device};
@@ -107,8 +107,12 @@ fn print_progress(p: Progress) {
 impl RunArgs {
     pub fn run_agent(self) -> anyhow::Result<ExitCode> {
         let default_record = if self.save_trajectory == SaveMode::Action { Recording::All } else { Recording::None };
-        let defaults =
-            Flags { default_persona: Some("default".into()), default_record: Some(default_record), ..Flags::default() };
+        let defaults = Flags {
+            default_persona: Some("default".into()),
+            default_record: Some(default_record),
+            default_sensitive: Some(SensitivePolicy::Ask),
+            ..Flags::default()
+        };
         let settings = self.session.settings(&self.device, defaults)?;
         let llm = LlmClient::new(LlmConfig::resolve(&settings.llm, &self.llm.flags())?)?;
         let persona = match settings.persona.clone() {
@@ -121,6 +125,7 @@ impl RunArgs {
             Vision::Auto => persona.wants("screenshot"),
         };
         let mut session = Session::new(open_device(&settings)?, &settings)?;
+        session.set_human(self.session.person(true)?);
         let options = AgentOptions {
             task: self.task,
             max_steps: self.max_steps as usize,

@@ -92,6 +92,23 @@ impl WatchersSection {
     }
 }
 
+/// `[sensitive]`: the sensitive-action gate (the rules come on top of the built-in
+/// ones unless `defaults = false`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SensitiveSection {
+    /// ask, refuse or allow (the `--sensitive` flag wins).
+    pub policy: Option<crate::tools::SensitivePolicy>,
+    /// More words or phrases, matched like the built-in ones.
+    #[serde(default)]
+    pub rules: Vec<String>,
+    /// More regular expressions.
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    /// Keep the built-in rules (default true).
+    pub defaults: Option<bool>,
+}
+
 /// What `codeact.toml` holds (everything optional).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,6 +124,10 @@ pub struct FileConfig {
     pub watchers: WatchersSection,
     #[serde(default)]
     pub apps: BTreeMap<String, String>,
+    #[serde(default)]
+    pub sensitive: SensitiveSection,
+    /// The secrets file `type_secret` reads (relative to this file).
+    pub secrets_file: Option<PathBuf>,
     /// The LLM for `codeact run`.
     #[serde(default)]
     pub llm: LlmSection,

@@ -8,13 +8,17 @@ mod file;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use file::{FILE_NAME, FileConfig, ToolsSection};
+pub use file::{FILE_NAME, FileConfig, SensitiveSection, ToolsSection};
 
 use crate::llm::LlmSection;
 use crate::persona::{Persona, PersonaError};
 use crate::sandbox::{LimitError, Limits};
 use crate::toml_error::TomlError;
-use crate::tools::{AppDirectory, Recording, Settle, ToolOptions, WatcherSpecError, Watchers};
+use crate::secrets::{SecretStore, SecretStoreError};
+use crate::tools::{
+    AppDirectory, Recording, Sensitive, SensitivePolicy, SensitiveRuleError, Settle, ToolOptions, WatcherSpecError,
+    Watchers,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -58,6 +62,14 @@ pub enum ConfigError {
     },
     #[error("the device timeout {0} s must be between 0 and 3600 seconds")]
     DeviceTimeout(f64),
+    #[error("[sensitive] in {}", .file.as_ref().map_or("codeact.toml".to_string(), |p| p.display().to_string()))]
+    Sensitive {
+        file: Option<PathBuf>,
+        #[source]
+        source: SensitiveRuleError,
+    },
+    #[error(transparent)]
+    Secrets(#[from] SecretStoreError),
 }
 
 /// What the command line says; `None` leaves the decision to the layers below.
@@ -78,6 +90,13 @@ pub struct Flags {
     pub watchers: Option<String>,
     /// What actions record when neither flag nor file says (trajectories want all).
     pub default_record: Option<Recording>,
+    /// `--sensitive`: what happens to an action a sensitive rule matches.
+    pub sensitive: Option<SensitivePolicy>,
+    /// The policy when neither flag nor file says (the agent asks; a person's own
+    /// scripts are let through).
+    pub default_sensitive: Option<SensitivePolicy>,
+    /// `--secrets FILE`: where `type_secret` reads secrets.
+    pub secrets: Option<PathBuf>,
 }
 
 /// Everything a command needs, resolved.
@@ -148,7 +167,14 @@ impl FileConfig {
                 watchers = watchers.with_spec(&spec).map_err(|source| ConfigError::Watchers { origin, source })?;
             }
         }
-        let tools = ToolOptions { settle, coordinate_scale, record, apps, watchers };
+        let sensitive = self.sensitive_gate(flags)?;
+        let secrets_file = flags.secrets.clone().or_else(|| {
+            let file = self.secrets_file.as_ref()?;
+            let base = self.origin.as_deref().and_then(|p| p.parent()).unwrap_or(std::path::Path::new(""));
+            Some(base.join(file))
+        });
+        let secrets = SecretStore::load(secrets_file.as_deref())?;
+        let tools = ToolOptions { settle, coordinate_scale, record, apps, watchers, sensitive, secrets };
 
         let timeout_s = flags.device_timeout_s.or(self.device_timeout_s).unwrap_or(20.0);
         if !(timeout_s > 0.0 && timeout_s <= 3600.0) {
@@ -163,6 +189,23 @@ impl FileConfig {
             llm: self.llm.clone(),
             worker: crate::isolation::WorkerProgram::from_env(),
         })
+    }
+}
+
+impl FileConfig {
+    /// The sensitive-action gate: the flag's policy, else the file's, else the
+    /// command's default; the built-in rules unless the file drops them, and its own.
+    fn sensitive_gate(&self, flags: &Flags) -> Result<Sensitive, ConfigError> {
+        let section = &self.sensitive;
+        let mut gate = Sensitive::default();
+        if section.defaults == Some(false) {
+            gate = gate.without_defaults();
+        }
+        let bad = |source| ConfigError::Sensitive { file: self.origin.clone(), source };
+        gate = gate.with_words(&section.rules).map_err(bad)?;
+        gate = gate.with_patterns(&section.patterns).map_err(bad)?;
+        gate.policy = flags.sensitive.or(section.policy).or(flags.default_sensitive).unwrap_or_default();
+        Ok(gate)
     }
 }
 

@@ -25,6 +25,9 @@ pub use transport::{ShellOutput, TransportError};
 /// says what to try.
 #[derive(Debug, thiserror::Error)]
 pub enum DeviceError {
+    /// A screenshot was not taken: a secret typed with `type_secret` is on screen.
+    #[error("withheld: a secret typed with type_secret is on screen (pixels cannot be redacted)")]
+    SecretOnScreen,
     /// `simctl` asked of a device that is not the built-in virtual phone.
     #[error("this is not the built-in virtual phone (it said: {said})")]
     NotVirtual { said: String },

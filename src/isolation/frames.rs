@@ -94,6 +94,10 @@ pub enum ToWorker {
     Cancel {
         seq: u64,
     },
+    /// The snippet's deadline moved this much later (a person was answering).
+    Extend {
+        ms: u64,
+    },
     Tool(ToolOutcome),
     /// `ui_state` or `phone_state` (`None`: the worker's copy of this generation is
     /// still the one to use).
@@ -232,6 +236,10 @@ impl ToWorker {
                 w.u8(4);
                 w.u64(*seq);
             }
+            Self::Extend { ms } => {
+                w.u8(13);
+                w.u64(*ms);
+            }
             Self::Tool(outcome) => {
                 w.u8(5);
                 match outcome {
@@ -313,6 +321,7 @@ impl ToWorker {
             2 => Self::Run { seq: r.u64()?, compiled: r.u64()?, cancelled: r.u8()? == 1 },
             3 => Self::Eval { seq: r.u64()?, code: r.str()?.to_string(), cancelled: r.u8()? == 1 },
             4 => Self::Cancel { seq: r.u64()? },
+            13 => Self::Extend { ms: r.u64()? },
             5 => Self::Tool(match r.u8()? {
                 0 => ToolOutcome::Value(r.value()?),
                 1 => ToolOutcome::Failed {

@@ -90,6 +90,11 @@ pub trait Host {
     fn cancelled(&self) -> bool;
     /// A line the snippet printed, as it was printed (only while streaming).
     fn printed(&mut self, _text: &str) {}
+    /// How far the snippet's deadline moved during the last call (a person was
+    /// answering): the worker's and the hard deadline move with it.
+    fn take_extension(&mut self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// A snippet the worker has parsed, by its id in that worker.
@@ -302,7 +307,7 @@ impl WorkerProcess {
         let started = Instant::now();
         let timeout = self.limits.timeout();
         // The engine stops itself at the deadline; this is for when it cannot.
-        let hard = started + timeout + timeout / 10 + Duration::from_millis(500);
+        let mut hard = started + timeout + timeout / 10 + Duration::from_millis(500);
         let seq = self.seq;
         let live = match self.live() {
             Ok(live) => live,
@@ -350,6 +355,14 @@ impl WorkerProcess {
                 }
                 Ok(FromWorker::ToolCall { index, args, watchers }) => {
                     let outcome = host.call_tool(index as usize, args, watchers);
+                    let moved = host.take_extension();
+                    if !moved.is_zero() {
+                        hard += moved;
+                        let ms = u64::try_from(moved.as_millis()).unwrap_or(u64::MAX);
+                        if send(&mut live.writer, &ToWorker::Extend { ms }).is_err() {
+                            return self.died(Death::Died);
+                        }
+                    }
                     ToWorker::Tool(outcome)
                 }
                 Ok(FromWorker::StateRead { phone, have }) => host.read_state(phone, have),

@@ -121,6 +121,10 @@ impl Link {
                 }
                 None
             }
+            Ok(ToWorker::Extend { ms }) => {
+                shared.extend_deadline(Duration::from_millis(ms));
+                None
+            }
             Ok(other) => Some(other),
             Err(e) => {
                 die(e);
@@ -437,8 +441,8 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
                     Err(e) => FromWorker::Refused(e.to_string()),
                 }
             }
-            // A cancel that came after its snippet ended.
-            ToWorker::Cancel { .. } => continue,
+            // A cancel (or a deadline move) that came after its snippet ended.
+            ToWorker::Cancel { .. } | ToWorker::Extend { .. } => continue,
             ToWorker::Setup { .. } | ToWorker::Tool(_) | ToWorker::State { .. } => return exit::PROTOCOL,
         };
         let crashed = matches!(&reply, FromWorker::Finished(f) if f.error.as_ref().is_some_and(|e| e.kind == crate::sandbox::ErrorKind::Crashed));

@@ -99,7 +99,12 @@ impl LlmClient {
     /// The request body for `messages` (also what tests and logs may inspect: it holds
     /// no key).
     pub fn request_body(&self, messages: &[Message]) -> Value {
-        let msgs: Vec<Value> = messages
+        // Nothing a prompt quotes (a screen, an output, a reply) carries a secret.
+        let redacted: Vec<Message> = messages
+            .iter()
+            .map(|m| Message { text: crate::secrets::redact(&m.text).into_owned(), ..m.clone() })
+            .collect();
+        let msgs: Vec<Value> = redacted
             .iter()
             .map(|m| match &m.image_png {
                 Some(png) if m.role == Role::User => {

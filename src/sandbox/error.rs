@@ -24,6 +24,9 @@ pub enum FailureKind {
     TimeLimit,
     /// The snippet was stopped (Ctrl-C) while the tool waited.
     Cancelled,
+    /// A sensitive action was refused (a person said no, or nobody could confirm
+    /// it), or a question found nobody to answer it.
+    Refused,
 }
 
 /// Which limit a snippet ran into.

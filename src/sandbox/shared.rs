@@ -91,6 +91,9 @@ pub struct Shared {
     /// that swallows the first stop (rhai's `sort` and `dedup` with a comparer) cannot
     /// let the script run on.
     halt: AtomicU8,
+    /// Milliseconds the deadline was moved by (a person answering) and not yet
+    /// passed on to the engine's process.
+    extended_ms: AtomicU64,
 }
 
 impl std::fmt::Debug for Shared {
@@ -128,6 +131,7 @@ impl Shared {
             more_actions: AtomicU64::new(0),
             max_operations: limits.max_operations,
             halt: AtomicU8::new(RUNNING),
+            extended_ms: AtomicU64::new(0),
         }
     }
 
@@ -147,6 +151,7 @@ impl Shared {
         *lock(&self.deadline) = started + timeout;
         self.ops.store(0, Ordering::Relaxed);
         self.halt.store(RUNNING, Ordering::Relaxed);
+        self.extended_ms.store(0, Ordering::Relaxed);
         // A child of the session's token: a session stopped before this snippet
         // started stops it at once (no cancel can slip in between).
         *lock(&self.snippet_stop) = lock(&self.session_stop).child_token();
@@ -198,8 +203,14 @@ impl Shared {
         let base = *lock(&self.started);
         let (result, failure) = match outcome {
             Ok(()) => ("ok".to_string(), None),
-            Err((kind, message)) => (message, Some(kind)),
+            Err((kind, message)) => (crate::secrets::redact(&message).into_owned(), Some(kind)),
         };
+        // A typed secret shows on screen, so in what an action says it changed.
+        let args = args.into_iter().map(|a| crate::secrets::redact(&a).into_owned()).collect();
+        let mut capture = capture;
+        if let Some(effect) = capture.effect.as_mut() {
+            *effect = crate::secrets::redact(effect).into_owned();
+        }
         let action = Action {
             tool: tool.into(),
             args,
@@ -236,6 +247,19 @@ impl Shared {
     /// Time left before the snippet's deadline (tools bound their waits by it).
     pub fn time_left(&self) -> Duration {
         lock(&self.deadline).saturating_duration_since(Instant::now())
+    }
+
+    /// Moves the snippet's deadline `by` later (the time a person took to answer is
+    /// not the snippet's); the engine's process hears of it with the tool's answer.
+    pub fn extend_deadline(&self, by: Duration) {
+        *lock(&self.deadline) += by;
+        let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        self.extended_ms.fetch_add(ms, Ordering::Relaxed);
+    }
+
+    /// How far the deadline moved since the last call.
+    pub(crate) fn take_extension(&self) -> Duration {
+        Duration::from_millis(self.extended_ms.swap(0, Ordering::Relaxed))
     }
 
     /// True once the snippet must stop (deadline passed or cancelled).

@@ -100,6 +100,13 @@ pub struct ToolContext {
     /// The screen a permission request was last left alone on (`permission=ask`),
     /// so it is reported once, not before every action.
     reported_blocker: Option<u64>,
+    /// Who answers `ask_user`, `take_over` and sensitive-action confirmations
+    /// (`None`: nobody; questions fail and sensitive actions are refused).
+    pub(crate) human: Option<crate::human::Human>,
+    /// A person said yes to a sensitive action in the running call.
+    pub(crate) consented_call: bool,
+    /// Sensitive rules a person answered "always" for, this session.
+    pub(crate) consented_rules: Vec<String>,
     /// The running snippet's clock and stop signal.
     pub(crate) shared: Arc<Shared>,
 }
@@ -139,6 +146,9 @@ impl ToolContext {
             script_watchers: Vec::new(),
             watchers_on: true,
             pending_watch: None,
+            human: None,
+            consented_call: false,
+            consented_rules: Vec::new(),
             shared,
         }))
     }
@@ -225,6 +235,14 @@ impl ToolContext {
         out
     }
 
+    /// Moves the running call's deadline (and the snippet's) `by` later: the time a
+    /// person took to answer is not the snippet's.
+    pub(crate) fn extend_deadline(&mut self, by: Duration) {
+        self.shared.extend_deadline(by);
+        self.deadline += by;
+        self.device.set_deadline(Some(self.deadline));
+    }
+
     /// The time the running call has left.
     pub(crate) fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
@@ -285,6 +303,7 @@ impl ToolContext {
         self.effect_before = None;
         self.effect_target = None;
         self.last_effect = None;
+        self.consented_call = false;
     }
 
     /// Whether an action ran and nothing checked its outcome since.
@@ -377,7 +396,8 @@ impl ToolContext {
             return;
         }
         self.capture.ui_xml = self.latest.as_ref().map(|o| Arc::from(o.dump.as_str()));
-        if self.options.record == Recording::All {
+        let secret_shown = self.latest.as_ref().is_some_and(|o| crate::secrets::appears_in(&o.dump));
+        if self.options.record == Recording::All && !secret_shown {
             self.capture.screenshot = self.device.screenshot().ok().map(Arc::from);
         }
     }
@@ -495,6 +515,7 @@ impl ToolContext {
         };
         if !self.dirty {
             self.capture.target = selector_for(&snap.ui, el.id);
+            self.effect_target = Some((*el).clone());
             return Ok(el.center);
         }
         let live = self.device.observe()?;
@@ -502,6 +523,7 @@ impl ToolContext {
         match now.get(index as usize) {
             Some(e) if e.signature == el.signature => {
                 self.capture.target = selector_for(&live.ui, e.id);
+                self.effect_target = Some((*e).clone());
                 Ok(e.center)
             }
             _ => Err(ToolError::Stale { index, label: super::closest::described(el) }),
@@ -542,6 +564,9 @@ impl ToolContext {
 
     /// Keeps a screenshot for the action record and returns it.
     pub(crate) fn capture_screenshot(&mut self) -> Result<Arc<[u8]>, DeviceError> {
+        if self.live().is_some_and(|o| crate::secrets::appears_in(&o.dump)) {
+            return Err(DeviceError::SecretOnScreen);
+        }
         let png: Arc<[u8]> = Arc::from(self.device.screenshot()?);
         self.capture.screenshot = Some(png.clone());
         Ok(png)

@@ -104,6 +104,22 @@ pub enum ToolError {
     NoAnswer,
     #[error("complete(false) needs a reason: complete(false, \"why it failed\")")]
     NoReason,
+    #[error(
+        "refused {what}: it matched the sensitive rule {rule:?} and {why}. Nothing was done. A person can allow it at the terminal or with a [confirm] entry in an --answers file; --sensitive allow turns the gate off"
+    )]
+    Refused { what: String, rule: String, why: String },
+    #[error(
+        "nobody can answer {kind}: no terminal and no matching [{table}] entry in an --answers file (give one with --answers FILE), and no callback"
+    )]
+    NobodyToAsk { kind: &'static str, table: &'static str },
+    #[error("no secret called {name:?}: set ${env}{}", .file.as_ref().map(|f| format!(" or add `{name} = \"...\"` to {f}")).unwrap_or_else(|| " or give a secrets file with --secrets FILE".to_string()))]
+    NoSecret { name: String, env: String, file: Option<String> },
+    #[error("secret names are 1 to 64 letters, digits or _ (got {0:?})")]
+    BadSecretName(String),
+    #[error("the field does not show the secret {0:?} after typing it (its value is not shown here)")]
+    SecretNotTyped(String),
+    #[error("{0}: a secret cannot be passed to a tool as text; type it with type_secret(name)")]
+    SecretInArguments(String),
 }
 
 fn awaited_verb(a: Awaited) -> &'static str {
@@ -130,6 +146,12 @@ impl ToolError {
             ToolError::GestureTooLong { .. } | ToolError::WaitTooLong(_) => FailureKind::TimeLimit,
             ToolError::Stopped => FailureKind::Cancelled,
             ToolError::WatcherDue(_) => FailureKind::Cancelled,
+            ToolError::Refused { .. } | ToolError::NobodyToAsk { .. } | ToolError::SecretInArguments(_) => {
+                FailureKind::Refused
+            }
+            ToolError::NoSecret { .. } | ToolError::BadSecretName(_) | ToolError::SecretNotTyped(_) => {
+                FailureKind::BadArgument
+            }
             ToolError::TooManyWatchers(_) => FailureKind::BadArgument,
             ToolError::Selector(_)
             | ToolError::AppName(_)

@@ -45,4 +45,8 @@ pub struct ToolOptions {
     pub apps: AppDirectory,
     /// The built-in blocker watchers that are on.
     pub watchers: Watchers,
+    /// Which actions need a person's yes, and what happens when nobody answers.
+    pub sensitive: super::sensitive::Sensitive,
+    /// The secrets `type_secret(name)` may type.
+    pub secrets: crate::secrets::SecretStore,
 }

@@ -176,6 +176,13 @@ pub(crate) fn call<T>(
     if shared.must_stop() {
         return Err(shared.stop(STOP_TIMEOUT));
     }
+    // A secret read off the screen goes nowhere as text (into a URL, a shell
+    // command, another field): only type_secret types it.
+    if args.iter().any(|a| crate::secrets::appears_in(a)) {
+        let e = ToolError::SecretInArguments(tool.to_string());
+        shared.record(tool, args, Err((e.kind(), e.to_string())), Instant::now(), Default::default());
+        return Err(shared.fail(tool, e.kind(), e.to_string()));
+    }
     let started = Instant::now();
     let deadline = started + shared.time_left();
     let mut c = lock(ctx);

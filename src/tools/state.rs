@@ -22,9 +22,11 @@ pub fn element_map(index: usize, e: &Element) -> Map {
         m.insert(k.into(), v);
     };
     put("index", Dynamic::from(index as i64));
-    put("text", Dynamic::from(e.text.clone()));
-    put("desc", Dynamic::from(e.content_desc.clone()));
-    put("hint", Dynamic::from(e.hint.clone()));
+    // A secret typed into a field is not the script's to read.
+    let shown = |t: &str| Dynamic::from(crate::secrets::blot_registered(t).into_owned());
+    put("text", shown(&e.text));
+    put("desc", shown(&e.content_desc));
+    put("hint", shown(&e.hint));
     put("id", Dynamic::from(e.resource_id.rsplit('/').next().unwrap_or("").to_string()));
     put("class", Dynamic::from(e.class.rsplit('.').next().unwrap_or("").to_string()));
     put("bounds", Dynamic::from(vec![int(b.left), int(b.top), int(b.right), int(b.bottom)] as Array));
@@ -70,7 +72,8 @@ pub fn phone_state(obs: &Observation) -> Dynamic {
     m.insert("package".into(), Dynamic::from(obs.phone.package.clone()));
     m.insert("activity".into(), Dynamic::from(obs.phone.activity.clone()));
     m.insert("keyboard_shown".into(), Dynamic::from(obs.phone.keyboard_shown));
-    let focused = obs.phone.focused.and_then(|f| obs.ui.get(f)).map(|e| e.text.clone()).unwrap_or_default();
+    let focused = obs.phone.focused.and_then(|f| obs.ui.get(f)).map(|e| crate::secrets::blot_registered(&e.text).into_owned())
+        .unwrap_or_default();
     m.insert("focused_text".into(), Dynamic::from(focused));
     m.insert("screen_width".into(), Dynamic::from(i64::from(obs.screen.0)));
     m.insert("screen_height".into(), Dynamic::from(i64::from(obs.screen.1)));

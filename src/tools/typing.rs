@@ -14,6 +14,9 @@ use super::error::ToolError;
 pub(crate) fn type_into_focused(c: &mut ToolContext, text: &str) -> Result<(), ToolError> {
     let before = focused_text(c)?;
     let Some((password, _)) = before else { return Err(ToolError::NoFocusedField) };
+    if let Some(field) = c.focused_field().cloned() {
+        c.gate_element("type", &field, Some(text))?;
+    }
     c.act(|d| d.input_text(text))?;
     if password || text.is_empty() {
         return Ok(());

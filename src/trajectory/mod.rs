@@ -91,7 +91,9 @@ impl Trajectory {
                 if let Some(fields) = line.as_object_mut() {
                     fields.insert("t_ms".into(), serde_json::json!(t_ms));
                 }
-                serde_json::to_writer(&mut self.events, &line).map_err(std::io::Error::other)
+                // Whatever an event quotes (a screen, a reply, an error) loses its secrets.
+                let text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
+                self.events.write_all(crate::secrets::redact(&text).as_bytes())
             })
             .and_then(|()| self.events.write_all(b"\n"))
             .and_then(|()| self.events.flush());
@@ -119,7 +121,7 @@ impl Trajectory {
         });
         let ui = xml.map(|xml| {
             let rel = format!("ui/{n:04}.xml");
-            let result = std::fs::write(self.dir.join(&rel), xml.as_bytes());
+            let result = std::fs::write(self.dir.join(&rel), crate::secrets::redact(xml).as_bytes());
             self.note_failure(self.dir.join(&rel), result);
             rel
         });
@@ -130,6 +132,16 @@ impl Trajectory {
     /// reader never sees half of it).
     pub fn write_file(&mut self, name: &str, bytes: &[u8]) {
         let path = self.dir.join(name);
+        // Text files (dumps, scripts, the summary) lose their secrets; images are
+        // withheld upstream when a secret is on screen.
+        let redacted;
+        let bytes = match std::str::from_utf8(bytes) {
+            Ok(text) if !name.ends_with(".png") => {
+                redacted = crate::secrets::redact(text).into_owned();
+                redacted.as_bytes()
+            }
+            _ => bytes,
+        };
         let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = path.with_file_name(format!(".{file_name}.tmp"));
         let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &path));

@@ -9,7 +9,15 @@ use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 fn start(c: &mut ToolContext, package: &str, activity: Option<&str>) -> Result<(), ToolError> {
+    c.gate(&format!("start the app {package}"), &[package.to_string()])?;
     c.act(|d| d.start_app(package, activity))
+}
+
+/// Forgets an app's data, after the sensitive-action gate (it deletes all of it).
+fn clear_data(c: &mut ToolContext, package: &str) -> Result<(), ToolError> {
+    let what = format!("delete all data of the app {package} (pm clear)");
+    c.gate(&what, &[what.clone()])?;
+    c.act(|d| d.clear_app_data(package))
 }
 
 fn packages(c: &mut ToolContext, include_system: bool) -> Result<Array, ToolError> {
@@ -29,7 +37,11 @@ fn start_with(c: &mut ToolContext, package: &str, second: &Dynamic) -> Result<()
     let mut activity = None;
     for (key, value) in &options {
         match key.as_str() {
-            "clear" if value.as_bool() == Ok(true) => c.device().clear_app_data(package)?,
+            "clear" if value.as_bool() == Ok(true) => {
+                let what = format!("delete all data of the app {package} (start_app with clear: true)");
+                c.gate(&what, &[what.clone()])?;
+                c.device().clear_app_data(package)?
+            }
             "clear" if value.is_bool() => {}
             "activity" => {
                 activity = Some(
@@ -58,6 +70,7 @@ pub(crate) const START_APP: ToolSpec = ToolSpec {
 
 /// The app that handles the link opens it; a link nothing handles is named.
 fn open_link(c: &mut ToolContext, uri: &str) -> Result<(), ToolError> {
+    c.gate(&format!("open {uri:?}"), &[uri.to_string()])?;
     match c.act(|d| d.open_url(uri)) {
         Err(ToolError::Device(DeviceError::Command { output, .. } | DeviceError::InvalidName { name: output, .. })) => {
             Err(ToolError::NoAppForUrl { uri: uri.to_string(), said: output })
@@ -79,7 +92,7 @@ pub(crate) const CLEAR_APP_DATA: ToolSpec = ToolSpec {
     signature: "clear_app_data(package)",
     doc: "Stop an app and forget its data (pm clear): the next start is a first start.",
     effect: Effect::Acts,
-    register: |r| tool!(r, |c, package: ImmutableString| c.act(|d| d.clear_app_data(&package))),
+    register: |r| tool!(r, |c, package: ImmutableString| clear_data(c, &package)),
 };
 
 pub(crate) const OPEN_APP: ToolSpec = ToolSpec {

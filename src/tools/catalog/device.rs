@@ -11,6 +11,15 @@ use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 fn shell(c: &mut ToolContext, command: &str) -> Result<Map, ToolError> {
+    c.gate(&format!("run {command:?} in the device shell"), &[command.to_string()])?;
+    // `input tap X Y` presses whatever is there: that element is gated too.
+    let words: Vec<&str> = command.split_whitespace().collect();
+    if let ["input", "tap", x, y, ..] = words.as_slice()
+        && let (Ok(x), Ok(y)) = (x.parse::<i32>(), y.parse::<i32>())
+    {
+        c.look()?;
+        c.gate_point("tap (through the shell) on", (x, y))?;
+    }
     let out = c.device().shell(command)?;
     // The command may have changed what is on screen.
     c.after_action();

@@ -10,6 +10,11 @@ use crate::tools::{Effect, ToolSpec};
 
 /// A point gesture after it is resolved: where, and for how long.
 fn press(c: &mut ToolContext, (x, y): (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {
+    let verb = if ms.is_some() { "long press on" } else { "tap on" };
+    match c.effect_target.clone() {
+        Some(e) => c.gate_element(verb, &e, None)?,
+        None => c.gate_point(verb, (x, y))?,
+    }
     c.act(|d| match ms {
         None => d.tap(x, y),
         Some(ms) => d.long_press(x, y, ms),

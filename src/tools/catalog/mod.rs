@@ -5,6 +5,7 @@ mod apps;
 mod device;
 mod finish;
 mod gestures;
+mod human;
 mod keys;
 mod memory;
 mod screen;
@@ -59,5 +60,8 @@ pub const CATALOG: &[ToolSpec] = &[
     watch::UNWATCH,
     device::SHELL,
     memory::ANSWER,
+    human::ASK_USER,
+    human::TAKE_OVER,
+    human::TYPE_SECRET,
     finish::COMPLETE,
 ];

@@ -193,6 +193,7 @@ fn nothing(c: &ToolContext, sel: &Selector, searched: &str) -> ToolError {
 fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError> {
     let sel = Selector::from_dynamic(sel)?;
     let Some(e) = target(c, &sel)? else { return Ok(()) };
+    c.gate_element(if long { "long press on" } else { "tap on" }, &e, None)?;
     let safe = c.live_arc().is_some_and(|o| safe_to_repeat(&o.ui, &e));
     let (x, y) = e.center;
     c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })?;
@@ -379,6 +380,7 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
             if !field.actions.set_text {
                 return Err(ToolError::NotAField { selector: sel.shown, element: closest::described(&field) });
             }
+            c.gate_element("type", &field, Some(&text))?;
             // The field must have focus (and its keyboard) before it is emptied.
             let (x, y) = field.center;
             c.act(|d| d.tap(x, y))?;

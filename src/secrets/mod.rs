@@ -4,9 +4,15 @@
 //! sk-…") passes through on its way to stderr.
 //!
 //! Anything shaped like a provider key (`sk-…`, `pk-…`, `rk-…`, masked or not) is
-//! blotted out too: providers echo keys half-masked. Not here: where a key comes from
-//! (`llm::config`), or keeping keys out of the sandbox worker (it starts with an empty
-//! environment).
+//! blotted out too: providers echo keys half-masked. Secrets that `type_secret`
+//! types are registered here too, however short (down to [`SHORTEST_TYPED`]), the
+//! moment they are loaded. Not here: where a key comes from (`llm::config`), where
+//! typed secrets come from (`store.rs`), or keeping keys out of the sandbox worker (it
+//! starts with an empty environment).
+
+mod store;
+
+pub use store::{SECRET_ENV_PREFIX, SecretStore, SecretStoreError};
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -23,30 +29,68 @@ static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 static KEY_SHAPED: LazyLock<Option<regex::Regex>> =
     LazyLock::new(|| regex::Regex::new(r"\b(sk|pk|rk)-[A-Za-z0-9_\-\*]{4,}").ok());
 
+/// The shortest value `type_secret` accepts: a PIN of four digits is still blotted
+/// out everywhere (shorter ones would garble every number in a log).
+pub const SHORTEST_TYPED: usize = 4;
+
 /// Adds `secret` to what [`redact`] blots out, for the rest of the process.
 pub fn register(secret: &str) {
     if secret.len() < SHORTEST {
         return;
     }
+    remember(secret);
+}
+
+/// Adds a secret a script may type (at least [`SHORTEST_TYPED`] bytes long).
+pub fn register_typed(secret: &str) {
+    if secret.len() >= SHORTEST_TYPED {
+        TYPED.store(true, std::sync::atomic::Ordering::Relaxed);
+        remember(secret);
+    }
+}
+
+/// Whether any secret a script may type is known (then screenshots are checked).
+pub fn any_typed() -> bool {
+    TYPED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static TYPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn remember(secret: &str) {
     let mut secrets = SECRETS.write().unwrap_or_else(|e| e.into_inner());
     if !secrets.iter().any(|s| s == secret) {
         secrets.push(secret.to_string());
+        // The longest first: a secret that holds another is blotted out whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     }
 }
 
 /// `text` with every registered secret, and anything shaped like a key, replaced by
 /// [`REDACTED`].
 pub fn redact(text: &str) -> Cow<'_, str> {
+    let out = blot_registered(text);
+    match KEY_SHAPED.as_ref() {
+        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
+        _ => out,
+    }
+}
+
+/// `text` with every registered secret (not key shapes) replaced: what a script may
+/// read of the screen (`ui_state`), where a typed secret must not show.
+pub fn blot_registered(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
     for secret in SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter() {
         if out.contains(secret.as_str()) {
             out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
         }
     }
-    match KEY_SHAPED.as_ref() {
-        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
-        _ => out,
-    }
+    out
+}
+
+/// Whether `text` holds a registered secret (then a screenshot of it is withheld:
+/// pixels cannot be redacted).
+pub fn appears_in(text: &str) -> bool {
+    SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().any(|s| text.contains(s.as_str()))
 }
 
 /// A `tracing` writer that redacts each log line before it reaches stderr.
