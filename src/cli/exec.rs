@@ -105,8 +105,7 @@ fn print_report(report: &Report) {
 impl ExecArgs {
     pub fn exec(self) -> anyhow::Result<ExitCode> {
         let default_record = self.trajectory.is_some().then_some(Recording::All);
-        let defaults =
-            Flags { default_record, default_sensitive: Some(SensitivePolicy::Allow), ..Flags::default() };
+        let defaults = Flags { default_record, default_sensitive: Some(SensitivePolicy::Allow), ..Flags::default() };
         let settings = self.session.settings(&self.device, defaults)?;
         let scripts = script::read_scripts(&self.files)?;
         let vars = script::parse_vars(&self.vars)?;

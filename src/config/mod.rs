@@ -13,8 +13,8 @@ pub use file::{FILE_NAME, FileConfig, SensitiveSection, ToolsSection};
 use crate::llm::LlmSection;
 use crate::persona::{Persona, PersonaError};
 use crate::sandbox::{LimitError, Limits};
-use crate::toml_error::TomlError;
 use crate::secrets::{SecretStore, SecretStoreError};
+use crate::toml_error::TomlError;
 use crate::tools::{
     AppDirectory, Recording, Sensitive, SensitivePolicy, SensitiveRuleError, Settle, ToolOptions, WatcherSpecError,
     Watchers,

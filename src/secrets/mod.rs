@@ -46,6 +46,20 @@ pub fn register_typed(secret: &str) {
     if secret.len() >= SHORTEST_TYPED {
         TYPED.store(true, std::sync::atomic::Ordering::Relaxed);
         remember(secret);
+        // As a UI dump (XML) and a quoted string (JSON, Rust) spell it.
+        let xml = secret
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&apos;");
+        let quoted = format!("{secret:?}");
+        let json = serde_json::to_string(secret).unwrap_or_default();
+        for spelling in [xml, quoted[1..quoted.len() - 1].to_string(), json[1..json.len().max(2) - 1].to_string()] {
+            if spelling != secret {
+                remember(&spelling);
+            }
+        }
     }
 }
 

@@ -72,7 +72,11 @@ pub fn phone_state(obs: &Observation) -> Dynamic {
     m.insert("package".into(), Dynamic::from(obs.phone.package.clone()));
     m.insert("activity".into(), Dynamic::from(obs.phone.activity.clone()));
     m.insert("keyboard_shown".into(), Dynamic::from(obs.phone.keyboard_shown));
-    let focused = obs.phone.focused.and_then(|f| obs.ui.get(f)).map(|e| crate::secrets::blot_registered(&e.text).into_owned())
+    let focused = obs
+        .phone
+        .focused
+        .and_then(|f| obs.ui.get(f))
+        .map(|e| crate::secrets::blot_registered(&e.text).into_owned())
         .unwrap_or_default();
     m.insert("focused_text".into(), Dynamic::from(focused));
     m.insert("screen_width".into(), Dynamic::from(i64::from(obs.screen.0)));

@@ -11,9 +11,9 @@ use std::time::Duration;
 use codeact::device::{AdbDevice, Device};
 use common::llm::{Canned, ScriptedLlm, last_user_text, reply};
 
-const FAKE_KEY: &str = "sk-codeact-test-KEY-7f3a9c21e0";
+pub(crate) const FAKE_KEY: &str = "sk-codeact-test-KEY-7f3a9c21e0";
 
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("codeact-run-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -22,13 +22,20 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `codeact run` with the scripted server and the given device; the key is a fake
 /// one we can look for later.
-fn run(llm: &ScriptedLlm, device: &str, out: &Path, extra: &[&str], task: &str) -> Output {
+pub(crate) fn run(llm: &ScriptedLlm, device: &str, out: &Path, extra: &[&str], task: &str) -> Output {
     run_against(&llm.base_url, device, out, extra, task, &[])
 }
 
 /// `codeact run` against the LLM at `base_url`, with the fake key and `env` set and
 /// the caller's own LLM settings removed.
-fn run_against(base_url: &str, device: &str, out: &Path, extra: &[&str], task: &str, env: &[(&str, &str)]) -> Output {
+pub(crate) fn run_against(
+    base_url: &str,
+    device: &str,
+    out: &Path,
+    extra: &[&str],
+    task: &str,
+    env: &[(&str, &str)],
+) -> Output {
     Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["run", "--device", device, "--base-url", base_url, "--model", "scripted"])
         .args(["--out", out.to_str().unwrap_or_default()])
@@ -45,7 +52,7 @@ fn run_against(base_url: &str, device: &str, out: &Path, extra: &[&str], task: &
         .expect("run codeact run")
 }
 
-fn run_dir(out: &Path) -> PathBuf {
+pub(crate) fn run_dir(out: &Path) -> PathBuf {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(out)
         .expect("out dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -55,11 +62,11 @@ fn run_dir(out: &Path) -> PathBuf {
     dirs.pop().expect("a run directory")
 }
 
-fn json_file(path: &Path) -> serde_json::Value {
+pub(crate) fn json_file(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).expect("JSON")
 }
 
-fn events(dir: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn events(dir: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(dir.join("events.jsonl"))
         .expect("events.jsonl")
         .lines()
@@ -69,12 +76,12 @@ fn events(dir: &Path) -> Vec<serde_json::Value> {
 
 use common::sim_state as state;
 
-fn shell(addr: &str, cmd: &str) {
+pub(crate) fn shell(addr: &str, cmd: &str) {
     let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
     d.shell(cmd).expect("shell");
 }
 
-fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
@@ -260,7 +267,7 @@ fn the_api_key_is_used_but_never_written() {
 }
 
 /// Everything a run showed or wrote: stdout, stderr and every file of its directory.
-fn everything_seen(result: &Output, out: &Path) -> String {
+pub(crate) fn everything_seen(result: &Output, out: &Path) -> String {
     let mut seen = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(result).as_str();
     for entry in walk(&run_dir(out)) {
         seen.push_str(&String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()));
@@ -337,7 +344,7 @@ fn a_reply_cut_off_mid_body_is_not_called_unreachable() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();

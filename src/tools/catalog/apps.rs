@@ -16,7 +16,7 @@ fn start(c: &mut ToolContext, package: &str, activity: Option<&str>) -> Result<(
 /// Forgets an app's data, after the sensitive-action gate (it deletes all of it).
 fn clear_data(c: &mut ToolContext, package: &str) -> Result<(), ToolError> {
     let what = format!("delete all data of the app {package} (pm clear)");
-    c.gate(&what, &[what.clone()])?;
+    c.gate(&what, std::slice::from_ref(&what))?;
     c.act(|d| d.clear_app_data(package))
 }
 
@@ -39,7 +39,7 @@ fn start_with(c: &mut ToolContext, package: &str, second: &Dynamic) -> Result<()
         match key.as_str() {
             "clear" if value.as_bool() == Ok(true) => {
                 let what = format!("delete all data of the app {package} (start_app with clear: true)");
-                c.gate(&what, &[what.clone()])?;
+                c.gate(&what, std::slice::from_ref(&what))?;
                 c.device().clear_app_data(package)?
             }
             "clear" if value.is_bool() => {}
