@@ -125,6 +125,25 @@ impl Persona {
         self.tools.iter().any(|t| t == tool)
     }
 
+    /// This persona with `other`'s tools and context added, called `name` (one
+    /// session for several sub-agents; each is held to its own tools).
+    pub fn merged_with(&self, other: &Persona, name: &str) -> Persona {
+        let mut merged = self.clone();
+        merged.name = name.to_string();
+        merged.description = format!("{} and {} together", self.name, other.name);
+        for t in &other.tools {
+            if !merged.allows(t) {
+                merged.tools.push(t.clone());
+            }
+        }
+        for c in &other.context {
+            if !merged.wants(c) {
+                merged.context.push(c.clone());
+            }
+        }
+        merged
+    }
+
     /// The system prompt with this persona's tool list filled in.
     pub fn system_prompt(&self) -> String {
         self.prompt.replace("{tool_descriptions}", crate::tools::describe(&|t| self.allows(t)).trim_end())

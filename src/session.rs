@@ -17,7 +17,7 @@ use crate::config::Settings;
 use crate::device::{Device, DeviceError, Observation};
 use crate::isolation::{CompiledRef, Host, IsolationError, Ran, ToWorker, ToolOutcome, WorkerProcess};
 use crate::sandbox::{
-    ActionSink, CancelHandle, ErrorKind, Limits, RunError, RunResult, STOP_COMPLETE, SandboxError, Shared,
+    ActionSink, CancelHandle, ErrorKind, FailureKind, Limits, RunError, RunResult, STOP_COMPLETE, SandboxError, Shared,
 };
 use crate::tools::{self, Registered, SharedContext, ToolContext, ToolTable};
 
@@ -34,6 +34,8 @@ impl Compiled {
 
 /// Answers the worker's tool calls and state reads.
 struct ToolHost {
+    /// Only these tools answer (a sub-agent's persona, and its name), when set.
+    allowed: Option<(String, Vec<String>)>,
     table: ToolTable,
     tools: SharedContext,
     shared: Arc<Shared>,
@@ -47,6 +49,14 @@ pub type PrintSink = Box<dyn FnMut(&str) + Send>;
 impl Host for ToolHost {
     fn call_tool(&mut self, index: usize, args: Vec<Dynamic>, watchers: bool) -> ToolOutcome {
         let tool = self.table.tool(index).unwrap_or("?");
+        if let Some((persona, allowed)) = &self.allowed
+            && tool != "complete"
+            && !allowed.iter().any(|t| t == tool)
+        {
+            let message =
+                format!("{tool} is not one of the {persona} sub-agent's tools; it has: {}", allowed.join(", "));
+            return ToolOutcome::Failed { tool: tool.into(), failure: Some(FailureKind::BadArgument), message };
+        }
         tools::lock(&self.tools).watchers_on = watchers;
         let result = self.table.call(index, args);
         let mut c = tools::lock(&self.tools);
@@ -136,7 +146,8 @@ impl Session {
         let hint = format!("the functions this session has: {}", tool_names.join(", "));
         let registered = table.arities();
         let worker = WorkerProcess::start(settings.worker.clone(), settings.limits.clone(), table.signatures(), hint)?;
-        Ok(Self { worker, host: ToolHost { table, tools, shared, print_sink: None }, tool_names, registered })
+        let host = ToolHost { allowed: None, table, tools, shared, print_sink: None };
+        Ok(Self { worker, host, tool_names, registered })
     }
 
     fn tools(&self) -> std::sync::MutexGuard<'_, ToolContext> {
@@ -353,6 +364,12 @@ impl Session {
     /// Sends every later action to `sink` the moment it is recorded (or no longer).
     pub fn set_action_sink(&self, sink: Option<ActionSink>) {
         self.host.shared.set_sink(sink);
+    }
+
+    /// Holds later snippets to `tools` (a sub-agent's persona: its name and tools),
+    /// or lets every registered tool answer again (`None`).
+    pub fn allow_only(&mut self, persona: Option<(&str, &[String])>) {
+        self.host.allowed = persona.map(|(name, tools)| (name.to_string(), tools.to_vec()));
     }
 
     /// The facts `remember()` kept.

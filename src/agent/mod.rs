@@ -8,10 +8,17 @@
 //! The loop is async (the LLM request); device and sandbox work is blocking and runs
 //! in `block_in_place`.
 
+mod hierarchical;
 mod loop_guard;
 mod outcome;
+mod plan;
+pub mod plan_text;
 pub mod prompt;
+mod react;
+mod reflect;
+pub mod roles;
 mod step;
+mod strategy;
 
 use std::path::{Path, PathBuf};
 
@@ -19,12 +26,14 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 pub use outcome::{Ending, Outcome};
+pub use roles::{Models, Role, RoleUsage};
+pub use strategy::Strategy;
 
-use crate::llm::{LlmClient, Usage};
+use crate::llm::Usage;
 use crate::persona::Persona;
 use crate::session::Session;
 use crate::trajectory::{StepRecord, TrajectoryError};
-use step::{Run, StepEnd};
+use step::Run;
 
 /// What a run keeps besides events: files per step, per action, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -67,6 +76,11 @@ pub struct AgentOptions {
     /// Hold a `complete(true, ..)` that comes right after acting on a screen the
     /// model has not seen, and show it the final screen first.
     pub verify_completion: bool,
+    /// Which loop the run follows.
+    pub strategy: Strategy,
+    /// The reflector critiques progress after this many actions, and after a
+    /// failed step (0: no reflector).
+    pub reflect_every: usize,
 }
 
 /// The run as `summary.json` holds it.
@@ -93,6 +107,10 @@ pub struct Summary {
     pub run_dir: PathBuf,
     /// The command that replays the run without the LLM.
     pub replay: String,
+    /// react, plan or hierarchical.
+    pub strategy: String,
+    /// Each role's model, calls and tokens (actor, planner, reflector).
+    pub roles: std::collections::BTreeMap<String, RoleUsage>,
 }
 
 /// What the loop reports as it goes (the CLI prints it).
@@ -111,6 +129,14 @@ pub enum AgentError {
     Trajectory(#[from] TrajectoryError),
     #[error("the agent loop needs a multi-threaded tokio runtime")]
     Runtime,
+    #[error(transparent)]
+    Persona(#[from] crate::persona::PersonaError),
+}
+
+/// The persona a session for `--strategy hierarchical` needs: the tools of both
+/// sub-agents (`app_starter` and `ui_expert`); each is held to its own during the run.
+pub fn hierarchical_persona() -> Result<Persona, crate::persona::PersonaError> {
+    hierarchical::SubAgents::session_persona()
 }
 
 /// Runs `options.task` to its end. Errors only when the run directory cannot be
@@ -118,7 +144,7 @@ pub enum AgentError {
 /// `interrupt`) ends the run with an outcome, and the directory is complete.
 pub async fn run_task(
     session: &mut Session,
-    llm: &LlmClient,
+    models: &Models,
     persona: &Persona,
     options: &AgentOptions,
     interrupt: &CancellationToken,
@@ -127,17 +153,16 @@ pub async fn run_task(
     if tokio::runtime::Handle::current().runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
         return Err(AgentError::Runtime);
     }
-    let mut run = Run::start(session, llm, persona, options, interrupt, progress)?;
-    let ending = loop {
-        if run.steps_taken() >= options.max_steps + run.extra_steps() {
-            break Ending::BudgetSpent { max_steps: options.max_steps };
-        }
-        if interrupt.is_cancelled() {
-            break Ending::Interrupted { during: "" };
-        }
-        if let StepEnd::Stop(ending) = run.step(progress).await {
-            break ending;
-        }
+    // The sub-agents' personas live as long as the run.
+    let sub_agents = match options.strategy {
+        Strategy::Hierarchical => Some(hierarchical::SubAgents::load()?),
+        _ => None,
+    };
+    let mut run = Run::start(session, models, persona, options, interrupt, progress)?;
+    let ending = match (&sub_agents, options.strategy) {
+        (Some(sub), _) => hierarchical::run(&mut run, sub, progress).await,
+        (None, Strategy::Plan) => plan::run(&mut run, progress).await,
+        (None, _) => react::run(&mut run, progress).await,
     };
     run.finish(ending)
 }

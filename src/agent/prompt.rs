@@ -142,6 +142,8 @@ pub struct Prompt {
     pub max_steps: usize,
     /// The apps the model may open, when the persona shows them.
     pub packages: Option<Vec<String>>,
+    /// What the model works on beside the task: the plan, its item marked.
+    pub focus: Option<String>,
 }
 
 /// What the model sees of the phone now, beside the run's constants.
@@ -157,6 +159,8 @@ pub struct Now<'a> {
     /// What happened to the screen since the last step that the model did not do
     /// (a watcher cleared a dialog).
     pub happened: &'a [String],
+    /// The reflector's latest critiques, oldest first.
+    pub reflections: &'a [String],
 }
 
 impl Prompt {
@@ -181,6 +185,16 @@ impl Prompt {
         }
         for h in now.happened {
             let _ = writeln!(text, "Since then: {h}");
+        }
+        if let Some(focus) = &self.focus {
+            let _ = write!(text, "\n{}", focus.trim_end());
+            text.push('\n');
+        }
+        if !now.reflections.is_empty() {
+            text.push_str("\nA reviewer's notes on your progress (newest last):\n");
+            for r in now.reflections {
+                let _ = writeln!(text, "- {r}");
+            }
         }
         let _ = write!(
             text,
@@ -229,10 +243,12 @@ mod tests {
 
     #[test]
     fn only_the_newest_message_carries_the_screen() {
-        let prompt = Prompt { system: "sys".into(), task: "Turn off Wi-Fi".into(), max_steps: 15, packages: None };
+        let prompt =
+            Prompt { system: "sys".into(), task: "Turn off Wi-Fi".into(), max_steps: 15, packages: None, focus: None };
         let history = [past("r1", "f1"), past("r2", "f2")];
         let png: Arc<[u8]> = Arc::from(&b"png"[..]);
-        let now = Now { step: 3, screen_text: "SCREEN\n", image: Some(&png), memory: &[], happened: &[] };
+        let now =
+            Now { step: 3, screen_text: "SCREEN\n", image: Some(&png), memory: &[], happened: &[], reflections: &[] };
         let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
         use Role::*;
@@ -250,12 +266,14 @@ mod tests {
 
     #[test]
     fn runaway_replies_facts_and_outputs_are_sent_back_bounded() {
-        let prompt = Prompt { system: "sys".into(), task: "t".into(), max_steps: 15, packages: None };
+        let prompt = Prompt { system: "sys".into(), task: "t".into(), max_steps: 15, packages: None, focus: None };
         let huge = "x".repeat(1 << 20);
         let history = [past(&huge, &huge)];
         let memory = [huge.clone()];
-        let m =
-            prompt.messages(&history, Now { step: 2, screen_text: "S\n", image: None, memory: &memory, happened: &[] });
+        let m = prompt.messages(
+            &history,
+            Now { step: 2, screen_text: "S\n", image: None, memory: &memory, happened: &[], reflections: &[] },
+        );
         let total: usize = m.iter().map(|m| m.text.len()).sum();
         assert!(total < 32 * 1024, "{total} bytes");
         assert!(m[2].text.ends_with("[reply cut at 16384 bytes; its code ran as written]"));

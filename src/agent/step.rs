@@ -12,10 +12,12 @@ use tokio_util::sync::CancellationToken;
 use super::loop_guard::{LoopGuard, Repetition};
 use super::outcome::Ending;
 use super::prompt::{self, Now, Prompt};
+use super::reflect;
+use super::roles::{Models, Role, RoleUsages};
 use super::{AgentError, AgentOptions, Progress, SaveMode, Summary};
 use crate::device::Observation;
 use crate::error_text::full_message;
-use crate::llm::{LlmClient, Reply, Usage, extract};
+use crate::llm::{Message, Reply, Usage, extract};
 use crate::persona::Persona;
 use crate::session::Session;
 use crate::trajectory::{
@@ -31,7 +33,7 @@ pub(super) enum StepEnd {
 /// A run in progress.
 pub(super) struct Run<'a> {
     session: &'a mut Session,
-    llm: &'a LlmClient,
+    models: &'a Models,
     persona: &'a Persona,
     options: &'a AgentOptions,
     interrupt: &'a CancellationToken,
@@ -42,7 +44,16 @@ pub(super) struct Run<'a> {
     waker: tokio::task::JoinHandle<()>,
     prompt: Prompt,
     guard: LoopGuard,
+    /// The steps of the phase in hand (the prompt's history).
     records: Vec<StepRecord>,
+    /// The steps of earlier phases (a hierarchical run's other sub-agents).
+    earlier: Vec<StepRecord>,
+    /// What the reflector wrote, oldest first.
+    reflections: Vec<String>,
+    /// Actions since the last reflection.
+    actions_since_reflection: usize,
+    /// Each role's calls and tokens.
+    roles: RoleUsages,
     started: Instant,
     /// Steps in a row that ended in an error or changed nothing on screen.
     stalled: usize,
@@ -63,7 +74,7 @@ impl<'a> Run<'a> {
     /// shares (the system prompt, the apps the model may open).
     pub(super) fn start(
         session: &'a mut Session,
-        llm: &'a LlmClient,
+        models: &'a Models,
         persona: &'a Persona,
         options: &'a AgentOptions,
         interrupt: &'a CancellationToken,
@@ -73,7 +84,7 @@ impl<'a> Run<'a> {
         let run_dir = new_run_dir(&options.out_dir, &options.task);
         let trajectory = Arc::new(Mutex::new(Trajectory::create(&run_dir)?));
         progress(Progress::Started { run_dir: &run_dir });
-        let config = llm.config();
+        let config = models.actor.config();
         let device = session.device_name();
         trajectory::lock(&trajectory).append(&Event::RunStart {
             task: &options.task,
@@ -111,10 +122,11 @@ impl<'a> Run<'a> {
             task: options.task.clone(),
             max_steps: options.max_steps,
             packages,
+            focus: None,
         };
         Ok(Self {
             session,
-            llm,
+            models,
             persona,
             options,
             interrupt,
@@ -124,6 +136,10 @@ impl<'a> Run<'a> {
             prompt,
             guard: LoopGuard::new(options.loop_limit),
             records: Vec::new(),
+            earlier: Vec::new(),
+            reflections: Vec::new(),
+            actions_since_reflection: 0,
+            roles: RoleUsages::new(),
             started,
             stalled: 0,
             held: 0,
@@ -139,8 +155,134 @@ impl<'a> Run<'a> {
         self.held
     }
 
-    fn event(&self, event: &Event) {
+    pub(super) fn event(&self, event: &Event) {
         trajectory::lock(&self.trajectory).append(event);
+    }
+
+    pub(super) fn options(&self) -> &AgentOptions {
+        self.options
+    }
+
+    pub(super) fn interrupted(&self) -> bool {
+        self.interrupt.is_cancelled()
+    }
+
+    /// Steps in a row that ended in an error or changed nothing on screen.
+    pub(super) fn stalled_steps(&self) -> usize {
+        self.stalled
+    }
+
+    /// What the actor reads beside its task from now on (the plan, with its item
+    /// marked), or nothing.
+    pub(super) fn set_focus(&mut self, focus: Option<String>) {
+        self.prompt.focus = focus;
+    }
+
+    /// A new phase: `persona` acts on `task` with a history of its own (a
+    /// hierarchical run's next sub-agent). The step count, the budget and the
+    /// reflections go on.
+    pub(super) fn begin_phase(&mut self, persona: &'a Persona, task: String) {
+        self.persona = persona;
+        self.prompt.system = prompt::system(persona, self.session.coordinate_scale());
+        self.prompt.task = task;
+        if persona.wants("packages") && self.prompt.packages.is_none() {
+            self.prompt.packages = tokio::task::block_in_place(|| self.session.apps_worth_naming()).ok();
+        }
+        self.earlier.append(&mut self.records);
+        self.guard = LoopGuard::new(self.options.loop_limit);
+        self.stalled = 0;
+        self.event(&Event::Phase { step: self.steps_taken(), persona: &persona.name, task: &self.prompt.task });
+    }
+
+    /// Starts the count of steps that went nowhere afresh (a new plan).
+    pub(super) fn reset_stall(&mut self) {
+        self.stalled = 0;
+    }
+
+    /// The session, for a strategy's own reads (the variables a sub-agent left).
+    pub(super) fn session(&mut self) -> &mut Session {
+        self.session
+    }
+
+    /// The screen as a planner reads it (no step of its own, no files), and the
+    /// installed apps worth naming.
+    pub(super) fn screen_for_planning(&mut self) -> Result<(String, Vec<String>), StepEnd> {
+        let seen = tokio::task::block_in_place(|| self.session.observe(false));
+        let seen = match seen {
+            Ok(seen) => seen,
+            Err(e) => {
+                let message = full_message(&e);
+                self.event(&Event::DeviceError { step: self.steps_taken(), message: message.clone() });
+                return Err(StepEnd::Stop(Ending::DeviceLost(message)));
+            }
+        };
+        let apps = match &self.prompt.packages {
+            Some(p) => p.clone(),
+            None => tokio::task::block_in_place(|| self.session.apps_worth_naming()).unwrap_or_default(),
+        };
+        Ok((seen.screen_text(), apps))
+    }
+
+    /// Asks `role`'s model, with the request and the reply in the events and the
+    /// role's count; a failure ends the run (the actor and the planner cannot do
+    /// without an answer).
+    pub(super) async fn ask_model(&mut self, role: Role, messages: &[Message]) -> Result<Reply, StepEnd> {
+        let step = self.steps_taken();
+        let client = self.models.client(role);
+        let model = client.config().model.clone();
+        let images = messages.iter().filter(|m| m.image_png.is_some()).count();
+        self.event(&Event::LlmRequest { step, role: role.as_str(), model: &model, messages: messages.len(), images });
+        let reply = tokio::select! {
+            r = client.complete(messages) => r,
+            () = self.interrupt.cancelled() => {
+                return Err(StepEnd::Stop(Ending::Interrupted { during: " while waiting for the model" }));
+            }
+        };
+        match reply {
+            Ok(reply) => {
+                self.event(&Event::LlmReply {
+                    step,
+                    role: role.as_str(),
+                    text: &reply.text,
+                    prompt_tokens: reply.usage.prompt_tokens,
+                    completion_tokens: reply.usage.completion_tokens,
+                    total_tokens: reply.usage.total_tokens,
+                    ms: reply.elapsed.as_secs_f64() * 1000.0,
+                    attempts: reply.attempts,
+                });
+                let usage = self.roles.entry(role.as_str()).or_default();
+                usage.model = model;
+                usage.calls += 1;
+                usage.tokens += reply.usage;
+                Ok(reply)
+            }
+            Err(e) => {
+                let message = full_message(&e);
+                self.event(&Event::LlmError { step, message: message.clone() });
+                Err(StepEnd::Stop(Ending::LlmFailed(message)))
+            }
+        }
+    }
+
+    /// The reflector's turn after a step, when one is due: its critique joins the
+    /// actor's prompt. A reflector that fails is noted and skipped: the run goes on.
+    async fn reflect_if_due(&mut self, progress: &mut (dyn FnMut(Progress) + Send)) {
+        let Some(record) = self.records.last() else { return };
+        self.actions_since_reflection += record.ran().map_or(0, |r| r.actions.len() + r.more_actions);
+        if !reflect::due(self.options.reflect_every, self.actions_since_reflection, record) {
+            return;
+        }
+        self.actions_since_reflection = 0;
+        let number = record.number;
+        let messages = reflect::messages(&self.prompt.task, self.prompt.focus.as_deref(), &self.records);
+        let Ok(reply) = self.ask_model(Role::Reflector, &messages).await else { return };
+        let text = reflect::trimmed(&reply.text);
+        if text.is_empty() {
+            return;
+        }
+        self.event(&Event::Reflection { step: number, text: &text });
+        progress(Progress::Note { step: number, text: &format!("reflection: {text}") });
+        self.reflections.push(text);
     }
 
     /// One step: observe, ask, run, record.
@@ -227,6 +369,9 @@ impl<'a> Run<'a> {
             (end, None) => end,
         };
         self.records.push(record);
+        if matches!(end, StepEnd::Continue) {
+            self.reflect_if_due(progress).await;
+        }
         end
     }
 
@@ -260,36 +405,17 @@ impl<'a> Run<'a> {
     ) -> Result<Reply, StepEnd> {
         let memory = if self.persona.wants("memory") { self.session.memory() } else { Vec::new() };
         let image = seen.screenshot.as_ref().filter(|_| self.options.vision);
-        let now = Now { step: number, screen_text, image, memory: &memory, happened };
-        let messages = self.prompt.messages(&self.records, now);
-        let model = &self.llm.config().model;
-        let images = messages.iter().filter(|m| m.image_png.is_some()).count();
-        self.event(&Event::LlmRequest { step: number, model, messages: messages.len(), images });
-        let reply = tokio::select! {
-            r = self.llm.complete(&messages) => r,
-            () = self.interrupt.cancelled() => {
-                return Err(StepEnd::Stop(Ending::Interrupted { during: " while waiting for the model" }));
-            }
+        let shown = self.reflections.len().saturating_sub(reflect::SHOWN);
+        let now = Now {
+            step: number,
+            screen_text,
+            image,
+            memory: &memory,
+            happened,
+            reflections: &self.reflections[shown..],
         };
-        match reply {
-            Ok(reply) => {
-                self.event(&Event::LlmReply {
-                    step: number,
-                    text: &reply.text,
-                    prompt_tokens: reply.usage.prompt_tokens,
-                    completion_tokens: reply.usage.completion_tokens,
-                    total_tokens: reply.usage.total_tokens,
-                    ms: reply.elapsed.as_secs_f64() * 1000.0,
-                    attempts: reply.attempts,
-                });
-                Ok(reply)
-            }
-            Err(e) => {
-                let message = full_message(&e);
-                self.event(&Event::LlmError { step: number, message: message.clone() });
-                Err(StepEnd::Stop(Ending::LlmFailed(message)))
-            }
-        }
+        let messages = self.prompt.messages(&self.records, now);
+        self.ask_model(Role::Actor, &messages).await
     }
 
     /// Runs the reply's code on the observation the model saw; no code, or code that
@@ -409,12 +535,14 @@ impl<'a> Run<'a> {
     }
 
     /// Writes the scripts, the summary and `run_end`; the run directory is complete.
-    pub(super) fn finish(self, ending: Ending) -> Result<Summary, AgentError> {
+    pub(super) fn finish(mut self, ending: Ending) -> Result<Summary, AgentError> {
         self.waker.abort();
         self.session.set_action_sink(None);
         let (outcome, reason) = ending.outcome();
         let steps = self.steps_taken();
-        let config = self.llm.config();
+        let config = self.models.actor.config();
+        let mut records = std::mem::take(&mut self.earlier);
+        records.append(&mut self.records);
         let device = self.session.device_name();
         // A replay runs all steps as one snippet: give it the time all of them had.
         let replay_ms = self.session.limits().timeout_ms.saturating_mul(steps.max(1) as u64);
@@ -430,10 +558,10 @@ impl<'a> Run<'a> {
             self.options.task, self.persona.name, config.model
         );
         let mut tokens = Usage::default();
-        for r in &self.records {
-            tokens += r.usage;
+        for usage in self.roles.values() {
+            tokens += usage.tokens;
         }
-        let total = |f: fn(&StepTiming) -> f64| self.records.iter().map(|r| f(&r.timing)).sum::<f64>();
+        let total = |f: fn(&StepTiming) -> f64| records.iter().map(|r| f(&r.timing)).sum::<f64>();
         let summary = Summary {
             task: self.options.task.clone(),
             persona: self.persona.name.clone(),
@@ -444,7 +572,9 @@ impl<'a> Run<'a> {
             reason,
             steps,
             tokens,
-            prompt_tokens_per_step: self.records.iter().map(|r| r.usage.prompt_tokens).collect(),
+            prompt_tokens_per_step: records.iter().map(|r| r.usage.prompt_tokens).collect(),
+            strategy: self.options.strategy.as_str().to_string(),
+            roles: self.roles.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             wall_ms: self.started.elapsed().as_secs_f64() * 1000.0,
             llm_ms: total(|t| t.llm_ms),
             device_ms: total(|t| t.device_ms),
@@ -453,8 +583,8 @@ impl<'a> Run<'a> {
             replay,
         };
         let mut t = trajectory::lock(&self.trajectory);
-        t.write_file("script.rhai", export::script(&header, &self.records).as_bytes());
-        t.write_file("script.selectors.rhai", export::selector_script(&header, &self.records).as_bytes());
+        t.write_file("script.rhai", export::script(&header, &records).as_bytes());
+        t.write_file("script.selectors.rhai", export::selector_script(&header, &records).as_bytes());
         let value = serde_json::to_value(&summary).unwrap_or_default();
         t.append(&Event::RunEnd(&value));
         t.finish(&value)?;

@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
+use codeact::agent::{Models, Strategy};
 use codeact::config::{ConfigError, Flags, Settings};
 use codeact::device::{Device, DeviceError, DeviceSpec};
+use codeact::llm::{LlmClient, LlmConfig, LlmSection, RoleFlags, RoleSection};
 use codeact::tools::{Recording, SensitivePolicy};
 
 /// Which phone to use, for every command that needs one.
@@ -139,6 +141,76 @@ pub struct CheckArgs {
     /// (assert_visible, wait_for, refresh()) after its last action passes at once.
     #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
     pub verify_completion: Switch,
+}
+
+/// How the agent goes about a task, and which model plays each role: `codeact run`
+/// and `codeact eval` share these.
+#[derive(clap::Args, Debug)]
+pub struct StrategyArgs {
+    /// react: observe, write a snippet, run it, until complete(). plan: a planner
+    /// writes a numbered plan (goal and expected screen per item), the actor does
+    /// one item at a time (complete() ends an item), and a failed item or
+    /// --error-threshold steps that go nowhere make it plan again. hierarchical: an
+    /// app-level plan; per app an app_starter sub-agent opens it and a ui_expert
+    /// sub-agent acts, passing values on in sandbox variables (uses those two
+    /// personas: no --persona).
+    #[arg(long, value_enum, default_value = "react")]
+    pub strategy: Strategy,
+    /// The reflector critiques progress after this many actions and after a failed
+    /// step; its last 3 notes go into the actor's prompt. 0 turns it off. Default:
+    /// 4 with plan and hierarchical, off with react.
+    #[arg(long, value_name = "N")]
+    pub reflect_every: Option<usize>,
+    /// The planner's model (default: [llm.planner] model, else the acting model).
+    #[arg(long, value_name = "MODEL")]
+    pub planner_model: Option<String>,
+    /// The planner's endpoint (default: [llm.planner] base_url, else the acting
+    /// model's). Another endpoint gets only [llm.planner] api_key_env's key.
+    #[arg(long, value_name = "URL")]
+    pub planner_base_url: Option<String>,
+    /// The reflector's model (default: [llm.reflector] model, else the acting model).
+    #[arg(long, value_name = "MODEL")]
+    pub reflector_model: Option<String>,
+    /// The reflector's endpoint (default: [llm.reflector] base_url, else the acting
+    /// model's).
+    #[arg(long, value_name = "URL")]
+    pub reflector_base_url: Option<String>,
+}
+
+impl StrategyArgs {
+    pub fn reflect_every(&self) -> usize {
+        self.reflect_every.unwrap_or_else(|| self.strategy.default_reflect_every())
+    }
+
+    /// A client per role: the actor's from `llm` and the file's [llm], the planner's
+    /// and reflector's from their flags and sections (only when they differ).
+    pub fn models(&self, section: &LlmSection, llm: &LlmArgs) -> anyhow::Result<Models> {
+        let actor = LlmConfig::resolve(section, &llm.flags())?;
+        let role = |s: Option<&RoleSection>, model: &Option<String>, base_url: &Option<String>| {
+            let flags = RoleFlags { model: model.clone(), base_url: base_url.clone() };
+            let config = actor.for_role(s, &flags)?;
+            let same = config.model == actor.model && config.base_url == actor.base_url;
+            anyhow::Ok(if same { None } else { Some(LlmClient::new(config)?) })
+        };
+        let planner = role(section.planner.as_ref(), &self.planner_model, &self.planner_base_url)?;
+        let reflector = role(section.reflector.as_ref(), &self.reflector_model, &self.reflector_base_url)?;
+        Ok(Models { actor: LlmClient::new(actor)?, planner, reflector })
+    }
+
+    /// The session's persona for this strategy: hierarchical runs need both
+    /// sub-agents' tools, and take no --persona.
+    pub fn session_persona(&self, session: &SessionArgs, settings: &mut Settings) -> anyhow::Result<()> {
+        if self.strategy != Strategy::Hierarchical {
+            return Ok(());
+        }
+        if let Some(p) = &session.persona {
+            anyhow::bail!(
+                "--strategy hierarchical runs an app_starter and a ui_expert sub-agent per app, so --persona {p} has no place; drop it, or use --strategy plan"
+            );
+        }
+        settings.persona = Some(codeact::agent::hierarchical_persona()?);
+        Ok(())
+    }
 }
 
 /// Which LLM to ask: `codeact run` and `codeact eval` share these flags.

@@ -11,14 +11,14 @@ use codeact::agent::SaveMode;
 use codeact::config::Flags;
 use codeact::device::DeviceSpec;
 use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results};
-use codeact::llm::{LlmClient, LlmConfig};
+
 use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use tokio_util::sync::CancellationToken;
 
-use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, Switch};
+use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum AgentChoice {
@@ -97,6 +97,8 @@ pub struct EvalArgs {
     llm: LlmArgs,
     #[command(flatten)]
     checks: CheckArgs,
+    #[command(flatten)]
+    strategy: StrategyArgs,
     /// Show the model a screenshot each step.
     #[arg(long)]
     vision: bool,
@@ -175,7 +177,10 @@ impl EvalArgs {
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()
         };
-        let settings = self.session.settings(&device, defaults)?;
+        let mut settings = self.session.settings(&device, defaults)?;
+        if self.agent == AgentChoice::Llm {
+            self.strategy.session_persona(&self.session, &mut settings)?;
+        }
         let settings_watchers = settings.tools.watchers.spec();
         let out_dir = self.out.clone().unwrap_or_else(|| {
             PathBuf::from("evals").join(format!("{}-{agent_name}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
@@ -197,7 +202,7 @@ impl EvalArgs {
         let llm_parts = match self.agent {
             AgentChoice::Oracle => None,
             AgentChoice::Llm => {
-                let client = LlmClient::new(LlmConfig::resolve(&settings.llm, &self.llm.flags())?)?;
+                let client = self.strategy.models(&settings.llm, &self.llm)?;
                 let persona = match settings.persona.clone() {
                     Some(p) => p,
                     None => Persona::load("default")?,
@@ -209,9 +214,11 @@ impl EvalArgs {
         std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
         let agent = match &llm_parts {
             None => Agent::Oracle,
-            Some((client, persona)) => Agent::Llm(LlmAgent {
-                client,
+            Some((models, persona)) => Agent::Llm(LlmAgent {
+                models,
                 persona,
+                strategy: self.strategy.strategy,
+                reflect_every: self.strategy.reflect_every(),
                 vision: self.vision,
                 error_threshold: self.checks.error_threshold,
                 verify_completion: self.checks.verify_completion == Switch::On,
@@ -270,7 +277,7 @@ impl EvalArgs {
             schema: eval::results::SCHEMA,
             codeact: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent_name.to_string(),
-            model: llm_parts.as_ref().map(|(c, _)| c.model().to_string()),
+            model: llm_parts.as_ref().map(|(c, _)| c.actor.model().to_string()),
             persona: llm_parts.as_ref().map(|(_, p)| p.name.clone()),
             seed: self.seed,
             instances: self.instances as usize,
@@ -278,6 +285,7 @@ impl EvalArgs {
             shard: self.shard.map(|(i, n)| format!("{i}/{n}")),
             faults: self.faults.clone(),
             watchers: settings_watchers.clone(),
+            strategy: llm_parts.as_ref().map(|_| self.strategy.strategy.as_str().to_string()),
             parallel: options.parallel,
             wall_ms: started.elapsed().as_secs_f64() * 1000.0,
             summary,

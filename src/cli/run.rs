@@ -8,14 +8,13 @@ use std::process::ExitCode;
 use anyhow::Context;
 use codeact::agent::{self, AgentOptions, Outcome, Progress, SaveMode};
 use codeact::config::Flags;
-use codeact::llm::{LlmClient, LlmConfig};
 use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use tokio_util::sync::CancellationToken;
 
-use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, Switch, open_device};
+use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch, open_device};
 
 /// Whether the model sees a screenshot each step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -52,6 +51,8 @@ pub struct RunArgs {
     llm: LlmArgs,
     #[command(flatten)]
     checks: CheckArgs,
+    #[command(flatten)]
+    strategy: StrategyArgs,
     /// Show the model a screenshot each step: auto (when the persona asks for
     /// screenshots), on, or off.
     #[arg(long, value_enum, default_value = "auto")]
@@ -113,8 +114,9 @@ impl RunArgs {
             default_sensitive: Some(SensitivePolicy::Ask),
             ..Flags::default()
         };
-        let settings = self.session.settings(&self.device, defaults)?;
-        let llm = LlmClient::new(LlmConfig::resolve(&settings.llm, &self.llm.flags())?)?;
+        let mut settings = self.session.settings(&self.device, defaults)?;
+        self.strategy.session_persona(&self.session, &mut settings)?;
+        let models = self.strategy.models(&settings.llm, &self.llm)?;
         let persona = match settings.persona.clone() {
             Some(p) => p,
             None => Persona::load("default")?,
@@ -136,6 +138,8 @@ impl RunArgs {
             device_spec: settings.device.clone(),
             error_threshold: self.checks.error_threshold,
             verify_completion: self.checks.verify_completion == Switch::On,
+            strategy: self.strategy.strategy,
+            reflect_every: self.strategy.reflect_every(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -154,7 +158,7 @@ impl RunArgs {
                     }
                 }
             });
-            agent::run_task(&mut session, &llm, &persona, &options, &interrupt, &mut print_progress).await
+            agent::run_task(&mut session, &models, &persona, &options, &interrupt, &mut print_progress).await
         })?;
         if self.json {
             codeact::outln!("{}", clean(&serde_json::to_string_pretty(&summary)?));

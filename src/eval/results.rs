@@ -169,6 +169,9 @@ pub struct Results {
     /// The blocker watchers that were on (`--watchers`), as a spec.
     #[serde(default)]
     pub watchers: String,
+    /// The LLM agent's strategy (`react`, `plan`, `hierarchical`); none for the oracle.
+    #[serde(default)]
+    pub strategy: Option<String>,
     pub parallel: usize,
     pub wall_ms: f64,
     pub summary: Summary,
@@ -263,8 +266,9 @@ impl Results {
     /// The Markdown table: one row per template, then by app and by kind.
     /// The faults and watchers, when there were faults (they decide the score).
     fn conditions(&self) -> String {
+        let strategy = self.strategy.as_deref().map(|s| format!(", strategy {s}")).unwrap_or_default();
         if self.faults.is_empty() {
-            return String::new();
+            return strategy;
         }
         let faults: Vec<String> = self
             .faults
@@ -272,7 +276,7 @@ impl Results {
             .map(|f| serde_json::to_value(f).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
             .collect();
         format!(
-            ", faults {}, watchers {}",
+            "{strategy}, faults {}, watchers {}",
             faults.join(","),
             if self.watchers.is_empty() { "?" } else { &self.watchers }
         )
@@ -361,6 +365,7 @@ pub fn merge(parts: Vec<(PathBuf, Results)>) -> Result<Results, MergeError> {
             ("repeat", all.repeat.to_string(), part.repeat.to_string()),
             ("faults", format!("{:?}", all.faults), format!("{:?}", part.faults)),
             ("watchers", all.watchers.clone(), part.watchers.clone()),
+            ("strategy", format!("{:?}", all.strategy), format!("{:?}", part.strategy)),
         ];
         for (what, ours, theirs) in checks {
             if ours != theirs {

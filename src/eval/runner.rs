@@ -16,9 +16,8 @@ use super::judge::{self, Evidence};
 use super::params::{self, Rng};
 use super::results::InstanceResult;
 use super::task::{self, Kind, TaskSpec};
-use crate::agent::{self, AgentOptions, SaveMode};
+use crate::agent::{self, AgentOptions, Models, SaveMode, Strategy};
 use crate::device::adb::quote as shell_quote;
-use crate::llm::LlmClient;
 use crate::persona::Persona;
 use crate::script::{self, ExecOptions, Script};
 use crate::session::Session;
@@ -63,8 +62,13 @@ pub enum Agent<'a> {
 }
 
 pub struct LlmAgent<'a> {
-    pub client: &'a LlmClient,
+    /// The model of each role.
+    pub models: &'a Models,
     pub persona: &'a Persona,
+    /// As `codeact run --strategy`.
+    pub strategy: Strategy,
+    /// As `codeact run --reflect-every`.
+    pub reflect_every: usize,
     pub vision: bool,
     /// As `codeact run --error-threshold`.
     pub error_threshold: usize,
@@ -405,14 +409,16 @@ fn run_llm(
         device_spec: Some("sim".into()),
         error_threshold: llm.error_threshold,
         verify_completion: llm.verify_completion,
+        strategy: llm.strategy,
+        reflect_every: llm.reflect_every,
     };
     let child = interrupt.child_token();
     let summary = llm
         .runtime
-        .block_on(agent::run_task(session, llm.client, llm.persona, &agent_options, &child, &mut |_| {}))
+        .block_on(agent::run_task(session, llm.models, llm.persona, &agent_options, &child, &mut |_| {}))
         .map_err(|e| crate::error_text::full_message(&e))?;
     result.steps = summary.steps;
-    result.llm_calls = summary.prompt_tokens_per_step.len();
+    result.llm_calls = summary.roles.values().map(|r| r.calls).sum();
     result.prompt_tokens = summary.tokens.prompt_tokens;
     result.completion_tokens = summary.tokens.completion_tokens;
     result.llm_ms = summary.llm_ms;

@@ -27,6 +27,29 @@ pub struct LlmSection {
     pub timeout_s: Option<f64>,
     /// Retries after a timeout, on top of the client's own 429/5xx retries.
     pub max_retries: Option<u32>,
+    /// `[llm.planner]`: the model that plans (`--strategy plan`, `hierarchical`);
+    /// unset keys come from `[llm]`.
+    pub planner: Option<RoleSection>,
+    /// `[llm.reflector]`: the model that critiques progress.
+    pub reflector: Option<RoleSection>,
+}
+
+/// `[llm.planner]` or `[llm.reflector]`: what differs from the acting model.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSection {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key_env: Option<String>,
+    pub temperature: Option<f32>,
+    pub timeout_s: Option<f64>,
+}
+
+/// What the command line says about one role's model (`--planner-model`, ...).
+#[derive(Debug, Clone, Default)]
+pub struct RoleFlags {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
 }
 
 /// What the command line says about the LLM.
@@ -118,6 +141,48 @@ impl LlmConfig {
         })
     }
 
+    /// The configuration of another role (planner, reflector): the acting model's,
+    /// with what `section` and `flags` change (flags first). Another endpoint gets
+    /// the key from the role's own `api_key_env`, never the acting model's: a key is
+    /// sent only where it was configured to go.
+    pub fn for_role(&self, section: Option<&RoleSection>, flags: &RoleFlags) -> Result<Self, LlmError> {
+        let empty = RoleSection::default();
+        let section = section.unwrap_or(&empty);
+        let mut role = self.clone();
+        if let Some(url) = flags.base_url.clone().or_else(|| section.base_url.clone()) {
+            let url = url.trim_end_matches('/').to_string();
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(LlmError::BadBaseUrl(url));
+            }
+            if url != self.base_url {
+                role.api_key = None;
+                role.key_source = None;
+            }
+            role.base_url = url;
+        }
+        if let Some(name) = &section.api_key_env {
+            let key = env(name).ok_or_else(|| LlmError::KeyVariableUnset(name.clone()))?;
+            role.key_source = Some(format!("${name}"));
+            role.api_key = Some(key);
+        }
+        if let Some(model) = flags.model.clone().or_else(|| section.model.clone()) {
+            role.model = model;
+        }
+        if let Some(t) = section.temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(LlmError::BadTemperature);
+            }
+            role.temperature = Some(t);
+        }
+        if let Some(s) = section.timeout_s {
+            if !(s > 0.0 && s <= 3600.0) {
+                return Err(LlmError::BadTimeout);
+            }
+            role.timeout = Duration::from_secs_f64(s);
+        }
+        Ok(role)
+    }
+
     /// The host the requests go to (for messages: no credentials, path or query).
     pub fn provider(&self) -> String {
         let rest = self.base_url.split("://").nth(1).unwrap_or(&self.base_url);
@@ -166,5 +231,27 @@ mod tests {
             c.redact("Incorrect API key provided: sk-abc***********wxyz."),
             "Incorrect API key provided: [key]."
         );
+    }
+
+    #[test]
+    fn a_role_changes_only_what_it_names_and_keeps_its_key_at_home() {
+        let actor = LlmConfig {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "small".into(),
+            api_key: Some("actor-key-123456".into()),
+            key_source: Some("$OPENAI_API_KEY".into()),
+            temperature: None,
+            timeout: Duration::from_secs(120),
+            max_retries: 2,
+        };
+        let flags = RoleFlags { model: Some("big".into()), ..RoleFlags::default() };
+        let planner = actor.for_role(None, &flags).unwrap();
+        assert_eq!((planner.model.as_str(), planner.api_key.as_deref()), ("big", Some("actor-key-123456")));
+        let elsewhere = RoleSection { base_url: Some("http://127.0.0.1:10/v1/".into()), ..RoleSection::default() };
+        let reflector = actor.for_role(Some(&elsewhere), &RoleFlags::default()).unwrap();
+        assert_eq!((reflector.base_url.as_str(), reflector.model.as_str()), ("http://127.0.0.1:10/v1", "small"));
+        assert!(reflector.api_key.is_none(), "the acting model's key does not go to another host");
+        let bad = RoleFlags { base_url: Some("localhost".into()), ..RoleFlags::default() };
+        assert!(actor.for_role(None, &bad).is_err());
     }
 }

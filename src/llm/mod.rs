@@ -9,5 +9,5 @@ mod error;
 pub mod extract;
 
 pub use client::{LlmClient, Message, Reply, Role, Usage};
-pub use config::{LlmConfig, LlmFlags, LlmSection, OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL};
+pub use config::{LlmConfig, LlmFlags, LlmSection, OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, RoleFlags, RoleSection};
 pub use error::LlmError;

@@ -42,12 +42,15 @@ pub enum Event<'a> {
     },
     LlmRequest {
         step: usize,
+        /// actor, planner or reflector.
+        role: &'a str,
         model: &'a str,
         messages: usize,
         images: usize,
     },
     LlmReply {
         step: usize,
+        role: &'a str,
         text: &'a str,
         prompt_tokens: u64,
         completion_tokens: u64,
@@ -129,6 +132,26 @@ pub enum Event<'a> {
         step: usize,
         stalled: usize,
         ending: bool,
+    },
+    /// The planner's plan (`replan` 0 for the first, then 1, 2...), and why it was
+    /// asked again.
+    Plan {
+        step: usize,
+        replan: usize,
+        items: &'a serde_json::Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        why: Option<&'a str>,
+    },
+    /// A sub-agent took over (the hierarchical strategy): its persona and task.
+    Phase {
+        step: usize,
+        persona: &'a str,
+        task: &'a str,
+    },
+    /// The reflector's critique after `step`.
+    Reflection {
+        step: usize,
+        text: &'a str,
     },
     /// `codeact run` ended; the summary's fields follow.
     RunEnd(&'a serde_json::Value),

@@ -1,9 +1,10 @@
 //! The runtime's integration tests, in one binary (the runtime and the virtual device
 //! are linked once): the agent over a scripted LLM (`agent_run`), the device layer
 //! (`device_adb`), `exec` and the REPL (`exec_scripts`, `exec_repl`), hostile
-//! snippets (`hostile`), a person in the loop (`human_loop`) and real dumps
-//! (`ui_fixtures`). They drive the real binary and the virtual device over ADB, and
-//! judge by `simctl state` and the files written.
+//! snippets (`hostile`), a person in the loop (`human_loop`), strategies and
+//! roles (`strategies`) and real dumps (`ui_fixtures`). They drive the real binary
+//! and the virtual device over ADB, and judge by `simctl state` and the files
+//! written.
 #![cfg(feature = "sim")]
 
 mod common;
@@ -15,4 +16,5 @@ mod exec_repl;
 mod exec_scripts;
 mod hostile;
 mod human_loop;
+mod strategies;
 mod ui_fixtures;

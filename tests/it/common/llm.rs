@@ -1,7 +1,9 @@
 //! A scripted OpenAI-compatible server on 127.0.0.1:0: it answers
 //! `POST /v1/chat/completions` from a list of canned replies (the last one repeats),
 //! records every request body and Authorization header, and can run a hook when a
-//! request arrives (to drop the device mid-run, say). Real HTTP, so the runtime goes
+//! request arrives (to drop the device mid-run, say). [`ScriptedLlm::per_model`]
+//! answers each model from its own list (a planner, an actor and a reflector
+//! configured with different model names). Real HTTP, so the runtime goes
 //! through async-openai's real code path.
 
 use std::sync::{Arc, Mutex};
@@ -30,6 +32,9 @@ type Hook = Box<dyn Fn(usize) + Send + Sync>;
 
 struct Inner {
     replies: Vec<Canned>,
+    /// Replies by the request's model, each list counted on its own.
+    by_model: Vec<(String, Vec<Canned>)>,
+    asked: Mutex<std::collections::HashMap<String, usize>>,
     requests: Mutex<Vec<Value>>,
     auth: Mutex<Vec<String>>,
     hook: Option<Hook>,
@@ -55,7 +60,16 @@ async fn completions(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: 
     if let Some(hook) = &inner.hook {
         hook(n);
     }
-    let canned = inner.replies.get(n - 1).or(inner.replies.last()).cloned();
+    let model = request["model"].as_str().unwrap_or("").to_string();
+    let canned = match inner.by_model.iter().find(|(m, _)| *m == model) {
+        Some((_, replies)) => {
+            let mut asked = inner.asked.lock().unwrap_or_else(|e| e.into_inner());
+            let k = asked.entry(model).or_default();
+            *k += 1;
+            replies.get(*k - 1).or(replies.last()).cloned()
+        }
+        None => inner.replies.get(n - 1).or(inner.replies.last()).cloned(),
+    };
     match canned {
         Some(Canned::Status(code, message)) => {
             let kind = if code == 429 { "rate_limit_error" } else { "server_error" };
@@ -87,7 +101,35 @@ impl ScriptedLlm {
     }
 
     pub fn start_with_hook(replies: Vec<Canned>, hook: Option<Hook>) -> Self {
-        let inner = Arc::new(Inner { replies, requests: Mutex::new(Vec::new()), auth: Mutex::new(Vec::new()), hook });
+        Self::serve(Inner {
+            replies,
+            by_model: Vec::new(),
+            asked: Mutex::default(),
+            requests: Mutex::new(Vec::new()),
+            auth: Mutex::new(Vec::new()),
+            hook,
+        })
+    }
+
+    /// Answers each model named here from its own list (the last reply repeats).
+    pub fn per_model(lists: Vec<(&str, Vec<Canned>)>) -> Self {
+        Self::serve(Inner {
+            replies: Vec::new(),
+            by_model: lists.into_iter().map(|(m, r)| (m.to_string(), r)).collect(),
+            asked: Mutex::default(),
+            requests: Mutex::new(Vec::new()),
+            auth: Mutex::new(Vec::new()),
+            hook: None,
+        })
+    }
+
+    /// Every request body sent for `model`, in order.
+    pub fn requests_for(&self, model: &str) -> Vec<Value> {
+        self.requests().into_iter().filter(|r| r["model"] == model).collect()
+    }
+
+    fn serve(inner: Inner) -> Self {
+        let inner = Arc::new(inner);
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the scripted LLM server");
         listener.set_nonblocking(true).expect("nonblocking");
         let addr = listener.local_addr().expect("address");

@@ -1,0 +1,175 @@
+//! `--strategy plan`: a planner call writes a numbered plan (each item a goal and
+//! the screen expected after it); the actor carries out one item at a time, its
+//! prompt showing the plan with the item in hand marked, and `complete()` ends an
+//! item. An item that fails (`complete(false)`, or the error threshold of steps
+//! that go nowhere) makes the planner plan again from the screen as it is and what
+//! happened so far, at most [`MAX_REPLANS`] times.
+
+use std::fmt::Write as _;
+
+use super::Progress;
+use super::outcome::Ending;
+use super::plan_text::Plan;
+use super::react::{Stop, steps_until_done};
+use super::roles::Role;
+use super::step::{Run, StepEnd};
+use crate::llm::{Message, Role as MessageRole};
+use crate::trajectory::Event;
+
+/// How many times a run plans again before the failure stands.
+pub(super) const MAX_REPLANS: usize = 2;
+
+/// What the planner is told (`apps`: the hierarchical strategy's app-level plan).
+fn system(apps: bool) -> String {
+    let (unit, shape) = if apps {
+        (
+            "Split the task by app: one item per app, in order, naming the app, what to do in it, and the \
+             variables (plain names like phone or address) that later apps need from it.",
+            "{\"apps\": [{\"app\": \"Contacts\", \"goal\": \"find Ann's phone number\", \"carry\": [\"phone\"]}, \
+             {\"app\": \"Messages\", \"goal\": \"send Hi to the number in phone\", \"carry\": []}]}",
+        )
+    } else {
+        (
+            "Split the task into 2 to 6 steps, each a visible milestone, in order, with the screen or app \
+             expected once it is done.",
+            "{\"steps\": [{\"goal\": \"Open Settings\", \"expect\": \"the Settings list\"}, {\"goal\": \"Turn off \
+             Wi-Fi\", \"expect\": \"the Wi-Fi switch off\"}]}",
+        )
+    };
+    format!(
+        "You plan tasks for an agent that operates an Android phone by writing small code snippets. {unit} \
+         Reply with JSON only, like:\n{shape}\nDo not write code; the agent does the steps."
+    )
+}
+
+/// What happened so far, one line per item tried, for a replan.
+pub(super) struct History {
+    lines: Vec<String>,
+}
+
+impl History {
+    pub(super) fn new() -> Self {
+        Self { lines: Vec::new() }
+    }
+
+    pub(super) fn push(&mut self, line: String) {
+        self.lines.push(line);
+    }
+}
+
+/// Asks the planner for a plan (again, with `history` and `why`, when one failed).
+/// A reply that holds no plan is answered once with what was wrong; a second one
+/// falls back to a plan of one item, the task itself.
+pub(super) async fn ask_planner(
+    run: &mut Run<'_>,
+    progress: &mut (dyn FnMut(Progress) + Send),
+    apps: bool,
+    history: &History,
+    why: Option<&str>,
+    replan: usize,
+) -> Result<Plan, Ending> {
+    let (screen, installed) = run.screen_for_planning().map_err(stop)?;
+    let mut text = format!("Task: {}\n", run.options().task);
+    if !installed.is_empty() {
+        let _ = writeln!(text, "\nInstalled apps: {}", installed.join(", "));
+    }
+    if !history.lines.is_empty() {
+        text.push_str("\nWhat happened so far:\n");
+        for line in &history.lines {
+            let _ = writeln!(text, "- {line}");
+        }
+    }
+    if let Some(why) = why {
+        let _ = writeln!(text, "\nThe last plan failed: {why}. Plan again from the screen below.");
+    }
+    let _ = write!(text, "\nCurrent screen:\n{screen}\nYour plan (JSON only):");
+    let mut messages = vec![
+        Message { role: MessageRole::System, text: system(apps), image_png: None },
+        Message { role: MessageRole::User, text, image_png: None },
+    ];
+    let mut plan = None;
+    for _ in 0..2 {
+        let reply = run.ask_model(Role::Planner, &messages).await.map_err(stop)?;
+        match Plan::parse(&reply.text, apps) {
+            Ok(p) => {
+                plan = Some(p);
+                break;
+            }
+            Err(e) => {
+                messages.push(Message { role: MessageRole::Assistant, text: reply.text, image_png: None });
+                messages.push(Message {
+                    role: MessageRole::User,
+                    text: format!("{e}. Answer again."),
+                    image_png: None,
+                });
+            }
+        }
+    }
+    let plan = match plan {
+        Some(plan) => plan,
+        None if apps => return Err(Ending::LlmFailed("the planner gave no app-level plan twice".into())),
+        None => {
+            Plan::parse(&format!("1. {}", run.options().task), false).map_err(|e| Ending::LlmFailed(e.to_string()))?
+        }
+    };
+    let items = serde_json::to_value(&plan.items).unwrap_or_default();
+    run.event(&Event::Plan { step: run.steps_taken(), replan, items: &items, why });
+    let shown: Vec<String> = plan.items.iter().enumerate().map(|(n, i)| format!("{}. {}", n + 1, i.goal)).collect();
+    let head = if replan == 0 { "plan" } else { "new plan" };
+    progress(Progress::Note { step: run.steps_taken(), text: &format!("{head}: {}", shown.join("; ")) });
+    Ok(plan)
+}
+
+/// A step's stop as the run's ending.
+fn stop(end: StepEnd) -> Ending {
+    match end {
+        StepEnd::Stop(ending) => ending,
+        StepEnd::Continue => Ending::Interrupted { during: "" },
+    }
+}
+
+/// What the actor reads beside the task while it works on item `current`.
+fn focus(plan: &Plan, current: usize) -> String {
+    format!(
+        "Plan (work only on the item marked NOW; call complete(true, \"...\") when it is done, \
+         complete(false, \"why\") if it cannot be):\n{}",
+        plan.render(current)
+    )
+}
+
+pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) + Send)) -> Ending {
+    let mut history = History::new();
+    let mut replans = 0;
+    let mut plan = match ask_planner(run, progress, false, &history, None, 0).await {
+        Ok(plan) => plan,
+        Err(ending) => return ending,
+    };
+    let mut current = 0;
+    loop {
+        run.set_focus(Some(focus(&plan, current)));
+        let goal = plan.items[current].goal.clone();
+        match steps_until_done(run, progress, None, true).await {
+            Stop::Done(c) => {
+                history.push(format!("{goal}: done ({})", c.reason));
+                current += 1;
+                if current == plan.items.len() {
+                    return Ending::Completed(c);
+                }
+            }
+            Stop::Failed { why, ending } => {
+                history.push(format!("{goal}: failed ({why})"));
+                if replans == MAX_REPLANS {
+                    return ending;
+                }
+                replans += 1;
+                run.reset_stall();
+                plan = match ask_planner(run, progress, false, &history, Some(&why), replans).await {
+                    Ok(plan) => plan,
+                    Err(ending) => return ending,
+                };
+                current = 0;
+            }
+            Stop::End(ending) => return ending,
+        }
+    }
+}

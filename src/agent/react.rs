@@ -1,0 +1,69 @@
+//! `--strategy react`: observe, ask, run, until complete() or the budget. Also the
+//! step loop the other strategies run per plan item ([`steps_until_done`]).
+
+use super::Progress;
+use super::outcome::Ending;
+use super::step::{Run, StepEnd};
+use crate::sandbox::Completion;
+
+/// How a stretch of steps ended.
+pub(super) enum Stop {
+    /// `complete(true, ..)`.
+    Done(Completion),
+    /// `complete(false, ..)`, steps that went nowhere, a loop, or the stretch's own
+    /// step limit: `why` in words, and the run's ending if it were to end here.
+    Failed { why: String, ending: Ending },
+    /// The run ends whatever the strategy (the budget, Ctrl-C, the LLM or the
+    /// device failing).
+    End(Ending),
+}
+
+/// Takes steps until the model completes, fails, or (with `give_up_on_stall`)
+/// reaches the error threshold; `most` bounds the stretch's own steps.
+pub(super) async fn steps_until_done(
+    run: &mut Run<'_>,
+    progress: &mut (dyn FnMut(Progress) + Send),
+    most: Option<usize>,
+    give_up_on_stall: bool,
+) -> Stop {
+    let first = run.steps_taken();
+    loop {
+        let max_steps = run.options().max_steps;
+        if run.steps_taken() >= max_steps + run.extra_steps() {
+            return Stop::End(Ending::BudgetSpent { max_steps });
+        }
+        if let Some(most) = most.filter(|m| run.steps_taken() - first >= *m) {
+            let why = format!("not done after {most} steps");
+            return Stop::Failed { why, ending: Ending::BudgetSpent { max_steps } };
+        }
+        if run.interrupted() {
+            return Stop::End(Ending::Interrupted { during: "" });
+        }
+        match run.step(progress).await {
+            StepEnd::Stop(Ending::Completed(c)) if c.success => return Stop::Done(c),
+            StepEnd::Stop(Ending::Completed(c)) => {
+                return Stop::Failed { why: format!("the model gave up: {}", c.reason), ending: Ending::Completed(c) };
+            }
+            StepEnd::Stop(ending @ (Ending::Stalled { .. } | Ending::Looped { .. })) if give_up_on_stall => {
+                return Stop::Failed { why: ending.outcome().1, ending };
+            }
+            StepEnd::Stop(ending) => return Stop::End(ending),
+            StepEnd::Continue => {
+                let threshold = run.options().error_threshold;
+                let stalled = run.stalled_steps();
+                if give_up_on_stall && threshold > 0 && stalled >= threshold {
+                    let why = format!("{stalled} steps in a row ended in an error or changed nothing on screen");
+                    return Stop::Failed { why, ending: Ending::Stalled { steps: stalled } };
+                }
+            }
+        }
+    }
+}
+
+/// The plain loop: one stretch of steps is the whole run.
+pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) + Send)) -> Ending {
+    match steps_until_done(run, progress, None, false).await {
+        Stop::Done(c) => Ending::Completed(c),
+        Stop::Failed { ending, .. } | Stop::End(ending) => ending,
+    }
+}
