@@ -33,6 +33,25 @@ enum Vision {
 ///   codeact run --device sim "Turn off Wi-Fi"
 ///   codeact run -d sim --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off "Send 你好 to 张三"
 ///
+/// Strategies: --strategy react (the loop above), plan (a planner writes a plan,
+/// the actor does it item by item, a failed item is planned again) or
+/// hierarchical (an app-level plan; per app an app_starter then a ui_expert
+/// sub-agent; values carried in sandbox variables). Each role can have its own
+/// model: --planner-model, --reflector-model, or [llm.planner] / [llm.reflector] in
+/// codeact.toml; a reflector (--reflect-every N) critiques progress into the prompt.
+///
+///   codeact run -d sim --strategy plan --planner-model gpt-4o --model gpt-4o-mini "Turn off Wi-Fi"
+///
+/// A person in the loop: snippets may call ask_user(q), take_over(reason) and
+/// type_secret(name) ($CODEACT_SECRET_NAME or --secrets FILE). Before acting on
+/// something that matches a sensitive rule (pay, buy, purchase, transfer, delete,
+/// uninstall, factory reset, send money, in English and Chinese, plus [sensitive]
+/// rules in codeact.toml) the runtime asks you at the terminal; without one, an
+/// --answers file answers ([ask], [confirm], [take_over] tables of "pattern" =
+/// "answer"), else it is refused.
+///
+///   codeact run -d sim --answers answers.toml "Delete all notes"
+///
 /// Every run gets its own folder under --out, written as the run goes:
 /// events.jsonl, screenshots/ and ui/, summary.json, and script.rhai plus
 /// script.selectors.rhai, which `codeact exec` replays without the LLM. Exit code

@@ -244,3 +244,36 @@ fn with_dialog_faults_the_watchers_make_the_difference() {
     let _ = std::fs::remove_dir_all(&on);
     let _ = std::fs::remove_dir_all(&off);
 }
+
+#[test]
+fn every_strategy_runs_the_suite_and_results_say_which() {
+    let open = "Thought: Settings.\n```rhai\nstart_app(\"com.android.settings\");\ncomplete(true, \"open\");\n```";
+    let open_only = "Thought: Settings.\n```rhai\nstart_app(\"com.android.settings\");\n```";
+    let tap = "Thought: the switch.\n```rhai\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");\n```";
+    let plan = "{\"steps\": [{\"goal\": \"Open Settings\"}, {\"goal\": \"Turn off Wi-Fi\"}]}";
+    let apps = "{\"apps\": [{\"app\": \"Settings\", \"goal\": \"turn off Wi-Fi\"}]}";
+    for (strategy, actor, planner, calls) in
+        [("react", [open_only, tap], plan, 2), ("plan", [open, tap], plan, 3), ("hierarchical", [open, tap], apps, 3)]
+    {
+        let llm = ScriptedLlm::per_model(vec![
+            ("scripted", actor.iter().map(|r| reply(r)).collect()),
+            ("planner", vec![reply(planner)]),
+            ("reflector", vec![reply("On track.")]),
+        ]);
+        let out = scratch(&format!("strategy-{strategy}"));
+        let mut args = vec!["--base-url", &llm.base_url, "--model", "scripted", "--planner-model", "planner"];
+        args.extend(["--reflector-model", "reflector", "--strategy", strategy, "--tasks", "settings_wifi_off"]);
+        args.extend(["--parallel", "1", "--verify-completion", "off"]);
+        if strategy != "hierarchical" {
+            args.extend(["--persona", "big_agent"]);
+        }
+        let run = eval(&args, &out);
+        assert_eq!(run.status.code(), Some(0), "{strategy}: {}", String::from_utf8_lossy(&run.stderr));
+        let r = results(&out);
+        assert_eq!(r["strategy"], strategy);
+        let wifi = by_task(&r, "settings_wifi_off");
+        assert_eq!(wifi["score"], 1.0, "{strategy}: {wifi}");
+        assert_eq!(wifi["llm_calls"], calls, "{strategy}: every role's calls count");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
