@@ -543,6 +543,14 @@ impl<'a> Run<'a> {
         let config = self.models.actor.config();
         let mut records = std::mem::take(&mut self.earlier);
         records.append(&mut self.records);
+        // Only the last step's completion ended the run: earlier ones ended a plan
+        // item or a sub-agent, and the replay goes on past them.
+        let last = records.len().saturating_sub(1);
+        for r in &mut records[..last] {
+            if r.ran().is_some_and(|ran| ran.completion.is_some()) {
+                r.completion_held = true;
+            }
+        }
         let device = self.session.device_name();
         // A replay runs all steps as one snippet: give it the time all of them had.
         let replay_ms = self.session.limits().timeout_ms.saturating_mul(steps.max(1) as u64);

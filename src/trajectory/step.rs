@@ -46,8 +46,8 @@ pub struct StepRecord {
     /// What else the model is told about this step: the completion gate, the error
     /// threshold.
     pub notes: Vec<String>,
-    /// The step's `complete(true, ..)` was held by the completion gate: the run went
-    /// on, so a replay must too.
+    /// The run went on past the step's `complete(..)` (the completion gate held it,
+    /// or it ended a plan item or a sub-agent), so a replay must too.
     pub completion_held: bool,
 }
 

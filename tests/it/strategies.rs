@@ -4,7 +4,7 @@
 //! carries a phone number from Contacts into Messages, and reflections that reach
 //! the actor's later prompts. Judged by `simctl state`, the events and the prompts.
 
-use crate::agent_run::{events, json_file, run, run_dir, scratch, stderr};
+use crate::agent_run::{events, json_file, run, run_dir, scratch, shell, stderr};
 use crate::common::llm::{ScriptedLlm, last_user_text, reply};
 use crate::common::{self, sim_state as state};
 
@@ -69,6 +69,15 @@ fn a_failing_plan_item_makes_the_planner_plan_again() {
     let sum: u64 =
         ["actor", "planner", "reflector"].iter().filter_map(|r| roles[r]["tokens"]["total_tokens"].as_u64()).sum();
     assert_eq!(summary["tokens"]["total_tokens"].as_u64(), Some(sum), "the summary counts every role");
+
+    // The replay goes on past the completions that ended plan items.
+    shell(&sim.addr, "simctl reset");
+    let replay = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", dir.join("script.selectors.rhai").to_str().unwrap_or_default(), "--device", &sim.addr])
+        .output()
+        .expect("codeact exec");
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false, "the replay reaches the same state");
     let _ = std::fs::remove_dir_all(&out);
 }
 
