@@ -143,6 +143,7 @@ async fn apps_in_turn<'a>(
                 if current == plan.items.len() {
                     return Ending::Completed(c);
                 }
+                run.reflect_if_due(progress).await;
             }
             Stop::Failed { why, ending } => {
                 history.push(format!("{label}: failed ({why})"));

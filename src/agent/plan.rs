@@ -114,7 +114,15 @@ pub(super) async fn ask_planner(
     };
     let items = serde_json::to_value(&plan.items).unwrap_or_default();
     run.event(&Event::Plan { step: run.steps_taken(), replan, items: &items, why });
-    let shown: Vec<String> = plan.items.iter().enumerate().map(|(n, i)| format!("{}. {}", n + 1, i.goal)).collect();
+    let shown: Vec<String> = plan
+        .items
+        .iter()
+        .enumerate()
+        .map(|(n, i)| match &i.app {
+            Some(app) => format!("{}. {} ({app})", n + 1, i.goal),
+            None => format!("{}. {}", n + 1, i.goal),
+        })
+        .collect();
     let head = if replan == 0 { "plan" } else { "new plan" };
     progress(Progress::Note { step: run.steps_taken(), text: &format!("{head}: {}", shown.join("; ")) });
     Ok(plan)
@@ -155,6 +163,7 @@ pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) +
                 if current == plan.items.len() {
                     return Ending::Completed(c);
                 }
+                run.reflect_if_due(progress).await;
             }
             Stop::Failed { why, ending } => {
                 history.push(format!("{goal}: failed ({why})"));

@@ -264,9 +264,10 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The reflector's turn after a step, when one is due: its critique joins the
+    /// The reflector's turn after a step the run goes on from (a strategy calls it
+    /// after a step that ended a plan item), when one is due: its critique joins the
     /// actor's prompt. A reflector that fails is noted and skipped: the run goes on.
-    async fn reflect_if_due(&mut self, progress: &mut (dyn FnMut(Progress) + Send)) {
+    pub(super) async fn reflect_if_due(&mut self, progress: &mut (dyn FnMut(Progress) + Send)) {
         let Some(record) = self.records.last() else { return };
         self.actions_since_reflection += record.ran().map_or(0, |r| r.actions.len() + r.more_actions);
         if !reflect::due(self.options.reflect_every, self.actions_since_reflection, record) {
