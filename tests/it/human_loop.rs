@@ -177,3 +177,42 @@ fn a_typed_secret_leaves_no_trace_in_prompts_terminal_or_files() {
     assert!(prompts.contains("[key]"), "the model sees that something is in the field, not what");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Runs `codeact` under a pseudo-terminal (util-linux `script`), typing `keys`.
+fn at_a_terminal(args: &str, keys: &str, dir: &Path) -> std::process::Output {
+    use std::io::Write as _;
+    let command = format!("{} {args}", env!("CARGO_BIN_EXE_codeact"));
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` gives the command a terminal");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(keys.as_bytes());
+    }
+    child.wait_with_output().expect("script")
+}
+
+#[test]
+fn at_a_terminal_the_person_is_asked_and_their_answer_decides() {
+    let sim = common::SimProcess::start(&[]);
+    let dir = scratch("terminal");
+    write(
+        &dir,
+        "delete.rhai",
+        "start_app(\"com.example.notes\");\nlong_press(#{text: \"Ideas\"});\ntap(\"Delete\");\n",
+    );
+    let args = format!("exec delete.rhai --device {} --sensitive ask", sim.addr);
+    let no = at_a_terminal(&args, "n\n", &dir);
+    let shown = String::from_utf8_lossy(&no.stdout).into_owned();
+    assert!(shown.contains("Sensitive action: tap on Button \"Delete\""), "{shown}");
+    assert!(!no.status.success(), "a no fails the script: {shown}");
+    assert!(note_titles(&sim.addr).contains(&"Ideas".to_string()));
+    let yes = at_a_terminal(&args, "y\n", &dir);
+    assert!(yes.status.success(), "{}", String::from_utf8_lossy(&yes.stdout));
+    assert!(!note_titles(&sim.addr).contains(&"Ideas".to_string()), "deleted after the yes");
+    let _ = std::fs::remove_dir_all(&dir);
+}
