@@ -56,6 +56,7 @@ fn agent_steps(c: &mut Criterion) {
         verify_completion: true,
         strategy: Strategy::React,
         reflect_every: 0,
+        memory: None,
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -171,6 +172,7 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             verify_completion: false,
             strategy,
             reflect_every: strategy.default_reflect_every(),
+            memory: None,
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});

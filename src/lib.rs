@@ -18,6 +18,7 @@ pub mod eval;
 pub mod human;
 pub mod isolation;
 pub mod llm;
+pub mod memory;
 pub mod persona;
 pub mod repl;
 pub mod sandbox;

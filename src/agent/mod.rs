@@ -16,6 +16,7 @@ pub mod plan_text;
 pub mod prompt;
 mod react;
 mod reflect;
+mod replay;
 pub mod roles;
 mod step;
 mod strategy;
@@ -81,6 +82,9 @@ pub struct AgentOptions {
     /// The reflector critiques progress after this many actions, and after a
     /// failed step (0: no reflector).
     pub reflect_every: usize,
+    /// The memory database: a successful run of the same task there is replayed
+    /// first, and a successful run is kept there (`None`: no memory).
+    pub memory: Option<PathBuf>,
 }
 
 /// The run as `summary.json` holds it.
@@ -111,6 +115,10 @@ pub struct Summary {
     pub strategy: String,
     /// Each role's model, calls and tokens (actor, planner, reflector).
     pub roles: std::collections::BTreeMap<String, RoleUsage>,
+    /// What memory did: replayed an experience (healed or not), kept this run as
+    /// one, or nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 /// What the loop reports as it goes (the CLI prints it).
@@ -158,11 +166,44 @@ pub async fn run_task(
         Strategy::Hierarchical => Some(hierarchical::SubAgents::load()?),
         _ => None,
     };
+    let store = options.memory.as_deref().and_then(|path| match crate::memory::Store::open(path) {
+        Ok(store) => Some(store),
+        Err(e) => {
+            let text = format!("memory is off for this run: {}", crate::error_text::full_message(&e));
+            progress(Progress::Note { step: 0, text: &text });
+            None
+        }
+    });
+    let recalled = store
+        .as_ref()
+        .and_then(|s| s.find_task(&options.task).ok().flatten())
+        .filter(|row| !row.experience.steps.is_empty());
     let mut run = Run::start(session, models, persona, options, interrupt, progress)?;
-    let ending = match (&sub_agents, options.strategy) {
-        (Some(sub), _) => hierarchical::run(&mut run, sub, progress).await,
-        (None, Strategy::Plan) => plan::run(&mut run, progress).await,
-        (None, _) => react::run(&mut run, progress).await,
+    let ending = match (&recalled, &sub_agents, options.strategy) {
+        (Some(row), ..) => replay::run(&mut run, row.id, &row.experience, progress).await,
+        (None, Some(sub), _) => hierarchical::run(&mut run, sub, progress).await,
+        (None, None, Strategy::Plan) => plan::run(&mut run, progress).await,
+        (None, None, _) => react::run(&mut run, progress).await,
     };
+    if let Some(store) = &store
+        && ending.outcome().0 == Outcome::Success
+    {
+        let experience = run.experience();
+        let kept = match &recalled {
+            Some(row) if run.llm_calls() == 0 => {
+                store.replayed(row.id).map(|()| format!("replayed experience {}", row.id))
+            }
+            Some(row) => {
+                store.heal(row.id, &experience).map(|()| format!("replayed experience {}, healed by the model", row.id))
+            }
+            None => store.add(&experience).map(|id| format!("kept as experience {id}")),
+        };
+        run.set_memory_note(match kept {
+            Ok(note) => note,
+            Err(e) => format!("not kept: {}", crate::error_text::full_message(&e)),
+        });
+    } else if let Some(row) = &recalled {
+        run.set_memory_note(format!("replayed experience {}; the run failed, so memory is unchanged", row.id));
+    }
     run.finish(ending)
 }

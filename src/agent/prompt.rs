@@ -238,6 +238,7 @@ mod tests {
             repeated: false,
             notes: Vec::new(),
             completion_held: false,
+            seen: None,
         }
     }
 

@@ -24,6 +24,14 @@ use crate::trajectory::{
     self, Event, SharedTrajectory, StepOutcome, StepRecord, StepTiming, Trajectory, export, new_run_dir,
 };
 
+/// How replaying one remembered step went.
+pub(super) enum Replayed {
+    /// It ran without an error (with the completion it made, if any).
+    Done(Option<crate::sandbox::Completion>),
+    /// It could not be replayed: why (a precondition, or its error).
+    Diverged(String),
+}
+
 /// Whether the loop goes on after a step.
 pub(super) enum StepEnd {
     Continue,
@@ -59,6 +67,24 @@ pub(super) struct Run<'a> {
     stalled: usize,
     /// Completions the gate held (each gives the model one step more).
     held: usize,
+    /// The completion gate may hold completions now (a replay's healing step for
+    /// an intermediate step turns it off: the next step's precondition checks).
+    gate_on: bool,
+    /// What memory did, for the summary.
+    memory_note: Option<String>,
+}
+
+/// Whether the selector `anchor` (Rhai source, as recorded) matches on `seen`.
+/// An anchor that does not read as a selector checks nothing.
+fn anchor_visible(anchor: &str, seen: &Observation) -> bool {
+    let mut engine = rhai::Engine::new_raw();
+    engine.set_max_expr_depths(32, 32);
+    engine.set_max_string_size(4096);
+    let Ok(value) = engine.eval_expression::<rhai::Dynamic>(anchor) else { return true };
+    match crate::tools::select::Selector::from_dynamic(&value) {
+        Ok(sel) => !sel.find_all(&seen.ui).is_empty(),
+        Err(_) => true,
+    }
 }
 
 /// How many completions the gate holds in one run at most.
@@ -143,6 +169,8 @@ impl<'a> Run<'a> {
             started,
             stalled: 0,
             held: 0,
+            gate_on: true,
+            memory_note: None,
         })
     }
 
@@ -192,6 +220,106 @@ impl<'a> Run<'a> {
         self.guard = LoopGuard::new(self.options.loop_limit);
         self.stalled = 0;
         self.event(&Event::Phase { step: self.steps_taken(), persona: &persona.name, task: &self.prompt.task });
+    }
+
+    /// Requests to any role's model so far.
+    pub(super) fn llm_calls(&self) -> usize {
+        self.roles.values().map(|r| r.calls).sum()
+    }
+
+    /// What memory did, for the summary.
+    pub(super) fn set_memory_note(&mut self, note: String) {
+        self.memory_note = Some(note);
+    }
+
+    /// Lets the completion gate hold completions (`true`, the default) or not.
+    pub(super) fn hold_completions(&mut self, on: bool) {
+        self.gate_on = on;
+    }
+
+    /// The run so far as a memory experience (its replayable steps).
+    pub(super) fn experience(&self) -> crate::memory::Experience {
+        let mut records = self.earlier.clone();
+        records.extend(self.records.iter().cloned());
+        let last = records.len().saturating_sub(1);
+        for r in &mut records[..last] {
+            if r.ran().is_some_and(|ran| ran.completion.is_some()) {
+                r.completion_held = true;
+            }
+        }
+        crate::memory::Experience::from_records(&self.options.task, &records)
+    }
+
+    /// Replays remembered step `index` without the LLM, when its precondition holds
+    /// on the screen as it is: the app in front, and its anchor visible. A step that
+    /// runs is a step of the run (recorded, with its events); one whose
+    /// precondition fails takes no step.
+    pub(super) fn replay_step(
+        &mut self,
+        step: &crate::memory::ReplayStep,
+        index: usize,
+        progress: &mut (dyn FnMut(Progress) + Send),
+    ) -> Result<Replayed, Ending> {
+        let t = Instant::now();
+        let seen = match tokio::task::block_in_place(|| self.session.observe(false)) {
+            Ok(seen) => seen,
+            Err(e) => return Err(Ending::DeviceLost(full_message(&e))),
+        };
+        if !step.app.is_empty() && seen.phone.package != step.app {
+            return Ok(Replayed::Diverged(format!("{} is in front, not {}", seen.phone.package, step.app)));
+        }
+        if let Some(anchor) = &step.anchor
+            && !anchor_visible(anchor, &seen)
+        {
+            return Ok(Replayed::Diverged(format!("nothing on screen matches {anchor}")));
+        }
+        let number = self.step_now.fetch_add(1, Ordering::SeqCst) + 1;
+        let started = Instant::now();
+        self.event(&Event::StepStart { step: number });
+        progress(Progress::Step { step: number, max: self.options.max_steps });
+        self.keep_observation(number, &seen, t.elapsed());
+        progress(Progress::Reply {
+            step: number,
+            headline: "(replayed from memory)",
+            usage: Usage::default(),
+            llm_ms: 0.0,
+        });
+        let outcome = self.execute(number, Some(&step.code), &seen, progress);
+        self.event(&Event::Replayed { step: number, of: index + 1 });
+        let action_ms: f64 = match &outcome {
+            StepOutcome::Ran(r) => r.actions.iter().map(|a| a.duration_ms).sum(),
+            _ => 0.0,
+        };
+        let wall = started.elapsed().as_secs_f64() * 1000.0;
+        let timing =
+            StepTiming { wall_ms: wall, llm_ms: 0.0, device_ms: action_ms, overhead_ms: (wall - action_ms).max(0.0) };
+        let result = match &outcome {
+            StepOutcome::Ran(r) => match &r.error {
+                Some(e) => Replayed::Diverged(format!("its code failed: {}", e.message)),
+                None => Replayed::Done(r.completion.clone()),
+            },
+            StepOutcome::NotParsed(e) => Replayed::Diverged(format!("its code does not parse: {}", e.message)),
+            StepOutcome::NoCode => Replayed::Diverged("it has no code".into()),
+        };
+        let record = StepRecord {
+            number,
+            reply: String::new(),
+            thought: step.intent.clone(),
+            code: Some(step.code.clone()),
+            outcome,
+            usage: Usage::default(),
+            timing,
+            repeated: false,
+            notes: Vec::new(),
+            completion_held: false,
+            seen: Some((seen.phone.package.clone(), seen.phone.activity.clone())),
+        };
+        if record.ran().is_some() {
+            progress(Progress::Ran { step: number, record: &record });
+        }
+        // A replayed step that erred stays in the history: the model sees what it did.
+        self.records.push(record);
+        Ok(result)
     }
 
     /// Starts the count of steps that went nowhere afresh (a new plan).
@@ -355,6 +483,7 @@ impl<'a> Run<'a> {
             repeated: repetition == Repetition::Repeated,
             notes,
             completion_held: held,
+            seen: Some((seen.phone.package.clone(), seen.phone.activity.clone())),
         };
         let stall_end = self.note_stall(&mut record);
         if record.ran().is_some() {
@@ -457,7 +586,7 @@ impl<'a> Run<'a> {
     fn hold_completion(&mut self, outcome: &StepOutcome) -> bool {
         let StepOutcome::Ran(result) = outcome else { return false };
         let completed = result.completion.as_ref().is_some_and(|c| c.success);
-        if !completed || !self.options.verify_completion || self.held >= MAX_HELD {
+        if !completed || !self.options.verify_completion || !self.gate_on || self.held >= MAX_HELD {
             return false;
         }
         if !self.session.outcome_unchecked() {
@@ -584,6 +713,7 @@ impl<'a> Run<'a> {
             prompt_tokens_per_step: records.iter().map(|r| r.usage.prompt_tokens).collect(),
             strategy: self.options.strategy.as_str().to_string(),
             roles: self.roles.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            memory: self.memory_note.take(),
             wall_ms: self.started.elapsed().as_secs_f64() * 1000.0,
             llm_ms: total(|t| t.llm_ms),
             device_ms: total(|t| t.device_ms),

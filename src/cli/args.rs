@@ -213,6 +213,30 @@ impl StrategyArgs {
     }
 }
 
+/// Where `codeact run` remembers what worked.
+#[derive(clap::Args, Debug)]
+pub struct MemoryArgs {
+    /// The memory database (SQLite): a successful run is kept there, and the next
+    /// run of the same task replays it step by step without the LLM, handing only a
+    /// step that no longer fits the screen to the model. Default:
+    /// $XDG_DATA_HOME/codeact/memory.sqlite (~/.local/share/codeact/...).
+    #[arg(long, value_name = "PATH", conflicts_with = "no_memory")]
+    pub memory: Option<PathBuf>,
+    /// Neither replay from memory nor keep this run.
+    #[arg(long)]
+    pub no_memory: bool,
+}
+
+impl MemoryArgs {
+    /// The database to use, if any.
+    pub fn path(&self) -> Option<PathBuf> {
+        if self.no_memory {
+            return None;
+        }
+        self.memory.clone().or_else(codeact::memory::default_path)
+    }
+}
+
 /// Which LLM to ask: `codeact run` and `codeact eval` share these flags.
 #[derive(clap::Args, Debug)]
 pub struct LlmArgs {

@@ -6,6 +6,7 @@ mod args;
 mod devices;
 mod eval;
 mod exec;
+mod memory;
 mod observe;
 mod person;
 mod personas;
@@ -41,6 +42,7 @@ enum Command {
     Repl(repl::ReplArgs),
     Tools(tools::ToolsArgs),
     Personas(personas::PersonasArgs),
+    Memory(memory::MemoryArgs),
     Screenshot(screenshot::ScreenshotArgs),
 }
 
@@ -76,6 +78,7 @@ impl Cli {
             Command::Repl(a) => a.repl(),
             Command::Tools(a) => a.print(),
             Command::Personas(a) => a.print(),
+            Command::Memory(a) => a.manage(),
             Command::Screenshot(a) => a.save(),
         }
     }

@@ -14,7 +14,7 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use tokio_util::sync::CancellationToken;
 
-use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch, open_device};
+use super::args::{CheckArgs, DeviceArgs, LlmArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, open_device};
 
 /// Whether the model sees a screenshot each step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -72,6 +72,8 @@ pub struct RunArgs {
     checks: CheckArgs,
     #[command(flatten)]
     strategy: StrategyArgs,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Show the model a screenshot each step: auto (when the persona asks for
     /// screenshots), on, or off.
     #[arg(long, value_enum, default_value = "auto")]
@@ -159,6 +161,7 @@ impl RunArgs {
             verify_completion: self.checks.verify_completion == Switch::On,
             strategy: self.strategy.strategy,
             reflect_every: self.strategy.reflect_every(),
+            memory: self.memory.path(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -197,6 +200,9 @@ impl RunArgs {
                 clean(&summary.reason)
             );
             codeact::outln!("run directory: {}", summary.run_dir.display());
+            if let Some(memory) = &summary.memory {
+                codeact::outln!("memory: {}", clean(memory));
+            }
             codeact::outln!("replay: {}", summary.replay);
         }
         Ok(ExitCode::from(summary.outcome.exit_code()))

@@ -411,6 +411,8 @@ fn run_llm(
         verify_completion: llm.verify_completion,
         strategy: llm.strategy,
         reflect_every: llm.reflect_every,
+        // The suite measures the agent: a remembered run would replay instead.
+        memory: None,
     };
     let child = interrupt.child_token();
     let summary = llm

@@ -148,6 +148,24 @@ pub enum Event<'a> {
         persona: &'a str,
         task: &'a str,
     },
+    /// Memory held a successful run of this task: it is replayed step by step.
+    Recall {
+        experience: i64,
+        steps: usize,
+    },
+    /// Step `step` of the run replayed step `of` (1-based) of the experience, with
+    /// no LLM.
+    Replayed {
+        step: usize,
+        of: usize,
+    },
+    /// Step `of` of the experience could not be replayed (its precondition failed,
+    /// or it erred): the LLM does that step, then the replay resumes.
+    Diverged {
+        step: usize,
+        of: usize,
+        why: &'a str,
+    },
     /// The reflector's critique after `step`.
     Reflection {
         step: usize,

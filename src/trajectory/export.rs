@@ -119,6 +119,48 @@ fn without_completion(code: &str) -> String {
         .join("\n")
 }
 
+/// What a replay of `step` runs, on its own: the code with index taps as selectors
+/// and a completion the run went past as a comment; for a step that failed, the
+/// actions it had done before failing; `None` for a step that ran nothing.
+pub fn replay_code(step: &StepRecord) -> Option<String> {
+    let code = step.code.as_ref()?;
+    let code = with_selectors(code, &step.index_targets());
+    match &step.outcome {
+        StepOutcome::NotParsed(_) | StepOutcome::NoCode => None,
+        StepOutcome::Ran(result) if result.error.is_none() => {
+            Some(if step.completion_held { without_completion(code.trim_end()) } else { code.trim_end().to_string() })
+        }
+        StepOutcome::Ran(_) => {
+            let done: Vec<String> = step
+                .done_before_failing()
+                .into_iter()
+                .map(|a| match (a.capture.target.as_deref(), a.tool.as_str()) {
+                    (Some(sel), "tap_by_index") => format!("tap({sel});"),
+                    (Some(sel), "long_press_by_index") => format!("long_press({sel});"),
+                    _ => format!("{}({});", a.tool, a.args.join(", ")),
+                })
+                .collect();
+            (!done.is_empty()).then(|| done.join("\n"))
+        }
+    }
+}
+
+/// The selector an element the step acted on must match for a replay of it to
+/// make sense: the first acting call's target (an index tap's recorded selector,
+/// or a selector call's own argument).
+pub fn replay_anchor(step: &StepRecord) -> Option<String> {
+    let ran = step.ran()?;
+    ran.actions.iter().filter(|a| a.succeeded()).find_map(|a| {
+        if let Some(target) = &a.capture.target {
+            return Some(target.clone());
+        }
+        let first = a.args.first()?;
+        let selector_tool = matches!(a.tool.as_str(), "tap" | "long_press" | "set_text" | "swipe_on" | "scroll");
+        (selector_tool && a.args.len() <= 2 && (first.starts_with("#{") || first.starts_with('"')))
+            .then(|| first.clone())
+    })
+}
+
 /// `script.rhai`: the run's snippets as they ran.
 pub fn script(header: &str, steps: &[StepRecord]) -> String {
     render(header, steps, false)
@@ -147,6 +189,7 @@ mod tests {
             repeated: false,
             notes: Vec::new(),
             completion_held: false,
+            seen: None,
         }
     }
 

@@ -49,6 +49,9 @@ pub struct StepRecord {
     /// The run went on past the step's `complete(..)` (the completion gate held it,
     /// or it ended a plan item or a sub-agent), so a replay must too.
     pub completion_held: bool,
+    /// The app and activity in front when the step's screen was observed (the
+    /// precondition a replay checks).
+    pub seen: Option<(String, String)>,
 }
 
 impl StepRecord {

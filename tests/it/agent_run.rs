@@ -47,6 +47,8 @@ pub(crate) fn run_against(
         .env_remove("CODEACT_MODEL")
         .env_remove("CODEACT_PERSONA")
         .env_remove("CODEACT_CONFIG")
+        // Each test's memory is its own: a remembered run would replay instead.
+        .env("XDG_DATA_HOME", out.join(".memory"))
         .current_dir(out)
         .output()
         .expect("run codeact run")
@@ -410,7 +412,7 @@ fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
     let out = scratch("interrupt");
     let child = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["run", "--device", "sim", "--base-url", &llm.base_url, "--model", "scripted", "--vision", "off"])
-        .args(["--out", out.to_str().unwrap_or_default(), "Turn off Wi-Fi"])
+        .args(["--no-memory", "--out", out.to_str().unwrap_or_default(), "Turn off Wi-Fi"])
         .env_remove("CODEACT_CONFIG")
         .current_dir(&out)
         .stdout(std::process::Stdio::piped())

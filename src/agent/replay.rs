@@ -1,0 +1,87 @@
+//! Replay-first: when memory holds a successful run of the same task, the run
+//! replays it step by step without the LLM. Before each step its precondition is
+//! checked on the screen as it is (the app in front, and the element it acted on);
+//! a step whose precondition fails, or that errs, goes to the LLM alone — with the
+//! goal, the step's intent and its recorded code — and the replay resumes after
+//! it. A step the LLM cannot heal in a few tries hands the whole goal back to the
+//! plain loop. The trajectory marks each step `replayed` or `diverged`.
+
+use super::Progress;
+use super::outcome::Ending;
+use super::react::{self, Stop, steps_until_done};
+use super::step::{Replayed, Run};
+use crate::memory::Experience;
+use crate::trajectory::Event;
+
+/// LLM steps one diverged step may take before the replay gives up.
+const HEAL_STEPS: usize = 3;
+
+/// What the model reads while it redoes step `index` of `experience`.
+fn heal_focus(experience: &Experience, index: usize, why: &str) -> String {
+    let step = &experience.steps[index];
+    let last = index + 1 == experience.steps.len();
+    let finish = if last {
+        "This is the last step: finish the task and call complete(true, \"...\")."
+    } else {
+        "Do just this step, then call complete(true, \"step done\"); the replay goes on with the next one."
+    };
+    format!(
+        "You are replaying a recorded run of this task. Step {} of {} cannot be replayed as recorded: {why}.\n\
+         Its intent: {}\nIts recorded code:\n{}\n{finish}",
+        index + 1,
+        experience.steps.len(),
+        if step.intent.is_empty() { "(not recorded)" } else { &step.intent },
+        step.code
+    )
+}
+
+pub(super) async fn run(
+    run: &mut Run<'_>,
+    id: i64,
+    experience: &Experience,
+    progress: &mut (dyn FnMut(Progress) + Send),
+) -> Ending {
+    run.event(&Event::Recall { experience: id, steps: experience.steps.len() });
+    progress(Progress::Note {
+        step: 0,
+        text: &format!("memory: replaying a successful run of this task ({} steps)", experience.steps.len()),
+    });
+    for (index, step) in experience.steps.iter().enumerate() {
+        let max_steps = run.options().max_steps;
+        if run.steps_taken() >= max_steps + run.extra_steps() {
+            return Ending::BudgetSpent { max_steps };
+        }
+        if run.interrupted() {
+            return Ending::Interrupted { during: "" };
+        }
+        let why = match run.replay_step(step, index, progress) {
+            Ok(Replayed::Done(Some(c))) if c.success => return Ending::Completed(c),
+            Ok(Replayed::Done(_)) => continue,
+            Ok(Replayed::Diverged(why)) => why,
+            Err(ending) => return ending,
+        };
+        run.event(&Event::Diverged { step: run.steps_taken(), of: index + 1, why: &why });
+        progress(Progress::Note { step: run.steps_taken(), text: &format!("step {} diverged: {why}", index + 1) });
+        let last = index + 1 == experience.steps.len();
+        run.set_focus(Some(heal_focus(experience, index, &why)));
+        // The next step's precondition checks an intermediate step's outcome.
+        run.hold_completions(last);
+        let healed = steps_until_done(run, progress, Some(HEAL_STEPS), true).await;
+        run.set_focus(None);
+        run.hold_completions(true);
+        match healed {
+            Stop::Done(c) if last => return Ending::Completed(c),
+            Stop::Done(_) => {}
+            Stop::Failed { .. } => {
+                progress(Progress::Note {
+                    step: run.steps_taken(),
+                    text: "the replay gave up: the model takes the whole task",
+                });
+                return react::run(run, progress).await;
+            }
+            Stop::End(ending) => return ending,
+        }
+    }
+    // Every step replayed and none completed: the model sees where it stands.
+    react::run(run, progress).await
+}

@@ -1,0 +1,120 @@
+//! `codeact memory`: what the memory database holds — list, show, forget, and
+//! export / import (JSON lines, one experience each) to move it between machines.
+
+use std::io::{BufRead as _, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use codeact::memory::{Experience, Store, default_path};
+use codeact::terminal::clean;
+
+/// What `codeact run` remembers: successful runs, replayed the next time the same
+/// task comes.
+///
+///   codeact memory list
+///   codeact memory show 3
+///   codeact memory forget 3
+///   codeact memory export memory.jsonl ; codeact memory import memory.jsonl
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct MemoryArgs {
+    #[command(subcommand)]
+    action: Action,
+    /// The memory database (default: $XDG_DATA_HOME/codeact/memory.sqlite, as
+    /// `codeact run` uses).
+    #[arg(long, value_name = "PATH", global = true)]
+    memory: Option<PathBuf>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Action {
+    /// One line per experience: id, task, apps, steps, replays.
+    List,
+    /// An experience's steps: intent, precondition and code.
+    Show { id: i64 },
+    /// Remove an experience (the next run of its task asks the model again).
+    Forget { id: i64 },
+    /// Write every experience to FILE as JSON lines.
+    Export { file: PathBuf },
+    /// Add the experiences of a FILE written by `export`.
+    Import { file: PathBuf },
+}
+
+impl MemoryArgs {
+    pub fn manage(self) -> anyhow::Result<ExitCode> {
+        let path = self
+            .memory
+            .clone()
+            .or_else(default_path)
+            .context("no home directory for the memory database; give one with --memory PATH")?;
+        let store = Store::open(&path)?;
+        match self.action {
+            Action::List => {
+                let rows = store.list()?;
+                if rows.is_empty() {
+                    codeact::errln!("memory {} holds no experience yet", path.display());
+                }
+                for r in rows {
+                    codeact::outln!(
+                        "{:>4}  {}  [{}] {} steps, replayed {}{}",
+                        r.id,
+                        clean(&r.experience.task),
+                        r.experience.apps.join(", "),
+                        r.experience.steps.len(),
+                        r.replays,
+                        if r.healed { ", healed" } else { "" }
+                    );
+                }
+            }
+            Action::Show { id } => {
+                let r = store.get(id)?;
+                codeact::outln!("{}: {} (kept {})", r.id, clean(&r.experience.task), r.created);
+                for (n, s) in r.experience.steps.iter().enumerate() {
+                    codeact::outln!("\nstep {}: {}", n + 1, clean(&s.intent));
+                    let anchor = s.anchor.as_deref().map(|a| format!(", {a} visible")).unwrap_or_default();
+                    codeact::outln!("  when: {} in front{}", s.app, clean(&anchor));
+                    for line in s.code.lines() {
+                        codeact::outln!("  | {}", clean(line));
+                    }
+                }
+            }
+            Action::Forget { id } => {
+                store.forget(id)?;
+                codeact::outln!("forgot experience {id}");
+            }
+            Action::Export { file } => {
+                let mut out =
+                    std::fs::File::create(&file).with_context(|| format!("cannot create {}", file.display()))?;
+                let rows = store.list()?;
+                for r in rows.iter().rev() {
+                    writeln!(out, "{}", serde_json::to_string(&r.experience)?)
+                        .with_context(|| format!("cannot write {}", file.display()))?;
+                }
+                codeact::outln!("exported {} experiences to {}", rows.len(), file.display());
+            }
+            Action::Import { file } => {
+                let input = std::fs::File::open(&file).with_context(|| format!("cannot read {}", file.display()))?;
+                let mut added = 0;
+                for (n, line) in std::io::BufReader::new(input).lines().enumerate() {
+                    let line = line.with_context(|| format!("cannot read {}", file.display()))?;
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let experience: Experience = serde_json::from_str(&line).with_context(|| {
+                        format!(
+                            "{} line {}: not an experience written by `codeact memory export`",
+                            file.display(),
+                            n + 1
+                        )
+                    })?;
+                    store.add(&experience)?;
+                    added += 1;
+                }
+                codeact::outln!("imported {added} experiences into {}", path.display());
+            }
+        }
+        let _ = std::io::stdout().flush();
+        Ok(ExitCode::SUCCESS)
+    }
+}

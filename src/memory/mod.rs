@@ -1,0 +1,12 @@
+//! Memory that pays: what successful runs did, kept in SQLite so the next run of
+//! the same task can replay it instead of asking the model (`store.rs`: the
+//! schema, its migrations, and safe concurrent use; `experience.rs`: a run as a
+//! list of replayable steps, each with the precondition a replay checks).
+//!
+//! Not here: running a replay (the agent's `replay.rs`) or printing (the CLI).
+
+mod experience;
+mod store;
+
+pub use experience::{Experience, ReplayStep, task_key};
+pub use store::{ExperienceRow, MemoryError, Store, default_path};
