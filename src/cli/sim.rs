@@ -41,6 +41,11 @@ pub struct SimArgs {
     /// bundled one; copy crates/sim/data from the repository to start.
     #[arg(long)]
     world: Option<PathBuf>,
+    /// Show the apps as an update changes them: 1 reorders items, 2 also renames
+    /// ids, 3 also adds a one-time "What's new" dialog to each app (`simctl
+    /// variant N` switches later). Replays and healing are measured on these.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=3))]
+    variant: u32,
 }
 
 /// Why `--size` cannot be used.
@@ -78,6 +83,7 @@ impl SimArgs {
             height,
             density: self.density,
             world: self.world,
+            variant: self.variant,
             ..SimConfig::default()
         };
         let phone = VirtualDevice::start_at(config, SocketAddr::from(([127, 0, 0, 1], port))).with_context(|| {

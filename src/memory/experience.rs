@@ -14,7 +14,8 @@ pub struct ReplayStep {
     /// What the step was for (its thought), for the model when it must redo it.
     pub intent: String,
     pub code: String,
-    /// The package in front when the step ran.
+    /// The package in front when the step ran (empty: any; a step that opens an
+    /// app needs no particular screen).
     pub app: String,
     pub activity: String,
     /// A selector (Rhai source) that must match on screen before the step runs.
@@ -37,6 +38,12 @@ pub fn task_key(task: &str) -> String {
     words.join(" ").trim_end_matches(['.', '!', '。']).to_string()
 }
 
+/// Whether `code`'s first statement opens an app or goes home.
+fn opens_an_app(code: &str) -> bool {
+    let first = code.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with("//")).unwrap_or("");
+    ["start_app(", "open_app(", "open_url(", "home(", "go_home("].iter().any(|c| first.starts_with(c))
+}
+
 impl Experience {
     /// The steps of a finished run that a replay can run (steps that ran nothing
     /// are left out).
@@ -45,13 +52,18 @@ impl Experience {
         let mut apps: Vec<String> = Vec::new();
         for r in records {
             let Some(code) = replay_code(r) else { continue };
-            let (app, activity) = r.seen.clone().unwrap_or_default();
+            let (mut app, activity) = r.seen.clone().unwrap_or_default();
+            let anchor = replay_anchor(r);
+            // A step that starts by opening an app works from any screen.
+            if anchor.is_none() && opens_an_app(&code) {
+                app.clear();
+            }
             if !app.is_empty() && !apps.contains(&app) {
                 apps.push(app.clone());
             }
             let thought = r.thought.trim();
             let intent = thought.strip_prefix("Thought:").unwrap_or(thought).trim().to_string();
-            steps.push(ReplayStep { intent, code, app, activity, anchor: replay_anchor(r) });
+            steps.push(ReplayStep { intent, code, app, activity, anchor });
         }
         Self { task: task.to_string(), apps, steps }
     }

@@ -2,9 +2,9 @@
 //! are linked once): the agent over a scripted LLM (`agent_run`), the device layer
 //! (`device_adb`), `exec` and the REPL (`exec_scripts`, `exec_repl`), hostile
 //! snippets (`hostile`), a person in the loop (`human_loop`), strategies and
-//! roles (`strategies`) and real dumps (`ui_fixtures`). They drive the real binary
-//! and the virtual device over ADB, and judge by `simctl state` and the files
-//! written.
+//! roles (`strategies`), memory and replay (`memory`) and real dumps
+//! (`ui_fixtures`). They drive the real binary and the virtual device over ADB, and
+//! judge by `simctl state` and the files written.
 #![cfg(feature = "sim")]
 
 mod common;
@@ -16,5 +16,6 @@ mod exec_repl;
 mod exec_scripts;
 mod hostile;
 mod human_loop;
+mod memory;
 mod strategies;
 mod ui_fixtures;

@@ -20,6 +20,9 @@ pub struct SimConfig {
     /// Load the world (`world.toml` + `apps/*.toml`) from this folder instead of the
     /// bundled one.
     pub world: Option<PathBuf>,
+    /// The apps' layout variant (0: as written; 1 reorders items, 2 also renames
+    /// ids, 3 also adds a one-time dialog): what an app update changes.
+    pub variant: u32,
 }
 
 impl Default for SimConfig {
@@ -32,6 +35,7 @@ impl Default for SimConfig {
             product: "codeact_sim".into(),
             model: "CodeAct_Virtual_Phone".into(),
             world: None,
+            variant: 0,
         }
     }
 }

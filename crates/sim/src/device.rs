@@ -44,6 +44,9 @@ pub(crate) struct SimDevice {
     world: Mutex<World>,
     fs: Arc<MemFs>,
     faults: Mutex<Faults>,
+    /// The apps as written; the world runs [`Self::variant`] of them.
+    base: Arc<Catalog>,
+    variant: Mutex<u32>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -55,14 +58,42 @@ impl SimDevice {
     pub(crate) fn new(config: SimConfig, catalog: Catalog) -> Self {
         let geometry = Geometry { width: config.width, height: config.height, density: config.density };
         let fs = Arc::new(MemFs::new());
-        let world = World::new(std::sync::Arc::new(catalog), geometry, fs.clone());
+        let base = Arc::new(catalog);
+        let variant = config.variant.min(crate::world::variant::MAX_VARIANT);
+        let running = if variant == 0 { base.clone() } else { Arc::new(base.variant(variant)) };
+        let world = World::new(running, geometry, fs.clone());
         Self {
             commands: std::sync::atomic::AtomicU64::new(0),
             config,
             world: Mutex::new(world),
             fs,
             faults: Mutex::new(Faults::default()),
+            base,
+            variant: Mutex::new(variant),
         }
+    }
+
+    /// The layout variant the apps show now.
+    pub(crate) fn variant(&self) -> u32 {
+        *lock(&self.variant)
+    }
+
+    /// Shows the apps as layout variant `n`, as an update installs them: the data
+    /// stays, every app is closed, the home screen shows.
+    pub(crate) fn set_variant(&self, n: u32) {
+        let n = n.min(crate::world::variant::MAX_VARIANT);
+        *lock(&self.variant) = n;
+        let catalog = Arc::new(self.base.variant(n));
+        let mut world = self.world();
+        let state = std::mem::take(&mut world.state);
+        let collections = std::mem::take(&mut world.collections);
+        let fresh = World::new(catalog.clone(), world.geometry, self.fs.clone());
+        *world = fresh;
+        // The update's own state keys (a dialog seen or not) start fresh; the rest is kept.
+        for (k, v) in state {
+            world.state.insert(k, v);
+        }
+        world.collections = collections;
     }
 
     pub(crate) fn config(&self) -> &SimConfig {

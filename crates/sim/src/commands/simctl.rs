@@ -29,6 +29,9 @@ const HELP: &str = r#"usage: simctl COMMAND
                         crash, permission, rate, update
   fault clear           remove every fault (slow-ui and dump-latency too)
   slow-ui MS            after each change the screen settles in steps over MS
+  variant [N]           print, or set, the apps' layout variant as an update would:
+                        0 as written, 1 items reordered, 2 also ids renamed,
+                        3 also a one-time "What's new" dialog per app (data kept)
   dump-latency MS       make `uiautomator dump` take MS, as on a phone
 "#;
 
@@ -106,6 +109,14 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
             let now = device.world().now_secs();
             ok(format!("{}\n", crate::world::template::clock_text(now, "%Y-%m-%d %H:%M:%S")))
         }
+        ["variant"] => ok(format!("{}\n", device.variant())),
+        ["variant", n] => match n.parse::<u32>() {
+            Ok(n) if n <= crate::world::variant::MAX_VARIANT => {
+                device.set_variant(n);
+                ok("")
+            }
+            _ => fail(&format!("simctl: variant {n}: use 0 to {}\n", crate::world::variant::MAX_VARIANT), 2),
+        },
         ["stats"] => ok(format!("{}\n", serde_json::json!({ "commands": device.commands_served() }))),
         ["reset"] => {
             device.reset();

@@ -12,6 +12,7 @@ pub(crate) mod input;
 pub(crate) mod layout;
 pub(crate) mod spec;
 pub(crate) mod template;
+pub(crate) mod variant;
 
 use std::collections::BTreeMap;
 use std::path::Path;

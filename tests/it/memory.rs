@@ -1,0 +1,99 @@
+//! Memory end to end: a successful run is kept in the SQLite store and the next run
+//! of the same task replays it without the model; a step that no longer fits (another
+//! app in front, an id renamed by a layout variant) goes to the model alone, and the
+//! healed run is kept; two runs at once share the store.
+
+use crate::agent_run::{events, json_file, run, run_dir, scratch, shell, stderr};
+use crate::common::llm::{ScriptedLlm, last_user_text, reply};
+use crate::common::{self, sim_state as state};
+
+fn code(thought: &str, code: &str) -> crate::common::llm::Canned {
+    reply(&format!("Thought: {thought}\n```rhai\n{code}\n```"))
+}
+
+#[test]
+fn a_second_run_of_a_task_replays_it_from_memory_without_the_model() {
+    let sim = common::SimProcess::start(&[]);
+    let out = scratch("memory");
+    let memory = out.join("memory.sqlite");
+    let memory = memory.to_str().unwrap_or_default();
+    let replies = || {
+        vec![
+            code("Settings has Wi-Fi.", "start_app(\"com.android.settings\");"),
+            code(
+                "The switch is element 6.",
+                "tap_by_index(6);\nwait_for(#{id: \"wifi_switch\", checked: false});\ncomplete(true, \"Wi-Fi is off\");",
+            ),
+        ]
+    };
+    let first = ScriptedLlm::per_model(vec![("scripted", replies())]);
+    let extra = ["--persona", "big_agent", "--vision", "off", "--memory", memory];
+    let result = run(&first, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert!(String::from_utf8_lossy(&result.stdout).contains("memory: kept as experience 1"));
+
+    shell(&sim.addr, "simctl reset");
+    let second = ScriptedLlm::per_model(vec![("scripted", replies())]);
+    let result = run(&second, &sim.addr, &out, &extra, "turn off wi-fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(second.requests().len(), 0, "the replay asks the model nothing");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    let dir = run_dir(&out);
+    let kinds: Vec<String> = events(&dir).iter().filter_map(|e| e["event"].as_str().map(str::to_string)).collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "replayed").count(), 2, "{kinds:?}");
+    assert!(kinds.contains(&"recall".to_string()));
+    let summary = json_file(&dir.join("summary.json"));
+    assert_eq!(summary["memory"], "replayed experience 1");
+
+    // A step that opens an app replays from any screen.
+    shell(&sim.addr, "simctl reset");
+    shell(&sim.addr, "am start -n com.android.deskclock/.DeskClock");
+    let unused = ScriptedLlm::per_model(vec![("scripted", replies())]);
+    let result = run(&unused, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!((result.status.code(), unused.requests().len()), (Some(0), 0), "{}", stderr(&result));
+
+    // Under a layout update (ids renamed), the step whose element moved is the one
+    // the model sees, with its intent and code; the healed run replays with no model
+    // call after that.
+    shell(&sim.addr, "simctl reset");
+    shell(&sim.addr, "simctl variant 2");
+    let heal = code(
+        "The switch is now switch_wifi.",
+        "tap(#{id: \"switch_wifi\"});\nwait_for(#{id: \"switch_wifi\", checked: false});\ncomplete(true, \"Wi-Fi is off\");",
+    );
+    let healer = ScriptedLlm::per_model(vec![("scripted", vec![heal])]);
+    let result = run(&healer, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(healer.requests().len(), 1, "one diverging step, one request: {}", stderr(&result));
+    let healing = last_user_text(&healer.requests()[0]);
+    assert!(healing.contains("Step 2 of 2 cannot be replayed") && healing.contains("wifi_switch"), "{healing}");
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    assert_eq!(summary["memory"], "replayed experience 1, healed by the model");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    shell(&sim.addr, "simctl reset");
+    let nobody = ScriptedLlm::per_model(vec![("scripted", vec![code("", "complete(false, \"unused\");")])]);
+    let result = run(&nobody, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!((result.status.code(), nobody.requests().len()), (Some(0), 0), "the healed run replays as is");
+    shell(&sim.addr, "simctl variant 0");
+
+    // Two runs at once share the database safely.
+    shell(&sim.addr, "simctl reset");
+    let (a, b) =
+        (ScriptedLlm::per_model(vec![("scripted", replies())]), ScriptedLlm::per_model(vec![("scripted", replies())]));
+    let extra_new = ["--persona", "big_agent", "--vision", "off", "--memory", memory];
+    std::thread::scope(|s| {
+        let one = s.spawn(|| run(&a, "sim", &out, &extra_new, "Turn off Wi-Fi on phone A"));
+        let two = s.spawn(|| run(&b, "sim", &out, &extra_new, "Turn off Wi-Fi on phone B"));
+        for r in [one.join(), two.join()] {
+            let r = r.expect("a run");
+            assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+        }
+    });
+    let list = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["memory", "list", "--memory", memory])
+        .output()
+        .expect("codeact memory list");
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(listed.contains("phone A") && listed.contains("phone B"), "{listed}");
+    let _ = std::fs::remove_dir_all(&out);
+}
