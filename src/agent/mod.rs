@@ -141,6 +141,9 @@ pub enum AgentError {
     Persona(#[from] crate::persona::PersonaError),
 }
 
+/// How many worked examples from memory a prompt carries.
+const EXAMPLES: usize = 2;
+
 /// The persona a session for `--strategy hierarchical` needs: the tools of both
 /// sub-agents (`app_starter` and `ui_expert`); each is held to its own during the run.
 pub fn hierarchical_persona() -> Result<Persona, crate::persona::PersonaError> {
@@ -179,6 +182,18 @@ pub async fn run_task(
         .and_then(|s| s.find_task(&options.task).ok().flatten())
         .filter(|row| !row.experience.steps.is_empty());
     let mut run = Run::start(session, models, persona, options, interrupt, progress)?;
+    if let Some(store) = &store {
+        // Worked examples only when nothing is replayed; cards always.
+        let examples = match &recalled {
+            Some(_) => None,
+            None => store
+                .similar(&options.task, EXAMPLES)
+                .ok()
+                .filter(|rows| !rows.is_empty())
+                .map(|rows| rows.iter().map(|r| r.experience.as_example()).collect::<Vec<_>>().join("\n")),
+        };
+        run.lend_memory(examples, store.cards().unwrap_or_default());
+    }
     let ending = match (&recalled, &sub_agents, options.strategy) {
         (Some(row), ..) => replay::run(&mut run, row.id, &row.experience, progress).await,
         (None, Some(sub), _) => hierarchical::run(&mut run, sub, progress).await,

@@ -78,6 +78,9 @@ const REPEATED: &str = "this is the same code as the previous step, on the same 
 /// The most of a past reply sent back in the history.
 const REPLY_BYTES: usize = 16 * 1024;
 
+/// The most of an app card shown in a prompt.
+const CARD_BYTES: usize = 2000;
+
 /// The most of one remembered fact shown in a prompt.
 const FACT_BYTES: usize = 500;
 
@@ -144,6 +147,8 @@ pub struct Prompt {
     pub packages: Option<Vec<String>>,
     /// What the model works on beside the task: the plan, its item marked.
     pub focus: Option<String>,
+    /// Worked examples from memory: earlier successful runs of similar tasks.
+    pub examples: Option<String>,
 }
 
 /// What the model sees of the phone now, beside the run's constants.
@@ -161,6 +166,8 @@ pub struct Now<'a> {
     pub happened: &'a [String],
     /// The reflector's latest critiques, oldest first.
     pub reflections: &'a [String],
+    /// The user's card for the app in front (memory), if there is one.
+    pub app_card: Option<&'a str>,
 }
 
 impl Prompt {
@@ -169,6 +176,13 @@ impl Prompt {
     pub fn messages(&self, history: &[StepRecord], now: Now) -> Vec<Message> {
         let mut msgs = vec![Message { role: Role::System, text: self.system.clone(), image_png: None }];
         let mut pending = format!("Task: {}\n", self.task);
+        if let Some(examples) = &self.examples {
+            let _ = write!(
+                pending,
+                "\nWorked examples: earlier successful runs of similar tasks (adapt them; the screen decides):\n{}\n",
+                examples.trim_end()
+            );
+        }
         for step in history {
             msgs.push(Message { role: Role::User, text: std::mem::take(&mut pending), image_png: None });
             // A runaway reply is not sent back whole with every later request.
@@ -189,6 +203,15 @@ impl Prompt {
         if let Some(focus) = &self.focus {
             let _ = write!(text, "\n{}", focus.trim_end());
             text.push('\n');
+        }
+        if let Some(card) = now.app_card {
+            let (kept, cut) = cut_at(card, CARD_BYTES);
+            let _ = write!(
+                text,
+                "\nNotes on this app (its card):\n{}{}\n",
+                kept.trim_end(),
+                if cut { " [cut]" } else { "" }
+            );
         }
         if !now.reflections.is_empty() {
             text.push_str("\nA reviewer's notes on your progress (newest last):\n");
@@ -244,12 +267,25 @@ mod tests {
 
     #[test]
     fn only_the_newest_message_carries_the_screen() {
-        let prompt =
-            Prompt { system: "sys".into(), task: "Turn off Wi-Fi".into(), max_steps: 15, packages: None, focus: None };
+        let prompt = Prompt {
+            system: "sys".into(),
+            task: "Turn off Wi-Fi".into(),
+            max_steps: 15,
+            packages: None,
+            focus: None,
+            examples: None,
+        };
         let history = [past("r1", "f1"), past("r2", "f2")];
         let png: Arc<[u8]> = Arc::from(&b"png"[..]);
-        let now =
-            Now { step: 3, screen_text: "SCREEN\n", image: Some(&png), memory: &[], happened: &[], reflections: &[] };
+        let now = Now {
+            step: 3,
+            screen_text: "SCREEN\n",
+            image: Some(&png),
+            memory: &[],
+            happened: &[],
+            reflections: &[],
+            app_card: None,
+        };
         let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
         use Role::*;
@@ -267,13 +303,28 @@ mod tests {
 
     #[test]
     fn runaway_replies_facts_and_outputs_are_sent_back_bounded() {
-        let prompt = Prompt { system: "sys".into(), task: "t".into(), max_steps: 15, packages: None, focus: None };
+        let prompt = Prompt {
+            system: "sys".into(),
+            task: "t".into(),
+            max_steps: 15,
+            packages: None,
+            focus: None,
+            examples: None,
+        };
         let huge = "x".repeat(1 << 20);
         let history = [past(&huge, &huge)];
         let memory = [huge.clone()];
         let m = prompt.messages(
             &history,
-            Now { step: 2, screen_text: "S\n", image: None, memory: &memory, happened: &[], reflections: &[] },
+            Now {
+                step: 2,
+                screen_text: "S\n",
+                image: None,
+                memory: &memory,
+                happened: &[],
+                reflections: &[],
+                app_card: None,
+            },
         );
         let total: usize = m.iter().map(|m| m.text.len()).sum();
         assert!(total < 32 * 1024, "{total} bytes");

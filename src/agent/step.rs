@@ -72,6 +72,8 @@ pub(super) struct Run<'a> {
     gate_on: bool,
     /// What memory did, for the summary.
     memory_note: Option<String>,
+    /// The user's app cards (memory), by package.
+    cards: std::collections::HashMap<String, String>,
 }
 
 /// Whether the selector `anchor` (Rhai source, as recorded) matches on `seen`.
@@ -149,6 +151,7 @@ impl<'a> Run<'a> {
             max_steps: options.max_steps,
             packages,
             focus: None,
+            examples: None,
         };
         Ok(Self {
             session,
@@ -171,6 +174,7 @@ impl<'a> Run<'a> {
             held: 0,
             gate_on: true,
             memory_note: None,
+            cards: std::collections::HashMap::new(),
         })
     }
 
@@ -225,6 +229,13 @@ impl<'a> Run<'a> {
     /// Requests to any role's model so far.
     pub(super) fn llm_calls(&self) -> usize {
         self.roles.values().map(|r| r.calls).sum()
+    }
+
+    /// What memory lends the actor's prompt: worked examples of similar tasks, and
+    /// the app cards (shown for the app in front).
+    pub(super) fn lend_memory(&mut self, examples: Option<String>, cards: Vec<(String, String)>) {
+        self.prompt.examples = examples;
+        self.cards = cards.into_iter().collect();
     }
 
     /// What memory did, for the summary.
@@ -543,6 +554,7 @@ impl<'a> Run<'a> {
             memory: &memory,
             happened,
             reflections: &self.reflections[shown..],
+            app_card: self.cards.get(&seen.phone.package).map(String::as_str),
         };
         let messages = self.prompt.messages(&self.records, now);
         self.ask_model(Role::Actor, &messages).await

@@ -16,6 +16,7 @@ use codeact::terminal::clean;
 ///   codeact memory show 3
 ///   codeact memory forget 3
 ///   codeact memory export memory.jsonl ; codeact memory import memory.jsonl
+///   codeact memory card com.example.notes --edit   # notes the agent reads in that app
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct MemoryArgs {
@@ -39,6 +40,42 @@ enum Action {
     Export { file: PathBuf },
     /// Add the experiences of a FILE written by `export`.
     Import { file: PathBuf },
+    /// An app card: Markdown notes on an app (how its screens work, what to avoid)
+    /// that the agent reads whenever that app is in front. Shows it; without a
+    /// package, lists the apps that have one.
+    Card {
+        package: Option<String>,
+        /// Edit it in $VISUAL or $EDITOR.
+        #[arg(long, conflicts_with_all = ["set", "clear"], requires = "package")]
+        edit: bool,
+        /// Set it from a Markdown file (`-` for standard input).
+        #[arg(long, value_name = "FILE", conflicts_with = "clear", requires = "package")]
+        set: Option<PathBuf>,
+        /// Remove it.
+        #[arg(long, requires = "package")]
+        clear: bool,
+    },
+}
+
+/// `text` after the person edits it in $VISUAL or $EDITOR.
+fn edit_text(text: &str) -> anyhow::Result<String> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+        .context("set $EDITOR (or $VISUAL) to edit a card, or give it with --set FILE")?;
+    let path = std::env::temp_dir().join(format!("codeact-card-{}.md", std::process::id()));
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi");
+    let status = std::process::Command::new(program)
+        .args(words)
+        .arg(&path)
+        .status()
+        .with_context(|| format!("cannot start the editor {program:?}"))?;
+    let edited = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()));
+    let _ = std::fs::remove_file(&path);
+    anyhow::ensure!(status.success(), "the editor {program:?} failed; the card is unchanged");
+    edited
 }
 
 impl MemoryArgs {
@@ -112,6 +149,36 @@ impl MemoryArgs {
                     added += 1;
                 }
                 codeact::outln!("imported {added} experiences into {}", path.display());
+            }
+            Action::Card { package: None, .. } => {
+                for (package, markdown) in store.cards()? {
+                    codeact::outln!("{package}: {} lines", markdown.lines().count());
+                }
+            }
+            Action::Card { package: Some(package), edit, set, clear } => {
+                if clear {
+                    store.set_card(&package, "")?;
+                    codeact::outln!("removed the card of {package}");
+                } else if let Some(file) = set {
+                    let text = if file.as_os_str() == "-" {
+                        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+                    } else {
+                        std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?
+                    };
+                    store.set_card(&package, &text)?;
+                    codeact::outln!("set the card of {package} ({} lines)", text.lines().count());
+                } else if edit {
+                    let text = edit_text(&store.card(&package)?.unwrap_or_default())?;
+                    store.set_card(&package, &text)?;
+                    codeact::outln!("saved the card of {package} ({} lines)", text.lines().count());
+                } else {
+                    match store.card(&package)? {
+                        Some(markdown) => codeact::outln!("{}", clean(&markdown)),
+                        None => codeact::errln!(
+                            "{package} has no card; write one with `codeact memory card {package} --edit` or --set FILE"
+                        ),
+                    }
+                }
             }
         }
         let _ = std::io::stdout().flush();

@@ -44,7 +44,25 @@ fn opens_an_app(code: &str) -> bool {
     ["start_app(", "open_app(", "open_url(", "home(", "go_home("].iter().any(|c| first.starts_with(c))
 }
 
+/// The most of one worked example a prompt shows.
+const EXAMPLE_BYTES: usize = 1500;
+
 impl Experience {
+    /// The experience as a worked example: its task, then its steps' code.
+    pub fn as_example(&self) -> String {
+        let mut code = String::new();
+        for s in &self.steps {
+            if !s.intent.is_empty() {
+                code.push_str(&format!("// {}\n", s.intent.lines().next().unwrap_or("")));
+            }
+            code.push_str(s.code.trim_end());
+            code.push('\n');
+        }
+        let cut = code.floor_char_boundary(EXAMPLE_BYTES);
+        let more = if cut < code.len() { "// ...\n" } else { "" };
+        format!("Task: {}\n```rhai\n{}{more}```\n", self.task, &code[..cut])
+    }
+
     /// The steps of a finished run that a replay can run (steps that ran nothing
     /// are left out).
     pub fn from_records(task: &str, records: &[StepRecord]) -> Self {

@@ -39,6 +39,16 @@ pub enum MemoryError {
     NoSuch(i64),
 }
 
+/// Words left out of a search.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "my", "me", "it", "is", "with", "from", "by",
+    "this", "that", "all", "please",
+];
+
+/// The most postings (experiences holding the search's words) ranked by BM25 in
+/// one search; more are taken newest first.
+const RANKED_POSTINGS: i64 = 600;
+
 /// The schema version this build writes.
 const SCHEMA: i64 = 1;
 
@@ -57,6 +67,7 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX experiences_by_key ON experiences(task_key);
      CREATE VIRTUAL TABLE experiences_fts USING fts5(task, apps, content='experiences', content_rowid='id');
+     CREATE VIRTUAL TABLE experiences_vocab USING fts5vocab(experiences_fts, row);
      CREATE TRIGGER experiences_ai AFTER INSERT ON experiences BEGIN
         INSERT INTO experiences_fts(rowid, task, apps) VALUES (new.id, new.task, new.apps);
      END;
@@ -201,24 +212,106 @@ impl Store {
     }
 
     /// The experiences whose task or apps share words with `query`, best first
-    /// (BM25), at most `limit`.
+    /// (BM25), at most `limit`; the rarest words lead (a word's count of
+    /// experiences comes from the index itself).
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(i64, String, f64)>, MemoryError> {
-        // Each word as a quoted FTS5 term, any of them: a task's words are not syntax.
-        let terms: Vec<String> = query
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(|w| format!("\"{}\"", w.to_lowercase()))
-            .collect();
-        if terms.is_empty() {
+        let mut words: Vec<String> =
+            query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+        words.sort();
+        words.dedup();
+        // Words every task has say nothing about which one this is.
+        words.retain(|w| !STOP_WORDS.contains(&w.as_str()));
+        let mut counted = Vec::with_capacity(words.len());
+        {
+            let mut stmt = self.conn.prepare_cached("SELECT doc FROM experiences_vocab WHERE term = ?1")?;
+            for w in words {
+                let docs: i64 = stmt.query_row(params![w], |r| r.get(0)).optional()?.unwrap_or(0);
+                if docs > 0 {
+                    counted.push((docs, w));
+                }
+            }
+        }
+        counted.sort();
+        // Each word as a quoted FTS5 term: a task's words are not syntax.
+        let quoted: Vec<String> = counted.iter().map(|(_, w)| format!("\"{}\"", w.replace('"', ""))).collect();
+        if quoted.is_empty() {
             return Ok(Vec::new());
         }
-        let mut stmt = self.conn.prepare_cached(
+        // First the experiences holding both of the two rarest words, then any of
+        // the three rarest. BM25 ranks a candidate set only while its postings are
+        // few enough to stay under a millisecond; past that, the newest matches
+        // come first (a word that common says little about the task anyway).
+        let docs = |n: usize| counted.iter().take(n).map(|(d, _)| *d).sum::<i64>();
+        let both = quoted[..quoted.len().min(2)].join(" AND ");
+        let mut found = self.matches(&both, limit, docs(1) <= RANKED_POSTINGS)?;
+        if found.len() < limit {
+            let any = quoted[..quoted.len().min(3)].join(" OR ");
+            for hit in self.matches(&any, limit, docs(3) <= RANKED_POSTINGS)? {
+                if found.len() < limit && !found.iter().any(|f| f.0 == hit.0) {
+                    found.push(hit);
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The best `limit` matches of an FTS5 query: by BM25 when `ranked`, else the
+    /// newest (their score is 0).
+    fn matches(&self, query: &str, limit: usize, ranked: bool) -> Result<Vec<(i64, String, f64)>, MemoryError> {
+        let sql = if ranked {
             "SELECT rowid, task, bm25(experiences_fts) FROM experiences_fts WHERE experiences_fts MATCH ?1 \
-             ORDER BY bm25(experiences_fts) LIMIT ?2",
-        )?;
-        let rows =
-            stmt.query_map(params![terms.join(" OR "), limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+             ORDER BY bm25(experiences_fts) LIMIT ?2"
+        } else {
+            "SELECT rowid, task, 0.0 FROM experiences_fts WHERE experiences_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2"
+        };
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params![query, limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Up to `limit` experiences like `task` (sharing words with it, best first),
+    /// other than one of exactly this task: worked examples for the prompt.
+    pub fn similar(&self, task: &str, limit: usize) -> Result<Vec<ExperienceRow>, MemoryError> {
+        let key = task_key(task);
+        let mut out = Vec::new();
+        for (id, _, _) in self.search(task, limit + 4)? {
+            let row = self.get(id)?;
+            if task_key(&row.experience.task) != key && !row.experience.steps.is_empty() {
+                out.push(row);
+            }
+            if out.len() == limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The app card of `package` (Markdown a user wrote), if there is one.
+    pub fn card(&self, package: &str) -> Result<Option<String>, MemoryError> {
+        Ok(self
+            .conn
+            .query_row("SELECT markdown FROM app_cards WHERE package = ?1", params![package], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Every app card, by package.
+    pub fn cards(&self) -> Result<Vec<(String, String)>, MemoryError> {
+        let mut stmt = self.conn.prepare("SELECT package, markdown FROM app_cards ORDER BY package")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Sets (or, with empty text, removes) the app card of `package`.
+    pub fn set_card(&self, package: &str, markdown: &str) -> Result<(), MemoryError> {
+        if markdown.trim().is_empty() {
+            self.conn.execute("DELETE FROM app_cards WHERE package = ?1", params![package])?;
+        } else {
+            self.conn.execute(
+                "INSERT INTO app_cards (package, markdown, updated) VALUES (?1, ?2, ?3)                  ON CONFLICT(package) DO UPDATE SET markdown = excluded.markdown, updated = excluded.updated",
+                params![package, markdown, now()],
+            )?;
+        }
+        Ok(())
     }
 
     /// Every experience, newest first.
@@ -270,6 +363,13 @@ mod tests {
         let hits = store.search("switch wi-fi off", 5).unwrap();
         assert_eq!(hits.first().map(|h| h.0), Some(id));
         assert!(store.search("\"; DROP TABLE experiences; --", 5).unwrap().is_empty());
+        let similar = store.similar("Turn off Bluetooth", 3).unwrap();
+        assert_eq!(similar.first().map(|r| r.id), Some(id), "shares \"turn off\"");
+        assert!(store.similar("Turn off Wi-Fi", 3).unwrap().iter().all(|r| r.id != id), "not itself");
+        store.set_card("com.example.notes", "Long-press a note to delete it.").unwrap();
+        assert_eq!(store.card("com.example.notes").unwrap().as_deref(), Some("Long-press a note to delete it."));
+        store.set_card("com.example.notes", " ").unwrap();
+        assert!(store.cards().unwrap().is_empty());
         store.heal(id, &experience("Turn off Wi-Fi")).unwrap();
         assert!(store.get(id).unwrap().healed);
         // A second connection, as a concurrent run has, sees and writes the same data.

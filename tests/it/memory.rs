@@ -97,3 +97,47 @@ fn a_second_run_of_a_task_replays_it_from_memory_without_the_model() {
     assert!(listed.contains("phone A") && listed.contains("phone B"), "{listed}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn similar_runs_become_worked_examples_and_app_cards_reach_the_prompt() {
+    let out = scratch("memory-examples");
+    let memory = out.join("memory.sqlite");
+    let memory = memory.to_str().unwrap_or_default();
+    let wifi = ScriptedLlm::per_model(vec![(
+        "scripted",
+        vec![code(
+            "Settings, then the switch.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\nwait_for(#{id: \"wifi_switch\", checked: false});\ncomplete(true, \"off\");",
+        )],
+    )]);
+    let extra = ["--persona", "big_agent", "--vision", "off", "--memory", memory];
+    assert_eq!(run(&wifi, "sim", &out, &extra, "Turn off Wi-Fi").status.code(), Some(0));
+    let card = out.join("card.md");
+    std::fs::write(&card, "Switches sit at the right of their row; Bluetooth is under Network.").expect("card");
+    let set = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["memory", "card", "com.android.settings", "--set", card.to_str().unwrap_or_default()])
+        .args(["--memory", memory])
+        .output()
+        .expect("codeact memory card");
+    assert!(set.status.success(), "{}", String::from_utf8_lossy(&set.stderr));
+
+    let bluetooth = ScriptedLlm::per_model(vec![(
+        "scripted",
+        vec![
+            code("Settings first.", "start_app(\"com.android.settings\");"),
+            code(
+                "The switch.",
+                "tap(#{id: \"bluetooth_switch\"});\nwait_for(#{id: \"bluetooth_switch\", checked: true});\ncomplete(true, \"on\");",
+            ),
+        ],
+    )]);
+    let result = run(&bluetooth, "sim", &out, &extra, "Turn on Bluetooth");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let requests = bluetooth.requests();
+    let first = requests[0]["messages"][1]["content"].as_str().unwrap_or("").to_string();
+    assert!(first.contains("Worked examples") && first.contains("Task: Turn off Wi-Fi"), "{first}");
+    assert!(first.contains("tap(#{id: \"wifi_switch\"})"), "{first}");
+    assert!(!last_user_text(&requests[0]).contains("Notes on this app"), "the launcher has no card");
+    assert!(last_user_text(&requests[1]).contains("Bluetooth is under Network"), "the Settings card shows in Settings");
+    let _ = std::fs::remove_dir_all(&out);
+}
