@@ -110,7 +110,8 @@ impl MemoryArgs {
                 for (n, s) in r.experience.steps.iter().enumerate() {
                     codeact::outln!("\nstep {}: {}", n + 1, clean(&s.intent));
                     let anchor = s.anchor.as_deref().map(|a| format!(", {a} visible")).unwrap_or_default();
-                    codeact::outln!("  when: {} in front{}", s.app, clean(&anchor));
+                    let app = if s.app.is_empty() { "any app".to_string() } else { s.app.clone() };
+                    codeact::outln!("  when: {app} in front{}", clean(&anchor));
                     for line in s.code.lines() {
                         codeact::outln!("  | {}", clean(line));
                     }
