@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::Progress;
 use super::outcome::Ending;
-use super::plan::{History, MAX_REPLANS, ask_planner};
+use super::plan::Planning;
 use super::plan_text::{Plan, PlanItem};
 use super::react::{Stop, steps_until_done};
 use super::step::Run;
@@ -125,10 +125,8 @@ async fn apps_in_turn<'a>(
     sub: &'a SubAgents,
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Ending {
-    let mut history = History::new();
-    let mut replans = 0;
-    let mut plan = match ask_planner(run, progress, true, &history, None, 0).await {
-        Ok(plan) => plan,
+    let (mut planning, mut plan) = match Planning::start(run, progress, true).await {
+        Ok(started) => started,
         Err(ending) => return ending,
     };
     let mut current = 0;
@@ -137,7 +135,7 @@ async fn apps_in_turn<'a>(
         let label = format!("{} in {}", plan.items[current].goal, plan.items[current].app.as_deref().unwrap_or("?"));
         match one_app(run, sub, progress, &plan, current, &carried).await {
             Stop::Done(c) => {
-                history.push(format!("{label}: done ({})", c.reason));
+                planning.done(&label, &c.reason);
                 carried.extend(plan.items[current].carry.iter().cloned());
                 current += 1;
                 if current == plan.items.len() {
@@ -146,13 +144,7 @@ async fn apps_in_turn<'a>(
                 run.reflect_if_due(progress).await;
             }
             Stop::Failed { why, ending } => {
-                history.push(format!("{label}: failed ({why})"));
-                if replans == MAX_REPLANS {
-                    return ending;
-                }
-                replans += 1;
-                run.reset_stall();
-                plan = match ask_planner(run, progress, true, &history, Some(&why), replans).await {
+                plan = match planning.replan(run, progress, &label, &why, ending).await {
                     Ok(plan) => plan,
                     Err(ending) => return ending,
                 };

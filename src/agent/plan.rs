@@ -17,7 +17,7 @@ use crate::llm::{Message, Role as MessageRole};
 use crate::trajectory::Event;
 
 /// How many times a run plans again before the failure stands.
-pub(super) const MAX_REPLANS: usize = 2;
+const MAX_REPLANS: usize = 2;
 
 /// What the planner is told (`apps`: the hierarchical strategy's app-level plan).
 fn system(apps: bool) -> String {
@@ -42,29 +42,59 @@ fn system(apps: bool) -> String {
     )
 }
 
-/// What happened so far, one line per item tried, for a replan.
-pub(super) struct History {
+/// A run's planning: what happened so far (one line per item tried) and how many
+/// times it planned again; both strategies that plan share it.
+pub(super) struct Planning {
+    apps: bool,
     lines: Vec<String>,
+    replans: usize,
 }
 
-impl History {
-    pub(super) fn new() -> Self {
-        Self { lines: Vec::new() }
+impl Planning {
+    /// The first plan (`apps`: an app-level one).
+    pub(super) async fn start(
+        run: &mut Run<'_>,
+        progress: &mut (dyn FnMut(Progress) + Send),
+        apps: bool,
+    ) -> Result<(Self, Plan), Ending> {
+        let planning = Self { apps, lines: Vec::new(), replans: 0 };
+        let plan = ask_planner(run, progress, apps, &planning.lines, None, 0).await?;
+        Ok((planning, plan))
     }
 
-    pub(super) fn push(&mut self, line: String) {
-        self.lines.push(line);
+    /// Notes that item `label` was done.
+    pub(super) fn done(&mut self, label: &str, reason: &str) {
+        self.lines.push(format!("{label}: done ({reason})"));
+    }
+
+    /// After item `label` failed: a new plan from the screen as it is and what
+    /// happened, or `ending` once [`MAX_REPLANS`] new plans failed too.
+    pub(super) async fn replan(
+        &mut self,
+        run: &mut Run<'_>,
+        progress: &mut (dyn FnMut(Progress) + Send),
+        label: &str,
+        why: &str,
+        ending: Ending,
+    ) -> Result<Plan, Ending> {
+        self.lines.push(format!("{label}: failed ({why})"));
+        if self.replans == MAX_REPLANS {
+            return Err(ending);
+        }
+        self.replans += 1;
+        run.reset_stall();
+        ask_planner(run, progress, self.apps, &self.lines, Some(why), self.replans).await
     }
 }
 
 /// Asks the planner for a plan (again, with `history` and `why`, when one failed).
 /// A reply that holds no plan is answered once with what was wrong; a second one
 /// falls back to a plan of one item, the task itself.
-pub(super) async fn ask_planner(
+async fn ask_planner(
     run: &mut Run<'_>,
     progress: &mut (dyn FnMut(Progress) + Send),
     apps: bool,
-    history: &History,
+    history: &[String],
     why: Option<&str>,
     replan: usize,
 ) -> Result<Plan, Ending> {
@@ -73,9 +103,9 @@ pub(super) async fn ask_planner(
     if !installed.is_empty() {
         let _ = writeln!(text, "\nInstalled apps: {}", installed.join(", "));
     }
-    if !history.lines.is_empty() {
+    if !history.is_empty() {
         text.push_str("\nWhat happened so far:\n");
-        for line in &history.lines {
+        for line in history {
             let _ = writeln!(text, "- {line}");
         }
     }
@@ -146,10 +176,8 @@ fn focus(plan: &Plan, current: usize) -> String {
 }
 
 pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) + Send)) -> Ending {
-    let mut history = History::new();
-    let mut replans = 0;
-    let mut plan = match ask_planner(run, progress, false, &history, None, 0).await {
-        Ok(plan) => plan,
+    let (mut planning, mut plan) = match Planning::start(run, progress, false).await {
+        Ok(started) => started,
         Err(ending) => return ending,
     };
     let mut current = 0;
@@ -158,7 +186,7 @@ pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) +
         let goal = plan.items[current].goal.clone();
         match steps_until_done(run, progress, None, true).await {
             Stop::Done(c) => {
-                history.push(format!("{goal}: done ({})", c.reason));
+                planning.done(&goal, &c.reason);
                 current += 1;
                 if current == plan.items.len() {
                     return Ending::Completed(c);
@@ -166,13 +194,7 @@ pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) +
                 run.reflect_if_due(progress).await;
             }
             Stop::Failed { why, ending } => {
-                history.push(format!("{goal}: failed ({why})"));
-                if replans == MAX_REPLANS {
-                    return ending;
-                }
-                replans += 1;
-                run.reset_stall();
-                plan = match ask_planner(run, progress, false, &history, Some(&why), replans).await {
+                plan = match planning.replan(run, progress, &goal, &why, ending).await {
                     Ok(plan) => plan,
                     Err(ending) => return ending,
                 };

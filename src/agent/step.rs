@@ -250,6 +250,13 @@ impl<'a> Run<'a> {
 
     /// The run so far as a memory experience (its replayable steps).
     pub(super) fn experience(&self) -> crate::memory::Experience {
+        crate::memory::Experience::from_records(&self.options.task, &self.all_records())
+    }
+
+    /// Every step of the run, every phase's, in order. Only the last step's
+    /// completion ended the run: earlier ones ended a plan item or a sub-agent, so
+    /// a replay goes on past them.
+    fn all_records(&self) -> Vec<StepRecord> {
         let mut records = self.earlier.clone();
         records.extend(self.records.iter().cloned());
         let last = records.len().saturating_sub(1);
@@ -258,7 +265,7 @@ impl<'a> Run<'a> {
                 r.completion_held = true;
             }
         }
-        crate::memory::Experience::from_records(&self.options.task, &records)
+        records
     }
 
     /// Replays remembered step `index` without the LLM, when its precondition holds
@@ -683,16 +690,7 @@ impl<'a> Run<'a> {
         let (outcome, reason) = ending.outcome();
         let steps = self.steps_taken();
         let config = self.models.actor.config();
-        let mut records = std::mem::take(&mut self.earlier);
-        records.append(&mut self.records);
-        // Only the last step's completion ended the run: earlier ones ended a plan
-        // item or a sub-agent, and the replay goes on past them.
-        let last = records.len().saturating_sub(1);
-        for r in &mut records[..last] {
-            if r.ran().is_some_and(|ran| ran.completion.is_some()) {
-                r.completion_held = true;
-            }
-        }
+        let records = self.all_records();
         let device = self.session.device_name();
         // A replay runs all steps as one snippet: give it the time all of them had.
         let replay_ms = self.session.limits().timeout_ms.saturating_mul(steps.max(1) as u64);
