@@ -61,7 +61,7 @@ pub struct EvalArgs {
     list: bool,
     /// The suite seed: the same seed gives the same instances everywhere.
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub(super) seed: u64,
     /// Instances (parameter draws) per template.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     instances: u32,
@@ -70,7 +70,7 @@ pub struct EvalArgs {
     repeat: u32,
     /// Virtual phones working at once (one thread each).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
-    parallel: u32,
+    pub(super) parallel: u32,
     /// Run one shard of the suite, I/N with I from 0 (e.g. a Kubernetes Indexed Job's
     /// $JOB_COMPLETION_INDEX/N): instance k of the plan runs on shard k mod N.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -83,7 +83,7 @@ pub struct EvalArgs {
     /// Where results.json, junit.xml and runs/ (one trajectory per instance) go.
     /// Default: evals/<UTC time>-<agent>.
     #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    pub(super) out: Option<PathBuf>,
     /// Print per-template score changes from results A to results B, and exit.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     compare: Option<Vec<PathBuf>>,
@@ -92,19 +92,30 @@ pub struct EvalArgs {
     #[arg(long, num_args = 2.., value_name = "FILES", conflicts_with = "compare")]
     merge: Option<Vec<PathBuf>>,
     #[command(flatten)]
-    session: SessionArgs,
+    pub(super) session: SessionArgs,
     #[command(flatten)]
-    llm: LlmArgs,
+    pub(super) llm: LlmArgs,
     #[command(flatten)]
-    checks: CheckArgs,
+    pub(super) checks: CheckArgs,
     #[command(flatten)]
-    strategy: StrategyArgs,
+    pub(super) strategy: StrategyArgs,
     /// Show the model a screenshot each step.
     #[arg(long)]
     vision: bool,
     /// What each LLM run keeps besides events and scripts: step, action or none.
     #[arg(long, value_enum, default_value = "none", value_name = "WHEN")]
-    save_trajectory: SaveMode,
+    pub(super) save_trajectory: SaveMode,
+    /// Run on the apps as an update changes them (`codeact sim --variant`): 1
+    /// reorders items, 2 also renames ids, 3 also adds a "What's new" dialog.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=3))]
+    variant: u32,
+    /// Measure how recorded runs survive app updates: record the oracle once per
+    /// operation template, replay each recording under layout variants 0..3 as
+    /// coordinates, ui_state indices, selectors, and selectors from memory with the
+    /// LLM (--base-url, --model) healing only the steps that no longer fit; print
+    /// the table (also survival.md and survival.json in --out).
+    #[arg(long, conflicts_with_all = ["agent", "variant", "instances", "repeat", "shard", "faults"])]
+    survival: bool,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
@@ -166,6 +177,9 @@ impl EvalArgs {
             codeact::outln!("{} templates", tasks.len());
             return Ok(ExitCode::SUCCESS);
         }
+        if self.survival {
+            return super::survival::measure(&self, tasks);
+        }
         let agent_name = match self.agent {
             AgentChoice::Oracle => "oracle",
             AgentChoice::Llm => "llm",
@@ -192,6 +206,7 @@ impl EvalArgs {
             parallel: self.parallel as usize,
             shard: self.shard,
             faults: self.faults.clone(),
+            variant: self.variant,
             out_dir: out_dir.clone(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -224,6 +239,7 @@ impl EvalArgs {
                 verify_completion: self.checks.verify_completion == Switch::On,
                 save: self.save_trajectory,
                 runtime: runtime.handle().clone(),
+                memory: None,
             }),
         };
         let jobs = eval::plan(&tasks, &options);

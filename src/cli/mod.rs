@@ -15,6 +15,7 @@ mod run;
 mod screenshot;
 #[cfg(feature = "sim")]
 mod sim;
+mod survival;
 mod tools;
 
 use std::process::ExitCode;

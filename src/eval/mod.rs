@@ -10,8 +10,9 @@ pub mod judge;
 pub mod params;
 pub mod results;
 pub mod runner;
+pub mod survival;
 pub mod task;
 
 pub use results::{InstanceResult, MergeError, Results, Summary, Totals, compare, merge, summarize};
-pub use runner::{Agent, EvalError, EvalOptions, Fault, Job, LlmAgent, plan, run_suite};
+pub use runner::{Agent, EvalError, EvalOptions, Fault, Job, LlmAgent, Recorded, plan, run_suite};
 pub use task::{Kind, TaskError, TaskSpec, load, select};

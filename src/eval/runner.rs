@@ -4,6 +4,7 @@
 //! start 0, add the faults, run the agent (the oracle's script or the LLM loop), and
 //! judge the end. Not how results are summed up or printed (`results.rs`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -57,6 +58,12 @@ impl Fault {
 pub enum Agent<'a> {
     /// Each template's reference script, run as `codeact exec` runs one.
     Oracle,
+    /// The oracle, each instance's actions (with where their elements were) kept by
+    /// template id, for the replay-survival measurement.
+    Recorder(&'a Mutex<HashMap<String, Recorded>>),
+    /// A script per template id run instead of the oracle's (a recorded run replayed
+    /// in one form); a template without one is an error.
+    Scripts(&'a HashMap<String, String>),
     /// The `codeact run` loop.
     Llm(LlmAgent<'a>),
 }
@@ -77,6 +84,18 @@ pub struct LlmAgent<'a> {
     pub save: SaveMode,
     /// The runtime the agent's requests run on (multi-threaded).
     pub runtime: tokio::runtime::Handle,
+    /// A memory database to replay from and keep runs in (`None`: the suite measures
+    /// the agent alone), and steps allowed beyond each template's own budget (a
+    /// replayed step counts as a step).
+    pub memory: Option<(PathBuf, usize)>,
+}
+
+/// An oracle run as the recorder keeps it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub goal: String,
+    pub actions: Vec<crate::sandbox::Action>,
+    pub score: f64,
 }
 
 pub struct EvalOptions {
@@ -87,6 +106,8 @@ pub struct EvalOptions {
     /// (index, count): run only the instances whose number modulo count is index.
     pub shard: Option<(usize, usize)>,
     pub faults: Vec<Fault>,
+    /// The virtual phone's layout variant (`simctl variant`; 0: the apps as written).
+    pub variant: u32,
     pub out_dir: PathBuf,
 }
 
@@ -293,6 +314,9 @@ fn attempt(
 ) -> Result<(), String> {
     session.reset().map_err(|e| crate::error_text::full_message(&e))?;
     session.reset_virtual_phone().map_err(|e| crate::error_text::full_message(&e))?;
+    session
+        .device_shell(&format!("simctl variant {}", options.variant))
+        .map_err(|e| crate::error_text::full_message(&e))?;
     let first = read_state(session)?;
     let params = draw_params(task, seed, &first).inspect_err(|_| result.broken = true)?;
     result.goal = task::render(&task.goal, &params, None, |s| s.to_string());
@@ -321,8 +345,15 @@ fn attempt(
         session.device_shell(&fault.command(result.seed)).map_err(|e| crate::error_text::full_message(&e))?;
     }
     let run_name = format!("{}-{}-r{}", task.id, result.instance, result.repeat);
+    let dir = options.out_dir.join("runs").join(&run_name);
+    let mut recorded = Vec::new();
     let done = match agent {
-        Agent::Oracle => run_oracle(session, task, &params, &options.out_dir.join("runs").join(&run_name), result)?,
+        Agent::Oracle => run_oracle(session, task, &task.oracle, &params, &dir, result, None)?,
+        Agent::Recorder(_) => run_oracle(session, task, &task.oracle, &params, &dir, result, Some(&mut recorded))?,
+        Agent::Scripts(scripts) => {
+            let code = scripts.get(&task.id).ok_or_else(|| format!("no recorded script for {}", task.id))?;
+            run_oracle(session, task, code, &params, &dir, result, None)?
+        }
         Agent::Llm(llm) => run_llm(session, task, llm, options, interrupt, result)?,
     };
     result.answer = session.answer();
@@ -341,6 +372,10 @@ fn attempt(
         result.broken = true;
         format!("judge: {e}")
     })?;
+    if let Agent::Recorder(kept) = agent {
+        let run = Recorded { goal: result.goal.clone(), actions: recorded, score: result.score };
+        lock(kept).insert(task.id.clone(), run);
+    }
     Ok(())
 }
 
@@ -357,17 +392,20 @@ fn screen_text(session: &mut Session) -> String {
     }
 }
 
-/// The template's reference script, with the parameters as variables; true when it
-/// called complete(true).
+/// A script for the template (its reference script, or a recorded run), with the
+/// parameters as variables; true when it called complete(true). `keep` receives
+/// its actions.
 fn run_oracle(
     session: &mut Session,
     task: &TaskSpec,
+    code: &str,
     params: &serde_json::Map<String, Value>,
     dir: &Path,
     result: &mut InstanceResult,
+    keep: Option<&mut Vec<crate::sandbox::Action>>,
 ) -> Result<bool, String> {
     let vars: Vec<(String, rhai::Dynamic)> = params.iter().map(|(k, v)| (k.clone(), judge::to_dynamic(v))).collect();
-    let script = Script { path: PathBuf::from(format!("{}.rhai", task.id)), code: task.oracle.clone() };
+    let script = Script { path: PathBuf::from(format!("{}.rhai", task.id)), code: code.to_string() };
     let options = ExecOptions {
         vars: &vars,
         trajectory: Some(dir),
@@ -380,6 +418,21 @@ fn run_oracle(
     let reports = script::run_scripts(session, std::slice::from_ref(&script), &options, &mut |_| {})
         .map_err(|e| crate::error_text::full_message(&e))?;
     let report = reports.into_iter().next().ok_or("the oracle did not run")?;
+    if let Some(keep) = keep {
+        keep.clone_from(&report.result.actions);
+        // complete() ends the script rather than acting: kept as its last action.
+        if let Some(c) = &report.result.completion {
+            keep.push(crate::sandbox::Action {
+                tool: "complete".into(),
+                args: vec![c.success.to_string(), format!("{:?}", rhai::Dynamic::from(c.reason.clone()))],
+                result: "ok".into(),
+                failure: None,
+                started_ms: 0.0,
+                duration_ms: 0.0,
+                capture: crate::sandbox::Capture::default(),
+            });
+        }
+    }
     result.steps = 1;
     result.actions = report.result.actions.len() + report.result.more_actions;
     result.run_dir = report.trajectory.clone();
@@ -401,7 +454,7 @@ fn run_llm(
 ) -> Result<bool, String> {
     let agent_options = AgentOptions {
         task: result.goal.clone(),
-        max_steps: task.max_steps,
+        max_steps: task.max_steps + llm.memory.as_ref().map_or(0, |(_, extra)| *extra),
         vision: llm.vision,
         save: llm.save,
         out_dir: options.out_dir.join("runs"),
@@ -411,8 +464,9 @@ fn run_llm(
         verify_completion: llm.verify_completion,
         strategy: llm.strategy,
         reflect_every: llm.reflect_every,
-        // The suite measures the agent: a remembered run would replay instead.
-        memory: None,
+        // The suite measures the agent: a remembered run would replay instead,
+        // unless replaying is what is measured.
+        memory: llm.memory.as_ref().map(|(path, _)| path.clone()),
     };
     let child = interrupt.child_token();
     let summary = llm
@@ -464,6 +518,7 @@ mod tests {
             parallel: 1,
             shard: None,
             faults: vec![],
+            variant: 0,
             out_dir: PathBuf::new(),
         };
         let all = plan(&tasks, &options).len();

@@ -26,7 +26,22 @@ pub struct Capture {
     /// What the action visibly changed ("opened .SubSettings", "no visible change"),
     /// or what a watcher did.
     pub effect: Option<String>,
+    /// Where the element an action acted on was: its `ui_state` index and centre on
+    /// the screen the action saw. Replays that record taps by index or by point (as
+    /// macro recorders do) are made from it.
+    pub resolved: Option<Resolved>,
 }
+
+/// The element an action acted on, as an index and a point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resolved {
+    /// Its `ui_state` index (`None`: `ui_state` does not list it).
+    pub index: Option<i64>,
+    pub center: (i32, i32),
+}
+
+/// How the effect of a call a blocker watcher had already answered begins.
+pub const ALREADY_DONE: &str = "already done: ";
 
 /// One tool call, as recorded by the tool that made it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -63,6 +78,12 @@ impl Action {
     /// True for a blocker watcher's own firing (not a call the script made).
     pub fn is_watcher(&self) -> bool {
         self.tool == "watcher"
+    }
+
+    /// True when a blocker watcher had already pressed the button this call
+    /// named: a replay leaves the call to the watcher.
+    pub fn done_by_watcher(&self) -> bool {
+        self.capture.effect.as_deref().is_some_and(|e| e.starts_with(ALREADY_DONE))
     }
 }
 

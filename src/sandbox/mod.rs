@@ -27,7 +27,7 @@ use rhai::{AST, Dynamic, Engine, EvalAltResult, Scope};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-pub use action::{Action, ActionSink, Capture};
+pub use action::{ALREADY_DONE, Action, ActionSink, Capture, Resolved};
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
 pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, Shared, Stopped};

@@ -22,7 +22,7 @@ use super::state;
 use super::unique_selector::selector_for;
 use super::watchers::find_blocker;
 use crate::device::{Device, DeviceError, Observation};
-use crate::sandbox::{Capture, Shared};
+use crate::sandbox::{Capture, Resolved, Shared};
 use crate::ui::Element;
 
 /// `remember()` keeps this many facts (the oldest go first), each at most this long:
@@ -514,6 +514,7 @@ impl ToolContext {
             return Err(ToolError::NoSuchIndex { index, last: listed.len().saturating_sub(1) });
         };
         if !self.dirty {
+            self.capture.resolved = Some(Resolved { index: Some(index), center: el.center });
             self.capture.target = selector_for(&snap.ui, el.id);
             self.effect_target = Some((*el).clone());
             return Ok(el.center);
@@ -522,6 +523,7 @@ impl ToolContext {
         let now = state::listed(&live.ui);
         match now.get(index as usize) {
             Some(e) if e.signature == el.signature => {
+                self.capture.resolved = Some(Resolved { index: Some(index), center: e.center });
                 self.capture.target = selector_for(&live.ui, e.id);
                 self.effect_target = Some((*e).clone());
                 Ok(e.center)

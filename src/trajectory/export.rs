@@ -150,7 +150,7 @@ pub fn replay_code(step: &StepRecord) -> Option<String> {
 /// or a selector call's own argument).
 pub fn replay_anchor(step: &StepRecord) -> Option<String> {
     let ran = step.ran()?;
-    ran.actions.iter().filter(|a| a.succeeded()).find_map(|a| {
+    ran.actions.iter().filter(|a| a.succeeded() && !a.done_by_watcher()).find_map(|a| {
         if let Some(target) = &a.capture.target {
             return Some(target.clone());
         }

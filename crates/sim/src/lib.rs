@@ -29,7 +29,7 @@ use tokio::net::TcpListener;
 
 pub use config::SimConfig;
 use device::SimDevice;
-pub use world::SpecError;
+pub use world::{MAX_VARIANT, SpecError};
 
 /// The default `codeact sim` port: outside 5555–5585, which the adb server probes
 /// for emulators at start-up.

@@ -39,7 +39,12 @@ pub(crate) const REFRESH: ToolSpec = ToolSpec {
     effect: Effect::Reads,
     register: |r| {
         tool!(r, |c| {
-            c.refresh()?;
+            let seen = c.refresh()?;
+            // A blocker the watchers answer is gone before the next action: ui_state
+            // shows the screen that action will meet, so its indices hold.
+            if !c.run_watchers(seen)?.is_empty() {
+                c.refresh()?;
+            }
             Ok(())
         })
     },

@@ -15,6 +15,7 @@ use crate::tools::effect::safe_to_repeat;
 use crate::tools::error::{Awaited, ToolError};
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
+use crate::sandbox::Resolved;
 use crate::tools::state;
 use crate::tools::watchers::keyboard_covers;
 use crate::tools::{Effect, ToolSpec};
@@ -89,7 +90,7 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
     let mut found = match acting_match(c, sel)? {
         Some(Found::Element(e)) => *e,
         Some(Found::PressedByWatcher(line)) => {
-            c.capture.effect = Some(format!("already done: {line}"));
+            c.capture.effect = Some(format!("{}{line}", crate::sandbox::ALREADY_DONE));
             return Ok(None);
         }
         Some(Found::NotAfterWatcher(line)) => {
@@ -113,6 +114,8 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
         };
     }
     c.measure_effect_from_here();
+    let index = c.live().and_then(|o| state::listed(&o.ui).iter().position(|e| e.id == found.id));
+    c.capture.resolved = Some(Resolved { index: index.map(|i| i as i64), center: found.center });
     c.effect_target = Some(found.clone());
     Ok(Some(found))
 }

@@ -23,6 +23,7 @@ use serde::Serialize;
 
 pub(crate) use input::CLIPBOARD;
 pub use spec::SpecError;
+pub use variant::MAX_VARIANT;
 use spec::{AppSpec, WorldSpec};
 pub(crate) use template::Record;
 pub(crate) use template::Value;
