@@ -57,6 +57,7 @@ fn agent_steps(c: &mut Criterion) {
         strategy: Strategy::React,
         reflect_every: 0,
         memory: None,
+        script: None,
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -173,6 +174,7 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             strategy,
             reflect_every: strategy.default_reflect_every(),
             memory: None,
+            script: None,
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});

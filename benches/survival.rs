@@ -33,8 +33,7 @@ fn last_user_text(request: &Value) -> String {
 fn screen(prompt: &str) -> (Vec<String>, Vec<String>) {
     let (mut ids, mut texts) = (Vec::new(), Vec::new());
     for line in prompt.lines() {
-        let mut words = line.split_whitespace();
-        if !words.next().is_some_and(|w| w.parse::<usize>().is_ok()) {
+        if line.split_whitespace().next().is_none_or(|w| w.parse::<usize>().is_err()) {
             continue;
         }
         if let Some(id) = line.split_whitespace().find_map(|w| w.strip_prefix('#'))

@@ -34,6 +34,7 @@ use crate::llm::Usage;
 use crate::persona::Persona;
 use crate::session::Session;
 use crate::trajectory::{StepRecord, TrajectoryError};
+use replay::Replaying;
 use step::Run;
 
 /// What a run keeps besides events: files per step, per action, or none.
@@ -85,6 +86,10 @@ pub struct AgentOptions {
     /// The memory database: a successful run of the same task there is replayed
     /// first, and a successful run is kept there (`None`: no memory).
     pub memory: Option<PathBuf>,
+    /// A hand-written script to run step by step instead of asking the model
+    /// (`codeact exec --heal`): only a step that errs goes to the model, and the
+    /// script's end is the run's success. Memory is not used.
+    pub script: Option<crate::memory::Experience>,
 }
 
 /// The run as `summary.json` holds it.
@@ -169,7 +174,8 @@ pub async fn run_task(
         Strategy::Hierarchical => Some(hierarchical::SubAgents::load()?),
         _ => None,
     };
-    let store = options.memory.as_deref().and_then(|path| match crate::memory::Store::open(path) {
+    let memory = if options.script.is_some() { None } else { options.memory.as_deref() };
+    let store = memory.and_then(|path| match crate::memory::Store::open(path) {
         Ok(store) => Some(store),
         Err(e) => {
             let text = format!("memory is off for this run: {}", crate::error_text::full_message(&e));
@@ -194,11 +200,12 @@ pub async fn run_task(
         };
         run.lend_memory(examples, store.cards().unwrap_or_default());
     }
-    let ending = match (&recalled, &sub_agents, options.strategy) {
-        (Some(row), ..) => replay::run(&mut run, row.id, &row.experience, progress).await,
-        (None, Some(sub), _) => hierarchical::run(&mut run, sub, progress).await,
-        (None, None, Strategy::Plan) => plan::run(&mut run, progress).await,
-        (None, None, _) => react::run(&mut run, progress).await,
+    let ending = match (&options.script, &recalled, &sub_agents, options.strategy) {
+        (Some(script), ..) => replay::run(&mut run, Replaying::Script, script, progress).await,
+        (None, Some(row), ..) => replay::run(&mut run, Replaying::Memory(row.id), &row.experience, progress).await,
+        (None, None, Some(sub), _) => hierarchical::run(&mut run, sub, progress).await,
+        (None, None, None, Strategy::Plan) => plan::run(&mut run, progress).await,
+        (None, None, None, _) => react::run(&mut run, progress).await,
     };
     if let Some(store) = &store
         && ending.outcome().0 == Outcome::Success

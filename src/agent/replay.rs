@@ -1,5 +1,6 @@
 //! Replay-first: when memory holds a successful run of the same task, the run
-//! replays it step by step without the LLM. Before each step its precondition is
+//! replays it step by step without the LLM (and `codeact exec --heal` runs a
+//! hand-written script the same way). Before each step its precondition is
 //! checked on the screen as it is (the app in front, and the element it acted on);
 //! a step whose precondition fails, or that errs, goes to the LLM alone — with the
 //! goal, the step's intent and its recorded code — and the replay resumes after
@@ -11,23 +12,39 @@ use super::outcome::Ending;
 use super::react::{self, Stop, steps_until_done};
 use super::step::{Replayed, Run};
 use crate::memory::Experience;
+use crate::sandbox::Completion;
 use crate::trajectory::Event;
 
 /// LLM steps one diverged step may take before the replay gives up.
 const HEAL_STEPS: usize = 3;
 
+/// What is replayed.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Replaying {
+    /// An experience from memory (its id): a step the model cannot heal hands it
+    /// the whole task, and so does a replay that ends without completing.
+    Memory(i64),
+    /// A hand-written script: it ends where it ends, and a step the model cannot
+    /// heal fails the run.
+    Script,
+}
+
 /// What the model reads while it redoes step `index` of `experience`.
-fn heal_focus(experience: &Experience, index: usize, why: &str) -> String {
+fn heal_focus(experience: &Experience, index: usize, why: &str, what: Replaying) -> String {
     let step = &experience.steps[index];
     let last = index + 1 == experience.steps.len();
-    let finish = if last {
+    let finish = if last && matches!(what, Replaying::Memory(_)) {
         "This is the last step: finish the task and call complete(true, \"...\")."
     } else {
         "Do just this step, then call complete(true, \"step done\"); the replay goes on with the next one."
     };
     format!(
-        "You are replaying a recorded run of this task. Step {} of {} cannot be replayed as recorded: {why}.\n\
+        "You are replaying {} of this task. Step {} of {} cannot be replayed as recorded: {why}.\n\
          Its intent: {}\nIts recorded code:\n{}\n{finish}",
+        match what {
+            Replaying::Memory(_) => "a recorded run",
+            Replaying::Script => "a hand-written script",
+        },
         index + 1,
         experience.steps.len(),
         if step.intent.is_empty() { "(not recorded)" } else { &step.intent },
@@ -37,15 +54,25 @@ fn heal_focus(experience: &Experience, index: usize, why: &str) -> String {
 
 pub(super) async fn run(
     run: &mut Run<'_>,
-    id: i64,
+    what: Replaying,
     experience: &Experience,
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Ending {
-    run.event(&Event::Recall { experience: id, steps: experience.steps.len() });
-    progress(Progress::Note {
-        step: 0,
-        text: &format!("memory: replaying a successful run of this task ({} steps)", experience.steps.len()),
-    });
+    let steps = experience.steps.len();
+    let note = match what {
+        Replaying::Memory(id) => {
+            run.event(&Event::Recall { experience: id, steps });
+            format!("memory: replaying a successful run of this task ({steps} steps)")
+        }
+        Replaying::Script => {
+            format!("running the script step by step ({steps} steps); a step that errs goes to the model")
+        }
+    };
+    progress(Progress::Note { step: 0, text: &note });
+    let headline = match what {
+        Replaying::Memory(_) => "(replayed from memory)",
+        Replaying::Script => "(the script's own step)",
+    };
     for (index, step) in experience.steps.iter().enumerate() {
         let max_steps = run.options().max_steps;
         if run.steps_taken() >= max_steps + run.extra_steps() {
@@ -54,8 +81,10 @@ pub(super) async fn run(
         if run.interrupted() {
             return Ending::Interrupted { during: "" };
         }
-        let why = match run.replay_step(step, index, progress) {
-            Ok(Replayed::Done(Some(c))) if c.success => return Ending::Completed(c),
+        let why = match run.replay_step(step, index, headline, progress) {
+            Ok(Replayed::Done(Some(c))) if c.success || matches!(what, Replaying::Script) => {
+                return Ending::Completed(c);
+            }
             Ok(Replayed::Done(_)) => continue,
             Ok(Replayed::Diverged(why)) => why,
             Err(ending) => return ending,
@@ -63,15 +92,23 @@ pub(super) async fn run(
         run.event(&Event::Diverged { step: run.steps_taken(), of: index + 1, why: &why });
         progress(Progress::Note { step: run.steps_taken(), text: &format!("step {} diverged: {why}", index + 1) });
         let last = index + 1 == experience.steps.len();
-        run.set_focus(Some(heal_focus(experience, index, &why)));
-        // The next step's precondition checks an intermediate step's outcome.
-        run.hold_completions(last);
+        run.set_focus(Some(heal_focus(experience, index, &why, what)));
+        // The next step's precondition checks an intermediate step's outcome; a
+        // script's last step is followed by the script's end.
+        let ends_run = last && matches!(what, Replaying::Memory(_));
+        run.hold_completions(ends_run);
         let healed = steps_until_done(run, progress, Some(HEAL_STEPS), true).await;
         run.set_focus(None);
         run.hold_completions(true);
         match healed {
-            Stop::Done(c) if last => return Ending::Completed(c),
+            Stop::Done(c) if ends_run => return Ending::Completed(c),
             Stop::Done(_) => {}
+            Stop::Failed { why, .. } if matches!(what, Replaying::Script) => {
+                return Ending::Completed(Completion {
+                    success: false,
+                    reason: format!("step {} of the script could not be healed: {why}", index + 1),
+                });
+            }
             Stop::Failed { .. } => {
                 progress(Progress::Note {
                     step: run.steps_taken(),
@@ -82,6 +119,11 @@ pub(super) async fn run(
             Stop::End(ending) => return ending,
         }
     }
-    // Every step replayed and none completed: the model sees where it stands.
-    react::run(run, progress).await
+    match what {
+        Replaying::Script => {
+            Ending::Completed(Completion { success: true, reason: "the script ran to its end".into() })
+        }
+        // Every step replayed and none completed: the model sees where it stands.
+        Replaying::Memory(_) => react::run(run, progress).await,
+    }
 }

@@ -276,6 +276,7 @@ impl<'a> Run<'a> {
         &mut self,
         step: &crate::memory::ReplayStep,
         index: usize,
+        headline: &str,
         progress: &mut (dyn FnMut(Progress) + Send),
     ) -> Result<Replayed, Ending> {
         let t = Instant::now();
@@ -296,12 +297,7 @@ impl<'a> Run<'a> {
         self.event(&Event::StepStart { step: number });
         progress(Progress::Step { step: number, max: self.options.max_steps });
         self.keep_observation(number, &seen, t.elapsed());
-        progress(Progress::Reply {
-            step: number,
-            headline: "(replayed from memory)",
-            usage: Usage::default(),
-            llm_ms: 0.0,
-        });
+        progress(Progress::Reply { step: number, headline, usage: Usage::default(), llm_ms: 0.0 });
         let outcome = self.execute(number, Some(&step.code), &seen, progress);
         self.event(&Event::Replayed { step: number, of: index + 1 });
         let action_ms: f64 = match &outcome {

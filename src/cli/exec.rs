@@ -12,7 +12,7 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use codeact::trajectory::junit::{self, Verdict};
 
-use super::args::{DeviceArgs, SessionArgs, Switch, open_device};
+use super::args::{DeviceArgs, LlmArgs, SessionArgs, Switch, open_device};
 use super::{EXIT_ERROR, EXIT_FAILED};
 
 /// Run Rhai scripts against a device, with the tool catalog and every sandbox
@@ -22,6 +22,7 @@ use super::{EXIT_ERROR, EXIT_FAILED};
 ///   codeact exec scripts/turn_off_wifi.rhai --device sim
 ///   codeact exec scripts/*.rhai -d sim --junit report.xml --trajectory runs/ci
 ///   codeact exec my.rhai --var name=张三 --var count=3 --limit timeout_ms=60000
+///   codeact exec checkout.rhai -d sim --heal --model gpt-4o-mini   # an LLM fixes a step that errs
 ///
 /// Each script gets a fresh session (variables, functions, memory) on the same
 /// device. Settings also come from codeact.toml (see `--config`).
@@ -66,6 +67,19 @@ pub struct ExecArgs {
     /// With several scripts, one sub-directory per script.
     #[arg(long, value_name = "DIR")]
     trajectory: Option<PathBuf>,
+    /// Run one script step by step (each top-level statement a step; the comment
+    /// above it is its intent) and hand only a step that errs to the LLM (--model,
+    /// --base-url), with the goal, the step and the screen; the script goes on after
+    /// the healed step. The script with its healed steps is written beside it as
+    /// NAME.healed.rhai; the original is never changed.
+    #[arg(long, conflicts_with_all = ["check", "retries", "junit"])]
+    heal: bool,
+    /// With --heal: the goal the model is told (default: the script's opening
+    /// comment block).
+    #[arg(long, requires = "heal", value_name = "TEXT")]
+    goal: Option<String>,
+    #[command(flatten)]
+    llm: LlmArgs,
 }
 
 /// What `codeact exec` prints as each script ends.
@@ -129,6 +143,22 @@ impl ExecArgs {
         }
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
+        let on_sim =
+            matches!(codeact::device::DeviceSpec::parse(settings.device.as_deref()), codeact::device::DeviceSpec::Sim);
+        if self.heal {
+            let [script] = scripts.as_slice() else {
+                anyhow::bail!("--heal runs one script at a time ({} given); run them one by one", scripts.len());
+            };
+            let request = super::heal::HealRequest {
+                script,
+                goal: self.goal.clone(),
+                vars: &vars,
+                llm: &self.llm,
+                trajectory: self.trajectory.as_deref(),
+                fresh_world: !self.keep_state && on_sim,
+            };
+            return super::heal::heal(request, &settings, &mut session);
+        }
         let options = ExecOptions {
             vars: &vars,
             trajectory: self.trajectory.as_deref(),
@@ -139,11 +169,7 @@ impl ExecArgs {
                 .as_deref()
                 .map(|p| p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."))),
             verify_completion: self.verify_completion == Switch::On,
-            fresh_world: !self.keep_state
-                && matches!(
-                    codeact::device::DeviceSpec::parse(settings.device.as_deref()),
-                    codeact::device::DeviceSpec::Sim
-                ),
+            fresh_world: !self.keep_state && on_sim,
         };
         let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report)?;
         if let Some(path) = &self.junit {

@@ -6,6 +6,7 @@ mod args;
 mod devices;
 mod eval;
 mod exec;
+mod heal;
 mod memory;
 mod observe;
 mod person;

@@ -94,7 +94,7 @@ pub struct RunArgs {
 }
 
 /// Progress lines on stderr, as the run goes.
-fn print_progress(p: Progress) {
+pub(super) fn print_progress(p: Progress) {
     let mut err = std::io::stderr();
     let _ = match p {
         Progress::Started { run_dir } => writeln!(err, "run directory: {}", run_dir.display()),
@@ -162,6 +162,7 @@ impl RunArgs {
             strategy: self.strategy.strategy,
             reflect_every: self.strategy.reflect_every(),
             memory: self.memory.path(),
+            script: None,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

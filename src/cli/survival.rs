@@ -152,14 +152,16 @@ pub(super) fn measure(args: &EvalArgs, tasks: Vec<TaskSpec>) -> anyhow::Result<E
     for variant in 0..=codeact_sim::MAX_VARIANT {
         for (form, by_id) in &scripts {
             let opts = options(variant, &format!("v{variant}-{}", form.as_str()));
-            let results = eval::run_suite(&tasks, &jobs, &opts, &Agent::Scripts(by_id), &open_session, &interrupt, &quiet)?;
+            let results =
+                eval::run_suite(&tasks, &jobs, &opts, &Agent::Scripts(by_id), &open_session, &interrupt, &quiet)?;
             report_cell(&opts.out_dir, variant, *form, &results)?;
             table.add(variant, *form, &results);
         }
         if let Some(models) = &models {
             let opts = options(variant, &format!("v{variant}-healing"));
             let store_path = opts.out_dir.join("memory.sqlite");
-            std::fs::create_dir_all(&opts.out_dir).with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+            std::fs::create_dir_all(&opts.out_dir)
+                .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
             let store = codeact::memory::Store::open(&store_path)?;
             for experience in &experiences {
                 store.add(experience)?;

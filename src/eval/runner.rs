@@ -467,6 +467,7 @@ fn run_llm(
         // The suite measures the agent: a remembered run would replay instead,
         // unless replaying is what is measured.
         memory: llm.memory.as_ref().map(|(path, _)| path.clone()),
+        script: None,
     };
     let child = interrupt.child_token();
     let summary = llm

@@ -22,6 +22,7 @@ pub enum Form {
     Indices,
     Selectors,
     /// Selectors replayed from memory, a diverging step healed by the LLM.
+    #[serde(rename = "selectors+healing")]
     Healing,
 }
 
@@ -96,8 +97,9 @@ fn macro_script(actions: &[Action], by_index: bool) -> String {
         if CHECKS.contains(&a.tool.as_str()) {
             continue;
         }
-        let element = matches!(a.tool.as_str(), "tap" | "long_press" | "set_text" | "tap_by_index" | "long_press_by_index")
-            && (takes_selector(a) || a.tool.ends_with("_by_index"));
+        let element =
+            matches!(a.tool.as_str(), "tap" | "long_press" | "set_text" | "tap_by_index" | "long_press_by_index")
+                && (takes_selector(a) || a.tool.ends_with("_by_index"));
         let Some(resolved) = a.capture.resolved.filter(|_| element) else {
             out.push_str(&as_selector_call(a));
             out.push('\n');
@@ -190,7 +192,8 @@ impl Table {
     /// The table as Markdown: a row per variant, per form the share solved (and
     /// the LLM calls, for the form that makes any).
     pub fn markdown(&self) -> String {
-        let forms: Vec<Form> = Form::ALL.into_iter().filter(|f| self.cells.values().any(|row| row.contains_key(f))).collect();
+        let forms: Vec<Form> =
+            Form::ALL.into_iter().filter(|f| self.cells.values().any(|row| row.contains_key(f))).collect();
         let mut out = String::from("| Layout variant |");
         for f in &forms {
             out.push_str(&format!(" {} |", f.as_str()));
@@ -204,7 +207,8 @@ impl Table {
                 match row.get(f) {
                     Some(c) if c.instances > 0 => {
                         let share = 100.0 * c.solved as f64 / c.instances as f64;
-                        let calls = if *f == Form::Healing { format!(", {} LLM calls", c.llm_calls) } else { String::new() };
+                        let calls =
+                            if *f == Form::Healing { format!(", {} LLM calls", c.llm_calls) } else { String::new() };
                         out.push_str(&format!(" {share:.0}% ({}/{}{calls}) |", c.solved, c.instances));
                     }
                     _ => out.push_str(" – |"),
@@ -254,9 +258,14 @@ mod tests {
             coordinates_script(&run),
             "start_app(\"com.example.notes\");\ntap(980, 2100);\ntap(540, 300);\nclear_text();\ninput_text(\"Milk\");\ntap(500, 600);\ncomplete(true, \"done\");\n"
         );
-        assert!(indices_script(&run).contains("refresh();\ntap_by_index(4);\nrefresh();\ntap_by_index(2);\nclear_text();"));
+        assert!(
+            indices_script(&run).contains("refresh();\ntap_by_index(4);\nrefresh();\ntap_by_index(2);\nclear_text();")
+        );
         let selectors = selectors_script(&run);
-        assert!(selectors.contains("set_text(#{id: \"note_title\"}, \"Milk\");\nwait_for(\"Saved\");") && !selectors.contains("find"));
+        assert!(
+            selectors.contains("set_text(#{id: \"note_title\"}, \"Milk\");\nwait_for(\"Saved\");")
+                && !selectors.contains("find")
+        );
         let memory = experience("Add a note", &run);
         assert_eq!(memory.steps.len(), 6);
         assert_eq!(memory.steps[1].anchor.as_deref(), Some("#{desc: \"New note\"}"));

@@ -202,6 +202,7 @@ mod tests {
                 target: None,
                 name: None,
                 effect: None,
+                resolved: None,
             },
         };
         t.action(1, &action, true);

@@ -277,3 +277,32 @@ fn every_strategy_runs_the_suite_and_results_say_which() {
         let _ = std::fs::remove_dir_all(&out);
     }
 }
+
+#[test]
+fn survival_replays_one_recording_in_four_forms_and_heals_only_the_diverging_steps() {
+    let out = scratch("survival");
+    let healed = "Thought: the switch is switch_wifi now.\n```rhai\ntap(#{id: \"switch_wifi\"});\ncomplete(true, \"step done\");\n```";
+    let dismiss = "Thought: a What's new dialog.\n```rhai\ntap(\"Got it\");\n```";
+    // Variant 2 diverges once (the renamed switch); variant 3 twice (the dialog, then the switch).
+    let llm = ScriptedLlm::start(vec![reply(healed), reply(dismiss), reply(healed)]);
+    let args = ["--survival", "--tasks", "settings_wifi_off", "--base-url", &llm.base_url, "--model", "healer"];
+    let run = eval(&args, &out);
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(table.starts_with("| Layout variant | coordinates | indices | selectors | selectors+healing |"), "{table}");
+    let row = |n: &str| table.lines().find(|l| l.starts_with(&format!("| {n}:"))).unwrap_or_default().to_string();
+    assert_eq!(row("0"), "| 0: as written | 100% (1/1) | 100% (1/1) | 100% (1/1) | 100% (1/1, 0 LLM calls) |");
+    assert!(row("1").contains("| 0% (0/1) | 0% (0/1) | 100% (1/1) | 100% (1/1, 0 LLM calls) |"), "{table}");
+    assert!(row("2").ends_with("| 0% (0/1) | 100% (1/1, 1 LLM calls) |"), "{table}");
+    assert!(row("3").ends_with("| 0% (0/1) | 100% (1/1, 2 LLM calls) |"), "{table}");
+    assert_eq!(llm.requests().len(), 3);
+    let script = std::fs::read_to_string(out.join("recorded/coordinates/settings_wifi_off.rhai")).unwrap_or_default();
+    assert!(
+        script.starts_with("start_app(\"com.android.settings\");\ntap(") && script.contains("complete(true"),
+        "{script}"
+    );
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(out.join("survival.json")).unwrap_or_default())
+        .expect("survival.json");
+    assert_eq!(json["cells"]["3"]["selectors+healing"]["llm_calls"], 2);
+    let _ = std::fs::remove_dir_all(&out);
+}

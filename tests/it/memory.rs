@@ -141,3 +141,61 @@ fn similar_runs_become_worked_examples_and_app_cards_reach_the_prompt() {
     assert!(last_user_text(&requests[1]).contains("Bluetooth is under Network"), "the Settings card shows in Settings");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `codeact exec --heal` with the scripted server and the given device.
+fn exec_heal(llm: &ScriptedLlm, device: &str, script: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", script.to_str().unwrap_or_default(), "--device", device, "--heal"])
+        .args(["--base-url", &llm.base_url, "--model", "scripted"])
+        .args(["--trajectory", out.to_str().unwrap_or_default()])
+        .env("OPENAI_API_KEY", "sk-codeact-heal-test-KEY-00000")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("CODEACT_MODEL")
+        .env_remove("CODEACT_CONFIG")
+        .output()
+        .expect("codeact exec --heal")
+}
+
+#[test]
+fn exec_heal_hands_only_the_step_that_errs_to_the_model_and_keeps_the_healed_script() {
+    let sim = common::SimProcess::start(&[]);
+    let out = scratch("exec-heal");
+    let script = out.join("wifi.rhai");
+    let original = "// Turn off Wi-Fi.\nstart_app(\"com.android.settings\");\n// Flip the Wi-Fi switch\ntap(#{id: \"wifi_switch\"});\nwait_for(#{text: \"Wi-Fi\", enabled: true});\n";
+    std::fs::write(&script, original).expect("script");
+    shell(&sim.addr, "simctl variant 2");
+    let healer = ScriptedLlm::per_model(vec![(
+        "scripted",
+        vec![code("Renamed.", "tap(#{id: \"switch_wifi\"});\ncomplete(true, \"step done\");")],
+    )]);
+    let result = exec_heal(&healer, &sim.addr, &script, &out.join("runs"));
+    let said = String::from_utf8_lossy(&result.stdout).into_owned();
+    assert_eq!(result.status.code(), Some(0), "{said}{}", stderr(&result));
+    assert_eq!(healer.requests().len(), 1, "one step errs, one request");
+    let asked = last_user_text(&healer.requests()[0]);
+    assert!(asked.contains("Step 2 of 3 cannot be replayed") && asked.contains("Flip the Wi-Fi switch"), "{asked}");
+    assert!(said.contains("passed after 4 steps, 1 LLM call"), "{said}");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false, "the step after the healed one ran too");
+    let healed = std::fs::read_to_string(out.join("wifi.healed.rhai")).expect("the healed script beside the original");
+    assert!(healed.contains("tap(#{id: \"switch_wifi\"});") && healed.contains("wait_for("), "{healed}");
+    assert_eq!(std::fs::read_to_string(&script).unwrap_or_default(), original, "the original is never changed");
+
+    // The healed script runs as is under the same layout.
+    shell(&sim.addr, "simctl reset");
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", out.join("wifi.healed.rhai").to_str().unwrap_or_default(), "--device", &sim.addr])
+        .output()
+        .expect("codeact exec");
+    assert!(again.status.success(), "{}", stderr(&again));
+
+    // A step the model cannot heal fails the script; nothing is written.
+    shell(&sim.addr, "simctl reset");
+    let _ = std::fs::remove_file(out.join("wifi.healed.rhai"));
+    let stuck =
+        ScriptedLlm::per_model(vec![("scripted", vec![code("No idea.", "complete(false, \"cannot find it\");")])]);
+    let result = exec_heal(&stuck, &sim.addr, &script, &out.join("runs"));
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    assert!(!out.join("wifi.healed.rhai").exists());
+    shell(&sim.addr, "simctl variant 0");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, ImmutableString};
 
+use crate::sandbox::Resolved;
 use crate::tools::arguments::wait_ms;
 use crate::tools::closest;
 use crate::tools::context::ToolContext;
@@ -15,7 +16,6 @@ use crate::tools::effect::safe_to_repeat;
 use crate::tools::error::{Awaited, ToolError};
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
-use crate::sandbox::Resolved;
 use crate::tools::state;
 use crate::tools::watchers::keyboard_covers;
 use crate::tools::{Effect, ToolSpec};

@@ -23,10 +23,10 @@ use serde::Serialize;
 
 pub(crate) use input::CLIPBOARD;
 pub use spec::SpecError;
-pub use variant::MAX_VARIANT;
 use spec::{AppSpec, WorldSpec};
 pub(crate) use template::Record;
 pub(crate) use template::Value;
+pub use variant::MAX_VARIANT;
 
 use super::screen::Screen;
 use crate::shell::MemFs;
