@@ -35,7 +35,7 @@ use crate::persona::Persona;
 use crate::session::Session;
 use crate::trajectory::{StepRecord, TrajectoryError};
 use replay::Replaying;
-use step::Run;
+use step::{LentMemory, Run};
 
 /// What a run keeps besides events: files per step, per action, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -146,6 +146,11 @@ pub enum AgentError {
     Persona(#[from] crate::persona::PersonaError),
 }
 
+/// Reviewers' notes on earlier runs of the same task a prompt carries (and a run keeps).
+const LESSONS: usize = 2;
+/// Widget facts loaded for a run's hints (the most seen first).
+const WIDGET_FACTS: usize = 5000;
+
 /// How many worked examples from memory a prompt carries.
 const EXAMPLES: usize = 2;
 
@@ -198,7 +203,12 @@ pub async fn run_task(
                 .filter(|rows| !rows.is_empty())
                 .map(|rows| rows.iter().map(|r| r.experience.as_example()).collect::<Vec<_>>().join("\n")),
         };
-        run.lend_memory(examples, store.cards().unwrap_or_default());
+        run.lend_memory(LentMemory {
+            examples,
+            lessons: store.reflections(&options.task, LESSONS).unwrap_or_default(),
+            cards: store.cards().unwrap_or_default(),
+            widgets: crate::memory::WidgetHints::new(store.widgets(WIDGET_FACTS).unwrap_or_default()),
+        });
     }
     let ending = match (&options.script, &recalled, &sub_agents, options.strategy) {
         (Some(script), ..) => replay::run(&mut run, Replaying::Script, script, progress).await,
@@ -207,6 +217,17 @@ pub async fn run_task(
         (None, None, None, Strategy::Plan) => plan::run(&mut run, progress).await,
         (None, None, None, _) => react::run(&mut run, progress).await,
     };
+    if let Some(store) = &store {
+        // What elements did, and what the reviewer said, are worth keeping from
+        // any run; a failed run's memory note says if they could not be kept.
+        let learned = store.learn_widgets(&run.widget_facts());
+        let reviewed =
+            run.reflections().iter().rev().take(LESSONS).try_for_each(|r| store.add_reflection(&options.task, r));
+        if let Err(e) = learned.and(reviewed) {
+            let text = format!("memory: what this run learned was not kept: {}", crate::error_text::full_message(&e));
+            progress(Progress::Note { step: run.steps_taken(), text: &text });
+        }
+    }
     if let Some(store) = &store
         && ending.outcome().0 == Outcome::Success
     {

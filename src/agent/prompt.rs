@@ -149,6 +149,8 @@ pub struct Prompt {
     pub focus: Option<String>,
     /// Worked examples from memory: earlier successful runs of similar tasks.
     pub examples: Option<String>,
+    /// Reviewers' notes on earlier runs of this very task (memory).
+    pub lessons: Vec<String>,
 }
 
 /// What the model sees of the phone now, beside the run's constants.
@@ -168,6 +170,8 @@ pub struct Now<'a> {
     pub reflections: &'a [String],
     /// The user's card for the app in front (memory), if there is one.
     pub app_card: Option<&'a str>,
+    /// What acting on elements of this screen did in earlier runs (memory).
+    pub widget_hints: &'a [String],
 }
 
 impl Prompt {
@@ -182,6 +186,12 @@ impl Prompt {
                 "\nWorked examples: earlier successful runs of similar tasks (adapt them; the screen decides):\n{}\n",
                 examples.trim_end()
             );
+        }
+        if !self.lessons.is_empty() {
+            pending.push_str("\nA reviewer's notes on earlier runs of this task:\n");
+            for lesson in &self.lessons {
+                let _ = writeln!(pending, "- {lesson}");
+            }
         }
         for step in history {
             msgs.push(Message { role: Role::User, text: std::mem::take(&mut pending), image_png: None });
@@ -212,6 +222,12 @@ impl Prompt {
                 kept.trim_end(),
                 if cut { " [cut]" } else { "" }
             );
+        }
+        if !now.widget_hints.is_empty() {
+            text.push_str("\nWhat acting on elements of this screen did in earlier runs:\n");
+            for hint in now.widget_hints {
+                let _ = writeln!(text, "- {hint}");
+            }
         }
         if !now.reflections.is_empty() {
             text.push_str("\nA reviewer's notes on your progress (newest last):\n");
@@ -274,6 +290,7 @@ mod tests {
             packages: None,
             focus: None,
             examples: None,
+            lessons: Vec::new(),
         };
         let history = [past("r1", "f1"), past("r2", "f2")];
         let png: Arc<[u8]> = Arc::from(&b"png"[..]);
@@ -285,6 +302,7 @@ mod tests {
             happened: &[],
             reflections: &[],
             app_card: None,
+            widget_hints: &[],
         };
         let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
@@ -310,6 +328,7 @@ mod tests {
             packages: None,
             focus: None,
             examples: None,
+            lessons: Vec::new(),
         };
         let huge = "x".repeat(1 << 20);
         let history = [past(&huge, &huge)];
@@ -324,6 +343,7 @@ mod tests {
                 happened: &[],
                 reflections: &[],
                 app_card: None,
+                widget_hints: &[],
             },
         );
         let total: usize = m.iter().map(|m| m.text.len()).sum();

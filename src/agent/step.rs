@@ -39,6 +39,18 @@ pub(super) enum StepEnd {
 }
 
 /// A run in progress.
+/// What memory lends a run's prompts.
+#[derive(Debug, Default)]
+pub(super) struct LentMemory {
+    /// Worked examples of similar tasks.
+    pub examples: Option<String>,
+    /// Reviewers' notes on earlier runs of this task.
+    pub lessons: Vec<String>,
+    /// The app cards, by package (shown for the app in front).
+    pub cards: Vec<(String, String)>,
+    pub widgets: crate::memory::WidgetHints,
+}
+
 pub(super) struct Run<'a> {
     session: &'a mut Session,
     models: &'a Models,
@@ -74,6 +86,8 @@ pub(super) struct Run<'a> {
     memory_note: Option<String>,
     /// The user's app cards (memory), by package.
     cards: std::collections::HashMap<String, String>,
+    /// What acting on elements did in earlier runs (memory).
+    widgets: crate::memory::WidgetHints,
 }
 
 /// Whether the selector `anchor` (Rhai source, as recorded) matches on `seen`.
@@ -152,6 +166,7 @@ impl<'a> Run<'a> {
             packages,
             focus: None,
             examples: None,
+            lessons: Vec::new(),
         };
         Ok(Self {
             session,
@@ -175,6 +190,7 @@ impl<'a> Run<'a> {
             gate_on: true,
             memory_note: None,
             cards: std::collections::HashMap::new(),
+            widgets: crate::memory::WidgetHints::default(),
         })
     }
 
@@ -233,9 +249,21 @@ impl<'a> Run<'a> {
 
     /// What memory lends the actor's prompt: worked examples of similar tasks, and
     /// the app cards (shown for the app in front).
-    pub(super) fn lend_memory(&mut self, examples: Option<String>, cards: Vec<(String, String)>) {
-        self.prompt.examples = examples;
-        self.cards = cards.into_iter().collect();
+    pub(super) fn lend_memory(&mut self, lent: LentMemory) {
+        self.prompt.examples = lent.examples;
+        self.prompt.lessons = lent.lessons;
+        self.cards = lent.cards.into_iter().collect();
+        self.widgets = lent.widgets;
+    }
+
+    /// What the reviewer said during the run.
+    pub(super) fn reflections(&self) -> &[String] {
+        &self.reflections
+    }
+
+    /// What acting on elements did during the run, for widget knowledge.
+    pub(super) fn widget_facts(&self) -> Vec<crate::memory::WidgetFact> {
+        crate::memory::facts_from_records(&self.all_records())
     }
 
     /// What memory did, for the summary.
@@ -550,6 +578,7 @@ impl<'a> Run<'a> {
         let memory = if self.persona.wants("memory") { self.session.memory() } else { Vec::new() };
         let image = seen.screenshot.as_ref().filter(|_| self.options.vision);
         let shown = self.reflections.len().saturating_sub(reflect::SHOWN);
+        let widget_hints = self.widgets.for_screen(&seen.phone.package, &seen.phone.activity, screen_text);
         let now = Now {
             step: number,
             screen_text,
@@ -558,6 +587,7 @@ impl<'a> Run<'a> {
             happened,
             reflections: &self.reflections[shown..],
             app_card: self.cards.get(&seen.phone.package).map(String::as_str),
+            widget_hints: &widget_hints,
         };
         let messages = self.prompt.messages(&self.records, now);
         self.ask_model(Role::Actor, &messages).await

@@ -7,6 +7,8 @@
 
 mod experience;
 mod store;
+mod widgets;
 
 pub use experience::{Experience, ReplayStep, task_key};
-pub use store::{ExperienceRow, MemoryError, Store, default_path};
+pub use store::{ExperienceRow, MemoryError, Store, WidgetFact, default_path};
+pub use widgets::{WidgetHints, facts_from_records};

@@ -101,6 +101,18 @@ pub struct ExperienceRow {
     pub experience: Experience,
 }
 
+/// What acting on an element did, as the effect check saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WidgetFact {
+    pub app: String,
+    /// The activity the element was on.
+    pub screen: String,
+    /// The selector (Rhai source) that found it, with the call: `tap(#{id: "send"})`.
+    pub element: String,
+    /// `opened .ComposeActivity; keyboard shown`.
+    pub effect: String,
+}
+
 /// An open memory database.
 pub struct Store {
     conn: Connection,
@@ -312,6 +324,48 @@ impl Store {
             )?;
         }
         Ok(())
+    }
+
+    /// Keeps what acting on elements did (each fact once per app, screen and
+    /// element: the newest effect, and how often it was seen), in one transaction.
+    pub fn learn_widgets(&self, facts: &[WidgetFact]) -> Result<(), MemoryError> {
+        let tx = self.conn.unchecked_transaction()?;
+        for f in facts {
+            tx.execute(
+                "INSERT INTO widget_knowledge (app, screen, element, effect) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT(app, screen, element) DO UPDATE SET effect = excluded.effect, seen = seen + 1",
+                params![f.app, f.screen, f.element, f.effect],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The widget knowledge, most seen first (at most `limit` facts).
+    pub fn widgets(&self, limit: usize) -> Result<Vec<WidgetFact>, MemoryError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT app, screen, element, effect FROM widget_knowledge ORDER BY seen DESC, rowid DESC LIMIT ?1",
+        )?;
+        let rows = stmt.query_map(params![limit as i64], |r| {
+            Ok(WidgetFact { app: r.get(0)?, screen: r.get(1)?, element: r.get(2)?, effect: r.get(3)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Keeps a reviewer's note on a run of `task`.
+    pub fn add_reflection(&self, task: &str, text: &str) -> Result<(), MemoryError> {
+        self.conn.execute(
+            "INSERT INTO reflections (task, text, created) VALUES (?1, ?2, ?3)",
+            params![task_key(task), text, now()],
+        )?;
+        Ok(())
+    }
+
+    /// The newest reviewer's notes on earlier runs of exactly this task.
+    pub fn reflections(&self, task: &str, limit: usize) -> Result<Vec<String>, MemoryError> {
+        let mut stmt = self.conn.prepare("SELECT text FROM reflections WHERE task = ?1 ORDER BY id DESC LIMIT ?2")?;
+        let rows = stmt.query_map(params![task_key(task), limit as i64], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Every experience, newest first.

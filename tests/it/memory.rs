@@ -139,6 +139,25 @@ fn similar_runs_become_worked_examples_and_app_cards_reach_the_prompt() {
     assert!(first.contains("tap(#{id: \"wifi_switch\"})"), "{first}");
     assert!(!last_user_text(&requests[0]).contains("Notes on this app"), "the launcher has no card");
     assert!(last_user_text(&requests[1]).contains("Bluetooth is under Network"), "the Settings card shows in Settings");
+
+    // What tapping the switch did is widget knowledge: a later run sees it as a hint
+    // on the same screen.
+    let again = ScriptedLlm::per_model(vec![(
+        "scripted",
+        vec![
+            code("Settings first.", "start_app(\"com.android.settings\");"),
+            code("Done.", "complete(true, \"checked\");"),
+        ],
+    )]);
+    let result = run(&again, "sim", &out, &extra, "Is Bluetooth on?");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let in_settings = last_user_text(&again.requests()[1]);
+    assert!(
+        in_settings.contains("What acting on elements of this screen did in earlier runs")
+            && in_settings.contains("bluetooth_switch\"}) → Switch (id bluetooth_switch) unchecked → checked"),
+        "{in_settings}"
+    );
+    assert!(!last_user_text(&again.requests()[0]).contains("earlier runs:"), "the launcher has no knowledge");
     let _ = std::fs::remove_dir_all(&out);
 }
 
