@@ -58,6 +58,7 @@ fn agent_steps(c: &mut Criterion) {
         reflect_every: 0,
         memory: None,
         script: None,
+        embeddings: None,
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -175,6 +176,7 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             reflect_every: strategy.default_reflect_every(),
             memory: None,
             script: None,
+            embeddings: None,
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});

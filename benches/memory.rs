@@ -1,8 +1,10 @@
 //! Memory retrieval per step: with 10,000 experiences in the store, the exact-task
 //! lookup a run makes to decide on a replay, and the BM25 search for worked
-//! examples (goal: well under 1 ms each). Run with `cargo bench --bench memory`.
+//! examples (goal: well under 1 ms each), the widget hints a step looks up, and the
+//! embedding scan `--embeddings` makes once per run. Run with
+//! `cargo bench --bench memory`.
 
-use codeact::memory::{Experience, ReplayStep, Store};
+use codeact::memory::{Experience, ReplayStep, Store, WidgetFact, WidgetHints};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const EXPERIENCES: usize = 10_000;
@@ -53,6 +55,33 @@ fn retrieval(c: &mut Criterion) {
         b.iter(|| store.similar("Delete the reminder for Grace in the notes app", 2).map(|r| r.len()).unwrap_or(0))
     });
     group.bench_function("app card of the app in front", |b| b.iter(|| store.card("com.example.notes").ok()));
+    group.bench_function("widget hints for the screen in front (5,000 facts loaded once per run)", |b| {
+        let facts: Vec<WidgetFact> = (0..5000)
+            .map(|i| WidgetFact {
+                app: APPS[i % APPS.len()].into(),
+                screen: format!(".Screen{}", i % 50),
+                element: format!("tap(#{{\"id\": \"button_{i}\"}})"),
+                effect: "opened .Detail".into(),
+            })
+            .collect();
+        let hints = WidgetHints::new(facts);
+        let screen = (0..40).map(|i| format!("{i} Button #button_{} \"Item {i}\"\n", i * 50)).collect::<String>();
+        b.iter(|| hints.for_screen("com.android.settings", ".Screen0", &screen).len())
+    });
+    // --embeddings: one vector per experience (768 floats, as nomic-embed-text), one
+    // nearest-neighbour scan per run.
+    let dims = 768;
+    let vector = |i: usize| -> Vec<f32> { (0..dims).map(|d| ((i * 31 + d * 17) % 101) as f32 / 101.0).collect() };
+    for i in 0..EXPERIENCES {
+        if store.set_embedding(i as i64 + 1, "embedder", &vector(i)).is_err() {
+            return;
+        }
+    }
+    group.sample_size(20);
+    group.bench_function("2 worked examples by embedding (cosine over 10,000 vectors, once per run)", |b| {
+        let query = vector(4242);
+        b.iter(|| store.nearest("a new task", "embedder", &query, 2).map(|r| r.len()).unwrap_or(0))
+    });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -90,6 +90,10 @@ pub struct AgentOptions {
     /// (`codeact exec --heal`): only a step that errs goes to the model, and the
     /// script's end is the run's success. Memory is not used.
     pub script: Option<crate::memory::Experience>,
+    /// An embeddings model at the actor's provider (`/v1/embeddings`): tasks are
+    /// embedded, kept beside their experiences, and worked examples are the nearest
+    /// by cosine (BM25 fills the rest). `None`: BM25 alone.
+    pub embeddings: Option<String>,
 }
 
 /// The run as `summary.json` holds it.
@@ -151,6 +155,23 @@ const LESSONS: usize = 2;
 /// Widget facts loaded for a run's hints (the most seen first).
 const WIDGET_FACTS: usize = 5000;
 
+/// The worked examples for `task`: the nearest by embedding when there is one,
+/// then the best by BM25, [`EXAMPLES`] in all, as the prompt shows them.
+fn worked_examples(store: &crate::memory::Store, task: &str, embedded: Option<&(&str, Vec<f32>)>) -> Option<String> {
+    let mut rows = match embedded {
+        Some((model, vector)) => store.nearest(task, model, vector, EXAMPLES).unwrap_or_default(),
+        None => Vec::new(),
+    };
+    if rows.len() < EXAMPLES {
+        for row in store.similar(task, EXAMPLES).unwrap_or_default() {
+            if rows.len() < EXAMPLES && !rows.iter().any(|r| r.id == row.id) {
+                rows.push(row);
+            }
+        }
+    }
+    (!rows.is_empty()).then(|| rows.iter().map(|r| r.experience.as_example()).collect::<Vec<_>>().join("\n"))
+}
+
 /// How many worked examples from memory a prompt carries.
 const EXAMPLES: usize = 2;
 
@@ -192,16 +213,25 @@ pub async fn run_task(
         .as_ref()
         .and_then(|s| s.find_task(&options.task).ok().flatten())
         .filter(|row| !row.experience.steps.is_empty());
+    // One embeddings request per run, made before the run starts its clock.
+    let embedded = match (&store, &options.embeddings) {
+        (Some(_), Some(model)) => match models.actor.embed(model, &options.task).await {
+            Ok(vector) => Some((model.as_str(), vector)),
+            Err(e) => {
+                let text =
+                    format!("memory: no embedding for this run, BM25 alone: {}", crate::error_text::full_message(&e));
+                progress(Progress::Note { step: 0, text: &text });
+                None
+            }
+        },
+        _ => None,
+    };
     let mut run = Run::start(session, models, persona, options, interrupt, progress)?;
     if let Some(store) = &store {
         // Worked examples only when nothing is replayed; cards always.
         let examples = match &recalled {
             Some(_) => None,
-            None => store
-                .similar(&options.task, EXAMPLES)
-                .ok()
-                .filter(|rows| !rows.is_empty())
-                .map(|rows| rows.iter().map(|r| r.experience.as_example()).collect::<Vec<_>>().join("\n")),
+            None => worked_examples(store, &options.task, embedded.as_ref()),
         };
         run.lend_memory(LentMemory {
             examples,
@@ -241,6 +271,11 @@ pub async fn run_task(
             }
             None => store.add(&experience).map(|id| format!("kept as experience {id}")),
         };
+        let id =
+            recalled.as_ref().map(|row| row.id).or_else(|| store.find_task(&options.task).ok().flatten().map(|r| r.id));
+        if let (Some((model, vector)), Some(id)) = (&embedded, id) {
+            let _ = store.set_embedding(id, model, vector);
+        }
         run.set_memory_note(match kept {
             Ok(note) => note,
             Err(e) => format!("not kept: {}", crate::error_text::full_message(&e)),

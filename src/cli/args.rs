@@ -225,6 +225,12 @@ pub struct MemoryArgs {
     /// Neither replay from memory nor keep this run.
     #[arg(long)]
     pub no_memory: bool,
+    /// Also find worked examples by meaning: embed each task with this model at the
+    /// same provider (`/v1/embeddings`, e.g. text-embedding-3-small, or
+    /// nomic-embed-text on Ollama), keep the vectors in the memory database, and
+    /// take the nearest earlier tasks first (BM25 fills the rest).
+    #[arg(long, value_name = "MODEL", conflicts_with = "no_memory")]
+    pub embeddings: Option<String>,
 }
 
 impl MemoryArgs {

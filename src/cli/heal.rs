@@ -104,6 +104,7 @@ pub(super) fn heal(request: HealRequest, settings: &Settings, session: &mut Sess
         reflect_every: 0,
         memory: None,
         script: Some(experience),
+        embeddings: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

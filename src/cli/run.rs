@@ -163,6 +163,7 @@ impl RunArgs {
             reflect_every: self.strategy.reflect_every(),
             memory: self.memory.path(),
             script: None,
+            embeddings: self.memory.embeddings.clone(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

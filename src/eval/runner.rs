@@ -468,6 +468,7 @@ fn run_llm(
         // unless replaying is what is measured.
         memory: llm.memory.as_ref().map(|(path, _)| path.clone()),
         script: None,
+        embeddings: None,
     };
     let child = interrupt.child_token();
     let summary = llm

@@ -10,6 +10,7 @@ use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
 use async_openai::types::chat::{CreateChatCompletionRequest, CreateChatCompletionResponse};
+use async_openai::types::embeddings::{CreateEmbeddingRequest, EmbeddingInput};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -141,6 +142,38 @@ impl LlmClient {
             attempts += 1;
             match self.client.chat().create(request.clone()).await {
                 Ok(response) => return Ok(self.reply(response, started, attempts)),
+                Err(OpenAIError::Reqwest(e)) if e.is_timeout() && attempts <= self.config.max_retries => {
+                    tokio::time::sleep(Duration::from_millis(500) * 2u32.pow(attempts - 1)).await;
+                }
+                Err(e) => return Err(self.error(e, &provider, attempts)),
+            }
+        }
+    }
+
+    /// The embedding of `text` by `model` through the provider's `/v1/embeddings`
+    /// (the same endpoint, key and retries as the chat model's).
+    pub async fn embed(&self, model: &str, text: &str) -> Result<Vec<f32>, LlmError> {
+        let provider = self.config.provider();
+        let request = CreateEmbeddingRequest {
+            model: model.to_string(),
+            input: EmbeddingInput::String(text.to_string()),
+            encoding_format: None,
+            user: None,
+            dimensions: None,
+        };
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match self.client.embeddings().create(request.clone()).await {
+                Ok(response) => {
+                    return response
+                        .data
+                        .into_iter()
+                        .next()
+                        .map(|e| e.embedding)
+                        .filter(|v| !v.is_empty())
+                        .ok_or(LlmError::NoEmbedding { provider, model: model.to_string() });
+                }
                 Err(OpenAIError::Reqwest(e)) if e.is_timeout() && attempts <= self.config.max_retries => {
                     tokio::time::sleep(Duration::from_millis(500) * 2u32.pow(attempts - 1)).await;
                 }

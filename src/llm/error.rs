@@ -42,6 +42,8 @@ pub enum LlmError {
         "the exchange with {provider} broke off ({message}); try again, and check any proxy between codeact and the server"
     )]
     Broken { provider: String, message: String },
+    #[error("{provider} returned no embedding for model {model:?}; is it an embeddings model there (--embeddings)?")]
+    NoEmbedding { provider: String, model: String },
     #[error(
         "{provider}'s reply is not an OpenAI chat completion ({message}); is --base-url an OpenAI-compatible /v1 endpoint?"
     )]

@@ -50,7 +50,7 @@ const STOP_WORDS: &[&str] = &[
 const RANKED_POSTINGS: i64 = 600;
 
 /// The schema version this build writes.
-const SCHEMA: i64 = 1;
+const SCHEMA: i64 = 2;
 
 /// Each migration takes the database from the version before it to its index + 1.
 const MIGRATIONS: &[&str] = &[
@@ -80,6 +80,10 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE TABLE reflections (id INTEGER PRIMARY KEY, task TEXT NOT NULL, text TEXT NOT NULL, created TEXT NOT NULL);
      CREATE TABLE app_cards (package TEXT PRIMARY KEY, markdown TEXT NOT NULL, updated TEXT NOT NULL);",
+    // 2: embeddings of experiences' tasks (`--embeddings MODEL`), little-endian f32s.
+    "CREATE TABLE embeddings (
+        experience INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL
+     );",
 ];
 
 /// `codeact`'s memory in the user's data directory (`$XDG_DATA_HOME/codeact`, else
@@ -298,6 +302,61 @@ impl Store {
         Ok(out)
     }
 
+    /// Keeps the embedding of experience `id`'s task by `model` (normalised, so a
+    /// search is one dot product per experience).
+    pub fn set_embedding(&self, id: i64, model: &str, vector: &[f32]) -> Result<(), MemoryError> {
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let scale = if norm > 0.0 { 1.0 / norm } else { 0.0 };
+        let bytes: Vec<u8> = vector.iter().flat_map(|x| (x * scale).to_le_bytes()).collect();
+        self.conn.execute(
+            "INSERT INTO embeddings (experience, model, vector) VALUES (?1, ?2, ?3) \
+             ON CONFLICT(experience) DO UPDATE SET model = excluded.model, vector = excluded.vector",
+            params![id, model, bytes],
+        )?;
+        Ok(())
+    }
+
+    /// The experiences (other than of this very task) whose task embeddings by
+    /// `model` are nearest `vector` (cosine), nearest first.
+    pub fn nearest(
+        &self,
+        task: &str,
+        model: &str,
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Vec<ExperienceRow>, MemoryError> {
+        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let wanted = norm(vector);
+        if wanted == 0.0 {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self.conn.prepare_cached("SELECT experience, vector FROM embeddings WHERE model = ?1")?;
+        let mut scored: Vec<(f32, i64)> = Vec::new();
+        let mut rows = stmt.query(params![model])?;
+        while let Some(row) = rows.next()? {
+            let bytes = row.get_ref(1)?.as_blob().unwrap_or_default();
+            if bytes.len() != vector.len() * 4 {
+                continue;
+            }
+            let dot: f32 =
+                bytes.chunks_exact(4).zip(vector).map(|(c, a)| a * f32::from_le_bytes([c[0], c[1], c[2], c[3]])).sum();
+            scored.push((dot / wanted, row.get(0)?));
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let key = task_key(task);
+        let mut out = Vec::new();
+        for (_, id) in scored {
+            let Ok(row) = self.get(id) else { continue };
+            if task_key(&row.experience.task) != key && !row.experience.steps.is_empty() {
+                out.push(row);
+            }
+            if out.len() == limit {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
     /// The app card of `package` (Markdown a user wrote), if there is one.
     pub fn card(&self, package: &str) -> Result<Option<String>, MemoryError> {
         Ok(self
@@ -379,6 +438,7 @@ impl Store {
 
     /// Removes experience `id`.
     pub fn forget(&self, id: i64) -> Result<(), MemoryError> {
+        self.conn.execute("DELETE FROM embeddings WHERE experience = ?1", params![id])?;
         let n = self.conn.execute("DELETE FROM experiences WHERE id = ?1", params![id])?;
         if n == 0 { Err(MemoryError::NoSuch(id)) } else { Ok(()) }
     }

@@ -218,3 +218,37 @@ fn exec_heal_hands_only_the_step_that_errs_to_the_model_and_keeps_the_healed_scr
     shell(&sim.addr, "simctl variant 0");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn embeddings_find_worked_examples_that_share_no_word_with_the_task() {
+    let out = scratch("memory-embeddings");
+    let memory = out.join("memory.sqlite");
+    let memory = memory.to_str().unwrap_or_default();
+    let with_embeddings = ["--persona", "big_agent", "--vision", "off", "--memory", memory, "--embeddings", "embedder"];
+    let wifi = ScriptedLlm::per_model(vec![(
+        "scripted",
+        vec![code(
+            "Settings, then the switch.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"off\");",
+        )],
+    )]);
+    assert_eq!(run(&wifi, "sim", &out, &with_embeddings, "Turn off Wi-Fi").status.code(), Some(0));
+    assert_eq!(wifi.embedding_requests().len(), 1);
+    assert_eq!(wifi.embedding_requests()[0]["model"], "embedder");
+
+    // BM25 alone: "Disable wireless" shares no word with "Turn off Wi-Fi".
+    let give_up = || ScriptedLlm::per_model(vec![("scripted", vec![code("Stop.", "complete(false, \"not now\");")])]);
+    let plain = give_up();
+    let bm25 = ["--persona", "big_agent", "--vision", "off", "--memory", memory];
+    assert_eq!(run(&plain, "sim", &out, &bm25, "Disable wireless").status.code(), Some(1));
+    let first = plain.requests()[0]["messages"][1]["content"].as_str().unwrap_or("").to_string();
+    assert!(!first.contains("Worked examples"), "{first}");
+
+    // By meaning, it is the nearest.
+    let near = give_up();
+    assert_eq!(run(&near, "sim", &out, &with_embeddings, "Disable wireless").status.code(), Some(1));
+    let first = near.requests()[0]["messages"][1]["content"].as_str().unwrap_or("").to_string();
+    assert!(first.contains("Worked examples") && first.contains("Task: Turn off Wi-Fi"), "{first}");
+    assert_eq!(near.embedding_requests()[0]["input"], "Disable wireless");
+    let _ = std::fs::remove_dir_all(&out);
+}

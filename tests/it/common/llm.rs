@@ -36,6 +36,7 @@ struct Inner {
     by_model: Vec<(String, Vec<Canned>)>,
     asked: Mutex<std::collections::HashMap<String, usize>>,
     requests: Mutex<Vec<Value>>,
+    embedded: Mutex<Vec<Value>>,
     auth: Mutex<Vec<String>>,
     hook: Option<Hook>,
 }
@@ -95,7 +96,39 @@ async fn completions(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: 
     }
 }
 
+/// Words an embedding stands in for: each concept is one dimension, and every
+/// word of it counts there (so "wireless" is near "Wi-Fi", which BM25 cannot see).
+const CONCEPTS: &[&[&str]] = &[
+    &["wi-fi", "wifi", "wireless", "wlan"],
+    &["off", "disable", "stop", "kill"],
+    &["on", "enable", "start"],
+    &["bluetooth"],
+    &["note", "notes", "memo"],
+    &["alarm", "wake"],
+];
+
+/// `POST /v1/embeddings`: a vector of concept counts, recorded like a chat request.
+async fn embeddings(State(inner): State<Arc<Inner>>, body: String) -> Response {
+    let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    inner.embedded.lock().unwrap_or_else(|e| e.into_inner()).push(request.clone());
+    let text = request["input"].as_str().unwrap_or("").to_lowercase();
+    let words: Vec<&str> = text.split(|c: char| !(c.is_alphanumeric() || c == '-')).collect();
+    let vector: Vec<f32> = CONCEPTS.iter().map(|c| words.iter().filter(|w| c.contains(w)).count() as f32).collect();
+    axum::Json(json!({
+        "object": "list",
+        "data": [{ "object": "embedding", "index": 0, "embedding": vector }],
+        "model": request["model"],
+        "usage": { "prompt_tokens": 1, "total_tokens": 1 }
+    }))
+    .into_response()
+}
+
 impl ScriptedLlm {
+    /// Every embeddings request body received, in order.
+    pub fn embedding_requests(&self) -> Vec<Value> {
+        self.inner.embedded.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     pub fn start(replies: Vec<Canned>) -> Self {
         Self::start_with_hook(replies, None)
     }
@@ -106,6 +139,7 @@ impl ScriptedLlm {
             by_model: Vec::new(),
             asked: Mutex::default(),
             requests: Mutex::new(Vec::new()),
+            embedded: Mutex::new(Vec::new()),
             auth: Mutex::new(Vec::new()),
             hook,
         })
@@ -118,6 +152,7 @@ impl ScriptedLlm {
             by_model: lists.into_iter().map(|(m, r)| (m.to_string(), r)).collect(),
             asked: Mutex::default(),
             requests: Mutex::new(Vec::new()),
+            embedded: Mutex::new(Vec::new()),
             auth: Mutex::new(Vec::new()),
             hook: None,
         })
@@ -138,7 +173,10 @@ impl ScriptedLlm {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-                let app = Router::new().route("/v1/chat/completions", post(completions)).with_state(state);
+                let app = Router::new()
+                    .route("/v1/chat/completions", post(completions))
+                    .route("/v1/embeddings", post(embeddings))
+                    .with_state(state);
                 let _ = axum::serve(listener, app).await;
             });
         });
