@@ -132,8 +132,14 @@ fn main() {
         "--out".into(),
         out.display().to_string(),
     ];
-    // `cargo bench --bench survival -- --tasks 'settings_*'` narrows the suite.
-    args.extend(std::env::args().skip(1).filter(|a| a != "--bench"));
+    // `cargo bench --bench survival -- --tasks 'settings_*'` narrows the suite;
+    // `cargo test` (no --bench) runs it on two templates, as a smoke test.
+    let given: Vec<String> = std::env::args().skip(1).collect();
+    let smoke = !given.iter().any(|a| a == "--bench");
+    if smoke && !given.iter().any(|a| a == "--tasks") {
+        args.extend(["--tasks".to_string(), "settings_wifi_off,notes_create".to_string()]);
+    }
+    args.extend(given.into_iter().filter(|a| a != "--bench"));
     let status = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(&args)
         .env_remove("OPENAI_API_KEY")
@@ -141,5 +147,8 @@ fn main() {
         .env_remove("CODEACT_MODEL")
         .status()
         .expect("codeact runs");
+    if smoke {
+        let _ = std::fs::remove_dir_all(&out);
+    }
     std::process::exit(status.code().unwrap_or(1));
 }
