@@ -207,8 +207,11 @@ impl Table {
                 match row.get(f) {
                     Some(c) if c.instances > 0 => {
                         let share = 100.0 * c.solved as f64 / c.instances as f64;
-                        let calls =
-                            if *f == Form::Healing { format!(", {} LLM calls", c.llm_calls) } else { String::new() };
+                        let calls = match (*f, c.llm_calls) {
+                            (Form::Healing, 1) => ", 1 LLM call".to_string(),
+                            (Form::Healing, n) => format!(", {n} LLM calls"),
+                            _ => String::new(),
+                        };
                         out.push_str(&format!(" {share:.0}% ({}/{}{calls}) |", c.solved, c.instances));
                     }
                     _ => out.push_str(" – |"),

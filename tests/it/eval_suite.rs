@@ -293,7 +293,7 @@ fn survival_replays_one_recording_in_four_forms_and_heals_only_the_diverging_ste
     let row = |n: &str| table.lines().find(|l| l.starts_with(&format!("| {n}:"))).unwrap_or_default().to_string();
     assert_eq!(row("0"), "| 0: as written | 100% (1/1) | 100% (1/1) | 100% (1/1) | 100% (1/1, 0 LLM calls) |");
     assert!(row("1").contains("| 0% (0/1) | 0% (0/1) | 100% (1/1) | 100% (1/1, 0 LLM calls) |"), "{table}");
-    assert!(row("2").ends_with("| 0% (0/1) | 100% (1/1, 1 LLM calls) |"), "{table}");
+    assert!(row("2").ends_with("| 0% (0/1) | 100% (1/1, 1 LLM call) |"), "{table}");
     assert!(row("3").ends_with("| 0% (0/1) | 100% (1/1, 2 LLM calls) |"), "{table}");
     assert_eq!(llm.requests().len(), 3);
     let script = std::fs::read_to_string(out.join("recorded/coordinates/settings_wifi_off.rhai")).unwrap_or_default();
