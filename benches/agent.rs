@@ -59,6 +59,7 @@ fn agent_steps(c: &mut Criterion) {
         memory: None,
         script: None,
         embeddings: None,
+        report: Default::default(),
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -177,6 +178,7 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             memory: None,
             script: None,
             embeddings: None,
+            report: Default::default(),
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});

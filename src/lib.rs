@@ -21,6 +21,7 @@ pub mod llm;
 pub mod memory;
 pub mod persona;
 pub mod repl;
+pub mod report;
 pub mod sandbox;
 pub mod script;
 pub mod secrets;

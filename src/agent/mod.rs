@@ -94,6 +94,16 @@ pub struct AgentOptions {
     /// embedded, kept beside their experiences, and worked examples are the nearest
     /// by cosine (BM25 fills the rest). `None`: BM25 alone.
     pub embeddings: Option<String>,
+    /// Where `report.html` keeps its screenshots.
+    pub report: crate::report::Assets,
+}
+
+/// The report as `summary.json` says it: its path, or why there is none.
+fn report_path<S: serde::Serializer>(report: &Result<PathBuf, String>, s: S) -> Result<S::Ok, S::Error> {
+    match report {
+        Ok(path) => s.serialize_str(&path.display().to_string()),
+        Err(why) => s.serialize_str(&format!("not written: {why}")),
+    }
 }
 
 /// The run as `summary.json` holds it.
@@ -120,6 +130,9 @@ pub struct Summary {
     pub run_dir: PathBuf,
     /// The command that replays the run without the LLM.
     pub replay: String,
+    /// `report.html` in the run directory, or why it could not be written.
+    #[serde(serialize_with = "report_path")]
+    pub report: Result<PathBuf, String>,
     /// react, plan or hierarchical.
     pub strategy: String,
     /// Each role's model, calls and tokens (actor, planner, reflector).

@@ -58,6 +58,10 @@ pub(super) struct Run<'a> {
     options: &'a AgentOptions,
     interrupt: &'a CancellationToken,
     trajectory: SharedTrajectory,
+    /// `report.html`, rewritten after each step.
+    report: crate::report::RunReport,
+    /// The first time the report could not be written.
+    report_error: Option<String>,
     /// The step the action sink files actions under.
     step_now: Arc<AtomicUsize>,
     /// Wakes a snippet waiting on the device when Ctrl-C comes.
@@ -174,6 +178,8 @@ impl<'a> Run<'a> {
             persona,
             options,
             interrupt,
+            report: crate::report::RunReport::new(&run_dir, options.report),
+            report_error: None,
             trajectory,
             step_now,
             waker,
@@ -361,6 +367,7 @@ impl<'a> Run<'a> {
         }
         // A replayed step that erred stays in the history: the model sees what it did.
         self.records.push(record);
+        self.update_report();
         Ok(result)
     }
 
@@ -541,6 +548,7 @@ impl<'a> Run<'a> {
             (end, None) => end,
         };
         self.records.push(record);
+        self.update_report();
         if matches!(end, StepEnd::Continue) {
             self.reflect_if_due(progress).await;
         }
@@ -686,6 +694,16 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Rewrites `report.html` with the steps so far, so a killed run still has one.
+    /// A failure is kept for the summary; the run goes on.
+    fn update_report(&mut self) {
+        if let Err(e) = self.report.write()
+            && self.report_error.is_none()
+        {
+            self.report_error = Some(full_message(&e));
+        }
+    }
+
     /// The observation's event, and its files when the run keeps them per step.
     fn keep_observation(&self, step: usize, seen: &Observation, took: Duration) {
         let mut t = trajectory::lock(&self.trajectory);
@@ -756,6 +774,7 @@ impl<'a> Run<'a> {
             overhead_ms_per_step: if steps == 0 { 0.0 } else { total(|t| t.overhead_ms) / steps as f64 },
             run_dir,
             replay,
+            report: Err("not written yet".into()),
         };
         let mut t = trajectory::lock(&self.trajectory);
         t.write_file("script.rhai", export::script(&header, &records).as_bytes());
@@ -763,6 +782,13 @@ impl<'a> Run<'a> {
         let value = serde_json::to_value(&summary).unwrap_or_default();
         t.append(&Event::RunEnd(&value));
         t.finish(&value)?;
+        drop(t);
+        let mut summary = summary;
+        summary.report = match self.report.write() {
+            Ok(path) if self.report_error.is_none() => Ok(path),
+            Ok(_) => Err(self.report_error.take().unwrap_or_default()),
+            Err(e) => Err(full_message(&e)),
+        };
         Ok(summary)
     }
 }

@@ -147,6 +147,41 @@ fn progress_line(r: &InstanceResult, done: usize, total: usize) -> String {
     line
 }
 
+/// `report.html` in the eval's folder: a row per instance, linking its run's report.
+fn write_eval_index(out_dir: &std::path::Path, results: &Results) -> anyhow::Result<PathBuf> {
+    let all = &results.summary.all;
+    let title = format!(
+        "codeact eval ({}): {} instances, mean score {:.3}, {} solved",
+        results.agent, all.instances, all.mean_score, all.solved
+    );
+    let rows: Vec<(String, Vec<String>)> = results
+        .results
+        .iter()
+        .map(|r| {
+            let link = r
+                .run_dir
+                .as_deref()
+                .and_then(|d| d.strip_prefix(out_dir).ok())
+                .map(|d| d.join("report.html"))
+                .filter(|page| out_dir.join(page).is_file())
+                .map(|page| page.display().to_string())
+                .unwrap_or_default();
+            let cells = vec![
+                r.label(),
+                format!("{:.2}", r.score),
+                r.outcome.clone(),
+                r.steps.to_string(),
+                r.llm_calls.to_string(),
+                format!("{:.1}", r.wall_ms / 1000.0),
+                r.goal.clone(),
+            ];
+            (link, cells)
+        })
+        .collect();
+    let head = ["instance", "score", "outcome", "steps", "LLM calls", "time s", "goal"];
+    Ok(codeact::report::write_index(out_dir, &title, &head, &rows)?)
+}
+
 impl EvalArgs {
     pub fn evaluate(self) -> anyhow::Result<ExitCode> {
         if let Some(files) = &self.compare {
@@ -308,8 +343,10 @@ impl EvalArgs {
             results,
         };
         results.write(&out_dir)?;
+        let report = write_eval_index(&out_dir, &results)?;
         codeact::out!("{}", clean(&results.markdown()));
         codeact::errln!("results: {}", out_dir.join("results.json").display());
+        codeact::errln!("report: {}", report.display());
         if let Some(why) = results.results.iter().find_map(|r| r.stopped_suite.as_ref()) {
             anyhow::bail!(
                 "stopped: an instance ended before the LLM answered once ({}); every other instance would too: check --base-url, --model and the key, then run again",

@@ -116,6 +116,40 @@ fn print_report(report: &Report) {
     }
 }
 
+/// With a trajectory: each script's run directory has its report.html; several
+/// scripts get an index at the top linking them all.
+fn write_exec_index(root: &std::path::Path, reports: &[Report]) -> anyhow::Result<()> {
+    let report = match reports {
+        [one] => one.trajectory.as_ref().map(|dir| dir.join("report.html")),
+        _ => {
+            let rows: Vec<(String, Vec<String>)> = reports
+                .iter()
+                .map(|r| {
+                    let link = r
+                        .trajectory
+                        .as_deref()
+                        .and_then(|d| d.strip_prefix(root).ok())
+                        .map(|d| d.join("report.html").display().to_string())
+                        .unwrap_or_default();
+                    let cells = vec![
+                        r.script.path.display().to_string(),
+                        r.verdict.word().to_string(),
+                        (r.result.actions.len() + r.result.more_actions).to_string(),
+                        format!("{:.0}", r.result.duration_ms),
+                    ];
+                    (link, cells)
+                })
+                .collect();
+            let head = ["script", "verdict", "actions", "ms"];
+            Some(codeact::report::write_index(root, "codeact exec", &head, &rows)?)
+        }
+    };
+    if let Some(path) = report.filter(|p| p.is_file()) {
+        codeact::errln!("report: {}", path.display());
+    }
+    Ok(())
+}
+
 impl ExecArgs {
     pub fn exec(self) -> anyhow::Result<ExitCode> {
         let default_record = self.trajectory.is_some().then_some(Recording::All);
@@ -172,6 +206,9 @@ impl ExecArgs {
             fresh_world: !self.keep_state && on_sim,
         };
         let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report)?;
+        if let Some(root) = &self.trajectory {
+            write_exec_index(root, &reports)?;
+        }
         if let Some(path) = &self.junit {
             let cases: Vec<junit::Case> = reports.iter().map(Report::junit_case).collect();
             std::fs::write(path, junit::render("codeact exec", &cases))

@@ -105,6 +105,7 @@ pub(super) fn heal(request: HealRequest, settings: &Settings, session: &mut Sess
         memory: None,
         script: Some(experience),
         embeddings: None,
+        report: Default::default(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

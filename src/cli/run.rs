@@ -88,6 +88,11 @@ pub struct RunArgs {
     /// action, or none (events, summary and scripts are always written).
     #[arg(long, value_enum, default_value = "step", value_name = "WHEN")]
     save_trajectory: SaveMode,
+    /// Where report.html (in the run directory, rewritten after every step) keeps
+    /// its screenshots: embedded (one file, ~25 KB a screenshot) or external
+    /// (report-assets/ beside it).
+    #[arg(long, value_enum, default_value = "embedded", value_name = "WHERE")]
+    report_assets: codeact::report::Assets,
     /// Print the summary as JSON (progress still goes to stderr).
     #[arg(long)]
     json: bool,
@@ -164,6 +169,7 @@ impl RunArgs {
             memory: self.memory.path(),
             script: None,
             embeddings: self.memory.embeddings.clone(),
+            report: self.report_assets,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -202,6 +208,10 @@ impl RunArgs {
                 clean(&summary.reason)
             );
             codeact::outln!("run directory: {}", summary.run_dir.display());
+            match &summary.report {
+                Ok(path) => codeact::outln!("report: {}", path.display()),
+                Err(why) => codeact::errln!("report not written: {}", clean(why)),
+            }
             if let Some(memory) = &summary.memory {
                 codeact::outln!("memory: {}", clean(memory));
             }

@@ -149,7 +149,7 @@ pub(super) fn measure(args: &EvalArgs, tasks: Vec<TaskSpec>) -> anyhow::Result<E
 
     let mut table = Table { templates: tasks.len(), ..Table::default() };
     let jobs = eval::plan(&tasks, &options(0, ""));
-    for variant in 0..=codeact_sim::MAX_VARIANT {
+    for variant in 0..=survival::LAST_VARIANT {
         for (form, by_id) in &scripts {
             let opts = options(variant, &format!("v{variant}-{}", form.as_str()));
             let results =

@@ -469,6 +469,7 @@ fn run_llm(
         memory: llm.memory.as_ref().map(|(path, _)| path.clone()),
         script: None,
         embeddings: None,
+        report: Default::default(),
     };
     let child = interrupt.child_token();
     let summary = llm

@@ -14,6 +14,10 @@ use crate::sandbox::Action;
 
 use super::results::InstanceResult;
 
+/// The virtual phone's highest layout variant (`codeact sim --variant N`); the
+/// table has a row for each from 0.
+pub const LAST_VARIANT: u32 = 3;
+
 /// How a recorded run is replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -244,6 +248,12 @@ mod tests {
                 ..Capture::default()
             },
         }
+    }
+
+    #[cfg(feature = "sim")]
+    #[test]
+    fn the_table_has_a_row_for_every_layout_variant() {
+        assert_eq!(LAST_VARIANT, codeact_sim::MAX_VARIANT);
     }
 
     #[test]

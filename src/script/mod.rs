@@ -335,7 +335,11 @@ fn finish_trajectory(
         "actions": result.actions.len(),
         "duration_ms": result.duration_ms,
     });
-    t.finish(&summary)
+    let dir = t.finish(&summary)?;
+    drop(t);
+    crate::report::write_run_report(&dir, crate::report::Assets::Embedded)
+        .map_err(|e| TrajectoryError::Write { path: e.path, source: e.source })?;
+    Ok(dir)
 }
 
 #[cfg(test)]

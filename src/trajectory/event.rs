@@ -83,6 +83,9 @@ pub enum Event<'a> {
         target: Option<&'a str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         effect: Option<&'a str>,
+        /// Where the element it acted on was (its centre, in screen pixels).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        point: Option<[i32; 2]>,
         #[serde(skip_serializing_if = "Option::is_none")]
         screenshot: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,6 +208,7 @@ impl<'a> Event<'a> {
             duration_ms: round_ms(action.duration_ms),
             target: action.capture.target.as_deref(),
             effect: action.capture.effect.as_deref(),
+            point: action.capture.resolved.map(|r| [r.center.0, r.center.1]),
             screenshot,
             ui,
         }

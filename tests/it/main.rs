@@ -17,5 +17,6 @@ mod exec_scripts;
 mod hostile;
 mod human_loop;
 mod memory;
+mod report;
 mod strategies;
 mod ui_fixtures;

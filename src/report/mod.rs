@@ -1,0 +1,105 @@
+//! Reports people look at: `report.html` in a run directory, one self-contained
+//! page (screenshots scaled down and embedded as JPEG, or kept beside it with
+//! external assets), rewritten as the run goes so a killed run still has one; and
+//! index pages that link several (`codeact exec` with several scripts, `codeact
+//! eval`). Built from what the run directory holds (`model.rs`), rendered by
+//! `html.rs`, images by `images.rs`. Not the run directory itself (`trajectory/`).
+
+pub mod html;
+mod images;
+mod model;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use model::RunView;
+
+/// Where a report's screenshots go.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Assets {
+    /// Inside the page (one file to send; about 25 KB a screenshot).
+    #[default]
+    Embedded,
+    /// In `report-assets/` beside the page (a small page; keep the folder with it).
+    External,
+}
+
+/// Why a report could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the report {path}")]
+pub struct ReportError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Writes `name` in `dir` whole, through a temporary name (a reader never sees half).
+fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|source| ReportError { path: path.clone(), source })?;
+    Ok(path)
+}
+
+/// The report of one run directory, kept up to date by calling [`write`] again:
+/// each screenshot is scaled and encoded once.
+///
+/// [`write`]: RunReport::write
+#[derive(Debug)]
+pub struct RunReport {
+    dir: PathBuf,
+    assets: Assets,
+    /// Screenshots done so far: their `src` and original size (`None`: unreadable).
+    done: HashMap<String, Option<html::Shown>>,
+}
+
+impl RunReport {
+    pub fn new(dir: &Path, assets: Assets) -> Self {
+        Self { dir: dir.to_path_buf(), assets, done: HashMap::new() }
+    }
+
+    /// Writes `report.html` from what the run directory holds now.
+    pub fn write(&mut self) -> Result<PathBuf, ReportError> {
+        let view = RunView::read(&self.dir);
+        let (dir, assets) = (self.dir.clone(), self.assets);
+        let done = &mut self.done;
+        let mut image = |rel: &str| -> Option<html::Shown> {
+            if let Some(known) = done.get(rel) {
+                return known.clone();
+            }
+            let made = images::shrink(&dir.join(rel)).and_then(|s| match assets {
+                Assets::Embedded => Some((s.data_uri(), (s.width, s.height))),
+                Assets::External => {
+                    let name = rel.replace(['/', '\\'], "-").replace(".png", ".jpg");
+                    let folder = dir.join("report-assets");
+                    std::fs::create_dir_all(&folder).ok()?;
+                    std::fs::write(folder.join(&name), &s.jpeg).ok()?;
+                    Some((format!("report-assets/{name}"), (s.width, s.height)))
+                }
+            });
+            done.insert(rel.to_string(), made.clone());
+            made
+        };
+        let page = html::render(&view, &mut image);
+        write_whole(&self.dir, "report.html", page.as_bytes())
+    }
+}
+
+/// Writes `report.html` in `dir` once (for a run that is over).
+pub fn write_run_report(dir: &Path, assets: Assets) -> Result<PathBuf, ReportError> {
+    RunReport::new(dir, assets).write()
+}
+
+/// Writes an index page `report.html` in `dir`: a row per entry, its first cell
+/// linking to the entry's own report (a path relative to `dir`).
+pub fn write_index(
+    dir: &Path,
+    title: &str,
+    head: &[&str],
+    rows: &[(String, Vec<String>)],
+) -> Result<PathBuf, ReportError> {
+    write_whole(dir, "report.html", html::index(title, head, rows).as_bytes())
+}

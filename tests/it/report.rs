@@ -1,0 +1,138 @@
+//! report.html end to end: a `codeact run` through the scripted LLM writes one in its
+//! run directory, with a card per step, the screenshot seen and what the model
+//! wrote escaped; a real headless Chromium renders it (its DOM has every step, its
+//! screenshot shows the cards and images); a 100-step run stays within 20 MB;
+//! `codeact exec` with several scripts and `codeact eval` link each run's report.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::agent_run::{run, run_dir, scratch, stderr};
+use crate::common::llm::{ScriptedLlm, reply};
+
+/// Debian's Chromium (CI installs it: `apt-get install -y chromium`).
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Chromium headless as this machine allows it: no sandbox (root), no network.
+fn chromium(args: &[&str], profile: &Path) -> std::process::Output {
+    assert!(Path::new(CHROMIUM).is_file(), "the report tests need Chromium: apt-get install -y chromium");
+    Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .output()
+        .expect("run chromium")
+}
+
+/// The distinct colours of a PNG (a blank or unstyled page has few).
+fn colours(png: &Path) -> usize {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).expect("the screenshot")));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().unwrap_or(0)];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    let step = info.color_type.samples();
+    let mut seen = std::collections::HashSet::new();
+    for px in buf[..info.buffer_size()].chunks(step) {
+        seen.insert(px.to_vec());
+    }
+    seen.len()
+}
+
+fn tap_step(n: usize) -> crate::common::llm::Canned {
+    reply(&format!(
+        "Thought: step {n}: I flip Wi-Fi <b>bold</b> <script>alert(1)</script>.\n```rhai\ntap(#{{id: \"wifi_switch\"}});\n```"
+    ))
+}
+
+#[test]
+fn a_run_writes_a_report_chromium_renders_with_every_step() {
+    let out = scratch("report");
+    let llm = ScriptedLlm::start(vec![
+        reply("Thought: Settings first.\n```rhai\nstart_app(\"com.android.settings\");\n```"),
+        tap_step(2),
+        reply("Thought: done.\n```rhai\ncomplete(true, \"flipped\");\n```"),
+    ]);
+    let extra = ["--persona", "big_agent", "--vision", "off", "--no-memory"];
+    let result = run(&llm, "sim", &out, &extra, "Flip Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let dir = run_dir(&out);
+    let page = std::fs::read_to_string(dir.join("report.html")).expect("report.html in the run directory");
+    assert!(String::from_utf8_lossy(&result.stdout).contains("report: "), "the run says where its report is");
+    assert_eq!(page.matches("<article class=\"step\"").count(), 3);
+    assert_eq!(page.matches("src=\"data:image/jpeg;base64,").count(), 3, "each step's screen, embedded");
+    assert!(page.contains("class=\"mark\""), "the tap is marked on the screen it hit");
+    assert!(
+        !page.contains("<script") && page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "the model's text is escaped"
+    );
+    assert!(page.contains("codeact exec ") && page.contains("script.selectors.rhai"), "the replay command");
+    assert!(!page.contains("http://") && !page.contains("https://"), "nothing is fetched: it works offline");
+
+    let profile = out.join("chromium-profile");
+    let url = format!("file://{}", dir.join("report.html").display());
+    let dom = chromium(&["--dump-dom", &url], &profile);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(dom.matches("data-step=").count(), 3, "{dom}");
+    let shot = out.join("report.png");
+    let taken = chromium(&[&format!("--screenshot={}", shot.display()), "--window-size=1200,1400", &url], &profile);
+    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&taken.stderr));
+    assert!(colours(&shot) > 200, "the page shows cards and screenshots, not a blank page");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_hundred_step_report_stays_under_twenty_megabytes() {
+    let out = scratch("report-100");
+    let mut replies = vec![reply("Thought: Settings first.\n```rhai\nstart_app(\"com.android.settings\");\n```")];
+    replies.extend((2..=100).map(tap_step));
+    replies.push(reply("Thought: done.\n```rhai\ncomplete(true, \"flipped\");\n```"));
+    let llm = ScriptedLlm::start(replies);
+    let extra =
+        ["--persona", "big_agent", "--vision", "off", "--no-memory", "--max-steps", "100", "--error-threshold", "0"];
+    let result = run(&llm, "sim", &out, &extra, "Flip Wi-Fi a hundred times");
+    let dir = run_dir(&out);
+    let size = std::fs::metadata(dir.join("report.html")).map(|m| m.len()).unwrap_or(0);
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap_or_default();
+    assert_eq!(page.matches("<article class=\"step\"").count(), 100, "{}", stderr(&result));
+    assert!(size > 0 && size < 20 * 1024 * 1024, "{size} bytes");
+    println!("a 100-step report: {size} bytes");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn exec_and_eval_reports_link_each_run() {
+    let out: PathBuf = scratch("report-index");
+    let runs = out.join("scripts");
+    let exec = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "scripts/turn_off_wifi.rhai", "scripts/add_note.rhai", "--device", "sim", "--trajectory"])
+        .arg(&runs)
+        .output()
+        .expect("codeact exec");
+    assert!(exec.status.success(), "{}", String::from_utf8_lossy(&exec.stderr));
+    let index = std::fs::read_to_string(runs.join("report.html")).expect("an index of the scripts");
+    for name in ["turn_off_wifi", "add_note"] {
+        assert!(index.contains(&format!("href=\"{name}/report.html\"")), "{index}");
+        assert!(runs.join(name).join("report.html").is_file());
+    }
+    let eval_out = out.join("eval");
+    let eval = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["eval", "--agent", "oracle", "--tasks", "settings_wifi_*", "--out"])
+        .arg(&eval_out)
+        .output()
+        .expect("codeact eval");
+    assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+    let index = std::fs::read_to_string(eval_out.join("report.html")).expect("the eval's report");
+    let links = index.matches("/report.html\"").count();
+    assert_eq!(links, 3, "every instance is linked: {index}");
+    let _ = std::fs::remove_dir_all(&out);
+}
