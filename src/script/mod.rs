@@ -146,6 +146,11 @@ impl Report {
             log.push_str(&format!("{more}\n"));
         }
         let mut properties = vec![("attempts".to_string(), self.attempt.to_string())];
+        // The page with every action and screenshot, when the run was recorded.
+        if let Some(page) = self.trajectory.as_ref().map(|d| d.join("report.html")).filter(|p| p.is_file()) {
+            properties.push(("report".to_string(), page.display().to_string()));
+            log.push_str(&format!("report: {}\n", page.display()));
+        }
         if let Some(png) = &self.failure_screenshot {
             properties.push(("failure_screenshot".to_string(), png.display().to_string()));
             // The attachment syntax GitLab and Jenkins read from a test's output.

@@ -116,6 +116,8 @@ fn exec_and_eval_reports_link_each_run() {
     let exec = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["exec", "scripts/turn_off_wifi.rhai", "scripts/add_note.rhai", "--device", "sim", "--trajectory"])
         .arg(&runs)
+        .arg("--junit")
+        .arg(out.join("junit.xml"))
         .output()
         .expect("codeact exec");
     assert!(exec.status.success(), "{}", String::from_utf8_lossy(&exec.stderr));
@@ -124,6 +126,8 @@ fn exec_and_eval_reports_link_each_run() {
         assert!(index.contains(&format!("href=\"{name}/report.html\"")), "{index}");
         assert!(runs.join(name).join("report.html").is_file());
     }
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap_or_default();
+    assert_eq!(junit.matches("<property name=\"report\"").count(), 2, "each case links its report: {junit}");
     let eval_out = out.join("eval");
     let eval = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["eval", "--agent", "oracle", "--tasks", "settings_wifi_*", "--out"])
