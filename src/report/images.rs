@@ -9,7 +9,6 @@ use std::path::Path;
 use base64::Engine as _;
 use image::ImageReader;
 use image::codecs::jpeg::JpegEncoder;
-use image::imageops::FilterType;
 
 /// The width screenshots are shown at (CSS pixels; phones are 1080 wide).
 pub const WIDTH: u32 = 360;
@@ -42,7 +41,8 @@ pub fn shrink(path: &Path) -> Option<Shrunk> {
     }
     let scaled = if width > WIDTH {
         let h = ((u64::from(height) * u64::from(WIDTH)) / u64::from(width)).max(1) as u32;
-        image.resize_exact(WIDTH, h, FilterType::Triangle)
+        // Box sampling: a third of a filtered resize's time, as legible at a third of the size.
+        image.thumbnail_exact(WIDTH, h)
     } else {
         image
     };
