@@ -60,8 +60,6 @@ pub(super) struct Run<'a> {
     trajectory: SharedTrajectory,
     /// `report.html`, rewritten after each step.
     report: crate::report::RunReport,
-    /// The first time the report could not be written.
-    report_error: Option<String>,
     /// The step the action sink files actions under.
     step_now: Arc<AtomicUsize>,
     /// Wakes a snippet waiting on the device when Ctrl-C comes.
@@ -179,7 +177,6 @@ impl<'a> Run<'a> {
             options,
             interrupt,
             report: crate::report::RunReport::new(&run_dir, options.report),
-            report_error: None,
             trajectory,
             step_now,
             waker,
@@ -695,13 +692,10 @@ impl<'a> Run<'a> {
     }
 
     /// Rewrites `report.html` with the steps so far, so a killed run still has one.
-    /// A failure is kept for the summary; the run goes on.
+    /// A failure here does not stop the run: the last write, at the end, decides
+    /// what the summary says.
     fn update_report(&mut self) {
-        if let Err(e) = self.report.write()
-            && self.report_error.is_none()
-        {
-            self.report_error = Some(full_message(&e));
-        }
+        let _ = self.report.write();
     }
 
     /// The observation's event, and its files when the run keeps them per step.
@@ -739,6 +733,7 @@ impl<'a> Run<'a> {
         // A replay runs all steps as one snippet: give it the time all of them had.
         let replay_ms = self.session.limits().timeout_ms.saturating_mul(steps.max(1) as u64);
         let run_dir = trajectory::lock(&self.trajectory).dir().to_path_buf();
+        let report_page = run_dir.join("report.html");
         let replay = format!(
             "codeact exec {} --device {} --limit timeout_ms={replay_ms}",
             run_dir.join("script.selectors.rhai").display(),
@@ -774,7 +769,8 @@ impl<'a> Run<'a> {
             overhead_ms_per_step: if steps == 0 { 0.0 } else { total(|t| t.overhead_ms) / steps as f64 },
             run_dir,
             replay,
-            report: Err("not written yet".into()),
+            // Written last (it shows the summary); a failure replaces this below.
+            report: Ok(report_page),
         };
         let mut t = trajectory::lock(&self.trajectory);
         t.write_file("script.rhai", export::script(&header, &records).as_bytes());
@@ -784,11 +780,9 @@ impl<'a> Run<'a> {
         t.finish(&value)?;
         drop(t);
         let mut summary = summary;
-        summary.report = match self.report.write() {
-            Ok(path) if self.report_error.is_none() => Ok(path),
-            Ok(_) => Err(self.report_error.take().unwrap_or_default()),
-            Err(e) => Err(full_message(&e)),
-        };
+        if let Err(e) = self.report.write() {
+            summary.report = Err(full_message(&e));
+        }
         Ok(summary)
     }
 }

@@ -68,6 +68,8 @@ fn a_run_writes_a_report_chromium_renders_with_every_step() {
     let dir = run_dir(&out);
     let page = std::fs::read_to_string(dir.join("report.html")).expect("report.html in the run directory");
     assert!(String::from_utf8_lossy(&result.stdout).contains("report: "), "the run says where its report is");
+    let summary = crate::agent_run::json_file(&dir.join("summary.json"));
+    assert_eq!(summary["report"].as_str(), dir.join("report.html").to_str(), "summary.json names it");
     assert_eq!(page.matches("<article class=\"step\"").count(), 3);
     assert_eq!(page.matches("src=\"data:image/jpeg;base64,").count(), 3, "each step's screen, embedded");
     assert!(page.contains("class=\"mark\""), "the tap is marked on the screen it hit");
