@@ -47,8 +47,13 @@ fn healer_persona(settings: &Settings) -> anyhow::Result<Persona> {
     }
     let mut persona = Persona::load("big_agent")?;
     persona.name = "script".into();
-    persona.tools = codeact::tools::CATALOG.iter().map(|t| t.name.to_string()).collect();
-    persona.tools.dedup();
+    // A tool with two forms (`tap(sel)`, `tap(x, y)`) is one name.
+    persona.tools.clear();
+    for spec in codeact::tools::CATALOG {
+        if !persona.tools.iter().any(|t| t == spec.name) {
+            persona.tools.push(spec.name.to_string());
+        }
+    }
     Ok(persona)
 }
 
