@@ -60,6 +60,7 @@ fn agent_steps(c: &mut Criterion) {
         script: None,
         embeddings: None,
         report: Default::default(),
+        traces: None,
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -179,6 +180,7 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             script: None,
             embeddings: None,
             report: Default::default(),
+            traces: None,
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});

@@ -29,5 +29,6 @@ pub mod session;
 pub mod terminal;
 pub mod toml_error;
 pub mod tools;
+pub mod trace;
 pub mod trajectory;
 pub mod ui;

@@ -96,6 +96,8 @@ pub struct AgentOptions {
     pub embeddings: Option<String>,
     /// Where `report.html` keeps its screenshots.
     pub report: crate::report::Assets,
+    /// Export the run as a trace (`--otlp`).
+    pub traces: Option<std::sync::Arc<crate::trace::Traces>>,
 }
 
 /// The report as `summary.json` says it: its path, or why there is none.

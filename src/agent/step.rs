@@ -105,6 +105,11 @@ fn anchor_visible(anchor: &str, seen: &Observation) -> bool {
     }
 }
 
+/// A run's id in traces (`gen_ai.conversation.id`): its directory's name.
+fn run_id(dir: &std::path::Path) -> String {
+    dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// How many completions the gate holds in one run at most.
 const MAX_HELD: usize = 2;
 
@@ -126,7 +131,11 @@ impl<'a> Run<'a> {
     ) -> Result<Self, AgentError> {
         let started = Instant::now();
         let run_dir = new_run_dir(&options.out_dir, &options.task);
-        let trajectory = Arc::new(Mutex::new(Trajectory::create(&run_dir)?));
+        let mut written = Trajectory::create(&run_dir)?;
+        if let Some(traces) = &options.traces {
+            written.set_observer(Box::new(traces.spans_for(&run_id(&run_dir))));
+        }
+        let trajectory = Arc::new(Mutex::new(written));
         progress(Progress::Started { run_dir: &run_dir });
         let config = models.actor.config();
         let device = session.device_name();
@@ -405,7 +414,11 @@ impl<'a> Run<'a> {
         let client = self.models.client(role);
         let model = client.config().model.clone();
         let images = messages.iter().filter(|m| m.image_png.is_some()).count();
-        self.event(&Event::LlmRequest { step, role: role.as_str(), model: &model, messages: messages.len(), images });
+        {
+            let mut t = trajectory::lock(&self.trajectory);
+            t.prompt(messages);
+            t.append(&Event::LlmRequest { step, role: role.as_str(), model: &model, messages: messages.len(), images });
+        }
         let reply = tokio::select! {
             r = client.complete(messages) => r,
             () = self.interrupt.cancelled() => {

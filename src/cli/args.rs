@@ -243,6 +243,63 @@ impl MemoryArgs {
     }
 }
 
+/// Traces: `codeact run`, `exec` and `eval` share these flags.
+#[derive(clap::Args, Debug)]
+pub struct TraceArgs {
+    /// Send a trace of each run to this OpenTelemetry collector over OTLP/HTTP
+    /// (OpenTelemetry GenAI conventions: invoke_agent, step, chat, snippet and
+    /// execute_tool spans, with token counts). A base URL gets /v1/traces:
+    /// http://localhost:6006 is Phoenix, http://localhost:4318 a Collector or
+    /// Jaeger. Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
+    /// $OTEL_EXPORTER_OTLP_ENDPOINT; $OTEL_EXPORTER_OTLP_HEADERS carries an API
+    /// key, $OTEL_RESOURCE_ATTRIBUTES extra resource attributes.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
+    /// Put prompts, replies, code, tool arguments and results in the spans too
+    /// (secrets still blotted out). Without it, spans carry names, timings,
+    /// tokens and errors only.
+    #[arg(long)]
+    pub otlp_content: bool,
+}
+
+impl TraceArgs {
+    /// The exporter, when traces are asked for (by the flag or the environment).
+    pub fn start(&self) -> anyhow::Result<Option<std::sync::Arc<codeact::trace::Traces>>> {
+        let Some(endpoint) = codeact::trace::Endpoint::resolve(self.otlp.as_deref())? else {
+            if self.otlp_content {
+                anyhow::bail!(
+                    "--otlp-content needs somewhere to send traces: add --otlp URL (e.g. http://localhost:6006)"
+                );
+            }
+            return Ok(None);
+        };
+        if let Err(e) = endpoint.probe(std::time::Duration::from_secs(2)) {
+            codeact::errln!(
+                "warning: no trace collector answers at {} ({e}); its spans are lost unless one starts there",
+                endpoint.shown()
+            );
+        }
+        Ok(Some(std::sync::Arc::new(codeact::trace::Traces::start(endpoint, self.otlp_content)?)))
+    }
+}
+
+/// Sends the last spans and says on stderr how many reached the collector.
+pub fn finish_traces(traces: Option<&codeact::trace::Traces>) {
+    let Some(traces) = traces else { return };
+    let exported = traces.finish();
+    let url = traces.endpoint().shown();
+    match &exported.error {
+        None if exported.spans == 0 => {}
+        None => codeact::errln!("traces: {} spans sent to {url}", exported.spans),
+        Some(why) => codeact::errln!(
+            "traces: {} of {} spans not sent to {url}: {}; is the collector running there?",
+            exported.lost,
+            exported.lost + exported.spans,
+            codeact::terminal::clean(why)
+        ),
+    }
+}
+
 /// Which LLM to ask: `codeact run` and `codeact eval` share these flags.
 #[derive(clap::Args, Debug)]
 pub struct LlmArgs {

@@ -18,7 +18,7 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use tokio_util::sync::CancellationToken;
 
-use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch};
+use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, finish_traces};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum AgentChoice {
@@ -99,6 +99,8 @@ pub struct EvalArgs {
     pub(super) checks: CheckArgs,
     #[command(flatten)]
     pub(super) strategy: StrategyArgs,
+    #[command(flatten)]
+    pub(super) traces: TraceArgs,
     /// Show the model a screenshot each step.
     #[arg(long)]
     vision: bool,
@@ -212,8 +214,11 @@ impl EvalArgs {
             codeact::outln!("{} templates", tasks.len());
             return Ok(ExitCode::SUCCESS);
         }
+        let traces = self.traces.start()?;
         if self.survival {
-            return super::survival::measure(&self, tasks);
+            let measured = super::survival::measure(&self, tasks, traces.clone());
+            finish_traces(traces.as_deref());
+            return measured;
         }
         let agent_name = match self.agent {
             AgentChoice::Oracle => "oracle",
@@ -243,6 +248,7 @@ impl EvalArgs {
             faults: self.faults.clone(),
             variant: self.variant,
             out_dir: out_dir.clone(),
+            traces: traces.clone(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -322,7 +328,9 @@ impl EvalArgs {
             }
         };
         let started = std::time::Instant::now();
-        let results = eval::run_suite(&tasks, &jobs, &options, &agent, &open_session, &interrupt, &on_result)?;
+        let results = eval::run_suite(&tasks, &jobs, &options, &agent, &open_session, &interrupt, &on_result);
+        finish_traces(traces.as_deref());
+        let results = results?;
         let summary = eval::summarize(&results);
         let results = Results {
             schema: eval::results::SCHEMA,

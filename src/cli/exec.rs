@@ -12,7 +12,7 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use codeact::trajectory::junit::{self, Verdict};
 
-use super::args::{DeviceArgs, LlmArgs, SessionArgs, Switch, open_device};
+use super::args::{DeviceArgs, LlmArgs, SessionArgs, Switch, TraceArgs, finish_traces, open_device};
 use super::{EXIT_ERROR, EXIT_FAILED};
 
 /// Run Rhai scripts against a device, with the tool catalog and every sandbox
@@ -80,6 +80,8 @@ pub struct ExecArgs {
     goal: Option<String>,
     #[command(flatten)]
     llm: LlmArgs,
+    #[command(flatten)]
+    traces: TraceArgs,
 }
 
 /// What `codeact exec` prints as each script ends.
@@ -175,6 +177,12 @@ impl ExecArgs {
             }
             return Ok(ExitCode::SUCCESS);
         }
+        let traces = self.traces.start()?;
+        if traces.is_some() && self.trajectory.is_none() && !self.heal {
+            anyhow::bail!(
+                "a script's trace is built from its trajectory: add --trajectory DIR to trace it (or drop --otlp and unset OTEL_EXPORTER_OTLP_ENDPOINT)"
+            );
+        }
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
         let on_sim =
@@ -190,6 +198,7 @@ impl ExecArgs {
                 llm: &self.llm,
                 trajectory: self.trajectory.as_deref(),
                 fresh_world: !self.keep_state && on_sim,
+                traces,
             };
             return super::heal::heal(request, &settings, &mut session);
         }
@@ -204,8 +213,11 @@ impl ExecArgs {
                 .map(|p| p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."))),
             verify_completion: self.verify_completion == Switch::On,
             fresh_world: !self.keep_state && on_sim,
+            traces: traces.as_deref(),
         };
-        let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report)?;
+        let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report);
+        finish_traces(traces.as_deref());
+        let reports = reports?;
         if let Some(root) = &self.trajectory {
             write_exec_index(root, &reports)?;
         }

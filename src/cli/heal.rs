@@ -31,6 +31,7 @@ pub(super) struct HealRequest<'a> {
     pub llm: &'a LlmArgs,
     pub trajectory: Option<&'a Path>,
     pub fresh_world: bool,
+    pub traces: Option<std::sync::Arc<codeact::trace::Traces>>,
 }
 
 /// Where the healed script goes: `NAME.healed.rhai` beside `NAME.rhai`.
@@ -111,6 +112,7 @@ pub(super) fn heal(request: HealRequest, settings: &Settings, session: &mut Sess
         script: Some(experience),
         embeddings: None,
         report: Default::default(),
+        traces: request.traces.clone(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -127,7 +129,9 @@ pub(super) fn heal(request: HealRequest, settings: &Settings, session: &mut Sess
             }
         });
         agent::run_task(session, &models, &persona, &options, &interrupt, &mut print_progress).await
-    })?;
+    });
+    super::args::finish_traces(request.traces.as_deref());
+    let summary = summary?;
     let healed_calls: usize = summary.roles.values().map(|r| r.calls).sum();
     codeact::outln!(
         "{} after {} step{}, {healed_calls} LLM call{}: {}",

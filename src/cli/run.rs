@@ -14,7 +14,10 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use tokio_util::sync::CancellationToken;
 
-use super::args::{CheckArgs, DeviceArgs, LlmArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, open_device};
+use super::args::{
+    CheckArgs, DeviceArgs, LlmArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, finish_traces,
+    open_device,
+};
 
 /// Whether the model sees a screenshot each step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -74,6 +77,8 @@ pub struct RunArgs {
     strategy: StrategyArgs,
     #[command(flatten)]
     memory: MemoryArgs,
+    #[command(flatten)]
+    traces: TraceArgs,
     /// Show the model a screenshot each step: auto (when the persona asks for
     /// screenshots), on, or off.
     #[arg(long, value_enum, default_value = "auto")]
@@ -154,6 +159,7 @@ impl RunArgs {
         };
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
+        let traces = self.traces.start()?;
         let options = AgentOptions {
             task: self.task,
             max_steps: self.max_steps as usize,
@@ -170,6 +176,7 @@ impl RunArgs {
             script: None,
             embeddings: self.memory.embeddings.clone(),
             report: self.report_assets,
+            traces: traces.clone(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -189,7 +196,9 @@ impl RunArgs {
                 }
             });
             agent::run_task(&mut session, &models, &persona, &options, &interrupt, &mut print_progress).await
-        })?;
+        });
+        finish_traces(traces.as_deref());
+        let summary = summary?;
         if self.json {
             codeact::outln!("{}", clean(&serde_json::to_string_pretty(&summary)?));
         } else {

@@ -48,7 +48,11 @@ fn write_scripts(dir: &Path, scripts: &HashMap<String, String>) -> anyhow::Resul
     Ok(())
 }
 
-pub(super) fn measure(args: &EvalArgs, tasks: Vec<TaskSpec>) -> anyhow::Result<ExitCode> {
+pub(super) fn measure(
+    args: &EvalArgs,
+    tasks: Vec<TaskSpec>,
+    traces: Option<std::sync::Arc<codeact::trace::Traces>>,
+) -> anyhow::Result<ExitCode> {
     let tasks: Vec<TaskSpec> = tasks.into_iter().filter(|t| t.kind == Kind::Operation).collect();
     if tasks.is_empty() {
         anyhow::bail!(
@@ -106,6 +110,7 @@ pub(super) fn measure(args: &EvalArgs, tasks: Vec<TaskSpec>) -> anyhow::Result<E
         faults: Vec::new(),
         variant,
         out_dir: out_dir.join(name),
+        traces: traces.clone(),
     };
     let quiet = |_: &InstanceResult| {};
 

@@ -109,6 +109,9 @@ pub struct EvalOptions {
     /// The virtual phone's layout variant (`simctl variant`; 0: the apps as written).
     pub variant: u32,
     pub out_dir: PathBuf,
+    /// Export every instance's run (the oracle's script, or the agent's run) as a
+    /// trace (`--otlp`).
+    pub traces: Option<std::sync::Arc<crate::trace::Traces>>,
 }
 
 /// One instance to run.
@@ -346,13 +349,14 @@ fn attempt(
     }
     let run_name = format!("{}-{}-r{}", task.id, result.instance, result.repeat);
     let dir = options.out_dir.join("runs").join(&run_name);
+    let written = Written { dir: &dir, traces: options.traces.as_deref() };
     let mut recorded = Vec::new();
     let done = match agent {
-        Agent::Oracle => run_oracle(session, task, &task.oracle, &params, &dir, result, None)?,
-        Agent::Recorder(_) => run_oracle(session, task, &task.oracle, &params, &dir, result, Some(&mut recorded))?,
+        Agent::Oracle => run_oracle(session, task, &task.oracle, &params, &written, result, None)?,
+        Agent::Recorder(_) => run_oracle(session, task, &task.oracle, &params, &written, result, Some(&mut recorded))?,
         Agent::Scripts(scripts) => {
             let code = scripts.get(&task.id).ok_or_else(|| format!("no recorded script for {}", task.id))?;
-            run_oracle(session, task, code, &params, &dir, result, None)?
+            run_oracle(session, task, code, &params, &written, result, None)?
         }
         Agent::Llm(llm) => run_llm(session, task, llm, options, interrupt, result)?,
     };
@@ -392,6 +396,12 @@ fn screen_text(session: &mut Session) -> String {
     }
 }
 
+/// Where a script's run goes: its directory, and the trace exporter if any.
+struct Written<'a> {
+    dir: &'a Path,
+    traces: Option<&'a crate::trace::Traces>,
+}
+
 /// A script for the template (its reference script, or a recorded run), with the
 /// parameters as variables; true when it called complete(true). `keep` receives
 /// its actions.
@@ -400,7 +410,7 @@ fn run_oracle(
     task: &TaskSpec,
     code: &str,
     params: &serde_json::Map<String, Value>,
-    dir: &Path,
+    written: &Written,
     result: &mut InstanceResult,
     keep: Option<&mut Vec<crate::sandbox::Action>>,
 ) -> Result<bool, String> {
@@ -408,12 +418,13 @@ fn run_oracle(
     let script = Script { path: PathBuf::from(format!("{}.rhai", task.id)), code: code.to_string() };
     let options = ExecOptions {
         vars: &vars,
-        trajectory: Some(dir),
+        trajectory: Some(written.dir),
         persona: None,
         fresh_world: false,
         retries: 0,
         failure_screenshots: None,
         verify_completion: false,
+        traces: written.traces,
     };
     let reports = script::run_scripts(session, std::slice::from_ref(&script), &options, &mut |_| {})
         .map_err(|e| crate::error_text::full_message(&e))?;
@@ -470,6 +481,7 @@ fn run_llm(
         script: None,
         embeddings: None,
         report: Default::default(),
+        traces: options.traces.clone(),
     };
     let child = interrupt.child_token();
     let summary = llm
@@ -523,6 +535,7 @@ mod tests {
             faults: vec![],
             variant: 0,
             out_dir: PathBuf::new(),
+            traces: None,
         };
         let all = plan(&tasks, &options).len();
         options.shard = Some((0, 3));

@@ -186,6 +186,8 @@ pub struct ExecOptions<'a> {
     /// A `complete(true, ..)` right after acting, with nothing checking what the
     /// actions did, fails the script (a test that never looks passes anything).
     pub verify_completion: bool,
+    /// Export each script with a trajectory as a trace (`--otlp`).
+    pub traces: Option<&'a crate::trace::Traces>,
 }
 
 /// Why `--verify-completion` fails a script.
@@ -256,6 +258,12 @@ fn run_one(
     let written = match &dir {
         Some(dir) => {
             let mut t = Trajectory::create(dir)?;
+            if let Some(traces) = options.traces {
+                // The folder is named after the script: the time makes the id one run's.
+                let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
+                let id = format!("{name}-{stamp}");
+                t.set_observer(Box::new(traces.spans_for(&id)));
+            }
             t.write_file("script.rhai", script.code.as_bytes());
             t.append(&Event::Start { script: &script.path.display().to_string(), device });
             let t = Arc::new(Mutex::new(t));

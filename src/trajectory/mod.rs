@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 pub use event::Event;
 pub use run_dir::{new_run_dir, run_dir_name};
@@ -36,11 +36,23 @@ pub enum TrajectoryError {
     Exists(PathBuf),
 }
 
+/// Something that follows a run's events as they are appended (the trace
+/// exporter): it gets each event with the wall-clock time it was written at.
+pub trait EventObserver: Send {
+    fn event(&mut self, event: &Event, at: SystemTime);
+    /// The messages of the LLM request whose `llm_request` event comes next; not
+    /// written to the directory (prompts are large, and rebuilt from the events).
+    fn prompt(&mut self, _messages: &[crate::llm::Message]) {}
+}
+
 /// An open run directory.
 pub struct Trajectory {
     dir: PathBuf,
     events: File,
     started: Instant,
+    /// `started` on the wall clock (observers get wall-clock times).
+    started_at: SystemTime,
+    observer: Option<Box<dyn EventObserver>>,
     /// Files written so far (numbering for screenshots and UI dumps).
     captures: usize,
     /// The first write error, reported at `finish` (recording never stops a run).
@@ -66,7 +78,27 @@ impl Trajectory {
                     _ => write_error(&events_path)(e),
                 }
             })?;
-        Ok(Self { dir: dir.to_path_buf(), events, started: Instant::now(), captures: 0, failed: None })
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            events,
+            started: Instant::now(),
+            started_at: SystemTime::now(),
+            observer: None,
+            captures: 0,
+            failed: None,
+        })
+    }
+
+    /// Hands every event from now on to `observer` too.
+    pub fn set_observer(&mut self, observer: Box<dyn EventObserver>) {
+        self.observer = Some(observer);
+    }
+
+    /// Tells the observer the messages of the LLM request about to be made.
+    pub fn prompt(&mut self, messages: &[crate::llm::Message]) {
+        if let Some(observer) = &mut self.observer {
+            observer.prompt(messages);
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -84,7 +116,11 @@ impl Trajectory {
     /// Appends one event with its time (`t_ms` since the directory was opened),
     /// flushed at once.
     pub fn append(&mut self, event: &Event) {
-        let t_ms = event::round_ms(self.started.elapsed().as_secs_f64() * 1000.0);
+        let elapsed = self.started.elapsed();
+        if let Some(observer) = &mut self.observer {
+            observer.event(event, self.started_at + elapsed);
+        }
+        let t_ms = event::round_ms(elapsed.as_secs_f64() * 1000.0);
         let result = serde_json::to_value(event)
             .map_err(std::io::Error::other)
             .and_then(|mut line| {

@@ -41,6 +41,9 @@ pub(crate) fn run_against(
         .args(["--out", out.to_str().unwrap_or_default()])
         .args(extra)
         .arg(task)
+        // A collector the caller's shell names is not the test's.
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
         .envs(env.iter().copied())
         .env("OPENAI_API_KEY", FAKE_KEY)
         .env_remove("OPENAI_BASE_URL")

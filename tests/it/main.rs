@@ -19,4 +19,5 @@ mod human_loop;
 mod memory;
 mod report;
 mod strategies;
+mod traces;
 mod ui_fixtures;

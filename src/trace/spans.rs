@@ -1,0 +1,436 @@
+//! Spans from a run directory's events, as they are appended: `invoke_agent
+//! codeact` for a run (`exec NAME` for a script), `invoke_agent PERSONA` for a
+//! hierarchical sub-agent, a `step` span per step, `chat MODEL` per LLM call,
+//! `snippet` per snippet run, `execute_tool TOOL` per action; planner and
+//! reflector calls between steps hang off the run. Each span takes its times
+//! from its events, so the trace and `events.jsonl` agree to the millisecond.
+//!
+//! Not here: sending (the SDK's batch exporter) or deciding what is content. Every
+//! string goes through the secret filter; contents only when asked for.
+
+use std::time::{Duration, SystemTime};
+
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::trace::SdkTracer;
+use serde_json::json;
+
+use super::semconv as sc;
+use crate::llm::{Message, Role};
+use crate::sandbox::{ErrorKind, RunError};
+use crate::trajectory::{Event, EventObserver};
+
+/// The spans of one run directory, open ones kept until their closing event.
+pub struct RunSpans {
+    tracer: SdkTracer,
+    conversation: String,
+    content: bool,
+    /// `gen_ai.provider.name` of the run's model.
+    provider: String,
+    root: Option<Context>,
+    phase: Option<Context>,
+    step: Option<Context>,
+    chat: Option<Context>,
+    snippet: Option<Context>,
+    /// The messages of the LLM request about to start (contents only).
+    prompt: Option<String>,
+}
+
+/// A string attribute, without secrets.
+fn text(key: &'static str, value: &str) -> KeyValue {
+    KeyValue::new(key, crate::secrets::redact(value).into_owned())
+}
+
+fn count(key: &'static str, n: u64) -> KeyValue {
+    KeyValue::new(key, i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+fn ms(key: &'static str, value: f64) -> KeyValue {
+    KeyValue::new(key, (value * 100.0).round() / 100.0)
+}
+
+fn error_status(message: &str) -> Status {
+    Status::error(crate::secrets::redact(message).into_owned())
+}
+
+/// `error.type` for a snippet's error: its kind, and for a tool its failure.
+fn error_type(error: &RunError) -> String {
+    match &error.kind {
+        ErrorKind::Tool { failure, .. } => format!("tool.{}", enum_word(failure)),
+        ErrorKind::Limit { limit } => format!("limit.{}", enum_word(limit)),
+        other => enum_word(other),
+    }
+}
+
+/// A serialised enum's word (`stale`, `syntax`).
+fn enum_word(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Object(fields)) => {
+            fields.get("kind").and_then(|k| k.as_str()).unwrap_or("error").to_string()
+        }
+        _ => "error".to_string(),
+    }
+}
+
+/// The request's messages as `gen_ai.input.messages` shapes them; screenshots
+/// are named, not sent.
+fn input_messages(messages: &[Message]) -> String {
+    let list: Vec<serde_json::Value> = messages
+        .iter()
+        .map(|m| {
+            let mut parts = vec![json!({"type": "text", "content": m.text})];
+            if let Some(png) = &m.image_png {
+                parts.push(json!({"type": "text", "content": format!("[screenshot: {} bytes of PNG, not exported]", png.len())}));
+            }
+            let role = match m.role {
+                Role::System => "system",
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            json!({"role": role, "parts": parts})
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+fn end(cx: Option<Context>, at: SystemTime) {
+    if let Some(cx) = cx {
+        cx.span().end_with_timestamp(at);
+    }
+}
+
+impl RunSpans {
+    pub(super) fn new(tracer: SdkTracer, conversation: &str, content: bool) -> Self {
+        Self {
+            tracer,
+            conversation: conversation.to_string(),
+            content,
+            provider: String::new(),
+            root: None,
+            phase: None,
+            step: None,
+            chat: None,
+            snippet: None,
+            prompt: None,
+        }
+    }
+
+    fn open(
+        &self,
+        name: String,
+        kind: SpanKind,
+        parent: Option<&Context>,
+        at: SystemTime,
+        attrs: Vec<KeyValue>,
+    ) -> Context {
+        let builder = opentelemetry::trace::SpanBuilder::from_name(name)
+            .with_kind(kind)
+            .with_start_time(at)
+            .with_attributes(attrs);
+        let span = self.tracer.build_with_context(builder, parent.unwrap_or(&Context::new()));
+        Context::new().with_span(span)
+    }
+
+    /// Where a step or a between-steps call hangs: the sub-agent, else the run.
+    fn agent(&self) -> Option<&Context> {
+        self.phase.as_ref().or(self.root.as_ref())
+    }
+
+    /// Where an action hangs: the snippet, else the step, else the agent.
+    fn innermost(&self) -> Option<&Context> {
+        self.snippet.as_ref().or(self.step.as_ref()).or_else(|| self.agent())
+    }
+
+    fn content_attr(&self, attrs: &mut Vec<KeyValue>, key: &'static str, value: &str) {
+        if self.content {
+            attrs.push(text(key, value));
+        }
+    }
+
+    /// A span event on the innermost open span.
+    fn note(&self, name: &'static str, at: SystemTime, mut attrs: Vec<KeyValue>, content: Option<&str>) {
+        if let Some(t) = content {
+            self.content_attr(&mut attrs, sc::EVENT_TEXT, t);
+        }
+        if let Some(cx) = self.innermost() {
+            cx.span().add_event_with_timestamp(name, at, attrs);
+        }
+    }
+
+    fn close_step(&mut self, at: SystemTime) {
+        end(self.chat.take(), at);
+        end(self.snippet.take(), at);
+        end(self.step.take(), at);
+    }
+
+    fn close_all(&mut self, at: SystemTime) {
+        self.close_step(at);
+        end(self.phase.take(), at);
+        end(self.root.take(), at);
+    }
+
+    fn on_event(&mut self, event: &Event, at: SystemTime) {
+        match event {
+            Event::RunStart { task, persona, model, provider, device, max_steps, .. } => {
+                self.close_all(at);
+                self.provider = sc::provider_name(provider).to_string();
+                let mut attrs = vec![
+                    text(sc::OPERATION_NAME, sc::INVOKE_AGENT),
+                    text(sc::AGENT_NAME, sc::AGENT),
+                    text(sc::PROVIDER_NAME, &self.provider),
+                    text(sc::REQUEST_MODEL, model),
+                    text(sc::CONVERSATION_ID, &self.conversation),
+                    text(sc::PERSONA, persona),
+                    text(sc::DEVICE, device),
+                    count(sc::MAX_STEPS, *max_steps as u64),
+                ];
+                self.content_attr(&mut attrs, sc::TASK, task);
+                let name = format!("{} {}", sc::INVOKE_AGENT, sc::AGENT);
+                self.root = Some(self.open(name, SpanKind::Internal, None, at, attrs));
+            }
+            Event::Start { script, device } => {
+                self.close_all(at);
+                let file = std::path::Path::new(script).file_name().map(|f| f.to_string_lossy().into_owned());
+                let attrs = vec![
+                    text(sc::SCRIPT_PATH, script),
+                    text(sc::DEVICE, device),
+                    text(sc::CONVERSATION_ID, &self.conversation),
+                ];
+                let name = format!("{} {}", sc::SCRIPT_SPAN, file.as_deref().unwrap_or(script));
+                self.root = Some(self.open(name, SpanKind::Internal, None, at, attrs));
+            }
+            Event::Phase { persona, task, .. } => {
+                self.close_step(at);
+                end(self.phase.take(), at);
+                let mut attrs = vec![
+                    text(sc::OPERATION_NAME, sc::INVOKE_AGENT),
+                    text(sc::AGENT_NAME, persona),
+                    text(sc::CONVERSATION_ID, &self.conversation),
+                ];
+                self.content_attr(&mut attrs, sc::TASK, task);
+                let name = format!("{} {persona}", sc::INVOKE_AGENT);
+                self.phase = Some(self.open(name, SpanKind::Internal, self.root.as_ref(), at, attrs));
+            }
+            Event::StepStart { step } => {
+                self.close_step(at);
+                let attrs = vec![count(sc::STEP_NUMBER, *step as u64)];
+                self.step = Some(self.open(sc::STEP_SPAN.into(), SpanKind::Internal, self.agent(), at, attrs));
+            }
+            Event::LlmRequest { role, model, .. } => {
+                end(self.chat.take(), at);
+                let mut attrs = vec![
+                    text(sc::OPERATION_NAME, sc::CHAT),
+                    text(sc::PROVIDER_NAME, &self.provider),
+                    text(sc::REQUEST_MODEL, model),
+                    text(sc::CONVERSATION_ID, &self.conversation),
+                    text(sc::STRATEGY_ROLE, role),
+                ];
+                if let Some(prompt) = self.prompt.take() {
+                    self.content_attr(&mut attrs, sc::INPUT_MESSAGES, &prompt);
+                }
+                let parent = self.step.as_ref().or_else(|| self.agent());
+                self.chat = Some(self.open(format!("{} {model}", sc::CHAT), SpanKind::Client, parent, at, attrs));
+            }
+            Event::LlmReply { text: reply, prompt_tokens, completion_tokens, attempts, .. } => {
+                if let Some(cx) = self.chat.take() {
+                    let span = cx.span();
+                    span.set_attribute(count(sc::USAGE_INPUT_TOKENS, *prompt_tokens));
+                    span.set_attribute(count(sc::USAGE_OUTPUT_TOKENS, *completion_tokens));
+                    span.set_attribute(count(sc::LLM_ATTEMPTS, u64::from(*attempts)));
+                    if self.content {
+                        let output = json!([{
+                            "role": "assistant",
+                            "parts": [{"type": "text", "content": reply}],
+                            "finish_reason": "stop",
+                        }]);
+                        span.set_attribute(text(sc::OUTPUT_MESSAGES, &output.to_string()));
+                    }
+                    span.end_with_timestamp(at);
+                }
+            }
+            Event::LlmError { message, .. } => {
+                if let Some(cx) = self.chat.take() {
+                    cx.span().set_attribute(text(sc::ERROR_TYPE, "llm_request"));
+                    cx.span().set_status(error_status(message));
+                    cx.span().end_with_timestamp(at);
+                }
+            }
+            Event::Code { code, .. } => {
+                end(self.snippet.take(), at);
+                let mut attrs = Vec::new();
+                self.content_attr(&mut attrs, sc::SNIPPET_CODE, code);
+                let parent = self.step.as_ref().or_else(|| self.agent());
+                self.snippet = Some(self.open(sc::SNIPPET_SPAN.into(), SpanKind::Internal, parent, at, attrs));
+            }
+            Event::ParseError { error, .. } | Event::Error { error, .. } => {
+                if let Some(cx) = self.snippet.as_ref().or(self.step.as_ref()) {
+                    cx.span().set_attribute(text(sc::ERROR_TYPE, &error_type(error)));
+                    cx.span().set_status(error_status(&error.message));
+                }
+                if matches!(event, Event::ParseError { .. }) {
+                    end(self.snippet.take(), at);
+                }
+            }
+            Event::Output { output, value, .. } => {
+                if self.content
+                    && let Some(cx) = &self.snippet
+                {
+                    let shown = match value {
+                        Some(v) if output.is_empty() => v.to_string(),
+                        Some(v) => format!("{output}\n=> {v}"),
+                        None => output.to_string(),
+                    };
+                    cx.span().set_attribute(text(sc::SNIPPET_OUTPUT, &shown));
+                }
+            }
+            Event::Action { tool, args, result, failure, duration_ms, target, effect, .. } => {
+                let took = Duration::from_secs_f64(duration_ms.max(0.0) / 1000.0);
+                let start = at.checked_sub(took).unwrap_or(at);
+                let mut attrs = vec![
+                    text(sc::OPERATION_NAME, sc::EXECUTE_TOOL),
+                    text(sc::TOOL_NAME, tool),
+                    text(sc::TOOL_TYPE, sc::TOOL_TYPE_FUNCTION),
+                ];
+                if self.content {
+                    attrs.push(text(sc::TOOL_CALL_ARGUMENTS, &serde_json::to_string(args).unwrap_or_default()));
+                    attrs.push(text(sc::TOOL_CALL_RESULT, result));
+                    if let Some(target) = target {
+                        attrs.push(text(sc::TOOL_TARGET, target));
+                    }
+                    if let Some(effect) = effect {
+                        attrs.push(text(sc::TOOL_EFFECT, effect));
+                    }
+                }
+                if let Some(kind) = failure {
+                    let word = enum_word(kind);
+                    attrs.push(text(sc::TOOL_FAILURE, &word));
+                    attrs.push(text(sc::ERROR_TYPE, &format!("tool.{word}")));
+                }
+                let name = format!("{} {tool}", sc::EXECUTE_TOOL);
+                let cx = self.open(name, SpanKind::Internal, self.innermost(), start, attrs);
+                if failure.is_some() {
+                    // The result of a failed call is the tool's own error message.
+                    cx.span().set_status(error_status(if self.content { result } else { "the tool failed" }));
+                }
+                cx.span().end_with_timestamp(at);
+            }
+            Event::DeviceError { message, .. } => {
+                if let Some(cx) = self.step.as_ref().or_else(|| self.agent()) {
+                    cx.span().set_attribute(text(sc::ERROR_TYPE, "device"));
+                    cx.span().set_status(error_status(message));
+                }
+            }
+            Event::StepEnd { llm_ms, device_ms, overhead_ms, .. } => {
+                if let Some(cx) = &self.step {
+                    let span = cx.span();
+                    span.set_attribute(ms(sc::STEP_LLM_MS, *llm_ms));
+                    span.set_attribute(ms(sc::STEP_DEVICE_MS, *device_ms));
+                    span.set_attribute(ms(sc::STEP_OVERHEAD_MS, *overhead_ms));
+                }
+                self.close_step(at);
+            }
+            Event::Replayed { of, .. } => {
+                if let Some(cx) = &self.step {
+                    cx.span().set_attribute(count(sc::REPLAYED_STEP, *of as u64));
+                }
+            }
+            Event::Diverged { of, why, .. } => {
+                self.note(sc::EVENT_DIVERGED, at, vec![count(sc::REPLAYED_STEP, *of as u64)], Some(why));
+            }
+            Event::Recall { steps, .. } => self.note(sc::EVENT_RECALL, at, vec![count(sc::STEPS, *steps as u64)], None),
+            Event::Plan { replan, items, why, .. } => {
+                let mut shown = items.to_string();
+                if let Some(why) = why {
+                    shown = format!("{shown}\nwhy: {why}");
+                }
+                self.note(sc::EVENT_PLAN, at, vec![count("codeact.replan", *replan as u64)], Some(&shown));
+            }
+            Event::Reflection { text: critique, .. } => self.note(sc::EVENT_REFLECTION, at, Vec::new(), Some(critique)),
+            Event::Stalled { stalled, ending, .. } => self.note(
+                sc::EVENT_STALLED,
+                at,
+                vec![count("codeact.stalled_steps", *stalled as u64), KeyValue::new("codeact.ending", *ending)],
+                None,
+            ),
+            Event::CompletionHeld { reason, .. } => self.note(sc::EVENT_COMPLETION_HELD, at, Vec::new(), Some(reason)),
+            Event::Completion { success, reason, .. } => {
+                self.note(sc::EVENT_COMPLETION, at, vec![KeyValue::new("codeact.success", *success)], Some(reason));
+            }
+            Event::RunEnd(summary) => {
+                self.close_step(at);
+                end(self.phase.take(), at);
+                if let Some(cx) = self.root.take() {
+                    let span = cx.span();
+                    let outcome = summary.get("outcome").and_then(|o| o.as_str()).unwrap_or("unknown");
+                    span.set_attribute(text(sc::OUTCOME, outcome));
+                    span.set_attribute(count(sc::STEPS, summary.get("steps").and_then(|s| s.as_u64()).unwrap_or(0)));
+                    if let Some(dir) = summary.get("run_dir").and_then(|d| d.as_str()) {
+                        span.set_attribute(text(sc::RUN_DIR, dir));
+                    }
+                    let reason = summary.get("reason").and_then(|r| r.as_str()).unwrap_or("");
+                    if self.content {
+                        span.set_attribute(text("codeact.reason", reason));
+                    }
+                    match outcome {
+                        "success" => span.set_status(Status::Ok),
+                        _ => {
+                            span.set_attribute(text(sc::ERROR_TYPE, outcome));
+                            span.set_status(error_status(if self.content { reason } else { outcome }));
+                        }
+                    }
+                    span.end_with_timestamp(at);
+                }
+            }
+            Event::End { output, error, completion, .. } => {
+                self.close_step(at);
+                if let Some(cx) = self.root.take() {
+                    let span = cx.span();
+                    if self.content && !output.is_empty() {
+                        span.set_attribute(text(sc::SNIPPET_OUTPUT, output));
+                    }
+                    match (error, completion) {
+                        (Some(e), _) => {
+                            span.set_attribute(text(sc::ERROR_TYPE, &error_type(e)));
+                            span.set_status(error_status(&e.message));
+                        }
+                        (None, Some(c)) if !c.success => {
+                            span.set_attribute(text(sc::ERROR_TYPE, "failure"));
+                            span.set_status(error_status(if self.content { &c.reason } else { "complete(false)" }));
+                        }
+                        _ => span.set_status(Status::Ok),
+                    }
+                    span.end_with_timestamp(at);
+                }
+            }
+            Event::Observation { .. } | Event::NoCode { .. } => {}
+        }
+    }
+}
+
+impl EventObserver for RunSpans {
+    fn event(&mut self, event: &Event, at: SystemTime) {
+        self.on_event(event, at);
+    }
+
+    fn prompt(&mut self, messages: &[Message]) {
+        if self.content {
+            self.prompt = Some(input_messages(messages));
+        }
+    }
+}
+
+impl Drop for RunSpans {
+    /// A run that stopped without its closing event (a crash, an early error)
+    /// still closes its spans, marked as cut short.
+    fn drop(&mut self) {
+        let now = SystemTime::now();
+        for cx in [self.chat.take(), self.snippet.take(), self.step.take(), self.phase.take(), self.root.take()]
+            .into_iter()
+            .flatten()
+        {
+            cx.span().set_status(Status::error("the run stopped before this span ended"));
+            cx.span().end_with_timestamp(now);
+        }
+    }
+}
