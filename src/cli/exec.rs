@@ -177,11 +177,20 @@ impl ExecArgs {
             }
             return Ok(ExitCode::SUCCESS);
         }
-        let traces = self.traces.start()?;
-        if traces.is_some() && self.trajectory.is_none() && !self.heal {
-            anyhow::bail!(
-                "a script's trace is built from its trajectory: add --trajectory DIR to trace it (or drop --otlp and unset OTEL_EXPORTER_OTLP_ENDPOINT)"
+        let mut traces = self.traces.start()?;
+        if let Some(t) = &traces
+            && self.trajectory.is_none()
+            && !self.heal
+        {
+            // A trace is built from the run directory's events.
+            if t.endpoint().asked_for() {
+                anyhow::bail!("a script's trace is built from its trajectory: add --trajectory DIR to trace it");
+            }
+            codeact::errln!(
+                "traces: not sent to {} (the environment names it): a script is traced from its trajectory, add --trajectory DIR",
+                t.endpoint().shown()
             );
+            traces = None;
         }
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);

@@ -300,6 +300,28 @@ fn a_collector_that_is_not_there_costs_a_warning_not_the_run() {
     assert!(err.contains("spans not sent to"), "{err}");
     assert!(!err.contains("hunter2pw"), "the URL's password is not shown: {err}");
 
+    // exec traces a script from its trajectory: without one, --otlp is refused and a
+    // collector the environment names is skipped with a note.
+    let script = out.join("look.rhai");
+    std::fs::write(&script, "refresh();\n").expect("script");
+    let exec = |args: &[&str], env: &[(&str, &str)]| {
+        Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", "--device", "sim"])
+            .args(args)
+            .arg(&script)
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            .envs(env.iter().copied())
+            .output()
+            .expect("codeact exec")
+    };
+    let refused = exec(&["--otlp", &url], &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("add --trajectory DIR"), "{}", stderr(&refused));
+    let ran = exec(&[], &[("OTEL_EXPORTER_OTLP_ENDPOINT", &url)]);
+    assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
+    assert!(stderr(&ran).contains("traces: not sent to"), "{}", stderr(&ran));
+
     // A URL that is not one is refused before anything runs, naming where it came from.
     let result = run_against(
         &llm.base_url,
