@@ -177,21 +177,7 @@ impl ExecArgs {
             }
             return Ok(ExitCode::SUCCESS);
         }
-        let mut traces = self.traces.start()?;
-        if let Some(t) = &traces
-            && self.trajectory.is_none()
-            && !self.heal
-        {
-            // A trace is built from the run directory's events.
-            if t.endpoint().asked_for() {
-                anyhow::bail!("a script's trace is built from its trajectory: add --trajectory DIR to trace it");
-            }
-            codeact::errln!(
-                "traces: not sent to {} (the environment names it): a script is traced from its trajectory, add --trajectory DIR",
-                t.endpoint().shown()
-            );
-            traces = None;
-        }
+        let traces = self.traces.start()?;
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
         let on_sim =

@@ -15,7 +15,7 @@ pub use subflows::{SubflowError, collect as modules_imported_by};
 use crate::sandbox::{ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
 use crate::session::Session;
 use crate::trajectory::junit::{Case, Verdict};
-use crate::trajectory::{self, Event, Trajectory, TrajectoryError};
+use crate::trajectory::{self, Event, ObservedOnly, Trajectory, TrajectoryError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
@@ -186,7 +186,7 @@ pub struct ExecOptions<'a> {
     /// A `complete(true, ..)` right after acting, with nothing checking what the
     /// actions did, fails the script (a test that never looks passes anything).
     pub verify_completion: bool,
-    /// Export each script with a trajectory as a trace (`--otlp`).
+    /// Export each script as a trace (`--otlp`), with or without a trajectory.
     pub traces: Option<&'a crate::trace::Traces>,
 }
 
@@ -255,22 +255,33 @@ fn run_one(
         (false, _) => d.join(&name),
         (true, _) => d.join(&name),
     });
+    // The script's name is its trace's conversation id; the time makes it one run's.
+    let trace_id = || format!("{name}-{}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S"));
+    let start = Event::Start { script: &script.path.display().to_string(), device };
     let written = match &dir {
         Some(dir) => {
             let mut t = Trajectory::create(dir)?;
             if let Some(traces) = options.traces {
-                // The folder is named after the script: the time makes the id one run's.
-                let stamp = jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S");
-                let id = format!("{name}-{stamp}");
-                t.set_observer(Box::new(traces.spans_for(&id)));
+                t.set_observer(Box::new(traces.spans_for(&trace_id())));
             }
             t.write_file("script.rhai", script.code.as_bytes());
-            t.append(&Event::Start { script: &script.path.display().to_string(), device });
+            t.append(&start);
             let t = Arc::new(Mutex::new(t));
             session.set_action_sink(Some(trajectory::action_sink(t.clone(), Arc::new(|| 1), true)));
             Some(t)
         }
         None => None,
+    };
+    // Without a trajectory the trace is built from the same events, kept nowhere.
+    let observed = match (&written, options.traces) {
+        (None, Some(traces)) => {
+            let mut observed = ObservedOnly::new(Box::new(traces.spans_for(&trace_id())));
+            observed.append(&start);
+            let observed = Arc::new(Mutex::new(observed));
+            session.set_action_sink(Some(trajectory::observed_action_sink(observed.clone(), 1)));
+            Some(observed)
+        }
+        _ => None,
     };
     let mut result = match load_modules(session, script) {
         Ok(()) => session.eval(&script.code),
@@ -302,6 +313,9 @@ fn run_one(
         }),
         _ => None,
     };
+    if let Some(observed) = observed {
+        observed.lock().unwrap_or_else(|e| e.into_inner()).append(&end_event(&result));
+    }
     let trajectory = match written {
         Some(t) => Some(finish_trajectory(&t, script, device, options.persona, &result, &verdict)?),
         None => None,
@@ -322,6 +336,16 @@ fn load_modules(session: &mut Session, script: &Script) -> Result<(), RunError> 
     })
 }
 
+/// The event that closes a script's run.
+fn end_event(result: &RunResult) -> Event<'_> {
+    Event::End {
+        output: &result.output,
+        error: result.error.as_ref(),
+        completion: result.completion.as_ref(),
+        more_actions: result.more_actions,
+    }
+}
+
 /// The script's `end` event and `summary.json`.
 fn finish_trajectory(
     t: &trajectory::SharedTrajectory,
@@ -332,12 +356,7 @@ fn finish_trajectory(
     verdict: &Verdict,
 ) -> Result<PathBuf, TrajectoryError> {
     let mut t = trajectory::lock(t);
-    t.append(&Event::End {
-        output: &result.output,
-        error: result.error.as_ref(),
-        completion: result.completion.as_ref(),
-        more_actions: result.more_actions,
-    });
+    t.append(&end_event(result));
     let summary = serde_json::json!({
         "script": script.path.display().to_string(),
         "device": device,

@@ -195,6 +195,33 @@ impl Trajectory {
     }
 }
 
+/// A run's events handed to an observer alone, nothing written to disk: how a
+/// script run without `--trajectory` is still traced. Times are taken the way
+/// [`Trajectory::append`] takes them, so a trace looks the same either way.
+pub struct ObservedOnly {
+    started: Instant,
+    started_at: SystemTime,
+    observer: Box<dyn EventObserver>,
+}
+
+impl ObservedOnly {
+    pub fn new(observer: Box<dyn EventObserver>) -> Self {
+        Self { started: Instant::now(), started_at: SystemTime::now(), observer }
+    }
+
+    pub fn append(&mut self, event: &Event) {
+        self.observer.event(event, self.started_at + self.started.elapsed());
+    }
+}
+
+/// A sink that hands every recorded action to `observed` under step `step` (no
+/// captures: nothing is kept).
+pub fn observed_action_sink(observed: Arc<Mutex<ObservedOnly>>, step: usize) -> ActionSink {
+    Box::new(move |action| {
+        observed.lock().unwrap_or_else(|e| e.into_inner()).append(&Event::action(step, action, None, None))
+    })
+}
+
 /// A trajectory several owners append to (the sandbox's action sink and the caller).
 pub type SharedTrajectory = Arc<Mutex<Trajectory>>;
 

@@ -1,7 +1,8 @@
 //! Traces end to end: `codeact run --otlp` and `codeact exec --otlp` through the
 //! scripted LLM, sent to a real Arize Phoenix (`phoenix serve` on loopback, in a
 //! working directory of its own) and read back through Phoenix's REST API: the
-//! span tree (invoke_agent codeact > step > chat and snippet > execute_tool), the
+//! span tree (invoke_agent codeact > step > chat and snippet > execute_tool; exec NAME >
+//! execute_tool, with and without --trajectory), the
 //! token counts as events.jsonl has them, no contents without --otlp-content, the
 //! contents with it, and the API key in no span. A collector that is not there
 //! costs a warning, not the run.
@@ -256,25 +257,38 @@ fn runs_and_scripts_show_up_in_phoenix_as_genai_span_trees() {
     assert!(input.to_string().contains("Flip Wi-Fi"), "the task is in the prompt: {input}");
     assert!(all.contains("Network & internet"), "tool arguments are exported");
 
-    // A script: `exec NAME` with its actions under it.
+    // A script: `exec NAME` with its actions under it, with or without a trajectory.
     let script = out.join("flip.rhai");
     std::fs::write(&script, "start_app(\"com.android.settings\");\ntap(#{text: \"Network & internet\"});\n")
         .expect("script");
     let traj = out.join("exec");
-    let result = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["exec", "--device", "sim", "--otlp", &phoenix.base(), "--trajectory"])
-        .arg(&traj)
-        .arg(&script)
-        .env("OTEL_RESOURCE_ATTRIBUTES", "openinference.project.name=codeact-exec")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .expect("codeact exec");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    let spans = phoenix.spans("codeact-exec", 3);
-    let roots = named(&spans, "exec flip.rhai");
-    assert_eq!(roots.len(), 1, "{spans:?}");
-    let tools: Vec<&Value> = spans.iter().filter(|s| parent(s) == id(roots[0])).collect();
-    assert_eq!(tools.len(), 2, "{spans:?}");
+    for (project, trajectory) in [("codeact-exec", Some(&traj)), ("codeact-exec-bare", None)] {
+        // Without a trajectory, nothing is written where it runs.
+        let cwd = out.join(format!("{project}-cwd"));
+        std::fs::create_dir_all(&cwd).expect("cwd");
+        let mut exec = Command::new(env!("CARGO_BIN_EXE_codeact"));
+        exec.current_dir(&cwd).args(["exec", "--device", "sim", "--otlp", &phoenix.base()]);
+        if let Some(dir) = trajectory {
+            exec.arg("--trajectory").arg(dir);
+        }
+        let result = exec
+            .arg(&script)
+            .env("OTEL_RESOURCE_ATTRIBUTES", format!("openinference.project.name={project}"))
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .output()
+            .expect("codeact exec");
+        assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+        assert!(stderr(&result).contains("traces: 3 spans sent to"), "{}", stderr(&result));
+        let spans = phoenix.spans(project, 3);
+        let roots = named(&spans, "exec flip.rhai");
+        assert_eq!(roots.len(), 1, "{project}: {spans:?}");
+        let tools: Vec<&Value> = spans.iter().filter(|s| parent(s) == id(roots[0])).collect();
+        let names: Vec<&str> = tools.iter().filter_map(|s| s["name"].as_str()).collect();
+        assert_eq!(names.len(), 2, "{project}: {spans:?}");
+        assert!(names.contains(&"execute_tool start_app") && names.contains(&"execute_tool tap"), "{names:?}");
+        let written = std::fs::read_dir(&cwd).expect("cwd").count();
+        assert_eq!(written, 0, "{project}: exec wrote {written} files in its working directory");
+    }
     drop(phoenix);
     let _ = std::fs::remove_dir_all(&out);
 }
@@ -300,27 +314,19 @@ fn a_collector_that_is_not_there_costs_a_warning_not_the_run() {
     assert!(err.contains("spans not sent to"), "{err}");
     assert!(!err.contains("hunter2pw"), "the URL's password is not shown: {err}");
 
-    // exec traces a script from its trajectory: without one, --otlp is refused and a
-    // collector the environment names is skipped with a note.
+    // exec with a collector that is not there: the script still passes.
     let script = out.join("look.rhai");
     std::fs::write(&script, "refresh();\n").expect("script");
-    let exec = |args: &[&str], env: &[(&str, &str)]| {
-        Command::new(env!("CARGO_BIN_EXE_codeact"))
-            .args(["exec", "--device", "sim"])
-            .args(args)
-            .arg(&script)
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-            .envs(env.iter().copied())
-            .output()
-            .expect("codeact exec")
-    };
-    let refused = exec(&["--otlp", &url], &[]);
-    assert_eq!(refused.status.code(), Some(2));
-    assert!(stderr(&refused).contains("add --trajectory DIR"), "{}", stderr(&refused));
-    let ran = exec(&[], &[("OTEL_EXPORTER_OTLP_ENDPOINT", &url)]);
+    let ran = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim"])
+        .arg(&script)
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+        .output()
+        .expect("codeact exec");
     assert_eq!(ran.status.code(), Some(0), "{}", stderr(&ran));
-    assert!(stderr(&ran).contains("traces: not sent to"), "{}", stderr(&ran));
+    assert!(stderr(&ran).contains("spans not sent to"), "{}", stderr(&ran));
+    assert!(!stderr(&ran).contains("hunter2pw"), "{}", stderr(&ran));
 
     // A URL that is not one is refused before anything runs, naming where it came from.
     let result = run_against(
