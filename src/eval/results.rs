@@ -247,15 +247,23 @@ impl Results {
                     ("seed".to_string(), r.seed.to_string()),
                     ("steps".to_string(), r.steps.to_string()),
                 ];
+                let mut output = format!("goal: {}\nanswer: {}\n", r.goal, r.answer.as_deref().unwrap_or("-"));
                 if let Some(dir) = &r.run_dir {
                     properties.push(("run_dir".to_string(), dir.display().to_string()));
+                    // What each step did, and the page that shows it.
+                    output.push_str(&crate::report::step_log(&crate::report::RunView::read(dir)));
+                    let page = dir.join("report.html");
+                    if page.is_file() {
+                        properties.push(("report".to_string(), page.display().to_string()));
+                        output.push_str(&format!("report: {}\n", page.display()));
+                    }
                 }
                 Case {
                     name: r.label(),
                     classname: format!("eval.{}", r.app),
                     seconds: r.wall_ms / 1000.0,
                     verdict,
-                    output: format!("goal: {}\nanswer: {}\n", r.goal, r.answer.as_deref().unwrap_or("-")),
+                    output,
                     properties,
                 }
             })

@@ -3,16 +3,19 @@
 //! external assets), rewritten as the run goes so a killed run still has one; and
 //! index pages that link several (`codeact exec` with several scripts, `codeact
 //! eval`). Built from what the run directory holds (`model.rs`), rendered by
-//! `html.rs`, images by `images.rs`. Not the run directory itself (`trajectory/`).
+//! `html.rs`, images by `images.rs`; the steps as plain text for JUnit by
+//! `step_log.rs`. Not the run directory itself (`trajectory/`).
 
 pub mod html;
 mod images;
 mod model;
+mod step_log;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use model::RunView;
+pub use step_log::step_log;
 
 /// Where a report's screenshots go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]

@@ -2,7 +2,8 @@
 //! run directory, with a card per step, the screenshot seen and what the model
 //! wrote escaped; a real headless Chromium renders it (its DOM has every step, its
 //! screenshot shows the cards and images); a 100-step run stays within 20 MB;
-//! `codeact exec` with several scripts and `codeact eval` link each run's report.
+//! `codeact exec` with several scripts and `codeact eval` link each run's report (the
+//! eval's JUnit cases too, with their steps).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -140,5 +141,11 @@ fn exec_and_eval_reports_link_each_run() {
     let index = std::fs::read_to_string(eval_out.join("report.html")).expect("the eval's report");
     let links = index.matches("/report.html\"").count();
     assert_eq!(links, 3, "every instance is linked: {index}");
+    // Its JUnit cases link their reports and list what each step did.
+    let junit = std::fs::read_to_string(eval_out.join("junit.xml")).expect("the eval's junit.xml");
+    assert_eq!(junit.matches("<property name=\"report\"").count(), 3, "{junit}");
+    assert_eq!(junit.matches("<system-out>").count(), 3, "{junit}");
+    assert_eq!(junit.matches("\nstep 1").count(), 3, "a step per oracle script: {junit}");
+    assert!(junit.contains("\n  start_app(&quot;com.android.settings&quot;) -&gt; ok"), "its actions: {junit}");
     let _ = std::fs::remove_dir_all(&out);
 }
