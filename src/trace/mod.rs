@@ -51,8 +51,6 @@ pub enum TraceError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
     url: String,
-    /// Named by the `--otlp` flag (not the environment).
-    asked: bool,
 }
 
 impl Endpoint {
@@ -87,7 +85,7 @@ impl Endpoint {
         } else {
             format!("{}{TRACES_PATH}", value.trim_end_matches('/'))
         };
-        Ok(Some(Self { url, asked: flag.is_some() }))
+        Ok(Some(Self { url }))
     }
 
     /// Whether something listens at the endpoint's host and port (a TCP connect,
@@ -106,12 +104,6 @@ impl Endpoint {
             }
         }
         Err(last)
-    }
-
-    /// Whether `--otlp` named it; an endpoint from the environment is a standing
-    /// wish, not a request for this command.
-    pub fn asked_for(&self) -> bool {
-        self.asked
     }
 
     /// The URL as messages show it: no user name or password, no query.
@@ -240,19 +232,6 @@ mod tests {
                 .unwrap(),
             "http://c:4318/custom"
         );
-    }
-
-    #[test]
-    fn only_the_flag_asks_for_this_command() {
-        let from = |flag, vars: &[(&str, &str)]| {
-            let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-            Endpoint::resolve_with(flag, |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
-                .unwrap()
-                .unwrap()
-                .asked_for()
-        };
-        assert!(from(Some("http://a:1"), &[]));
-        assert!(!from(None, &[(ENDPOINT_VAR, "http://a:1")]));
     }
 
     #[test]
