@@ -314,7 +314,7 @@ fn run_one(
         _ => None,
     };
     if let Some(observed) = observed {
-        observed.lock().unwrap_or_else(|e| e.into_inner()).append(&end_event(&result));
+        trajectory::lock(&observed).append(&end_event(&result));
     }
     let trajectory = match written {
         Some(t) => Some(finish_trajectory(&t, script, device, options.persona, &result, &verdict)?),

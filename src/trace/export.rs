@@ -20,17 +20,14 @@ pub(super) struct Tally {
 }
 
 impl Tally {
-    fn note_error(&self, error: &str, endpoint: &Endpoint) {
+    /// Keeps the first failure's message (an export's, or the final flush's).
+    pub(super) fn note_error(&self, error: &str, endpoint: &Endpoint) {
         let mut first = self.first_error.lock().unwrap_or_else(|e| e.into_inner());
         if first.is_none() {
             // The exporter's message may quote the URL with its credentials.
             let text = error.replace(&endpoint.url, &endpoint.shown());
             *first = Some(crate::secrets::redact(&text).into_owned());
         }
-    }
-
-    pub(super) fn failed_to_flush(&self, error: &str, endpoint: &Endpoint) {
-        self.note_error(error, endpoint);
     }
 
     pub(super) fn exported(&self) -> Exported {

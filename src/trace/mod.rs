@@ -183,11 +183,6 @@ impl Traces {
         &self.endpoint
     }
 
-    /// Whether message contents are exported.
-    pub fn content(&self) -> bool {
-        self.content
-    }
-
     /// A span builder for one run directory's events: `conversation` is the
     /// run's id (`gen_ai.conversation.id`, the run directory's name).
     pub fn spans_for(&self, conversation: &str) -> RunSpans {
@@ -198,7 +193,7 @@ impl Traces {
     /// the collector does not answer). Call it once, outside async code.
     pub fn finish(&self) -> Exported {
         if let Err(e) = self.provider.shutdown() {
-            self.tally.failed_to_flush(&e.to_string(), &self.endpoint);
+            self.tally.note_error(&e.to_string(), &self.endpoint);
         }
         self.tally.exported()
     }

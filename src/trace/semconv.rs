@@ -50,10 +50,18 @@ pub const OUTCOME: &str = "codeact.outcome";
 pub const STEPS: &str = "codeact.steps";
 pub const SCRIPT_PATH: &str = "codeact.script";
 pub const RUN_DIR: &str = "codeact.run_dir";
+/// On span events: a plan's replan count, a stall's length and whether it ends
+/// the run, a completion's success.
+pub const REPLAN: &str = "codeact.replan";
+pub const STALLED_STEPS: &str = "codeact.stalled_steps";
+pub const ENDING: &str = "codeact.ending";
+pub const SUCCESS: &str = "codeact.success";
 /// Content (only with `--otlp-content`).
 pub const TASK: &str = "codeact.task";
 pub const SNIPPET_CODE: &str = "codeact.snippet.code";
 pub const SNIPPET_OUTPUT: &str = "codeact.snippet.output";
+/// Why the run ended as it did.
+pub const REASON: &str = "codeact.reason";
 
 // Span events.
 pub const EVENT_PLAN: &str = "codeact.plan";

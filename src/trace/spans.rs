@@ -344,18 +344,18 @@ impl RunSpans {
                 if let Some(why) = why {
                     shown = format!("{shown}\nwhy: {why}");
                 }
-                self.note(sc::EVENT_PLAN, at, vec![count("codeact.replan", *replan as u64)], Some(&shown));
+                self.note(sc::EVENT_PLAN, at, vec![count(sc::REPLAN, *replan as u64)], Some(&shown));
             }
             Event::Reflection { text: critique, .. } => self.note(sc::EVENT_REFLECTION, at, Vec::new(), Some(critique)),
             Event::Stalled { stalled, ending, .. } => self.note(
                 sc::EVENT_STALLED,
                 at,
-                vec![count("codeact.stalled_steps", *stalled as u64), KeyValue::new("codeact.ending", *ending)],
+                vec![count(sc::STALLED_STEPS, *stalled as u64), KeyValue::new(sc::ENDING, *ending)],
                 None,
             ),
             Event::CompletionHeld { reason, .. } => self.note(sc::EVENT_COMPLETION_HELD, at, Vec::new(), Some(reason)),
             Event::Completion { success, reason, .. } => {
-                self.note(sc::EVENT_COMPLETION, at, vec![KeyValue::new("codeact.success", *success)], Some(reason));
+                self.note(sc::EVENT_COMPLETION, at, vec![KeyValue::new(sc::SUCCESS, *success)], Some(reason));
             }
             Event::RunEnd(summary) => {
                 self.close_step(at);
@@ -370,7 +370,7 @@ impl RunSpans {
                     }
                     let reason = summary.get("reason").and_then(|r| r.as_str()).unwrap_or("");
                     if self.content {
-                        span.set_attribute(text("codeact.reason", reason));
+                        span.set_attribute(text(sc::REASON, reason));
                     }
                     match outcome {
                         "success" => span.set_status(Status::Ok),

@@ -217,16 +217,15 @@ impl ObservedOnly {
 /// A sink that hands every recorded action to `observed` under step `step` (no
 /// captures: nothing is kept).
 pub fn observed_action_sink(observed: Arc<Mutex<ObservedOnly>>, step: usize) -> ActionSink {
-    Box::new(move |action| {
-        observed.lock().unwrap_or_else(|e| e.into_inner()).append(&Event::action(step, action, None, None))
-    })
+    Box::new(move |action| lock(&observed).append(&Event::action(step, action, None, None)))
 }
 
 /// A trajectory several owners append to (the sandbox's action sink and the caller).
 pub type SharedTrajectory = Arc<Mutex<Trajectory>>;
 
-/// Locks a shared trajectory (a poisoned lock still holds a usable writer).
-pub fn lock(t: &SharedTrajectory) -> std::sync::MutexGuard<'_, Trajectory> {
+/// Locks a shared trajectory, or the events of a run traced without one (a
+/// poisoned lock still holds a usable writer).
+pub fn lock<T>(t: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     t.lock().unwrap_or_else(|e| e.into_inner())
 }
 
