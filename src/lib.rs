@@ -11,6 +11,7 @@
 //! tests use is its own crate, `codeact-sim`, reached only over ADB.
 
 pub mod agent;
+pub mod clip;
 pub mod config;
 pub mod device;
 pub mod error_text;

@@ -92,23 +92,19 @@ pub(super) struct Run<'a> {
     widgets: crate::memory::WidgetHints,
 }
 
-/// Whether the selector `anchor` (Rhai source, as recorded) matches on `seen`.
-/// An anchor that does not read as a selector checks nothing.
-fn anchor_visible(anchor: &str, seen: &Observation) -> bool {
-    let mut engine = rhai::Engine::new_raw();
-    engine.set_max_expr_depths(32, 32);
-    engine.set_max_string_size(4096);
-    let Ok(value) = engine.eval_expression::<rhai::Dynamic>(anchor) else { return true };
-    match crate::tools::select::Selector::from_dynamic(&value) {
-        Ok(sel) => !sel.find_all(&seen.ui).is_empty(),
-        Err(_) => true,
-    }
+/// Whether the selector `anchor` (Rhai source, as recorded) matches on `seen`; an
+/// anchor that is not a selector literal is refused (it is read as data, never run).
+fn anchor_visible(anchor: &str, seen: &Observation) -> Result<bool, crate::tools::select::SelectorError> {
+    Ok(!crate::tools::select::Selector::from_source(anchor)?.find_all(&seen.ui).is_empty())
 }
 
 /// A run's id in traces (`gen_ai.conversation.id`): its directory's name.
 fn run_id(dir: &std::path::Path) -> String {
     dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
+
+/// How much of a precondition a divergence message quotes.
+const ANCHOR_SHOWN: usize = 300;
 
 /// How many completions the gate holds in one run at most.
 const MAX_HELD: usize = 2;
@@ -327,10 +323,13 @@ impl<'a> Run<'a> {
         if !step.app.is_empty() && seen.phone.package != step.app {
             return Ok(Replayed::Diverged(format!("{} is in front, not {}", seen.phone.package, step.app)));
         }
-        if let Some(anchor) = &step.anchor
-            && !anchor_visible(anchor, &seen)
-        {
-            return Ok(Replayed::Diverged(format!("nothing on screen matches {anchor}")));
+        if let Some(anchor) = &step.anchor {
+            let shown = crate::clip::clip(anchor, ANCHOR_SHOWN);
+            match anchor_visible(anchor, &seen) {
+                Ok(true) => {}
+                Ok(false) => return Ok(Replayed::Diverged(format!("nothing on screen matches {shown}"))),
+                Err(e) => return Ok(Replayed::Diverged(format!("its precondition {shown} is refused: {e}"))),
+            }
         }
         let number = self.step_now.fetch_add(1, Ordering::SeqCst) + 1;
         let started = Instant::now();

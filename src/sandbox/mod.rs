@@ -12,6 +12,7 @@
 mod action;
 mod callbacks;
 mod error;
+mod json;
 mod limits;
 mod shared;
 mod sized;
@@ -193,6 +194,7 @@ impl Sandbox {
         engine.register_global_module(rhai::packages::StandardPackage::new().as_shared_module());
         callbacks::register(&mut engine);
         sized::register(&mut engine);
+        json::register(&mut engine);
         engine.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
         engine.set_max_modules(0);
         engine.disable_symbol("eval");
@@ -364,11 +366,60 @@ impl Sandbox {
     fn finish(&self, started: Instant, ran: Result<(Option<RunError>, Option<String>), WorkerError>) -> RunResult {
         let (error, value) = match ran {
             Ok(pair) => pair,
+            Err(WorkerError::Crashed(what)) => (Some(self.after_panic(&what)), None),
             Err(e) => (Some(RunError::plain(e.to_string(), ErrorKind::Crashed)), None),
         };
         let (output, actions, more_actions, completion) = self.shared.collect();
         let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         RunResult { output, error, actions, more_actions, completion, value, duration_ms }
+    }
+}
+
+impl Sandbox {
+    /// A panic inside the engine (a bug in rhai or a host function) stopped the
+    /// snippet: the session goes on without the variables the panic left unusable
+    /// (a value whose lock was held when it struck stays locked for ever), and the
+    /// snippet fails with a script error that says so. Only when the engine's state
+    /// itself is gone is it a crash (the worker process then starts afresh).
+    fn after_panic(&self, what: &str) -> RunError {
+        let dropped = self.worker.submit(|s| {
+            // Read raw: reading a poisoned value's contents would panic again.
+            let mut broken = Vec::new();
+            let mut kept = Vec::new();
+            for (name, constant, value) in s.scope.iter_raw() {
+                if value.is_locked() {
+                    broken.push(name.to_string());
+                } else {
+                    kept.push((name.to_string(), constant, value.clone()));
+                }
+            }
+            s.scope.clear();
+            for (name, constant, value) in kept {
+                if constant {
+                    s.scope.push_constant_dynamic(name, value);
+                } else {
+                    s.scope.push_dynamic(name, value);
+                }
+            }
+            dedupe(&mut s.scope);
+            broken.dedup();
+            broken
+        });
+        match dropped {
+            Ok(dropped) => {
+                let lost = match dropped.len() {
+                    0 => String::new(),
+                    _ => format!("; variables it left unusable are gone: {}", dropped.join(", ")),
+                };
+                RunError::plain(
+                    format!(
+                        "the engine failed inside this snippet ({what}), a bug in rhai or codeact; the snippet stopped there and the session goes on{lost}"
+                    ),
+                    ErrorKind::Script,
+                )
+            }
+            Err(e) => RunError::plain(e.to_string(), ErrorKind::Crashed),
+        }
     }
 }
 
@@ -702,5 +753,35 @@ mod tests {
         sb.stop_on(session.clone());
         session.cancel();
         assert_eq!(sb.eval("loop {}").error.map(|e| e.kind), Some(ErrorKind::Cancelled), "stopped before it began");
+    }
+
+    #[test]
+    fn a_panic_in_the_engine_is_a_script_error_and_the_session_keeps_its_variables() {
+        let mut builder = Sandbox::builder(Limits::default()).unwrap();
+        // A host function with a bug: it panics while the engine holds the lock of
+        // the (shared) map it was handed.
+        builder.engine_mut().register_fn("buggy", |_m: &mut rhai::Map| -> i64 { panic!("a bug") });
+        let mut sb = builder.start(String::new()).unwrap();
+        assert!(sb.eval("let kept = 41; fn twice(x) { 2 * x }").ok());
+        // `m` is shared (a closure captured it) while the engine holds its lock.
+        let r = sb.eval("let m = #{a: 1}; let f = || m; m.buggy()");
+        let err = r.error.expect("an error");
+        assert_eq!(err.kind, ErrorKind::Script, "{}", err.message);
+        assert!(err.message.contains("a bug") && err.message.contains("session goes on"), "{}", err.message);
+        assert!(err.message.contains("gone: f, m"), "the poisoned variables are named: {}", err.message);
+        assert_eq!(sb.eval("twice(kept + 1)").value.as_deref(), Some("84"), "variables and functions are kept");
+        assert!(sb.eval("m").error.is_some_and(|e| e.message.contains("not found")), "m is gone, not locked");
+    }
+
+    #[test]
+    fn to_json_of_a_map_that_reaches_itself_is_an_error_not_a_panic() {
+        let mut sb = Sandbox::new(Limits::default()).unwrap();
+        let r = sb.eval("let kept = 1; let m = #{}; m.f = |x| m; m.to_json()");
+        let err = r.error.expect("an error");
+        assert_eq!(err.kind, ErrorKind::Script, "{}", err.message);
+        assert!(err.message.contains("to_json"), "{}", err.message);
+        assert_eq!(sb.eval("kept").value.as_deref(), Some("1"));
+        let plain = sb.eval(r#"#{a: 1, b: [true, (), 2.5, "x\"y"], c: #{}}.to_json()"#);
+        assert_eq!(plain.value.as_deref(), Some(r#""{\"a\":1,\"b\":[true,null,2.5,\"x\\\"y\"],\"c\":{}}""#));
     }
 }

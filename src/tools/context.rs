@@ -243,6 +243,11 @@ impl ToolContext {
         self.device.set_deadline(Some(self.deadline));
     }
 
+    /// Compiles a selector a script handed this call, within the call's deadline.
+    pub(crate) fn selector(&self, value: &Dynamic) -> Result<Selector, ToolError> {
+        Ok(Selector::from_dynamic_until(value, self.deadline)?)
+    }
+
     /// The time the running call has left.
     pub(crate) fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())

@@ -8,6 +8,9 @@
 //! `nth`; `index` belongs to `ui_state` and is refused here with the way to use it.
 //! Not here: waiting, tapping, or what an error lists (`catalog/selectors.rs`).
 
+use std::collections::HashSet;
+use std::time::Instant;
+
 use regex::Regex;
 use rhai::{Dynamic, Map};
 
@@ -93,10 +96,41 @@ pub enum SelectorError {
     PatternTooLarge(usize),
     #[error("selectors nest at most {MAX_NESTING} levels deep")]
     TooDeep,
+    #[error(
+        "this selector holds more than {MAX_PARTS} selectors in all (below:, inside:, ... each count); describe the element with fewer relations"
+    )]
+    TooManyParts,
+    #[error("this selector holds more than {MAX_PATTERNS} regexes (*_matches keys) in all; use fewer, or _contains / _starts_with")]
+    TooManyPatterns,
+    #[error(
+        "this selector holds more than {} KiB of text in all; no element's text is that long: match a part of it with text_contains",
+        MAX_TEXT_BYTES / 1024
+    )]
+    TooMuchText,
+    #[error("the snippet's time ran out while its selector was being compiled")]
+    OutOfTime,
+    #[error("not a selector literal (a string or a map of literals): {0}")]
+    NotALiteral(String),
 }
 
 /// How deep `below`/`inside`/... may nest.
 const MAX_NESTING: usize = 16;
+
+/// The most selectors one selector may hold, itself and every nested one counted.
+/// The work done for a selector (compiling it, and matching it on every look of a
+/// wait) runs in the runtime, not in the capped sandbox, so every part of it is
+/// bounded: a tree of relations built in a loop (each level holding the previous one
+/// twice) would otherwise double at every level.
+pub const MAX_PARTS: usize = 64;
+
+/// The most regexes (`*_matches` keys) one selector may compile, in all.
+pub const MAX_PATTERNS: usize = 16;
+
+/// The most text (literal and regex) one selector may hold, in all.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// How much of a selector its messages show.
+const SHOWN_BYTES: usize = 240;
 
 /// The most memory one selector pattern may compile to (and its matcher may cache):
 /// a pattern like `(\w{1000}){1000}` is refused in milliseconds instead of taking
@@ -253,24 +287,115 @@ fn field_values(field: Field, e: &Element) -> [&str; 2] {
     }
 }
 
-impl Selector {
-    pub fn from_dynamic(v: &Dynamic) -> Result<Self, SelectorError> {
-        Self::parse(v, 0)
+/// What a selector being compiled has used of its allowance.
+struct Budget {
+    parts: usize,
+    patterns: usize,
+    text: usize,
+    /// Compiling stops past it (the snippet's deadline).
+    deadline: Option<Instant>,
+}
+
+impl Budget {
+    fn part(&mut self) -> Result<(), SelectorError> {
+        self.parts += 1;
+        if self.parts > MAX_PARTS { Err(SelectorError::TooManyParts) } else { Ok(()) }
     }
 
-    fn parse(v: &Dynamic, depth: usize) -> Result<Self, SelectorError> {
+    fn text(&mut self, text: &str) -> Result<(), SelectorError> {
+        self.text += text.len();
+        if self.text > MAX_TEXT_BYTES { Err(SelectorError::TooMuchText) } else { Ok(()) }
+    }
+
+    fn pattern(&mut self) -> Result<(), SelectorError> {
+        self.patterns += 1;
+        if self.patterns > MAX_PATTERNS {
+            return Err(SelectorError::TooManyPatterns);
+        }
+        match self.deadline {
+            Some(deadline) if Instant::now() >= deadline => Err(SelectorError::OutOfTime),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The most source a selector literal may take (its text, quoted and keyed).
+const MAX_SOURCE_BYTES: usize = 2 * MAX_TEXT_BYTES;
+
+/// An engine that reads literals and nothing else: no functions (a raw engine),
+/// no loops, branches, blocks or closures, and every size bounded.
+fn literal_engine() -> rhai::Engine {
+    let mut engine = rhai::Engine::new_raw();
+    engine
+        .set_allow_looping(false)
+        .set_allow_loop_expressions(false)
+        .set_allow_if_expression(false)
+        .set_allow_switch_expression(false)
+        .set_allow_statement_expression(false)
+        .set_allow_anonymous_fn(false)
+        .set_max_operations(10_000)
+        .set_max_call_levels(4)
+        .set_max_expr_depths(2 * MAX_NESTING + 8, 2 * MAX_NESTING + 8)
+        .set_max_string_size(MAX_TEXT_BYTES)
+        .set_max_array_size(MAX_PARTS)
+        .set_max_map_size(MAX_PARTS)
+        .set_max_variables(0)
+        .set_max_functions(0)
+        .set_max_modules(0);
+    engine
+}
+
+/// `text`, cut to [`SHOWN_BYTES`] with its size said.
+fn shorten(text: String) -> String {
+    crate::clip::clip(&text, SHOWN_BYTES).into_owned()
+}
+
+impl Selector {
+    /// Compiles a selector (a string or a map) within the limits above.
+    pub fn from_dynamic(v: &Dynamic) -> Result<Self, SelectorError> {
+        Self::compile(v, None)
+    }
+
+    /// Compiles a selector, giving up once `deadline` has passed (a tool call's).
+    pub fn from_dynamic_until(v: &Dynamic, deadline: Instant) -> Result<Self, SelectorError> {
+        Self::compile(v, Some(deadline))
+    }
+
+    /// Reads a selector written as a Rhai literal (`"OK"`, `#{id: "send", below: "To"}`),
+    /// as a replay's precondition keeps it. Read as data: no loop, closure, block or
+    /// branch is accepted, evaluation is capped in operations and sizes, and the
+    /// source in length, so a remembered or imported step cannot make the runtime
+    /// work without bound.
+    pub fn from_source(source: &str) -> Result<Self, SelectorError> {
+        if source.len() > MAX_SOURCE_BYTES {
+            return Err(SelectorError::TooMuchText);
+        }
+        let value = literal_engine()
+            .eval_expression::<Dynamic>(source)
+            .map_err(|e| SelectorError::NotALiteral(shorten(e.to_string())))?;
+        Self::from_dynamic(&value)
+    }
+
+    fn compile(v: &Dynamic, deadline: Option<Instant>) -> Result<Self, SelectorError> {
+        let mut budget = Budget { parts: 0, patterns: 0, text: 0, deadline };
+        Self::parse(v, 0, &mut budget)
+    }
+
+    fn parse(v: &Dynamic, depth: usize, budget: &mut Budget) -> Result<Self, SelectorError> {
         if depth > MAX_NESTING {
             return Err(SelectorError::TooDeep);
         }
+        budget.part()?;
         if let Ok(s) = v.clone().into_immutable_string() {
+            budget.text(&s)?;
             let s = s.to_string();
-            return Ok(Selector { shown: format!("{s:?}"), any_text: Some(s), ..Self::empty() });
+            return Ok(Selector { shown: shorten(format!("{s:?}")), any_text: Some(s), ..Self::empty() });
         }
-        let Some(map) = v.clone().try_cast::<Map>() else {
+        let Some(map) = v.read_lock::<Map>() else {
             return Err(SelectorError::NotASelector(v.type_name().to_string()));
         };
-        let mut sel = Selector { shown: format!("{v}"), ..Self::empty() };
-        for (key, value) in &map {
+        let mut sel = Selector::empty();
+        for (key, value) in map.iter() {
             let wrong = |expected: &'static str, found: &str| SelectorError::WrongType {
                 key: key.to_string(),
                 expected,
@@ -279,28 +404,35 @@ impl Selector {
             if let Some((field, how)) = field_key(key) {
                 let text =
                     value.clone().into_immutable_string().map(|s| s.to_string()).map_err(|t| wrong("a string", t))?;
+                budget.text(&text)?;
                 let pattern = match how {
                     "contains" => Pattern::Contains(text),
                     "starts_with" => Pattern::StartsWith(text),
-                    "matches" => Pattern::regex(key, &text)?,
+                    "matches" => {
+                        budget.pattern()?;
+                        Pattern::regex(key, &text)?
+                    }
                     _ => Pattern::Exact(text),
                 };
                 sel.fields.push((field, pattern));
             } else if let Some(flag) = flag_key(key) {
                 sel.flags.push((flag, value.as_bool().map_err(|t| wrong("true or false", t))?));
             } else if let Some(relation) = relation_key(key) {
-                sel.relations.push((relation, Box::new(Selector::parse(value, depth + 1)?)));
+                sel.relations.push((relation, Box::new(Selector::parse(value, depth + 1, budget)?)));
             } else if key.as_str() == "nth" {
                 let n = value.as_int().map_err(|t| wrong("an integer", t))?;
                 sel.nth = Some(usize::try_from(n).map_err(|_| SelectorError::NegativeNth)?);
             } else if key.as_str() == "no_scroll" {
                 sel.no_scroll = value.as_bool().map_err(|t| wrong("true or false", t))?;
             } else if key.as_str() == "index" {
-                return Err(SelectorError::IndexKey(value.to_string()));
+                return Err(SelectorError::IndexKey(shorten(value.to_string())));
             } else {
-                return Err(SelectorError::UnknownKey(key.to_string()));
+                return Err(SelectorError::UnknownKey(shorten(key.to_string())));
             }
         }
+        drop(map);
+        // Formatted only once the whole selector is known to be within its limits.
+        sel.shown = shorten(format!("{v}"));
         Ok(sel)
     }
 
@@ -374,14 +506,15 @@ impl Selector {
         found.sort_by_key(|e| (e.bounds.top, e.bounds.left));
         for (rel, anchor_sel) in &self.relations {
             match rel {
-                Relation::Inside | Relation::Has => {
-                    let anchors: Vec<usize> = anchor_sel.find_all(tree).iter().map(|a| a.id).collect();
-                    found.retain(|e| match rel {
-                        Relation::Inside => ancestors(tree, e).any(|a| anchors.contains(&a)),
-                        _ => {
-                            anchors.iter().any(|a| tree.get(*a).is_some_and(|a| ancestors(tree, a).any(|x| x == e.id)))
-                        }
-                    });
+                Relation::Inside => {
+                    let anchors: HashSet<usize> = anchor_sel.find_all(tree).iter().map(|a| a.id).collect();
+                    found.retain(|e| ancestors(tree, e).any(|a| anchors.contains(&a)));
+                }
+                Relation::Has => {
+                    // Every element some anchor lies inside: one walk up per anchor.
+                    let holders: HashSet<usize> =
+                        anchor_sel.find_all(tree).iter().flat_map(|a| ancestors(tree, a)).collect();
+                    found.retain(|e| holders.contains(&e.id));
                 }
                 _ => {
                     let Some(anchor) = anchor_sel.find_all(tree).into_iter().next() else { return Vec::new() };
@@ -503,6 +636,71 @@ pub(crate) mod tests {
             Dynamic::from(m)
         });
         assert!(Selector::from_dynamic(&deep).unwrap_err().to_string().contains("nest at most"));
+    }
+
+    #[test]
+    fn a_selector_built_in_a_loop_is_refused_before_it_costs_anything() {
+        // Each level holds the one before twice, with a regex at every level: 2^16
+        // parts and as many compilations, were the parts not counted.
+        let doubling = (0..16).fold(Dynamic::from("x"), |inner, i| {
+            let mut m = Map::new();
+            m.insert("text_matches".into(), Dynamic::from(format!("(a|b|c){{{}}}", 50 + i)));
+            m.insert("below".into(), inner.clone());
+            m.insert("above".into(), inner);
+            Dynamic::from(m)
+        });
+        let started = std::time::Instant::now();
+        let err = Selector::from_dynamic(&doubling).unwrap_err();
+        assert!(matches!(err, SelectorError::TooManyParts | SelectorError::TooManyPatterns), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "took {:?}", started.elapsed());
+
+        let patterns = (0..MAX_PATTERNS + 1).fold(Dynamic::from("x"), |inner, i| {
+            let mut m = Map::new();
+            m.insert("text_matches".into(), Dynamic::from(format!("a{i}")));
+            m.insert("inside".into(), inner);
+            Dynamic::from(m)
+        });
+        // 17 levels nest too deep too; either limit refuses it.
+        assert!(Selector::from_dynamic(&patterns).is_err());
+        let mut wide = Map::new();
+        for (i, key) in ["text_matches", "desc_matches", "hint_matches", "id_matches", "class_matches"].iter().enumerate() {
+            wide.insert((*key).into(), Dynamic::from(format!("p{i}")));
+        }
+        let mut several = Map::new();
+        for (i, key) in ["below", "above", "left_of", "right_of"].iter().enumerate() {
+            let _ = i;
+            several.insert((*key).into(), Dynamic::from(wide.clone()));
+        }
+        let err = Selector::from_dynamic(&Dynamic::from(several)).unwrap_err();
+        assert_eq!(err, SelectorError::TooManyPatterns, "20 regexes in one selector");
+
+        let big = Dynamic::from("x".repeat(MAX_TEXT_BYTES + 1));
+        assert_eq!(Selector::from_dynamic(&big).unwrap_err(), SelectorError::TooMuchText);
+
+        let past = std::time::Instant::now() - std::time::Duration::from_millis(1);
+        let mut m = Map::new();
+        m.insert("text_matches".into(), Dynamic::from("a+"));
+        assert_eq!(Selector::from_dynamic_until(&Dynamic::from(m), past).unwrap_err(), SelectorError::OutOfTime);
+    }
+
+    #[test]
+    fn a_recorded_selector_is_read_as_data_and_nothing_else() {
+        let t = tree();
+        let found = |src: &str| Selector::from_source(src).map(|s| s.find(&t).map(|e| e.text.clone()));
+        assert_eq!(found(r#"#{"text": "Wi-Fi"}"#).unwrap().as_deref(), Some("Wi-Fi"));
+        assert_eq!(found(r#""Bluetooth""#).unwrap().as_deref(), Some("Bluetooth"));
+        for hostile in [
+            "loop { }",
+            "{ let x = 1; loop {} }",
+            "if true { \"a\" } else { \"b\" }",
+            "|| 1",
+            "f()",
+        ] {
+            let started = std::time::Instant::now();
+            assert!(Selector::from_source(hostile).is_err(), "{hostile} is refused");
+            assert!(started.elapsed() < std::time::Duration::from_millis(500), "{hostile}");
+        }
+        assert_eq!(Selector::from_source(&"\"".repeat(300_000)).unwrap_err(), SelectorError::TooMuchText);
     }
 
     #[test]

@@ -71,7 +71,8 @@ fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, To
 
 /// The first match on the live screen, as a script sees an element; `()` if none.
 fn first(c: &mut ToolContext, sel: &Dynamic) -> Result<Dynamic, ToolError> {
-    let ids = matches(c, &Selector::from_dynamic(sel)?)?;
+    let sel = c.selector(sel)?;
+    let ids = matches(c, &sel)?;
     Ok(ids.first().map_or(Dynamic::UNIT, |id| c.element_value(*id)))
 }
 
@@ -194,7 +195,7 @@ fn nothing(c: &ToolContext, sel: &Selector, searched: &str) -> ToolError {
 /// visible is made once more on the element found again (it may have moved while
 /// the screen settled), unless repeating could undo it (a toggle).
 fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError> {
-    let sel = Selector::from_dynamic(sel)?;
+    let sel = c.selector(sel)?;
     let Some(e) = target(c, &sel)? else { return Ok(()) };
     c.gate_element(if long { "long press on" } else { "tap on" }, &e, None)?;
     let safe = c.live_arc().is_some_and(|o| safe_to_repeat(&o.ui, &e));
@@ -215,7 +216,7 @@ fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError
 /// Polls until `sel` matches (`Appear`) or stops matching (`GoAway`), within `ms`
 /// and the snippet's time.
 fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result<Dynamic, ToolError> {
-    let sel = Selector::from_dynamic(sel)?;
+    let sel = c.selector(sel)?;
     let ms = wait_ms(ms, "timeout_ms")?;
     let wanted = Duration::from_millis(ms);
     let limit = c.left();
@@ -258,7 +259,7 @@ fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result
 
 /// Swipes until `sel` matches; errors at the end of the list.
 fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<Dynamic, ToolError> {
-    let sel = Selector::from_dynamic(sel)?;
+    let sel = c.selector(sel)?;
     let down = match direction {
         "down" => true,
         "up" => false,
@@ -285,7 +286,7 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
 /// A swipe inside the element `sel` finds, the finger moving `direction` ("up",
 /// "down", "left", "right") across the middle 60% of it.
 fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<(), ToolError> {
-    let sel = Selector::from_dynamic(sel)?;
+    let sel = c.selector(sel)?;
     let e = element_target(c, &sel)?;
     let b = e.bounds;
     let (w, h) = (b.right - b.left, b.bottom - b.top);
@@ -349,7 +350,8 @@ pub(crate) const FIND_ALL: ToolSpec = ToolSpec {
     effect: Effect::Reads,
     register: |r| {
         tool!(r, |c, sel: Dynamic| {
-            let ids = matches(c, &Selector::from_dynamic(&sel)?)?;
+            let sel = c.selector(&sel)?;
+            let ids = matches(c, &sel)?;
             Ok(ids.iter().map(|id| c.element_value(*id)).collect::<Array>())
         })
     },
@@ -378,7 +380,7 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
     effect: Effect::Acts,
     register: |r| {
         tool!(r, |c, sel: Dynamic, text: ImmutableString| {
-            let sel = Selector::from_dynamic(&sel)?;
+            let sel = c.selector(&sel)?;
             let field = element_target(c, &sel)?;
             if !field.actions.set_text {
                 return Err(ToolError::NotAField { selector: sel.shown, element: closest::described(&field) });
@@ -422,7 +424,7 @@ pub(crate) const ASSERT_VISIBLE: ToolSpec = ToolSpec {
     effect: Effect::Asserts,
     register: |r| {
         tool!(r, |c, sel: Dynamic| {
-            let sel = Selector::from_dynamic(&sel)?;
+            let sel = c.selector(&sel)?;
             if matches(c, &sel)?.is_empty() {
                 Err(ToolError::Assertion(format!("{} is not on screen", sel.shown)))
             } else {
@@ -440,7 +442,7 @@ pub(crate) const ASSERT_NOT_VISIBLE: ToolSpec = ToolSpec {
     effect: Effect::Asserts,
     register: |r| {
         tool!(r, |c, sel: Dynamic| {
-            let sel = Selector::from_dynamic(&sel)?;
+            let sel = c.selector(&sel)?;
             if matches(c, &sel)?.is_empty() {
                 c.outcome_checked();
                 Ok(())

@@ -18,7 +18,7 @@ const MAX_WATCHERS: usize = 16;
 
 /// Declares (or replaces) a watcher; returns its name.
 fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<String, ToolError> {
-    let selector = Selector::from_dynamic(sel)?;
+    let selector = c.selector(sel)?;
     let name = match (name, sel.clone().into_immutable_string()) {
         (Some(name), _) => name.to_string(),
         (None, Ok(text)) => text.to_string(),
