@@ -16,6 +16,7 @@ pub mod config;
 pub mod device;
 pub mod error_text;
 pub mod eval;
+pub mod files;
 pub mod human;
 pub mod isolation;
 pub mod llm;

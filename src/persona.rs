@@ -84,7 +84,7 @@ impl Persona {
         }
         let path = Path::new(name_or_path);
         if path.extension().is_some_and(|e| e == "toml") || path.exists() {
-            let text = std::fs::read_to_string(path)
+            let text = crate::files::read_text(path, crate::files::TEXT_BYTES)
                 .map_err(|source| PersonaError::Read { path: name_or_path.into(), source })?;
             return Self::parse(&text, name_or_path);
         }

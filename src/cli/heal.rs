@@ -143,8 +143,9 @@ pub(super) fn heal(request: HealRequest, settings: &Settings, session: &mut Sess
     );
     codeact::outln!("run directory: {}", summary.run_dir.display());
     if healed_calls > 0 && summary.outcome == Outcome::Success {
-        let healed = std::fs::read_to_string(summary.run_dir.join("script.selectors.rhai"))
-            .with_context(|| format!("cannot read the healed script in {}", summary.run_dir.display()))?;
+        let healed =
+            codeact::files::read_text(&summary.run_dir.join("script.selectors.rhai"), codeact::files::TEXT_BYTES)
+                .with_context(|| format!("cannot read the healed script in {}", summary.run_dir.display()))?;
         let path = healed_path(&script.path);
         std::fs::write(&path, healed).with_context(|| format!("cannot write {}", path.display()))?;
         codeact::outln!("healed script: {} (compare it with {})", path.display(), script.path.display());

@@ -1,12 +1,12 @@
 //! `codeact memory`: what the memory database holds — list, show, forget, and
 //! export / import (JSON lines, one experience each) to move it between machines.
 
-use std::io::{BufRead as _, Write as _};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use codeact::memory::{Experience, Store, default_path};
+use codeact::memory::{Store, default_path};
 use codeact::terminal::clean;
 
 /// What `codeact run` remembers: successful runs, replayed the next time the same
@@ -72,7 +72,8 @@ fn edit_text(text: &str) -> anyhow::Result<String> {
         .arg(&path)
         .status()
         .with_context(|| format!("cannot start the editor {program:?}"))?;
-    let edited = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()));
+    let edited = codeact::files::read_text(&path, codeact::files::TEXT_BYTES)
+        .with_context(|| format!("cannot read {}", path.display()));
     let _ = std::fs::remove_file(&path);
     anyhow::ensure!(status.success(), "the editor {program:?} failed; the card is unchanged");
     edited
@@ -132,24 +133,16 @@ impl MemoryArgs {
                 codeact::outln!("exported {} experiences to {}", rows.len(), file.display());
             }
             Action::Import { file } => {
-                let input = std::fs::File::open(&file).with_context(|| format!("cannot read {}", file.display()))?;
-                let mut added = 0;
-                for (n, line) in std::io::BufReader::new(input).lines().enumerate() {
-                    let line = line.with_context(|| format!("cannot read {}", file.display()))?;
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    let experience: Experience = serde_json::from_str(&line).with_context(|| {
-                        format!(
-                            "{} line {}: not an experience written by `codeact memory export`",
-                            file.display(),
-                            n + 1
-                        )
-                    })?;
-                    store.add(&experience)?;
-                    added += 1;
-                }
-                codeact::outln!("imported {added} experiences into {}", path.display());
+                let text = codeact::files::read_text(&file, codeact::files::DATA_BYTES)
+                    .with_context(|| format!("cannot read {}", file.display()))?;
+                let experiences = codeact::memory::parse_export(&text)
+                    .with_context(|| format!("cannot import {}", file.display()))?;
+                let (added, present) = store.import(&experiences)?;
+                let already = match present {
+                    0 => String::new(),
+                    n => format!(" ({n} already there, not added again)"),
+                };
+                codeact::outln!("imported {added} experiences into {}{already}", path.display());
             }
             Action::Card { package: None, .. } => {
                 for (package, markdown) in store.cards()? {
@@ -162,9 +155,11 @@ impl MemoryArgs {
                     codeact::outln!("removed the card of {package}");
                 } else if let Some(file) = set {
                     let text = if file.as_os_str() == "-" {
-                        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+                        codeact::files::read_text_from(std::io::stdin(), codeact::files::TEXT_BYTES)
+                            .context("cannot read standard input")?
                     } else {
-                        std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?
+                        codeact::files::read_text(&file, codeact::files::TEXT_BYTES)
+                            .with_context(|| format!("cannot read {}", file.display()))?
                     };
                     store.set_card(&package, &text)?;
                     codeact::outln!("set the card of {package} ({} lines)", text.lines().count());

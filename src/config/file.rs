@@ -151,8 +151,8 @@ impl FileConfig {
     }
 
     pub fn read(path: &Path) -> Result<Self, ConfigError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+        let text = crate::files::read_text(path, crate::files::TEXT_BYTES)
+            .map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
         Self::parse(&text, path)
     }
 

@@ -217,7 +217,8 @@ impl Results {
     }
 
     pub fn read(path: &Path) -> Result<Self, ResultsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ResultsError::Read { path: path.into(), source })?;
+        let text = crate::files::read_text(path, crate::files::DATA_BYTES)
+            .map_err(|source| ResultsError::Read { path: path.into(), source })?;
         serde_json::from_str(&text).map_err(|e| ResultsError::Parse { path: path.into(), message: e.to_string() })
     }
 

@@ -174,7 +174,8 @@ pub fn load(dir: Option<&Path>) -> Result<Vec<TaskSpec>, TaskError> {
             }
             let mut files = Vec::new();
             for p in paths {
-                let text = std::fs::read_to_string(&p).map_err(|source| TaskError::Read { path: p.clone(), source })?;
+                let text = crate::files::read_text(&p, crate::files::TEXT_BYTES)
+                    .map_err(|source| TaskError::Read { path: p.clone(), source })?;
                 files.push((p.display().to_string(), text));
             }
             files

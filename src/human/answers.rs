@@ -64,8 +64,8 @@ pub struct Answers {
 
 impl Answers {
     pub fn load(path: &Path) -> Result<Self, AnswersError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| AnswersError::Read { path: path.to_path_buf(), source })?;
+        let text = crate::files::read_text(path, crate::files::TEXT_BYTES)
+            .map_err(|source| AnswersError::Read { path: path.to_path_buf(), source })?;
         Self::parse(&text, path)
     }
 

@@ -32,6 +32,35 @@ pub struct Experience {
     pub steps: Vec<ReplayStep>,
 }
 
+/// The most steps an experience may have.
+pub const MAX_STEPS: usize = 500;
+
+/// The most code one step may have: a model's snippet is a few KiB; a replay shows
+/// a diverging step's code to the model.
+pub const MAX_STEP_CODE: usize = 64 * 1024;
+
+/// The most text a task or a step's intent may have.
+pub const MAX_TEXT: usize = 8 * 1024;
+
+/// Why an experience (from an import) cannot be kept.
+#[derive(Debug, thiserror::Error)]
+pub enum ExperienceProblem {
+    #[error("it has no task")]
+    NoTask,
+    #[error("it has no steps")]
+    NoSteps,
+    #[error("it has {0} steps; at most {MAX_STEPS} can be kept")]
+    TooManySteps(usize),
+    #[error("{what} holds {bytes} bytes; at most {max} can be kept")]
+    TooLarge { what: String, bytes: usize, max: usize },
+    #[error("the precondition of step {step} is not a selector")]
+    Anchor {
+        step: usize,
+        #[source]
+        source: crate::tools::select::SelectorError,
+    },
+}
+
 /// The form a task is looked up by: lower case, single spaces, no final period.
 pub fn task_key(task: &str) -> String {
     let words: Vec<String> = task.split_whitespace().map(str::to_lowercase).collect();
@@ -48,6 +77,35 @@ fn opens_an_app(code: &str) -> bool {
 const EXAMPLE_BYTES: usize = 1500;
 
 impl Experience {
+    /// Whether the experience is one a recorded run could have left: sizes within
+    /// bounds, and each precondition a selector literal (read as data).
+    pub fn check(&self) -> Result<(), ExperienceProblem> {
+        let sized = |what: String, text: &str, max: usize| {
+            if text.len() > max { Err(ExperienceProblem::TooLarge { what, bytes: text.len(), max }) } else { Ok(()) }
+        };
+        if self.task.trim().is_empty() {
+            return Err(ExperienceProblem::NoTask);
+        }
+        sized("its task".into(), &self.task, MAX_TEXT)?;
+        match self.steps.len() {
+            0 => return Err(ExperienceProblem::NoSteps),
+            n if n > MAX_STEPS => return Err(ExperienceProblem::TooManySteps(n)),
+            _ => {}
+        }
+        sized("its apps".into(), &self.apps.concat(), MAX_TEXT)?;
+        for (i, step) in self.steps.iter().enumerate() {
+            let n = i + 1;
+            sized(format!("the code of step {n}"), &step.code, MAX_STEP_CODE)?;
+            sized(format!("the intent of step {n}"), &step.intent, MAX_TEXT)?;
+            sized(format!("the app of step {n}"), &format!("{}{}", step.app, step.activity), MAX_TEXT)?;
+            if let Some(anchor) = &step.anchor {
+                crate::tools::select::Selector::from_source(anchor)
+                    .map_err(|source| ExperienceProblem::Anchor { step: n, source })?;
+            }
+        }
+        Ok(())
+    }
+
     /// The experience as a worked example: its task, then its steps' code.
     pub fn as_example(&self) -> String {
         let mut code = String::new();

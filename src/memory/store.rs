@@ -172,6 +172,32 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
+    /// Keeps `experiences` all together or none of them (one transaction); one that
+    /// memory already holds (the same task and steps) is not kept again. Returns
+    /// how many were added and how many were already there.
+    pub fn import(&self, experiences: &[Experience]) -> Result<(usize, usize), MemoryError> {
+        // Immediate: it reads, then writes, beside concurrent runs (a deferred one could
+        // fail to upgrade its snapshot without waiting out the busy timeout).
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)?;
+        let (mut added, mut present) = (0, 0);
+        for experience in experiences {
+            let steps = serde_json::to_string(&experience.steps).unwrap_or_default();
+            let held: bool = tx.query_row(
+                "SELECT EXISTS(SELECT 1 FROM experiences WHERE task_key = ?1 AND steps = ?2)",
+                params![task_key(&experience.task), steps],
+                |r| r.get(0),
+            )?;
+            if held {
+                present += 1;
+                continue;
+            }
+            self.add(experience)?;
+            added += 1;
+        }
+        tx.commit()?;
+        Ok((added, present))
+    }
+
     /// The newest experience of exactly this task (by its words), if any.
     pub fn find_task(&self, task: &str) -> Result<Option<ExperienceRow>, MemoryError> {
         let id: Option<i64> = self
@@ -388,7 +414,9 @@ impl Store {
     /// Keeps what acting on elements did (each fact once per app, screen and
     /// element: the newest effect, and how often it was seen), in one transaction.
     pub fn learn_widgets(&self, facts: &[WidgetFact]) -> Result<(), MemoryError> {
-        let tx = self.conn.unchecked_transaction()?;
+        // Immediate: it reads, then writes, beside concurrent runs (a deferred one could
+        // fail to upgrade its snapshot without waiting out the busy timeout).
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, rusqlite::TransactionBehavior::Immediate)?;
         for f in facts {
             tx.execute(
                 "INSERT INTO widget_knowledge (app, screen, element, effect) VALUES (?1, ?2, ?3, ?4) \
@@ -492,6 +520,11 @@ mod tests {
         other.forget(id).unwrap();
         assert!(store.find_task("Turn off Wi-Fi").unwrap().is_none());
         assert!(matches!(store.forget(id), Err(MemoryError::NoSuch(_))));
+        // An import keeps what memory lacks, once: again, it adds nothing.
+        let file = [experience("Open the clock"), experience("Open the clock"), experience("Add an alarm at 7:30")];
+        assert_eq!(store.import(&file).unwrap(), (1, 2));
+        assert_eq!(store.import(&file).unwrap(), (0, 3));
+        assert_eq!(store.list().unwrap().len(), 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -203,7 +203,7 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
 
 /// `:load FILE`: the file's imports, then its code, run in this session.
 fn load_file(session: &mut Session, path: &std::path::Path, out: &mut impl Write) -> std::io::Result<()> {
-    let code = match std::fs::read_to_string(path) {
+    let code = match crate::files::read_text(path, crate::files::TEXT_BYTES) {
         Ok(code) => code,
         Err(e) => return writeln!(out, "error: cannot read {}: {e}", path.display()),
     };

@@ -92,12 +92,12 @@ impl RunView {
     /// Reads `dir` (what is there so far).
     pub fn read(dir: &Path) -> Self {
         let mut view = RunView::default();
-        let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+        let events = crate::files::read_text(&dir.join("events.jsonl"), crate::files::DATA_BYTES).unwrap_or_default();
         for line in events.lines() {
             let Ok(event) = serde_json::from_str::<Value>(line) else { continue };
             view.take(&event);
         }
-        if let Ok(summary) = std::fs::read_to_string(dir.join("summary.json"))
+        if let Ok(summary) = crate::files::read_text(&dir.join("summary.json"), crate::files::TEXT_BYTES)
             && let Ok(summary) = serde_json::from_str::<Value>(&summary)
         {
             view.finished = true;

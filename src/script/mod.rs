@@ -65,7 +65,7 @@ impl Script {
 pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
     paths
         .iter()
-        .map(|path| match std::fs::read_to_string(path) {
+        .map(|path| match crate::files::read_text(path, crate::files::TEXT_BYTES) {
             Ok(code) => Ok(Script { path: path.clone(), code }),
             Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
         })

@@ -68,7 +68,7 @@ fn load(
         return Err(SubflowError::TooMany);
     }
     let path = inside(folder, name)?;
-    let source = std::fs::read_to_string(&path).map_err(|source| SubflowError::Read {
+    let source = crate::files::read_text(&path, crate::files::TEXT_BYTES).map_err(|source| SubflowError::Read {
         name: name.to_string(),
         path: path.clone(),
         source,

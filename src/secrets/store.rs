@@ -50,7 +50,7 @@ impl SecretStore {
     pub fn load(file: Option<&Path>) -> Result<Self, SecretStoreError> {
         let mut store = Self::default();
         if let Some(path) = file {
-            let text = std::fs::read_to_string(path)
+            let text = crate::files::read_text(path, crate::files::TEXT_BYTES)
                 .map_err(|source| SecretStoreError::Read { path: path.to_path_buf(), source })?;
             let table: toml::Table = toml::from_str(&text).map_err(|e| SecretStoreError::Invalid {
                 path: path.to_path_buf(),

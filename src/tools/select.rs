@@ -100,7 +100,9 @@ pub enum SelectorError {
         "this selector holds more than {MAX_PARTS} selectors in all (below:, inside:, ... each count); describe the element with fewer relations"
     )]
     TooManyParts,
-    #[error("this selector holds more than {MAX_PATTERNS} regexes (*_matches keys) in all; use fewer, or _contains / _starts_with")]
+    #[error(
+        "this selector holds more than {MAX_PATTERNS} regexes (*_matches keys) in all; use fewer, or _contains / _starts_with"
+    )]
     TooManyPatterns,
     #[error(
         "this selector holds more than {} KiB of text in all; no element's text is that long: match a part of it with text_contains",
@@ -663,7 +665,9 @@ pub(crate) mod tests {
         // 17 levels nest too deep too; either limit refuses it.
         assert!(Selector::from_dynamic(&patterns).is_err());
         let mut wide = Map::new();
-        for (i, key) in ["text_matches", "desc_matches", "hint_matches", "id_matches", "class_matches"].iter().enumerate() {
+        for (i, key) in
+            ["text_matches", "desc_matches", "hint_matches", "id_matches", "class_matches"].iter().enumerate()
+        {
             wide.insert((*key).into(), Dynamic::from(format!("p{i}")));
         }
         let mut several = Map::new();
@@ -689,13 +693,7 @@ pub(crate) mod tests {
         let found = |src: &str| Selector::from_source(src).map(|s| s.find(&t).map(|e| e.text.clone()));
         assert_eq!(found(r#"#{"text": "Wi-Fi"}"#).unwrap().as_deref(), Some("Wi-Fi"));
         assert_eq!(found(r#""Bluetooth""#).unwrap().as_deref(), Some("Bluetooth"));
-        for hostile in [
-            "loop { }",
-            "{ let x = 1; loop {} }",
-            "if true { \"a\" } else { \"b\" }",
-            "|| 1",
-            "f()",
-        ] {
+        for hostile in ["loop { }", "{ let x = 1; loop {} }", "if true { \"a\" } else { \"b\" }", "|| 1", "f()"] {
             let started = std::time::Instant::now();
             assert!(Selector::from_source(hostile).is_err(), "{hostile} is refused");
             assert!(started.elapsed() < std::time::Duration::from_millis(500), "{hostile}");

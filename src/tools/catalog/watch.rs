@@ -10,7 +10,6 @@ use rhai::{Dynamic, ImmutableString};
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::select::Selector;
 use crate::tools::{Effect, ToolSpec};
 
 /// How many script watchers a session holds at once.

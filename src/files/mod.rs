@@ -1,0 +1,7 @@
+//! Files a person names and files codeact writes: reads are capped (`read.rs`), and
+//! output paths are derived and created so that nothing lands outside the folder it
+//! belongs in (`write.rs`).
+
+mod read;
+
+pub use read::{DATA_BYTES, TEXT_BYTES, read_bytes_from, read_text, read_text_from};
