@@ -212,7 +212,7 @@ impl Session {
         tools.mark_seen();
         let device = tools.device();
         // Pixels cannot be redacted: no screenshot while a typed secret is on screen.
-        if screenshot && crate::secrets::appears_in(&obs.dump) {
+        if screenshot && crate::secrets::shown_on(&obs.ui) {
             obs.screenshot_error = Some(Arc::new(DeviceError::SecretOnScreen));
         } else if screenshot {
             match device.screenshot() {
@@ -251,7 +251,7 @@ impl Session {
     pub fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         let mut tools = self.tools();
         // Pixels cannot be redacted: none while a typed secret is on screen.
-        if crate::secrets::any_typed() && crate::secrets::appears_in(&tools.device().observe()?.dump) {
+        if crate::secrets::any_typed() && crate::secrets::shown_on(&tools.device().observe()?.ui) {
             return Err(DeviceError::SecretOnScreen);
         }
         tools.device().screenshot()

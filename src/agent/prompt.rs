@@ -16,6 +16,12 @@ use crate::trajectory::{StepOutcome, StepRecord};
 /// How many bytes of a snippet's printed output go back to the model.
 const OUTPUT_BYTES: usize = 4000;
 
+/// The most of one action's line (call, result, effect) that goes back to the model.
+const ACTION_BYTES: usize = 600;
+
+/// The most of the focus (a replay's step to redo) and of a reviewer's note shown.
+const FOCUS_BYTES: usize = 8 * 1024;
+
 /// The system prompt for `persona`, with rules that name only the tools it has;
 /// `coordinate_scale` N tells the model integer coordinates are 0..N, not pixels.
 pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
@@ -97,7 +103,7 @@ pub fn result_text(result: &RunResult, warnings: &[&str]) -> String {
     }
     let (listed, more) = result.listed_actions(LISTED_ACTIONS);
     for a in listed {
-        let _ = writeln!(out, "- {}", a.summary());
+        let _ = writeln!(out, "- {}", crate::clip::clip(&a.summary(), ACTION_BYTES));
     }
     if let Some(more) = more {
         let _ = writeln!(out, "- {more}");
@@ -190,7 +196,7 @@ impl Prompt {
         if !self.lessons.is_empty() {
             pending.push_str("\nA reviewer's notes on earlier runs of this task:\n");
             for lesson in &self.lessons {
-                let _ = writeln!(pending, "- {lesson}");
+                let _ = writeln!(pending, "- {}", crate::clip::clip(lesson, FACT_BYTES));
             }
         }
         for step in history {
@@ -211,7 +217,7 @@ impl Prompt {
             let _ = writeln!(text, "Since then: {h}");
         }
         if let Some(focus) = &self.focus {
-            let _ = write!(text, "\n{}", focus.trim_end());
+            let _ = write!(text, "\n{}", crate::clip::clip(focus.trim_end(), FOCUS_BYTES));
             text.push('\n');
         }
         if let Some(card) = now.app_card {

@@ -15,6 +15,10 @@ use crate::memory::Experience;
 use crate::sandbox::Completion;
 use crate::trajectory::Event;
 
+/// The most of a diverged step's intent and code the model is shown.
+const INTENT_BYTES: usize = 1024;
+const CODE_BYTES: usize = 4096;
+
 /// LLM steps one diverged step may take before the replay gives up.
 const HEAL_STEPS: usize = 3;
 
@@ -47,8 +51,8 @@ fn heal_focus(experience: &Experience, index: usize, why: &str, what: Replaying)
         },
         index + 1,
         experience.steps.len(),
-        if step.intent.is_empty() { "(not recorded)" } else { &step.intent },
-        step.code
+        if step.intent.is_empty() { "(not recorded)".into() } else { crate::clip::clip(&step.intent, INTENT_BYTES) },
+        crate::clip::clip(&step.code, CODE_BYTES)
     )
 }
 

@@ -51,6 +51,10 @@ impl std::ops::AddAssign for Usage {
     }
 }
 
+/// The most of a reply that is kept: a snippet is a few KiB; a model that runs
+/// away (or a provider that answers garbage) does not fill the run directory.
+pub const MAX_REPLY_BYTES: usize = 256 * 1024;
+
 /// What the model answered.
 #[derive(Debug, Clone)]
 pub struct Reply {
@@ -184,6 +188,8 @@ impl LlmClient {
 
     fn reply(&self, response: CreateChatCompletionResponse, started: Instant, attempts: u32) -> Reply {
         let text = response.choices.into_iter().next().and_then(|c| c.message.content).unwrap_or_default();
+        // A runaway reply is kept (run, recorded, sent back) only up to a bound.
+        let text = crate::clip::clip(&text, MAX_REPLY_BYTES).into_owned();
         // A provider may echo the key even in a good reply; nothing downstream (the
         // prompt's history, the run directory, the terminal) must see it.
         let text = self.config.redact(&text);

@@ -75,6 +75,13 @@ impl Action {
         }
     }
 
+    /// Whether the arguments were kept whole (a replay can repeat the call):
+    /// not cut at [`ARG_BYTES`](super::shared::ARG_BYTES), not past the snippet's
+    /// allowance.
+    pub fn args_whole(&self) -> bool {
+        !self.args.iter().any(|a| crate::clip::was_clipped(a) || a.starts_with(super::shared::ARGS_NOT_KEPT))
+    }
+
     /// True for a blocker watcher's own firing (not a call the script made).
     pub fn is_watcher(&self) -> bool {
         self.tool == "watcher"

@@ -31,7 +31,9 @@ use tokio_util::sync::CancellationToken;
 pub use action::{ALREADY_DONE, Action, ActionSink, Capture, Resolved};
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
-pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, Shared, Stopped};
+pub use shared::{
+    ARG_BYTES, ARGS_NOT_KEPT, CancelHandle, Completion, KEPT_ACTIONS, SNIPPET_ARG_BYTES, Shared, Stopped,
+};
 pub use worker::WorkerError;
 
 pub(crate) use shared::{STOP_COMPLETE, STOP_OPERATIONS, STOP_TIMEOUT, stop_error};

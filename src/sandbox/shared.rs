@@ -8,7 +8,7 @@
 //! Ctrl-C) stops only the snippet that runs. Waits park the worker thread and are
 //! woken by a cancel, so nothing polls.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -26,6 +26,21 @@ pub(crate) const STOP_OPERATIONS: &str = "codeact:operations";
 /// The actions one snippet keeps (and hands to the sink, a trajectory): a loop of
 /// cheap calls must not fill the memory or the disk. Calls past it are counted.
 pub const KEPT_ACTIONS: usize = 1000;
+
+/// The most of one argument an action keeps: a script can hand a tool a megabyte,
+/// and every action goes to the trajectory, the report and the model's feedback.
+/// A longer one is kept cut, saying its size ([`crate::clip`]).
+pub const ARG_BYTES: usize = 2048;
+
+/// The most argument text the actions of one snippet keep in all; past it, an
+/// action's arguments are only counted.
+pub const SNIPPET_ARG_BYTES: usize = 256 * 1024;
+
+/// How the arguments an action could not keep read.
+pub const ARGS_NOT_KEPT: &str = "[arguments not kept: ";
+
+/// The most of an action's result (an error) and of its effect that is kept.
+const RESULT_BYTES: usize = 4096;
 
 /// Why a snippet must stop at its next operation (kept in [`Shared::halt`]).
 const RUNNING: u8 = 0;
@@ -86,6 +101,8 @@ pub struct Shared {
     max_operations: u64,
     /// Calls past [`KEPT_ACTIONS`] in this snippet.
     more_actions: AtomicU64,
+    /// Bytes of arguments this snippet's actions have kept.
+    kept_arg_bytes: AtomicUsize,
     /// Set once the snippet must stop (a limit, a cancel, `complete()`), kept until
     /// the next snippet begins: every later operation stops it again, so a built-in
     /// that swallows the first stop (rhai's `sort` and `dedup` with a comparer) cannot
@@ -129,6 +146,7 @@ impl Shared {
             sink: Mutex::new(None),
             ops: AtomicU64::new(0),
             more_actions: AtomicU64::new(0),
+            kept_arg_bytes: AtomicUsize::new(0),
             max_operations: limits.max_operations,
             halt: AtomicU8::new(RUNNING),
             extended_ms: AtomicU64::new(0),
@@ -145,6 +163,7 @@ impl Shared {
         *lock(&self.output) = Output { text: String::new(), cut: false };
         lock(&self.actions).clear();
         self.more_actions.store(0, Ordering::Relaxed);
+        self.kept_arg_bytes.store(0, Ordering::Relaxed);
         *lock(&self.completion) = None;
         *lock(&self.failure) = None;
         *lock(&self.started) = started;
@@ -203,13 +222,15 @@ impl Shared {
         let base = *lock(&self.started);
         let (result, failure) = match outcome {
             Ok(()) => ("ok".to_string(), None),
-            Err((kind, message)) => (crate::secrets::redact(&message).into_owned(), Some(kind)),
+            Err((kind, message)) => {
+                (crate::secrets::redact(&crate::clip::clip(&message, RESULT_BYTES)).into_owned(), Some(kind))
+            }
         };
-        // A typed secret shows on screen, so in what an action says it changed.
-        let args = args.into_iter().map(|a| crate::secrets::redact(&a).into_owned()).collect();
+        let args = self.kept_args(args);
         let mut capture = capture;
+        // A typed secret shows on screen, so in what an action says it changed.
         if let Some(effect) = capture.effect.as_mut() {
-            *effect = crate::secrets::redact(effect).into_owned();
+            *effect = crate::secrets::redact(&crate::clip::clip(effect, RESULT_BYTES)).into_owned();
         }
         let action = Action {
             tool: tool.into(),
@@ -229,6 +250,29 @@ impl Shared {
             sink(&action);
         }
         actions.push(action);
+    }
+
+    /// What an action keeps of its arguments: each cut at [`ARG_BYTES`], redacted
+    /// (a number is never a secret: a PIN's digits may be anybody's coordinate),
+    /// and once the snippet's actions have kept [`SNIPPET_ARG_BYTES`], only their size.
+    fn kept_args(&self, args: Vec<String>) -> Vec<String> {
+        let args: Vec<String> = args
+            .into_iter()
+            .map(|a| {
+                let a = crate::clip::clip(&a, ARG_BYTES);
+                let number = a.parse::<i64>().is_ok() || a.parse::<f64>().is_ok();
+                if number { a.into_owned() } else { crate::secrets::redact(&a).into_owned() }
+            })
+            .collect();
+        let bytes: usize = args.iter().map(String::len).sum();
+        let before = self.kept_arg_bytes.fetch_add(bytes, Ordering::Relaxed);
+        if before + bytes <= SNIPPET_ARG_BYTES {
+            return args;
+        }
+        vec![format!(
+            "{ARGS_NOT_KEPT}{bytes} bytes; this snippet's calls passed {} KiB of arguments]",
+            SNIPPET_ARG_BYTES / 1024
+        )]
     }
 
     /// The error a failed host call hands the script: `message`, remembered as this

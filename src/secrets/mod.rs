@@ -24,6 +24,11 @@ pub const REDACTED: &str = "[key]";
 /// Shorter strings are not taken as secrets: blotting them out would garble text.
 const SHORTEST: usize = 6;
 
+/// Secrets shorter than this (a PIN) are blotted out only where they stand alone:
+/// not inside a longer number or word, where they would garble text that holds no
+/// secret (`14791` for the PIN `4791`, a screen's `1080`).
+pub const STANDALONE_BELOW: usize = 8;
+
 static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 static KEY_SHAPED: LazyLock<Option<regex::Regex>> =
@@ -80,7 +85,9 @@ fn remember(secret: &str) {
 }
 
 /// `text` with every registered secret, and anything shaped like a key, replaced by
-/// [`REDACTED`].
+/// [`REDACTED`]. For free text (a log line, a script, a prompt): a record is
+/// redacted value by value ([`redact_json`], [`redact_dump`]), so that a secret
+/// never lands inside a number or a key.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let out = blot_registered(text);
     match KEY_SHAPED.as_ref() {
@@ -89,22 +96,98 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// Every string inside `value` redacted; numbers, booleans and keys are left as
+/// they are, so the record stays what it was (JSON with the same shape).
+pub fn redact_json(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(s) => {
+            if let Cow::Owned(r) = redact(s) {
+                *s = r;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_json),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
+/// A hierarchy dump with its secrets out: in XML, only the attributes that hold
+/// what a person reads (text, content-desc, hint) are redacted, so bounds and ids
+/// stay whole; a JSON dump is redacted value by value; anything else as text.
+pub fn redact_dump(dump: &str) -> Cow<'_, str> {
+    if dump.trim_start().starts_with('{') || dump.trim_start().starts_with('[') {
+        if let Ok(mut value) = serde_json::from_str::<serde_json::Value>(dump) {
+            redact_json(&mut value);
+            return Cow::Owned(value.to_string());
+        }
+        return redact(dump);
+    }
+    match READABLE_ATTRIBUTE.as_ref() {
+        Some(attribute) if !SECRETS.read().unwrap_or_else(|e| e.into_inner()).is_empty() => {
+            match attribute.replace_all(dump, |c: &regex::Captures| format!("{}{}\"", &c[1], redact(&c[2]))) {
+                Cow::Borrowed(_) => Cow::Borrowed(dump),
+                Cow::Owned(o) if o == dump => Cow::Borrowed(dump),
+                Cow::Owned(o) => Cow::Owned(o),
+            }
+        }
+        _ => Cow::Borrowed(dump),
+    }
+}
+
+static READABLE_ATTRIBUTE: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r#"(\b(?:text|content-desc|hint|label|value|name)=")([^"]*)""#).ok());
+
 /// `text` with every registered secret (not key shapes) replaced: what a script may
 /// read of the screen (`ui_state`), where a typed secret must not show.
 pub fn blot_registered(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
     for secret in SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter() {
-        if out.contains(secret.as_str()) {
-            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
+        let places = occurrences(&out, secret);
+        if places.is_empty() {
+            continue;
         }
+        let mut replaced = String::with_capacity(out.len());
+        let mut last = 0;
+        for (start, end) in places {
+            replaced.push_str(&out[last..start]);
+            replaced.push_str(REDACTED);
+            last = end;
+        }
+        replaced.push_str(&out[last..]);
+        out = Cow::Owned(replaced);
     }
     out
 }
 
+/// Where `secret` stands in `text` (start and end bytes): anywhere for a long
+/// secret, only where it stands alone for a short one.
+fn occurrences(text: &str, secret: &str) -> Vec<(usize, usize)> {
+    let short = secret.len() < STANDALONE_BELOW;
+    let starts_word = secret.chars().next().is_some_and(char::is_alphanumeric);
+    let ends_word = secret.chars().next_back().is_some_and(char::is_alphanumeric);
+    text.match_indices(secret)
+        .map(|(start, found)| (start, start + found.len()))
+        .filter(|&(start, end)| {
+            !short
+                || (!(starts_word && text[..start].chars().next_back().is_some_and(char::is_alphanumeric))
+                    && !(ends_word && text[end..].chars().next().is_some_and(char::is_alphanumeric)))
+        })
+        .collect()
+}
+
 /// Whether `text` holds a registered secret (then a screenshot of it is withheld:
-/// pixels cannot be redacted).
+/// pixels cannot be redacted; or a call that would send it somewhere is refused).
 pub fn appears_in(text: &str) -> bool {
-    SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().any(|s| text.contains(s.as_str()))
+    SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().any(|s| !occurrences(text, s).is_empty())
+}
+
+/// Whether a registered secret is on the screen `ui` shows (in what a person reads
+/// there: text, content-desc, hint), so no screenshot may be taken of it.
+pub fn shown_on(ui: &crate::ui::UiTree) -> bool {
+    if SECRETS.read().unwrap_or_else(|e| e.into_inner()).is_empty() {
+        return false;
+    }
+    ui.elements.iter().any(|e| appears_in(&e.text) || appears_in(&e.content_desc) || appears_in(&e.hint))
 }
 
 /// A `tracing` writer that redacts each log line before it reaches stderr.
@@ -146,5 +229,25 @@ mod tests {
         assert_eq!(redact("Incorrect API key provided: sk-abc***********wxyz."), "Incorrect API key provided: [key].");
         assert!(matches!(redact("nothing here"), Cow::Borrowed(_)));
         assert_eq!(redact("task-list and risk-free"), "task-list and risk-free");
+    }
+
+    #[test]
+    fn a_short_secret_is_blotted_where_it_stands_alone_and_records_stay_json() {
+        register_typed("4791");
+        assert_eq!(redact("pin 4791 typed, 14791 and 47910 are not it"), "pin [key] typed, 14791 and 47910 are not it");
+        assert_eq!(redact("\"4791\""), "\"[key]\"");
+        let mut record =
+            serde_json::json!({"prompt_tokens": 4791, "4791": "x", "text": "PIN 4791", "list": [4791, "4791"]});
+        redact_json(&mut record);
+        assert_eq!(
+            record,
+            serde_json::json!({"prompt_tokens": 4791, "4791": "x", "text": "PIN [key]", "list": [4791, "[key]"]})
+        );
+        let dump = r#"<node text="4791" bounds="[0,4791][1080,2400]" resource-id="a:id/pin4791" />"#;
+        assert_eq!(
+            redact_dump(dump),
+            r#"<node text="[key]" bounds="[0,4791][1080,2400]" resource-id="a:id/pin4791" />"#
+        );
+        assert!(appears_in("PIN: 4791") && !appears_in("swipe(540, 14791)"));
     }
 }

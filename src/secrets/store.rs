@@ -38,6 +38,18 @@ pub struct SecretStore {
     file: Option<PathBuf>,
 }
 
+/// Says once, by name, that a short secret is blotted out only where it stands
+/// alone (a PIN inside a longer number stays, or every number holding its digits
+/// would be garbled).
+fn warn_if_short(name: &str, value: &str) {
+    if value.len() < super::STANDALONE_BELOW {
+        tracing::warn!(
+            "secret {name} has only {} characters: it is blotted out wherever it stands alone, but not inside a longer word or number; a longer secret is safer",
+            value.chars().count()
+        );
+    }
+}
+
 impl std::fmt::Debug for SecretStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SecretStore").field("names", &self.from_file.keys().collect::<Vec<_>>()).finish()
@@ -65,13 +77,17 @@ impl SecretStore {
                     }
                 })?;
                 super::register_typed(value);
+                warn_if_short(&name, value);
                 store.from_file.insert(name.to_lowercase(), value.to_string());
             }
             store.file = Some(path.to_path_buf());
         }
         for (var, value) in std::env::vars() {
-            if var.starts_with(SECRET_ENV_PREFIX) {
+            if let Some(name) = var.strip_prefix(SECRET_ENV_PREFIX) {
                 super::register_typed(&value);
+                if value.len() >= super::SHORTEST_TYPED {
+                    warn_if_short(name, &value);
+                }
             }
         }
         Ok(store)
@@ -82,7 +98,8 @@ impl SecretStore {
         if let Some(v) = self.from_file.get(&name.to_lowercase()) {
             return Some(v.clone());
         }
-        let value = std::env::var(Self::env_name(name)).ok().filter(|v| !v.is_empty())?;
+        // One too short to be blotted out is never typed (it would show in the records).
+        let value = std::env::var(Self::env_name(name)).ok().filter(|v| v.len() >= super::SHORTEST_TYPED)?;
         super::register_typed(&value);
         Some(value)
     }

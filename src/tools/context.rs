@@ -401,7 +401,7 @@ impl ToolContext {
             return;
         }
         self.capture.ui_xml = self.latest.as_ref().map(|o| Arc::from(o.dump.as_str()));
-        let secret_shown = self.latest.as_ref().is_some_and(|o| crate::secrets::appears_in(&o.dump));
+        let secret_shown = self.latest.as_ref().is_some_and(|o| crate::secrets::shown_on(&o.ui));
         if self.options.record == Recording::All && !secret_shown {
             self.capture.screenshot = self.device.screenshot().ok().map(Arc::from);
         }
@@ -571,7 +571,7 @@ impl ToolContext {
 
     /// Keeps a screenshot for the action record and returns it.
     pub(crate) fn capture_screenshot(&mut self) -> Result<Arc<[u8]>, DeviceError> {
-        if self.live().is_some_and(|o| crate::secrets::appears_in(&o.dump)) {
+        if self.live().is_some_and(|o| crate::secrets::shown_on(&o.ui)) {
             return Err(DeviceError::SecretOnScreen);
         }
         let png: Arc<[u8]> = Arc::from(self.device.screenshot()?);

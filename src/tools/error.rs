@@ -112,7 +112,7 @@ pub enum ToolError {
         "nobody can answer {kind}: no terminal and no matching [{table}] entry in an --answers file (give one with --answers FILE), and no callback"
     )]
     NobodyToAsk { kind: &'static str, table: &'static str },
-    #[error("no secret called {name:?}: set ${env}{}", .file.as_ref().map(|f| format!(" or add `{name} = \"...\"` to {f}")).unwrap_or_else(|| " or give a secrets file with --secrets FILE".to_string()))]
+    #[error("no secret called {name:?} (of at least 4 characters): set ${env}{}", .file.as_ref().map(|f| format!(" or add `{name} = \"...\"` to {f}")).unwrap_or_else(|| " or give a secrets file with --secrets FILE".to_string()))]
     NoSecret { name: String, env: String, file: Option<String> },
     #[error("secret names are 1 to 64 letters, digits or _ (got {0:?})")]
     BadSecretName(String),

@@ -73,6 +73,11 @@ impl ToolTable {
 pub trait ToolParam: Sized {
     const PARAM: Param;
     fn from_dynamic(d: Dynamic) -> Option<Self>;
+    /// Whether the argument holds a typed secret as text (a number never does:
+    /// a PIN's digits may be anybody's coordinate).
+    fn holds_secret(&self) -> bool {
+        false
+    }
 }
 
 impl ToolParam for Dynamic {
@@ -80,12 +85,36 @@ impl ToolParam for Dynamic {
     fn from_dynamic(d: Dynamic) -> Option<Self> {
         Some(d)
     }
+    fn holds_secret(&self) -> bool {
+        dynamic_holds_secret(self, 0)
+    }
+}
+
+/// Whether a string inside `v` (a map's or an array's, at any depth the wire allows)
+/// holds a typed secret.
+fn dynamic_holds_secret(v: &Dynamic, depth: usize) -> bool {
+    if depth > crate::isolation::MAX_NESTING {
+        return false;
+    }
+    if let Some(s) = v.read_lock::<ImmutableString>() {
+        return crate::secrets::appears_in(&s);
+    }
+    if let Some(items) = v.read_lock::<rhai::Array>() {
+        return items.iter().any(|i| dynamic_holds_secret(i, depth + 1));
+    }
+    if let Some(map) = v.read_lock::<rhai::Map>() {
+        return map.values().any(|i| dynamic_holds_secret(i, depth + 1));
+    }
+    false
 }
 
 impl ToolParam for ImmutableString {
     const PARAM: Param = Param::Str;
     fn from_dynamic(d: Dynamic) -> Option<Self> {
         d.into_immutable_string().ok()
+    }
+    fn holds_secret(&self) -> bool {
+        crate::secrets::appears_in(self)
     }
 }
 
@@ -129,8 +158,9 @@ macro_rules! tool {
             #[allow(unused_mut, unused_variables)]
             let mut args = args.into_iter();
             $(let $arg: $ty = $crate::tools::registry::take(tool, &mut args)?;)*
+            let secret = false $(|| $crate::tools::registry::ToolParam::holds_secret(&$arg))*;
             let shown: Vec<String> = vec![$(format!("{:?}", $arg)),*];
-            $crate::tools::registry::call(&ctx, &shared, tool, shown, |$c: &mut $crate::tools::ToolContext| $body)
+            $crate::tools::registry::call(&ctx, &shared, tool, shown, secret, |$c: &mut $crate::tools::ToolContext| $body)
                 .map(rhai::Dynamic::from)
         }));
     }};
@@ -170,6 +200,7 @@ pub(crate) fn call<T>(
     shared: &Shared,
     tool: &str,
     args: Vec<String>,
+    holds_secret: bool,
     body: impl FnOnce(&mut ToolContext) -> Result<T, ToolError>,
 ) -> ScriptResult<T> {
     // Nothing starts once the snippet must stop.
@@ -178,7 +209,7 @@ pub(crate) fn call<T>(
     }
     // A secret read off the screen goes nowhere as text (into a URL, a shell
     // command, another field): only type_secret types it.
-    if args.iter().any(|a| crate::secrets::appears_in(a)) {
+    if holds_secret {
         let e = ToolError::SecretInArguments(tool.to_string());
         shared.record(tool, args, Err((e.kind(), e.to_string())), Instant::now(), Default::default());
         return Err(shared.fail(tool, e.kind(), e.to_string()));

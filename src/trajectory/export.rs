@@ -95,13 +95,23 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
                     match (a.capture.target.as_deref(), selectors, a.tool.as_str()) {
                         (Some(sel), true, "tap_by_index") => out.push_str(&format!("tap({sel});\n")),
                         (Some(sel), true, "long_press_by_index") => out.push_str(&format!("long_press({sel});\n")),
-                        _ => out.push_str(&format!("{}({});\n", a.tool, a.args.join(", "))),
+                        _ => out.push_str(&format!("{}\n", repeated_call(a))),
                     }
                 }
             }
         }
     }
     out
+}
+
+/// A recorded call as a statement that repeats it; a call whose arguments were too
+/// long to keep whole fails the replay there, saying so, instead of repeating
+/// something else.
+fn repeated_call(a: &crate::sandbox::Action) -> String {
+    if a.args_whole() {
+        return format!("{}({});", a.tool, a.args.join(", "));
+    }
+    format!("throw {:?};", format!("{}(...) cannot be replayed: its arguments were too long to record whole", a.tool))
 }
 
 /// `code` with its `complete(...)` statements turned into comments (the gate held
@@ -137,7 +147,7 @@ pub fn replay_code(step: &StepRecord) -> Option<String> {
                 .map(|a| match (a.capture.target.as_deref(), a.tool.as_str()) {
                     (Some(sel), "tap_by_index") => format!("tap({sel});"),
                     (Some(sel), "long_press_by_index") => format!("long_press({sel});"),
-                    _ => format!("{}({});", a.tool, a.args.join(", ")),
+                    _ => repeated_call(a),
                 })
                 .collect();
             (!done.is_empty()).then(|| done.join("\n"))
@@ -150,7 +160,7 @@ pub fn replay_code(step: &StepRecord) -> Option<String> {
 /// or a selector call's own argument).
 pub fn replay_anchor(step: &StepRecord) -> Option<String> {
     let ran = step.ran()?;
-    ran.actions.iter().filter(|a| a.succeeded() && !a.done_by_watcher()).find_map(|a| {
+    ran.actions.iter().filter(|a| a.succeeded() && !a.done_by_watcher() && a.args_whole()).find_map(|a| {
         if let Some(target) = &a.capture.target {
             return Some(target.clone());
         }

@@ -127,9 +127,11 @@ impl Trajectory {
                 if let Some(fields) = line.as_object_mut() {
                     fields.insert("t_ms".into(), serde_json::json!(t_ms));
                 }
-                // Whatever an event quotes (a screen, a reply, an error) loses its secrets.
+                // Whatever an event quotes (a screen, a reply, an error) loses its
+                // secrets, value by value: a number or a key is never touched.
+                crate::secrets::redact_json(&mut line);
                 let text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
-                self.events.write_all(crate::secrets::redact(&text).as_bytes())
+                self.events.write_all(text.as_bytes())
             })
             .and_then(|()| self.events.write_all(b"\n"))
             .and_then(|()| self.events.flush());
@@ -157,7 +159,7 @@ impl Trajectory {
         });
         let ui = xml.map(|xml| {
             let rel = format!("ui/{n:04}.xml");
-            let result = std::fs::write(self.dir.join(&rel), crate::secrets::redact(xml).as_bytes());
+            let result = std::fs::write(self.dir.join(&rel), crate::secrets::redact_dump(xml).as_bytes());
             self.note_failure(self.dir.join(&rel), result);
             rel
         });
@@ -168,15 +170,17 @@ impl Trajectory {
     /// reader never sees half of it).
     pub fn write_file(&mut self, name: &str, bytes: &[u8]) {
         let path = self.dir.join(name);
-        // Text files (dumps, scripts, the summary) lose their secrets; images are
-        // withheld upstream when a secret is on screen.
+        // Text files (dumps, scripts, the summary) lose their secrets, each in the
+        // way that keeps its format; images are withheld upstream when a secret is
+        // on screen.
         let redacted;
         let bytes = match std::str::from_utf8(bytes) {
-            Ok(text) if !name.ends_with(".png") => {
-                redacted = crate::secrets::redact(text).into_owned();
+            Ok(_) if name.ends_with(".png") => bytes,
+            Ok(text) => {
+                redacted = redacted_file(name, text);
                 redacted.as_bytes()
             }
-            _ => bytes,
+            Err(_) => bytes,
         };
         let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = path.with_file_name(format!(".{file_name}.tmp"));
@@ -193,6 +197,20 @@ impl Trajectory {
             None => Ok(self.dir.clone()),
         }
     }
+}
+
+/// A text file of the run without its secrets: a JSON file value by value, a dump
+/// in what a person reads of it, anything else (a script) as text.
+fn redacted_file(name: &str, text: &str) -> String {
+    if name.ends_with(".json") {
+        if let Ok(mut value) = serde_json::from_str::<serde_json::Value>(text) {
+            crate::secrets::redact_json(&mut value);
+            return serde_json::to_string_pretty(&value).unwrap_or_default();
+        }
+    } else if name.ends_with(".xml") {
+        return crate::secrets::redact_dump(text).into_owned();
+    }
+    crate::secrets::redact(text).into_owned()
 }
 
 /// A run's events handed to an observer alone, nothing written to disk: how a
