@@ -196,7 +196,7 @@ impl Session {
         let mut tools = self.tools();
         // Whoever asked is about to see this screen (and its indices).
         tools.mark_seen();
-        let device = tools.device();
+        let device = tools.runtime_device();
         let mut obs = device.observe().or_else(|_| device.observe())?;
         // A blocker is cleared before anyone sees the screen (its indices would
         // name the dialog's buttons). The rare screen that has one is read again
@@ -210,7 +210,7 @@ impl Session {
             obs = Arc::unwrap_or_clone(now);
         }
         tools.mark_seen();
-        let device = tools.device();
+        let device = tools.runtime_device();
         // Pixels cannot be redacted: no screenshot while a typed secret is on screen.
         if screenshot && crate::secrets::shown_on(&obs.ui) {
             obs.screenshot_error = Some(Arc::new(DeviceError::SecretOnScreen));
@@ -241,7 +241,7 @@ impl Session {
     pub fn apps_worth_naming(&mut self) -> Result<Vec<String>, DeviceError> {
         let mut tools = self.tools();
         let apps = tools.options.apps.clone();
-        let device = tools.device();
+        let device = tools.runtime_device();
         let all = device.list_packages(true)?;
         let third_party = device.list_packages(false).unwrap_or_default();
         Ok(all.into_iter().filter(|p| third_party.contains(p) || apps.knows(p)).collect())
@@ -251,10 +251,10 @@ impl Session {
     pub fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         let mut tools = self.tools();
         // Pixels cannot be redacted: none while a typed secret is on screen.
-        if crate::secrets::any_typed() && crate::secrets::shown_on(&tools.device().observe()?.ui) {
+        if crate::secrets::any_typed() && crate::secrets::shown_on(&tools.runtime_device().observe()?.ui) {
             return Err(DeviceError::SecretOnScreen);
         }
-        tools.device().screenshot()
+        tools.runtime_device().screenshot()
     }
 
     /// Parses `code` once, in this session's engine.
@@ -393,7 +393,7 @@ impl Session {
     /// scripts: they reach the device through tools).
     pub fn device_shell(&mut self, command: &str) -> Result<crate::device::ShellOutput, DeviceError> {
         let mut tools = self.tools();
-        let out = tools.device().shell(command)?;
+        let out = tools.runtime_device().shell(command)?;
         tools.set_snapshot(None);
         Ok(out)
     }
@@ -420,7 +420,7 @@ impl Session {
     /// its settings, apps' data, files and faults. Other devices refuse it.
     pub fn reset_virtual_phone(&mut self) -> Result<(), DeviceError> {
         let mut tools = self.tools();
-        let out = tools.device().shell("simctl reset")?;
+        let out = tools.runtime_device().shell("simctl reset")?;
         tools.set_snapshot(None);
         if out.code.unwrap_or(0) == 0 && out.stderr.is_empty() {
             Ok(())

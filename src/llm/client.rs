@@ -107,7 +107,7 @@ impl LlmClient {
         // Nothing a prompt quotes (a screen, an output, a reply) carries a secret.
         let redacted: Vec<Message> = messages
             .iter()
-            .map(|m| Message { text: crate::secrets::redact(&m.text).into_owned(), ..m.clone() })
+            .map(|m| Message { text: crate::secrets::redact_reply(&m.text).into_owned(), ..m.clone() })
             .collect();
         let msgs: Vec<Value> = redacted
             .iter()

@@ -191,13 +191,14 @@ impl LlmConfig {
     }
 
     /// `text` with the key, and anything shaped like one, blotted out: providers echo
-    /// (masked) keys in their error messages.
+    /// (masked) keys in their error messages. Code blocks stay runnable (a short
+    /// secret is blotted there only in strings and comments).
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         if let Some(key) = self.api_key.as_deref().filter(|k| k.len() >= 6) {
             out = out.replace(key, crate::secrets::REDACTED);
         }
-        crate::secrets::redact(&out).into_owned()
+        crate::secrets::redact_reply(&out).into_owned()
     }
 }
 

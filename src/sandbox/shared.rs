@@ -252,17 +252,13 @@ impl Shared {
         actions.push(action);
     }
 
-    /// What an action keeps of its arguments: each cut at [`ARG_BYTES`], redacted
-    /// (a number is never a secret: a PIN's digits may be anybody's coordinate),
+    /// What an action keeps of its arguments: each cut at [`ARG_BYTES`], redacted as
+    /// the Rhai literals they are (a bare number is nobody's PIN: a coordinate),
     /// and once the snippet's actions have kept [`SNIPPET_ARG_BYTES`], only their size.
     fn kept_args(&self, args: Vec<String>) -> Vec<String> {
         let args: Vec<String> = args
             .into_iter()
-            .map(|a| {
-                let a = crate::clip::clip(&a, ARG_BYTES);
-                let number = a.parse::<i64>().is_ok() || a.parse::<f64>().is_ok();
-                if number { a.into_owned() } else { crate::secrets::redact(&a).into_owned() }
-            })
+            .map(|a| crate::secrets::redact_code(&crate::clip::clip(&a, ARG_BYTES)).into_owned())
             .collect();
         let bytes: usize = args.iter().map(String::len).sum();
         let before = self.kept_arg_bytes.fetch_add(bytes, Ordering::Relaxed);

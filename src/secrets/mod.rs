@@ -97,18 +97,144 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 }
 
 /// Every string inside `value` redacted; numbers, booleans and keys are left as
-/// they are, so the record stays what it was (JSON with the same shape).
+/// they are, so the record stays what it was (JSON with the same shape). A field
+/// called `code` or `args` holds code ([`redact_code`]); other text may hold a
+/// reply's code blocks ([`redact_reply`]).
 pub fn redact_json(value: &mut serde_json::Value) {
+    redact_json_as(value, false);
+}
+
+fn redact_json_as(value: &mut serde_json::Value, code: bool) {
     match value {
         serde_json::Value::String(s) => {
-            if let Cow::Owned(r) = redact(s) {
+            let redacted = if code { redact_code(s) } else { redact_reply(s) };
+            if let Cow::Owned(r) = redacted {
                 *s = r;
             }
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_json),
-        serde_json::Value::Object(fields) => fields.values_mut().for_each(redact_json),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| redact_json_as(v, code)),
+        serde_json::Value::Object(fields) => {
+            // A call's arguments are Rhai literals, code too.
+            fields.iter_mut().for_each(|(key, v)| redact_json_as(v, code || key == "code" || key == "args"))
+        }
         _ => {}
     }
+}
+
+/// Code with its secrets out, the code left runnable: long secrets and key shapes
+/// wherever they are, a short secret only inside a string literal or a comment (as
+/// a bare number it is a coordinate or a count: nobody's PIN).
+pub fn redact_code(code: &str) -> Cow<'_, str> {
+    let out = redact_long(code);
+    let secrets = SECRETS.read().unwrap_or_else(|e| e.into_inner());
+    let short: Vec<&String> = secrets.iter().filter(|s| s.len() < STANDALONE_BELOW).collect();
+    if short.is_empty() {
+        return out;
+    }
+    let quoted = literal_spans(&out);
+    let mut result = out.clone().into_owned();
+    let mut changed = false;
+    for secret in short {
+        let places: Vec<(usize, usize)> = occurrences(&result, secret)
+            .into_iter()
+            .filter(|(start, end)| literal_spans_hold(&quoted, *start, *end))
+            .collect();
+        if places.is_empty() {
+            continue;
+        }
+        // Same-length stand-in first, so the spans found stay where they are.
+        for (start, end) in places {
+            result.replace_range(start..end, &"\u{1}".repeat(end - start));
+        }
+        changed = true;
+    }
+    if !changed {
+        return out;
+    }
+    Cow::Owned(collapse_marks(&result))
+}
+
+/// A model's reply with its secrets out: its prose as any text, its ```code```
+/// blocks as code ([`redact_code`]).
+pub fn redact_reply(text: &str) -> Cow<'_, str> {
+    if !text.contains("```") {
+        return redact(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in text.split("```").enumerate() {
+        if i > 0 {
+            out.push_str("```");
+        }
+        if i % 2 == 1 { out.push_str(&redact_code(part)) } else { out.push_str(&redact(part)) }
+    }
+    if out == text { Cow::Borrowed(text) } else { Cow::Owned(out) }
+}
+
+/// `text` with the secrets of [`STANDALONE_BELOW`] bytes or more, and key shapes,
+/// blotted out (wherever they are).
+fn redact_long(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for secret in SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().filter(|s| s.len() >= STANDALONE_BELOW) {
+        if out.contains(secret.as_str()) {
+            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
+        }
+    }
+    match KEY_SHAPED.as_ref() {
+        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
+        _ => out,
+    }
+}
+
+/// The byte ranges of a script's string literals and comments.
+fn literal_spans(code: &str) -> Vec<(usize, usize)> {
+    let bytes = code.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let end = match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                bytes[i..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |p| i + p)
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => code[i + 2..].find("*/").map_or(bytes.len(), |p| i + 2 + p + 2),
+            quote @ (b'"' | b'`' | b'\'') => {
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j] != quote {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                (j + 1).min(bytes.len())
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        spans.push((start, end));
+        i = end.max(start + 1);
+    }
+    spans
+}
+
+fn literal_spans_hold(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
+    spans.iter().any(|(s, e)| *s <= start && end <= *e)
+}
+
+/// Each run of stand-in marks becomes one [`REDACTED`].
+fn collapse_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_mark = false;
+    for c in text.chars() {
+        if c == '\u{1}' {
+            if !in_mark {
+                out.push_str(REDACTED);
+            }
+            in_mark = true;
+        } else {
+            in_mark = false;
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A hierarchy dump with its secrets out: in XML, only the attributes that hold
@@ -168,9 +294,9 @@ fn occurrences(text: &str, secret: &str) -> Vec<(usize, usize)> {
     text.match_indices(secret)
         .map(|(start, found)| (start, start + found.len()))
         .filter(|&(start, end)| {
-            !short
-                || (!(starts_word && text[..start].chars().next_back().is_some_and(char::is_alphanumeric))
-                    && !(ends_word && text[end..].chars().next().is_some_and(char::is_alphanumeric)))
+            let joined_before = starts_word && text[..start].chars().next_back().is_some_and(char::is_alphanumeric);
+            let joined_after = ends_word && text[end..].chars().next().is_some_and(char::is_alphanumeric);
+            !short || !(joined_before || joined_after)
         })
         .collect()
 }
@@ -249,5 +375,9 @@ mod tests {
             r#"<node text="[key]" bounds="[0,4791][1080,2400]" resource-id="a:id/pin4791" />"#
         );
         assert!(appears_in("PIN: 4791") && !appears_in("swipe(540, 14791)"));
+        let code = "tap(540, 4791); input_text(\"4791\"); // the PIN 4791";
+        assert_eq!(redact_code(code), "tap(540, 4791); input_text(\"[key]\"); // the PIN [key]");
+        let reply = "Thought: PIN 4791 next.\n```rhai\ntap(540, 4791);\n```";
+        assert_eq!(redact_reply(reply), "Thought: PIN [key] next.\n```rhai\ntap(540, 4791);\n```");
     }
 }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use rhai::Dynamic;
 
+use super::acting::{DeviceAct, DeviceReads};
 use super::arguments::coord;
 use super::closest::described as described_el;
 use super::effect::{ActionEffect, describe_printed, state_print};
@@ -21,7 +22,7 @@ use super::select::Selector;
 use super::state;
 use super::unique_selector::selector_for;
 use super::watchers::find_blocker;
-use crate::device::{Device, DeviceError, Observation};
+use crate::device::{Device, DeviceError, Observation, ShellOutput};
 use crate::sandbox::{Capture, Resolved, Shared};
 use crate::ui::Element;
 
@@ -153,7 +154,14 @@ impl ToolContext {
         }))
     }
 
-    pub(crate) fn device(&mut self) -> &mut dyn Device {
+    /// The device as a tool reads it; acting goes through [`act`](Self::act).
+    pub(crate) fn reads(&mut self) -> DeviceReads<'_> {
+        DeviceReads(self.device.as_mut())
+    }
+
+    /// The whole device, for the runtime's own commands (setting up the virtual
+    /// phone, resetting it, a screenshot for the caller): never for a script's.
+    pub(crate) fn runtime_device(&mut self) -> &mut dyn Device {
         self.device.as_mut()
     }
 
@@ -290,17 +298,42 @@ impl ToolContext {
         self.latest.as_deref().or(self.snapshot.as_deref())
     }
 
-    /// Acts on the device with `f`, then waits for the screen to settle: what every
-    /// acting tool does. A blocker on the screen as last read (a dialog the last
-    /// action brought up) is cleared first, by the script's watchers or the
-    /// built-in ones.
-    pub(crate) fn act(&mut self, f: impl FnOnce(&mut dyn Device) -> Result<(), DeviceError>) -> Result<(), ToolError> {
-        if let Some(obs) = self.live_arc() {
+    /// Acts on the device, then waits for the screen to settle: what every acting
+    /// tool does, and the only way a tool acts. A blocker on the screen as last
+    /// read (a dialog the last action brought up) is cleared first, by the script's
+    /// watchers or the built-in ones; then the sensitive-action gate judges the
+    /// call on the screen as it is (`gate.rs`).
+    pub(crate) fn act(&mut self, act: DeviceAct<'_>) -> Result<(), ToolError> {
+        self.judged_act(act).map(|_| ())
+    }
+
+    /// A script's shell command, judged like any action (the input it injects
+    /// included); its output.
+    pub(crate) fn run_shell(&mut self, command: &str) -> Result<ShellOutput, ToolError> {
+        Ok(self.judged_act(DeviceAct::Shell(command))?.unwrap_or_default())
+    }
+
+    /// Sets the clipboard (the virtual phone's); what the command said.
+    pub(crate) fn set_clipboard(&mut self, text: &str) -> Result<ShellOutput, ToolError> {
+        Ok(self.judged_act(DeviceAct::SetClipboard(text))?.unwrap_or_default())
+    }
+
+    fn judged_act(&mut self, act: DeviceAct<'_>) -> Result<Option<ShellOutput>, ToolError> {
+        if act.meets_the_screen()
+            && let Some(obs) = self.live_arc()
+        {
             self.run_watchers(obs)?;
         }
-        f(self.device.as_mut())?;
+        self.judge(&act)?;
+        let out = act.perform(self.device.as_mut())?;
         self.after_action();
-        Ok(())
+        Ok(out)
+    }
+
+    /// Whether the screen as last read may be out of date: an action ran since,
+    /// and nothing read the screen after it.
+    pub(crate) fn needs_look(&self) -> bool {
+        self.latest.is_none() && (self.dirty || self.snapshot.is_none())
     }
 
     /// The call about to run starts afresh: no effect measured, no target.

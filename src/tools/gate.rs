@@ -1,5 +1,6 @@
 //! The person in the loop, as the tools meet one: the sensitive-action gate every
-//! pressing, typing, app and shell tool passes before it acts, and the asking that
+//! acting device call passes before it reaches the device ([`ToolContext::judge`],
+//! called by [`ToolContext::act`], the only door to the device), and the asking that
 //! `ask_user`, `take_over` and the gate share (the snippet's clock stops while a
 //! person answers). The rules are `sensitive.rs`'s; the channel is [`Human`].
 //!
@@ -8,9 +9,12 @@
 
 use std::time::Instant;
 
+use super::acting::DeviceAct;
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::sensitive::SensitivePolicy;
+use super::shell_input::Injected;
+use crate::device::DeviceError;
 use crate::human::{Consent, HumanRequest};
 use crate::sandbox::Capture;
 use crate::ui::{Element, UiTree};
@@ -39,6 +43,42 @@ pub(crate) fn element_subjects(tree: Option<&UiTree>, e: &Element) -> Vec<String
     out
 }
 
+/// Strokes shorter than this (in pixels, either way) are presses: a phone takes a
+/// touch that barely moves as a tap on what is under it.
+const PRESS_SLOP: i32 = 24;
+
+/// The rule a shell command's unreadable input is judged under.
+const UNREADABLE_RULE: &str = "shell input the runtime cannot read";
+
+/// The elements a press at `(x, y)` reaches on `ui`: the deepest element there, and
+/// the ancestors up to the one that takes the press (the nearest clickable one).
+/// When nothing there says it is clickable (a canvas, a web view), the deepest
+/// element there still is judged: no point passes unjudged.
+fn receivers(ui: &UiTree, (x, y): (i32, i32)) -> Vec<&Element> {
+    let Some(hit) = ui.elements.iter().filter(|e| e.visible && e.bounds.contains(x, y)).max_by_key(|e| (e.depth, e.id))
+    else {
+        return Vec::new();
+    };
+    let takes = |e: &Element| e.clickable || e.long_clickable || e.checkable || e.actions.touch;
+    let mut chain = vec![hit];
+    let mut at = hit;
+    while !takes(at) {
+        match at.parent.and_then(|p| ui.get(p)) {
+            Some(parent) => {
+                chain.push(parent);
+                at = parent;
+            }
+            None => return vec![hit],
+        }
+    }
+    chain
+}
+
+/// Keys that press what has focus (a focused button, a form's submit).
+fn activates(key: &str) -> bool {
+    matches!(adb_wire::keycodes::from_friendly_name(key), Some(66 | 160 | 23 | 62 | 96 | 108 | 109 | 5 | 279))
+}
+
 impl ToolContext {
     /// The gate for an action on `element` (text it types in `typed`): see
     /// [`ToolContext::gate`].
@@ -52,32 +92,157 @@ impl ToolContext {
         let what = match typed {
             Some(t) => {
                 subjects.push(t.to_string());
-                format!("{verb} {t:?} into {target}")
+                format!("{verb} {:?} into {target}", crate::clip::clip(t, 200))
             }
             None => format!("{verb} {target}"),
         };
         self.gate(&what, &subjects)
     }
 
-    /// The gate before an action that touches a point: the element under it.
-    pub(crate) fn gate_point(&mut self, verb: &str, (x, y): (i32, i32)) -> Result<(), ToolError> {
+    /// The gate before a press at a point: every element the press reaches there,
+    /// on the screen as it is now.
+    pub(crate) fn gate_point(&mut self, verb: &str, point: (i32, i32)) -> Result<(), ToolError> {
         if self.options.sensitive.policy == SensitivePolicy::Allow {
             return Ok(());
         }
-        if self.live().is_none() {
-            self.look()?;
+        let Some(screen) = self.live_arc() else { return Ok(()) };
+        let reached: Vec<Element> = receivers(&screen.ui, point).into_iter().cloned().collect();
+        let Some(taker) = reached.last() else { return Ok(()) };
+        let mut subjects = element_subjects(Some(&screen.ui), taker);
+        for e in &reached {
+            subjects.extend(
+                [&e.text, &e.content_desc, &e.resource_id, &e.hint].into_iter().filter(|t| !t.is_empty()).cloned(),
+            );
         }
-        let under = self.live().and_then(|o| {
-            o.ui.elements
-                .iter()
-                .filter(|e| e.bounds.contains(x, y) && (e.clickable || e.long_clickable || e.checkable))
-                .max_by_key(|e| e.depth)
-                .cloned()
-        });
-        match under {
+        let what = format!("{verb} {}", super::closest::described(taker));
+        self.gate(&what, &subjects)
+    }
+
+    /// The gate before a key that presses or types into what has focus.
+    fn gate_focused(&mut self, verb: &str, typed: Option<&str>) -> Result<(), ToolError> {
+        match self.focused_field().cloned() {
+            Some(field) => self.gate_element(verb, &field, typed),
+            None => match typed {
+                Some(t) => self.gate(&format!("{verb} {:?}", crate::clip::clip(t, 200)), &[t.to_string()]),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// The gate before a stroke: a short one is a press where it starts; a longer
+    /// one reaches what is under its start and under its end (a row swiped away, a
+    /// thing dropped on a bin), unless it only scrolls content.
+    fn gate_stroke(&mut self, verb: &str, from: (i32, i32), to: (i32, i32), scroll: bool) -> Result<(), ToolError> {
+        let short = (from.0 - to.0).abs() <= PRESS_SLOP && (from.1 - to.1).abs() <= PRESS_SLOP;
+        if short {
+            return self.gate_point(&format!("{verb} (a press) on"), from);
+        }
+        if scroll {
+            return Ok(());
+        }
+        self.gate_point(&format!("{verb} starting on"), from)?;
+        self.gate_point(&format!("{verb} ending on"), to)
+    }
+
+    /// The sensitive-action gate for an acting device call, on the screen as it is
+    /// now: [`ToolContext::act`] calls it for every one, so no tool acts unjudged.
+    /// Each kind of call is judged by what it reaches: a press or a stroke by the
+    /// elements under its points, typing and keys that press by the focused field
+    /// (and the text), apps and links by their names, a shell command by the input
+    /// it injects (read by `shell_input.rs`) and its words.
+    pub(crate) fn judge(&mut self, act: &DeviceAct<'_>) -> Result<(), ToolError> {
+        if self.options.sensitive.policy == SensitivePolicy::Allow {
+            return Ok(());
+        }
+        match *act {
+            DeviceAct::Tap(_) | DeviceAct::LongPress(..) | DeviceAct::Stroke { .. } | DeviceAct::Type { .. } => {
+                self.screen_for_gate()?
+            }
+            DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if activates(k) => self.screen_for_gate()?,
+            _ => {}
+        }
+        match *act {
+            DeviceAct::Tap(p) => {
+                self.gate_aimed("tap on")?;
+                self.gate_point("tap on", p)
+            }
+            DeviceAct::LongPress(p, _) => {
+                self.gate_aimed("long press on")?;
+                self.gate_point("long press on", p)
+            }
+            DeviceAct::Stroke { from, to, drag, scroll, .. } => {
+                self.gate_stroke(if drag { "drag" } else { "swipe" }, from, to, scroll)
+            }
+            DeviceAct::Type { shown, .. } => self.gate_focused("type", Some(shown)),
+            DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if activates(k) => {
+                self.gate_focused(&format!("press {k} on"), None)
+            }
+            DeviceAct::StartApp { package, activity } => {
+                let mut subjects = vec![package.to_string()];
+                subjects.extend(activity.map(str::to_string));
+                self.gate(&format!("start the app {package}"), &subjects)
+            }
+            DeviceAct::ClearData(package) => {
+                let what = format!("delete all data of the app {package} (pm clear)");
+                self.gate(&what, std::slice::from_ref(&what))
+            }
+            DeviceAct::OpenUrl(uri) => self.gate(&format!("open {uri:?}"), &[uri.to_string()]),
+            DeviceAct::Shell(command) => self.gate_shell(command),
+            // Leaving, stopping, emptying a field and the clipboard press nothing.
+            DeviceAct::Key(_)
+            | DeviceAct::KeyTimes(..)
+            | DeviceAct::Home
+            | DeviceAct::StopApp(_)
+            | DeviceAct::ClearText
+            | DeviceAct::SetClipboard(_) => Ok(()),
+        }
+    }
+
+    /// The element the call aimed at (a selector's match, an index), when it set
+    /// one: it is judged as well as what is under the point.
+    fn gate_aimed(&mut self, verb: &str) -> Result<(), ToolError> {
+        match self.effect_target.clone() {
             Some(e) => self.gate_element(verb, &e, None),
             None => Ok(()),
         }
+    }
+
+    /// A shell command: its words, then each input it injects as the tool that does
+    /// the same would be judged; input it hides is judged sensitive.
+    fn gate_shell(&mut self, command: &str) -> Result<(), ToolError> {
+        let shown = crate::clip::clip(command, 200);
+        self.gate(&format!("run {shown:?} in the device shell"), &[command.to_string()])?;
+        let injected = match super::shell_input::injected_input(command) {
+            Ok(injected) => injected,
+            Err(why) => return self.decide(&format!("run {shown:?} in the device shell ({why})"), UNREADABLE_RULE),
+        };
+        if injected.is_empty() {
+            return Ok(());
+        }
+        self.screen_for_gate()?;
+        for input in injected {
+            match input {
+                Injected::Press(p) => self.gate_point("tap (through the shell) on", p)?,
+                Injected::Stroke { from, to } => self.gate_stroke("swipe (through the shell)", from, to, false)?,
+                Injected::Text(t) => self.gate_focused("type (through the shell)", Some(&t))?,
+                Injected::Keys(keys) => {
+                    if keys.iter().any(|k| activates(k)) {
+                        self.gate_focused("press a key (through the shell) on", None)?;
+                    }
+                }
+                Injected::FocusPress => self.gate_focused("press (through the shell) on", None)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The screen the gate judges: read again when an action ran since it was
+    /// last read (a menu that just opened is what the next tap lands on).
+    fn screen_for_gate(&mut self) -> Result<(), DeviceError> {
+        if self.needs_look() {
+            self.look()?;
+        }
+        Ok(())
     }
 
     /// Stops an action whose `subjects` match a sensitive rule until a person says
@@ -87,6 +252,15 @@ impl ToolContext {
     /// rest of the session. Each decision is recorded as a `confirm` action.
     pub(crate) fn gate(&mut self, what: &str, subjects: &[String]) -> Result<(), ToolError> {
         let Some(rule) = self.options.sensitive.matching(subjects).map(str::to_string) else { return Ok(()) };
+        self.decide(what, &rule)
+    }
+
+    /// What the policy (or the person) says to `what`, which matched `rule`.
+    fn decide(&mut self, what: &str, rule: &str) -> Result<(), ToolError> {
+        let rule = rule.to_string();
+        if self.options.sensitive.policy == SensitivePolicy::Allow {
+            return Ok(());
+        }
         if self.consented_call || self.consented_rules.contains(&rule) {
             return Ok(());
         }

@@ -10,6 +10,7 @@
 //! This module does not parse dumps (that is `ui`) nor run scripts (that is
 //! `sandbox`).
 
+mod acting;
 mod app_names;
 mod arguments;
 mod catalog;
@@ -22,6 +23,7 @@ mod options;
 mod registry;
 pub mod select;
 pub mod sensitive;
+mod shell_input;
 mod state;
 mod typing;
 mod unique_selector;

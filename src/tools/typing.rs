@@ -6,6 +6,7 @@
 
 use crate::device::DeviceError;
 
+use super::acting::DeviceAct;
 use super::context::ToolContext;
 use super::error::ToolError;
 
@@ -14,10 +15,7 @@ use super::error::ToolError;
 pub(crate) fn type_into_focused(c: &mut ToolContext, text: &str) -> Result<(), ToolError> {
     let before = focused_text(c)?;
     let Some((password, _)) = before else { return Err(ToolError::NoFocusedField) };
-    if let Some(field) = c.focused_field().cloned() {
-        c.gate_element("type", &field, Some(text))?;
-    }
-    c.act(|d| d.input_text(text))?;
+    c.act(DeviceAct::Type { text, shown: text })?;
     if password || text.is_empty() {
         return Ok(());
     }

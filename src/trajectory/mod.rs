@@ -209,6 +209,8 @@ fn redacted_file(name: &str, text: &str) -> String {
         }
     } else if name.ends_with(".xml") {
         return crate::secrets::redact_dump(text).into_owned();
+    } else if name.ends_with(".rhai") {
+        return crate::secrets::redact_code(text).into_owned();
     }
     crate::secrets::redact(text).into_owned()
 }

@@ -21,3 +21,4 @@ mod report;
 mod strategies;
 mod traces;
 mod ui_fixtures;
+mod untrusted;

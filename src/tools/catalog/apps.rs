@@ -3,25 +3,23 @@
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use crate::device::DeviceError;
+use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 fn start(c: &mut ToolContext, package: &str, activity: Option<&str>) -> Result<(), ToolError> {
-    c.gate(&format!("start the app {package}"), &[package.to_string()])?;
-    c.act(|d| d.start_app(package, activity))
+    c.act(DeviceAct::StartApp { package, activity })
 }
 
-/// Forgets an app's data, after the sensitive-action gate (it deletes all of it).
+/// Forgets an app's data (the gate judges it: it deletes all of it).
 fn clear_data(c: &mut ToolContext, package: &str) -> Result<(), ToolError> {
-    let what = format!("delete all data of the app {package} (pm clear)");
-    c.gate(&what, std::slice::from_ref(&what))?;
-    c.act(|d| d.clear_app_data(package))
+    c.act(DeviceAct::ClearData(package))
 }
 
 fn packages(c: &mut ToolContext, include_system: bool) -> Result<Array, ToolError> {
-    let list = c.device().list_packages(include_system)?;
+    let list = c.reads().list_packages(include_system)?;
     Ok(list.into_iter().map(Dynamic::from).collect())
 }
 
@@ -37,11 +35,7 @@ fn start_with(c: &mut ToolContext, package: &str, second: &Dynamic) -> Result<()
     let mut activity = None;
     for (key, value) in &options {
         match key.as_str() {
-            "clear" if value.as_bool() == Ok(true) => {
-                let what = format!("delete all data of the app {package} (start_app with clear: true)");
-                c.gate(&what, std::slice::from_ref(&what))?;
-                c.device().clear_app_data(package)?
-            }
+            "clear" if value.as_bool() == Ok(true) => c.act(DeviceAct::ClearData(package))?,
             "clear" if value.is_bool() => {}
             "activity" => {
                 activity = Some(
@@ -70,8 +64,7 @@ pub(crate) const START_APP: ToolSpec = ToolSpec {
 
 /// The app that handles the link opens it; a link nothing handles is named.
 fn open_link(c: &mut ToolContext, uri: &str) -> Result<(), ToolError> {
-    c.gate(&format!("open {uri:?}"), &[uri.to_string()])?;
-    match c.act(|d| d.open_url(uri)) {
+    match c.act(DeviceAct::OpenUrl(uri)) {
         Err(ToolError::Device(DeviceError::Command { output, .. } | DeviceError::InvalidName { name: output, .. })) => {
             Err(ToolError::NoAppForUrl { uri: uri.to_string(), said: output })
         }

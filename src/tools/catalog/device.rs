@@ -5,24 +5,15 @@
 
 use rhai::{Dynamic, ImmutableString, Map};
 
+use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 fn shell(c: &mut ToolContext, command: &str) -> Result<Map, ToolError> {
-    c.gate(&format!("run {command:?} in the device shell"), &[command.to_string()])?;
-    // `input tap X Y` presses whatever is there: that element is gated too.
-    let words: Vec<&str> = command.split_whitespace().collect();
-    if let ["input", "tap", x, y, ..] = words.as_slice()
-        && let (Ok(x), Ok(y)) = (x.parse::<i32>(), y.parse::<i32>())
-    {
-        c.look()?;
-        c.gate_point("tap (through the shell) on", (x, y))?;
-    }
-    let out = c.device().shell(command)?;
-    // The command may have changed what is on screen.
-    c.after_action();
+    // Judged by its words and by the input it injects; the screen settles after it.
+    let out = c.run_shell(command)?;
     let mut m = Map::new();
     m.insert("output".into(), Dynamic::from(out.stdout_text()));
     m.insert("error".into(), Dynamic::from(out.stderr_text()));
@@ -31,9 +22,9 @@ fn shell(c: &mut ToolContext, command: &str) -> Result<Map, ToolError> {
 }
 
 fn hide_keyboard(c: &mut ToolContext) -> Result<bool, ToolError> {
-    let shown = c.device().observe()?.phone.keyboard_shown;
+    let shown = c.reads().observe()?.phone.keyboard_shown;
     if shown {
-        c.act(|d| d.press_key("back"))?;
+        c.act(DeviceAct::Key("back"))?;
     }
     Ok(shown)
 }
@@ -41,15 +32,16 @@ fn hide_keyboard(c: &mut ToolContext) -> Result<bool, ToolError> {
 /// The clipboard through `simctl`: Android lets only the app in front (or the
 /// keyboard) read it, so a real phone says so instead.
 fn clipboard(c: &mut ToolContext, set: Option<&str>) -> Result<String, ToolError> {
-    let command = match set {
-        Some(text) => format!("simctl clipboard set {}", crate::device::adb::quote(text)),
-        None => "simctl clipboard".to_string(),
-    };
-    let out = c.device().shell(&command)?;
-    if out.code.unwrap_or(0) != 0 {
-        return Err(ToolError::NoClipboard);
+    match set {
+        Some(text) => {
+            let out = c.set_clipboard(text)?;
+            if out.code.unwrap_or(0) != 0 {
+                return Err(ToolError::NoClipboard);
+            }
+            Ok(String::new())
+        }
+        None => c.reads().clipboard()?.ok_or(ToolError::NoClipboard),
     }
-    Ok(out.stdout_text())
 }
 
 pub(crate) const GET_CLIPBOARD: ToolSpec = ToolSpec {
@@ -78,7 +70,7 @@ pub(crate) const STOP_APP: ToolSpec = ToolSpec {
     signature: "stop_app(package)",
     doc: "Force-stop an app by package name (its next start is a cold one).",
     effect: Effect::Acts,
-    register: |r| tool!(r, |c, package: ImmutableString| c.act(|d| d.stop_app(&package))),
+    register: |r| tool!(r, |c, package: ImmutableString| c.act(DeviceAct::StopApp(&package))),
 };
 
 pub(crate) const HIDE_KEYBOARD: ToolSpec = ToolSpec {

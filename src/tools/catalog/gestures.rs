@@ -2,6 +2,7 @@
 
 use rhai::Dynamic;
 
+use crate::tools::acting::DeviceAct;
 use crate::tools::arguments::gesture_ms;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
@@ -9,15 +10,10 @@ use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 /// A point gesture after it is resolved: where, and for how long.
-fn press(c: &mut ToolContext, (x, y): (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {
-    let verb = if ms.is_some() { "long press on" } else { "tap on" };
-    match c.effect_target.clone() {
-        Some(e) => c.gate_element(verb, &e, None)?,
-        None => c.gate_point(verb, (x, y))?,
-    }
-    c.act(|d| match ms {
-        None => d.tap(x, y),
-        Some(ms) => d.long_press(x, y, ms),
+fn press(c: &mut ToolContext, point: (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {
+    c.act(match ms {
+        None => DeviceAct::Tap(point),
+        Some(ms) => DeviceAct::LongPress(point, ms),
     })
 }
 
@@ -32,7 +28,7 @@ fn stroke(c: &mut ToolContext, drag: bool, p: [&Dynamic; 4], ms: i64) -> Result<
     let ms = gesture_ms(ms, c.left())?;
     let (x1, y1) = c.point(p[0], p[1])?;
     let (x2, y2) = c.point(p[2], p[3])?;
-    c.act(|d| if drag { d.drag(x1, y1, x2, y2, ms) } else { d.swipe(x1, y1, x2, y2, ms) })
+    c.act(DeviceAct::Stroke { from: (x1, y1), to: (x2, y2), ms, drag, scroll: false })
 }
 
 pub(crate) const TAP_BY_INDEX: ToolSpec = ToolSpec {

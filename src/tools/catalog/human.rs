@@ -7,6 +7,7 @@
 use rhai::ImmutableString;
 
 use crate::human::HumanRequest;
+use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
@@ -54,8 +55,9 @@ fn type_secret(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {
     let Some(field) = c.focused_field().filter(|f| f.actions.set_text).cloned() else {
         return Err(ToolError::NoFocusedField);
     };
-    c.gate_element("type", &field, Some(&format!("the secret {name}")))?;
-    c.act(|d| d.input_text(&value))?;
+    let shown = format!("the secret {name}");
+    c.gate_element("type", &field, Some(&shown))?;
+    c.act(DeviceAct::Type { text: &value, shown: &shown })?;
     if field.password {
         return Ok(());
     }

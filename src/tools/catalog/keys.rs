@@ -2,17 +2,18 @@
 
 use rhai::ImmutableString;
 
+use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
 use crate::tools::{Effect, ToolSpec};
 
 fn key(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {
-    c.act(|d| d.press_key(name))
+    c.act(DeviceAct::Key(name))
 }
 
 fn home(c: &mut ToolContext) -> Result<(), ToolError> {
-    c.act(|d| d.go_home())
+    c.act(DeviceAct::Home)
 }
 
 pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
@@ -31,7 +32,7 @@ pub(crate) const ERASE: ToolSpec = ToolSpec {
     register: |r| {
         tool!(r, |c, n: i64| {
             let times = u32::try_from(n).ok().filter(|t| *t <= 1000).ok_or(ToolError::BadCount(n))?;
-            c.act(|d| (0..times).try_for_each(|_| d.press_key("delete")))
+            c.act(DeviceAct::KeyTimes("delete", times))
         })
     },
 };
@@ -41,7 +42,7 @@ pub(crate) const CLEAR_TEXT: ToolSpec = ToolSpec {
     signature: "clear_text()",
     doc: "Empty the focused text field.",
     effect: Effect::Acts,
-    register: |r| tool!(r, |c| c.act(|d| d.clear_text())),
+    register: |r| tool!(r, |c| c.act(DeviceAct::ClearText)),
 };
 
 pub(crate) const PRESS_KEY: ToolSpec = ToolSpec {

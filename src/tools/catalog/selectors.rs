@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rhai::{Array, Dynamic, ImmutableString};
 
 use crate::sandbox::Resolved;
+use crate::tools::acting::DeviceAct;
 use crate::tools::arguments::wait_ms;
 use crate::tools::closest;
 use crate::tools::context::ToolContext;
@@ -149,7 +150,8 @@ fn scroll_to_find(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolEr
             let (x, h) = ((b.left + b.right) / 2, b.bottom - b.top);
             let (from, to) = (b.top + h * 8 / 10, b.top + h * 2 / 10);
             let before = obs.ui.fingerprint();
-            c.act(|d| if down { d.swipe(x, from, x, to, 300) } else { d.swipe(x, to, x, from, 300) })?;
+            let (from, to) = if down { ((x, from), (x, to)) } else { ((x, to), (x, from)) };
+            c.act(DeviceAct::Stroke { from, to, ms: 300, drag: false, scroll: true })?;
             if let Some(Found::Element(e)) = acting_match(c, sel)? {
                 return Ok(*e);
             }
@@ -197,15 +199,13 @@ fn nothing(c: &ToolContext, sel: &Selector, searched: &str) -> ToolError {
 fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError> {
     let sel = c.selector(sel)?;
     let Some(e) = target(c, &sel)? else { return Ok(()) };
-    c.gate_element(if long { "long press on" } else { "tap on" }, &e, None)?;
     let safe = c.live_arc().is_some_and(|o| safe_to_repeat(&o.ui, &e));
-    let (x, y) = e.center;
-    c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })?;
+    let gesture = |at| if long { DeviceAct::LongPress(at, 800) } else { DeviceAct::Tap(at) };
+    c.act(gesture(e.center))?;
     let unchanged = c.last_effect.as_ref().is_some_and(|e| !e.visible);
     if unchanged && safe {
         let Some(again) = target(c, &sel)? else { return Ok(()) };
-        let (x, y) = again.center;
-        c.act(|d| if long { d.long_press(x, y, 800) } else { d.tap(x, y) })?;
+        c.act(gesture(again.center))?;
         if let Some(effect) = &mut c.capture.effect {
             effect.insert_str(0, "retried once: ");
         }
@@ -278,14 +278,14 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
         last = Some(print);
         let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
         let (from, to) = if down { (h * 7 / 10, h * 3 / 10) } else { (h * 3 / 10, h * 7 / 10) };
-        c.act(|d| d.swipe(w / 2, from, w / 2, to, 300))?;
+        c.act(DeviceAct::Stroke { from: (w / 2, from), to: (w / 2, to), ms: 300, drag: false, scroll: true })?;
     }
     Err(ToolError::NotAfterSwipes { selector: sel.shown, swipes: MAX_SWIPES })
 }
 
 /// A swipe inside the element `sel` finds, the finger moving `direction` ("up",
 /// "down", "left", "right") across the middle 60% of it.
-fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<(), ToolError> {
+fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str, scroll: bool) -> Result<(), ToolError> {
     let sel = c.selector(sel)?;
     let e = element_target(c, &sel)?;
     let b = e.bounds;
@@ -302,7 +302,7 @@ fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<(
         "right" => ((cx - dx, cy), (cx + dx, cy)),
         other => return Err(ToolError::BadSwipeDirection(other.to_string())),
     };
-    c.act(|d| d.swipe(from.0, from.1, to.0, to.1, 300))
+    c.act(DeviceAct::Stroke { from, to, ms: 300, drag: false, scroll })
 }
 
 /// The finger direction that scrolls content `direction` (scrolling down moves the
@@ -322,7 +322,7 @@ pub(crate) const SWIPE_ON: ToolSpec = ToolSpec {
     signature: "swipe_on(sel, direction)",
     doc: "Swipe inside the element a selector finds, the finger moving \"up\", \"down\", \"left\" or \"right\" (a carousel, a row to dismiss).",
     effect: Effect::Acts,
-    register: |r| tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(c, &sel, &direction)),
+    register: |r| tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(c, &sel, &direction, false)),
 };
 
 pub(crate) const SCROLL: ToolSpec = ToolSpec {
@@ -331,7 +331,12 @@ pub(crate) const SCROLL: ToolSpec = ToolSpec {
     doc: "Scroll the content of the element a selector finds \"down\", \"up\", \"left\" or \"right\" (one swipe).",
     effect: Effect::Acts,
     register: |r| {
-        tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(c, &sel, finger_for_scroll(&direction)))
+        tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(
+            c,
+            &sel,
+            finger_for_scroll(&direction),
+            true
+        ))
     },
 };
 
@@ -387,9 +392,8 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
             }
             c.gate_element("type", &field, Some(&text))?;
             // The field must have focus (and its keyboard) before it is emptied.
-            let (x, y) = field.center;
-            c.act(|d| d.tap(x, y))?;
-            c.act(|d| d.clear_text())?;
+            c.act(DeviceAct::Tap(field.center))?;
+            c.act(DeviceAct::ClearText)?;
             crate::tools::typing::type_into_focused(c, &text)
         })
     },

@@ -1,0 +1,103 @@
+//! What a tool does to the device, as data: every acting device call a tool makes
+//! is one [`DeviceAct`], and [`ToolContext::act`](super::ToolContext::act) is the
+//! only way to make one. There the sensitive-action gate judges it (`gate.rs`)
+//! before it reaches the device, so a tool cannot act without being judged, and a
+//! new tool is judged without saying so. Tools read the device through
+//! [`DeviceReads`], which cannot act.
+//!
+//! Not here: what is judged sensitive (`sensitive.rs`), how (`gate.rs`).
+
+use crate::device::Observation;
+use crate::device::{Device, DeviceError, ShellOutput};
+
+/// One acting device call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DeviceAct<'a> {
+    Tap((i32, i32)),
+    LongPress((i32, i32), u32),
+    /// A swipe (or, `drag`, a drag and drop) from one point to another; `scroll`
+    /// when it scrolls content (the runtime looking down a list, `scroll()`): then
+    /// it is judged only as the press it is when it barely moves.
+    Stroke {
+        from: (i32, i32),
+        to: (i32, i32),
+        ms: u32,
+        drag: bool,
+        scroll: bool,
+    },
+    /// Text typed into the focused field; `shown` is how the gate and the records
+    /// name it (`the secret PIN` for `type_secret`: never the value).
+    Type {
+        text: &'a str,
+        shown: &'a str,
+    },
+    ClearText,
+    Key(&'a str),
+    /// A key pressed `times` times (erasing: the delete key).
+    KeyTimes(&'a str, u32),
+    Home,
+    StartApp {
+        package: &'a str,
+        activity: Option<&'a str>,
+    },
+    StopApp(&'a str),
+    ClearData(&'a str),
+    OpenUrl(&'a str),
+    /// A script's shell command (the `shell` tool).
+    Shell(&'a str),
+    /// The clipboard's text set (on the virtual phone).
+    SetClipboard(&'a str),
+}
+
+impl DeviceAct<'_> {
+    /// Makes the call; a shell command's output is returned.
+    pub(crate) fn perform(&self, d: &mut dyn Device) -> Result<Option<ShellOutput>, DeviceError> {
+        match *self {
+            DeviceAct::Tap((x, y)) => d.tap(x, y)?,
+            DeviceAct::LongPress((x, y), ms) => d.long_press(x, y, ms)?,
+            DeviceAct::Stroke { from, to, ms, drag: true, .. } => d.drag(from.0, from.1, to.0, to.1, ms)?,
+            DeviceAct::Stroke { from, to, ms, drag: false, .. } => d.swipe(from.0, from.1, to.0, to.1, ms)?,
+            DeviceAct::Type { text, .. } => d.input_text(text)?,
+            DeviceAct::ClearText => d.clear_text()?,
+            DeviceAct::Key(key) => d.press_key(key)?,
+            DeviceAct::KeyTimes(key, times) => (0..times).try_for_each(|_| d.press_key(key))?,
+            DeviceAct::Home => d.go_home()?,
+            DeviceAct::StartApp { package, activity } => d.start_app(package, activity)?,
+            DeviceAct::StopApp(package) => d.stop_app(package)?,
+            DeviceAct::ClearData(package) => d.clear_app_data(package)?,
+            DeviceAct::OpenUrl(uri) => d.open_url(uri)?,
+            DeviceAct::Shell(command) => return d.shell(command).map(Some),
+            DeviceAct::SetClipboard(text) => {
+                return d.shell(&format!("simctl clipboard set {}", crate::device::adb::quote(text))).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether the watchers get their turn first (a blocker on screen would take
+    /// the input). A shell command or the clipboard is not input on the screen.
+    pub(crate) fn meets_the_screen(&self) -> bool {
+        !matches!(self, DeviceAct::Shell(_) | DeviceAct::SetClipboard(_) | DeviceAct::StopApp(_))
+    }
+}
+
+/// The device as a tool may read it: observing, screenshots, packages, the
+/// clipboard. Acting goes through [`DeviceAct`].
+pub(crate) struct DeviceReads<'a>(pub(crate) &'a mut dyn Device);
+
+impl DeviceReads<'_> {
+    pub(crate) fn observe(&mut self) -> Result<Observation, DeviceError> {
+        self.0.observe()
+    }
+
+    pub(crate) fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError> {
+        self.0.list_packages(system)
+    }
+
+    /// The clipboard's text (the virtual phone's `simctl`; `None` where the device
+    /// does not give it).
+    pub(crate) fn clipboard(&mut self) -> Result<Option<String>, DeviceError> {
+        let out = self.0.shell("simctl clipboard")?;
+        Ok((out.code.unwrap_or(0) == 0).then(|| out.stdout_text()))
+    }
+}
