@@ -156,7 +156,7 @@ fn write_eval_index(out_dir: &std::path::Path, results: &Results) -> anyhow::Res
         "codeact eval ({}): {} instances, mean score {:.3}, {} solved",
         results.agent, all.instances, all.mean_score, all.solved
     );
-    let rows: Vec<(String, Vec<String>)> = results
+    let rows: Vec<(Option<std::path::PathBuf>, Vec<String>)> = results
         .results
         .iter()
         .map(|r| {
@@ -165,9 +165,7 @@ fn write_eval_index(out_dir: &std::path::Path, results: &Results) -> anyhow::Res
                 .as_deref()
                 .and_then(|d| d.strip_prefix(out_dir).ok())
                 .map(|d| d.join("report.html"))
-                .filter(|page| out_dir.join(page).is_file())
-                .map(|page| page.display().to_string())
-                .unwrap_or_default();
+                .filter(|page| out_dir.join(page).is_file());
             let cells = vec![
                 r.label(),
                 format!("{:.2}", r.score),

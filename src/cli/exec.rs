@@ -124,15 +124,11 @@ fn write_exec_index(root: &std::path::Path, reports: &[Report]) -> anyhow::Resul
     let report = match reports {
         [one] => one.trajectory.as_ref().map(|dir| dir.join("report.html")),
         _ => {
-            let rows: Vec<(String, Vec<String>)> = reports
+            let rows: Vec<(Option<std::path::PathBuf>, Vec<String>)> = reports
                 .iter()
                 .map(|r| {
-                    let link = r
-                        .trajectory
-                        .as_deref()
-                        .and_then(|d| d.strip_prefix(root).ok())
-                        .map(|d| d.join("report.html").display().to_string())
-                        .unwrap_or_default();
+                    let link =
+                        r.trajectory.as_deref().and_then(|d| d.strip_prefix(root).ok()).map(|d| d.join("report.html"));
                     let cells = vec![
                         r.script.path.display().to_string(),
                         r.verdict.word().to_string(),

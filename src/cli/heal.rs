@@ -147,7 +147,9 @@ pub(super) fn heal(request: HealRequest, settings: &Settings, session: &mut Sess
             codeact::files::read_text(&summary.run_dir.join("script.selectors.rhai"), codeact::files::TEXT_BYTES)
                 .with_context(|| format!("cannot read the healed script in {}", summary.run_dir.display()))?;
         let path = healed_path(&script.path);
-        std::fs::write(&path, healed).with_context(|| format!("cannot write {}", path.display()))?;
+        // Renamed into place: a link shipped at that name is replaced, never written through.
+        codeact::files::write_replacing(&path, healed.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
         codeact::outln!("healed script: {} (compare it with {})", path.display(), script.path.display());
     }
     Ok(ExitCode::from(summary.outcome.exit_code()))

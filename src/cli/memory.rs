@@ -63,8 +63,14 @@ fn edit_text(text: &str) -> anyhow::Result<String> {
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
         .context("set $EDITOR (or $VISUAL) to edit a card, or give it with --set FILE")?;
-    let path = std::env::temp_dir().join(format!("codeact-card-{}.md", std::process::id()));
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    // A private file of a random name (0600, created exclusively), removed when dropped.
+    let mut file = tempfile::Builder::new()
+        .prefix("codeact-card-")
+        .suffix(".md")
+        .tempfile()
+        .context("cannot create a temporary file for the card")?;
+    file.write_all(text.as_bytes()).context("cannot write the card's temporary file")?;
+    let path = file.path().to_path_buf();
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
     let status = std::process::Command::new(program)
@@ -74,7 +80,7 @@ fn edit_text(text: &str) -> anyhow::Result<String> {
         .with_context(|| format!("cannot start the editor {program:?}"))?;
     let edited = codeact::files::read_text(&path, codeact::files::TEXT_BYTES)
         .with_context(|| format!("cannot read {}", path.display()));
-    let _ = std::fs::remove_file(&path);
+    drop(file);
     anyhow::ensure!(status.success(), "the editor {program:?} failed; the card is unchanged");
     edited
 }

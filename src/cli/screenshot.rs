@@ -21,7 +21,8 @@ impl ScreenshotArgs {
     pub fn save(self) -> anyhow::Result<ExitCode> {
         let mut phone = self.device.open()?;
         let png = phone.screenshot()?;
-        std::fs::write(&self.out, &png).with_context(|| format!("cannot write {}", self.out.display()))?;
+        codeact::files::write_replacing(&self.out, &png)
+            .with_context(|| format!("cannot write {}", self.out.display()))?;
         codeact::outln!("{} ({} bytes) from {}", self.out.display(), png.len(), phone.name());
         Ok(ExitCode::SUCCESS)
     }

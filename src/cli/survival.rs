@@ -43,7 +43,8 @@ fn write_scripts(dir: &Path, scripts: &HashMap<String, String>) -> anyhow::Resul
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (id, code) in scripts {
         let path = dir.join(format!("{id}.rhai"));
-        std::fs::write(&path, code).with_context(|| format!("cannot write {}", path.display()))?;
+        codeact::files::write_replacing(&path, code.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
 }
@@ -200,10 +201,12 @@ pub(super) fn measure(
     }
     let markdown = table.markdown();
     let path = out_dir.join("survival.md");
-    std::fs::write(&path, &markdown).with_context(|| format!("cannot write {}", path.display()))?;
+    codeact::files::write_replacing(&path, markdown.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     let json = serde_json::to_string_pretty(&table).context("cannot write the table as JSON")?;
     let json_path = out_dir.join("survival.json");
-    std::fs::write(&json_path, json).with_context(|| format!("cannot write {}", json_path.display()))?;
+    codeact::files::write_replacing(&json_path, json.as_bytes())
+        .with_context(|| format!("cannot write {}", json_path.display()))?;
     codeact::out!("{}", clean(&markdown));
     codeact::errln!("table: {} (and survival.json; each form's scripts under recorded/)", path.display());
     Ok(ExitCode::SUCCESS)
@@ -213,7 +216,8 @@ pub(super) fn measure(
 fn report_cell(dir: &Path, variant: u32, form: Form, results: &[InstanceResult]) -> anyhow::Result<()> {
     let lines: Vec<String> = results.iter().filter_map(|r| serde_json::to_string(r).ok()).collect();
     let path = dir.join("results.jsonl");
-    std::fs::write(&path, lines.join("\n") + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+    codeact::files::write_replacing(&path, (lines.join("\n") + "\n").as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     let solved = results.iter().filter(|r| r.score >= 1.0).count();
     let calls: usize = results.iter().map(|r| r.llm_calls).sum();
     let calls = if form == Form::Healing { format!(", {calls} LLM calls") } else { String::new() };

@@ -209,7 +209,7 @@ impl Results {
     pub fn write(&self, dir: &Path) -> Result<(), ResultsError> {
         let write = |name: &str, text: String| {
             let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|source| ResultsError::Write { path, source })
+            crate::files::write_replacing(&path, text.as_bytes()).map_err(|source| ResultsError::Write { path, source })
         };
         let json = serde_json::to_string_pretty(self).unwrap_or_default();
         write("results.json", json + "\n")?;

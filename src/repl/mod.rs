@@ -238,7 +238,7 @@ fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: 
         "screenshot" => {
             *shots += 1;
             let path = arg.map_or_else(|| PathBuf::from(format!("screenshot-{shots}.png")), PathBuf::from);
-            let saved = session.screenshot().map(|png| (std::fs::write(&path, &png), png.len()));
+            let saved = session.screenshot().map(|png| (crate::files::write_replacing(&path, &png), png.len()));
             match saved {
                 Ok((Ok(()), n)) => writeln!(out, "saved {} ({n} bytes)", path.display()),
                 Ok((Err(e), _)) => writeln!(out, "error: cannot save {}: {e}", path.display()),

@@ -263,8 +263,28 @@ pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> S
     out
 }
 
-/// An index page: a table of rows (each cell's text, the first linked).
-pub fn index(title: &str, head: &[&str], rows: &[(String, Vec<String>)]) -> String {
+/// Every byte of a path segment but the unreserved ones (`A-Z a-z 0-9 - . _ ~`).
+const SEGMENT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// A link to `rel`, a path below the page's folder: `./a%20b/report.html`. Each
+/// segment percent-encoded and the whole starting with `./`, so no name (a script
+/// called `javascript:…`, `..`, one with `#` or `?`) can make it another scheme, a
+/// fragment, or a place outside the folder; `None` for a path that is not plainly
+/// below (`..`, `/`, `.`).
+pub fn relative_href(rel: &std::path::Path) -> Option<String> {
+    let mut out = String::from(".");
+    for part in rel.components() {
+        let std::path::Component::Normal(name) = part else { return None };
+        out.push('/');
+        out.extend(percent_encoding::utf8_percent_encode(&name.to_string_lossy(), SEGMENT));
+    }
+    (out.len() > 1).then_some(out)
+}
+
+/// An index page: a table of rows (each cell's text, the first linked to a path
+/// below the page's folder, through [`relative_href`]).
+pub fn index(title: &str, head: &[&str], rows: &[(Option<std::path::PathBuf>, Vec<String>)]) -> String {
     let mut out = page_start(title);
     let _ = write!(out, "<header><h1>{}</h1></header><main><table><tr>", escape(title));
     for h in head {
@@ -273,9 +293,10 @@ pub fn index(title: &str, head: &[&str], rows: &[(String, Vec<String>)]) -> Stri
     out.push_str("</tr>\n");
     for (link, cells) in rows {
         out.push_str("<tr>");
+        let href = link.as_deref().and_then(relative_href);
         for (i, cell) in cells.iter().enumerate() {
-            if i == 0 && !link.is_empty() {
-                let _ = write!(out, "<td><a href=\"{}\">{}</a></td>", escape(link), escape(cell));
+            if let (0, Some(href)) = (i, &href) {
+                let _ = write!(out, "<td><a href=\"{}\">{}</a></td>", escape(href), escape(cell));
             } else {
                 let _ = write!(out, "<td>{}</td>", escape(cell));
             }

@@ -37,13 +37,11 @@ pub struct ReportError {
     pub source: std::io::Error,
 }
 
-/// Writes `name` in `dir` whole, through a temporary name (a reader never sees half).
+/// Writes `name` in `dir` whole, through a temporary file of a random name (a
+/// reader never sees half; a link at the name is replaced, not followed).
 fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
     let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|source| ReportError { path: path.clone(), source })?;
+    crate::files::write_replacing(&path, bytes).map_err(|source| ReportError { path: path.clone(), source })?;
     Ok(path)
 }
 
@@ -76,11 +74,13 @@ impl RunReport {
             let made = images::shrink(&dir.join(rel)).and_then(|s| match assets {
                 Assets::Embedded => Some((s.data_uri(), (s.width, s.height))),
                 Assets::External => {
-                    let name = rel.replace(['/', '\\'], "-").replace(".png", ".jpg");
+                    let stem = rel.trim_end_matches(".png").replace(['/', '\\'], "-");
+                    let name = format!("{}.jpg", crate::files::safe_component(&stem, "screenshot"));
                     let folder = dir.join("report-assets");
-                    std::fs::create_dir_all(&folder).ok()?;
-                    std::fs::write(folder.join(&name), &s.jpeg).ok()?;
-                    Some((format!("report-assets/{name}"), (s.width, s.height)))
+                    crate::files::create_run_folder(&folder).ok()?;
+                    crate::files::write_replacing(&folder.join(&name), &s.jpeg).ok()?;
+                    let src = html::relative_href(&Path::new("report-assets").join(&name))?;
+                    Some((src, (s.width, s.height)))
                 }
             });
             done.insert(rel.to_string(), made.clone());
@@ -102,7 +102,7 @@ pub fn write_index(
     dir: &Path,
     title: &str,
     head: &[&str],
-    rows: &[(String, Vec<String>)],
+    rows: &[(Option<PathBuf>, Vec<String>)],
 ) -> Result<PathBuf, ReportError> {
     write_whole(dir, "report.html", html::index(title, head, rows).as_bytes())
 }

@@ -59,6 +59,12 @@ impl Script {
     pub fn name(&self) -> String {
         self.path.file_stem().map_or_else(|| "script".to_string(), |s| s.to_string_lossy().into_owned())
     }
+
+    /// The name as a folder or file name of its own (`...rhai` has the stem `..`,
+    /// which must never become a path).
+    pub fn folder_name(&self) -> String {
+        crate::files::safe_component(&self.name(), "script")
+    }
 }
 
 /// Reads every script first, so a typo in the last name fails before anything runs.
@@ -207,8 +213,8 @@ pub fn run_scripts(
     {
         let mut names = std::collections::HashSet::new();
         for script in scripts {
-            if !names.insert(script.name()) {
-                return Err(ScriptError::SameName { stem: script.name(), dir: dir.to_path_buf() });
+            if !names.insert(script.folder_name()) {
+                return Err(ScriptError::SameName { stem: script.folder_name(), dir: dir.to_path_buf() });
             }
         }
     }
@@ -250,10 +256,14 @@ fn run_one(
         session.set_var(key, value.clone())?;
     }
     let name = if attempt == 1 { script.name() } else { format!("{}-attempt{attempt}", script.name()) };
+    let folder = match attempt {
+        1 => script.folder_name(),
+        _ => format!("{}-attempt{attempt}", script.folder_name()),
+    };
     let dir = options.trajectory.map(|d| match (several, attempt) {
         (false, 1) => d.to_path_buf(),
-        (false, _) => d.join(&name),
-        (true, _) => d.join(&name),
+        (false, _) => d.join(&folder),
+        (true, _) => d.join(&folder),
     });
     // The script's name is its trace's conversation id; the time makes it one run's.
     let trace_id = || format!("{name}-{}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S"));
@@ -308,8 +318,8 @@ fn run_one(
             dir.as_ref().map(|d| d.join("failure.png"))
         }),
         (_, None, Some(dir)) => session.screenshot().ok().and_then(|png| {
-            let path = dir.join(format!("{name}-failure.png"));
-            std::fs::write(&path, png).ok().map(|()| path)
+            let path = dir.join(format!("{folder}-failure.png"));
+            crate::files::write_replacing(&path, &png).ok().map(|()| path)
         }),
         _ => None,
     };

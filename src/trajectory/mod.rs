@@ -14,6 +14,7 @@ mod step;
 
 use std::fs::File;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
@@ -64,20 +65,28 @@ fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrajectoryError + 
 }
 
 impl Trajectory {
-    /// Creates `dir` (and its parents); refuses a directory that already holds a run.
+    /// Creates `dir` (and its parents); refuses a directory that already holds a run,
+    /// and one that is a symbolic link. Everything inside is created new: no file
+    /// or folder a run writes can be a link planted beforehand.
     pub fn create(dir: &Path) -> Result<Self, TrajectoryError> {
+        crate::files::create_run_folder(dir).map_err(write_error(dir))?;
+        let events_path = dir.join("events.jsonl");
+        let events = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+            .open(&events_path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => TrajectoryError::Exists(dir.to_path_buf()),
+                _ => write_error(&events_path)(e),
+            })?;
         for sub in ["screenshots", "ui"] {
             let path = dir.join(sub);
-            std::fs::create_dir_all(&path).map_err(write_error(&path))?;
-        }
-        let events_path = dir.join("events.jsonl");
-        let events =
-            std::fs::OpenOptions::new().write(true).create_new(true).open(&events_path).map_err(|e| {
-                match e.kind() {
-                    std::io::ErrorKind::AlreadyExists => TrajectoryError::Exists(dir.to_path_buf()),
-                    _ => write_error(&events_path)(e),
-                }
+            std::fs::create_dir(&path).map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => TrajectoryError::Exists(dir.to_path_buf()),
+                _ => write_error(&path)(e),
             })?;
+        }
         Ok(Self {
             dir: dir.to_path_buf(),
             events,
@@ -153,13 +162,13 @@ impl Trajectory {
                 Some(name) => format!("screenshots/{n:04}-{name}.png"),
                 None => format!("screenshots/{n:04}.png"),
             };
-            let result = std::fs::write(self.dir.join(&rel), png);
+            let result = crate::files::write_new(&self.dir.join(&rel), png);
             self.note_failure(self.dir.join(&rel), result);
             rel
         });
         let ui = xml.map(|xml| {
             let rel = format!("ui/{n:04}.xml");
-            let result = std::fs::write(self.dir.join(&rel), crate::secrets::redact_dump(xml).as_bytes());
+            let result = crate::files::write_new(&self.dir.join(&rel), crate::secrets::redact_dump(xml).as_bytes());
             self.note_failure(self.dir.join(&rel), result);
             rel
         });
@@ -182,9 +191,7 @@ impl Trajectory {
             }
             Err(_) => bytes,
         };
-        let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let tmp = path.with_file_name(format!(".{file_name}.tmp"));
-        let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, &path));
+        let result = crate::files::write_replacing(&path, bytes);
         self.note_failure(path, result);
     }
 

@@ -20,16 +20,13 @@ pub fn run_dir_name(task: &str) -> String {
     format!("{started}-{}", if slug.is_empty() { "run" } else { &slug })
 }
 
-/// A fresh directory for `task` under `out` (`-2`, `-3`... when the name is taken).
+/// A fresh directory for `task` under `out` (`-2`, `-3`... when the name is
+/// taken), created now: a name is claimed atomically, and a symlink there is a
+/// taken name. When it cannot be created, the name is returned all the same and
+/// creating the run's files says why.
 pub fn new_run_dir(out: &Path, task: &str) -> PathBuf {
     let base = out.join(run_dir_name(task));
-    let mut dir = base.clone();
-    let mut n = 2;
-    while dir.exists() {
-        dir = PathBuf::from(format!("{}-{n}", base.display()));
-        n += 1;
-    }
-    dir
+    crate::files::create_fresh_folder(&base).unwrap_or(base)
 }
 
 #[cfg(test)]

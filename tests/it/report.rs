@@ -15,7 +15,7 @@ use crate::common::llm::{ScriptedLlm, reply};
 const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// Chromium headless as this machine allows it: no sandbox (root), no network.
-fn chromium(args: &[&str], profile: &Path) -> std::process::Output {
+pub(crate) fn chromium(args: &[&str], profile: &Path) -> std::process::Output {
     assert!(Path::new(CHROMIUM).is_file(), "the report tests need Chromium: apt-get install -y chromium");
     Command::new(CHROMIUM)
         .args([
@@ -126,7 +126,7 @@ fn exec_and_eval_reports_link_each_run() {
     assert!(exec.status.success(), "{}", String::from_utf8_lossy(&exec.stderr));
     let index = std::fs::read_to_string(runs.join("report.html")).expect("an index of the scripts");
     for name in ["turn_off_wifi", "add_note"] {
-        assert!(index.contains(&format!("href=\"{name}/report.html\"")), "{index}");
+        assert!(index.contains(&format!("href=\"./{name}/report.html\"")), "{index}");
         assert!(runs.join(name).join("report.html").is_file());
     }
     let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap_or_default();
