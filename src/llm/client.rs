@@ -3,7 +3,7 @@
 //! client's own 429/5xx retries, and errors that name the provider, its message
 //! (keys redacted) and what to check.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_openai::Client;
@@ -68,6 +68,8 @@ pub struct Reply {
 pub struct LlmClient {
     client: Client<OpenAIConfig>,
     config: LlmConfig,
+    /// Where the provider last tried to redirect a request (scheme and host only).
+    redirected: Arc<Mutex<Option<String>>>,
 }
 
 impl LlmClient {
@@ -80,7 +82,21 @@ impl LlmClient {
         // Two TLS back ends may be linked (adb_client brings ring); choose one before
         // any TLS configuration is built, or rustls panics. Installing twice is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        // No redirect is followed: the key goes to the address given and nowhere
+        // else (a provider that redirects is named in the error, with the fix).
+        let redirected: Arc<Mutex<Option<String>>> = Arc::default();
+        let seen = redirected.clone();
         let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+                let url = attempt.url();
+                let to = format!("{}://{}", url.scheme(), url.host_str().unwrap_or("?"));
+                let to = match url.port() {
+                    Some(port) => format!("{to}:{port}"),
+                    None => to,
+                };
+                *seen.lock().unwrap_or_else(|e| e.into_inner()) = Some(to);
+                attempt.stop()
+            }))
             .timeout(config.timeout)
             .connect_timeout(Duration::from_secs(10).min(config.timeout))
             .build()
@@ -94,7 +110,7 @@ impl LlmClient {
         } else {
             openai = openai.with_api_key("");
         }
-        Ok(Self { client: Client::with_config(openai).with_http_client(http), config })
+        Ok(Self { client: Client::with_config(openai).with_http_client(http), config, redirected })
     }
 
     pub fn config(&self) -> &LlmConfig {
@@ -206,6 +222,9 @@ impl LlmClient {
 
     fn error(&self, e: OpenAIError, provider: &str, attempts: u32) -> LlmError {
         let provider = provider.to_string();
+        if let Some(to) = self.redirected.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return LlmError::Redirected { provider, to };
+        }
         match e {
             OpenAIError::ApiError(resp) => {
                 let status = resp.status_code.as_u16();

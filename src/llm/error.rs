@@ -45,6 +45,10 @@ pub enum LlmError {
     #[error("{provider} returned no embedding for model {model:?}; is it an embeddings model there (--embeddings)?")]
     NoEmbedding { provider: String, model: String },
     #[error(
+        "{provider} answered with a redirect to {to}, which codeact does not follow (the key would go there too); give the address it redirects to as --base-url if you trust it"
+    )]
+    Redirected { provider: String, to: String },
+    #[error(
         "{provider}'s reply is not an OpenAI chat completion ({message}); is --base-url an OpenAI-compatible /v1 endpoint?"
     )]
     BadReply { provider: String, message: String },

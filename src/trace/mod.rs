@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::WithExportConfig as _;
+use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
 pub use spans::RunSpans;
@@ -45,6 +45,30 @@ pub enum TraceError {
         #[source]
         source: opentelemetry_otlp::ExporterBuildError,
     },
+    #[error("cannot set up the HTTP client for the collector {url}")]
+    Client {
+        url: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The exporter's HTTP client: it follows no redirect, so the spans and a hosted
+/// collector's key (`OTEL_EXPORTER_OTLP_HEADERS`) go to the address given and
+/// nowhere else (a redirect is an export failure, counted and reported). Built on a
+/// thread of its own: a blocking client cannot be built inside the async runtime.
+fn no_redirects_client() -> Result<reqwest::blocking::Client, std::io::Error> {
+    std::thread::Builder::new()
+        .name("codeact-otlp-client".into())
+        .spawn(|| {
+            reqwest::blocking::Client::builder()
+                .timeout(Duration::from_secs(10))
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+        })?
+        .join()
+        .map_err(|_| std::io::Error::other("building the HTTP client failed"))?
+        .map_err(std::io::Error::other)
 }
 
 /// Where spans go: the full URL of the collector's OTLP/HTTP traces endpoint.
@@ -160,6 +184,9 @@ impl Traces {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
+            .with_http_client(
+                no_redirects_client().map_err(|source| TraceError::Client { url: endpoint.shown(), source })?,
+            )
             .with_endpoint(endpoint.url.clone())
             .with_timeout(Duration::from_secs(10))
             .build()

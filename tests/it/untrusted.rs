@@ -476,3 +476,87 @@ fn no_planted_link_is_written_through() {
     assert!(stdout(&card).contains("Tap Save twice."), "{}", stdout(&card));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A server on loopback that answers every request with `307` to `to` (when
+/// given) or records it (when not): the requests it got, with their headers.
+struct Loopback {
+    addr: std::net::SocketAddr,
+    got: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    _thread: std::thread::JoinHandle<()>,
+}
+
+impl Loopback {
+    fn start(redirect_to: Option<String>) -> Self {
+        use axum::http::{HeaderMap, StatusCode, Uri, header};
+        use axum::response::IntoResponse;
+        let got: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("address");
+        let seen = got.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+                let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
+                    let redirect_to = redirect_to.clone();
+                    let seen = seen.clone();
+                    async move {
+                        match redirect_to {
+                            Some(to) => (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, format!("{to}{uri}"))])
+                                .into_response(),
+                            None => {
+                                let mut line = uri.to_string();
+                                for (k, v) in &headers {
+                                    line.push_str(&format!(" {k}={}", v.to_str().unwrap_or("")));
+                                }
+                                seen.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+                                StatusCode::OK.into_response()
+                            }
+                        }
+                    }
+                });
+                let _ = axum::serve(listener, app).await;
+            });
+        });
+        Self { addr, got, _thread: thread }
+    }
+
+    fn got(&self) -> Vec<String> {
+        self.got.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// A collector or a provider that redirects elsewhere gets nothing followed: the
+/// key and the spans (or the prompt) never reach the other host.
+#[test]
+fn no_key_follows_a_redirect() {
+    let elsewhere = Loopback::start(None);
+    let redirector = Loopback::start(Some(format!("http://{}", elsewhere.addr)));
+    let dir = scratch("redirects");
+    let script = write(&dir, "tap.rhai", "tap(10, 10);\n");
+    let otlp = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim", "--otlp", &format!("http://{}", redirector.addr)])
+        .arg(&script)
+        .env("OTEL_EXPORTER_OTLP_HEADERS", "api_key=collector-key-0123456789")
+        .current_dir(&dir)
+        .output()
+        .expect("codeact exec --otlp");
+    assert_eq!(otlp.status.code(), Some(0), "{}", stderr(&otlp));
+    assert!(stderr(&otlp).contains("not sent"), "the failed export is reported: {}", stderr(&otlp));
+    assert!(!stderr(&otlp).contains("collector-key-0123456789"), "{}", stderr(&otlp));
+
+    let llm = crate::agent_run::run_against(
+        &format!("http://{}/v1", redirector.addr),
+        "sim",
+        &dir,
+        &["--vision", "off"],
+        "Turn off Wi-Fi",
+        &[],
+    );
+    assert_eq!(llm.status.code(), Some(2), "{}", stderr(&llm));
+    let said = format!("{}{}", stdout(&llm), stderr(&llm));
+    assert!(said.contains("answered with a redirect"), "the error says what happened: {said}");
+    assert!(elsewhere.got().is_empty(), "the other host got {:?}", elsewhere.got());
+    let _ = std::fs::remove_dir_all(&dir);
+}
