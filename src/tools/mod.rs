@@ -23,7 +23,7 @@ mod options;
 mod registry;
 pub mod select;
 pub mod sensitive;
-mod shell_input;
+pub mod shell_input;
 mod state;
 mod typing;
 mod unique_selector;

@@ -388,7 +388,8 @@ impl Selector {
             return Err(SelectorError::TooDeep);
         }
         budget.part()?;
-        if let Ok(s) = v.clone().into_immutable_string() {
+        // Read in place: cloning a value to look at it would copy a whole tree.
+        if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
             budget.text(&s)?;
             let s = s.to_string();
             return Ok(Selector { shown: shorten(format!("{s:?}")), any_text: Some(s), ..Self::empty() });
@@ -404,8 +405,10 @@ impl Selector {
                 found: found.to_string(),
             };
             if let Some((field, how)) = field_key(key) {
-                let text =
-                    value.clone().into_immutable_string().map(|s| s.to_string()).map_err(|t| wrong("a string", t))?;
+                let text = value
+                    .read_lock::<rhai::ImmutableString>()
+                    .map(|s| s.to_string())
+                    .ok_or_else(|| wrong("a string", value.type_name()))?;
                 budget.text(&text)?;
                 let pattern = match how {
                     "contains" => Pattern::Contains(text),

@@ -15,11 +15,11 @@
 //! what it cannot be sure of it calls unreadable.
 
 /// A point on the screen, in pixels.
-pub(crate) type Point = (i32, i32);
+pub type Point = (i32, i32);
 
 /// Input a command injects.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Injected {
+pub enum Injected {
     /// A touch that goes down (and up) at a point: `tap`, `motionevent DOWN|UP`.
     Press(Point),
     /// A finger moving from one point to another: `swipe`, `draganddrop`.
@@ -35,7 +35,7 @@ pub(crate) enum Injected {
 /// Why a command's input cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub(crate) struct Unreadable(pub(crate) String);
+pub struct Unreadable(pub String);
 
 /// How deep `sh -c '…'` and `su -c '…'` are followed.
 const MAX_DEPTH: usize = 3;
@@ -89,7 +89,7 @@ struct Word {
 }
 
 /// The input `command` injects (empty: none), or why it cannot be read.
-pub(crate) fn injected_input(command: &str) -> Result<Vec<Injected>, Unreadable> {
+pub fn injected_input(command: &str) -> Result<Vec<Injected>, Unreadable> {
     let injected = read_command(command, 0)?;
     if injected.len() > 1 {
         return Err(Unreadable(

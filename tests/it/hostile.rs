@@ -104,6 +104,8 @@ const TOOL_CASES: &[(&str, &str, Option<&str>, &str)] = &[
     ("tool_bad_values", include_str!("hostile/tool_bad_values.rhai"), None, "off the screen"),
     ("tool_endless_taps", include_str!("hostile/tool_endless_taps.rhai"), None, "time limit"),
     ("tool_long_waits", include_str!("hostile/tool_long_waits.rhai"), None, "past its time limit"),
+    ("tool_selector_tree", include_str!("hostile/tool_selector_tree.rhai"), None, "more than 16 regexes"),
+    ("tool_selector_text", include_str!("hostile/tool_selector_text.rhai"), None, "KiB of text"),
 ];
 
 #[test]

@@ -539,6 +539,7 @@ fn no_key_follows_a_redirect() {
         .args(["exec", "--device", "sim", "--otlp", &format!("http://{}", redirector.addr)])
         .arg(&script)
         .env("OTEL_EXPORTER_OTLP_HEADERS", "api_key=collector-key-0123456789")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_HEADERS")
         .current_dir(&dir)
         .output()
         .expect("codeact exec --otlp");
