@@ -146,7 +146,13 @@ pub fn markdown_table(allowed: &dyn Fn(&str) -> bool) -> String {
         out.push_str(
             "hold, and values are literal unless the key ends in `_matches` (a regex over the whole value; an ",
         );
-        out.push_str("invalid one is an error). `index` is refused: it is `ui_state`'s; use `nth`.\n\n");
+        out.push_str("invalid one is an error). `index` is refused: it is `ui_state`'s; use `nth`. ");
+        out.push_str(&format!(
+            "One selector holds at most {} selectors in all (its relations' included), {} regexes and {} KiB of text, and is compiled within the call's time.\n\n",
+            select::MAX_PARTS,
+            select::MAX_PATTERNS,
+            select::MAX_TEXT_BYTES / 1024
+        ));
         out.push_str(&select::selector_markdown());
     }
     out

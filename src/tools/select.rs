@@ -58,6 +58,10 @@ pub fn selector_help() -> String {
         "Selectors: a string matches text, content-desc or hint exactly, else contains it (any case): \"Wi-Fi\".\n\
          A map narrows (all keys must hold; values are literal unless the key ends in _matches):\n",
     );
+    out.push_str(&format!(
+        "(At most {MAX_PARTS} selectors in one, relations included, {MAX_PATTERNS} regexes and {} KiB of text.)\n",
+        MAX_TEXT_BYTES / 1024
+    ));
     for (key, meaning, example) in SELECTOR_KEYS {
         out.push_str(&format!("- {key}: {meaning}, e.g. {example}\n"));
     }
