@@ -525,7 +525,7 @@ fn value_from(bytes: &[u8], at: &mut usize, depth: usize, earlier: &mut Vec<rhai
             let text: String = (0..len).map(|_| char::from(b'a' + take(bytes, at) % 26)).collect();
             rhai::Dynamic::from(text.repeat(1 + (take(bytes, at) as usize % 4) * 1000))
         }
-        2 => rhai::Dynamic::from(take(bytes, at) % 2 == 0),
+        2 => rhai::Dynamic::from(take(bytes, at).is_multiple_of(2)),
         3 => rhai::Dynamic::from(i64::from(take(bytes, at)) - 8),
         4 if !earlier.is_empty() => earlier[take(bytes, at) as usize % earlier.len()].clone(),
         _ => {
