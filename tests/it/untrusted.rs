@@ -490,35 +490,27 @@ impl Loopback {
         use axum::http::{HeaderMap, StatusCode, Uri, header};
         use axum::response::IntoResponse;
         let got: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let addr = listener.local_addr().expect("address");
         let seen = got.clone();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-                let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
-                    let redirect_to = redirect_to.clone();
-                    let seen = seen.clone();
-                    async move {
-                        match redirect_to {
-                            Some(to) => (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, format!("{to}{uri}"))])
-                                .into_response(),
-                            None => {
-                                let mut line = uri.to_string();
-                                for (k, v) in &headers {
-                                    line.push_str(&format!(" {k}={}", v.to_str().unwrap_or("")));
-                                }
-                                seen.lock().unwrap_or_else(|e| e.into_inner()).push(line);
-                                StatusCode::OK.into_response()
-                            }
-                        }
+        let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
+            let redirect_to = redirect_to.clone();
+            let seen = seen.clone();
+            async move {
+                match redirect_to {
+                    Some(to) => {
+                        (StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, format!("{to}{uri}"))]).into_response()
                     }
-                });
-                let _ = axum::serve(listener, app).await;
-            });
+                    None => {
+                        let mut line = uri.to_string();
+                        for (k, v) in &headers {
+                            line.push_str(&format!(" {k}={}", v.to_str().unwrap_or("")));
+                        }
+                        seen.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+                        StatusCode::OK.into_response()
+                    }
+                }
+            }
         });
+        let (addr, thread) = crate::common::llm::serve(app);
         Self { addr, got, _thread: thread }
     }
 

@@ -24,6 +24,22 @@ pub enum Canned {
     Status(u16, String),
 }
 
+/// Serves `app` on 127.0.0.1 (a free port) on a thread of its own, for the test's
+/// life: its address and the thread.
+pub fn serve(app: Router) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback server");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let addr = listener.local_addr().expect("address");
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    (addr, thread)
+}
+
 pub fn reply(text: &str) -> Canned {
     Canned::Reply(text.to_string())
 }
@@ -165,21 +181,11 @@ impl ScriptedLlm {
 
     fn serve(inner: Inner) -> Self {
         let inner = Arc::new(inner);
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the scripted LLM server");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let addr = listener.local_addr().expect("address");
-        let state = inner.clone();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-                let app = Router::new()
-                    .route("/v1/chat/completions", post(completions))
-                    .route("/v1/embeddings", post(embeddings))
-                    .with_state(state);
-                let _ = axum::serve(listener, app).await;
-            });
-        });
+        let app = Router::new()
+            .route("/v1/chat/completions", post(completions))
+            .route("/v1/embeddings", post(embeddings))
+            .with_state(inner.clone());
+        let (addr, thread) = serve(app);
         Self { base_url: format!("http://{addr}/v1"), inner, _thread: thread }
     }
 
