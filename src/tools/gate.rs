@@ -74,6 +74,11 @@ fn receivers(ui: &UiTree, (x, y): (i32, i32)) -> Vec<&Element> {
     chain
 }
 
+/// The paste key.
+fn is_paste(key: &str) -> bool {
+    adb_wire::keycodes::from_friendly_name(key) == Some(adb_wire::keycodes::PASTE)
+}
+
 /// Keys that press what has focus (a focused button, a form's submit).
 fn activates(key: &str) -> bool {
     matches!(adb_wire::keycodes::from_friendly_name(key), Some(66 | 160 | 23 | 62 | 96 | 108 | 109 | 5 | 279))
@@ -174,6 +179,11 @@ impl ToolContext {
                 self.gate_stroke(if drag { "drag" } else { "swipe" }, from, to, scroll)
             }
             DeviceAct::Type { shown, .. } => self.gate_focused("type", Some(shown)),
+            // Pasting types what the clipboard holds (where the device tells it).
+            DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if is_paste(k) => {
+                let pasted = self.reads().clipboard().ok().flatten();
+                self.gate_focused("paste", Some(pasted.as_deref().unwrap_or("the clipboard")))
+            }
             DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if activates(k) => {
                 self.gate_focused(&format!("press {k} on"), None)
             }

@@ -64,6 +64,7 @@ let tries = [
     || shell(`cmd input touchscreen tap ${x} ${y}`),
     || shell(`X=${x}; input tap $X ${y}`),
     || shell(`input motionevent DOWN ${x} ${y}; input motionevent UP ${x} ${y}`),
+    || { set_clipboard("delete all"); press_key("KEYCODE_PASTE"); },
 ];
 let refused = 0;
 for t in tries {
@@ -83,7 +84,7 @@ fn the_gate_judges_what_is_under_every_point_a_call_reaches() {
     let script = write(&dir, "press_delete.rhai", PRESS_DELETE_EVERY_WAY);
     let out = codeact(&dir, &["exec", "--device", &sim.addr, "--sensitive", "refuse", &script.to_string_lossy()]);
     let printed = stdout(&out);
-    assert!(printed.contains("refused 14 of 14"), "{printed}\n{}", stderr(&out));
+    assert!(printed.contains("refused 15 of 15"), "{printed}\n{}", stderr(&out));
     assert!(printed.contains(&format!("\n{}\n", before.len())) || printed.contains(&format!("{}\n", before.len())));
     assert_eq!(note_titles(&sim.addr), before, "no way through deleted a note");
     let _ = std::fs::remove_dir_all(&dir);
