@@ -43,6 +43,14 @@ pub struct Resolved {
 /// How the effect of a call a blocker watcher had already answered begins.
 pub const ALREADY_DONE: &str = "already done: ";
 
+/// The most of one argument an action keeps: a script can hand a tool a megabyte,
+/// and every action goes to the trajectory, the report and the model's feedback.
+/// A longer one is kept cut, saying its size ([`crate::clip`]).
+pub const ARG_BYTES: usize = 2048;
+
+/// How the arguments an action could not keep read.
+pub const ARGS_NOT_KEPT: &str = "[arguments not kept: ";
+
 /// One tool call, as recorded by the tool that made it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Action {
@@ -76,10 +84,9 @@ impl Action {
     }
 
     /// Whether the arguments were kept whole (a replay can repeat the call):
-    /// not cut at [`ARG_BYTES`](super::shared::ARG_BYTES), not past the snippet's
-    /// allowance.
+    /// not cut at [`ARG_BYTES`], not past the snippet's allowance.
     pub fn args_whole(&self) -> bool {
-        !self.args.iter().any(|a| crate::clip::was_clipped(a) || a.starts_with(super::shared::ARGS_NOT_KEPT))
+        !self.args.iter().any(|a| crate::clip::was_clipped(a) || a.starts_with(ARGS_NOT_KEPT))
     }
 
     /// True for a blocker watcher's own firing (not a call the script made).

@@ -28,12 +28,10 @@ use rhai::{AST, Dynamic, Engine, EvalAltResult, Scope};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-pub use action::{ALREADY_DONE, Action, ActionSink, Capture, Resolved};
+pub use action::{ALREADY_DONE, ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture, Resolved};
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
-pub use shared::{
-    ARG_BYTES, ARGS_NOT_KEPT, CancelHandle, Completion, KEPT_ACTIONS, SNIPPET_ARG_BYTES, Shared, Stopped,
-};
+pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, SNIPPET_ARG_BYTES, Shared, Stopped};
 pub use worker::WorkerError;
 
 pub(crate) use shared::{STOP_COMPLETE, STOP_OPERATIONS, STOP_TIMEOUT, stop_error};

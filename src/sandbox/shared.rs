@@ -16,7 +16,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 use tokio_util::sync::CancellationToken;
 
 use super::FailureKind;
-use super::action::{Action, ActionSink, Capture};
+use super::action::{ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture};
 
 /// The token a limit hit, a cancel or `complete()` stops a script with.
 pub(crate) const STOP_TIMEOUT: &str = "codeact:timeout";
@@ -27,17 +27,9 @@ pub(crate) const STOP_OPERATIONS: &str = "codeact:operations";
 /// cheap calls must not fill the memory or the disk. Calls past it are counted.
 pub const KEPT_ACTIONS: usize = 1000;
 
-/// The most of one argument an action keeps: a script can hand a tool a megabyte,
-/// and every action goes to the trajectory, the report and the model's feedback.
-/// A longer one is kept cut, saying its size ([`crate::clip`]).
-pub const ARG_BYTES: usize = 2048;
-
 /// The most argument text the actions of one snippet keep in all; past it, an
 /// action's arguments are only counted.
 pub const SNIPPET_ARG_BYTES: usize = 256 * 1024;
-
-/// How the arguments an action could not keep read.
-pub const ARGS_NOT_KEPT: &str = "[arguments not kept: ";
 
 /// The most of an action's result (an error) and of its effect that is kept.
 const RESULT_BYTES: usize = 4096;
