@@ -12,18 +12,27 @@ use super::args::DeviceArgs;
 pub struct ScreenshotArgs {
     #[command(flatten)]
     device: DeviceArgs,
-    /// Where to write the PNG.
-    #[arg(long, short = 'o', default_value = "screenshot.png")]
-    out: PathBuf,
+    /// Where to write the PNG (default: screenshot.png here).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 impl ScreenshotArgs {
     pub fn save(self) -> anyhow::Result<ExitCode> {
         let mut phone = self.device.open()?;
         let png = phone.screenshot()?;
-        codeact::files::write_replacing(&self.out, &png)
-            .with_context(|| format!("cannot write {}", self.out.display()))?;
-        codeact::outln!("{} ({} bytes) from {}", self.out.display(), png.len(), phone.name());
+        // A path the user names is written as named (`-o /dev/stdout` too); the
+        // default name is renamed into place, never written through a link there.
+        let (out, written) = match &self.out {
+            Some(path) => (path.clone(), std::fs::write(path, &png)),
+            None => {
+                let path = PathBuf::from("screenshot.png");
+                let written = codeact::files::write_replacing(&path, &png);
+                (path, written)
+            }
+        };
+        written.with_context(|| format!("cannot write {}", out.display()))?;
+        codeact::outln!("{} ({} bytes) from {}", out.display(), png.len(), phone.name());
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -238,7 +238,13 @@ fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: 
         "screenshot" => {
             *shots += 1;
             let path = arg.map_or_else(|| PathBuf::from(format!("screenshot-{shots}.png")), PathBuf::from);
-            let saved = session.screenshot().map(|png| (crate::files::write_replacing(&path, &png), png.len()));
+            // A path the person names is written as named; a numbered default is
+            // renamed into place (never written through a link waiting there).
+            let write = |png: &[u8]| match arg {
+                Some(_) => std::fs::write(&path, png),
+                None => crate::files::write_replacing(&path, png),
+            };
+            let saved = session.screenshot().map(|png| (write(&png), png.len()));
             match saved {
                 Ok((Ok(()), n)) => writeln!(out, "saved {} ({n} bytes)", path.display()),
                 Ok((Err(e), _)) => writeln!(out, "error: cannot save {}: {e}", path.display()),

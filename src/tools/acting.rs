@@ -74,6 +74,13 @@ impl DeviceAct<'_> {
         Ok(None)
     }
 
+    /// Whether the screen may change: then it settles after the call and its
+    /// effect is measured (setting the clipboard shows nothing, and leaves
+    /// `ui_state`'s indices as they were).
+    pub(crate) fn changes_the_screen(&self) -> bool {
+        !matches!(self, DeviceAct::SetClipboard(_))
+    }
+
     /// Whether the watchers get their turn first (a blocker on screen would take
     /// the input). A shell command or the clipboard is not input on the screen.
     pub(crate) fn meets_the_screen(&self) -> bool {

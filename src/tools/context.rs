@@ -326,7 +326,9 @@ impl ToolContext {
         }
         self.judge(&act)?;
         let out = act.perform(self.device.as_mut())?;
-        self.after_action();
+        if act.changes_the_screen() {
+            self.after_action();
+        }
         Ok(out)
     }
 

@@ -178,8 +178,7 @@ impl Trajectory {
     /// Writes a file into the run directory whole (through a temporary name, so a
     /// reader never sees half of it).
     pub fn write_file(&mut self, name: &str, bytes: &[u8]) {
-        let path = self.dir.join(name);
-        // Text files (dumps, scripts, the summary) lose their secrets, each in the
+        // Text files (dumps, scripts) lose their secrets, each in the
         // way that keeps its format; images are withheld upstream when a secret is
         // on screen.
         let redacted;
@@ -191,14 +190,23 @@ impl Trajectory {
             }
             Err(_) => bytes,
         };
+        self.write_whole(name, bytes);
+    }
+
+    /// Writes `name` as given (renamed into place), noting a failure.
+    fn write_whole(&mut self, name: &str, bytes: &[u8]) {
+        let path = self.dir.join(name);
         let result = crate::files::write_replacing(&path, bytes);
         self.note_failure(path, result);
     }
 
-    /// Writes `summary.json` and reports the first write error of the run, if any.
+    /// Writes `summary.json` (its strings redacted, its numbers and keys as they
+    /// are) and reports the first write error of the run, if any.
     pub fn finish(&mut self, summary: &serde_json::Value) -> Result<PathBuf, TrajectoryError> {
-        let text = serde_json::to_vec_pretty(summary).unwrap_or_default();
-        self.write_file("summary.json", &text);
+        let mut summary = summary.clone();
+        crate::secrets::redact_json(&mut summary);
+        let text = serde_json::to_vec_pretty(&summary).unwrap_or_default();
+        self.write_whole("summary.json", &text);
         match self.failed.take() {
             Some(e) => Err(e),
             None => Ok(self.dir.clone()),
@@ -206,15 +214,10 @@ impl Trajectory {
     }
 }
 
-/// A text file of the run without its secrets: a JSON file value by value, a dump
-/// in what a person reads of it, anything else (a script) as text.
+/// A text file of the run without its secrets: a dump in what a person reads of
+/// it, a script as code (it stays runnable), anything else as text.
 fn redacted_file(name: &str, text: &str) -> String {
-    if name.ends_with(".json") {
-        if let Ok(mut value) = serde_json::from_str::<serde_json::Value>(text) {
-            crate::secrets::redact_json(&mut value);
-            return serde_json::to_string_pretty(&value).unwrap_or_default();
-        }
-    } else if name.ends_with(".xml") {
+    if name.ends_with(".xml") {
         return crate::secrets::redact_dump(text).into_owned();
     } else if name.ends_with(".rhai") {
         return crate::secrets::redact_code(text).into_owned();

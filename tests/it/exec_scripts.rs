@@ -127,6 +127,12 @@ fn a_stale_index_is_refused_not_tapped() {
     // After refresh() indices are fresh again.
     let r = sb.eval("refresh(); let c = ui_state.filter(|e| e.text == \"Contacts\"); print(c.len());");
     assert!(r.error.is_none(), "{:?}", r.error);
+    // Setting the clipboard shows nothing on screen: the indices stay good.
+    let r = sb.eval(
+        "home(); refresh(); let i = ui_state.filter(|e| e.text == \"Settings\")[0].index;\n\
+         set_clipboard(\"hello\");\ntap_by_index(i);",
+    );
+    assert!(r.error.is_none(), "{:?}", r.error);
 }
 
 #[test]
