@@ -48,8 +48,9 @@ pub enum Ending {
     Interrupted { during: &'static str },
     /// The device stopped answering (the full error).
     DeviceLost(String),
-    /// The LLM failed for good (the full error).
-    LlmFailed(String),
+    /// The LLM failed for good: the full error, and whether no request of the run
+    /// was ever answered (a wrong address, model or key, or a provider down).
+    LlmFailed { message: String, never_answered: bool },
 }
 
 impl Ending {
@@ -71,7 +72,7 @@ impl Ending {
             ),
             Ending::Interrupted { during } => (Outcome::Interrupted, format!("interrupted (Ctrl-C){during}")),
             Ending::DeviceLost(e) => (Outcome::Error, format!("the device stopped answering: {e}")),
-            Ending::LlmFailed(e) => (Outcome::Error, e.clone()),
+            Ending::LlmFailed { message, .. } => (Outcome::Error, message.clone()),
         }
     }
 }

@@ -16,7 +16,6 @@ use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
-use tokio_util::sync::CancellationToken;
 
 use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, finish_traces};
 
@@ -248,11 +247,7 @@ impl EvalArgs {
             out_dir: out_dir.clone(),
             traces: traces.clone(),
         };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .context("cannot start the async runtime")?;
+        let runtime = super::interrupt::runtime()?;
         let llm_parts = match self.agent {
             AgentChoice::Oracle => None,
             AgentChoice::Llm => {
@@ -291,17 +286,7 @@ impl EvalArgs {
             if options.parallel.min(total.max(1)) == 1 { "" } else { "s" },
             out_dir.display()
         );
-        let interrupt = CancellationToken::new();
-        let on_signal = interrupt.clone();
-        runtime.spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                codeact::errln!("\ninterrupted: finishing the instances under way (Ctrl-C again to quit at once)");
-                on_signal.cancel();
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(130);
-                }
-            }
-        });
+        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the instances under way");
         // Instances run side by side, unattended: only an answers file answers.
         let person = self.session.person(false)?;
         let open_session = || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use codeact::agent::{self, AgentOptions, Models, Outcome, SaveMode, Strategy};
+use codeact::agent::{self, AgentOptions, Models, Outcome};
 use codeact::config::Settings;
 use codeact::llm::{LlmClient, LlmConfig};
 use codeact::memory::{Experience, ReplayStep};
@@ -15,7 +15,6 @@ use codeact::persona::Persona;
 use codeact::script::{Script, steps};
 use codeact::session::Session;
 use codeact::terminal::clean;
-use tokio_util::sync::CancellationToken;
 
 use super::args::LlmArgs;
 use super::run::print_progress;
@@ -97,39 +96,19 @@ pub(super) fn heal(request: HealRequest, settings: &Settings, session: &mut Sess
         session.set_var(name, value.clone())?;
     }
     let options = AgentOptions {
-        task: goal,
         max_steps: split.len() + HEALING_BUDGET,
         vision: false,
-        save: SaveMode::Step,
         out_dir: request.trajectory.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("runs")),
-        loop_limit: 3,
         device_spec: settings.device.clone(),
-        error_threshold: 3,
         verify_completion: false,
-        strategy: Strategy::React,
-        reflect_every: 0,
-        memory: None,
         script: Some(experience),
-        embeddings: None,
-        report: Default::default(),
         traces: request.traces.clone(),
+        ..AgentOptions::new(goal)
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let interrupt = CancellationToken::new();
-    let summary = runtime.block_on(async {
-        let on_signal = interrupt.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                codeact::errln!("\ninterrupted: finishing the run directory");
-                on_signal.cancel();
-            }
-        });
-        agent::run_task(session, &models, &persona, &options, &interrupt, &mut print_progress).await
-    });
+    let runtime = super::interrupt::runtime()?;
+    let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the run directory");
+    let summary =
+        runtime.block_on(agent::run_task(session, &models, &persona, &options, &interrupt, &mut print_progress));
     super::args::finish_traces(request.traces.as_deref());
     let summary = summary?;
     let healed_calls: usize = summary.roles.values().map(|r| r.calls).sum();

@@ -7,6 +7,7 @@ mod devices;
 mod eval;
 mod exec;
 mod heal;
+mod interrupt;
 mod memory;
 mod observe;
 mod person;

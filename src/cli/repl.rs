@@ -38,6 +38,7 @@ impl ReplArgs {
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
         let history = if self.no_history { None } else { self.history.or_else(codeact::repl::default_history_file) };
+        super::interrupt::stop_snippets_on_ctrl_c(session.cancel_handle());
         codeact::repl::run_repl(session, history).context("the line editor failed")?;
         Ok(ExitCode::SUCCESS)
     }

@@ -5,14 +5,13 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use codeact::agent::{self, AgentOptions, Outcome, Progress, SaveMode};
 use codeact::config::Flags;
+use codeact::error_text::full_message;
 use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
-use tokio_util::sync::CancellationToken;
 
 use super::args::{
     CheckArgs, DeviceArgs, LlmArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, finish_traces,
@@ -161,42 +160,31 @@ impl RunArgs {
         session.set_human(self.session.person(true)?);
         let traces = self.traces.start()?;
         let options = AgentOptions {
-            task: self.task,
             max_steps: self.max_steps as usize,
             vision,
             save: self.save_trajectory,
             out_dir: self.out,
-            loop_limit: 3,
             device_spec: settings.device.clone(),
             error_threshold: self.checks.error_threshold,
             verify_completion: self.checks.verify_completion == Switch::On,
             strategy: self.strategy.strategy,
             reflect_every: self.strategy.reflect_every(),
             memory: self.memory.path(),
-            script: None,
             embeddings: self.memory.embeddings.clone(),
             report: self.report_assets,
             traces: traces.clone(),
+            ..AgentOptions::new(self.task)
         };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .context("cannot start the async runtime")?;
-        let interrupt = CancellationToken::new();
-        let summary = runtime.block_on(async {
-            let on_signal = interrupt.clone();
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    codeact::errln!("\ninterrupted: finishing the run directory (Ctrl-C again to quit at once)");
-                    on_signal.cancel();
-                    if tokio::signal::ctrl_c().await.is_ok() {
-                        std::process::exit(130);
-                    }
-                }
-            });
-            agent::run_task(&mut session, &models, &persona, &options, &interrupt, &mut print_progress).await
-        });
+        let runtime = super::interrupt::runtime()?;
+        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the run directory");
+        let summary = runtime.block_on(agent::run_task(
+            &mut session,
+            &models,
+            &persona,
+            &options,
+            &interrupt,
+            &mut print_progress,
+        ));
         finish_traces(traces.as_deref());
         let summary = summary?;
         if self.json {
@@ -219,7 +207,7 @@ impl RunArgs {
             codeact::outln!("run directory: {}", summary.run_dir.display());
             match &summary.report {
                 Ok(path) => codeact::outln!("report: {}", path.display()),
-                Err(why) => codeact::errln!("report not written: {}", clean(why)),
+                Err(why) => codeact::errln!("report not written: {}", clean(&full_message(why.as_ref()))),
             }
             if let Some(memory) = &summary.memory {
                 codeact::outln!("memory: {}", clean(memory));

@@ -99,11 +99,7 @@ impl SimArgs {
             self.density
         );
         let _ = out.flush();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("cannot start the async runtime")?;
-        if runtime.block_on(tokio::signal::ctrl_c()).is_ok() {
+        if super::interrupt::wait_for_ctrl_c()? {
             let _ = writeln!(out, "stopped");
         }
         Ok(ExitCode::SUCCESS)

@@ -19,7 +19,6 @@ use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
-use tokio_util::sync::CancellationToken;
 
 use super::args::DeviceArgs;
 use super::eval::EvalArgs;
@@ -72,11 +71,7 @@ pub(super) fn measure(
     });
     eval::runner::check_out_dir(&out_dir)?;
     std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = super::interrupt::runtime()?;
     let models = match args.strategy.models(&settings.llm, &args.llm) {
         Ok(models) => Some(models),
         Err(e) if matches!(e.downcast_ref::<LlmError>(), Some(LlmError::NotConfigured { .. })) => {
@@ -87,14 +82,7 @@ pub(super) fn measure(
         }
         Err(e) => return Err(e),
     };
-    let interrupt = CancellationToken::new();
-    let on_signal = interrupt.clone();
-    runtime.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            codeact::errln!("\ninterrupted: finishing the instances under way");
-            on_signal.cancel();
-        }
-    });
+    let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the instances under way");
     let person = args.session.person(false)?;
     let open_session = || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
         let device = codeact::device::open(&DeviceSpec::parse(Some("sim")), settings.device_timeout)?;

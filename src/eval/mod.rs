@@ -6,6 +6,9 @@
 //!
 //! Not an agent: the LLM loop is `agent/`, the oracle's scripts run through `script/`.
 
+pub mod agents;
+mod instance;
+pub mod job;
 pub mod judge;
 pub mod params;
 pub mod results;
@@ -13,6 +16,9 @@ pub mod runner;
 pub mod survival;
 pub mod task;
 
+pub use agents::{Agent, LlmAgent, Recorded};
+pub use instance::{InstanceError, ParamProblem};
+pub use job::{EvalOptions, Fault, Job, plan};
 pub use results::{InstanceResult, MergeError, Results, Summary, Totals, compare, merge, summarize};
-pub use runner::{Agent, EvalError, EvalOptions, Fault, Job, LlmAgent, Recorded, plan, run_suite};
+pub use runner::{EvalError, run_suite};
 pub use task::{Kind, TaskError, TaskSpec, load, select};

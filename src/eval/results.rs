@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::runner::{Fault, Job};
+use super::job::{Fault, Job};
 use super::task::TaskSpec;
 use crate::trajectory::junit::{self, Case, Verdict};
 

@@ -14,7 +14,7 @@ use rustyline::error::ReadlineError;
 use rustyline::{Editor, history::DefaultHistory};
 
 use crate::error_text::full_message;
-use crate::sandbox::{self, CancelHandle, LISTED_ACTIONS, RunResult};
+use crate::sandbox::{self, LISTED_ACTIONS, RunResult};
 use crate::session::Session;
 use crate::terminal::clean;
 use helper::ReplHelper;
@@ -101,7 +101,9 @@ fn show_end(result: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
 const PROMPT: &str = "rhai> ";
 const CONTINUED: &str = "  ... ";
 
-/// The interactive loop. Returns when the user quits or input ends.
+/// The interactive loop. Returns when the user quits or input ends. Stopping a
+/// snippet that runs is the caller's: `session.cancel_handle()` before the call
+/// (the CLI cancels it on each Ctrl-C).
 pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), ReadlineError> {
     let device_name = session.device_name();
     let words = Arc::new(Mutex::new(Vec::new()));
@@ -121,7 +123,6 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
             crate::errln!("(history {} not loaded: {e})", path.display());
         }
     }
-    cancel_on_ctrl_c(session.cancel_handle());
     // Prints and actions appear as they happen, in the order they happen; a loop's
     // actions stop being echoed after the first LISTED_ACTIONS (a count follows).
     let echoed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -271,17 +272,4 @@ fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: 
         },
         other => writeln!(out, "unknown command :{other}; :help lists them"),
     };
-}
-
-/// Ctrl-C while a snippet runs stops that snippet, not the REPL (at the prompt the
-/// line editor reads it as a key).
-fn cancel_on_ctrl_c(handle: CancelHandle) {
-    let _ = std::thread::Builder::new().name("codeact-ctrl-c".into()).spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
-        rt.block_on(async {
-            while tokio::signal::ctrl_c().await.is_ok() {
-                handle.cancel();
-            }
-        });
-    });
 }

@@ -18,7 +18,8 @@ pub use model::RunView;
 pub use step_log::step_log;
 
 /// Where a report's screenshots go.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Assets {
     /// Inside the page (one file to send; about 25 KB a screenshot).

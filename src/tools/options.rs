@@ -22,7 +22,8 @@ impl Default for Settle {
 }
 
 /// What each action keeps for the trajectory, besides its name, arguments and timing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Recording {
     /// Nothing more (the fastest).

@@ -29,7 +29,8 @@ const DEFAULT_RULES: &[(&str, &str)] = &[
 ];
 
 /// What happens to an action a rule matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum SensitivePolicy {
     /// Ask a person (the terminal, an answers file, a library callback); refused when

@@ -7,10 +7,11 @@
 //! it. A step the LLM cannot heal in a few tries hands the whole goal back to the
 //! plain loop. The trajectory marks each step `replayed` or `diverged`.
 
-use super::Progress;
-use super::outcome::Ending;
 use super::react::{self, Stop, steps_until_done};
-use super::step::{Replayed, Run};
+use crate::agent::outcome::Ending;
+use crate::agent::progress::{Progress, ProgressSink};
+use crate::agent::run::Run;
+use crate::agent::step::Replayed;
 use crate::memory::Experience;
 use crate::sandbox::Completion;
 use crate::trajectory::Event;
@@ -24,7 +25,7 @@ const HEAL_STEPS: usize = 3;
 
 /// What is replayed.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Replaying {
+pub(in crate::agent) enum Replaying {
     /// An experience from memory (its id): a step the model cannot heal hands it
     /// the whole task, and so does a replay that ends without completing.
     Memory(i64),
@@ -56,11 +57,11 @@ fn heal_focus(experience: &Experience, index: usize, why: &str, what: Replaying)
     )
 }
 
-pub(super) async fn run(
+pub(in crate::agent) async fn run(
     run: &mut Run<'_>,
     what: Replaying,
     experience: &Experience,
-    progress: &mut (dyn FnMut(Progress) + Send),
+    progress: &mut ProgressSink<'_>,
 ) -> Ending {
     let steps = experience.steps.len();
     let note = match what {
@@ -78,8 +79,8 @@ pub(super) async fn run(
         Replaying::Script => "(the script's own step)",
     };
     for (index, step) in experience.steps.iter().enumerate() {
-        let max_steps = run.options().max_steps;
-        if run.steps_taken() >= max_steps + run.extra_steps() {
+        let max_steps = run.options.max_steps;
+        if run.budget_spent() {
             return Ending::BudgetSpent { max_steps };
         }
         if run.interrupted() {
@@ -100,10 +101,10 @@ pub(super) async fn run(
         // The next step's precondition checks an intermediate step's outcome; a
         // script's last step is followed by the script's end.
         let ends_run = last && matches!(what, Replaying::Memory(_));
-        run.hold_completions(ends_run);
+        run.checks.hold_completions(ends_run);
         let healed = steps_until_done(run, progress, Some(HEAL_STEPS), true).await;
         run.set_focus(None);
-        run.hold_completions(true);
+        run.checks.hold_completions(true);
         match healed {
             Stop::Done(c) if ends_run => return Ending::Completed(c),
             Stop::Done(_) => {}

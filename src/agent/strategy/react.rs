@@ -1,9 +1,10 @@
 //! `--strategy react`: observe, ask, run, until complete() or the budget. Also the
 //! step loop the other strategies run per plan item ([`steps_until_done`]).
 
-use super::Progress;
-use super::outcome::Ending;
-use super::step::{Run, StepEnd};
+use crate::agent::checks::StepEnd;
+use crate::agent::outcome::Ending;
+use crate::agent::progress::ProgressSink;
+use crate::agent::run::Run;
 use crate::sandbox::Completion;
 
 /// How a stretch of steps ended.
@@ -22,14 +23,14 @@ pub(super) enum Stop {
 /// reaches the error threshold; `most` bounds the stretch's own steps.
 pub(super) async fn steps_until_done(
     run: &mut Run<'_>,
-    progress: &mut (dyn FnMut(Progress) + Send),
+    progress: &mut ProgressSink<'_>,
     most: Option<usize>,
     give_up_on_stall: bool,
 ) -> Stop {
     let first = run.steps_taken();
     loop {
-        let max_steps = run.options().max_steps;
-        if run.steps_taken() >= max_steps + run.extra_steps() {
+        let max_steps = run.options.max_steps;
+        if run.budget_spent() {
             return Stop::End(Ending::BudgetSpent { max_steps });
         }
         if let Some(most) = most.filter(|m| run.steps_taken() - first >= *m) {
@@ -49,8 +50,8 @@ pub(super) async fn steps_until_done(
             }
             StepEnd::Stop(ending) => return Stop::End(ending),
             StepEnd::Continue => {
-                let threshold = run.options().error_threshold;
-                let stalled = run.stalled_steps();
+                let threshold = run.options.error_threshold;
+                let stalled = run.checks.stalled();
                 if give_up_on_stall && threshold > 0 && stalled >= threshold {
                     let why = format!("{stalled} steps in a row ended in an error or changed nothing on screen");
                     return Stop::Failed { why, ending: Ending::Stalled { steps: stalled } };
@@ -61,7 +62,7 @@ pub(super) async fn steps_until_done(
 }
 
 /// The plain loop: one stretch of steps is the whole run.
-pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) + Send)) -> Ending {
+pub(in crate::agent) async fn run(run: &mut Run<'_>, progress: &mut ProgressSink<'_>) -> Ending {
     match steps_until_done(run, progress, None, false).await {
         Stop::Done(c) => Ending::Completed(c),
         Stop::Failed { ending, .. } | Stop::End(ending) => ending,

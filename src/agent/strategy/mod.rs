@@ -1,10 +1,20 @@
 //! Which loop a run follows (`--strategy`): plain ReAct, a plan executed item by
-//! item, or an app-level plan with a sub-agent per app. The loops are in
-//! `react.rs`, `plan.rs` and `hierarchical.rs`; they share the step machinery.
+//! item, or an app-level plan with a sub-agent per app; and replay-first, which a
+//! run takes instead when memory holds the task (or `exec --heal` hands it a
+//! script). The loops are in `react.rs`, `plan.rs` (its plans' text in
+//! `plan_text.rs`), `hierarchical.rs` and `replay.rs`; they share the step
+//! machinery (`agent/step.rs`).
+
+pub(in crate::agent) mod hierarchical;
+pub(in crate::agent) mod plan;
+mod plan_text;
+pub(in crate::agent) mod react;
+pub(in crate::agent) mod replay;
 
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
     /// Observe, write a snippet, run it, repeat until complete() (the default).

@@ -7,12 +7,13 @@
 
 use std::fmt::Write as _;
 
-use super::Progress;
-use super::outcome::Ending;
 use super::plan_text::Plan;
 use super::react::{Stop, steps_until_done};
-use super::roles::Role;
-use super::step::{Run, StepEnd};
+use crate::agent::checks::StepEnd;
+use crate::agent::outcome::Ending;
+use crate::agent::progress::{Progress, ProgressSink};
+use crate::agent::roles::Role;
+use crate::agent::run::Run;
 use crate::llm::{Message, Role as MessageRole};
 use crate::trajectory::Event;
 
@@ -54,7 +55,7 @@ impl Planning {
     /// The first plan (`apps`: an app-level one).
     pub(super) async fn start(
         run: &mut Run<'_>,
-        progress: &mut (dyn FnMut(Progress) + Send),
+        progress: &mut ProgressSink<'_>,
         apps: bool,
     ) -> Result<(Self, Plan), Ending> {
         let planning = Self { apps, lines: Vec::new(), replans: 0 };
@@ -72,7 +73,7 @@ impl Planning {
     pub(super) async fn replan(
         &mut self,
         run: &mut Run<'_>,
-        progress: &mut (dyn FnMut(Progress) + Send),
+        progress: &mut ProgressSink<'_>,
         label: &str,
         why: &str,
         ending: Ending,
@@ -82,7 +83,7 @@ impl Planning {
             return Err(ending);
         }
         self.replans += 1;
-        run.reset_stall();
+        run.checks.reset_stall();
         ask_planner(run, progress, self.apps, &self.lines, Some(why), self.replans).await
     }
 }
@@ -92,14 +93,14 @@ impl Planning {
 /// falls back to a plan of one item, the task itself.
 async fn ask_planner(
     run: &mut Run<'_>,
-    progress: &mut (dyn FnMut(Progress) + Send),
+    progress: &mut ProgressSink<'_>,
     apps: bool,
     history: &[String],
     why: Option<&str>,
     replan: usize,
 ) -> Result<Plan, Ending> {
     let (screen, installed) = run.screen_for_planning().map_err(stop)?;
-    let mut text = format!("Task: {}\n", run.options().task);
+    let mut text = format!("Task: {}\n", run.options.task);
     if !installed.is_empty() {
         let _ = writeln!(text, "\nInstalled apps: {}", installed.join(", "));
     }
@@ -137,10 +138,12 @@ async fn ask_planner(
     }
     let plan = match plan {
         Some(plan) => plan,
-        None if apps => return Err(Ending::LlmFailed("the planner gave no app-level plan twice".into())),
-        None => {
-            Plan::parse(&format!("1. {}", run.options().task), false).map_err(|e| Ending::LlmFailed(e.to_string()))?
+        None if apps => {
+            let message = "the planner gave no app-level plan twice".to_string();
+            return Err(Ending::LlmFailed { message, never_answered: false });
         }
+        None => Plan::parse(&format!("1. {}", run.options.task), false)
+            .map_err(|e| Ending::LlmFailed { message: e.to_string(), never_answered: false })?,
     };
     let items = serde_json::to_value(&plan.items).unwrap_or_default();
     run.event(&Event::Plan { step: run.steps_taken(), replan, items: &items, why });
@@ -175,7 +178,7 @@ fn focus(plan: &Plan, current: usize) -> String {
     )
 }
 
-pub(super) async fn run(run: &mut Run<'_>, progress: &mut (dyn FnMut(Progress) + Send)) -> Ending {
+pub(in crate::agent) async fn run(run: &mut Run<'_>, progress: &mut ProgressSink<'_>) -> Ending {
     let (mut planning, mut plan) = match Planning::start(run, progress, false).await {
         Ok(started) => started,
         Err(ending) => return ending,

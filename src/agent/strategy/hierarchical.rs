@@ -8,12 +8,12 @@
 
 use std::fmt::Write as _;
 
-use super::Progress;
-use super::outcome::Ending;
 use super::plan::Planning;
 use super::plan_text::{Plan, PlanItem};
 use super::react::{Stop, steps_until_done};
-use super::step::Run;
+use crate::agent::outcome::Ending;
+use crate::agent::progress::ProgressSink;
+use crate::agent::run::Run;
 use crate::persona::{Persona, PersonaError};
 use crate::sandbox::Completion;
 
@@ -23,19 +23,19 @@ const OPEN_STEPS: usize = 3;
 const VALUE_WIDTH: usize = 120;
 
 /// The personas of the two sub-agents.
-pub(super) struct SubAgents {
+pub(in crate::agent) struct SubAgents {
     opener: Persona,
     actor: Persona,
 }
 
 impl SubAgents {
-    pub(super) fn load() -> Result<Self, PersonaError> {
+    pub(in crate::agent) fn load() -> Result<Self, PersonaError> {
         Ok(Self { opener: Persona::load("app_starter")?, actor: Persona::load("ui_expert")? })
     }
 
     /// One persona with the tools of both: the session a hierarchical run needs
     /// (each sub-agent is then held to its own).
-    pub(super) fn session_persona() -> Result<Persona, PersonaError> {
+    pub(in crate::agent) fn session_persona() -> Result<Persona, PersonaError> {
         let both = Self::load()?;
         Ok(both.actor.merged_with(&both.opener, "hierarchical"))
     }
@@ -70,7 +70,7 @@ fn act_task(item: &PlanItem, overall: &str, values: &[(String, String)]) -> Stri
 
 /// The carried variables the session holds now, with a short view of each.
 fn carried_values(run: &mut Run<'_>, names: &[String]) -> Vec<(String, String)> {
-    run.session().var_summaries(VALUE_WIDTH).into_iter().filter(|(name, _)| names.contains(name)).collect()
+    run.session.var_summaries(VALUE_WIDTH).into_iter().filter(|(name, _)| names.contains(name)).collect()
 }
 
 /// Opens the app of `item`, then does its part; `carried` are the names earlier
@@ -78,7 +78,7 @@ fn carried_values(run: &mut Run<'_>, names: &[String]) -> Vec<(String, String)> 
 async fn one_app<'a>(
     run: &mut Run<'a>,
     sub: &'a SubAgents,
-    progress: &mut (dyn FnMut(Progress) + Send),
+    progress: &mut ProgressSink<'_>,
     plan: &Plan,
     current: usize,
     carried: &[String],
@@ -87,18 +87,18 @@ async fn one_app<'a>(
     let app = item.app.clone().unwrap_or_default();
     run.begin_phase(&sub.opener, format!("Open the app {app}; the work there comes next: {}", item.goal));
     run.set_focus(Some(focus(plan, current)));
-    run.session().allow_only(Some((&sub.opener.name, &sub.opener.tools)));
+    run.session.allow_only(Some((&sub.opener.name, &sub.opener.tools)));
     match steps_until_done(run, progress, Some(OPEN_STEPS), true).await {
         Stop::Done(_) => {}
         other => return other,
     }
     let values = carried_values(run, carried);
-    let task = act_task(item, &run.options().task.clone(), &values);
+    let task = act_task(item, &run.options.task.clone(), &values);
     run.begin_phase(&sub.actor, task);
-    run.session().allow_only(Some((&sub.actor.name, &sub.actor.tools)));
+    run.session.allow_only(Some((&sub.actor.name, &sub.actor.tools)));
     let done = steps_until_done(run, progress, None, true).await;
     let Stop::Done(completion) = done else { return done };
-    let have = run.session().var_names();
+    let have = run.session.var_names();
     let missing: Vec<&String> = item.carry.iter().filter(|n| !have.contains(n)).collect();
     if missing.is_empty() {
         return Stop::Done(completion);
@@ -109,22 +109,18 @@ async fn one_app<'a>(
     Stop::Failed { why, ending }
 }
 
-pub(super) async fn run<'a>(
+pub(in crate::agent) async fn run<'a>(
     run: &mut Run<'a>,
     sub: &'a SubAgents,
-    progress: &mut (dyn FnMut(Progress) + Send),
+    progress: &mut ProgressSink<'_>,
 ) -> Ending {
     let ending = apps_in_turn(run, sub, progress).await;
     // The session may serve another run: every tool it has is usable again.
-    run.session().allow_only(None);
+    run.session.allow_only(None);
     ending
 }
 
-async fn apps_in_turn<'a>(
-    run: &mut Run<'a>,
-    sub: &'a SubAgents,
-    progress: &mut (dyn FnMut(Progress) + Send),
-) -> Ending {
+async fn apps_in_turn<'a>(run: &mut Run<'a>, sub: &'a SubAgents, progress: &mut ProgressSink<'_>) -> Ending {
     let (mut planning, mut plan) = match Planning::start(run, progress, true).await {
         Ok(started) => started,
         Err(ending) => return ending,

@@ -1,0 +1,100 @@
+//! What a caller asks of a run: [`AgentOptions`] (with the defaults `codeact run`
+//! documents, from [`AgentOptions::new`]) and what a run keeps on disk
+//! ([`SaveMode`]). Not how a run uses them (`run.rs`, `step.rs`).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::strategy::Strategy;
+
+/// What a run keeps besides events: files per step, per action, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum SaveMode {
+    /// The screenshot and UI dump the model saw at each step.
+    Step,
+    /// The screenshot and UI dump after every action (set the tools' recording too).
+    Action,
+    /// Neither (events, summary and scripts are always written).
+    None,
+}
+
+impl SaveMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SaveMode::Step => "step",
+            SaveMode::Action => "action",
+            SaveMode::None => "none",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    pub task: String,
+    pub max_steps: usize,
+    /// Show the model a screenshot each step.
+    pub vision: bool,
+    pub save: SaveMode,
+    /// Where run directories are made (`runs/`).
+    pub out_dir: PathBuf,
+    /// The same snippet on an unchanged screen this many times in a row ends the run.
+    pub loop_limit: usize,
+    /// How the device was named (`sim`, a serial), for the replay command.
+    pub device_spec: Option<String>,
+    /// This many steps in a row that end in an error or change nothing on screen
+    /// make the model change approach; twice as many end the run (0: never).
+    pub error_threshold: usize,
+    /// Hold a `complete(true, ..)` that comes right after acting on a screen the
+    /// model has not seen, and show it the final screen first.
+    pub verify_completion: bool,
+    /// Which loop the run follows.
+    pub strategy: Strategy,
+    /// The reflector critiques progress after this many actions, and after a
+    /// failed step (0: no reflector).
+    pub reflect_every: usize,
+    /// The memory database: a successful run of the same task there is replayed
+    /// first, and a successful run is kept there (`None`: no memory).
+    pub memory: Option<PathBuf>,
+    /// A hand-written script to run step by step instead of asking the model
+    /// (`codeact exec --heal`): only a step that errs goes to the model, and the
+    /// script's end is the run's success. Memory is not used.
+    pub script: Option<crate::memory::Experience>,
+    /// An embeddings model at the actor's provider (`/v1/embeddings`): tasks are
+    /// embedded, kept beside their experiences, and worked examples are the nearest
+    /// by cosine (BM25 fills the rest). `None`: BM25 alone.
+    pub embeddings: Option<String>,
+    /// Where `report.html` keeps its screenshots.
+    pub report: crate::report::Assets,
+    /// Export the run as a trace (`--otlp`).
+    pub traces: Option<std::sync::Arc<crate::trace::Traces>>,
+}
+
+impl AgentOptions {
+    /// `task` with the defaults `codeact run` documents: 15 steps, screenshots
+    /// shown, a step's files kept, runs under `runs/`, a loop of 3 stopped, an error
+    /// threshold of 3, completions verified, plain ReAct with no reflector, no
+    /// memory, no traces.
+    pub fn new(task: impl Into<String>) -> Self {
+        Self {
+            task: task.into(),
+            max_steps: 15,
+            vision: true,
+            save: SaveMode::Step,
+            out_dir: PathBuf::from("runs"),
+            loop_limit: 3,
+            device_spec: None,
+            error_threshold: 3,
+            verify_completion: true,
+            strategy: Strategy::React,
+            reflect_every: Strategy::React.default_reflect_every(),
+            memory: None,
+            script: None,
+            embeddings: None,
+            report: crate::report::Assets::default(),
+            traces: None,
+        }
+    }
+}
