@@ -10,6 +10,8 @@
 //! (`codeact run`), [`script`] (`codeact exec`) and [`repl`]. The virtual phone the
 //! tests use is its own crate, `codeact-sim`, reached only over ADB.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod agent;
 pub mod clip;
 pub mod config;

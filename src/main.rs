@@ -2,6 +2,8 @@
 //! subcommand's file in `cli/`, and turn the result into an exit code. An error is
 //! printed as one line with its causes (each says what to do) and exits 2.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 mod cli;
 
 use std::process::ExitCode;

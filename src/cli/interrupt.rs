@@ -57,6 +57,7 @@ pub(super) fn stop_snippets_on_ctrl_c(handle: CancelHandle) {
 
 /// Waits for Ctrl-C (a server's way to stop); `false` when the signal cannot be
 /// listened for.
+#[cfg(feature = "sim")]
 pub(super) fn wait_for_ctrl_c() -> anyhow::Result<bool> {
     let rt =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;

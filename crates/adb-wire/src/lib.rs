@@ -6,6 +6,8 @@
 //! drives real phones) and the virtual device's adbd. Sockets, timeouts, flow control
 //! and payload limits belong to each side; this crate only says what the bytes mean.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod keycodes;
 pub mod message;
 pub mod shell_v2;

@@ -12,6 +12,8 @@
 //! are the Android tools, `world/` is the app model (from the data files in `data/`),
 //! `keyboard` is the on-screen keyboard's geometry, `render/` draws the screen.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod adb;
 mod commands;
 mod config;
