@@ -119,8 +119,13 @@ pub struct EvalArgs {
     survival: bool,
 }
 
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("--shard takes I/N with 0 <= I < N, e.g. 0/4 (got {text:?})");
+/// A `--shard` that is not I/N with 0 <= I < N.
+#[derive(Debug, thiserror::Error)]
+#[error("--shard takes I/N with 0 <= I < N, e.g. 0/4 (got {0:?})")]
+struct BadShard(String);
+
+fn parse_shard(text: &str) -> Result<(usize, usize), BadShard> {
+    let bad = || BadShard(text.to_string());
     let (i, n) = text.split_once('/').ok_or_else(bad)?;
     let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
     if n == 0 || i >= n {

@@ -216,8 +216,13 @@ fn print_line(link: &SharedLink, shared: &Shared, line: &str) {
 
 /// Builds the engine: the sandbox's built-ins, a stand-in for every tool, the state
 /// variables, and waits and cancel checks that listen on the pipe.
-fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLink) -> Result<Sandbox, String> {
-    let mut builder = Sandbox::builder(limits).map_err(|e| crate::error_text::full_message(&e))?;
+fn build(
+    limits: Limits,
+    tools: Vec<ToolSignature>,
+    hint: String,
+    link: SharedLink,
+) -> Result<Sandbox, crate::sandbox::SandboxError> {
+    let mut builder = Sandbox::builder(limits)?;
     let shared = builder.shared();
     for tool in &tools {
         builder.protect(&tool.name);
@@ -340,7 +345,7 @@ fn build(limits: Limits, tools: Vec<ToolSignature>, hint: String, link: SharedLi
     // A sleep that the pipe wakes: a cancel arrives there.
     let s = shared.clone();
     crate::sandbox::register_sleep(engine, s, move |wanted| lock(&link).pause(wanted, &shared));
-    builder.start(hint).map_err(|e| crate::error_text::full_message(&e))
+    builder.start(hint)
 }
 
 /// The worker's main loop; returns the exit code.
@@ -369,7 +374,7 @@ fn serve() -> i32 {
     let mut sandbox = match build(limits, tools, function_hint, link.clone()) {
         Ok(sandbox) => sandbox,
         Err(why) => {
-            let _ = lock(&link).send(&FromWorker::Refused(why));
+            let _ = lock(&link).send(&FromWorker::Refused(crate::error_text::full_message(&why)));
             return exit::SETUP;
         }
     };
