@@ -4,13 +4,15 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 
 use anyhow::Context;
 use codeact::agent::SaveMode;
-use codeact::config::Flags;
+use codeact::config::{Flags, Settings};
 use codeact::device::DeviceSpec;
-use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results};
+use codeact::eval::suite::{Described, SuiteProgress, SuiteRequest};
+use codeact::eval::survival::{self, Form, Healer, SurvivalProgress, SurvivalRequest};
+use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results, TaskSpec};
+use codeact::llm::LlmError;
 
 use codeact::persona::Persona;
 use codeact::session::Session;
@@ -153,39 +155,6 @@ fn progress_line(r: &InstanceResult, done: usize, total: usize) -> String {
     line
 }
 
-/// `report.html` in the eval's folder: a row per instance, linking its run's report.
-fn write_eval_index(out_dir: &std::path::Path, results: &Results) -> anyhow::Result<PathBuf> {
-    let all = &results.summary.all;
-    let title = format!(
-        "codeact eval ({}): {} instances, mean score {:.3}, {} solved",
-        results.agent, all.instances, all.mean_score, all.solved
-    );
-    let rows: Vec<(Option<std::path::PathBuf>, Vec<String>)> = results
-        .results
-        .iter()
-        .map(|r| {
-            let link = r
-                .run_dir
-                .as_deref()
-                .and_then(|d| d.strip_prefix(out_dir).ok())
-                .map(|d| d.join("report.html"))
-                .filter(|page| out_dir.join(page).is_file());
-            let cells = vec![
-                r.label(),
-                format!("{:.2}", r.score),
-                r.outcome.clone(),
-                r.steps.to_string(),
-                r.llm_calls.to_string(),
-                format!("{:.1}", r.wall_ms / 1000.0),
-                r.goal.clone(),
-            ];
-            (link, cells)
-        })
-        .collect();
-    let head = ["instance", "score", "outcome", "steps", "LLM calls", "time s", "goal"];
-    Ok(codeact::report::write_index(out_dir, &title, &head, &rows)?)
-}
-
 impl EvalArgs {
     pub fn evaluate(self) -> anyhow::Result<ExitCode> {
         if let Some(files) = &self.compare {
@@ -218,7 +187,7 @@ impl EvalArgs {
         }
         let traces = self.traces.start()?;
         if self.survival {
-            let measured = super::survival::measure(&self, tasks, traces.clone());
+            let measured = self.measure_survival(tasks, traces.clone());
             finish_traces(traces.as_deref());
             return measured;
         }
@@ -226,32 +195,19 @@ impl EvalArgs {
             AgentChoice::Oracle => "oracle",
             AgentChoice::Llm => "llm",
         };
-        let device = DeviceArgs { device: Some("sim".into()), timeout: None };
         let defaults = Flags {
             default_persona: (self.agent == AgentChoice::Llm).then(|| "default".into()),
             default_record: Some(Recording::None),
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()
         };
-        let mut settings = self.session.settings(&device, defaults)?;
+        let mut settings = self.session.settings(&on_the_virtual_phone(), defaults)?;
         if self.agent == AgentChoice::Llm {
             self.strategy.session_persona(&self.session, &mut settings)?;
         }
-        let settings_watchers = settings.tools.watchers.spec();
         let out_dir = self.out.clone().unwrap_or_else(|| {
             PathBuf::from("evals").join(format!("{}-{agent_name}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
         });
-        let options = EvalOptions {
-            seed: self.seed,
-            instances: self.instances as usize,
-            repeat: self.repeat as usize,
-            parallel: self.parallel as usize,
-            shard: self.shard,
-            faults: self.faults.clone(),
-            variant: self.variant,
-            out_dir: out_dir.clone(),
-            traces: traces.clone(),
-        };
         let runtime = super::interrupt::runtime()?;
         let llm_parts = match self.agent {
             AgentChoice::Oracle => None,
@@ -264,8 +220,6 @@ impl EvalArgs {
                 Some((client, persona))
             }
         };
-        eval::runner::check_out_dir(&out_dir)?;
-        std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
         let agent = match &llm_parts {
             None => Agent::Oracle,
             Some((models, persona)) => Agent::Llm(LlmAgent {
@@ -281,68 +235,48 @@ impl EvalArgs {
                 memory: None,
             }),
         };
-        let jobs = eval::plan(&tasks, &options);
-        let total = jobs.len();
-        codeact::errln!(
-            "codeact eval: {} templates, {total} instances, agent {agent_name}, seed {}, {} phone{}; results in {}",
-            tasks.len(),
-            self.seed,
-            options.parallel.min(total.max(1)),
-            if options.parallel.min(total.max(1)) == 1 { "" } else { "s" },
-            out_dir.display()
-        );
-        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the instances under way");
-        // Instances run side by side, unattended: only an answers file answers.
-        let person = self.session.person(false)?;
-        let open_session = || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
-            let device = codeact::device::open(&DeviceSpec::parse(Some("sim")), settings.device_timeout)?;
-            let mut session = Session::new(device, &settings)?;
-            session.set_human(person.clone());
-            Ok(session)
+        let request = SuiteRequest {
+            tasks: &tasks,
+            options: EvalOptions {
+                seed: self.seed,
+                instances: self.instances as usize,
+                repeat: self.repeat as usize,
+                parallel: self.parallel as usize,
+                shard: self.shard,
+                faults: self.faults.clone(),
+                variant: self.variant,
+                out_dir: out_dir.clone(),
+                traces: traces.clone(),
+            },
+            agent,
+            described: Described {
+                agent: agent_name.to_string(),
+                model: llm_parts.as_ref().map(|(c, _)| c.actor.model().to_string()),
+                persona: llm_parts.as_ref().map(|(_, p)| p.name.clone()),
+                strategy: llm_parts.as_ref().map(|_| self.strategy.strategy.as_str().to_string()),
+                watchers: settings.tools.watchers.spec(),
+            },
         };
-        let finished = Mutex::new(0usize);
-        // Each instance is appended as it ends: a killed run keeps what it finished.
-        let log_path = out_dir.join("results.jsonl");
-        let log = Mutex::new(
-            std::fs::File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?,
-        );
-        let on_result = |r: &InstanceResult| {
-            let mut n = finished.lock().unwrap_or_else(|e| e.into_inner());
-            *n += 1;
-            codeact::errln!("{}", progress_line(r, *n, total));
-            if let Ok(line) = serde_json::to_string(r) {
-                use std::io::Write as _;
-                let _ = writeln!(log.lock().unwrap_or_else(|e| e.into_inner()), "{line}");
+        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the instances under way");
+        let open_session = session_factory(&settings, self.session.person(false)?);
+        let progress = |p: SuiteProgress| match p {
+            SuiteProgress::Planned { templates, instances, phones } => codeact::errln!(
+                "codeact eval: {templates} templates, {instances} instances, agent {agent_name}, seed {}, {phones} phone{}; results in {}",
+                self.seed,
+                if phones == 1 { "" } else { "s" },
+                out_dir.display()
+            ),
+            SuiteProgress::Finished { result, done, total } => {
+                codeact::errln!("{}", progress_line(result, done, total))
             }
         };
-        let started = std::time::Instant::now();
-        let results = eval::run_suite(&tasks, &jobs, &options, &agent, &open_session, &interrupt, &on_result);
+        let ran = eval::suite::run(request, &open_session, &interrupt, &progress);
         finish_traces(traces.as_deref());
-        let results = results?;
-        let summary = eval::summarize(&results);
-        let results = Results {
-            schema: eval::results::SCHEMA,
-            codeact: env!("CARGO_PKG_VERSION").to_string(),
-            agent: agent_name.to_string(),
-            model: llm_parts.as_ref().map(|(c, _)| c.actor.model().to_string()),
-            persona: llm_parts.as_ref().map(|(_, p)| p.name.clone()),
-            seed: self.seed,
-            instances: self.instances as usize,
-            repeat: self.repeat as usize,
-            shard: self.shard.map(|(i, n)| format!("{i}/{n}")),
-            faults: self.faults.clone(),
-            watchers: settings_watchers.clone(),
-            strategy: llm_parts.as_ref().map(|_| self.strategy.strategy.as_str().to_string()),
-            parallel: options.parallel,
-            wall_ms: started.elapsed().as_secs_f64() * 1000.0,
-            summary,
-            results,
-        };
-        results.write(&out_dir)?;
-        let report = write_eval_index(&out_dir, &results)?;
+        let ran = ran?;
+        let results = &ran.results;
         codeact::out!("{}", clean(&results.markdown()));
         codeact::errln!("results: {}", out_dir.join("results.json").display());
-        codeact::errln!("report: {}", report.display());
+        codeact::errln!("report: {}", ran.report.display());
         if let Some(why) = results.results.iter().find_map(|r| r.stopped_suite.as_ref()) {
             anyhow::bail!(
                 "stopped: an instance ended before the LLM answered once ({}); every other instance would too: check --base-url, --model and the key, then run again",
@@ -350,11 +284,98 @@ impl EvalArgs {
             );
         }
         let all = &results.summary.all;
-        let sound = all.broken == 0 && results.results.len() == total;
+        let sound = all.broken == 0 && results.results.len() == ran.planned;
         let ok = sound && (self.agent == AgentChoice::Llm || all.solved == all.instances);
         if interrupt.is_cancelled() {
             return Ok(ExitCode::from(130));
         }
         Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    }
+
+    /// `--survival`: the replay-survival table (`eval::survival::measure`), printed.
+    fn measure_survival(
+        &self,
+        tasks: Vec<TaskSpec>,
+        traces: Option<std::sync::Arc<codeact::trace::Traces>>,
+    ) -> anyhow::Result<ExitCode> {
+        let defaults = Flags {
+            default_record: Some(Recording::None),
+            default_sensitive: Some(SensitivePolicy::Allow),
+            ..Flags::default()
+        };
+        let settings = self.session.settings(&on_the_virtual_phone(), defaults)?;
+        let out_dir = self.out.clone().unwrap_or_else(|| {
+            PathBuf::from("evals").join(format!("{}-survival", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
+        });
+        let runtime = super::interrupt::runtime()?;
+        let models = match self.strategy.models(&settings.llm, &self.llm) {
+            Ok(models) => Some(models),
+            Err(e) if matches!(e.downcast_ref::<LlmError>(), Some(LlmError::NotConfigured { .. })) => {
+                codeact::errln!(
+                    "no LLM configured: the selectors+healing column is left out (give --base-url and --model to measure it)"
+                );
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let request = SurvivalRequest {
+            tasks,
+            seed: self.seed,
+            parallel: self.parallel as usize,
+            out_dir: out_dir.clone(),
+            traces,
+            healer: models.as_ref().map(|models| Healer {
+                models,
+                strategy: self.strategy.strategy,
+                error_threshold: self.checks.error_threshold,
+                save: self.save_trajectory,
+                runtime: runtime.handle().clone(),
+            }),
+        };
+        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the instances under way");
+        let open_session = session_factory(&settings, self.session.person(false)?);
+        let mut progress = |p: SurvivalProgress| match p {
+            SurvivalProgress::Recording { templates } => codeact::errln!(
+                "codeact eval --survival: recording {templates} operation templates (seed {}) in {}",
+                self.seed,
+                out_dir.display()
+            ),
+            SurvivalProgress::LeftOut(ids) => {
+                codeact::errln!("left out (the oracle did not solve them): {}", ids.join(", "))
+            }
+            SurvivalProgress::Cell { variant, form, solved, instances, llm_calls } => {
+                let calls = if form == Form::Healing { format!(", {llm_calls} LLM calls") } else { String::new() };
+                codeact::errln!("variant {variant}, {:<17} {solved}/{instances} solved{calls}", form.as_str());
+            }
+        };
+        let survival = survival::measure(request, &open_session, &interrupt, &mut progress)?;
+        if survival.interrupted {
+            return Ok(ExitCode::from(130));
+        }
+        codeact::out!("{}", clean(&survival.table.markdown()));
+        codeact::errln!(
+            "table: {} (and survival.json; each form's scripts under recorded/)",
+            survival.markdown.display()
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// The suite always runs on virtual phones.
+fn on_the_virtual_phone() -> DeviceArgs {
+    DeviceArgs { device: Some("sim".into()), timeout: None }
+}
+
+/// Each worker's session: a fresh virtual phone, unattended (only an answers file
+/// answers).
+fn session_factory(
+    settings: &Settings,
+    person: Option<codeact::human::Human>,
+) -> impl Fn() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + '_ {
+    move || {
+        let device = codeact::device::open(&DeviceSpec::parse(Some("sim")), settings.device_timeout)?;
+        let mut session = Session::new(device, settings)?;
+        session.set_human(person.clone());
+        Ok(session)
     }
 }

@@ -17,7 +17,6 @@ mod run;
 mod screenshot;
 #[cfg(feature = "sim")]
 mod sim;
-mod survival;
 mod tools;
 
 use std::process::ExitCode;

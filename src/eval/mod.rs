@@ -13,6 +13,7 @@ pub mod judge;
 pub mod params;
 pub mod results;
 pub mod runner;
+pub mod suite;
 pub mod survival;
 pub mod task;
 

@@ -1,18 +1,11 @@
-//! The replay-survival measurement: one recorded run per operation template, replayed
-//! under the virtual phone's layout variants in four forms — (a) coordinates, as
-//! macro recorders keep taps; (b) `ui_state` indices; (c) selectors; (d) selectors
-//! replayed by memory, a step that no longer fits going to the LLM alone. All four
-//! come from the same recorded actions (each action keeps where its element was).
-//!
-//! This module turns recorded actions into the four forms and sums the results up;
-//! running the instances is `runner.rs`, the command is `codeact eval --survival`.
-
-use std::collections::BTreeMap;
+//! The four forms a recorded run is replayed in — (a) coordinates, as macro
+//! recorders keep taps; (b) `ui_state` indices; (c) selectors; (d) selectors
+//! replayed by memory, a step that no longer fits going to the LLM alone — all made
+//! from the same recorded actions (each action keeps where its element was). Not
+//! running them (`measure.rs`) or the table (`table.rs`).
 
 use crate::memory::{Experience, ReplayStep};
 use crate::sandbox::Action;
-
-use super::results::InstanceResult;
 
 /// The virtual phone's highest layout variant (`codeact sim --variant N`); the
 /// table has a row for each from 0.
@@ -164,71 +157,6 @@ pub fn experience(goal: &str, actions: &[Action]) -> Experience {
         .collect();
     Experience { task: goal.to_string(), apps: Vec::new(), steps }
 }
-
-/// One cell of the table: a form under a variant.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct Cell {
-    pub instances: usize,
-    /// Instances scoring 1.
-    pub solved: usize,
-    pub score: f64,
-    pub llm_calls: usize,
-}
-
-/// Every cell, by variant then form.
-#[derive(Debug, Default, serde::Serialize)]
-pub struct Table {
-    pub templates: usize,
-    pub cells: BTreeMap<u32, BTreeMap<Form, Cell>>,
-}
-
-impl Table {
-    pub fn add(&mut self, variant: u32, form: Form, results: &[InstanceResult]) {
-        let cell = self.cells.entry(variant).or_default().entry(form).or_default();
-        for r in results {
-            cell.instances += 1;
-            cell.solved += usize::from(r.score >= 1.0);
-            cell.score += r.score;
-            cell.llm_calls += r.llm_calls;
-        }
-    }
-
-    /// The table as Markdown: a row per variant, per form the share solved (and
-    /// the LLM calls, for the form that makes any).
-    pub fn markdown(&self) -> String {
-        let forms: Vec<Form> =
-            Form::ALL.into_iter().filter(|f| self.cells.values().any(|row| row.contains_key(f))).collect();
-        let mut out = String::from("| Layout variant |");
-        for f in &forms {
-            out.push_str(&format!(" {} |", f.as_str()));
-        }
-        out.push_str("\n|---|");
-        out.push_str(&"---|".repeat(forms.len()));
-        out.push('\n');
-        for (variant, row) in &self.cells {
-            out.push_str(&format!("| {variant}: {} |", VARIANT_NAMES.get(*variant as usize).unwrap_or(&"")));
-            for f in &forms {
-                match row.get(f) {
-                    Some(c) if c.instances > 0 => {
-                        let share = 100.0 * c.solved as f64 / c.instances as f64;
-                        let calls = match (*f, c.llm_calls) {
-                            (Form::Healing, 1) => ", 1 LLM call".to_string(),
-                            (Form::Healing, n) => format!(", {n} LLM calls"),
-                            _ => String::new(),
-                        };
-                        out.push_str(&format!(" {share:.0}% ({}/{}{calls}) |", c.solved, c.instances));
-                    }
-                    _ => out.push_str(" – |"),
-                }
-            }
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// What each layout variant adds, for the table's first column.
-const VARIANT_NAMES: [&str; 4] = ["as written", "items reordered", "+ ids renamed", "+ a \"What's new\" dialog"];
 
 #[cfg(test)]
 mod tests {
