@@ -182,7 +182,7 @@ impl ExecArgs {
             let [script] = scripts.as_slice() else {
                 anyhow::bail!("--heal runs one script at a time ({} given); run them one by one", scripts.len());
             };
-            let request = super::heal::HealRequest {
+            let flags = super::heal::HealFlags {
                 script,
                 goal: self.goal.clone(),
                 vars: &vars,
@@ -191,7 +191,7 @@ impl ExecArgs {
                 fresh_world: !self.keep_state && on_sim,
                 traces,
             };
-            return super::heal::heal(request, &settings, &mut session);
+            return super::heal::heal_script(flags, &settings, &mut session);
         }
         let options = ExecOptions {
             vars: &vars,

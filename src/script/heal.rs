@@ -1,0 +1,168 @@
+//! `codeact exec --heal` as a library call: one hand-written script run step by
+//! step (each top-level statement a step) through the agent's replay, so that only a
+//! step that errs goes to the LLM; when the model healed a step and the script then
+//! passed, the script with its healed steps is written beside the original as
+//! `NAME.healed.rhai` (the original is never changed). Not the plain run of
+//! scripts (`script/mod.rs`) or the splitting (`steps.rs`).
+
+use std::path::{Path, PathBuf};
+
+use rhai::Dynamic;
+use tokio_util::sync::CancellationToken;
+
+use super::Script;
+use super::steps;
+use crate::agent::{self, AgentError, AgentOptions, Models, Outcome, ProgressSink, Summary};
+use crate::memory::{Experience, ReplayStep};
+use crate::persona::{Persona, PersonaError};
+use crate::session::Session;
+
+/// Steps the model may take in all, beyond one per script step.
+const HEALING_BUDGET: usize = 15;
+
+/// A script to heal, and how.
+pub struct HealRequest<'a> {
+    pub script: &'a Script,
+    /// What the model is told the script is for (default: the script's opening
+    /// comment, else its name).
+    pub goal: Option<String>,
+    /// Variables the script starts with (`--var`).
+    pub vars: &'a [(String, Dynamic)],
+    pub models: &'a Models,
+    /// The persona the healer acts with (`None`: every tool, as a script may call any).
+    pub persona: Option<&'a Persona>,
+    /// Where the run directory goes (`runs/` when `None`).
+    pub trajectory: Option<&'a Path>,
+    /// Reset the virtual phone first.
+    pub fresh_world: bool,
+    /// How the device was named, for the replay command.
+    pub device_spec: Option<String>,
+    pub traces: Option<std::sync::Arc<crate::trace::Traces>>,
+}
+
+/// A healing run: the agent's summary, and the healed script when one was written.
+#[derive(Debug)]
+pub struct Healed {
+    pub summary: Summary,
+    pub healed_script: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HealError {
+    #[error("{} has no statements to run", .0.display())]
+    Empty(PathBuf),
+    #[error("{} imports a subflow, which --heal cannot run step by step yet; run it without --heal", .0.display())]
+    ImportsSubflow(PathBuf),
+    #[error(transparent)]
+    Persona(#[from] PersonaError),
+    #[error("cannot reset the virtual phone")]
+    Reset(#[source] crate::device::DeviceError),
+    #[error("cannot set the variable {name}")]
+    Variable {
+        name: String,
+        #[source]
+        source: crate::isolation::IsolationError,
+    },
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error("cannot read the healed script in {}", .dir.display())]
+    ReadHealed {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}", .path.display())]
+    WriteHealed {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Where the healed script goes: `NAME.healed.rhai` beside `NAME.rhai`.
+pub fn healed_path(script: &Path) -> PathBuf {
+    let stem = script.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "script".into());
+    script.with_file_name(format!("{stem}.healed.rhai"))
+}
+
+/// The persona the healer acts with by default: every tool (a script may call any).
+fn every_tool() -> Result<Persona, PersonaError> {
+    let mut persona = Persona::load("big_agent")?;
+    persona.name = "script".into();
+    // A tool with two forms (`tap(sel)`, `tap(x, y)`) is one name.
+    persona.tools.clear();
+    for spec in crate::tools::CATALOG {
+        if !persona.tools.iter().any(|t| t == spec.name) {
+            persona.tools.push(spec.name.to_string());
+        }
+    }
+    Ok(persona)
+}
+
+/// Runs `request.script` step by step on `session`, the model healing only a step
+/// that errs; writes the healed script when the model healed one and the run passed.
+pub async fn heal(
+    session: &mut Session,
+    request: HealRequest<'_>,
+    interrupt: &CancellationToken,
+    progress: &mut ProgressSink<'_>,
+) -> Result<Healed, HealError> {
+    let script = request.script;
+    let split = steps::split(&script.code);
+    if split.is_empty() {
+        return Err(HealError::Empty(script.path.clone()));
+    }
+    if split.iter().any(|s| s.code.starts_with("import ")) {
+        return Err(HealError::ImportsSubflow(script.path.clone()));
+    }
+    let goal = request.goal.clone().or_else(|| steps::goal(&script.code)).unwrap_or_else(|| {
+        format!("Do what the script {} does", script.path.file_name().unwrap_or_default().to_string_lossy())
+    });
+    let experience = Experience {
+        task: goal.clone(),
+        apps: Vec::new(),
+        steps: split
+            .iter()
+            .map(|s| ReplayStep {
+                intent: s.intent.clone(),
+                code: s.code.clone(),
+                app: String::new(),
+                activity: String::new(),
+                anchor: None,
+            })
+            .collect(),
+    };
+    let persona = match request.persona {
+        Some(p) => p.clone(),
+        None => every_tool()?,
+    };
+    if request.fresh_world {
+        session.reset_virtual_phone().map_err(HealError::Reset)?;
+    }
+    for (name, value) in request.vars {
+        session.set_var(name, value.clone()).map_err(|source| HealError::Variable { name: name.clone(), source })?;
+    }
+    let options = AgentOptions {
+        max_steps: split.len() + HEALING_BUDGET,
+        vision: false,
+        out_dir: request.trajectory.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("runs")),
+        device_spec: request.device_spec.clone(),
+        verify_completion: false,
+        script: Some(experience),
+        traces: request.traces.clone(),
+        ..AgentOptions::new(goal)
+    };
+    let summary = agent::run_task(session, request.models, &persona, &options, interrupt, progress).await?;
+    let mut healed_script = None;
+    if summary.llm_calls() > 0 && summary.outcome == Outcome::Success {
+        let dir = &summary.run_dir;
+        let healed = crate::files::read_text(&dir.join("script.selectors.rhai"), crate::files::TEXT_BYTES)
+            .map_err(|source| HealError::ReadHealed { dir: dir.clone(), source })?;
+        let path = healed_path(&script.path);
+        // Renamed into place: a link shipped at that name is replaced, never written through.
+        crate::files::write_replacing(&path, healed.as_bytes())
+            .map_err(|source| HealError::WriteHealed { path: path.clone(), source })?;
+        healed_script = Some(path);
+    }
+    Ok(Healed { summary, healed_script })
+}
