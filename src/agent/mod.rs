@@ -33,11 +33,10 @@ mod summary;
 use tokio_util::sync::CancellationToken;
 
 pub use error::AgentError;
-pub use options::{AgentOptions, SaveMode};
+pub use options::{AgentOptions, SaveMode, Strategy};
 pub use outcome::{Ending, Outcome};
 pub use progress::{Progress, ProgressSink};
 pub use roles::{Models, Role, RoleUsage};
-pub use strategy::Strategy;
 pub use summary::{ReportWritten, Summary};
 
 use crate::persona::Persona;

@@ -1,12 +1,10 @@
 //! What a caller asks of a run: [`AgentOptions`] (with the defaults `codeact run`
-//! documents, from [`AgentOptions::new`]) and what a run keeps on disk
-//! ([`SaveMode`]). Not how a run uses them (`run.rs`, `step.rs`).
+//! documents, from [`AgentOptions::new`]), which loop it follows ([`Strategy`]) and
+//! what it keeps on disk ([`SaveMode`]). Not how a run uses them (`run.rs`, `step.rs`).
 
 use std::path::PathBuf;
 
 use serde::Serialize;
-
-use super::strategy::Strategy;
 
 /// What a run keeps besides events: files per step, per action, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -95,6 +93,45 @@ impl AgentOptions {
             embeddings: None,
             report: crate::report::Assets::default(),
             traces: None,
+        }
+    }
+}
+
+/// Which loop a run follows (`--strategy`); the loops are in `strategy/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// Observe, write a snippet, run it, repeat until complete() (the default).
+    #[default]
+    React,
+    /// A planner writes a numbered plan (each item a goal and the screen expected
+    /// after it); the actor carries out one item at a time and complete() ends an
+    /// item; a failed item, or steps that go nowhere, make the planner plan again
+    /// from what happened.
+    Plan,
+    /// A planner writes an app-level plan (which apps, in order, and what values
+    /// to carry between them); per app an app_starter sub-agent opens it and a
+    /// ui_expert sub-agent acts in it; values pass between apps as variables in
+    /// the shared sandbox.
+    Hierarchical,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::React => "react",
+            Strategy::Plan => "plan",
+            Strategy::Hierarchical => "hierarchical",
+        }
+    }
+
+    /// The reflector's default interval in actions (0: no reflector): on for the
+    /// planning strategies, off for plain ReAct unless asked.
+    pub fn default_reflect_every(self) -> usize {
+        match self {
+            Strategy::React => 0,
+            Strategy::Plan | Strategy::Hierarchical => 4,
         }
     }
 }
