@@ -24,6 +24,7 @@ mod registry;
 pub mod select;
 pub mod sensitive;
 pub mod shell_input;
+mod spec;
 mod state;
 mod typing;
 mod unique_selector;
@@ -39,44 +40,13 @@ pub use registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
 pub(crate) use registry::{state_generation, state_value};
 pub use select::SelectorError;
 pub use sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
+pub use spec::{Effect, ToolSpec};
 pub use unique_selector::selector_for;
 pub use watchers::{PermissionPolicy, WatcherSpecError, Watchers};
 
 use std::sync::Arc;
 
 use crate::sandbox::Shared;
-
-/// What a tool does to the world, as exports and reports need to know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    /// Only reads (the screen, memory, packages) or waits: a replay may skip it.
-    Reads,
-    /// Changes the device or the session's memory: a replay must do it again.
-    Acts,
-    /// Checks the screen and fails the script when it is not as expected.
-    Asserts,
-    /// Ends the snippet (`complete`): always present, whatever the persona.
-    Finishes,
-}
-
-/// One tool as the LLM, the CLI and the engine see it.
-#[derive(Clone, Copy)]
-pub struct ToolSpec {
-    pub name: &'static str,
-    /// Rhai signatures, `[...]` marking optional arguments.
-    pub signature: &'static str,
-    /// The one line the LLM reads.
-    pub doc: &'static str,
-    pub effect: Effect,
-    /// Registers this form's overloads.
-    pub register: fn(&mut Registrar),
-}
-
-impl std::fmt::Debug for ToolSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolSpec").field("signature", &self.signature).field("effect", &self.effect).finish()
-    }
-}
 
 /// Every tool's name once, in catalog order (a tool may have several forms).
 pub fn names() -> Vec<&'static str> {

@@ -7,7 +7,7 @@ use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 fn start(c: &mut ToolContext, package: &str, activity: Option<&str>) -> Result<(), ToolError> {
     c.act(DeviceAct::StartApp { package, activity })

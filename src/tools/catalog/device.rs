@@ -9,7 +9,7 @@ use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 fn shell(c: &mut ToolContext, command: &str) -> Result<Map, ToolError> {
     // Judged by its words and by the input it injects; the screen settles after it.

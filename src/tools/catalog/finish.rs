@@ -8,7 +8,7 @@ use crate::tools::registry::take;
 
 use crate::sandbox::FailureKind;
 use crate::tools::error::ToolError;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 pub(crate) const COMPLETE: ToolSpec = ToolSpec {
     name: "complete",

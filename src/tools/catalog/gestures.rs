@@ -7,7 +7,7 @@ use crate::tools::arguments::gesture_ms;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 /// A point gesture after it is resolved: where, and for how long.
 fn press(c: &mut ToolContext, point: (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {

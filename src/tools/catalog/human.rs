@@ -11,7 +11,7 @@ use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 /// The most of a question or a reason a person is shown.
 const QUESTION_BYTES: usize = 2000;

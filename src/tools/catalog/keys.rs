@@ -6,7 +6,7 @@ use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 fn key(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {
     c.act(DeviceAct::Key(name))

@@ -6,7 +6,7 @@ use rhai::{Array, Dynamic, ImmutableString};
 use crate::tools::context::{ANSWER_BYTES, MEMORY_ITEM_BYTES, MEMORY_ITEMS};
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 pub(crate) const REMEMBER: ToolSpec = ToolSpec {
     name: "remember",

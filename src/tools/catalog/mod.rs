@@ -12,7 +12,7 @@ mod screen;
 mod selectors;
 mod watch;
 
-use super::ToolSpec;
+use super::spec::ToolSpec;
 
 /// The catalog, in the order the prompt lists it.
 pub const CATALOG: &[ToolSpec] = &[

@@ -8,7 +8,7 @@ use crate::tools::arguments::wait_ms;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 /// Width and height from a PNG's header.
 fn png_size(png: &[u8]) -> Option<(u32, u32)> {

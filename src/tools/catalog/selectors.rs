@@ -17,9 +17,9 @@ use crate::tools::effect::safe_to_repeat;
 use crate::tools::error::{Awaited, ToolError};
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
+use crate::tools::spec::{Effect, ToolSpec};
 use crate::tools::state;
 use crate::tools::watchers::keyboard_covers;
-use crate::tools::{Effect, ToolSpec};
 use crate::ui::{Element, UiTree};
 
 /// How many swipes `scroll_until_visible` tries before it gives up.

@@ -10,7 +10,7 @@ use rhai::{Dynamic, ImmutableString};
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::{Effect, ToolSpec};
+use crate::tools::spec::{Effect, ToolSpec};
 
 /// How many script watchers a session holds at once.
 const MAX_WATCHERS: usize = 16;
