@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use codeact::device::transport::{Deadline, DirectConnection, ServerConnection};
+use codeact::device::adb::transport::{Deadline, DirectConnection, ServerConnection};
 
 static PANICS: AtomicU64 = AtomicU64::new(0);
 

@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::transport::{ListedDevice, ServerConnection};
+use super::adb::transport::{ListedDevice, ServerConnection};
 use super::{AdbDevice, Device, DeviceError};
 
 /// What `--device` asked for.
@@ -48,7 +48,7 @@ pub fn server_address() -> String {
 /// What the adb server sees, or an error saying how to start it.
 pub fn list_devices(timeout: Duration) -> Result<Vec<ListedDevice>, DeviceError> {
     let server = server_address();
-    ServerConnection::list(&server, super::transport::Deadline::after(timeout))
+    ServerConnection::list(&server, super::adb::transport::Deadline::after(timeout))
         .map_err(|source| DeviceError::NoServer { server, source })
 }
 

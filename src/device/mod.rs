@@ -1,9 +1,9 @@
 //! The one interface through which the runtime acts on a phone: the blocking
 //! [`Device`] trait, what an observation holds, and the typed errors every operation
-//! returns. `adb.rs` implements it for Android over ADB (on the client in
-//! `transport/`); `connect.rs` chooses and opens a device from `--device`; with the
-//! `sim` feature, `sim.rs` starts the virtual phone in-process and reaches it over
-//! the same ADB path.
+//! returns. `adb/` implements it for Android over ADB (on our client in
+//! `adb/transport/`); `connect.rs` chooses and opens a device from `--device`; with
+//! the `sim` feature, `sim.rs` starts the virtual phone in-process and reaches it
+//! over the same ADB path. Another platform is another folder beside `adb/`.
 //!
 //! This module knows nothing of Rhai, prompts or the agent loop.
 
@@ -12,14 +12,13 @@ pub mod connect;
 mod observation;
 #[cfg(feature = "sim")]
 mod sim;
-pub mod transport;
 
 use std::time::Duration;
 
 pub use adb::AdbDevice;
+pub use adb::transport::{ShellOutput, TransportError};
 pub use connect::{DeviceSpec, open};
 pub use observation::{Observation, PhoneState};
-pub use transport::{ShellOutput, TransportError};
 
 /// Why a device operation failed: always names the device (and the operation), and
 /// says what to try.

@@ -1,7 +1,7 @@
 //! The parsed UI tree: one parse of a hierarchy dump per observation, which every
 //! later part (prompt text, `ui_state`, selectors, diffs) reads.
 //!
-//! `parse.rs` turns real-world dump bytes into a [`UiTree`]; this module holds the
+//! `parse/` turns real-world dump bytes into a [`UiTree`] (a file per platform format); this module holds the
 //! types and what is derived from each element once (centre, actions, visibility,
 //! stable signature). `screen_text.rs` writes the compact text the LLM reads;
 //! selectors live with the tools.

@@ -136,9 +136,9 @@ fn through_the_stock_adb_server() {
     let adb = common::AdbServer::start();
     adb.connect(&sim.addr);
     let server = format!("127.0.0.1:{}", adb.port());
-    let listed = codeact::device::transport::ServerConnection::list(
+    let listed = codeact::device::adb::transport::ServerConnection::list(
         &server,
-        codeact::device::transport::Deadline::after(Duration::from_secs(5)),
+        codeact::device::adb::transport::Deadline::after(Duration::from_secs(5)),
     )
     .expect("list");
     assert!(

@@ -1,5 +1,5 @@
-//! Parses `uiautomator dump` output as real devices and tools produce it into a
-//! [`UiTree`]: log lines before the XML, the `UI hierchary dumped to:` line glued
+//! Parses Android's `uiautomator dump` output as real devices and tools produce it
+//! into a [`UiTree`]: log lines before the XML, the `UI hierchary dumped to:` line glued
 //! after it, single- or double-quoted or missing declarations, CR CR LF, several
 //! windows, Appium's class-named tags, invalid UTF-8 and stray control characters.
 //!
@@ -8,27 +8,14 @@
 
 use std::borrow::Cow;
 
-use super::stable_hash::StableHasher;
-use super::{Actions, Bounds, Element, UiTree};
-
-/// Why a dump could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ParseError {
-    #[error("the hierarchy dump is empty; the screen may be locked or the app secure (FLAG_SECURE) — try again")]
-    Empty,
-    #[error("no <hierarchy> element in the dump (it starts with {start:?}); this is not uiautomator output")]
-    NoHierarchy { start: String },
-    #[error("the dump stops before </hierarchy> after {len} bytes; it was cut off — dump again")]
-    Truncated { len: usize },
-    #[error("the dump is not well-formed XML at line {line}, column {column}: {message}")]
-    Xml { line: u32, column: u32, message: String },
-}
+use super::{ParseError, derive};
+use crate::ui::{Bounds, Element, UiTree};
 
 const OPEN: &str = "<hierarchy";
 const CLOSE: &str = "</hierarchy>";
 
 /// Parses dump bytes. `screen` is the size from `wm size`, used for visibility.
-pub fn parse(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseError> {
+pub fn parse_uiautomator(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ParseError::Empty);
     }
@@ -197,52 +184,9 @@ fn build(doc: &roxmltree::Document, screen: (u32, u32)) -> UiTree {
     tree
 }
 
-/// Centre, actions, visibility and signatures, computed once.
-fn derive(tree: &mut UiTree) {
-    // `wm size` is the portrait size; a landscape dump's windows only fit it with
-    // the sides swapped (and `rotation` cannot be trusted to say so).
-    let (w, h) = (tree.screen.0 as i32, tree.screen.1 as i32);
-    let roots = tree.roots.iter().filter_map(|r| tree.elements.get(*r));
-    let (right, bottom) = roots.fold((0, 0), |(r, b), e| (r.max(e.bounds.right), b.max(e.bounds.bottom)));
-    if w > 0 && h > 0 && (right > w || bottom > h) && right <= h && bottom <= w {
-        tree.screen = (tree.screen.1, tree.screen.0);
-    }
-    let screen = Bounds { left: 0, top: 0, right: tree.screen.0 as i32, bottom: tree.screen.1 as i32 };
-    let known_screen = !screen.is_empty();
-    // Children come after their parent in pre-order, so a reverse pass sees every
-    // child's signature before its parent's.
-    for id in (0..tree.elements.len()).rev() {
-        let child_sigs: Vec<u64> =
-            tree.elements[id].children.iter().filter_map(|c| tree.elements.get(*c)).map(|c| c.signature).collect();
-        let e = &mut tree.elements[id];
-        e.center = e.bounds.center();
-        e.actions = Actions {
-            touch: e.clickable || e.checkable,
-            long_touch: e.long_clickable,
-            set_text: e.is_editable(),
-            scroll: e.scrollable,
-        };
-        e.visible =
-            !e.bounds.is_empty() && e.visible_to_user != Some(false) && (!known_screen || e.bounds.intersects(&screen));
-        let mut h = StableHasher::default();
-        h.field(e.class.as_bytes()).field(e.resource_id.as_bytes()).field(e.content_desc.as_bytes());
-        let text = if e.is_editable() { "" } else { e.text.as_str() };
-        h.field(text.as_bytes());
-        for sig in &child_sigs {
-            h.field(&sig.to_le_bytes());
-        }
-        if e.resource_id.is_empty() && e.content_desc.is_empty() && text.is_empty() && child_sigs.is_empty() {
-            let b = e.bounds;
-            for v in [b.left, b.top, b.right, b.bottom] {
-                h.field(&v.to_le_bytes());
-            }
-        }
-        e.signature = h.finish();
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::parse_uiautomator as parse;
     use super::*;
 
     const NODE: &str = r#"<node index="0" text="Wi-Fi" resource-id="android:id/title" class="android.widget.TextView" package="com.android.settings" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][100,50]" />"#;

@@ -1,21 +1,17 @@
 //! [`Device`] for Android over ADB: each operation is one shell command line, sent
 //! over a [`transport`](super::transport) connection with the device's timeout.
-//!
-//! `observe()` reads screen size, focus, keyboard and the hierarchy in a single
-//! round trip. Text goes through `input text` when a shell can carry it, otherwise
-//! through the ADBKeyboard broadcast (any Unicode), with a clear error when that IME
-//! is not the current one.
+//! Text goes through `input text` when a shell can carry it, otherwise through the
+//! ADBKeyboard broadcast (any Unicode), with a clear error when that IME is not the
+//! current one. Observing is `observe.rs`'s.
 
 use std::time::Duration;
 
 use base64::Engine as _;
 
+use super::observe::parse_wm_size;
+use super::quote::{chunks, quote, valid_name};
 use super::transport::{Deadline, DirectConnection, ServerConnection, ShellOutput, TransportError};
-use super::{ADB_KEYBOARD, Device, DeviceError, Observation, PhoneState};
-use crate::ui;
-
-const SPLIT: &str = "__codeact_split__";
-const DUMP_FILE: &str = "/sdcard/codeact_window_dump.xml";
+use crate::device::{ADB_KEYBOARD, Device, DeviceError, Observation};
 
 /// How commands reach the device.
 enum Link {
@@ -26,22 +22,13 @@ enum Link {
 }
 
 pub struct AdbDevice {
-    name: String,
+    pub(super) name: String,
     link: Link,
-    timeout: Duration,
+    pub(super) timeout: Duration,
     /// Screen size from the last `wm size`.
-    screen: Option<(u32, u32)>,
+    pub(super) screen: Option<(u32, u32)>,
     /// No operation may run past this (a script's deadline), whatever its timeout.
     cap: Option<std::time::Instant>,
-}
-
-/// Single-quotes `s` for the device's shell.
-pub fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-fn valid_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '/'))
 }
 
 impl AdbDevice {
@@ -85,7 +72,7 @@ impl AdbDevice {
     }
 
     /// Runs one command line for `op`; connecting again and running share `timeout`.
-    fn exec_line(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
+    pub(super) fn exec_line(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
         let timeout = match self.cap {
             Some(cap) => timeout.min(cap.saturating_duration_since(std::time::Instant::now())),
             None => timeout,
@@ -157,58 +144,6 @@ impl AdbDevice {
     }
 }
 
-/// `Physical size: 1080x2400` (and `Override size:`, which wins).
-pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
-    let size = |prefix: &str| {
-        text.lines().find_map(|l| l.trim().strip_prefix(prefix)).and_then(|s| {
-            let (w, h) = s.trim().split_once('x')?;
-            Some((w.trim().parse().ok()?, h.trim().parse().ok()?))
-        })
-    };
-    size("Override size:").or_else(|| size("Physical size:"))
-}
-
-/// Package and activity from `mFocusedApp=ActivityRecord{… u0 pkg/.Act t12}` or
-/// `mCurrentFocus=Window{… u0 pkg/pkg.Act}`.
-pub fn parse_focus(text: &str) -> (String, String) {
-    let component = |key: &str| {
-        let line = text.lines().find(|l| l.contains(key))?;
-        let word = line.split_whitespace().find(|w| w.contains('/'))?;
-        let word = word.trim_end_matches('}');
-        let (pkg, act) = word.split_once('/')?;
-        let act = if act.starts_with('.') { format!("{pkg}{act}") } else { act.to_string() };
-        Some((pkg.to_string(), act))
-    };
-    component("mFocusedApp=").or_else(|| component("mCurrentFocus=")).unwrap_or_default()
-}
-
-/// `text` in pieces of at most `max` bytes, cut at character boundaries.
-fn chunks(text: &str, max: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut end = rest.len().min(max);
-        while !rest.is_char_boundary(end) {
-            end -= 1;
-        }
-        let end = if end == 0 { rest.chars().next().map_or(rest.len(), char::len_utf8) } else { end };
-        out.push(&rest[..end]);
-        rest = &rest[end..];
-    }
-    out
-}
-
-/// The element with input focus: an editable one in the foreground app's window
-/// first, the last in document order (the topmost window) among equals.
-fn focused_element(tree: &ui::UiTree, package: &str) -> Option<usize> {
-    let focused = || tree.elements.iter().filter(|e| e.focused);
-    focused()
-        .rfind(|e| e.is_editable() && (package.is_empty() || e.package == package))
-        .or_else(|| focused().rfind(|e| e.is_editable()))
-        .or_else(|| focused().next_back())
-        .map(|e| e.id)
-}
-
 impl Device for AdbDevice {
     fn name(&self) -> &str {
         &self.name
@@ -228,50 +163,7 @@ impl Device for AdbDevice {
     }
 
     fn observe(&mut self) -> Result<Observation, DeviceError> {
-        // One command line, one round trip. The dump goes through a fresh file: some
-        // devices cannot write to /dev/tty from a non-interactive shell.
-        // `timeout` on the device stops a stuck uiautomator that would otherwise
-        // outlive our deadline and block the next dump. The marker is per call, so
-        // screen text cannot fake it.
-        let marker = format!(
-            "{SPLIT}{:x}",
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
-        );
-        let secs = self.timeout.as_secs().max(1);
-        let command = format!(
-            "wm size; echo {marker}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'; echo {marker}; \
-             dumpsys input_method | grep -E 'mInputShown'; echo {marker}; rm -f {DUMP_FILE}; \
-             timeout {secs} uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}"
-        );
-        let timeout = self.timeout;
-        let out = self.exec_line("observe", &command, timeout)?;
-        let text = out.stdout_text();
-        let parts: Vec<&str> = text.splitn(4, &format!("{marker}\n")).collect();
-        let [size, focus, ime, dump] = parts[..] else {
-            return Err(DeviceError::Unexpected {
-                device: self.name.clone(),
-                op: "observe".into(),
-                output: out.stderr_text().trim().to_string(),
-            });
-        };
-        let screen = parse_wm_size(size).or(self.screen).ok_or_else(|| DeviceError::Unexpected {
-            device: self.name.clone(),
-            op: "observe (wm size)".into(),
-            output: size.trim().to_string(),
-        })?;
-        self.screen = Some(screen);
-        let tree = ui::parse(dump.as_bytes(), screen).map_err(|source| {
-            // uiautomator explains itself on stderr (e.g. "could not get idle state").
-            let why = out.stderr_text();
-            match why.trim() {
-                "" => DeviceError::Ui { device: self.name.clone(), source },
-                why => DeviceError::Command { device: self.name.clone(), op: "observe".into(), output: why.into() },
-            }
-        })?;
-        let (package, activity) = parse_focus(focus);
-        let focused = focused_element(&tree, &package);
-        let phone = PhoneState { package, activity, keyboard_shown: ime.contains("mInputShown=true"), focused };
-        Ok(Observation { ui: tree, phone, screen, dump: dump.to_string(), ..Observation::default() })
+        self.observe_screen()
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
@@ -444,24 +336,5 @@ impl Device for AdbDevice {
             out.stdout_text().lines().filter_map(|l| l.trim().strip_prefix("package:")).map(str::to_string).collect();
         packages.sort();
         Ok(packages)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_device_output() {
-        assert_eq!(parse_wm_size("Physical size: 1080x2400\n"), Some((1080, 2400)));
-        assert_eq!(parse_wm_size("Physical size: 1080x2400\nOverride size: 720x1600\n"), Some((720, 1600)));
-        assert_eq!(parse_wm_size("garbage"), None);
-        let focus = "  mCurrentFocus=Window{72459d u0 com.android.settings/com.android.settings.Settings}\n  mFocusedApp=ActivityRecord{a3436a u0 com.android.settings/.Settings t10}\n";
-        assert_eq!(parse_focus(focus), ("com.android.settings".into(), "com.android.settings.Settings".into()));
-        assert_eq!(parse_focus("  mCurrentFocus=null\n"), (String::new(), String::new()));
-        assert_eq!(quote("it's a 'b'"), r"'it'\''s a '\''b'\'''");
-        assert!(valid_name("com.example.notes") && !valid_name("a;rm") && !valid_name(""));
-        assert_eq!(chunks("ab你好c", 4), ["ab", "你", "好c"]);
-        assert_eq!(chunks("", 4), Vec::<&str>::new());
     }
 }

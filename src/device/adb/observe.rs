@@ -1,0 +1,112 @@
+//! Observing an Android phone over ADB: screen size, focus, keyboard and the
+//! uiautomator hierarchy in one command line and one round trip, each part read
+//! from its tool's real output (`wm size`, `dumpsys window`, `dumpsys
+//! input_method`, `uiautomator dump`). Not the parsing of the dump (`ui::parse`).
+
+use super::device::AdbDevice;
+use crate::device::{DeviceError, Observation, PhoneState};
+use crate::ui;
+
+const SPLIT: &str = "__codeact_split__";
+const DUMP_FILE: &str = "/sdcard/codeact_window_dump.xml";
+
+impl AdbDevice {
+    /// Screen size, focus, keyboard and the hierarchy in a single round trip.
+    pub(super) fn observe_screen(&mut self) -> Result<Observation, DeviceError> {
+        // One command line, one round trip. The dump goes through a fresh file: some
+        // devices cannot write to /dev/tty from a non-interactive shell.
+        // `timeout` on the device stops a stuck uiautomator that would otherwise
+        // outlive our deadline and block the next dump. The marker is per call, so
+        // screen text cannot fake it.
+        let marker = format!(
+            "{SPLIT}{:x}",
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+        );
+        let secs = self.timeout.as_secs().max(1);
+        let command = format!(
+            "wm size; echo {marker}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'; echo {marker}; \
+             dumpsys input_method | grep -E 'mInputShown'; echo {marker}; rm -f {DUMP_FILE}; \
+             timeout {secs} uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}"
+        );
+        let timeout = self.timeout;
+        let out = self.exec_line("observe", &command, timeout)?;
+        let text = out.stdout_text();
+        let parts: Vec<&str> = text.splitn(4, &format!("{marker}\n")).collect();
+        let [size, focus, ime, dump] = parts[..] else {
+            return Err(DeviceError::Unexpected {
+                device: self.name.clone(),
+                op: "observe".into(),
+                output: out.stderr_text().trim().to_string(),
+            });
+        };
+        let screen = parse_wm_size(size).or(self.screen).ok_or_else(|| DeviceError::Unexpected {
+            device: self.name.clone(),
+            op: "observe (wm size)".into(),
+            output: size.trim().to_string(),
+        })?;
+        self.screen = Some(screen);
+        let tree = ui::parse(dump.as_bytes(), screen).map_err(|source| {
+            // uiautomator explains itself on stderr (e.g. "could not get idle state").
+            let why = out.stderr_text();
+            match why.trim() {
+                "" => DeviceError::Ui { device: self.name.clone(), source },
+                why => DeviceError::Command { device: self.name.clone(), op: "observe".into(), output: why.into() },
+            }
+        })?;
+        let (package, activity) = parse_focus(focus);
+        let focused = focused_element(&tree, &package);
+        let phone = PhoneState { package, activity, keyboard_shown: ime.contains("mInputShown=true"), focused };
+        Ok(Observation { ui: tree, phone, screen, dump: dump.to_string(), ..Observation::default() })
+    }
+}
+
+/// `Physical size: 1080x2400` (and `Override size:`, which wins).
+pub fn parse_wm_size(text: &str) -> Option<(u32, u32)> {
+    let size = |prefix: &str| {
+        text.lines().find_map(|l| l.trim().strip_prefix(prefix)).and_then(|s| {
+            let (w, h) = s.trim().split_once('x')?;
+            Some((w.trim().parse().ok()?, h.trim().parse().ok()?))
+        })
+    };
+    size("Override size:").or_else(|| size("Physical size:"))
+}
+
+/// Package and activity from `mFocusedApp=ActivityRecord{… u0 pkg/.Act t12}` or
+/// `mCurrentFocus=Window{… u0 pkg/pkg.Act}`.
+pub fn parse_focus(text: &str) -> (String, String) {
+    let component = |key: &str| {
+        let line = text.lines().find(|l| l.contains(key))?;
+        let word = line.split_whitespace().find(|w| w.contains('/'))?;
+        let word = word.trim_end_matches('}');
+        let (pkg, act) = word.split_once('/')?;
+        let act = if act.starts_with('.') { format!("{pkg}{act}") } else { act.to_string() };
+        Some((pkg.to_string(), act))
+    };
+    component("mFocusedApp=").or_else(|| component("mCurrentFocus=")).unwrap_or_default()
+}
+
+/// The element with input focus: an editable one in the foreground app's window
+/// first, the last in document order (the topmost window) among equals.
+fn focused_element(tree: &ui::UiTree, package: &str) -> Option<usize> {
+    let focused = || tree.elements.iter().filter(|e| e.focused);
+    focused()
+        .rfind(|e| e.is_editable() && (package.is_empty() || e.package == package))
+        .or_else(|| focused().rfind(|e| e.is_editable()))
+        .or_else(|| focused().next_back())
+        .map(|e| e.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_device_output() {
+        assert_eq!(parse_wm_size("Physical size: 1080x2400\n"), Some((1080, 2400)));
+        assert_eq!(parse_wm_size("Physical size: 1080x2400\nOverride size: 720x1600\n"), Some((720, 1600)));
+        assert_eq!(parse_wm_size("garbage"), None);
+        let focus = "  mCurrentFocus=Window{72459d u0 com.android.settings/com.android.settings.Settings}\n  mFocusedApp=ActivityRecord{a3436a u0 com.android.settings/.Settings t10}\n";
+        assert_eq!(parse_focus(focus), ("com.android.settings".into(), "com.android.settings.Settings".into()));
+        assert_eq!(parse_focus("  mCurrentFocus=null\n"), (String::new(), String::new()));
+    }
+}
