@@ -6,22 +6,25 @@
 //! resolver, no `eval`, no file, network or process access; `sleep` honours the
 //! deadline and a cancel. Host functions (the tool catalog) are registered on the
 //! [`SandboxBuilder`] before the engine moves onto its worker thread (`worker.rs`);
-//! they record what they do and how they fail through [`Shared`]. This module knows
-//! no device and no tool.
+//! they record what they do and how they fail through [`Shared`]. How a snippet's
+//! end becomes a [`RunError`] is `judge.rs`'s; what its text must be, `source.rs`'s;
+//! `sleep`, `sleep.rs`'s. This module knows no device and no tool.
 
 mod action;
 mod callbacks;
 mod error;
 mod json;
+mod judge;
 mod limits;
 mod shared;
 mod sized;
+mod sleep;
 mod source;
 mod worker;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rhai::packages::Package;
 use rhai::{AST, Dynamic, Engine, EvalAltResult, Scope};
@@ -34,7 +37,10 @@ pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
 pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, SNIPPET_ARG_BYTES, Shared, Stopped};
 pub use worker::WorkerError;
 
-pub(crate) use shared::{STOP_COMPLETE, STOP_OPERATIONS, STOP_TIMEOUT, stop_error};
+use judge::Judge;
+pub(crate) use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
+pub(crate) use sleep::register_sleep;
+pub use source::is_incomplete;
 use worker::{EngineState, Worker};
 
 /// The most modules a script's imports may bring in.
@@ -451,176 +457,6 @@ fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Opti
     }
 }
 
-/// Turns the error a snippet ended with into a [`RunError`] (on the worker thread).
-struct Judge {
-    shared: Arc<Shared>,
-    limits: Limits,
-    function_hint: String,
-    /// Functions a script may not define (the tools, `sleep`).
-    protected: std::collections::BTreeSet<String>,
-    /// Each tool's documented forms.
-    forms: std::collections::BTreeMap<String, Vec<String>>,
-}
-
-impl Judge {
-    /// Parses `code`, refusing a `fn` that would take a tool's name: it would
-    /// replace the tool for the rest of the session (a script's own `complete` would
-    /// make the agent's never end a run).
-    fn parse(&self, engine: &Engine, code: &str) -> Result<AST, RunError> {
-        let ast = engine.compile(code).map_err(|e| RunError::syntax(&e, code))?;
-        let shadowed = ast.iter_functions().find(|f| self.protected.contains(f.name)).map(|f| f.name.to_string());
-        match shadowed {
-            None => Ok(ast),
-            Some(name) => Err(shadowing(&name, code)),
-        }
-    }
-
-    fn error(&self, e: &EvalAltResult, code: &str, fn_sources: &HashMap<String, Arc<str>>) -> Option<RunError> {
-        let inner = e.unwrap_inner();
-        let l = &self.limits;
-        let (message, kind) = match inner {
-            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_COMPLETE => return None,
-            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_TIMEOUT => {
-                if self.shared.cancelled() {
-                    ("the snippet was cancelled".to_string(), ErrorKind::Cancelled)
-                } else {
-                    (
-                        format!("the snippet ran past its time limit of {:.1} s", l.timeout().as_secs_f64()),
-                        ErrorKind::Limit { limit: Limit::Time },
-                    )
-                }
-            }
-            EvalAltResult::ErrorTooManyOperations(_) => (
-                format!("the snippet exceeded {} operations (an endless loop?)", l.max_operations),
-                ErrorKind::Limit { limit: Limit::Operations },
-            ),
-            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_OPERATIONS => (
-                format!("the snippet exceeded {} operations (an endless loop?)", l.max_operations),
-                ErrorKind::Limit { limit: Limit::Operations },
-            ),
-            EvalAltResult::ErrorStackOverflow(_) => (
-                format!("calls nested deeper than {} levels (endless recursion?)", l.max_call_levels),
-                ErrorKind::Limit { limit: Limit::CallDepth },
-            ),
-            EvalAltResult::ErrorDataTooLarge(what, _) => (
-                format!(
-                    "{what} grew past its limit (strings {} bytes, arrays {} items, maps {} entries)",
-                    l.max_string_size, l.max_array_size, l.max_map_size
-                ),
-                ErrorKind::Limit { limit: Limit::Size },
-            ),
-            EvalAltResult::ErrorFunctionNotFound(signature, _) => {
-                let plain = || error::plain_types(&error::strip_position(&inner.to_string()));
-                let message = match self.wrong_arguments(signature) {
-                    Some(forms) => forms,
-                    None if self.function_hint.is_empty() => plain(),
-                    None => format!("{}; {}", plain(), self.function_hint),
-                };
-                (message, ErrorKind::Script)
-            }
-            EvalAltResult::ErrorRuntime(value, _) => {
-                (error::strip_position(&inner.to_string()), self.host_failure(value).unwrap_or(ErrorKind::Script))
-            }
-            other => (error::plain_types(&error::strip_position(&other.to_string())), ErrorKind::Script),
-        };
-        // Inside functions: the innermost line, in the source that defined the
-        // function, and the calls that led there.
-        let chain = call_chain(e);
-        let Some((deepest, _)) = chain.last() else {
-            let pos = if e.position().is_none() { inner.position() } else { e.position() };
-            return Some(RunError::at(message, kind, pos, code));
-        };
-        let mut trail = Vec::new();
-        for (i, (name, at)) in chain.iter().enumerate().rev() {
-            let from = if i == 0 { String::new() } else { format!(" in {}()", chain[i - 1].0) };
-            trail.push(format!("{name}() was called at line {}{from}", at.line().unwrap_or(0)));
-        }
-        let body = fn_sources.get(deepest).map_or(code, |s| &**s);
-        let earlier =
-            if std::ptr::eq(body, code) || body == code { "" } else { ", a function from an earlier snippet" };
-        let message = format!("{message} [in {deepest}(){earlier}; {}]", trail.join(", "));
-        if inner.position().is_none() {
-            return Some(RunError::at(message, kind, e.position(), code));
-        }
-        Some(RunError::at(message, kind, inner.position(), body))
-    }
-
-    /// A tool called with arguments it has no form for (`tap (string, string, string)`,
-    /// as Rhai names the call), in the catalog's words.
-    fn wrong_arguments(&self, signature: &str) -> Option<String> {
-        let (name, given) = signature.split_once(" (")?;
-        let forms = self.forms.get(name)?;
-        let given = error::plain_types(given.strip_suffix(')').unwrap_or(given));
-        let given = if given.trim().is_empty() { "no arguments".to_string() } else { format!("({given})") };
-        Some(format!("{name}() cannot take {given}; use {}", forms.join(" or ")))
-    }
-
-    /// The tool failure `value` is, when it is the very error a tool raised (or a
-    /// re-throw of it).
-    fn host_failure(&self, value: &Dynamic) -> Option<ErrorKind> {
-        let failure = self.shared.failure()?;
-        let thrown = value.clone().into_immutable_string().ok()?;
-        thrown.ptr_eq(&failure.message).then_some(ErrorKind::Tool { tool: failure.tool, failure: failure.kind })
-    }
-}
-
-/// The error for a `fn` named like a tool, at its definition.
-fn shadowing(name: &str, code: &str) -> RunError {
-    let message = format!(
-        "`fn {name}` would replace the tool {name}(), which scripts cannot redefine; give your function another name"
-    );
-    let pattern = format!(r"\bfn\s+{}\s*\(", regex::escape(name));
-    let found = regex::Regex::new(&pattern).ok().and_then(|re| re.find(code));
-    let mut e = RunError::plain(message, ErrorKind::Syntax);
-    if let Some(m) = found {
-        let before = &code[..m.start()];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        e.line = Some(line);
-        e.column = Some(code[line_start..m.start()].chars().count() + 1);
-        e.source_line = code[line_start..].lines().next().map(str::to_string);
-    }
-    e
-}
-
-/// The functions an error passed through, outermost first, each with the position
-/// it was called at (in its caller).
-fn call_chain(e: &EvalAltResult) -> Vec<(String, rhai::Position)> {
-    let mut chain = Vec::new();
-    let mut current = e;
-    while let EvalAltResult::ErrorInFunctionCall(name, _, inner, at) = current {
-        chain.push((name.clone(), *at));
-        current = inner;
-    }
-    chain
-}
-
-/// True when `code` fails to parse only because it stops early (an open block, a
-/// missing operand, an unterminated string): the REPL then reads another line.
-pub fn is_incomplete(code: &str) -> bool {
-    use rhai::{LexError, ParseErrorType as P};
-    let Ok(code) = source::checked(code) else { return false };
-    let engine = Engine::new_raw();
-    let Err(e) = engine.compile(code) else { return false };
-    // At the end means past the last character that is not white space.
-    let trimmed = code.trim_end();
-    let last_line = trimmed.lines().count().max(1);
-    let last_len = trimmed.lines().last().map_or(0, |l| l.chars().count());
-    let pos = e.position();
-    let at_end = match (pos.line(), pos.position()) {
-        (None, _) => true,
-        (Some(l), _) if l > last_line => true,
-        (Some(l), Some(c)) => l == last_line && c > last_len,
-        (Some(l), None) => l == last_line,
-    };
-    match e.err_type() {
-        P::UnexpectedEOF => true,
-        P::BadInput(LexError::UnterminatedString) => true,
-        P::MissingToken(..) | P::MissingSymbol(..) | P::ExprExpected(..) => at_end,
-        _ => false,
-    }
-}
-
 /// A value as Rhai prints it, cut at `max` bytes.
 fn shown(v: &Dynamic, max: usize) -> String {
     let mut shown = format!("{v:?}");
@@ -648,140 +484,5 @@ fn dedupe(scope: &mut Scope<'static>) {
     }
 }
 
-/// `sleep(seconds)`: the package's cannot be interrupted; this one waits with
-/// `pause` (which ends at the deadline or a cancel), and replaces any earlier one.
-pub(crate) fn register_sleep(
-    engine: &mut Engine,
-    shared: Arc<Shared>,
-    pause: impl Fn(Duration) -> Result<(), Stopped> + Send + Sync + Clone + 'static,
-) {
-    let wait = move |secs: f64| -> Result<(), Box<EvalAltResult>> {
-        if !secs.is_finite() || secs < 0.0 {
-            return Err("sleep() needs a number of seconds ≥ 0".into());
-        }
-        let wanted = Duration::from_secs_f64(secs.min(86_400.0));
-        let until = Instant::now() + wanted;
-        pause(wanted).map_err(|_| shared.stop(STOP_TIMEOUT))?;
-        // The pause ended at the deadline before the sleep was over.
-        if Instant::now() < until { Err(shared.stop(STOP_TIMEOUT)) } else { Ok(()) }
-    };
-    let w = wait.clone();
-    engine.register_fn("sleep", move |secs: f64| w(secs));
-    engine.register_fn("sleep", move |secs: i64| wait(secs as f64));
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn variables_and_functions_persist() {
-        let mut sb = Sandbox::new(Limits::default()).unwrap();
-        assert!(sb.eval("let n = 40; fn twice(x) { x * 2 }").ok());
-        let r = sb.eval("let n = n + 1; print(twice(n));");
-        assert_eq!((r.output.as_str(), r.error.is_none()), ("82\n", true));
-        for _ in 0..50 {
-            assert!(sb.eval("let n = 1;").ok());
-        }
-        assert_eq!(sb.vars(), ["n"], "re-declared variables do not pile up");
-    }
-
-    #[test]
-    fn errors_carry_line_column_source_and_kind() {
-        let mut sb = Sandbox::new(Limits::default()).unwrap();
-        let err = sb.compile("let a = 1;\nlet b = ;").unwrap_err();
-        assert_eq!((err.line, &err.kind), (Some(2), &ErrorKind::Syntax));
-        assert_eq!(err.source_line.as_deref(), Some("let b = ;"));
-        let r = sb.eval("let x = 1;\nx.no_such_method();");
-        let e = r.error.unwrap();
-        assert_eq!((e.line, &e.kind), (Some(2), &ErrorKind::Script));
-        assert!(e.message.contains("no_such_method"), "{}", e.message);
-        assert!(e.to_string().contains('^'));
-        let r = sb.eval("loop {}");
-        assert_eq!(r.error.unwrap().kind, ErrorKind::Limit { limit: Limit::Operations });
-    }
-
-    #[test]
-    fn operations_inside_callbacks_count_toward_the_limit() {
-        let mut sb = Sandbox::new(Limits { max_operations: 100_000, ..Limits::default() }).unwrap();
-        for code in [
-            "let a = []; for i in 0..2000 { a.push(i); } a.map(|x| { let s = 0; for j in 0..100 { s += j; } s })",
-            "let a = []; for i in 0..2000 { a.push(i); } a.filter(|x| { let s = 0; for j in 0..100 { s += j; } s > 0 })",
-            "let a = []; for i in 0..2000 { a.push(i); } a.reduce(|r, x| { let s = 0; for j in 0..100 { s += j; } s })",
-        ] {
-            let r = sb.eval(code);
-            assert_eq!(r.error.map(|e| e.kind), Some(ErrorKind::Limit { limit: Limit::Operations }), "{code}");
-        }
-        assert!(sb.eval("let a = [1, 2, 3]; a.map(|x| x * 2)").ok(), "small callbacks are fine");
-    }
-
-    #[test]
-    fn a_compiled_snippet_runs_as_often_as_asked() {
-        let mut sb = Sandbox::new(Limits::default()).unwrap();
-        let code = sb.compile("let n = if n == () { 0 } else { n }; n += 1; n").unwrap();
-        assert_eq!(code.source(), "let n = if n == () { 0 } else { n }; n += 1; n");
-        let _ = sb.set_var("n", Dynamic::UNIT);
-        assert_eq!(sb.run(&code).value.as_deref(), Some("1"));
-        assert_eq!(sb.run(&code).value.as_deref(), Some("2"));
-    }
-
-    #[test]
-    fn unfinished_input_is_told_from_wrong_input() {
-        for code in ["fn f(x) {", "let a = [1,\n2", "if true {\n print(1);", "let s = \"abc", "let x = 1 +"] {
-            assert!(is_incomplete(code), "{code:?} is unfinished");
-        }
-        for code in ["let x = 1;", "fn f(x) { x }", "let = 3;", "print(1))", "let x = 1 + ;", ""] {
-            assert!(!is_incomplete(code), "{code:?} is finished (or plainly wrong)");
-        }
-    }
-
-    #[test]
-    fn a_cancel_stops_a_sleeping_snippet_at_once() {
-        let mut sb = Sandbox::new(Limits::default()).unwrap();
-        let handle = sb.cancel_handle();
-        let canceller = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(200));
-            handle.cancel();
-        });
-        let started = Instant::now();
-        let r = sb.eval("sleep(20);");
-        let _ = canceller.join();
-        assert_eq!(r.error.map(|e| e.kind), Some(ErrorKind::Cancelled));
-        assert!(started.elapsed() < Duration::from_secs(5), "woken by the cancel, not the clock");
-        assert!(sb.eval("sleep(0.01); 1").ok(), "the next snippet runs normally");
-        let session = CancellationToken::new();
-        sb.stop_on(session.clone());
-        session.cancel();
-        assert_eq!(sb.eval("loop {}").error.map(|e| e.kind), Some(ErrorKind::Cancelled), "stopped before it began");
-    }
-
-    #[test]
-    fn a_panic_in_the_engine_is_a_script_error_and_the_session_keeps_its_variables() {
-        let mut builder = Sandbox::builder(Limits::default()).unwrap();
-        // A host function with a bug: it panics while the engine holds the lock of
-        // the (shared) map it was handed.
-        builder.engine_mut().register_fn("buggy", |_m: &mut rhai::Map| -> i64 { panic!("a bug") });
-        let mut sb = builder.start(String::new()).unwrap();
-        assert!(sb.eval("let kept = 41; fn twice(x) { 2 * x }").ok());
-        // `m` is shared (a closure captured it) while the engine holds its lock.
-        let r = sb.eval("let m = #{a: 1}; let f = || m; m.buggy()");
-        let err = r.error.expect("an error");
-        assert_eq!(err.kind, ErrorKind::Script, "{}", err.message);
-        assert!(err.message.contains("a bug") && err.message.contains("session goes on"), "{}", err.message);
-        assert!(err.message.contains("gone: f, m"), "the poisoned variables are named: {}", err.message);
-        assert_eq!(sb.eval("twice(kept + 1)").value.as_deref(), Some("84"), "variables and functions are kept");
-        assert!(sb.eval("m").error.is_some_and(|e| e.message.contains("not found")), "m is gone, not locked");
-    }
-
-    #[test]
-    fn to_json_of_a_map_that_reaches_itself_is_an_error_not_a_panic() {
-        let mut sb = Sandbox::new(Limits::default()).unwrap();
-        let r = sb.eval("let kept = 1; let m = #{}; m.f = |x| m; m.to_json()");
-        let err = r.error.expect("an error");
-        assert_eq!(err.kind, ErrorKind::Script, "{}", err.message);
-        assert!(err.message.contains("to_json"), "{}", err.message);
-        assert_eq!(sb.eval("kept").value.as_deref(), Some("1"));
-        let plain = sb.eval(r#"#{a: 1, b: [true, (), 2.5, "x\"y"], c: #{}}.to_json()"#);
-        assert_eq!(plain.value.as_deref(), Some(r#""{\"a\":1,\"b\":[true,null,2.5,\"x\\\"y\"],\"c\":{}}""#));
-    }
-}
+mod tests;

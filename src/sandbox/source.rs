@@ -46,6 +46,32 @@ fn refused(message: String, line: usize, column: Option<usize>, source: &str) ->
     e
 }
 
+/// True when `code` fails to parse only because it stops early (an open block, a
+/// missing operand, an unterminated string): the REPL then reads another line.
+pub fn is_incomplete(code: &str) -> bool {
+    use rhai::{LexError, ParseErrorType as P};
+    let Ok(code) = checked(code) else { return false };
+    let engine = rhai::Engine::new_raw();
+    let Err(e) = engine.compile(code) else { return false };
+    // At the end means past the last character that is not white space.
+    let trimmed = code.trim_end();
+    let last_line = trimmed.lines().count().max(1);
+    let last_len = trimmed.lines().last().map_or(0, |l| l.chars().count());
+    let pos = e.position();
+    let at_end = match (pos.line(), pos.position()) {
+        (None, _) => true,
+        (Some(l), _) if l > last_line => true,
+        (Some(l), Some(c)) => l == last_line && c > last_len,
+        (Some(l), None) => l == last_line,
+    };
+    match e.err_type() {
+        P::UnexpectedEOF => true,
+        P::BadInput(LexError::UnterminatedString) => true,
+        P::MissingToken(..) | P::MissingSymbol(..) | P::ExprExpected(..) => at_end,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
