@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use base64::Engine as _;
 
-use super::observe::parse_wm_size;
 use super::quote::{chunks, quote, valid_name};
 use super::transport::{Deadline, DirectConnection, ServerConnection, ShellOutput, TransportError};
 use crate::device::{ADB_KEYBOARD, Device, DeviceError, Observation};
@@ -103,7 +102,7 @@ impl AdbDevice {
     }
 
     /// Runs a command that must succeed: exit code 0 and no `Error`/`Exception`.
-    fn checked(&mut self, op: &str, command: &str, extra: Duration) -> Result<ShellOutput, DeviceError> {
+    pub(super) fn checked(&mut self, op: &str, command: &str, extra: Duration) -> Result<ShellOutput, DeviceError> {
         let out = self.exec_line(op, command, self.timeout + extra)?;
         let text = format!("{}{}", out.stdout_text(), out.stderr_text());
         let failed = out.code.is_some_and(|c| c != 0) || text.contains("Error:") || text.contains("Exception");
@@ -122,20 +121,6 @@ impl AdbDevice {
             return Err(DeviceError::InvalidName { device: self.name.clone(), name: package.into(), what: "package" });
         }
         self.checked(op, &format!("{command} {}", quote(package)), Duration::ZERO)
-    }
-
-    fn screen_size(&mut self) -> Result<(u32, u32), DeviceError> {
-        if let Some(s) = self.screen {
-            return Ok(s);
-        }
-        let out = self.checked("wm size", "wm size", Duration::ZERO)?;
-        let size = parse_wm_size(&out.stdout_text()).ok_or_else(|| DeviceError::Unexpected {
-            device: self.name.clone(),
-            op: "wm size".into(),
-            output: out.stdout_text().trim().to_string(),
-        })?;
-        self.screen = Some(size);
-        Ok(size)
     }
 
     fn current_ime(&mut self) -> Result<String, DeviceError> {

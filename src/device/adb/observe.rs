@@ -3,6 +3,8 @@
 //! from its tool's real output (`wm size`, `dumpsys window`, `dumpsys
 //! input_method`, `uiautomator dump`). Not the parsing of the dump (`ui::parse`).
 
+use std::time::Duration;
+
 use super::device::AdbDevice;
 use crate::device::{DeviceError, Observation, PhoneState};
 use crate::ui;
@@ -11,6 +13,21 @@ const SPLIT: &str = "__codeact_split__";
 const DUMP_FILE: &str = "/sdcard/codeact_window_dump.xml";
 
 impl AdbDevice {
+    /// The screen size (`wm size`), read once and kept.
+    pub(super) fn screen_size(&mut self) -> Result<(u32, u32), DeviceError> {
+        if let Some(s) = self.screen {
+            return Ok(s);
+        }
+        let out = self.checked("wm size", "wm size", Duration::ZERO)?;
+        let size = parse_wm_size(&out.stdout_text()).ok_or_else(|| DeviceError::Unexpected {
+            device: self.name.clone(),
+            op: "wm size".into(),
+            output: out.stdout_text().trim().to_string(),
+        })?;
+        self.screen = Some(size);
+        Ok(size)
+    }
+
     /// Screen size, focus, keyboard and the hierarchy in a single round trip.
     pub(super) fn observe_screen(&mut self) -> Result<Observation, DeviceError> {
         // One command line, one round trip. The dump goes through a fresh file: some

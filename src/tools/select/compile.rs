@@ -1,0 +1,181 @@
+//! Compiling a selector from a script's value (a string or a map) or from a recorded
+//! Rhai literal, within limits: the work is done in the runtime on a snippet's
+//! behalf, so parts, regexes, text, nesting and time are all bounded. Not matching
+//! (`mod.rs`).
+
+use std::time::Instant;
+
+use rhai::{Dynamic, Map};
+
+use super::Selector;
+use super::error::SelectorError;
+use super::keys::{Pattern, field_key, flag_key, relation_key};
+use super::limits::{MAX_NESTING, MAX_PARTS, MAX_PATTERNS, MAX_TEXT_BYTES};
+
+/// How much of a selector its messages show.
+const SHOWN_BYTES: usize = 240;
+
+/// What a selector being compiled has used of its allowance.
+struct Budget {
+    parts: usize,
+    patterns: usize,
+    text: usize,
+    /// Compiling stops past it (the snippet's deadline).
+    deadline: Option<Instant>,
+}
+
+impl Budget {
+    fn part(&mut self) -> Result<(), SelectorError> {
+        self.parts += 1;
+        if self.parts > MAX_PARTS { Err(SelectorError::TooManyParts) } else { Ok(()) }
+    }
+
+    fn text(&mut self, text: &str) -> Result<(), SelectorError> {
+        self.text += text.len();
+        if self.text > MAX_TEXT_BYTES { Err(SelectorError::TooMuchText) } else { Ok(()) }
+    }
+
+    fn pattern(&mut self) -> Result<(), SelectorError> {
+        self.patterns += 1;
+        if self.patterns > MAX_PATTERNS {
+            return Err(SelectorError::TooManyPatterns);
+        }
+        match self.deadline {
+            Some(deadline) if Instant::now() >= deadline => Err(SelectorError::OutOfTime),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The most source a selector literal may take (its text, quoted and keyed).
+const MAX_SOURCE_BYTES: usize = 2 * MAX_TEXT_BYTES;
+
+/// An engine that reads literals and nothing else: no functions (a raw engine),
+/// no loops, branches, blocks or closures, and every size bounded.
+fn literal_engine() -> rhai::Engine {
+    let mut engine = rhai::Engine::new_raw();
+    engine
+        .set_allow_looping(false)
+        .set_allow_loop_expressions(false)
+        .set_allow_if_expression(false)
+        .set_allow_switch_expression(false)
+        .set_allow_statement_expression(false)
+        .set_allow_anonymous_fn(false)
+        .set_max_operations(10_000)
+        .set_max_call_levels(4)
+        .set_max_expr_depths(2 * MAX_NESTING + 8, 2 * MAX_NESTING + 8)
+        .set_max_string_size(MAX_TEXT_BYTES)
+        .set_max_array_size(MAX_PARTS)
+        .set_max_map_size(MAX_PARTS)
+        .set_max_variables(0)
+        .set_max_functions(0)
+        .set_max_modules(0);
+    engine
+}
+
+/// `text`, cut to [`SHOWN_BYTES`] with its size said.
+fn shorten(text: String) -> String {
+    crate::clip::clip(&text, SHOWN_BYTES).into_owned()
+}
+
+impl Selector {
+    /// Compiles a selector (a string or a map) within the limits above.
+    pub fn from_dynamic(v: &Dynamic) -> Result<Self, SelectorError> {
+        Self::compile(v, None)
+    }
+
+    /// Compiles a selector, giving up once `deadline` has passed (a tool call's).
+    pub fn from_dynamic_until(v: &Dynamic, deadline: Instant) -> Result<Self, SelectorError> {
+        Self::compile(v, Some(deadline))
+    }
+
+    /// Reads a selector written as a Rhai literal (`"OK"`, `#{id: "send", below: "To"}`),
+    /// as a replay's precondition keeps it. Read as data: no loop, closure, block or
+    /// branch is accepted, evaluation is capped in operations and sizes, and the
+    /// source in length, so a remembered or imported step cannot make the runtime
+    /// work without bound.
+    pub fn from_source(source: &str) -> Result<Self, SelectorError> {
+        if source.len() > MAX_SOURCE_BYTES {
+            return Err(SelectorError::TooMuchText);
+        }
+        let value = literal_engine()
+            .eval_expression::<Dynamic>(source)
+            .map_err(|e| SelectorError::NotALiteral(shorten(e.to_string())))?;
+        Self::from_dynamic(&value)
+    }
+
+    fn compile(v: &Dynamic, deadline: Option<Instant>) -> Result<Self, SelectorError> {
+        let mut budget = Budget { parts: 0, patterns: 0, text: 0, deadline };
+        Self::parse(v, 0, &mut budget)
+    }
+
+    fn parse(v: &Dynamic, depth: usize, budget: &mut Budget) -> Result<Self, SelectorError> {
+        if depth > MAX_NESTING {
+            return Err(SelectorError::TooDeep);
+        }
+        budget.part()?;
+        // Read in place: cloning a value to look at it would copy a whole tree.
+        if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
+            budget.text(&s)?;
+            let s = s.to_string();
+            return Ok(Selector { shown: shorten(format!("{s:?}")), any_text: Some(s), ..Self::empty() });
+        }
+        let Some(map) = v.read_lock::<Map>() else {
+            return Err(SelectorError::NotASelector(v.type_name().to_string()));
+        };
+        let mut sel = Selector::empty();
+        for (key, value) in map.iter() {
+            let wrong = |expected: &'static str, found: &str| SelectorError::WrongType {
+                key: key.to_string(),
+                expected,
+                found: found.to_string(),
+            };
+            if let Some((field, how)) = field_key(key) {
+                let text = value
+                    .read_lock::<rhai::ImmutableString>()
+                    .map(|s| s.to_string())
+                    .ok_or_else(|| wrong("a string", value.type_name()))?;
+                budget.text(&text)?;
+                let pattern = match how {
+                    "contains" => Pattern::Contains(text),
+                    "starts_with" => Pattern::StartsWith(text),
+                    "matches" => {
+                        budget.pattern()?;
+                        Pattern::regex(key, &text)?
+                    }
+                    _ => Pattern::Exact(text),
+                };
+                sel.fields.push((field, pattern));
+            } else if let Some(flag) = flag_key(key) {
+                sel.flags.push((flag, value.as_bool().map_err(|t| wrong("true or false", t))?));
+            } else if let Some(relation) = relation_key(key) {
+                sel.relations.push((relation, Box::new(Selector::parse(value, depth + 1, budget)?)));
+            } else if key.as_str() == "nth" {
+                let n = value.as_int().map_err(|t| wrong("an integer", t))?;
+                sel.nth = Some(usize::try_from(n).map_err(|_| SelectorError::NegativeNth)?);
+            } else if key.as_str() == "no_scroll" {
+                sel.no_scroll = value.as_bool().map_err(|t| wrong("true or false", t))?;
+            } else if key.as_str() == "index" {
+                return Err(SelectorError::IndexKey(shorten(value.to_string())));
+            } else {
+                return Err(SelectorError::UnknownKey(shorten(key.to_string())));
+            }
+        }
+        drop(map);
+        // Formatted only once the whole selector is known to be within its limits.
+        sel.shown = shorten(format!("{v}"));
+        Ok(sel)
+    }
+
+    fn empty() -> Self {
+        Selector {
+            any_text: None,
+            fields: Vec::new(),
+            flags: Vec::new(),
+            relations: Vec::new(),
+            nth: None,
+            no_scroll: false,
+            shown: String::new(),
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Why a value is not a selector: one typed error per mistake, each saying what to
+//! write instead.
+
+use super::limits::{MAX_NESTING, MAX_PARTS, MAX_PATTERNS, MAX_TEXT_BYTES};
+
+/// Why a value is not a selector.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    #[error("a selector is a string or a map like #{{text: \"OK\"}}, not {0}")]
+    NotASelector(String),
+    #[error(
+        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth, no_scroll (`codeact tools` shows examples)"
+    )]
+    UnknownKey(String),
+    #[error(
+        "`index` in a selector is refused: an element's index is its place in ui_state, so use tap_by_index({0}) for it, or nth: {0} for the n-th match of a selector"
+    )]
+    IndexKey(String),
+    #[error("{key} must be {expected}, not {found}")]
+    WrongType { key: String, expected: &'static str, found: String },
+    #[error("nth must be ≥ 0")]
+    NegativeNth,
+    #[error("{key}: {pattern:?} is not a valid regex ({problem}); for a literal, use {literal} instead")]
+    BadRegex { key: String, pattern: String, problem: String, literal: String },
+    #[error("the pattern ({0} characters) compiles to more than 1 MiB; use a shorter pattern or fewer repetitions")]
+    PatternTooLarge(usize),
+    #[error("selectors nest at most {MAX_NESTING} levels deep")]
+    TooDeep,
+    #[error(
+        "this selector holds more than {MAX_PARTS} selectors in all (below:, inside:, ... each count); describe the element with fewer relations"
+    )]
+    TooManyParts,
+    #[error(
+        "this selector holds more than {MAX_PATTERNS} regexes (*_matches keys) in all; use fewer, or _contains / _starts_with"
+    )]
+    TooManyPatterns,
+    #[error(
+        "this selector holds more than {} KiB of text in all; no element's text is that long: match a part of it with text_contains",
+        MAX_TEXT_BYTES / 1024
+    )]
+    TooMuchText,
+    #[error("the snippet's time ran out while its selector was being compiled")]
+    OutOfTime,
+    #[error("not a selector literal (a string or a map of literals): {0}")]
+    NotALiteral(String),
+}

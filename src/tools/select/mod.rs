@@ -1,0 +1,163 @@
+//! Selectors: finding elements on the live screen the way scripts describe them.
+//!
+//! A string matches an element whose text, content-desc or hint is exactly that
+//! string; when nothing on screen is, one that contains it (ignoring case). A map
+//! narrows further, each key literal unless it says otherwise — see [`SELECTOR_KEYS`]
+//! for every key with an example. Regexes are only ever asked for by name
+//! (`text_matches`), and one that does not compile is an error. The n-th match is
+//! `nth`; `index` belongs to `ui_state` and is refused here with the way to use it.
+//! Not here: waiting, tapping, or what an error lists (`catalog/selectors.rs`).
+//!
+//! The keys are `keys.rs`'s, compiling within limits `compile.rs`'s, the errors
+//! `error.rs`'s; this file holds the compiled selector and matches it on a screen.
+
+mod compile;
+mod error;
+mod keys;
+mod limits;
+
+pub use error::SelectorError;
+use keys::{Field, Flag, Pattern, Relation};
+pub use keys::{SELECTOR_KEYS, selector_help, selector_markdown};
+pub use limits::{MAX_PARTS, MAX_PATTERNS, MAX_TEXT_BYTES};
+
+use std::collections::HashSet;
+
+use crate::ui::{Element, UiTree};
+
+/// A compiled selector.
+#[derive(Debug, Clone)]
+pub struct Selector {
+    /// A bare string: exact on text/desc/hint, else contains (any case).
+    any_text: Option<String>,
+    fields: Vec<(Field, Pattern)>,
+    flags: Vec<(Flag, bool)>,
+    relations: Vec<(Relation, Box<Selector>)>,
+    nth: Option<usize>,
+    /// An action on it does not scroll to look when nothing matches.
+    pub no_scroll: bool,
+    /// How the script wrote it, for messages.
+    pub shown: String,
+}
+
+/// The values of `e` a field matches against (an id and a class in full and short).
+fn field_values(field: Field, e: &Element) -> [&str; 2] {
+    match field {
+        Field::Text => [&e.text, ""],
+        Field::Desc => [&e.content_desc, ""],
+        Field::Hint => [&e.hint, ""],
+        // The short form is what `ui_state` shows as `id`.
+        Field::Id => [&e.resource_id, e.resource_id.rsplit('/').next().unwrap_or("")],
+        Field::Class => [&e.class, e.class.rsplit('.').next().unwrap_or("")],
+        Field::Package => [&e.package, ""],
+    }
+}
+
+impl Selector {
+    /// The text the selector looks for (a bare string, or a text-like key), for
+    /// suggesting what is on screen instead.
+    pub fn wanted_text(&self) -> Option<&str> {
+        self.any_text.as_deref().or_else(|| {
+            self.fields.iter().find_map(|(_, p)| match p {
+                Pattern::Exact(t) | Pattern::Contains(t) | Pattern::StartsWith(t) => Some(t.as_str()),
+                Pattern::Regex(_) => None,
+            })
+        })
+    }
+
+    /// `e` on its own (no relations); `loose` takes a bare string as "contains, any case".
+    fn matches_self(&self, e: &Element, loose: bool) -> bool {
+        let any_text = self.any_text.as_ref().is_none_or(|want| {
+            let texts = [&e.text, &e.content_desc, &e.hint];
+            if loose {
+                let want = want.to_lowercase();
+                texts.iter().any(|s| !s.is_empty() && s.to_lowercase().contains(&want))
+            } else {
+                texts.contains(&want)
+            }
+        });
+        any_text
+            && self
+                .fields
+                .iter()
+                .all(|(field, p)| field_values(*field, e).iter().any(|v| !v.is_empty() && p.matches(v)))
+            && self.flags.iter().all(|(f, want)| {
+                let have = match f {
+                    Flag::Clickable => e.clickable || e.actions.touch,
+                    Flag::Checkable => e.checkable,
+                    Flag::Checked => e.checked,
+                    Flag::Enabled => e.enabled,
+                    Flag::Focused => e.focused,
+                    Flag::Focusable => e.focusable,
+                    Flag::Editable => e.actions.set_text,
+                    Flag::Scrollable => e.scrollable,
+                    Flag::Selected => e.selected,
+                    Flag::LongClickable => e.long_clickable,
+                    Flag::Password => e.password,
+                };
+                have == *want
+            })
+    }
+
+    /// Every visible element that matches, in reading order (top to bottom, then
+    /// left to right), or nearest first when a position relation is given.
+    pub fn find_all<'a>(&self, tree: &'a UiTree) -> Vec<&'a Element> {
+        let pick = |loose: bool| -> Vec<&'a Element> {
+            tree.elements.iter().filter(|e| e.visible && self.matches_self(e, loose)).collect()
+        };
+        let mut found = pick(false);
+        if found.is_empty() && self.any_text.is_some() {
+            found = pick(true);
+        }
+        found.sort_by_key(|e| (e.bounds.top, e.bounds.left));
+        for (rel, anchor_sel) in &self.relations {
+            match rel {
+                Relation::Inside => {
+                    let anchors: HashSet<usize> = anchor_sel.find_all(tree).iter().map(|a| a.id).collect();
+                    found.retain(|e| ancestors(tree, e).any(|a| anchors.contains(&a)));
+                }
+                Relation::Has => {
+                    // Every element some anchor lies inside: one walk up per anchor.
+                    let holders: HashSet<usize> =
+                        anchor_sel.find_all(tree).iter().flat_map(|a| ancestors(tree, a)).collect();
+                    found.retain(|e| holders.contains(&e.id));
+                }
+                _ => {
+                    let Some(anchor) = anchor_sel.find_all(tree).into_iter().next() else { return Vec::new() };
+                    let a = anchor.bounds;
+                    found.retain(|e| {
+                        let b = e.bounds;
+                        e.id != anchor.id
+                            && match rel {
+                                Relation::Below => b.top >= a.bottom - 2,
+                                Relation::Above => b.bottom <= a.top + 2,
+                                Relation::LeftOf => b.right <= a.left + 2,
+                                _ => b.left >= a.right - 2,
+                            }
+                    });
+                    let (ax, ay) = anchor.center;
+                    found.sort_by_key(|e| {
+                        let (dx, dy) = (i64::from(e.center.0 - ax), i64::from(e.center.1 - ay));
+                        dx * dx + dy * dy
+                    });
+                }
+            }
+        }
+        match self.nth {
+            Some(i) => found.into_iter().nth(i).into_iter().collect(),
+            None => found,
+        }
+    }
+
+    pub fn find<'a>(&self, tree: &'a UiTree) -> Option<&'a Element> {
+        self.find_all(tree).into_iter().next()
+    }
+}
+
+/// The ids of `e`'s ancestors, nearest first.
+fn ancestors<'a>(tree: &'a UiTree, e: &Element) -> impl Iterator<Item = usize> + 'a {
+    std::iter::successors(e.parent, move |p| tree.get(*p).and_then(|p| p.parent))
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
