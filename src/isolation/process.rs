@@ -7,18 +7,19 @@
 //!
 //! Knows no tool and no device: the [`Host`] answers for them.
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rhai::Dynamic;
 
+use super::death::{explain, keep_tail, stop, tail_text};
 use super::frames::{Finished, FromWorker, PROTOCOL, ToWorker, ToolOutcome, ToolSignature};
+use super::host::Host;
 use super::pipe::{FrameReader, FrameWriter, PipeError};
-use super::worker::{WORKER_ARG, exit};
+use super::program::{IsolationError, WorkerProgram};
+use super::worker::WORKER_ARG;
 use crate::sandbox::{ErrorKind, Limit, Limits, RunError};
 
 /// How long a worker may take to start and accept its set-up.
@@ -29,73 +30,6 @@ const SPIN: Duration = Duration::from_micros(300);
 const SLICE: Duration = Duration::from_millis(20);
 /// How long a cancelled snippet has to stop before its worker is killed.
 const CANCEL_GRACE: Duration = Duration::from_millis(1500);
-/// Kept of the worker's stderr, to say why it died.
-const STDERR_TAIL: usize = 8 * 1024;
-
-/// Why a worker could not be started or used.
-#[derive(Debug, thiserror::Error)]
-pub enum IsolationError {
-    #[error(
-        "cannot start the sandbox worker {program}; it is this program re-executed (set another with `CODEACT_WORKER`)"
-    )]
-    Spawn {
-        program: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "{program} did not answer as a sandbox worker; a program that opens sessions must call `codeact::isolation::serve_if_worker()` first in main, or point `CODEACT_WORKER` at the codeact binary"
-    )]
-    NotAWorker { program: PathBuf },
-    #[error("the sandbox worker refused its set-up: {0}")]
-    Refused(String),
-    #[error("the sandbox worker stopped answering")]
-    Lost(#[source] PipeError),
-}
-
-/// Which program runs the worker: the `codeact` binary unless told otherwise.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerProgram(pub PathBuf);
-
-impl WorkerProgram {
-    /// `$CODEACT_WORKER`, else this very program.
-    pub fn from_env() -> Self {
-        let program = std::env::var_os("CODEACT_WORKER")
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::current_exe().ok())
-            .unwrap_or_else(|| PathBuf::from("codeact"));
-        Self(program)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Default for WorkerProgram {
-    fn default() -> Self {
-        Self::from_env()
-    }
-}
-
-/// What answers a worker's questions while a snippet runs.
-pub trait Host {
-    /// Runs tool overload `index` with `args`; `watchers`: the script's watchers
-    /// may fire instead (answered with [`ToolOutcome::Watch`]).
-    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>, watchers: bool) -> ToolOutcome;
-    /// `ui_state` (or `phone_state`); `have` is the generation the worker holds.
-    fn read_state(&mut self, phone: bool, have: u64) -> ToWorker;
-    /// True once the snippet is to stop (Ctrl-C, the session's stop).
-    fn cancelled(&self) -> bool;
-    /// A line the snippet printed, as it was printed (only while streaming).
-    fn printed(&mut self, _text: &str) {}
-    /// How far the snippet's deadline moved during the last call (a person was
-    /// answering): the worker's and the hard deadline move with it.
-    fn take_extension(&mut self) -> Duration {
-        Duration::ZERO
-    }
-}
 
 /// A snippet the worker has parsed, by its id in that worker.
 #[derive(Debug, Clone)]
@@ -126,6 +60,13 @@ struct Live {
     writer: FrameWriter,
     stderr: Arc<Mutex<Vec<u8>>>,
     stderr_thread: Option<JoinHandle<()>>,
+}
+
+impl Live {
+    /// Ends the worker and reaps it (how it ended).
+    fn stop(&mut self) -> Option<std::process::ExitStatus> {
+        stop(&mut self.child, &mut self.stderr_thread)
+    }
 }
 
 /// One session's worker, replaced when it dies.
@@ -205,7 +146,7 @@ impl WorkerProcess {
         let mut live = Live { child, reader, writer: FrameWriter::new(stdin.into()), stderr: tail, stderr_thread };
         let hello = next_within(&mut live.reader, START_TIMEOUT);
         if !matches!(hello, Some(FromWorker::Hello { protocol: PROTOCOL })) {
-            stop(&mut live);
+            live.stop();
             return Err(IsolationError::NotAWorker { program });
         }
         let setup = ToWorker::Setup {
@@ -217,11 +158,11 @@ impl WorkerProcess {
         match next_within(&mut live.reader, START_TIMEOUT) {
             Some(FromWorker::Ready) => {}
             Some(FromWorker::Refused(why)) => {
-                stop(&mut live);
+                live.stop();
                 return Err(IsolationError::Refused(why));
             }
             _ => {
-                stop(&mut live);
+                live.stop();
                 let tail = tail_text(&live.stderr);
                 return Err(IsolationError::Refused(if tail.is_empty() { "no answer".into() } else { tail }));
             }
@@ -229,7 +170,7 @@ impl WorkerProcess {
         if self.streaming {
             send(&mut live.writer, &ToWorker::StreamPrints(true)).map_err(IsolationError::Lost)?;
             if !matches!(next_within(&mut live.reader, START_TIMEOUT), Some(FromWorker::Done)) {
-                stop(&mut live);
+                live.stop();
                 return Err(IsolationError::Refused("the new worker would not stream its output".into()));
             }
         }
@@ -268,7 +209,7 @@ impl WorkerProcess {
             Ok(a) => Ok(a),
             Err(e) => {
                 if let Some(mut live) = self.live.take() {
-                    stop(&mut live);
+                    live.stop();
                 }
                 Err(IsolationError::Lost(e))
             }
@@ -343,7 +284,7 @@ impl WorkerProcess {
                     if crashed {
                         // The worker exits after an engine failure; the next one starts fresh.
                         if let Some(mut live) = self.live.take() {
-                            stop(&mut live);
+                            live.stop();
                         }
                         let mut finished = finished;
                         if let Some(e) = finished.error.as_mut() {
@@ -392,7 +333,7 @@ impl WorkerProcess {
     /// next one now (so the next snippet does not wait for it).
     fn died(&mut self, how: Death) -> Ran {
         let Some(mut live) = self.live.take() else { return self.lost("the sandbox worker is gone".into()) };
-        let status = stop(&mut live);
+        let status = live.stop();
         let tail = tail_text(&live.stderr);
         let l = &self.limits;
         let (message, kind) = match how {
@@ -466,7 +407,7 @@ const LOST: &str = "; the engine was restarted, so this session's variables and 
 impl Drop for WorkerProcess {
     fn drop(&mut self) {
         if let Some(mut live) = self.live.take() {
-            stop(&mut live);
+            live.stop();
         }
     }
 }
@@ -489,77 +430,4 @@ fn send(writer: &mut FrameWriter, msg: &ToWorker) -> Result<(), PipeError> {
 fn next_within(reader: &mut FrameReader, wait: Duration) -> Option<FromWorker> {
     let frame = reader.next(SPIN, Some(wait)).ok()??;
     FromWorker::decode(&frame).ok()
-}
-
-/// Ends a worker (it holds nothing that needs a clean exit) and reaps it.
-fn stop(live: &mut Live) -> Option<ExitStatus> {
-    let status = match live.child.try_wait() {
-        Ok(Some(status)) => Some(status),
-        _ => {
-            let _ = live.child.kill();
-            live.child.wait().ok()
-        }
-    };
-    if let Some(t) = live.stderr_thread.take() {
-        let _ = t.join();
-    }
-    status
-}
-
-/// Reads the worker's stderr, keeping its last few kilobytes.
-fn keep_tail(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) -> JoinHandle<()> {
-    std::thread::spawn(move || {
-        let mut chunk = [0u8; 4096];
-        while let Ok(n) = stderr.read(&mut chunk) {
-            if n == 0 {
-                break;
-            }
-            let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
-            t.extend_from_slice(&chunk[..n]);
-            if t.len() > STDERR_TAIL {
-                let cut = t.len() - STDERR_TAIL;
-                t.drain(..cut);
-            }
-        }
-    })
-}
-
-fn tail_text(tail: &Mutex<Vec<u8>>) -> String {
-    let t = tail.lock().unwrap_or_else(|e| e.into_inner());
-    String::from_utf8_lossy(&t).trim().to_string()
-}
-
-/// Why a worker died, from how it ended and the last thing it printed.
-fn explain(status: Option<ExitStatus>, stderr: &str, l: &Limits) -> (String, ErrorKind) {
-    use std::os::unix::process::ExitStatusExt;
-    let signal = status.and_then(|s| s.signal());
-    if stderr.contains("memory allocation of") || stderr.contains("out of memory") {
-        return (
-            format!("the snippet used more than {} MiB of memory and was stopped", l.max_memory_mb),
-            ErrorKind::Limit { limit: Limit::Memory },
-        );
-    }
-    if stderr.contains("has overflowed its stack") {
-        return (
-            "stack overflow in the snippet (values or calls nested too deeply) and it was stopped".to_string(),
-            ErrorKind::Limit { limit: Limit::Stack },
-        );
-    }
-    if signal == Some(nix::sys::signal::Signal::SIGXCPU as i32) {
-        return (
-            "the snippet used more CPU time than its time limit allows and was stopped".to_string(),
-            ErrorKind::Limit { limit: Limit::Time },
-        );
-    }
-    let how = match (status.and_then(|s| s.code()), signal) {
-        (Some(exit::PROTOCOL), _) => "it broke the protocol".to_string(),
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(sig)) => {
-            nix::sys::signal::Signal::try_from(sig).map_or(format!("signal {sig}"), |s| format!("{s}"))
-        }
-        _ => "for no reason it gave".to_string(),
-    };
-    let last = stderr.lines().last().map(|l| crate::terminal::clean(l)).unwrap_or_default();
-    let said = if last.is_empty() { String::new() } else { format!(": {last}") };
-    (format!("the sandbox worker died ({how}){said}"), ErrorKind::Crashed)
 }

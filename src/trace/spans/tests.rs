@@ -1,0 +1,159 @@
+//! The spans a run's events make: sub-agents nest their steps, planner calls hang off
+//! the run, contents go out without secrets, and a cut run closes its spans.
+
+use std::sync::{Arc, Mutex};
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+
+use super::*;
+use crate::sandbox::{ErrorKind, RunError};
+
+/// Keeps what it is given (the simple processor hands each span over as it ends).
+#[derive(Debug, Clone, Default)]
+struct Kept(Arc<Mutex<Vec<SpanData>>>);
+
+impl SpanExporter for Kept {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        self.0.lock().unwrap().extend(batch);
+        Ok(())
+    }
+}
+
+fn spans_of(content: bool, events: &[Event]) -> Vec<SpanData> {
+    let kept = Kept::default();
+    let provider = SdkTracerProvider::builder().with_simple_exporter(kept.clone()).build();
+    let mut spans = RunSpans::new(provider.tracer("test"), "run-1", content);
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    for (i, event) in events.iter().enumerate() {
+        spans.event(event, t0 + Duration::from_millis(100 * i as u64));
+    }
+    drop(spans);
+    kept.0.lock().unwrap().clone()
+}
+
+fn find<'a>(spans: &'a [SpanData], name: &str) -> Vec<&'a SpanData> {
+    spans.iter().filter(|s| s.name == name).collect()
+}
+
+fn attr(span: &SpanData, key: &str) -> Option<String> {
+    span.attributes.iter().find(|kv| kv.key.as_str() == key).map(|kv| kv.value.to_string())
+}
+
+fn run_start() -> Event<'static> {
+    Event::RunStart {
+        task: "Turn off Wi-Fi",
+        persona: "default",
+        model: "gpt-4o-mini",
+        provider: "api.openai.com",
+        device: "sim",
+        max_steps: 5,
+        vision: false,
+        save: "step",
+    }
+}
+
+fn request(step: usize, role: &'static str) -> Event<'static> {
+    Event::LlmRequest { step, role, model: "gpt-4o-mini", messages: 2, images: 0 }
+}
+
+fn reply(step: usize, role: &'static str) -> Event<'static> {
+    Event::LlmReply {
+        step,
+        role,
+        text: "ok sk-abcdefghijklmnop",
+        prompt_tokens: 120,
+        completion_tokens: 7,
+        total_tokens: 127,
+        ms: 50.0,
+        attempts: 1,
+    }
+}
+
+fn step_end(step: usize) -> Event<'static> {
+    Event::StepEnd { step, wall_ms: 1.0, llm_ms: 0.5, device_ms: 0.25, overhead_ms: 0.25, more_actions: 0 }
+}
+
+#[test]
+fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
+    let items = serde_json::json!(["open Settings"]);
+    let summary = serde_json::json!({"outcome": "failure", "steps": 1, "reason": "gave up"});
+    let syntax = RunError::plain("unexpected end", ErrorKind::Syntax);
+    let args = vec!["\"com.android.settings\"".to_string()];
+    let events = vec![
+        run_start(),
+        request(0, "planner"),
+        reply(0, "planner"),
+        Event::Plan { step: 0, replan: 0, items: &items, why: None },
+        Event::Phase { step: 0, persona: "app_starter", task: "open Settings" },
+        Event::StepStart { step: 1 },
+        request(1, "actor"),
+        reply(1, "actor"),
+        Event::Code { step: 1, code: "start_app(\"com.android.settings\")" },
+        Event::Action {
+            step: 1,
+            tool: "start_app",
+            args: &args,
+            result: "not installed",
+            failure: Some(crate::sandbox::FailureKind::NotFound),
+            started_ms: 0.0,
+            duration_ms: 20.0,
+            target: None,
+            effect: None,
+            point: None,
+            screenshot: None,
+            ui: None,
+        },
+        Event::ParseError { step: 1, error: &syntax },
+        step_end(1),
+        Event::RunEnd(&summary),
+    ];
+    let spans = spans_of(false, &events);
+    let root = find(&spans, "invoke_agent codeact")[0];
+    let phase = find(&spans, "invoke_agent app_starter")[0];
+    let step = find(&spans, "step")[0];
+    let chats = find(&spans, "chat gpt-4o-mini");
+    let planner = chats.iter().find(|c| attr(c, sc::STRATEGY_ROLE).as_deref() == Some("planner")).unwrap();
+    let actor = chats.iter().find(|c| attr(c, sc::STRATEGY_ROLE).as_deref() == Some("actor")).unwrap();
+    let snippet = find(&spans, "snippet")[0];
+    let tool = find(&spans, "execute_tool start_app")[0];
+    let id = |s: &SpanData| s.span_context.span_id();
+    assert_eq!(planner.parent_span_id, id(root));
+    assert_eq!(phase.parent_span_id, id(root));
+    assert_eq!(step.parent_span_id, id(phase));
+    assert_eq!(actor.parent_span_id, id(step));
+    assert_eq!(snippet.parent_span_id, id(step));
+    assert_eq!(tool.parent_span_id, id(snippet));
+    assert!(spans.iter().all(|s| s.span_context.trace_id() == root.span_context.trace_id()));
+    assert_eq!(attr(planner, sc::PROVIDER_NAME).as_deref(), Some("openai"));
+    assert_eq!(attr(actor, sc::USAGE_INPUT_TOKENS).as_deref(), Some("120"));
+    assert_eq!(attr(tool, sc::ERROR_TYPE).as_deref(), Some("tool.not_found"));
+    assert_eq!(tool.status, Status::error("the tool failed"), "without contents the tool's message stays home");
+    assert_eq!(
+        tool.end_time.duration_since(tool.start_time).ok(),
+        Some(Duration::from_millis(20)),
+        "the action's own duration"
+    );
+    assert_eq!(attr(snippet, sc::ERROR_TYPE).as_deref(), Some("syntax"));
+    assert_eq!(attr(root, sc::OUTCOME).as_deref(), Some("failure"));
+    assert_eq!(root.status, Status::error("failure"), "without contents the reason stays home");
+    assert_eq!(root.events.len(), 1, "the plan is an event on the run");
+    assert!(root.events.events[0].attributes.iter().all(|kv| kv.key.as_str() != sc::EVENT_TEXT));
+    assert!(spans.iter().all(|s| attr(s, sc::TASK).is_none() && attr(s, sc::OUTPUT_MESSAGES).is_none()));
+}
+
+#[test]
+fn contents_are_exported_without_secrets_and_cut_runs_close_their_spans() {
+    let events = vec![run_start(), Event::StepStart { step: 1 }, request(1, "actor"), reply(1, "actor")];
+    let spans = spans_of(true, &events);
+    let chat = find(&spans, "chat gpt-4o-mini")[0];
+    let output = attr(chat, sc::OUTPUT_MESSAGES).unwrap();
+    assert!(output.contains("ok [key]") && !output.contains("abcdefghijklmnop"), "{output}");
+    let root = find(&spans, "invoke_agent codeact")[0];
+    assert_eq!(attr(root, sc::TASK).as_deref(), Some("Turn off Wi-Fi"));
+    // The run never ended: its step and the run are closed, marked as cut short.
+    let step = find(&spans, "step")[0];
+    assert!(matches!(&step.status, Status::Error { .. }), "{:?}", step.status);
+    assert!(matches!(&root.status, Status::Error { .. }));
+}
