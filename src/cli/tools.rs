@@ -1,25 +1,40 @@
-//! `codeact tools`: the catalog, as the LLM reads it or as the README's table.
+//! `codeact tools`: the catalog, as the LLM reads it, as the README's table, or as
+//! JSON with every parameter typed (for programs that drive codeact).
 
 use std::process::ExitCode;
 
 use codeact::persona::Persona;
 
 /// List the tools scripts can call, with the doc line the LLM reads.
+///
+///   codeact tools                       # as the model reads them
+///   codeact tools --persona app_starter # one persona's
+///   codeact tools --markdown            # the README's table
+///   codeact tools --json                # each form: params (name, type, optional, doc),
+///                                       # access, the gate's checks, how a replay repeats it
 #[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct ToolsArgs {
     /// Only the tools this persona allows.
     #[arg(long)]
     persona: Option<String>,
     /// Print a Markdown table (as in the README) instead of a list.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     markdown: bool,
+    /// Print every tool form as JSON: its signature, typed parameters (name, type,
+    /// optional, doc), access, the sensitive-action gate's checks it passes, and how a
+    /// replay repeats it.
+    #[arg(long)]
+    json: bool,
 }
 
 impl ToolsArgs {
     pub fn print(self) -> anyhow::Result<ExitCode> {
         let persona = self.persona.as_deref().map(Persona::load).transpose()?;
         let allowed = |t: &str| persona.as_ref().is_none_or(|p| p.allows(t));
-        if self.markdown {
+        if self.json {
+            codeact::outln!("{}", serde_json::to_string_pretty(&codeact::tools::catalog_json(&allowed))?);
+        } else if self.markdown {
             codeact::out!("{}", codeact::tools::markdown_table(&allowed));
         } else {
             codeact::out!("{}", codeact::tools::describe(&allowed));

@@ -7,6 +7,7 @@
 //!
 //! Not here: what is judged sensitive (`sensitive.rs`), how (`gate.rs`).
 
+use super::declaration::Gate;
 use crate::device::Observation;
 use crate::device::{Device, DeviceError, ShellOutput};
 
@@ -106,5 +107,40 @@ impl DeviceReads<'_> {
     pub(crate) fn clipboard(&mut self) -> Result<Option<String>, DeviceError> {
         let out = self.0.shell("simctl clipboard")?;
         Ok((out.code.unwrap_or(0) == 0).then(|| out.stdout_text()))
+    }
+}
+
+/// The paste key.
+pub(crate) fn is_paste(key: &str) -> bool {
+    adb_wire::keycodes::from_friendly_name(key) == Some(adb_wire::keycodes::PASTE)
+}
+
+/// Keys that press what has focus (a focused button, a form's submit).
+pub(crate) fn activates(key: &str) -> bool {
+    matches!(adb_wire::keycodes::from_friendly_name(key), Some(66 | 160 | 23 | 62 | 96 | 108 | 109 | 5 | 279))
+}
+
+/// The gate's checks an act needs its tool to have declared (any one of them), and
+/// the act in words; `None` for an act the gate does not judge (leaving, stopping an
+/// app, emptying a field, keys that press nothing, the clipboard).
+pub(crate) fn checks_needed(act: &DeviceAct<'_>) -> Option<(&'static [Gate], &'static str)> {
+    match *act {
+        DeviceAct::Tap(_) => Some((&[Gate::Point, Gate::Element], "tap")),
+        DeviceAct::LongPress(..) => Some((&[Gate::Point, Gate::Element], "long-press")),
+        DeviceAct::Stroke { .. } => Some((&[Gate::Point, Gate::Element], "swipe")),
+        DeviceAct::Type { .. } => Some((&[Gate::Text], "type")),
+        DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if is_paste(k) || activates(k) => {
+            Some((&[Gate::Text], "press a key that submits or pastes"))
+        }
+        DeviceAct::StartApp { .. } => Some((&[Gate::App], "start an app")),
+        DeviceAct::ClearData(_) => Some((&[Gate::App], "clear an app's data")),
+        DeviceAct::OpenUrl(_) => Some((&[Gate::App], "open a link")),
+        DeviceAct::Shell(_) => Some((&[Gate::Command], "run a shell command")),
+        DeviceAct::Key(_)
+        | DeviceAct::KeyTimes(..)
+        | DeviceAct::Home
+        | DeviceAct::StopApp(_)
+        | DeviceAct::ClearText
+        | DeviceAct::SetClipboard(_) => None,
     }
 }

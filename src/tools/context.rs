@@ -15,6 +15,7 @@ use rhai::Dynamic;
 use super::acting::{DeviceAct, DeviceReads};
 use super::arguments::coord;
 use super::closest::described as described_el;
+use super::declaration::Gate;
 use super::effect::{ActionEffect, describe_printed, state_print};
 use super::error::ToolError;
 use super::options::{Recording, ToolOptions};
@@ -75,6 +76,9 @@ pub struct ToolContext {
     /// measured against), and the element it aimed at.
     effect_before: Option<Arc<Observation>>,
     pub(crate) effect_target: Option<Element>,
+    /// The running call's tool, and the gate's checks its acts may pass.
+    call_tool: &'static str,
+    call_gates: &'static [Gate],
     /// What the running call's last action did.
     pub(crate) last_effect: Option<ActionEffect>,
     /// An action ran and nothing checked its outcome since (no assertion, wait or
@@ -137,6 +141,8 @@ impl ToolContext {
             deadline: Instant::now(),
             effect_before: None,
             effect_target: None,
+            call_tool: "",
+            call_gates: &[],
             last_effect: None,
             outcome_unchecked: false,
             reported_blocker: None,
@@ -319,6 +325,13 @@ impl ToolContext {
     }
 
     fn judged_act(&mut self, act: DeviceAct<'_>) -> Result<Option<ShellOutput>, ToolError> {
+        if let Some((needs, what)) = super::acting::checks_needed(&act)
+            && !needs.iter().any(|g| self.call_gates.contains(g))
+        {
+            let declared: Vec<String> = self.call_gates.iter().map(|g| format!("{g:?}").to_lowercase()).collect();
+            let declared = if declared.is_empty() { "no gate".to_string() } else { declared.join(", ") };
+            return Err(ToolError::Undeclared { tool: self.call_tool.to_string(), act: what, declared });
+        }
         if act.meets_the_screen()
             && let Some(obs) = self.live_arc()
         {
@@ -339,7 +352,9 @@ impl ToolContext {
     }
 
     /// The call about to run starts afresh: no effect measured, no target.
-    pub(crate) fn begin_call(&mut self) {
+    pub(crate) fn begin_call(&mut self, tool: &'static str, gates: &'static [Gate]) {
+        self.call_tool = tool;
+        self.call_gates = gates;
         self.effect_before = None;
         self.effect_target = None;
         self.last_effect = None;

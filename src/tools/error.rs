@@ -108,6 +108,12 @@ pub enum ToolError {
         "refused {what}: it matched the sensitive rule {rule:?} and {why}. Nothing was done. A person can allow it at the terminal or with a [confirm] entry in an --answers file; --sensitive allow turns the gate off"
     )]
     Refused { what: String, rule: String, why: String },
+    /// A tool acted in a way its `ToolSpec` did not declare to the gate: a bug in
+    /// the tool, refused before the device sees it.
+    #[error(
+        "{tool} tried to {act}, which its declaration does not allow (it declares {declared}); this is a bug in codeact, please report it"
+    )]
+    Undeclared { tool: String, act: &'static str, declared: String },
     #[error(
         "nobody can answer {kind}: no terminal and no matching [{table}] entry in an --answers file (give one with --answers FILE), and no callback"
     )]
@@ -146,9 +152,10 @@ impl ToolError {
             ToolError::GestureTooLong { .. } | ToolError::WaitTooLong(_) => FailureKind::TimeLimit,
             ToolError::Stopped => FailureKind::Cancelled,
             ToolError::WatcherDue(_) => FailureKind::Cancelled,
-            ToolError::Refused { .. } | ToolError::NobodyToAsk { .. } | ToolError::SecretInArguments(_) => {
-                FailureKind::Refused
-            }
+            ToolError::Refused { .. }
+            | ToolError::Undeclared { .. }
+            | ToolError::NobodyToAsk { .. }
+            | ToolError::SecretInArguments(_) => FailureKind::Refused,
             ToolError::NoSecret { .. } | ToolError::BadSecretName(_) | ToolError::SecretNotTyped(_) => {
                 FailureKind::BadArgument
             }

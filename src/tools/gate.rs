@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use super::acting::DeviceAct;
+use super::acting::{DeviceAct, activates, is_paste};
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::sensitive::SensitivePolicy;
@@ -72,16 +72,6 @@ fn receivers(ui: &UiTree, (x, y): (i32, i32)) -> Vec<&Element> {
         }
     }
     chain
-}
-
-/// The paste key.
-fn is_paste(key: &str) -> bool {
-    adb_wire::keycodes::from_friendly_name(key) == Some(adb_wire::keycodes::PASTE)
-}
-
-/// Keys that press what has focus (a focused button, a form's submit).
-fn activates(key: &str) -> bool {
-    matches!(adb_wire::keycodes::from_friendly_name(key), Some(66 | 160 | 23 | 62 | 96 | 108 | 109 | 5 | 279))
 }
 
 impl ToolContext {

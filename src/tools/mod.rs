@@ -16,6 +16,7 @@ mod arguments;
 mod catalog;
 mod closest;
 mod context;
+mod declaration;
 mod effect;
 mod error;
 mod gate;
@@ -40,7 +41,7 @@ pub use registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
 pub(crate) use registry::{state_generation, state_value};
 pub use select::SelectorError;
 pub use sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
-pub use spec::{Effect, ToolSpec};
+pub use spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 pub use unique_selector::selector_for;
 pub use watchers::{PermissionPolicy, WatcherSpecError, Watchers};
 
@@ -59,9 +60,23 @@ pub fn names() -> Vec<&'static str> {
     names
 }
 
-/// The effect of the tool called `name` (every form of a tool has the same one).
-pub fn effect_of(name: &str) -> Option<Effect> {
-    CATALOG.iter().find(|t| t.name == name).map(|t| t.effect)
+/// What the tool called `name` does to the world (every form of a tool has the same).
+pub fn access_of(name: &str) -> Option<Access> {
+    CATALOG.iter().find(|t| t.name == name).map(|t| t.access)
+}
+
+/// How a replay repeats a call of the tool called `name` (every form has the same).
+pub fn replay_of(name: &str) -> Option<Replay> {
+    CATALOG.iter().find(|t| t.name == name).map(|t| t.replay)
+}
+
+/// The tools that act on a `ui_state` index, each with the tool its replay calls
+/// with the selector of the element it hit instead.
+pub fn index_tools() -> impl Iterator<Item = (&'static str, &'static str)> {
+    CATALOG.iter().filter_map(|t| match t.replay {
+        Replay::IndexAsSelector(by) => Some((t.name, by)),
+        _ => None,
+    })
 }
 
 /// The (name, arity) pairs a set of registrations made, for checking against the docs.
@@ -77,9 +92,9 @@ pub fn install(
 ) -> (Vec<&'static str>, ToolTable) {
     let mut table = ToolTable::default();
     let mut registrar = Registrar::new(&mut table, ctx, shared);
-    let has = |t: &ToolSpec| t.effect == Effect::Finishes || allowed(t.name);
+    let has = |t: &ToolSpec| t.access == Access::Finishes || allowed(t.name);
     for spec in CATALOG.iter().filter(|t| has(t)) {
-        (spec.register)(registrar.for_tool(spec.name, spec.signature));
+        (spec.register)(registrar.for_form(spec.name, spec.signature(), spec.gates));
     }
     let names = names().into_iter().filter(|n| CATALOG.iter().any(|t| t.name == *n && has(t))).collect();
     (names, table)
@@ -88,7 +103,7 @@ pub fn install(
 /// The catalog as the prompt, `codeact tools` and the REPL print it.
 pub fn describe(allowed: &dyn Fn(&str) -> bool) -> String {
     let mut out: String =
-        CATALOG.iter().filter(|t| allowed(t.name)).map(|t| format!("- {}: {}\n", t.signature, t.doc)).collect();
+        CATALOG.iter().filter(|t| allowed(t.name)).map(|t| format!("- {}: {}\n", t.signature(), t.doc)).collect();
     if takes_selectors(allowed) {
         out.push_str(&select::selector_help());
     }
@@ -97,14 +112,36 @@ pub fn describe(allowed: &dyn Fn(&str) -> bool) -> String {
 
 /// True when one of the allowed tools takes a selector (then its keys are shown).
 fn takes_selectors(allowed: &dyn Fn(&str) -> bool) -> bool {
-    CATALOG.iter().any(|t| allowed(t.name) && t.signature.contains("(sel"))
+    CATALOG.iter().any(|t| allowed(t.name) && t.takes_selector())
+}
+
+/// The catalog as JSON: one object per tool form (name, signature, doc, typed
+/// parameters, access, the gate's checks, the replay form), for programs that drive
+/// codeact and for JSON schemas.
+pub fn catalog_json(allowed: &dyn Fn(&str) -> bool) -> serde_json::Value {
+    let forms: Vec<serde_json::Value> = CATALOG
+        .iter()
+        .filter(|t| allowed(t.name))
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "signature": t.signature(),
+                "doc": t.doc,
+                "params": t.params,
+                "access": t.access,
+                "gates": t.gates,
+                "replay": t.replay,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(forms)
 }
 
 /// The catalog as a Markdown table (the README's copy; `codeact tools --markdown`).
 pub fn markdown_table(allowed: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::from("| Tool | What it does |\n|---|---|\n");
     for t in CATALOG.iter().filter(|t| allowed(t.name)) {
-        out.push_str(&format!("| `{}` | {} |\n", t.signature, t.doc.replace('|', "\\|")));
+        out.push_str(&format!("| `{}` | {} |\n", t.signature(), t.doc.replace('|', "\\|")));
     }
     if takes_selectors(allowed) {
         out.push_str(
@@ -128,33 +165,37 @@ pub fn markdown_table(allowed: &dyn Fn(&str) -> bool) -> String {
     out
 }
 
-/// The arities a signature documents: `swipe(x1, y1, x2, y2[, ms])` → 4 and 5.
-pub fn documented_arities(signature: &str) -> Vec<usize> {
-    let inside = signature.split_once('(').map_or("", |(_, rest)| rest.trim_end_matches(')'));
-    let (required, optional) = inside.split_once('[').unwrap_or((inside, ""));
-    let count = |s: &str| s.split(',').filter(|a| !a.trim().trim_matches(|c| c == '[' || c == ']').is_empty()).count();
-    let required = count(required);
-    let optional = count(optional);
-    (required..=required + optional).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn signatures_document_their_arities() {
-        assert_eq!(documented_arities("home()"), [0]);
-        assert_eq!(documented_arities("tap_by_index(index)"), [1]);
-        assert_eq!(documented_arities("swipe(x1, y1, x2, y2[, ms])"), [4, 5]);
-        assert_eq!(documented_arities("list_packages([include_system])"), [0, 1]);
+    fn signatures_are_made_from_the_parameters() {
+        let sig = |name: &str, n: usize| {
+            CATALOG.iter().find(|t| t.name == name && t.params.len() == n).map(|t| t.signature())
+        };
+        assert_eq!(sig("home", 0).as_deref(), Some("home()"));
+        assert_eq!(sig("tap_by_index", 1).as_deref(), Some("tap_by_index(index)"));
+        assert_eq!(sig("swipe", 5).as_deref(), Some("swipe(x1, y1, x2, y2[, ms])"));
+        assert_eq!(sig("list_packages", 1).as_deref(), Some("list_packages([include_system])"));
+        let swipe = CATALOG.iter().find(|t| t.name == "swipe").map(|t| t.arities());
+        assert_eq!(swipe, Some(4..=5));
     }
 
     #[test]
-    fn every_name_has_one_effect_and_every_doc_is_one_line() {
+    fn optional_parameters_come_last() {
         for t in CATALOG {
-            assert_eq!(effect_of(t.name), Some(t.effect), "{}: all forms of a tool have one effect", t.name);
-            assert!(!t.doc.contains('\n') && t.signature.starts_with(t.name), "{t:?}");
+            let first_optional = t.params.iter().position(|p| p.optional).unwrap_or(t.params.len());
+            assert!(t.params[first_optional..].iter().all(|p| p.optional), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn every_name_has_one_access_and_replay_and_every_doc_is_one_line() {
+        for t in CATALOG {
+            assert_eq!(access_of(t.name), Some(t.access), "{}: all forms of a tool have one access", t.name);
+            assert_eq!(replay_of(t.name), Some(t.replay), "{}: all forms of a tool replay one way", t.name);
+            assert!(!t.doc.contains('\n'), "{t:?}");
         }
     }
 }

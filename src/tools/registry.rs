@@ -14,6 +14,7 @@ use std::time::Instant;
 use rhai::{Dynamic, EvalAltResult, ImmutableString};
 
 use super::context::{SharedContext, ToolContext, lock};
+use super::declaration::Gate;
 use super::error::ToolError;
 use crate::error_text::full_message;
 use crate::isolation::{Param, ToolSignature};
@@ -28,7 +29,7 @@ pub type ToolFn = Box<dyn Fn(Vec<Dynamic>) -> ScriptResult<Dynamic> + Send + Syn
 pub struct Overload {
     pub tool: &'static str,
     /// The documented form of the tool this overload belongs to.
-    pub form: &'static str,
+    pub form: String,
     pub params: Vec<Param>,
     call: ToolFn,
 }
@@ -45,7 +46,7 @@ impl ToolTable {
     pub fn signatures(&self) -> Vec<ToolSignature> {
         self.overloads
             .iter()
-            .map(|o| ToolSignature { name: o.tool.to_string(), params: o.params.clone(), form: o.form.to_string() })
+            .map(|o| ToolSignature { name: o.tool.to_string(), params: o.params.clone(), form: o.form.clone() })
             .collect()
     }
 
@@ -143,7 +144,9 @@ pub struct Registrar<'a> {
     ctx: SharedContext,
     shared: Arc<Shared>,
     tool: &'static str,
-    form: &'static str,
+    form: String,
+    /// The gate's checks the current form's acts may pass.
+    gates: &'static [Gate],
 }
 
 /// Registers one overload of the tool a [`Registrar`] is on:
@@ -152,7 +155,7 @@ pub struct Registrar<'a> {
 /// [`call`]; its arguments are recorded as Rhai literals.
 macro_rules! tool {
     ($r:expr, |$c:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {{
-        let (ctx, shared, tool) = $r.context();
+        let (ctx, shared, tool, gates) = $r.context();
         let params = vec![$(<$ty as $crate::tools::registry::ToolParam>::PARAM),*];
         $r.add(params, Box::new(move |args: Vec<rhai::Dynamic>| {
             #[allow(unused_mut, unused_variables)]
@@ -160,7 +163,7 @@ macro_rules! tool {
             $(let $arg: $ty = $crate::tools::registry::take(tool, &mut args)?;)*
             let secret = false $(|| $crate::tools::registry::ToolParam::holds_secret(&$arg))*;
             let shown: Vec<String> = vec![$(format!("{:?}", $arg)),*];
-            $crate::tools::registry::call(&ctx, &shared, tool, shown, secret, |$c: &mut $crate::tools::ToolContext| $body)
+            $crate::tools::registry::call(&ctx, &shared, (tool, gates), shown, secret, |$c: &mut $crate::tools::ToolContext| $body)
                 .map(rhai::Dynamic::from)
         }));
     }};
@@ -169,36 +172,38 @@ pub(crate) use tool;
 
 impl<'a> Registrar<'a> {
     pub(crate) fn new(table: &'a mut ToolTable, ctx: SharedContext, shared: Arc<Shared>) -> Self {
-        Self { table, ctx, shared, tool: "", form: "" }
+        Self { table, ctx, shared, tool: "", form: String::new(), gates: &[] }
     }
 
-    /// The tool the next overloads belong to, and its documented form.
-    pub(crate) fn for_tool(&mut self, name: &'static str, form: &'static str) -> &mut Self {
-        self.tool = name;
+    /// The tool form the next overloads belong to: its name, its signature, and the
+    /// gate's checks its acts may pass.
+    pub(crate) fn for_form(&mut self, tool: &'static str, form: String, gates: &'static [Gate]) -> &mut Self {
+        self.tool = tool;
         self.form = form;
+        self.gates = gates;
         self
     }
 
-    /// What an overload of the current tool needs: the context, the shared state and
-    /// the tool's name.
-    pub(crate) fn context(&self) -> (SharedContext, Arc<Shared>, &'static str) {
-        (self.ctx.clone(), self.shared.clone(), self.tool)
+    /// What an overload of the current tool needs: the context, the shared state,
+    /// the tool's name and the gate's checks its acts may pass.
+    pub(crate) fn context(&self) -> (SharedContext, Arc<Shared>, &'static str, &'static [Gate]) {
+        (self.ctx.clone(), self.shared.clone(), self.tool, self.gates)
     }
 
     /// Adds an overload of the current tool.
     pub(crate) fn add(&mut self, params: Vec<Param>, call: ToolFn) {
-        self.table.overloads.push(Overload { tool: self.tool, form: self.form, params, call });
+        self.table.overloads.push(Overload { tool: self.tool, form: self.form.clone(), params, call });
     }
 }
 
 /// Runs one tool call: locks the context, bounds the device by the snippet's
-/// deadline, records the call (with whatever it captured), and turns an error into a
-/// script error that names the tool and says how it failed. Every device tool goes
-/// through here.
+/// deadline, holds the call to the gate's checks its tool declared, records the call
+/// (with whatever it captured), and turns an error into a script error that names
+/// the tool and says how it failed. Every device tool goes through here.
 pub(crate) fn call<T>(
     ctx: &SharedContext,
     shared: &Shared,
-    tool: &str,
+    (tool, gates): (&'static str, &'static [Gate]),
     args: Vec<String>,
     holds_secret: bool,
     body: impl FnOnce(&mut ToolContext) -> Result<T, ToolError>,
@@ -218,7 +223,7 @@ pub(crate) fn call<T>(
     let deadline = started + shared.time_left();
     let mut c = lock(ctx);
     c.capture = Capture::default();
-    c.begin_call();
+    c.begin_call(tool, gates);
     let result = c.bounded(deadline, body);
     let capture = std::mem::take(&mut c.capture);
     drop(c);

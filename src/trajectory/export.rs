@@ -8,6 +8,8 @@
 use regex::Regex;
 
 use super::step::{StepOutcome, StepRecord};
+use crate::sandbox::Action;
+use crate::tools::{Replay, index_tools, replay_of};
 
 fn comment(text: &str, out: &mut String) {
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -17,9 +19,18 @@ fn comment(text: &str, out: &mut String) {
     }
 }
 
+/// The call a replay makes for `action` when the tool acted on an index and the
+/// element it hit has a recorded selector (`tap_by_index(3)` → `tap(#{id: "send"})`).
+fn as_selector_call(action: &Action) -> Option<String> {
+    let Some(Replay::IndexAsSelector(by)) = replay_of(&action.tool) else { return None };
+    Some(format!("{by}({});", action.capture.target.as_deref()?))
+}
+
 /// Replaces literal index taps with the selectors recorded for them, in order.
 fn with_selectors(code: &str, targets: &[(&str, i64, Option<&str>)]) -> String {
-    let Ok(pattern) = Regex::new(r"\b(tap_by_index|long_press_by_index)\s*\(\s*(\d+)\s*\)") else {
+    let tools: Vec<(&str, &str)> = index_tools().collect();
+    let names: Vec<&str> = tools.iter().map(|(name, _)| *name).collect();
+    let Ok(pattern) = Regex::new(&format!(r"\b({})\s*\(\s*(\d+)\s*\)", names.join("|"))) else {
         return code.to_string();
     };
     let mut used = vec![false; targets.len()];
@@ -34,7 +45,7 @@ fn with_selectors(code: &str, targets: &[(&str, i64, Option<&str>)]) -> String {
             match found.and_then(|i| Some((i, targets[i].2?))) {
                 Some((i, selector)) => {
                     used[i] = true;
-                    let call = if tool == "tap_by_index" { "tap" } else { "long_press" };
+                    let call = tools.iter().find(|(name, _)| *name == tool).map_or(tool, |(_, by)| *by);
                     format!("{call}({selector})")
                 }
                 None => caps[0].to_string(),
@@ -92,11 +103,9 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
                     out.push_str("// What it did before failing:\n");
                 }
                 for a in done {
-                    match (a.capture.target.as_deref(), selectors, a.tool.as_str()) {
-                        (Some(sel), true, "tap_by_index") => out.push_str(&format!("tap({sel});\n")),
-                        (Some(sel), true, "long_press_by_index") => out.push_str(&format!("long_press({sel});\n")),
-                        _ => out.push_str(&format!("{}\n", repeated_call(a))),
-                    }
+                    let call = as_selector_call(a).filter(|_| selectors).unwrap_or_else(|| repeated_call(a));
+                    out.push_str(&call);
+                    out.push('\n');
                 }
             }
         }
@@ -107,7 +116,7 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
 /// A recorded call as a statement that repeats it; a call whose arguments were too
 /// long to keep whole fails the replay there, saying so, instead of repeating
 /// something else.
-fn repeated_call(a: &crate::sandbox::Action) -> String {
+fn repeated_call(a: &Action) -> String {
     if a.args_whole() {
         return format!("{}({});", a.tool, a.args.join(", "));
     }
@@ -144,11 +153,7 @@ pub fn replay_code(step: &StepRecord) -> Option<String> {
             let done: Vec<String> = step
                 .done_before_failing()
                 .into_iter()
-                .map(|a| match (a.capture.target.as_deref(), a.tool.as_str()) {
-                    (Some(sel), "tap_by_index") => format!("tap({sel});"),
-                    (Some(sel), "long_press_by_index") => format!("long_press({sel});"),
-                    _ => repeated_call(a),
-                })
+                .map(|a| as_selector_call(a).unwrap_or_else(|| repeated_call(a)))
                 .collect();
             (!done.is_empty()).then(|| done.join("\n"))
         }
@@ -165,7 +170,7 @@ pub fn replay_anchor(step: &StepRecord) -> Option<String> {
             return Some(target.clone());
         }
         let first = a.args.first()?;
-        let selector_tool = matches!(a.tool.as_str(), "tap" | "long_press" | "set_text" | "swipe_on" | "scroll");
+        let selector_tool = replay_of(&a.tool) == Some(Replay::BySelector);
         (selector_tool && a.args.len() <= 2 && (first.starts_with("#{") || first.starts_with('"')))
             .then(|| first.clone())
     })

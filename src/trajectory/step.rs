@@ -4,7 +4,7 @@
 
 use crate::llm::Usage;
 use crate::sandbox::{Action, RunError, RunResult};
-use crate::tools::{Effect, effect_of};
+use crate::tools::{Access, Replay, access_of, replay_of};
 
 /// What became of the code a step's reply held.
 #[derive(Debug, Clone)]
@@ -88,7 +88,7 @@ impl StepRecord {
     pub fn index_targets(&self) -> Vec<(&str, i64, Option<&str>)> {
         self.actions()
             .iter()
-            .filter(|a| a.tool == "tap_by_index" || a.tool == "long_press_by_index")
+            .filter(|a| matches!(replay_of(&a.tool), Some(Replay::IndexAsSelector(_))))
             .filter_map(|a| Some((a.tool.as_str(), a.args.first()?.parse().ok()?, a.capture.target.as_deref())))
             .collect()
     }
@@ -98,7 +98,7 @@ impl StepRecord {
     pub fn done_before_failing(&self) -> Vec<&Action> {
         match self.ran() {
             Some(r) if r.error.is_some() => {
-                r.actions.iter().filter(|a| a.succeeded() && effect_of(&a.tool) == Some(Effect::Acts)).collect()
+                r.actions.iter().filter(|a| a.succeeded() && access_of(&a.tool) == Some(Access::Acts)).collect()
             }
             _ => Vec::new(),
         }

@@ -141,10 +141,8 @@ fn registered_tools_are_the_catalog_and_the_readme_table() {
     // catalog's signatures document.
     let sb = session();
     let mut registered: Vec<(String, usize)> = sb.registered().iter().map(|(n, a)| (n.to_string(), *a)).collect();
-    let mut documented: Vec<(String, usize)> = codeact::tools::CATALOG
-        .iter()
-        .flat_map(|t| codeact::tools::documented_arities(t.signature).into_iter().map(|a| (t.name.to_string(), a)))
-        .collect();
+    let mut documented: Vec<(String, usize)> =
+        codeact::tools::CATALOG.iter().flat_map(|t| t.arities().map(|a| (t.name.to_string(), a))).collect();
     registered.sort();
     documented.sort();
     assert_eq!(registered, documented, "registrations and signatures disagree");

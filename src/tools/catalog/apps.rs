@@ -7,7 +7,7 @@ use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 fn start(c: &mut ToolContext, package: &str, activity: Option<&str>) -> Result<(), ToolError> {
     c.act(DeviceAct::StartApp { package, activity })
@@ -53,9 +53,18 @@ fn start_with(c: &mut ToolContext, package: &str, second: &Dynamic) -> Result<()
 
 pub(crate) const START_APP: ToolSpec = ToolSpec {
     name: "start_app",
-    signature: "start_app(package[, activity or options])",
+    params: &[
+        common::PACKAGE,
+        ParamSpec::optional(
+            "activity or options",
+            ParamKind::TextOrMap,
+            "an activity to start at, or #{clear: true} to forget the app's data first",
+        ),
+    ],
     doc: "Start an app by package name, optionally at an activity; start_app(pkg, #{clear: true}) forgets its data first (a clean launch).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::App],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, package: ImmutableString| start(c, &package, None));
         tool!(r, |c, package: ImmutableString, second: Dynamic| start_with(c, &package, &second));
@@ -74,25 +83,31 @@ fn open_link(c: &mut ToolContext, uri: &str) -> Result<(), ToolError> {
 
 pub(crate) const OPEN_URL: ToolSpec = ToolSpec {
     name: "open_url",
-    signature: "open_url(uri)",
+    params: &[ParamSpec::new("uri", ParamKind::Text, "a link or deep link: https://…, sms:…, myapp://…")],
     doc: "Open a link or deep link in the app that handles it (\"https://…\", \"sms:张三\", \"myapp://screen\").",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::App],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, uri: ImmutableString| open_link(c, &uri)),
 };
 
 pub(crate) const CLEAR_APP_DATA: ToolSpec = ToolSpec {
     name: "clear_app_data",
-    signature: "clear_app_data(package)",
+    params: &[common::PACKAGE],
     doc: "Stop an app and forget its data (pm clear): the next start is a first start.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::App],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, package: ImmutableString| clear_data(c, &package)),
 };
 
 pub(crate) const OPEN_APP: ToolSpec = ToolSpec {
     name: "open_app",
-    signature: "open_app(name)",
+    params: &[ParamSpec::new("name", ParamKind::Text, "the app's name in any language, or its package")],
     doc: "Open an app by its name in any language (\"Settings\", \"设置\", \"Messages\") or package; returns the package.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::App],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, name: ImmutableString| {
             let apps = c.options.apps.clone();
@@ -105,9 +120,11 @@ pub(crate) const OPEN_APP: ToolSpec = ToolSpec {
 
 pub(crate) const LIST_PACKAGES: ToolSpec = ToolSpec {
     name: "list_packages",
-    signature: "list_packages([include_system])",
+    params: &[ParamSpec::optional("include_system", ParamKind::Boolean, "list system packages too (default false)")],
     doc: "Installed package names (third-party only unless include_system is true).",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c| packages(c, false));
         tool!(r, |c, include_system: bool| packages(c, include_system));

@@ -9,7 +9,7 @@ use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 fn shell(c: &mut ToolContext, command: &str) -> Result<Map, ToolError> {
     // Judged by its words and by the input it injects; the screen settles after it.
@@ -46,17 +46,21 @@ fn clipboard(c: &mut ToolContext, set: Option<&str>) -> Result<String, ToolError
 
 pub(crate) const GET_CLIPBOARD: ToolSpec = ToolSpec {
     name: "get_clipboard",
-    signature: "get_clipboard()",
+    params: &[],
     doc: "The text on the clipboard (the virtual phone; a real one lets only the app in front read it).",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c| clipboard(c, None)),
 };
 
 pub(crate) const SET_CLIPBOARD: ToolSpec = ToolSpec {
     name: "set_clipboard",
-    signature: "set_clipboard(text)",
+    params: &[common::TEXT],
     doc: "Put text on the clipboard (the virtual phone); press_key(\"KEYCODE_PASTE\") pastes it into the focused field.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, text: ImmutableString| {
             clipboard(c, Some(&text))?;
@@ -67,24 +71,30 @@ pub(crate) const SET_CLIPBOARD: ToolSpec = ToolSpec {
 
 pub(crate) const STOP_APP: ToolSpec = ToolSpec {
     name: "stop_app",
-    signature: "stop_app(package)",
+    params: &[common::PACKAGE],
     doc: "Force-stop an app by package name (its next start is a cold one).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, package: ImmutableString| c.act(DeviceAct::StopApp(&package))),
 };
 
 pub(crate) const HIDE_KEYBOARD: ToolSpec = ToolSpec {
     name: "hide_keyboard",
-    signature: "hide_keyboard()",
+    params: &[],
     doc: "Hide the on-screen keyboard if it is shown (nothing else is pressed); returns whether it was.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c| hide_keyboard(c)),
 };
 
 pub(crate) const SHELL: ToolSpec = ToolSpec {
     name: "shell",
-    signature: "shell(command)",
+    params: &[ParamSpec::new("command", ParamKind::Text, "a command line for the device's shell")],
     doc: "Run a shell command on the device; returns #{output, error, code}. On the virtual phone, shell(\"simctl state\") is its whole state as JSON.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Command],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, command: ImmutableString| shell(c, &command)),
 };

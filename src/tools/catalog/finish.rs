@@ -8,15 +8,20 @@ use crate::tools::registry::take;
 
 use crate::sandbox::FailureKind;
 use crate::tools::error::ToolError;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 
 pub(crate) const COMPLETE: ToolSpec = ToolSpec {
     name: "complete",
-    signature: "complete(success[, reason])",
+    params: &[
+        ParamSpec::new("success", ParamKind::Boolean, "whether the task is done"),
+        ParamSpec::optional("reason", ParamKind::Text, "what was achieved, or why it failed"),
+    ],
     doc: "Finish the task: complete(true, \"why\") or complete(false, \"why it failed\").",
-    effect: Effect::Finishes,
+    access: Access::Finishes,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
-        let (_, shared, tool) = r.context();
+        let (_, shared, tool, _) = r.context();
         let finish = move |success: bool, reason: &str| -> Box<EvalAltResult> {
             if !success && reason.trim().is_empty() {
                 return shared.fail(tool, FailureKind::BadArgument, format!("{tool}: {}", ToolError::NoReason));

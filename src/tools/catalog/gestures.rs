@@ -7,7 +7,7 @@ use crate::tools::arguments::gesture_ms;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 /// A point gesture after it is resolved: where, and for how long.
 fn press(c: &mut ToolContext, point: (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {
@@ -33,9 +33,11 @@ fn stroke(c: &mut ToolContext, drag: bool, p: [&Dynamic; 4], ms: i64) -> Result<
 
 pub(crate) const TAP_BY_INDEX: ToolSpec = ToolSpec {
     name: "tap_by_index",
-    signature: "tap_by_index(index)",
+    params: &[ParamSpec::new("index", ParamKind::Integer, "the element's index in ui_state")],
     doc: "Tap the element with this ui_state index (refuses if the screen changed under it).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element],
+    replay: Replay::IndexAsSelector("tap"),
     register: |r| {
         tool!(r, |c, index: i64| {
             let point = c.element_center(index)?;
@@ -46,9 +48,11 @@ pub(crate) const TAP_BY_INDEX: ToolSpec = ToolSpec {
 
 pub(crate) const LONG_PRESS_BY_INDEX: ToolSpec = ToolSpec {
     name: "long_press_by_index",
-    signature: "long_press_by_index(index)",
+    params: &[ParamSpec::new("index", ParamKind::Integer, "the element's index in ui_state")],
     doc: "Long-press the element with this ui_state index.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element],
+    replay: Replay::IndexAsSelector("long_press"),
     register: |r| {
         tool!(r, |c, index: i64| {
             let point = c.element_center(index)?;
@@ -59,9 +63,11 @@ pub(crate) const LONG_PRESS_BY_INDEX: ToolSpec = ToolSpec {
 
 pub(crate) const TAP_POINT: ToolSpec = ToolSpec {
     name: "tap",
-    signature: "tap(x, y)",
+    params: &[common::X, common::Y],
     doc: "Tap a point: integers are pixels, floats in 0..1 are fractions of the screen.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Point],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, x: Dynamic, y: Dynamic| {
             let point = c.point(&x, &y)?;
@@ -72,9 +78,15 @@ pub(crate) const TAP_POINT: ToolSpec = ToolSpec {
 
 pub(crate) const LONG_PRESS_POINT: ToolSpec = ToolSpec {
     name: "long_press",
-    signature: "long_press(x, y[, ms])",
+    params: &[
+        common::X,
+        common::Y,
+        ParamSpec::optional("ms", ParamKind::Integer, "how long to hold, in milliseconds (default 800)"),
+    ],
     doc: "Press and hold a point (default 800 ms).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Point],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, x: Dynamic, y: Dynamic| long_press_at(c, &x, &y, 800));
         tool!(r, |c, x: Dynamic, y: Dynamic, ms: i64| long_press_at(c, &x, &y, ms));
@@ -83,9 +95,17 @@ pub(crate) const LONG_PRESS_POINT: ToolSpec = ToolSpec {
 
 pub(crate) const SWIPE: ToolSpec = ToolSpec {
     name: "swipe",
-    signature: "swipe(x1, y1, x2, y2[, ms])",
+    params: &[
+        common::X1,
+        common::Y1,
+        common::X2,
+        common::Y2,
+        ParamSpec::optional("ms", ParamKind::Integer, "how long the swipe takes, in milliseconds (default 300)"),
+    ],
     doc: "Swipe from one point to another (default 300 ms); swipe up to scroll down.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Point],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| stroke(c, false, [&x1, &y1, &x2, &y2], 300));
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| {
@@ -96,9 +116,17 @@ pub(crate) const SWIPE: ToolSpec = ToolSpec {
 
 pub(crate) const DRAG: ToolSpec = ToolSpec {
     name: "drag",
-    signature: "drag(x1, y1, x2, y2[, ms])",
+    params: &[
+        common::X1,
+        common::Y1,
+        common::X2,
+        common::Y2,
+        ParamSpec::optional("ms", ParamKind::Integer, "how long the drag takes, in milliseconds (default 1000)"),
+    ],
     doc: "Drag and drop from one point to another (default 1000 ms).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Point],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| stroke(c, true, [&x1, &y1, &x2, &y2], 1000));
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| {

@@ -11,7 +11,7 @@ use crate::tools::acting::DeviceAct;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 
 /// The most of a question or a reason a person is shown.
 const QUESTION_BYTES: usize = 2000;
@@ -68,24 +68,30 @@ fn type_secret(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {
 
 pub(crate) const ASK_USER: ToolSpec = ToolSpec {
     name: "ask_user",
-    signature: "ask_user(question)",
+    params: &[ParamSpec::new("question", ParamKind::Text, "what to ask the person")],
     doc: "Ask the person running this a question and return their answer (a code, a choice); fails when nobody can answer.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, question: ImmutableString| ask(c, &question)),
 };
 
 pub(crate) const TAKE_OVER: ToolSpec = ToolSpec {
     name: "take_over",
-    signature: "take_over(reason)",
+    params: &[ParamSpec::new("reason", ParamKind::Text, "why the person must act (a login, a CAPTCHA)")],
     doc: "Hand the phone to the person (a login, a CAPTCHA) and wait; ui_state is then the screen they left; returns their note.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, reason: ImmutableString| take_over(c, &reason)),
 };
 
 pub(crate) const TYPE_SECRET: ToolSpec = ToolSpec {
     name: "type_secret",
-    signature: "type_secret(name)",
+    params: &[ParamSpec::new("name", ParamKind::Text, "the secret's name (CODEACT_SECRET_<NAME> or the secrets file)")],
     doc: "Type the secret called name (from $CODEACT_SECRET_NAME or the secrets file) into the focused field; its value is never shown.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Text],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, name: ImmutableString| type_secret(c, &name)),
 };

@@ -6,13 +6,15 @@ use rhai::{Array, Dynamic, ImmutableString};
 use crate::tools::context::{ANSWER_BYTES, MEMORY_ITEM_BYTES, MEMORY_ITEMS};
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 
 pub(crate) const REMEMBER: ToolSpec = ToolSpec {
     name: "remember",
-    signature: "remember(text)",
+    params: &[ParamSpec::new("text", ParamKind::Text, "the fact to keep")],
     doc: "Keep a fact for later steps (returned by memory(); the last 20 are kept).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, text: ImmutableString| {
             if text.len() > MEMORY_ITEM_BYTES {
@@ -29,17 +31,21 @@ pub(crate) const REMEMBER: ToolSpec = ToolSpec {
 
 pub(crate) const MEMORY: ToolSpec = ToolSpec {
     name: "memory",
-    signature: "memory()",
+    params: &[],
     doc: "The facts remembered so far, as an array of strings.",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c| Ok(c.memory.iter().cloned().map(Dynamic::from).collect::<Array>())),
 };
 
 pub(crate) const ANSWER: ToolSpec = ToolSpec {
     name: "answer",
-    signature: "answer(text)",
+    params: &[ParamSpec::new("text", ParamKind::Text, "the answer to the task's question")],
     doc: "Give the answer when the task asks a question (\"What is Bob's number?\"); then complete(true). A later answer replaces it.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, text: Dynamic| {
             if text.is_unit() {

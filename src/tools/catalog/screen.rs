@@ -8,7 +8,7 @@ use crate::tools::arguments::wait_ms;
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 
 /// Width and height from a PNG's header.
 fn png_size(png: &[u8]) -> Option<(u32, u32)> {
@@ -18,9 +18,11 @@ fn png_size(png: &[u8]) -> Option<(u32, u32)> {
 
 pub(crate) const WAIT: ToolSpec = ToolSpec {
     name: "wait",
-    signature: "wait(ms)",
+    params: &[ParamSpec::new("ms", ParamKind::Integer, "how long to wait, in milliseconds")],
     doc: "Wait this many milliseconds (bounded by the snippet's time limit).",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, ms: i64| {
             let ms = wait_ms(ms, "ms")?;
@@ -34,9 +36,11 @@ pub(crate) const WAIT: ToolSpec = ToolSpec {
 
 pub(crate) const REFRESH: ToolSpec = ToolSpec {
     name: "refresh",
-    signature: "refresh()",
+    params: &[],
     doc: "Read the screen again: ui_state and phone_state are updated.",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c| {
             let seen = c.refresh()?;
@@ -72,9 +76,11 @@ fn screenshot(c: &mut ToolContext, name: Option<&str>) -> Result<Map, ToolError>
 
 pub(crate) const SCREENSHOT: ToolSpec = ToolSpec {
     name: "screenshot",
-    signature: "screenshot([name])",
+    params: &[ParamSpec::optional("name", ParamKind::Text, "a name for the file it is kept as")],
     doc: "Take a screenshot (kept in the trajectory, as NNNN-name.png when named); returns #{width, height, bytes}.",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c| screenshot(c, None));
         tool!(r, |c, name: ImmutableString| screenshot(c, Some(&name)));

@@ -17,7 +17,7 @@ use crate::tools::effect::safe_to_repeat;
 use crate::tools::error::{Awaited, ToolError};
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use crate::tools::state;
 use crate::tools::watchers::keyboard_covers;
 use crate::ui::{Element, UiTree};
@@ -319,17 +319,31 @@ fn finger_for_scroll(direction: &str) -> &str {
 
 pub(crate) const SWIPE_ON: ToolSpec = ToolSpec {
     name: "swipe_on",
-    signature: "swipe_on(sel, direction)",
+    params: &[
+        common::SEL,
+        ParamSpec::new("direction", ParamKind::Text, "where the finger moves: \"up\", \"down\", \"left\" or \"right\""),
+    ],
     doc: "Swipe inside the element a selector finds, the finger moving \"up\", \"down\", \"left\" or \"right\" (a carousel, a row to dismiss).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element],
+    replay: Replay::BySelector,
     register: |r| tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(c, &sel, &direction, false)),
 };
 
 pub(crate) const SCROLL: ToolSpec = ToolSpec {
     name: "scroll",
-    signature: "scroll(sel, direction)",
+    params: &[
+        common::SEL,
+        ParamSpec::new(
+            "direction",
+            ParamKind::Text,
+            "where the content moves into view: \"down\", \"up\", \"left\" or \"right\"",
+        ),
+    ],
     doc: "Scroll the content of the element a selector finds \"down\", \"up\", \"left\" or \"right\" (one swipe).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element],
+    replay: Replay::BySelector,
     register: |r| {
         tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(
             c,
@@ -342,17 +356,21 @@ pub(crate) const SCROLL: ToolSpec = ToolSpec {
 
 pub(crate) const FIND: ToolSpec = ToolSpec {
     name: "find",
-    signature: "find(sel)",
+    params: &[common::SEL],
     doc: "The first element matching a selector on the live screen (a map like ui_state's; index -1 if ui_state does not show it), or ().",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, sel: Dynamic| first(c, &sel)),
 };
 
 pub(crate) const FIND_ALL: ToolSpec = ToolSpec {
     name: "find_all",
-    signature: "find_all(sel)",
+    params: &[common::SEL],
     doc: "Every element matching a selector, in reading order.",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, sel: Dynamic| {
             let sel = c.selector(&sel)?;
@@ -364,25 +382,31 @@ pub(crate) const FIND_ALL: ToolSpec = ToolSpec {
 
 pub(crate) const TAP_SELECTOR: ToolSpec = ToolSpec {
     name: "tap",
-    signature: "tap(sel)",
+    params: &[common::SEL],
     doc: "Tap the element a selector finds: \"Wi-Fi\" (text, desc or hint: exact, else contains) or #{id: \"send\", below: \"To\"} (keys: see Selectors).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element],
+    replay: Replay::BySelector,
     register: |r| tool!(r, |c, sel: Dynamic| press(c, &sel, false)),
 };
 
 pub(crate) const LONG_PRESS_SELECTOR: ToolSpec = ToolSpec {
     name: "long_press",
-    signature: "long_press(sel)",
+    params: &[common::SEL],
     doc: "Long-press the element a selector finds.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element],
+    replay: Replay::BySelector,
     register: |r| tool!(r, |c, sel: Dynamic| press(c, &sel, true)),
 };
 
 pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
     name: "set_text",
-    signature: "set_text(sel, text)",
+    params: &[common::SEL, ParamSpec::new("text", ParamKind::Text, "what the field is to hold")],
     doc: "Tap a text field, empty it and type text; fails if the selector finds no text field or the field does not show the text afterwards.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element, Gate::Text],
+    replay: Replay::BySelector,
     register: |r| {
         tool!(r, |c, sel: Dynamic, text: ImmutableString| {
             let sel = c.selector(&sel)?;
@@ -401,9 +425,11 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
 
 pub(crate) const WAIT_FOR: ToolSpec = ToolSpec {
     name: "wait_for",
-    signature: "wait_for(sel[, timeout_ms])",
+    params: &[common::SEL, common::TIMEOUT_MS],
     doc: "Wait until a selector matches (default 5000 ms); returns the element.",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, sel: Dynamic| wait(c, &sel, 5000, Awaited::Appear));
         tool!(r, |c, sel: Dynamic, timeout_ms: i64| wait(c, &sel, timeout_ms, Awaited::Appear));
@@ -412,9 +438,11 @@ pub(crate) const WAIT_FOR: ToolSpec = ToolSpec {
 
 pub(crate) const WAIT_GONE: ToolSpec = ToolSpec {
     name: "wait_gone",
-    signature: "wait_gone(sel[, timeout_ms])",
+    params: &[common::SEL, common::TIMEOUT_MS],
     doc: "Wait until nothing matches a selector (default 5000 ms).",
-    effect: Effect::Reads,
+    access: Access::Reads,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, sel: Dynamic| wait(c, &sel, 5000, Awaited::GoAway));
         tool!(r, |c, sel: Dynamic, timeout_ms: i64| wait(c, &sel, timeout_ms, Awaited::GoAway));
@@ -423,9 +451,11 @@ pub(crate) const WAIT_GONE: ToolSpec = ToolSpec {
 
 pub(crate) const ASSERT_VISIBLE: ToolSpec = ToolSpec {
     name: "assert_visible",
-    signature: "assert_visible(sel)",
+    params: &[common::SEL],
     doc: "Fail the script unless a selector matches on screen.",
-    effect: Effect::Asserts,
+    access: Access::Asserts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, sel: Dynamic| {
             let sel = c.selector(&sel)?;
@@ -441,9 +471,11 @@ pub(crate) const ASSERT_VISIBLE: ToolSpec = ToolSpec {
 
 pub(crate) const ASSERT_NOT_VISIBLE: ToolSpec = ToolSpec {
     name: "assert_not_visible",
-    signature: "assert_not_visible(sel)",
+    params: &[common::SEL],
     doc: "Fail the script if a selector matches on screen.",
-    effect: Effect::Asserts,
+    access: Access::Asserts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, sel: Dynamic| {
             let sel = c.selector(&sel)?;
@@ -459,9 +491,11 @@ pub(crate) const ASSERT_NOT_VISIBLE: ToolSpec = ToolSpec {
 
 pub(crate) const SCROLL_UNTIL_VISIBLE: ToolSpec = ToolSpec {
     name: "scroll_until_visible",
-    signature: "scroll_until_visible(sel[, direction])",
+    params: &[common::SEL, ParamSpec::optional("direction", ParamKind::Text, "\"down\" (the default) or \"up\"")],
     doc: "Swipe (\"down\" by default, or \"up\") until a selector matches; returns the element.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[Gate::Element],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, sel: Dynamic| scroll_until(c, &sel, "down"));
         tool!(r, |c, sel: Dynamic, direction: ImmutableString| scroll_until(c, &sel, &direction));

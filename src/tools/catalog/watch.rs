@@ -10,7 +10,7 @@ use rhai::{Dynamic, ImmutableString};
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
-use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 /// How many script watchers a session holds at once.
 const MAX_WATCHERS: usize = 16;
@@ -34,25 +34,31 @@ fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<Str
 
 pub(crate) const WATCH: ToolSpec = ToolSpec {
     name: "watch",
-    signature: "watch(sel, fn)",
+    params: &[common::SEL, common::WATCHER_FN],
     doc: "From now on, whenever sel matches between actions or before a lookup, call fn(element) first, e.g. watch(\"Not now\", |el| tap(el.text)). Returns the watcher's name: the selector's text.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, sel: Dynamic, _function: Dynamic| declare(c, None, &sel)),
 };
 
 pub(crate) const WATCH_NAMED: ToolSpec = ToolSpec {
     name: "watch",
-    signature: "watch(name, sel, fn)",
+    params: &[ParamSpec::new("name", ParamKind::Text, "the watcher's name"), common::SEL, common::WATCHER_FN],
     doc: "The same with a name of your own (a watcher with that name is replaced).",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| tool!(r, |c, name: ImmutableString, sel: Dynamic, _function: Dynamic| declare(c, Some(&name), &sel)),
 };
 
 pub(crate) const UNWATCH: ToolSpec = ToolSpec {
     name: "unwatch",
-    signature: "unwatch(name)",
+    params: &[ParamSpec::new("name", ParamKind::Text, "the watcher's name")],
     doc: "Remove the watcher with that name; returns whether there was one.",
-    effect: Effect::Acts,
+    access: Access::Acts,
+    gates: &[],
+    replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, name: ImmutableString| {
             let before = c.script_watchers.len();
