@@ -65,9 +65,10 @@ pub fn access_of(name: &str) -> Option<Access> {
     CATALOG.iter().find(|t| t.name == name).map(|t| t.access)
 }
 
-/// How a replay repeats a call of the tool called `name` (every form has the same).
-pub fn replay_of(name: &str) -> Option<Replay> {
-    CATALOG.iter().find(|t| t.name == name).map(|t| t.replay)
+/// How a replay repeats a call of the tool called `name` with `args` arguments (its
+/// form's way: `tap("OK")` by selector, `tap(500, 600)` as is).
+pub fn replay_of(name: &str, args: usize) -> Option<Replay> {
+    CATALOG.iter().find(|t| t.name == name && t.arities().contains(&args)).map(|t| t.replay)
 }
 
 /// The tools that act on a `ui_state` index, each with the tool its replay calls
@@ -183,6 +184,25 @@ mod tests {
     }
 
     #[test]
+    fn replay_forms_fit_the_parameters() {
+        for t in CATALOG {
+            match t.replay {
+                Replay::BySelector => assert_eq!(t.params.first().map(|p| p.kind), Some(ParamKind::Selector), "{t:?}"),
+                Replay::IndexAsSelector(by) => {
+                    let by_selector = CATALOG.iter().any(|s| s.name == by && s.replay == Replay::BySelector);
+                    assert!(by_selector, "{t:?} is replayed as {by}(sel), which must take a selector");
+                }
+                Replay::AsIs => {}
+            }
+            // Forms of one name with the same number of arguments would make a
+            // recorded call's form ambiguous.
+            for other in CATALOG.iter().filter(|o| o.name == t.name && !std::ptr::eq(*o, t)) {
+                assert!(t.arities().all(|n| !other.arities().contains(&n)), "{t:?} and {other:?} overlap in arity");
+            }
+        }
+    }
+
+    #[test]
     fn optional_parameters_come_last() {
         for t in CATALOG {
             let first_optional = t.params.iter().position(|p| p.optional).unwrap_or(t.params.len());
@@ -194,7 +214,6 @@ mod tests {
     fn every_name_has_one_access_and_replay_and_every_doc_is_one_line() {
         for t in CATALOG {
             assert_eq!(access_of(t.name), Some(t.access), "{}: all forms of a tool have one access", t.name);
-            assert_eq!(replay_of(t.name), Some(t.replay), "{}: all forms of a tool replay one way", t.name);
             assert!(!t.doc.contains('\n'), "{t:?}");
         }
     }

@@ -22,7 +22,7 @@ fn comment(text: &str, out: &mut String) {
 /// The call a replay makes for `action` when the tool acted on an index and the
 /// element it hit has a recorded selector (`tap_by_index(3)` → `tap(#{id: "send"})`).
 fn as_selector_call(action: &Action) -> Option<String> {
-    let Some(Replay::IndexAsSelector(by)) = replay_of(&action.tool) else { return None };
+    let Some(Replay::IndexAsSelector(by)) = replay_of(&action.tool, action.args.len()) else { return None };
     Some(format!("{by}({});", action.capture.target.as_deref()?))
 }
 
@@ -170,7 +170,7 @@ pub fn replay_anchor(step: &StepRecord) -> Option<String> {
             return Some(target.clone());
         }
         let first = a.args.first()?;
-        let selector_tool = replay_of(&a.tool) == Some(Replay::BySelector);
+        let selector_tool = replay_of(&a.tool, a.args.len()) == Some(Replay::BySelector);
         (selector_tool && a.args.len() <= 2 && (first.starts_with("#{") || first.starts_with('"')))
             .then(|| first.clone())
     })

@@ -88,7 +88,7 @@ impl StepRecord {
     pub fn index_targets(&self) -> Vec<(&str, i64, Option<&str>)> {
         self.actions()
             .iter()
-            .filter(|a| matches!(replay_of(&a.tool), Some(Replay::IndexAsSelector(_))))
+            .filter(|a| matches!(replay_of(&a.tool, a.args.len()), Some(Replay::IndexAsSelector(_))))
             .filter_map(|a| Some((a.tool.as_str(), a.args.first()?.parse().ok()?, a.capture.target.as_deref())))
             .collect()
     }
