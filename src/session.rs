@@ -57,14 +57,11 @@ impl Host for ToolHost {
                 format!("{tool} is not one of the {persona} sub-agent's tools; it has: {}", allowed.join(", "));
             return ToolOutcome::Failed { tool: tool.into(), failure: Some(FailureKind::BadArgument), message };
         }
-        tools::lock(&self.tools).watchers_on = watchers;
+        tools::lock(&self.tools).allow_watchers(watchers);
         let result = self.table.call(index, args);
-        let mut c = tools::lock(&self.tools);
-        c.watchers_on = true;
-        if let Some((name, element)) = c.pending_watch.take() {
+        if let Some((name, element)) = tools::lock(&self.tools).take_fired_watch() {
             return ToolOutcome::Watch { name, element };
         }
-        drop(c);
         match result {
             None => ToolOutcome::Failed { tool: tool.into(), failure: None, message: "no such tool".into() },
             Some(Ok(value)) => ToolOutcome::Value(value),
@@ -185,7 +182,7 @@ impl Session {
 
     /// Integer coordinates are 0..N of the screen when this is N.
     pub fn coordinate_scale(&self) -> Option<u32> {
-        self.tools().options.coordinate_scale
+        self.tools().options().coordinate_scale
     }
 
     /// Reads the phone once: the tree and the phone's state, and a screenshot when
@@ -202,10 +199,10 @@ impl Session {
         // name the dialog's buttons). The rare screen that has one is read again
         // by the watcher; the others are not copied.
         if tools.has_blocker(&obs) {
-            let until = Instant::now() + tools.options.settle.timeout + Duration::from_secs(5);
+            let until = Instant::now() + tools.options().settle.timeout + Duration::from_secs(5);
             let blocked = Arc::new(obs);
             let fired = tools.bounded(until, |t| t.clear_blockers(blocked.clone())).unwrap_or_default();
-            tools.observe_firings.extend(fired.iter().map(|f| f.line.clone()));
+            tools.note_observe_firings(&fired);
             let now = if fired.is_empty() { blocked } else { tools.live_arc().unwrap_or(blocked) };
             obs = Arc::unwrap_or_clone(now);
         }
@@ -226,7 +223,7 @@ impl Session {
     /// What the watchers cleared while observing since the last call (one line
     /// each), for whoever sees the screen to be told.
     pub fn take_watcher_firings(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.tools().observe_firings)
+        self.tools().take_observe_firings()
     }
 
     /// Whether the last snippet acted and nothing checked the outcome after its
@@ -240,7 +237,7 @@ impl Session {
     /// of packages.
     pub fn apps_worth_naming(&mut self) -> Result<Vec<String>, DeviceError> {
         let mut tools = self.tools();
-        let apps = tools.options.apps.clone();
+        let apps = tools.options().apps.clone();
         let device = tools.runtime_device();
         let all = device.list_packages(true)?;
         let third_party = device.list_packages(false).unwrap_or_default();
@@ -375,18 +372,18 @@ impl Session {
     /// The facts `remember()` kept.
     /// What the last `answer(text)` gave (the reply to a question task), if any.
     pub fn answer(&self) -> Option<String> {
-        self.tools().answer.as_deref().map(|a| crate::secrets::redact(a).into_owned())
+        self.tools().answer().map(|a| crate::secrets::redact(a).into_owned())
     }
 
     /// Who answers `ask_user`, `take_over` and sensitive-action confirmations from
     /// now on (`None`: nobody; questions fail and sensitive actions are refused).
     pub fn set_human(&mut self, human: Option<crate::human::Human>) {
-        self.tools().human = human;
+        self.tools().set_human(human);
     }
 
     /// The sensitive-action policy this session runs under.
     pub fn sensitive_policy(&self) -> crate::tools::SensitivePolicy {
-        self.tools().options.sensitive.policy
+        self.tools().options().sensitive.policy
     }
 
     /// Runs a shell command line on the device (for set-up and reading state, not for
@@ -399,7 +396,7 @@ impl Session {
     }
 
     pub fn memory(&self) -> Vec<String> {
-        self.tools().memory.clone()
+        self.tools().facts().to_vec()
     }
 
     pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), IsolationError> {
@@ -442,10 +439,7 @@ impl Session {
     pub fn reset(&mut self) -> Result<(), IsolationError> {
         self.worker.reset()?;
         let mut tools = self.tools();
-        tools.memory.clear();
-        tools.answer = None;
-        tools.script_watchers.clear();
-        tools.set_snapshot(None);
+        tools.forget_scripts();
         Ok(())
     }
 }

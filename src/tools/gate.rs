@@ -201,7 +201,7 @@ impl ToolContext {
     /// The element the call aimed at (a selector's match, an index), when it set
     /// one: it is judged as well as what is under the point.
     fn gate_aimed(&mut self, verb: &str) -> Result<(), ToolError> {
-        match self.effect_target.clone() {
+        match self.call.effect_target.clone() {
             Some(e) => self.gate_element(verb, &e, None),
             None => Ok(()),
         }
@@ -261,7 +261,7 @@ impl ToolContext {
         if self.options.sensitive.policy == SensitivePolicy::Allow {
             return Ok(());
         }
-        if self.consented_call || self.consented_rules.contains(&rule) {
+        if self.consent.this_call || self.consent.always.contains(&rule) {
             return Ok(());
         }
         let started = Instant::now();
@@ -287,11 +287,11 @@ impl ToolContext {
         match consent {
             Consent::No => Err(ToolError::Refused { what: what.to_string(), rule, why }),
             Consent::Yes => {
-                self.consented_call = true;
+                self.consent.this_call = true;
                 Ok(())
             }
             Consent::Always => {
-                self.consented_rules.push(rule);
+                self.consent.always.push(rule);
                 Ok(())
             }
         }
@@ -300,7 +300,7 @@ impl ToolContext {
     /// Asks the session's person, with the snippet's clock stopped meanwhile (a
     /// person takes longer than a time limit allows). `None`: nobody can answer.
     pub(crate) fn ask_person(&mut self, request: &HumanRequest) -> Option<String> {
-        let human = self.human.clone()?;
+        let human = self.consent.human.clone()?;
         let started = Instant::now();
         let answer = human(request);
         self.extend_deadline(started.elapsed());

@@ -222,10 +222,10 @@ pub(crate) fn call<T>(
     let started = Instant::now();
     let deadline = started + shared.time_left();
     let mut c = lock(ctx);
-    c.capture = Capture::default();
+    c.call.capture = Capture::default();
     c.begin_call(tool, gates);
     let result = c.bounded(deadline, body);
-    let capture = std::mem::take(&mut c.capture);
+    let capture = std::mem::take(&mut c.call.capture);
     drop(c);
     // Nothing ran: the worker runs the watcher's function and calls again.
     if let Err(ToolError::WatcherDue(name)) = &result {

@@ -20,10 +20,10 @@ pub(crate) const REMEMBER: ToolSpec = ToolSpec {
             if text.len() > MEMORY_ITEM_BYTES {
                 return Err(ToolError::FactTooLong { bytes: text.len(), max: MEMORY_ITEM_BYTES });
             }
-            if c.memory.len() == MEMORY_ITEMS {
-                c.memory.remove(0);
+            if c.notes.facts.len() == MEMORY_ITEMS {
+                c.notes.facts.remove(0);
             }
-            c.memory.push(text.to_string());
+            c.notes.facts.push(text.to_string());
             Ok(())
         })
     },
@@ -36,7 +36,7 @@ pub(crate) const MEMORY: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
-    register: |r| tool!(r, |c| Ok(c.memory.iter().cloned().map(Dynamic::from).collect::<Array>())),
+    register: |r| tool!(r, |c| Ok(c.notes.facts.iter().cloned().map(Dynamic::from).collect::<Array>())),
 };
 
 pub(crate) const ANSWER: ToolSpec = ToolSpec {
@@ -56,7 +56,7 @@ pub(crate) const ANSWER: ToolSpec = ToolSpec {
             if text.len() > ANSWER_BYTES {
                 return Err(ToolError::AnswerTooLong { bytes: text.len(), max: ANSWER_BYTES });
             }
-            c.answer = Some(text);
+            c.notes.answer = Some(text);
             Ok(())
         })
     },

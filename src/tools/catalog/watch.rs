@@ -23,11 +23,11 @@ fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<Str
         (None, Ok(text)) => text.to_string(),
         (None, Err(_)) => selector.shown.clone(),
     };
-    let count = c.script_watchers.len();
-    match c.script_watchers.iter_mut().find(|(n, _)| *n == name) {
+    let count = c.watch.script.len();
+    match c.watch.script.iter_mut().find(|(n, _)| *n == name) {
         Some(existing) => existing.1 = selector,
         None if count >= MAX_WATCHERS => return Err(ToolError::TooManyWatchers(MAX_WATCHERS)),
-        None => c.script_watchers.push((name.clone(), selector)),
+        None => c.watch.script.push((name.clone(), selector)),
     }
     Ok(name)
 }
@@ -61,9 +61,9 @@ pub(crate) const UNWATCH: ToolSpec = ToolSpec {
     replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, name: ImmutableString| {
-            let before = c.script_watchers.len();
-            c.script_watchers.retain(|(n, _)| n.as_str() != name.as_str());
-            Ok(c.script_watchers.len() != before)
+            let before = c.watch.script.len();
+            c.watch.script.retain(|(n, _)| n.as_str() != name.as_str());
+            Ok(c.watch.script.len() != before)
         })
     },
 };

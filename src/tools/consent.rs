@@ -1,0 +1,14 @@
+//! Who consents to sensitive actions in a session, and what they said: the person
+//! (or nobody), a yes for the running call, and the rules they answered "always"
+//! for. Part of the [`ToolContext`](super::ToolContext); the asking is `gate.rs`'s.
+
+#[derive(Default)]
+pub(crate) struct Consent {
+    /// Who answers `ask_user`, `take_over` and sensitive-action confirmations
+    /// (`None`: nobody; questions fail and sensitive actions are refused).
+    pub(crate) human: Option<crate::human::Human>,
+    /// A person said yes to a sensitive action in the running call.
+    pub(crate) this_call: bool,
+    /// Sensitive rules a person answered "always" for, this session.
+    pub(crate) always: Vec<String>,
+}

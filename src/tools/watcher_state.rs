@@ -1,0 +1,50 @@
+//! The watchers' state in a session: the script's own watchers (`watch(sel, fn)`)
+//! in the order declared, whether watchers may fire now (not inside a script
+//! watcher's own function), the script watcher that fired on the running call, the
+//! observation last found free of blockers, a blocker a tap did not clear, what the
+//! watchers cleared while the session observed, and the permission request already
+//! reported. Part of the [`ToolContext`](super::ToolContext); firing is there.
+
+use std::sync::Arc;
+
+use rhai::Dynamic;
+
+use super::select::Selector;
+use super::watchers::Blocker;
+use crate::device::Observation;
+
+pub(crate) struct WatcherState {
+    /// The script's own watchers (`watch(sel, fn)`), in the order declared.
+    pub(crate) script: Vec<(String, Selector)>,
+    /// Watchers may fire (the script's and the built-in ones): not on a call made
+    /// from a script watcher's own function, which is handling the screen itself.
+    pub(crate) on: bool,
+    /// The script watcher that fired on the running call, and the element it
+    /// matched: the session hands them to the worker.
+    pub(crate) pending: Option<(String, Dynamic)>,
+    /// The observation last found free of blockers (and of the script's watchers):
+    /// the same one is not scanned twice.
+    pub(crate) unblocked: Option<Arc<Observation>>,
+    /// A blocker a watcher's tap did not clear: it is left alone from then on.
+    pub(crate) stuck_blocker: Option<Blocker>,
+    /// What the watchers cleared while the session observed for someone (one line
+    /// each), until they are told.
+    pub(crate) observe_firings: Vec<String>,
+    /// The screen a permission request was last left alone on (`permission=ask`),
+    /// so it is reported once, not before every action.
+    pub(crate) reported_blocker: Option<u64>,
+}
+
+impl Default for WatcherState {
+    fn default() -> Self {
+        Self {
+            script: Vec::new(),
+            on: true,
+            pending: None,
+            unblocked: None,
+            stuck_blocker: None,
+            observe_firings: Vec::new(),
+            reported_blocker: None,
+        }
+    }
+}
