@@ -44,6 +44,21 @@ fn a_second_run_of_a_task_replays_it_from_memory_without_the_model() {
     assert!(kinds.contains(&"recall".to_string()));
     let summary = json_file(&dir.join("summary.json"));
     assert_eq!(summary["memory"], "replayed experience 1");
+    // A replayed step is recorded like an asked one: it ends with step_end and its
+    // timings, which the report shows.
+    let all = events(&dir);
+    for replayed in all.iter().filter(|e| e["event"] == "replayed") {
+        let end = all.iter().find(|e| e["event"] == "step_end" && e["step"] == replayed["step"]);
+        let end = end.unwrap_or_else(|| panic!("no step_end for replayed step {}: {all:?}", replayed["step"]));
+        assert!(
+            end["wall_ms"].as_f64().unwrap_or(0.0) > 0.0 && end["device_ms"].as_f64().unwrap_or(0.0) > 0.0,
+            "{end}"
+        );
+        assert_eq!(end["llm_ms"].as_f64(), Some(0.0), "{end}");
+    }
+    let view = codeact::report::RunView::read(&dir);
+    assert_eq!(view.steps.len(), 2);
+    assert!(view.steps.iter().all(|s| s.wall_ms > 0.0 && s.device_ms > 0.0), "{:?}", view.steps);
 
     // A step that opens an app replays from any screen.
     shell(&sim.addr, "simctl reset");
