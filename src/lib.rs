@@ -3,11 +3,14 @@
 //! CLI over it (`src/cli/`, one file per subcommand).
 //!
 //! From the bottom up: [`ui`] (parsed hierarchy dumps and the compact screen text),
-//! [`device`] (a phone over ADB), [`sandbox`] (the locked-down Rhai engine),
-//! [`tools`] (the catalog scripts call), [`persona`], [`config`], [`session`] (the
-//! façade that wires them to one device), [`llm`], [`trajectory`] (run directories,
-//! events, exports, reports), and the three ways to use a session: [`agent`]
-//! (`codeact run`), [`script`] (`codeact exec`) and [`repl`]. The virtual phone the
+//! [`device`] (the one interface to a phone; Android over ADB), [`sandbox`] (the
+//! locked-down Rhai engine) in the worker process of [`isolation`], [`human`] (a
+//! person in the loop), [`tools`] (the catalog scripts call), [`persona`], [`llm`],
+//! [`config`], [`session`] (the façade that wires them to one device), [`report`],
+//! [`trajectory`] (run directories, events, exports), [`memory`], [`trace`] (OTLP),
+//! and the ways to use a session, each a library call: [`agent`] (`codeact run`),
+//! [`script`] (`codeact exec`, `--heal`), [`repl`] and [`eval`] (the task suite and the
+//! survival measurement). `docs/ARCHITECTURE.md` is the map. The virtual phone the
 //! tests use is its own crate, `codeact-sim`, reached only over ADB.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]

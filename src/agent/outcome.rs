@@ -48,8 +48,8 @@ pub enum Ending {
     Interrupted { during: &'static str },
     /// The device stopped answering (the full error).
     DeviceLost(String),
-    /// The LLM failed for good: the full error, and whether no request of the run
-    /// was ever answered (a wrong address, model or key, or a provider down).
+    /// The LLM failed for good: the full error, and whether the failing role's model
+    /// never answered in the run (a wrong address, model or key, or a provider down).
     LlmFailed { message: String, never_answered: bool },
 }
 

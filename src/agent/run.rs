@@ -237,7 +237,9 @@ impl<'a> Run<'a> {
             Err(e) => {
                 let message = full_message(&e);
                 self.event(&Event::LlmError { step, message: message.clone() });
-                let never_answered = self.llm_calls() == 0;
+                // This role's model never answered in the run: a wrong address, model
+                // or key (another role's model may have its own, working one).
+                let never_answered = self.roles.get(role.as_str()).is_none_or(|u| u.calls == 0);
                 Err(StepEnd::Stop(Ending::LlmFailed { message, never_answered }))
             }
         }

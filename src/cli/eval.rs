@@ -10,7 +10,7 @@ use codeact::agent::SaveMode;
 use codeact::config::{Flags, Settings};
 use codeact::device::DeviceSpec;
 use codeact::eval::suite::{Described, SuiteProgress, SuiteRequest};
-use codeact::eval::survival::{self, Form, Healer, SurvivalProgress, SurvivalRequest};
+use codeact::eval::survival::{self, Form, Healer, SurvivalError, SurvivalProgress, SurvivalRequest};
 use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results, TaskSpec};
 use codeact::llm::LlmError;
 
@@ -348,7 +348,18 @@ impl EvalArgs {
                 codeact::errln!("variant {variant}, {:<17} {solved}/{instances} solved{calls}", form.as_str());
             }
         };
-        let survival = survival::measure(request, &open_session, &interrupt, &mut progress)?;
+        let survival = match survival::measure(request, &open_session, &interrupt, &mut progress) {
+            Ok(survival) => survival,
+            // Said in the flags' words.
+            Err(SurvivalError::NoOperationTemplates) => anyhow::bail!(
+                "--survival replays operation templates (judged on the phone's state), and --tasks selects none; `codeact eval --list` shows each template's kind"
+            ),
+            Err(SurvivalError::HealerSilent(why)) => anyhow::bail!(
+                "stopped: the healer never answered ({}); check --base-url, --model and the key, then run again",
+                clean(&why)
+            ),
+            Err(e) => return Err(e.into()),
+        };
         if survival.interrupted {
             return Ok(ExitCode::from(130));
         }

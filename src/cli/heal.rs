@@ -60,8 +60,12 @@ pub(super) fn heal_script(flags: HealFlags, settings: &Settings, session: &mut S
         clean(&summary.reason)
     );
     codeact::outln!("run directory: {}", summary.run_dir.display());
-    if let Some(path) = &healed.healed_script {
-        codeact::outln!("healed script: {} (compare it with {})", path.display(), script.path.display());
+    match healed.healed_script {
+        Some(Ok(path)) => {
+            codeact::outln!("healed script: {} (compare it with {})", path.display(), script.path.display())
+        }
+        Some(Err(e)) => return Err(e.into()),
+        None => {}
     }
     Ok(ExitCode::from(summary.outcome.exit_code()))
 }

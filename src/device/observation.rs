@@ -1,5 +1,5 @@
 //! What one look at the phone gives: the UI tree, the phone's state, the screen size,
-//! the raw dump, and (when asked for) a screenshot and the installed apps. One type
+//! the raw dump, and (when asked for) a screenshot, or why there is none. One type
 //! for the device, the model's prompt, `ui_state` and the trajectory: it flows from
 //! the observer to its readers and is never parked to be read back.
 

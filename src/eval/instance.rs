@@ -30,14 +30,18 @@ pub enum InstanceError {
     Device(#[from] DeviceError),
     #[error(transparent)]
     Engine(#[from] crate::isolation::IsolationError),
-    #[error("simctl state is not JSON; is this the virtual phone?")]
+    #[error("simctl state did not print JSON (is this the virtual phone?)")]
     StateNotJson(#[source] serde_json::Error),
+    /// A parameter's expression failed.
     #[error("parameter {name}")]
     Parameter {
         name: String,
         #[source]
-        source: ParamProblem,
+        source: JudgeError,
     },
+    /// A parameter's generator failed (its message names the parameter).
+    #[error(transparent)]
+    Generator(#[from] ParamError),
     #[error("set-up `{line}` failed: {stderr}")]
     SetUp { line: String, stderr: String },
     #[error("judge")]
@@ -54,15 +58,6 @@ pub enum InstanceError {
     Agent(crate::agent::AgentError),
 }
 
-/// How a parameter could not be drawn: its expression, or its generator.
-#[derive(Debug, thiserror::Error)]
-pub enum ParamProblem {
-    #[error(transparent)]
-    Expression(#[from] JudgeError),
-    #[error(transparent)]
-    Generator(#[from] ParamError),
-}
-
 /// The phone's state as `simctl state` prints it.
 fn read_state(session: &mut Session) -> Result<Value, InstanceError> {
     let out = session.device_shell("simctl state")?;
@@ -75,12 +70,9 @@ fn draw_params(task: &TaskSpec, seed: u64, initial: &Value) -> Result<serde_json
     let mut params = serde_json::Map::new();
     for spec in &task.params {
         let value = match &spec.expr {
-            Some(expr) => judge::compute(expr, &params, initial).map_err(ParamProblem::from),
-            None => params::generate(spec, &mut rng, initial, &params).map_err(ParamProblem::from),
-        };
-        let value = match value {
-            Ok(value) => value,
-            Err(source) => return Err(InstanceError::Parameter { name: spec.name.clone(), source }),
+            Some(expr) => judge::compute(expr, &params, initial)
+                .map_err(|source| InstanceError::Parameter { name: spec.name.clone(), source })?,
+            None => params::generate(spec, &mut rng, initial, &params)?,
         };
         params.insert(spec.name.clone(), value);
     }

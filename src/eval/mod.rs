@@ -1,8 +1,10 @@
 //! `codeact eval`: a seeded task suite on the virtual phone, judged on the phone's
 //! state. Task templates are data (`eval/tasks/*.toml`, read by `task.rs`); their
 //! parameters are drawn from a seed (`params.rs`); a judge is a Rhai expression in
-//! an engine without tools (`judge.rs`); `runner.rs` runs instances on N phones with
-//! the oracle or an LLM; `results.rs` sums them up and writes them out.
+//! an engine without tools (`judge.rs`); `job.rs` plans the instances, `agents.rs`
+//! says who does them, `instance.rs` runs one, `runner.rs` runs them on N phones;
+//! `results.rs` sums them up and writes them out; `suite.rs` is the whole suite as one
+//! call, `survival/` the replay-survival measurement.
 //!
 //! Not an agent: the LLM loop is `agent/`, the oracle's scripts run through `script/`.
 
@@ -18,7 +20,7 @@ pub mod survival;
 pub mod task;
 
 pub use agents::{Agent, LlmAgent, Recorded};
-pub use instance::{InstanceError, ParamProblem};
+pub use instance::InstanceError;
 pub use job::{EvalOptions, Fault, Job, plan};
 pub use results::{InstanceResult, MergeError, Results, Summary, Totals, compare, merge, summarize};
 pub use runner::{EvalError, run_suite};

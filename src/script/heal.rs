@@ -40,11 +40,13 @@ pub struct HealRequest<'a> {
     pub traces: Option<std::sync::Arc<crate::trace::Traces>>,
 }
 
-/// A healing run: the agent's summary, and the healed script when one was written.
+/// A healing run: the agent's summary, and the healed script — written, not
+/// written (why: the run directory is complete all the same), or none to write (the
+/// script passed as it was, or did not pass).
 #[derive(Debug)]
 pub struct Healed {
     pub summary: Summary,
-    pub healed_script: Option<PathBuf>,
+    pub healed_script: Option<Result<PathBuf, HealError>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -153,16 +155,19 @@ pub async fn heal(
         ..AgentOptions::new(goal)
     };
     let summary = agent::run_task(session, request.models, &persona, &options, interrupt, progress).await?;
-    let mut healed_script = None;
-    if summary.llm_calls() > 0 && summary.outcome == Outcome::Success {
-        let dir = &summary.run_dir;
-        let healed = crate::files::read_text(&dir.join("script.selectors.rhai"), crate::files::TEXT_BYTES)
-            .map_err(|source| HealError::ReadHealed { dir: dir.clone(), source })?;
-        let path = healed_path(&script.path);
-        // Renamed into place: a link shipped at that name is replaced, never written through.
-        crate::files::write_replacing(&path, healed.as_bytes())
-            .map_err(|source| HealError::WriteHealed { path: path.clone(), source })?;
-        healed_script = Some(path);
-    }
+    let healed_script =
+        (summary.llm_calls() > 0 && summary.outcome == Outcome::Success).then(|| write_healed(&summary, script));
     Ok(Healed { summary, healed_script })
+}
+
+/// Writes the run's selector script beside `script` as `NAME.healed.rhai`.
+fn write_healed(summary: &Summary, script: &Script) -> Result<PathBuf, HealError> {
+    let dir = &summary.run_dir;
+    let healed = crate::files::read_text(&dir.join("script.selectors.rhai"), crate::files::TEXT_BYTES)
+        .map_err(|source| HealError::ReadHealed { dir: dir.clone(), source })?;
+    let path = healed_path(&script.path);
+    // Renamed into place: a link shipped at that name is replaced, never written through.
+    crate::files::write_replacing(&path, healed.as_bytes())
+        .map_err(|source| HealError::WriteHealed { path: path.clone(), source })?;
+    Ok(path)
 }

@@ -1,8 +1,9 @@
 //! The tool catalog: every function a script can call on the device, each declared
-//! once as a [`ToolSpec`] (name, signature, the doc line the LLM reads, its effect,
-//! and the function that registers its behaviour). Registration into the sandbox,
-//! the prompt's tool list, `codeact tools`, the REPL's help and the README table all
-//! come from the [`CATALOG`].
+//! once as a [`ToolSpec`] (name, typed parameters, the doc line the LLM reads, its
+//! access, the gate's checks its acts pass, its replay form, and the function that
+//! registers its behaviour). Registration into the sandbox, the prompt's tool list,
+//! `codeact tools`, the REPL's help, the README table and the replay exports all come
+//! from the [`CATALOG`].
 //!
 //! Tools act through the [`Device`](crate::device::Device) trait on the observation
 //! the session gives them (`context.rs`), record each call, settle the screen after

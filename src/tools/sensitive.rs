@@ -8,7 +8,7 @@
 //! English rules match at the start of a word (`delete` matches "Delete all" and
 //! "delete_button", not "undelete"); rules with Chinese characters match anywhere.
 
-use regex::{Regex, RegexBuilder};
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 /// The built-in rules: (label, pattern).
 const DEFAULT_RULES: &[(&str, &str)] = &[
@@ -67,6 +67,16 @@ struct Rule {
 pub struct Sensitive {
     pub policy: SensitivePolicy,
     rules: Vec<Rule>,
+    /// Every rule's pattern in one set, in rule order: the gate matches each subject
+    /// against all rules in one pass (it runs on every act, for every element under
+    /// the point). `None` when the set cannot be built; the rules are then tried one
+    /// by one.
+    all: Option<RegexSet>,
+}
+
+/// The rules' patterns as one set (any case), in rule order.
+fn rule_set(rules: &[Rule]) -> Option<RegexSet> {
+    RegexSetBuilder::new(rules.iter().map(|r| r.regex.as_str())).case_insensitive(true).build().ok()
 }
 
 impl Default for Sensitive {
@@ -77,8 +87,9 @@ impl Default for Sensitive {
                 let regex = RegexBuilder::new(p).case_insensitive(true).build().ok()?;
                 Some(Rule { label: label.to_string(), regex })
             })
-            .collect();
-        Self { policy: SensitivePolicy::Ask, rules }
+            .collect::<Vec<Rule>>();
+        let all = rule_set(&rules);
+        Self { policy: SensitivePolicy::Ask, rules, all }
     }
 }
 
@@ -86,6 +97,7 @@ impl Sensitive {
     /// No rules at all (with `defaults = false` in `[sensitive]`).
     pub fn without_defaults(mut self) -> Self {
         self.rules.clear();
+        self.all = rule_set(&self.rules);
         self
     }
 
@@ -122,6 +134,7 @@ impl Sensitive {
             .build()
             .map_err(|source| SensitiveRuleError::BadPattern { pattern: pattern.to_string(), source })?;
         self.rules.push(Rule { label: label.to_string(), regex });
+        self.all = rule_set(&self.rules);
         Ok(())
     }
 
@@ -132,7 +145,13 @@ impl Sensitive {
             return None;
         }
         let words: Vec<String> = subjects.iter().map(|s| s.replace(['_', '.', '/', ':'], " ")).collect();
-        self.rules.iter().find(|r| words.iter().any(|w| r.regex.is_match(w))).map(|r| r.label.as_str())
+        let first = match &self.all {
+            // The lowest rule any word matches: the set yields each word's matches in
+            // rule order.
+            Some(all) => words.iter().filter_map(|w| all.matches(w).iter().next()).min(),
+            None => self.rules.iter().position(|r| words.iter().any(|w| r.regex.is_match(w))),
+        };
+        first.and_then(|i| self.rules.get(i)).map(|r| r.label.as_str())
     }
 
     /// The labels of every rule, for `--help`-like listings.
