@@ -37,7 +37,13 @@ pub struct FrameReader {
     buf: Vec<u8>,
     /// Where the unread bytes in `buf` start.
     start: usize,
+    /// What one read takes in, allocated once: the reader is asked again and again
+    /// while it spins, and zeroing a fresh 64 KiB each time was most of a round trip.
+    chunk: Box<[u8]>,
 }
+
+/// The most one read takes in.
+const CHUNK: usize = 64 * 1024;
 
 impl FrameReader {
     /// Takes `fd` and makes it non-blocking.
@@ -45,7 +51,7 @@ impl FrameReader {
         let flags = fcntl(fd.as_fd(), FcntlArg::F_GETFL).map_err(|e| PipeError::Io(e.into()))?;
         let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
         fcntl(fd.as_fd(), FcntlArg::F_SETFL(flags)).map_err(|e| PipeError::Io(e.into()))?;
-        Ok(Self { file: File::from(fd), buf: Vec::with_capacity(64 * 1024), start: 0 })
+        Ok(Self { file: File::from(fd), buf: Vec::with_capacity(CHUNK), start: 0, chunk: vec![0; CHUNK].into() })
     }
 
     /// A whole frame already read, taken out.
@@ -76,11 +82,10 @@ impl FrameReader {
             self.buf.drain(..self.start);
             self.start = 0;
         }
-        let mut chunk = [0u8; 64 * 1024];
-        match self.file.read(&mut chunk) {
+        match self.file.read(&mut self.chunk) {
             Ok(0) => Err(PipeError::Closed),
             Ok(n) => {
-                self.buf.extend_from_slice(&chunk[..n]);
+                self.buf.extend_from_slice(&self.chunk[..n]);
                 Ok(true)
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(false),
