@@ -202,9 +202,9 @@ impl Session {
             let until = Instant::now() + tools.options().settle.timeout + Duration::from_secs(5);
             let blocked = Arc::new(obs);
             let fired = tools.bounded(until, |t| t.clear_blockers(blocked.clone())).unwrap_or_default();
-            tools.note_observe_firings(&fired);
             let now = if fired.is_empty() { blocked } else { tools.live_arc().unwrap_or(blocked) };
             obs = Arc::unwrap_or_clone(now);
+            obs.cleared = fired.into_iter().map(|f| f.line).collect();
         }
         tools.mark_seen();
         let device = tools.runtime_device();
@@ -218,12 +218,6 @@ impl Session {
             }
         }
         Ok(Arc::new(obs))
-    }
-
-    /// What the watchers cleared while observing since the last call (one line
-    /// each), for whoever sees the screen to be told.
-    pub fn take_watcher_firings(&mut self) -> Vec<String> {
-        self.tools().take_observe_firings()
     }
 
     /// Whether the last snippet acted and nothing checked the outcome after its

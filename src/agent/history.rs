@@ -16,11 +16,21 @@ pub(super) struct History {
     pub(super) reflections: Vec<String>,
     /// Actions since the last reflection.
     pub(super) actions_since_reflection: usize,
+    /// What the watchers cleared in the run's observations since the actor last
+    /// saw the screen (a planner's or a replay's look included), to tell it.
+    pub(super) cleared: Vec<String>,
 }
 
 impl History {
     pub(super) fn new(prompt: Prompt) -> Self {
-        Self { prompt, records: Vec::new(), earlier: Vec::new(), reflections: Vec::new(), actions_since_reflection: 0 }
+        Self {
+            prompt,
+            records: Vec::new(),
+            earlier: Vec::new(),
+            reflections: Vec::new(),
+            actions_since_reflection: 0,
+            cleared: Vec::new(),
+        }
     }
 
     /// A new phase: the steps so far leave the model's history (they stay the run's).

@@ -193,6 +193,7 @@ impl<'a> Run<'a> {
                 return Err(StepEnd::Stop(Ending::DeviceLost(message)));
             }
         };
+        self.history.cleared.extend(seen.cleared.iter().cloned());
         let apps = match &self.history.prompt.packages {
             Some(p) => p.clone(),
             None => tokio::task::block_in_place(|| self.session.apps_worth_naming()).unwrap_or_default(),

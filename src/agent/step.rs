@@ -64,12 +64,8 @@ impl Run<'_> {
             Ok(seen) => seen,
             Err(end) => return end,
         };
-        let happened: Vec<String> = self
-            .session
-            .take_watcher_firings()
-            .into_iter()
-            .map(|f| format!("a watcher cleared a blocker: {f}"))
-            .collect();
+        let happened: Vec<String> =
+            self.history.cleared.drain(..).map(|f| format!("a watcher cleared a blocker: {f}")).collect();
         let screen_text = seen.screen_text();
         let reply = match self.ask(number, &seen, &screen_text, &happened).await {
             Ok(reply) => reply,
@@ -134,6 +130,7 @@ impl Run<'_> {
             Err(e) => return Err(Ending::DeviceLost(full_message(&e))),
         };
         let observed = started.elapsed();
+        self.history.cleared.extend(seen.cleared.iter().cloned());
         if let Some(why) = precondition_fails(step, &seen) {
             return Ok(Replayed::Diverged(why));
         }
@@ -189,6 +186,7 @@ impl Run<'_> {
         let took = t.elapsed();
         match seen {
             Ok(seen) => {
+                self.history.cleared.extend(seen.cleared.iter().cloned());
                 self.recorder.keep_observation(number, &seen, took);
                 Ok((seen, took))
             }

@@ -39,6 +39,10 @@ pub struct Observation {
     /// Why the screenshot that was asked for could not be taken (secure windows).
     #[serde(skip)]
     pub screenshot_error: Option<Arc<DeviceError>>,
+    /// What the watchers cleared before this look (a dialog dismissed, a permission
+    /// answered), one line each: whoever sees the screen is told how it got there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cleared: Vec<String>,
 }
 
 impl Observation {

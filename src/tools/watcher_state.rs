@@ -1,9 +1,8 @@
 //! The watchers' state in a session: the script's own watchers (`watch(sel, fn)`)
 //! in the order declared, whether watchers may fire now (not inside a script
 //! watcher's own function), the script watcher that fired on the running call, the
-//! observation last found free of blockers, a blocker a tap did not clear, what the
-//! watchers cleared while the session observed, and the permission request already
-//! reported. Part of the [`ToolContext`](super::ToolContext); firing is there.
+//! observation last found free of blockers, a blocker a tap did not clear, and the
+//! permission request already reported. Part of the [`ToolContext`](super::ToolContext); firing is there.
 
 use std::sync::Arc;
 
@@ -27,9 +26,6 @@ pub(crate) struct WatcherState {
     pub(crate) unblocked: Option<Arc<Observation>>,
     /// A blocker a watcher's tap did not clear: it is left alone from then on.
     pub(crate) stuck_blocker: Option<Blocker>,
-    /// What the watchers cleared while the session observed for someone (one line
-    /// each), until they are told.
-    pub(crate) observe_firings: Vec<String>,
     /// The screen a permission request was last left alone on (`permission=ask`),
     /// so it is reported once, not before every action.
     pub(crate) reported_blocker: Option<u64>,
@@ -43,7 +39,6 @@ impl Default for WatcherState {
             pending: None,
             unblocked: None,
             stuck_blocker: None,
-            observe_firings: Vec::new(),
             reported_blocker: None,
         }
     }

@@ -31,16 +31,6 @@ impl ToolContext {
         self.watch.pending.take()
     }
 
-    /// Keeps what the watchers cleared while the session observed, until it is told.
-    pub(crate) fn note_observe_firings(&mut self, fired: &[Fired]) {
-        self.watch.observe_firings.extend(fired.iter().map(|f| f.line.clone()));
-    }
-
-    /// What the watchers cleared while the session observed since it was last told.
-    pub(crate) fn take_observe_firings(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.watch.observe_firings)
-    }
-
     /// The keyboard watcher: hides the keyboard that covers `what`, recorded as a
     /// firing of its own.
     pub(crate) fn hide_keyboard_for(&mut self, what: &str) -> Result<(), ToolError> {
