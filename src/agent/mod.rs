@@ -92,7 +92,8 @@ pub async fn run_task(
             ending: &ending,
             widget_facts: run.widget_facts(),
             reflections: &run.history.reflections,
-            experience: run.experience(),
+            // Only a successful run is kept as an experience.
+            experience: (ending.outcome().0 == Outcome::Success).then(|| run.experience()),
             llm_calls: run.llm_calls(),
             steps: run.steps_taken(),
         };

@@ -38,7 +38,8 @@ pub(super) struct Learned<'r> {
     pub ending: &'r Ending,
     pub widget_facts: Vec<WidgetFact>,
     pub reflections: &'r [String],
-    pub experience: Experience,
+    /// The run as an experience: built only for a successful run (the one kept).
+    pub experience: Option<Experience>,
     /// Requests any model answered during the run (0: a replay that needed none).
     pub llm_calls: usize,
     /// The step a note about keeping is filed under.
@@ -150,20 +151,23 @@ impl Recall {
             let text = format!("memory: what this run learned was not kept: {}", full_message(&e));
             progress(Progress::Note { step: learned.steps, text: &text });
         }
-        if learned.ending.outcome().0 != Outcome::Success {
-            return self
-                .recalled
-                .as_ref()
-                .map(|row| format!("replayed experience {}; the run failed, so memory is unchanged", row.id));
-        }
+        let experience = match learned.experience {
+            Some(experience) if learned.ending.outcome().0 == Outcome::Success => experience,
+            _ => {
+                return self
+                    .recalled
+                    .as_ref()
+                    .map(|row| format!("replayed experience {}; the run failed, so memory is unchanged", row.id));
+            }
+        };
         let kept = match &self.recalled {
             Some(row) if learned.llm_calls == 0 => {
                 store.replayed(row.id).map(|()| format!("replayed experience {}", row.id))
             }
-            Some(row) => store
-                .heal(row.id, &learned.experience)
-                .map(|()| format!("replayed experience {}, healed by the model", row.id)),
-            None => store.add(&learned.experience).map(|id| format!("kept as experience {id}")),
+            Some(row) => {
+                store.heal(row.id, &experience).map(|()| format!("replayed experience {}, healed by the model", row.id))
+            }
+            None => store.add(&experience).map(|id| format!("kept as experience {id}")),
         };
         let id = self
             .recalled

@@ -120,7 +120,13 @@ pub fn run(
     });
     // Each instance is appended as it ends: a killed run keeps what it finished.
     let log_path = out_dir.join("results.jsonl");
-    let log = std::fs::File::create(&log_path).map_err(|source| EvalError::Write { path: log_path, source })?;
+    // Created new: a link planted at that name (even a dangling one) is refused, never
+    // written through.
+    let log = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&log_path)
+        .map_err(|source| EvalError::Write { path: log_path, source })?;
     let finished = Mutex::new((0usize, log));
     let on_result = |result: &InstanceResult| {
         let mut finished = finished.lock().unwrap_or_else(|e| e.into_inner());
