@@ -42,18 +42,18 @@ fn action(tool: &str) -> Action {
 
 fn one_step(t: &mut Trajectory, n: usize, actions: &[Action]) {
     t.append(&Event::StepStart { step: n });
-    t.append(&Event::LlmRequest { step: n, role: "actor", model: "gpt-4o-mini", messages: 3, images: 1 });
+    t.append(&Event::LlmRequest { step: n, role: "actor".into(), model: "gpt-4o-mini".into(), messages: 3, images: 1 });
     t.append(&Event::LlmReply {
         step: n,
-        role: "actor",
-        text: "Thought: flip it.\n```rhai\ntap(#{id: \"wifi_switch\"});\n```",
+        role: "actor".into(),
+        text: "Thought: flip it.\n```rhai\ntap(#{id: \"wifi_switch\"});\n```".into(),
         prompt_tokens: 2300,
         completion_tokens: 30,
         total_tokens: 2330,
         ms: 700.0,
         attempts: 1,
     });
-    t.append(&Event::Code { step: n, code: "tap(#{id: \"wifi_switch\"});" });
+    t.append(&Event::Code { step: n, code: "tap(#{id: \"wifi_switch\"});".into() });
     for a in actions {
         t.action(n, a, false);
     }
@@ -79,7 +79,7 @@ fn traces(c: &mut Criterion) {
     for (name, traced) in [("without --otlp", false), ("with --otlp", true)] {
         let Ok(mut t) = Trajectory::create(&base.join(name.replace(' ', "_"))) else { return };
         if traced {
-            t.set_observer(Box::new(exporter.spans_for("bench")));
+            t.add_observer(Box::new(exporter.spans_for("bench")));
         }
         let mut n = 0;
         group.bench_function(name, |b| {

@@ -94,7 +94,7 @@ impl Checks {
         }
         self.held += 1;
         let reason = result.completion.as_ref().map_or("", |c| c.reason.as_str());
-        recorder.event(&Event::CompletionHeld { step: recorder.steps_taken(), reason });
+        recorder.event(&Event::CompletionHeld { step: recorder.steps_taken(), reason: reason.into() });
         true
     }
 
@@ -141,7 +141,11 @@ pub(super) fn decide(
 ) -> StepEnd {
     let Some(result) = record.ran() else { return StepEnd::Continue };
     if let Some(c) = result.completion.as_ref().filter(|_| !held) {
-        recorder.event(&Event::Completion { step: record.number, success: c.success, reason: &c.reason });
+        recorder.event(&Event::Completion {
+            step: record.number,
+            success: c.success,
+            reason: c.reason.as_str().into(),
+        });
         return StepEnd::Stop(Ending::Completed(c.clone()));
     }
     if interrupted {

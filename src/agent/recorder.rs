@@ -17,8 +17,8 @@ use crate::trajectory::{self, Event, SharedTrajectory, StepOutcome, StepTiming, 
 /// A run directory being written.
 pub(super) struct Recorder {
     trajectory: SharedTrajectory,
-    /// `report.html`, rewritten after each step.
-    report: crate::report::RunReport,
+    /// `report.html`, fed by the trajectory's events and rewritten after each step.
+    report: crate::report::SharedReport,
     /// The step the action sink files actions under (steps taken so far).
     step_now: Arc<AtomicUsize>,
     /// Whether each step keeps the screenshot and UI dump it saw.
@@ -32,7 +32,7 @@ fn run_id(dir: &std::path::Path) -> String {
 
 impl Recorder {
     /// Creates the run directory `dir` (refusing one that holds a run) and hands its
-    /// events to the trace exporter too, when there is one.
+    /// events to the report and to the trace exporter, when there is one.
     pub(super) fn create(
         dir: &std::path::Path,
         assets: crate::report::Assets,
@@ -40,12 +40,14 @@ impl Recorder {
         traces: Option<&crate::trace::Traces>,
     ) -> Result<Self, TrajectoryError> {
         let mut written = Trajectory::create(dir)?;
+        let report = Arc::new(Mutex::new(crate::report::RunReport::new(dir, assets)));
+        written.add_observer(Box::new(report.clone()));
         if let Some(traces) = traces {
-            written.set_observer(Box::new(traces.spans_for(&run_id(dir))));
+            written.add_observer(Box::new(traces.spans_for(&run_id(dir))));
         }
         Ok(Self {
             trajectory: Arc::new(Mutex::new(written)),
-            report: crate::report::RunReport::new(dir, assets),
+            report,
             step_now: Arc::new(AtomicUsize::new(0)),
             keep_step_files,
         })
@@ -147,7 +149,7 @@ impl Recorder {
     /// A failure here does not stop the run: the last write, at the end, decides
     /// what the summary says.
     pub(super) fn update_report(&mut self) {
-        let _ = self.report.write();
+        let _ = trajectory::lock(&self.report).write();
     }
 
     /// Writes the replay scripts, `run_end` and `summary.json`, then the final
@@ -161,9 +163,9 @@ impl Recorder {
         for (name, text) in &scripts {
             t.write_file(name, text.as_bytes());
         }
-        t.append(&Event::RunEnd(summary));
+        t.append(&Event::RunEnd(std::borrow::Cow::Borrowed(summary)));
         t.finish(summary)?;
         drop(t);
-        Ok(self.report.write())
+        Ok(trajectory::lock(&self.report).write())
     }
 }

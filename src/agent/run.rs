@@ -65,14 +65,14 @@ impl<'a> Run<'a> {
         let config = models.actor.config();
         let device = session.device_name();
         recorder.event(&Event::RunStart {
-            task: &options.task,
-            persona: &persona.name,
-            model: &config.model,
-            provider: &config.provider(),
-            device: &device,
+            task: options.task.as_str().into(),
+            persona: persona.name.as_str().into(),
+            model: config.model.as_str().into(),
+            provider: config.provider().into(),
+            device: device.as_str().into(),
             max_steps: options.max_steps,
             vision: options.vision,
-            save: options.save.as_str(),
+            save: options.save.as_str().into(),
         });
         // Per-action files only in `action` mode: step files use the same names.
         session.set_action_sink(Some(recorder.action_sink(options.save == SaveMode::Action)));
@@ -154,7 +154,11 @@ impl<'a> Run<'a> {
         self.history.new_phase();
         self.checks.new_phase();
         let step = self.steps_taken();
-        self.event(&Event::Phase { step, persona: &persona.name, task: &self.history.prompt.task });
+        self.event(&Event::Phase {
+            step,
+            persona: persona.name.as_str().into(),
+            task: self.history.prompt.task.as_str().into(),
+        });
     }
 
     /// Requests any role's model answered so far.
@@ -209,7 +213,13 @@ impl<'a> Run<'a> {
         let client = self.models.client(role);
         let model = client.config().model.clone();
         let images = messages.iter().filter(|m| m.image_png.is_some()).count();
-        let request = Event::LlmRequest { step, role: role.as_str(), model: &model, messages: messages.len(), images };
+        let request = Event::LlmRequest {
+            step,
+            role: role.as_str().into(),
+            model: model.as_str().into(),
+            messages: messages.len(),
+            images,
+        };
         self.recorder.request(messages, &request);
         let reply = tokio::select! {
             r = client.complete(messages) => r,
@@ -221,8 +231,8 @@ impl<'a> Run<'a> {
             Ok(reply) => {
                 self.event(&Event::LlmReply {
                     step,
-                    role: role.as_str(),
-                    text: &reply.text,
+                    role: role.as_str().into(),
+                    text: reply.text.as_str().into(),
                     prompt_tokens: reply.usage.prompt_tokens,
                     completion_tokens: reply.usage.completion_tokens,
                     total_tokens: reply.usage.total_tokens,

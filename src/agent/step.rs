@@ -239,21 +239,25 @@ impl Run<'_> {
             progress(Progress::Note { step: number, text: "no code in the reply; asked again" });
             return StepOutcome::NoCode;
         };
-        self.event(&Event::Code { step: number, code });
+        self.event(&Event::Code { step: number, code: code.into() });
         // Parsed and run in one hand-over to the engine's process.
         let result = match tokio::task::block_in_place(|| self.session.run_source(code, seen)) {
             Ok(result) => result,
             Err(error) => {
-                self.event(&Event::ParseError { step: number, error: &error });
+                self.event(&Event::ParseError { step: number, error: std::borrow::Cow::Borrowed(&error) });
                 progress(Progress::Note { step: number, text: "the code does not parse; nothing ran" });
                 return StepOutcome::NotParsed(error);
             }
         };
         if !result.output.is_empty() || result.value.is_some() {
-            self.event(&Event::Output { step: number, output: &result.output, value: result.value.as_deref() });
+            self.event(&Event::Output {
+                step: number,
+                output: result.output.as_str().into(),
+                value: result.value.as_deref().map(Into::into),
+            });
         }
         if let Some(error) = &result.error {
-            self.event(&Event::Error { step: number, error });
+            self.event(&Event::Error { step: number, error: std::borrow::Cow::Borrowed(error) });
         }
         StepOutcome::Ran(result)
     }
@@ -276,7 +280,7 @@ impl Run<'_> {
         if text.is_empty() {
             return;
         }
-        self.event(&Event::Reflection { step: number, text: &text });
+        self.event(&Event::Reflection { step: number, text: text.as_str().into() });
         progress(Progress::Note { step: number, text: &format!("reflection: {text}") });
         self.history.reflections.push(text);
     }

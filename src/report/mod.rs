@@ -2,9 +2,10 @@
 //! page (screenshots scaled down and embedded as JPEG, or kept beside it with
 //! external assets), rewritten as the run goes so a killed run still has one; and
 //! index pages that link several (`codeact exec` with several scripts, `codeact
-//! eval`). Built from what the run directory holds (`model.rs`), rendered by
-//! `html.rs`, images by `images.rs`; the steps as plain text for JUnit by
-//! `step_log.rs`. Not the run directory itself (`trajectory/`).
+//! eval`). Built from the run's typed events (`model.rs`): followed as they are
+//! written (a [`SharedReport`] observes the run) or read back from a finished run
+//! directory; rendered by `html.rs`, images by `images.rs`; the steps as plain
+//! text for JUnit by `step_log.rs`. Not the run directory itself (`trajectory/`).
 
 pub mod html;
 mod images;
@@ -13,6 +14,8 @@ mod step_log;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 pub use model::RunView;
 pub use step_log::step_log;
@@ -46,26 +49,43 @@ fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportEr
     Ok(path)
 }
 
-/// The report of one run directory, kept up to date by calling [`write`] again:
-/// each screenshot is scaled and encoded once.
+/// The report of one run directory, kept up to date by the run's events and
+/// written again by calling [`write`]: each screenshot is scaled and encoded once.
 ///
 /// [`write`]: RunReport::write
 #[derive(Debug)]
 pub struct RunReport {
     dir: PathBuf,
     assets: Assets,
+    /// The run as far as its events have told.
+    view: RunView,
     /// Screenshots done so far: their `src` and original size (`None`: unreadable).
     done: HashMap<String, Option<html::Shown>>,
 }
 
+/// A report the run's trajectory feeds (as an observer) while the run writes it.
+pub type SharedReport = Arc<Mutex<RunReport>>;
+
+impl crate::trajectory::EventObserver for SharedReport {
+    fn event(&mut self, event: &crate::trajectory::Event, _at: SystemTime) {
+        crate::trajectory::lock(self).view.take(event);
+    }
+}
+
 impl RunReport {
+    /// The report of a run about to begin in `dir`: its events come as it writes them.
     pub fn new(dir: &Path, assets: Assets) -> Self {
-        Self { dir: dir.to_path_buf(), assets, done: HashMap::new() }
+        Self { dir: dir.to_path_buf(), assets, view: RunView::default(), done: HashMap::new() }
     }
 
-    /// Writes `report.html` from what the run directory holds now.
+    /// The report of the run `dir` holds (what is there so far).
+    pub fn of_dir(dir: &Path, assets: Assets) -> Self {
+        Self { view: RunView::read(dir), ..Self::new(dir, assets) }
+    }
+
+    /// Writes `report.html` from the run as far as it has gone.
     pub fn write(&mut self) -> Result<PathBuf, ReportError> {
-        let view = RunView::read(&self.dir);
+        let view = &self.view;
         let (dir, assets) = (self.dir.clone(), self.assets);
         let done = &mut self.done;
         let mut image = |rel: &str| -> Option<html::Shown> {
@@ -87,14 +107,14 @@ impl RunReport {
             done.insert(rel.to_string(), made.clone());
             made
         };
-        let page = html::render(&view, &mut image);
+        let page = html::render(view, &mut image);
         write_whole(&self.dir, "report.html", page.as_bytes())
     }
 }
 
 /// Writes `report.html` in `dir` once (for a run that is over).
 pub fn write_run_report(dir: &Path, assets: Assets) -> Result<PathBuf, ReportError> {
-    RunReport::new(dir, assets).write()
+    RunReport::of_dir(dir, assets).write()
 }
 
 /// Writes an index page `report.html` in `dir`: a row per entry, its first cell

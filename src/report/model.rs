@@ -1,12 +1,12 @@
-//! What a report shows, read back from a run directory's `events.jsonl` and
-//! `summary.json`: the run's header, then per step the screenshot seen, the reply,
-//! the code, what it printed, each action (with the point it hit and its effect),
-//! errors, notes, timings and tokens. Lines that do not parse (a line cut by a
-//! kill) are skipped. Not the HTML (`html.rs`).
+//! What a report shows, folded from a run's typed events (as they are written, or
+//! read back from `events.jsonl`) and its summary's facts: the run's header, then
+//! per step the screenshot seen, the reply, the code, what it printed, each action
+//! (with the point it hit and its effect), errors, notes, timings and tokens. Not
+//! the HTML (`html.rs`).
 
 use std::path::Path;
 
-use serde_json::Value;
+use crate::trajectory::{Event, RunFacts};
 
 /// One action as the report lists it.
 #[derive(Debug, Clone, Default)]
@@ -64,22 +64,10 @@ pub struct RunView {
     pub finished: bool,
 }
 
-fn text(v: &Value, key: &str) -> Option<String> {
-    match &v[key] {
-        Value::String(s) => Some(s.clone()),
-        Value::Null => None,
-        other => Some(other.to_string()),
-    }
-}
-
-fn number(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or(0.0)
-}
-
 /// The point an action acted on: recorded, or a `tap(x, y)`'s own arguments.
-fn point_of(event: &Value, tool: &str, args: &[String]) -> Option<(i32, i32)> {
-    if let Some([x, y]) = event["point"].as_array().map(Vec::as_slice) {
-        return Some((x.as_i64()? as i32, y.as_i64()? as i32));
+fn point_of(point: Option<[i32; 2]>, tool: &str, args: &[String]) -> Option<(i32, i32)> {
+    if let Some([x, y]) = point {
+        return Some((x, y));
     }
     let pointed = matches!(tool, "tap" | "long_press" | "swipe" | "drag") && args.len() >= 2;
     if pointed {
@@ -88,42 +76,51 @@ fn point_of(event: &Value, tool: &str, args: &[String]) -> Option<(i32, i32)> {
     None
 }
 
+/// A plan's items on one line: `1. goal (app); 2. ...`.
+fn plan_line(items: &[crate::trajectory::PlanItem]) -> String {
+    let shown: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(n, item)| match &item.app {
+            Some(app) => format!("{}. {} ({app})", n + 1, item.goal),
+            None => format!("{}. {}", n + 1, item.goal),
+        })
+        .collect();
+    shown.join("; ")
+}
+
 impl RunView {
-    /// Reads `dir` (what is there so far).
+    /// Reads the run in `dir` (what is there so far).
     pub fn read(dir: &Path) -> Self {
         let mut view = RunView::default();
-        let events = crate::files::read_text(&dir.join("events.jsonl"), crate::files::DATA_BYTES).unwrap_or_default();
-        for line in events.lines() {
-            let Ok(event) = serde_json::from_str::<Value>(line) else { continue };
+        for event in crate::trajectory::read_events(dir) {
             view.take(&event);
         }
-        if let Ok(summary) = crate::files::read_text(&dir.join("summary.json"), crate::files::TEXT_BYTES)
-            && let Ok(summary) = serde_json::from_str::<Value>(&summary)
-        {
-            view.finished = true;
-            view.outcome = text(&summary, "outcome").or(view.outcome.take());
-            view.reason = text(&summary, "reason").or(view.reason.take());
-            view.replay = text(&summary, "replay");
-            if view.reason.is_none() {
-                view.reason = text(&summary, "error");
-            }
-            // A script is one step: its time is the script's.
-            if let (Some(ms), [only]) = (summary["duration_ms"].as_f64(), view.steps.as_mut_slice())
-                && only.wall_ms == 0.0
-            {
-                only.wall_ms = ms;
-                only.device_ms = only.actions.iter().map(|a| a.ms).sum();
-                only.overhead_ms = (ms - only.device_ms).max(0.0);
-            }
-            for key in ["model", "persona", "device", "strategy", "memory"] {
-                if let Some(value) =
-                    text(&summary, key).filter(|v| !v.is_empty() && !view.facts.iter().any(|(k, _)| k == key))
-                {
-                    view.facts.push((key.to_string(), value));
-                }
-            }
+        if let Some(facts) = RunFacts::read(dir) {
+            view.take_facts(&facts);
         }
         view
+    }
+
+    /// The summary's facts: the run is over.
+    fn take_facts(&mut self, facts: &RunFacts) {
+        self.finished = true;
+        self.outcome = facts.outcome.clone().or(self.outcome.take());
+        self.reason = facts.reason.clone().or(self.reason.take()).or_else(|| facts.error.clone());
+        self.replay = facts.replay.clone().or(self.replay.take());
+        // A script is one step: its time is the script's.
+        if let (Some(ms), [only]) = (facts.duration_ms, self.steps.as_mut_slice())
+            && only.wall_ms == 0.0
+        {
+            only.wall_ms = ms;
+            only.device_ms = only.actions.iter().map(|a| a.ms).sum();
+            only.overhead_ms = (ms - only.device_ms).max(0.0);
+        }
+        for (key, value) in facts.header() {
+            if let Some(value) = value.filter(|v| !v.is_empty() && !self.facts.iter().any(|(k, _)| k == key)) {
+                self.facts.push((key.to_string(), value.to_string()));
+            }
+        }
     }
 
     /// The step `number`, made when first named.
@@ -136,113 +133,87 @@ impl RunView {
         &mut self.steps[last]
     }
 
-    fn take(&mut self, e: &Value) {
-        let kind = e["event"].as_str().unwrap_or("");
-        let n = e["step"].as_u64().unwrap_or(1) as usize;
-        match kind {
-            "run_start" => {
-                self.title = text(e, "task").unwrap_or_default();
-                for key in ["model", "persona", "device", "provider"] {
-                    if let Some(value) = text(e, key) {
-                        self.facts.push((key.to_string(), value));
-                    }
+    /// Folds one event of the run into the view.
+    pub fn take(&mut self, event: &Event) {
+        match event {
+            Event::RunStart { task, model, persona, device, provider, .. } => {
+                self.title = task.to_string();
+                for (key, value) in [("model", model), ("persona", persona), ("device", device), ("provider", provider)]
+                {
+                    self.facts.push((key.to_string(), value.to_string()));
                 }
             }
-            "start" => self.title = text(e, "script").unwrap_or_default(),
+            Event::Start { script, .. } => self.title = script.to_string(),
             // A script's end: what it printed, its error or completion.
-            "end" => {
-                let s = self.step(n);
-                if let Some(out) = text(e, "output") {
-                    s.output.push_str(&out);
+            Event::End { output, error, completion, .. } => {
+                let s = self.step(1);
+                s.output.push_str(output);
+                if let Some(error) = error {
+                    s.errors.push(error.message.clone());
                 }
-                if let Some(message) = text(&e["error"], "message") {
-                    s.errors.push(message);
-                }
-                if let Some(success) = e["completion"]["success"].as_bool() {
-                    let reason = text(&e["completion"], "reason").unwrap_or_default();
-                    s.notes.push(format!("complete({success}): {reason}"));
+                if let Some(c) = completion {
+                    s.notes.push(format!("complete({}): {}", c.success, c.reason));
                 }
             }
-            "step_start" => {
-                self.step(n);
+            Event::StepStart { step } => {
+                self.step(*step);
             }
-            "observation" => self.step(n).seen = text(e, "screenshot"),
-            "llm_reply" if e["role"] == "actor" || e["role"].is_null() => {
-                let s = self.step(n);
-                s.reply = text(e, "text");
-                s.prompt_tokens += e["prompt_tokens"].as_u64().unwrap_or(0);
-                s.completion_tokens += e["completion_tokens"].as_u64().unwrap_or(0);
+            Event::Observation { step, screenshot, .. } => self.step(*step).seen = screenshot.clone(),
+            Event::LlmReply { step, role, text, prompt_tokens, completion_tokens, .. } => {
+                let s = self.step(*step);
+                s.prompt_tokens += prompt_tokens;
+                s.completion_tokens += completion_tokens;
+                if role == "actor" {
+                    s.reply = Some(text.to_string());
+                } else {
+                    s.notes.push(format!("{role} answered"));
+                }
             }
-            "llm_reply" => {
-                let role = text(e, "role").unwrap_or_default();
-                let s = self.step(n);
-                s.prompt_tokens += e["prompt_tokens"].as_u64().unwrap_or(0);
-                s.completion_tokens += e["completion_tokens"].as_u64().unwrap_or(0);
-                s.notes.push(format!("{role} answered"));
-            }
-            "code" => self.step(n).code = text(e, "code"),
-            "action" => {
-                let tool = text(e, "tool").unwrap_or_default();
-                let args: Vec<String> = e["args"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-                    .unwrap_or_default();
+            Event::Code { step, code } => self.step(*step).code = Some(code.to_string()),
+            Event::Action { step, tool, args, result, failure, duration_ms, effect, point, screenshot, .. } => {
                 let action = ActionView {
-                    point: point_of(e, &tool, &args),
-                    tool,
-                    args,
-                    result: text(e, "result").unwrap_or_default(),
-                    failed: !e["failure"].is_null(),
-                    effect: text(e, "effect"),
-                    ms: number(e, "duration_ms"),
-                    screenshot: text(e, "screenshot"),
+                    point: point_of(*point, tool, args),
+                    tool: tool.to_string(),
+                    args: args.to_vec(),
+                    result: result.to_string(),
+                    failed: failure.is_some(),
+                    effect: effect.as_deref().map(str::to_string),
+                    ms: *duration_ms,
+                    screenshot: screenshot.clone(),
                 };
-                self.step(n).actions.push(action);
+                self.step(*step).actions.push(action);
             }
-            "output" => {
-                let s = self.step(n);
-                if let Some(out) = text(e, "output") {
-                    s.output.push_str(&out);
+            Event::Output { step, output, .. } => self.step(*step).output.push_str(output),
+            Event::Error { step, error } | Event::ParseError { step, error } => {
+                self.step(*step).errors.push(error.message.clone())
+            }
+            Event::DeviceError { step, message } | Event::LlmError { step, message } => {
+                self.step(*step).errors.push(message.clone())
+            }
+            Event::StepEnd { step, wall_ms, llm_ms, device_ms, overhead_ms, .. } => {
+                let s = self.step(*step);
+                (s.wall_ms, s.llm_ms, s.device_ms, s.overhead_ms) = (*wall_ms, *llm_ms, *device_ms, *overhead_ms);
+            }
+            Event::Completion { step, success, reason } => {
+                self.step(*step).notes.push(format!("complete({success}): {reason}"))
+            }
+            Event::CompletionHeld { step, .. } => {
+                self.step(*step).notes.push("the completion gate held complete(true): the model looks once more".into())
+            }
+            Event::Stalled { step, .. } => self.step(*step).notes.push("steps in a row went nowhere".into()),
+            Event::Replayed { step, .. } => self.step(*step).notes.push("replayed from memory (no model call)".into()),
+            Event::Diverged { step, why, .. } => self.step(*step).notes.push(format!("the replay diverged: {why}")),
+            Event::Reflection { step, text } => self.step(*step).notes.push(format!("reviewer: {text}")),
+            Event::Plan { step, items, why, .. } => {
+                let mut note = format!("plan: {}", plan_line(items));
+                if let Some(why) = why {
+                    note.push_str(&format!(" (asked again: {why})"));
                 }
+                self.step(*step).notes.push(note);
             }
-            "error" | "parse_error" => {
-                let message = text(&e["error"], "message").unwrap_or_else(|| e["error"].to_string());
-                self.step(n).errors.push(message);
-            }
-            "device_error" | "llm_error" => {
-                let message = text(e, "message").unwrap_or_default();
-                self.step(n).errors.push(message);
-            }
-            "step_end" => {
-                let s = self.step(n);
-                s.wall_ms = number(e, "wall_ms");
-                s.llm_ms = number(e, "llm_ms");
-                s.device_ms = number(e, "device_ms");
-                s.overhead_ms = number(e, "overhead_ms");
-            }
-            "completion" => {
-                let how = if e["success"].as_bool() == Some(true) { "complete(true)" } else { "complete(false)" };
-                let reason = text(e, "reason").unwrap_or_default();
-                self.step(n).notes.push(format!("{how}: {reason}"));
-            }
-            "completion_held" => {
-                self.step(n).notes.push("the completion gate held complete(true): the model looks once more".into())
-            }
-            "stalled" => self.step(n).notes.push("steps in a row went nowhere".into()),
-            "replayed" => self.step(n).notes.push("replayed from memory (no model call)".into()),
-            "diverged" => {
-                let why = text(e, "why").unwrap_or_default();
-                self.step(n).notes.push(format!("the replay diverged: {why}"));
-            }
-            "reflection" => {
-                let t = text(e, "text").unwrap_or_default();
-                self.step(n).notes.push(format!("reviewer: {t}"));
-            }
-            "plan" | "phase" => {
-                let t = text(e, "text").or_else(|| text(e, "plan")).or_else(|| text(e, "phase")).unwrap_or_default();
-                self.step(n).notes.push(format!("{kind}: {t}"));
-            }
-            _ => {}
+            Event::Phase { step, persona, task } => self.step(*step).notes.push(format!("phase: {persona}: {task}")),
+            Event::RunEnd(summary) => self.take_facts(&RunFacts::of(summary)),
+            Event::LlmRequest { .. } | Event::NoCode { .. } | Event::Recall { .. } | Event::Unknown => {}
         }
     }
 }

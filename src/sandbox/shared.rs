@@ -41,7 +41,7 @@ const HALT_TIMEOUT: u8 = 2;
 const HALT_OPERATIONS: u8 = 3;
 
 /// How a snippet ended when it called `complete()`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Completion {
     pub success: bool,
     pub reason: String,

@@ -16,6 +16,8 @@ pub use subflows::{SubflowError, collect as modules_imported_by};
 use crate::sandbox::{ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
 use crate::session::Session;
 use crate::trajectory::junit::{Case, Verdict};
+use std::borrow::Cow;
+
 use crate::trajectory::{self, Event, ObservedOnly, Trajectory, TrajectoryError};
 
 #[derive(Debug, thiserror::Error)]
@@ -268,12 +270,12 @@ fn run_one(
     });
     // The script's name is its trace's conversation id; the time makes it one run's.
     let trace_id = || format!("{name}-{}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S"));
-    let start = Event::Start { script: &script.path.display().to_string(), device };
+    let start = Event::Start { script: script.path.display().to_string().into(), device: device.into() };
     let written = match &dir {
         Some(dir) => {
             let mut t = Trajectory::create(dir)?;
             if let Some(traces) = options.traces {
-                t.set_observer(Box::new(traces.spans_for(&trace_id())));
+                t.add_observer(Box::new(traces.spans_for(&trace_id())));
             }
             t.write_file("script.rhai", script.code.as_bytes());
             t.append(&start);
@@ -350,9 +352,9 @@ fn load_modules(session: &mut Session, script: &Script) -> Result<(), RunError> 
 /// The event that closes a script's run.
 fn end_event(result: &RunResult) -> Event<'_> {
     Event::End {
-        output: &result.output,
-        error: result.error.as_ref(),
-        completion: result.completion.as_ref(),
+        output: result.output.as_str().into(),
+        error: result.error.as_ref().map(Cow::Borrowed),
+        completion: result.completion.as_ref().map(Cow::Borrowed),
         more_actions: result.more_actions,
     }
 }

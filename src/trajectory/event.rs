@@ -1,8 +1,17 @@
 //! The lines of `events.jsonl`, typed: one variant per event, serialised as
 //! `{"event": "<name>", ...fields}` (the writer adds `t_ms`). The names and fields
 //! are the file format users parse; change them only with a note in the README.
+//!
+//! One type both ways: a run borrows what it writes (`Event<'a>`), a reader gets
+//! the owned form back (`Event<'static>`, see [`read_events`]). Fields a writer
+//! leaves out (zeros, and a role, which runs before roles lack) read as their
+//! defaults; an event this version does not know reads as [`Event::Unknown`].
+//!
+//! [`read_events`]: super::read_events
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use crate::sandbox::{Action, Completion, FailureKind, RunError};
 
@@ -11,20 +20,35 @@ pub(crate) fn round_ms(ms: f64) -> f64 {
     (ms * 100.0).round() / 100.0
 }
 
+/// One item of a plan (the planner's unit; a `plan` event lists them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanItem {
+    pub goal: String,
+    /// The screen or app expected when the item is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<String>,
+    /// The app the item happens in (the hierarchical strategy's unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// Variables the item must leave for later items (a phone number, an address).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub carry: Vec<String>,
+}
+
 /// One line of `events.jsonl`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event<'a> {
     /// `codeact run` began.
     RunStart {
-        task: &'a str,
-        persona: &'a str,
-        model: &'a str,
-        provider: &'a str,
-        device: &'a str,
+        task: Cow<'a, str>,
+        persona: Cow<'a, str>,
+        model: Cow<'a, str>,
+        provider: Cow<'a, str>,
+        device: Cow<'a, str>,
         max_steps: usize,
         vision: bool,
-        save: &'a str,
+        save: Cow<'a, str>,
     },
     StepStart {
         step: usize,
@@ -43,15 +67,17 @@ pub enum Event<'a> {
     LlmRequest {
         step: usize,
         /// actor, planner or reflector.
-        role: &'a str,
-        model: &'a str,
+        #[serde(default = "actor")]
+        role: Cow<'a, str>,
+        model: Cow<'a, str>,
         messages: usize,
         images: usize,
     },
     LlmReply {
         step: usize,
-        role: &'a str,
-        text: &'a str,
+        #[serde(default = "actor")]
+        role: Cow<'a, str>,
+        text: Cow<'a, str>,
         prompt_tokens: u64,
         completion_tokens: u64,
         total_tokens: u64,
@@ -63,26 +89,26 @@ pub enum Event<'a> {
     },
     Code {
         step: usize,
-        code: &'a str,
+        code: Cow<'a, str>,
     },
     ParseError {
         step: usize,
-        error: &'a RunError,
+        error: Cow<'a, RunError>,
     },
     /// One tool call, with the files it captured.
     Action {
         step: usize,
-        tool: &'a str,
-        args: &'a [String],
-        result: &'a str,
+        tool: Cow<'a, str>,
+        args: Cow<'a, [String]>,
+        result: Cow<'a, str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         failure: Option<FailureKind>,
         started_ms: f64,
         duration_ms: f64,
         #[serde(skip_serializing_if = "Option::is_none")]
-        target: Option<&'a str>,
+        target: Option<Cow<'a, str>>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        effect: Option<&'a str>,
+        effect: Option<Cow<'a, str>>,
         /// Where the element it acted on was (its centre, in screen pixels).
         #[serde(skip_serializing_if = "Option::is_none")]
         point: Option<[i32; 2]>,
@@ -93,12 +119,12 @@ pub enum Event<'a> {
     },
     Output {
         step: usize,
-        output: &'a str,
-        value: Option<&'a str>,
+        output: Cow<'a, str>,
+        value: Option<Cow<'a, str>>,
     },
     Error {
         step: usize,
-        error: &'a RunError,
+        error: Cow<'a, RunError>,
     },
     DeviceError {
         step: usize,
@@ -115,19 +141,19 @@ pub enum Event<'a> {
         device_ms: f64,
         overhead_ms: f64,
         /// Calls past the actions a snippet keeps: counted, not recorded.
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(default, skip_serializing_if = "is_zero")]
         more_actions: usize,
     },
     Completion {
         step: usize,
         success: bool,
-        reason: &'a str,
+        reason: Cow<'a, str>,
     },
     /// The completion gate held a `complete(true, ..)` that came right after acting
     /// unseen: the model gets one more step with the final screen.
     CompletionHeld {
         step: usize,
-        reason: &'a str,
+        reason: Cow<'a, str>,
     },
     /// `stalled` steps in a row ended in an error or changed nothing on screen; the
     /// model was told to change approach (`ending` false) or the run ends (true).
@@ -141,15 +167,15 @@ pub enum Event<'a> {
     Plan {
         step: usize,
         replan: usize,
-        items: &'a serde_json::Value,
+        items: Cow<'a, [PlanItem]>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        why: Option<&'a str>,
+        why: Option<Cow<'a, str>>,
     },
     /// A sub-agent took over (the hierarchical strategy): its persona and task.
     Phase {
         step: usize,
-        persona: &'a str,
-        task: &'a str,
+        persona: Cow<'a, str>,
+        task: Cow<'a, str>,
     },
     /// Memory held a successful run of this task: it is replayed step by step.
     Recall {
@@ -167,28 +193,37 @@ pub enum Event<'a> {
     Diverged {
         step: usize,
         of: usize,
-        why: &'a str,
+        why: Cow<'a, str>,
     },
     /// The reflector's critique after `step`.
     Reflection {
         step: usize,
-        text: &'a str,
+        text: Cow<'a, str>,
     },
     /// `codeact run` ended; the summary's fields follow.
-    RunEnd(&'a serde_json::Value),
+    RunEnd(Cow<'a, serde_json::Value>),
     /// `codeact exec` began a script.
     Start {
-        script: &'a str,
-        device: &'a str,
+        script: Cow<'a, str>,
+        device: Cow<'a, str>,
     },
     /// `codeact exec` finished a script.
     End {
-        output: &'a str,
-        error: Option<&'a RunError>,
-        completion: Option<&'a Completion>,
-        #[serde(skip_serializing_if = "is_zero")]
+        output: Cow<'a, str>,
+        error: Option<Cow<'a, RunError>>,
+        completion: Option<Cow<'a, Completion>>,
+        #[serde(default, skip_serializing_if = "is_zero")]
         more_actions: usize,
     },
+    /// An event this version does not know (written by a later one): read so that
+    /// the rest of the run still reads; never written.
+    #[serde(other, skip_serializing)]
+    Unknown,
+}
+
+/// The role of an LLM event from before roles were recorded: there was only the actor.
+fn actor() -> Cow<'static, str> {
+    Cow::Borrowed("actor")
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -200,14 +235,14 @@ impl<'a> Event<'a> {
     pub fn action(step: usize, action: &'a Action, screenshot: Option<String>, ui: Option<String>) -> Self {
         Event::Action {
             step,
-            tool: &action.tool,
-            args: &action.args,
-            result: &action.result,
+            tool: Cow::Borrowed(&action.tool),
+            args: Cow::Borrowed(&action.args),
+            result: Cow::Borrowed(&action.result),
             failure: action.failure,
             started_ms: round_ms(action.started_ms),
             duration_ms: round_ms(action.duration_ms),
-            target: action.capture.target.as_deref(),
-            effect: action.capture.effect.as_deref(),
+            target: action.capture.target.as_deref().map(Cow::Borrowed),
+            effect: action.capture.effect.as_deref().map(Cow::Borrowed),
             point: action.capture.resolved.map(|r| [r.center.0, r.center.1]),
             screenshot,
             ui,

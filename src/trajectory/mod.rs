@@ -3,12 +3,18 @@
 //! written whole, and `summary.json` at the end. A crash or a kill loses at most the
 //! event in flight. This module writes files; it does not decide what to record.
 //!
+//! Whoever follows a run as it goes (the report, the trace exporter) is an
+//! [`EventObserver`]: it gets each typed event as the file holds it, so every view
+//! of a run agrees with `events.jsonl`. `read.rs` reads a run directory back into
+//! the same types.
+//!
 //! `step.rs` is the record of one agent step, from which `export.rs` writes replay
 //! scripts; `junit.rs` writes JUnit reports; `run_dir.rs` names run directories.
 
 mod event;
 pub mod export;
 pub mod junit;
+mod read;
 mod run_dir;
 mod step;
 
@@ -19,7 +25,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
-pub use event::Event;
+pub use event::{Event, PlanItem};
+pub use read::{RunFacts, events_of, read_events};
 pub use run_dir::{new_run_dir, run_dir_name};
 pub use step::{StepOutcome, StepRecord, StepTiming};
 
@@ -37,8 +44,9 @@ pub enum TrajectoryError {
     Exists(PathBuf),
 }
 
-/// Something that follows a run's events as they are appended (the trace
-/// exporter): it gets each event with the wall-clock time it was written at.
+/// Something that follows a run's events as they are appended (the report, the
+/// trace exporter): it gets each event as `events.jsonl` holds it (its secrets
+/// redacted), with the wall-clock time it was written at.
 pub trait EventObserver: Send {
     fn event(&mut self, event: &Event, at: SystemTime);
     /// The messages of the LLM request whose `llm_request` event comes next; not
@@ -53,7 +61,7 @@ pub struct Trajectory {
     started: Instant,
     /// `started` on the wall clock (observers get wall-clock times).
     started_at: SystemTime,
-    observer: Option<Box<dyn EventObserver>>,
+    observers: Vec<Box<dyn EventObserver>>,
     /// Files written so far (numbering for screenshots and UI dumps).
     captures: usize,
     /// The first write error, reported at `finish` (recording never stops a run).
@@ -92,20 +100,20 @@ impl Trajectory {
             events,
             started: Instant::now(),
             started_at: SystemTime::now(),
-            observer: None,
+            observers: Vec::new(),
             captures: 0,
             failed: None,
         })
     }
 
     /// Hands every event from now on to `observer` too.
-    pub fn set_observer(&mut self, observer: Box<dyn EventObserver>) {
-        self.observer = Some(observer);
+    pub fn add_observer(&mut self, observer: Box<dyn EventObserver>) {
+        self.observers.push(observer);
     }
 
-    /// Tells the observer the messages of the LLM request about to be made.
+    /// Tells the observers the messages of the LLM request about to be made.
     pub fn prompt(&mut self, messages: &[crate::llm::Message]) {
-        if let Some(observer) = &mut self.observer {
+        for observer in &mut self.observers {
             observer.prompt(messages);
         }
     }
@@ -123,28 +131,23 @@ impl Trajectory {
     }
 
     /// Appends one event with its time (`t_ms` since the directory was opened),
-    /// flushed at once.
+    /// flushed at once, and hands it to the observers as written.
     pub fn append(&mut self, event: &Event) {
         let elapsed = self.started.elapsed();
-        if let Some(observer) = &mut self.observer {
-            observer.event(event, self.started_at + elapsed);
-        }
         let t_ms = event::round_ms(elapsed.as_secs_f64() * 1000.0);
-        let result = serde_json::to_value(event)
-            .map_err(std::io::Error::other)
-            .and_then(|mut line| {
-                if let Some(fields) = line.as_object_mut() {
-                    fields.insert("t_ms".into(), serde_json::json!(t_ms));
-                }
-                // Whatever an event quotes (a screen, a reply, an error) loses its
-                // secrets, value by value: a number or a key is never touched.
-                crate::secrets::redact_json(&mut line);
-                let text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
-                self.events.write_all(text.as_bytes())
-            })
-            .and_then(|()| self.events.write_all(b"\n"))
-            .and_then(|()| self.events.flush());
+        let mut line = redacted_line(event);
+        let result = match &mut line {
+            Ok(line) => write_line(&mut self.events, line, t_ms),
+            Err(e) => Err(std::io::Error::other(e.to_string())),
+        };
         self.note_failure(self.dir.join("events.jsonl"), result);
+        if !self.observers.is_empty() {
+            let seen = line.ok().and_then(|line| as_written(&line));
+            let at = self.started_at + elapsed;
+            for observer in &mut self.observers {
+                observer.event(seen.as_ref().unwrap_or(event), at);
+            }
+        }
     }
 
     /// Writes an action's captures to files (unless `keep_captures` is off) and
@@ -214,6 +217,34 @@ impl Trajectory {
     }
 }
 
+/// An event as `events.jsonl` holds it: whatever it quotes (a screen, a reply, an
+/// error) loses its secrets, value by value; a number or a key is never touched.
+fn redacted_line(event: &Event) -> Result<serde_json::Value, serde_json::Error> {
+    let mut line = serde_json::to_value(event)?;
+    crate::secrets::redact_json(&mut line);
+    Ok(line)
+}
+
+/// Writes `line` with its time `t_ms` as one line of `events.jsonl`, flushed; the
+/// line is left as it was (without `t_ms`).
+fn write_line(events: &mut File, line: &mut serde_json::Value, t_ms: f64) -> std::io::Result<()> {
+    let Some(fields) = line.as_object_mut() else { return Err(std::io::Error::other("an event is not a map")) };
+    fields.insert("t_ms".into(), serde_json::json!(t_ms));
+    let text = serde_json::to_string(&line);
+    if let Some(fields) = line.as_object_mut() {
+        fields.remove("t_ms");
+    }
+    events.write_all(text.map_err(std::io::Error::other)?.as_bytes())?;
+    events.write_all(b"\n")?;
+    events.flush()
+}
+
+/// The written line read back as the event observers get (`None` only if
+/// redaction made a field unreadable; they then get the event as it was).
+fn as_written(line: &serde_json::Value) -> Option<Event<'static>> {
+    serde::Deserialize::deserialize(line).ok()
+}
+
 /// A text file of the run without its secrets: a dump in what a person reads of
 /// it, a script as code (it stays runnable), anything else as text.
 fn redacted_file(name: &str, text: &str) -> String {
@@ -240,7 +271,9 @@ impl ObservedOnly {
     }
 
     pub fn append(&mut self, event: &Event) {
-        self.observer.event(event, self.started_at + self.started.elapsed());
+        let at = self.started_at + self.started.elapsed();
+        let seen = redacted_line(event).ok().and_then(|line| as_written(&line));
+        self.observer.event(seen.as_ref().unwrap_or(event), at);
     }
 }
 
@@ -280,7 +313,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("codeact-traj-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut t = Trajectory::create(&dir).unwrap();
-        t.append(&Event::Start { script: "a.rhai", device: "sim" });
+        t.append(&Event::Start { script: "a.rhai".into(), device: "sim".into() });
         let action = Action {
             tool: "tap".into(),
             args: vec!["1".into()],

@@ -145,8 +145,12 @@ async fn ask_planner(
         None => Plan::parse(&format!("1. {}", run.options.task), false)
             .map_err(|e| Ending::LlmFailed { message: e.to_string(), never_answered: false })?,
     };
-    let items = serde_json::to_value(&plan.items).unwrap_or_default();
-    run.event(&Event::Plan { step: run.steps_taken(), replan, items: &items, why });
+    run.event(&Event::Plan {
+        step: run.steps_taken(),
+        replan,
+        items: plan.items.as_slice().into(),
+        why: why.map(Into::into),
+    });
     let shown: Vec<String> = plan
         .items
         .iter()

@@ -12,20 +12,7 @@ const MOST_ITEMS: usize = 12;
 /// The most bytes of one goal or expectation kept.
 const FIELD_BYTES: usize = 400;
 
-/// One item of a plan.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanItem {
-    pub goal: String,
-    /// The screen or app expected when the item is done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expect: Option<String>,
-    /// The app the item happens in (the hierarchical strategy's unit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app: Option<String>,
-    /// Variables the item must leave for later items (a phone number, an address).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub carry: Vec<String>,
-}
+pub use crate::trajectory::PlanItem;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {

@@ -94,7 +94,7 @@ pub(in crate::agent) async fn run(
             Ok(Replayed::Diverged(why)) => why,
             Err(ending) => return ending,
         };
-        run.event(&Event::Diverged { step: run.steps_taken(), of: index + 1, why: &why });
+        run.event(&Event::Diverged { step: run.steps_taken(), of: index + 1, why: why.as_str().into() });
         progress(Progress::Note { step: run.steps_taken(), text: &format!("step {} diverged: {why}", index + 1) });
         let last = index + 1 == experience.steps.len();
         run.set_focus(Some(heal_focus(experience, index, &why, what)));

@@ -19,7 +19,7 @@ mod attributes;
 
 use super::semconv as sc;
 use crate::llm::Message;
-use crate::trajectory::{Event, EventObserver};
+use crate::trajectory::{Event, EventObserver, RunFacts};
 use attributes::{count, enum_word, error_status, error_type, input_messages, ms, text};
 
 /// The spans of one run directory, open ones kept until their closing event.
@@ -136,7 +136,7 @@ impl RunSpans {
             }
             Event::Start { script, device } => {
                 self.close_all(at);
-                let file = std::path::Path::new(script).file_name().map(|f| f.to_string_lossy().into_owned());
+                let file = std::path::Path::new(script.as_ref()).file_name().map(|f| f.to_string_lossy().into_owned());
                 let attrs = vec![
                     text(sc::SCRIPT_PATH, script),
                     text(sc::DEVICE, device),
@@ -285,7 +285,7 @@ impl RunSpans {
             }
             Event::Recall { steps, .. } => self.note(sc::EVENT_RECALL, at, vec![count(sc::STEPS, *steps as u64)], None),
             Event::Plan { replan, items, why, .. } => {
-                let mut shown = items.to_string();
+                let mut shown = serde_json::to_string(items).unwrap_or_default();
                 if let Some(why) = why {
                     shown = format!("{shown}\nwhy: {why}");
                 }
@@ -307,13 +307,14 @@ impl RunSpans {
                 end(self.phase.take(), at);
                 if let Some(cx) = self.root.take() {
                     let span = cx.span();
-                    let outcome = summary.get("outcome").and_then(|o| o.as_str()).unwrap_or("unknown");
+                    let facts = RunFacts::of(summary);
+                    let outcome = facts.outcome.as_deref().unwrap_or("unknown");
                     span.set_attribute(text(sc::OUTCOME, outcome));
-                    span.set_attribute(count(sc::STEPS, summary.get("steps").and_then(|s| s.as_u64()).unwrap_or(0)));
-                    if let Some(dir) = summary.get("run_dir").and_then(|d| d.as_str()) {
+                    span.set_attribute(count(sc::STEPS, facts.steps.unwrap_or(0)));
+                    if let Some(dir) = &facts.run_dir {
                         span.set_attribute(text(sc::RUN_DIR, dir));
                     }
-                    let reason = summary.get("reason").and_then(|r| r.as_str()).unwrap_or("");
+                    let reason = facts.reason.as_deref().unwrap_or("");
                     if self.content {
                         span.set_attribute(text(sc::REASON, reason));
                     }
@@ -348,7 +349,7 @@ impl RunSpans {
                     span.end_with_timestamp(at);
                 }
             }
-            Event::Observation { .. } | Event::NoCode { .. } => {}
+            Event::Observation { .. } | Event::NoCode { .. } | Event::Unknown => {}
         }
     }
 }

@@ -43,26 +43,26 @@ fn attr(span: &SpanData, key: &str) -> Option<String> {
 
 fn run_start() -> Event<'static> {
     Event::RunStart {
-        task: "Turn off Wi-Fi",
-        persona: "default",
-        model: "gpt-4o-mini",
-        provider: "api.openai.com",
-        device: "sim",
+        task: "Turn off Wi-Fi".into(),
+        persona: "default".into(),
+        model: "gpt-4o-mini".into(),
+        provider: "api.openai.com".into(),
+        device: "sim".into(),
         max_steps: 5,
         vision: false,
-        save: "step",
+        save: "step".into(),
     }
 }
 
 fn request(step: usize, role: &'static str) -> Event<'static> {
-    Event::LlmRequest { step, role, model: "gpt-4o-mini", messages: 2, images: 0 }
+    Event::LlmRequest { step, role: role.into(), model: "gpt-4o-mini".into(), messages: 2, images: 0 }
 }
 
 fn reply(step: usize, role: &'static str) -> Event<'static> {
     Event::LlmReply {
         step,
-        role,
-        text: "ok sk-abcdefghijklmnop",
+        role: role.into(),
+        text: "ok sk-abcdefghijklmnop".into(),
         prompt_tokens: 120,
         completion_tokens: 7,
         total_tokens: 127,
@@ -77,7 +77,8 @@ fn step_end(step: usize) -> Event<'static> {
 
 #[test]
 fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
-    let items = serde_json::json!(["open Settings"]);
+    let items =
+        vec![crate::trajectory::PlanItem { goal: "open Settings".into(), expect: None, app: None, carry: Vec::new() }];
     let summary = serde_json::json!({"outcome": "failure", "steps": 1, "reason": "gave up"});
     let syntax = RunError::plain("unexpected end", ErrorKind::Syntax);
     let args = vec!["\"com.android.settings\"".to_string()];
@@ -85,17 +86,17 @@ fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
         run_start(),
         request(0, "planner"),
         reply(0, "planner"),
-        Event::Plan { step: 0, replan: 0, items: &items, why: None },
-        Event::Phase { step: 0, persona: "app_starter", task: "open Settings" },
+        Event::Plan { step: 0, replan: 0, items: items.as_slice().into(), why: None },
+        Event::Phase { step: 0, persona: "app_starter".into(), task: "open Settings".into() },
         Event::StepStart { step: 1 },
         request(1, "actor"),
         reply(1, "actor"),
-        Event::Code { step: 1, code: "start_app(\"com.android.settings\")" },
+        Event::Code { step: 1, code: "start_app(\"com.android.settings\")".into() },
         Event::Action {
             step: 1,
-            tool: "start_app",
-            args: &args,
-            result: "not installed",
+            tool: "start_app".into(),
+            args: args.as_slice().into(),
+            result: "not installed".into(),
             failure: Some(crate::sandbox::FailureKind::NotFound),
             started_ms: 0.0,
             duration_ms: 20.0,
@@ -105,9 +106,9 @@ fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
             screenshot: None,
             ui: None,
         },
-        Event::ParseError { step: 1, error: &syntax },
+        Event::ParseError { step: 1, error: std::borrow::Cow::Borrowed(&syntax) },
         step_end(1),
-        Event::RunEnd(&summary),
+        Event::RunEnd(std::borrow::Cow::Borrowed(&summary)),
     ];
     let spans = spans_of(false, &events);
     let root = find(&spans, "invoke_agent codeact")[0];
