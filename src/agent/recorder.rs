@@ -1,8 +1,9 @@
 //! How a run is written as it goes: the run directory's events (each step framed by
 //! `step_start` … `step_end` with its timings, normal and replayed steps alike), the
-//! files a step keeps, the step counter the action sink files actions under, and
-//! `report.html`, rewritten after each step. Not what a step decides (`step.rs`,
-//! `checks.rs`) and not the file format (`trajectory/`).
+//! [`StepRecord`] of the step in hand, folded from those same events as they are
+//! written, the files a step keeps, the step counter the action sink files actions
+//! under, and `report.html`, rewritten after each step. Not what a step decides
+//! (`step.rs`, `checks.rs`) and not the file format (`trajectory/`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -11,8 +12,10 @@ use std::time::{Duration, Instant};
 use crate::device::Observation;
 use crate::error_text::full_message;
 use crate::llm::Message;
-use crate::sandbox::ActionSink;
-use crate::trajectory::{self, Event, SharedTrajectory, StepOutcome, StepTiming, Trajectory, TrajectoryError};
+use crate::sandbox::{ActionSink, RunResult};
+use crate::trajectory::{
+    self, Event, SharedTrajectory, StepOutcome, StepRecord, StepTiming, Trajectory, TrajectoryError,
+};
 
 /// A run directory being written.
 pub(super) struct Recorder {
@@ -23,6 +26,8 @@ pub(super) struct Recorder {
     step_now: Arc<AtomicUsize>,
     /// Whether each step keeps the screenshot and UI dump it saw.
     keep_step_files: bool,
+    /// The record of the step in hand, built from its events until it ends.
+    building: Mutex<Option<StepRecord>>,
 }
 
 /// A run's id in traces (`gen_ai.conversation.id`): its directory's name.
@@ -50,6 +55,7 @@ impl Recorder {
             report,
             step_now: Arc::new(AtomicUsize::new(0)),
             keep_step_files,
+            building: Mutex::new(None),
         })
     }
 
@@ -57,8 +63,12 @@ impl Recorder {
         trajectory::lock(&self.trajectory).dir().to_path_buf()
     }
 
+    /// Writes `event`, and folds it into the record of the step in hand.
     pub(super) fn event(&self, event: &Event) {
         trajectory::lock(&self.trajectory).append(event);
+        if let Some(record) = trajectory::lock(&self.building).as_mut() {
+            record.take(event);
+        }
     }
 
     /// Steps begun so far (the number of the step in hand).
@@ -73,15 +83,20 @@ impl Recorder {
         trajectory::action_sink(self.trajectory.clone(), Arc::new(move || step.load(Ordering::SeqCst)), keep_captures)
     }
 
-    /// Begins the next step: its number, and its `step_start`.
+    /// Begins the next step: its number, its `step_start`, and its record.
     pub(super) fn begin_step(&self) -> usize {
         let number = self.step_now.fetch_add(1, Ordering::SeqCst) + 1;
+        *trajectory::lock(&self.building) = Some(StepRecord::new(number));
         self.event(&Event::StepStart { step: number });
         number
     }
 
-    /// The observation's event, and its files when the run keeps them per step.
+    /// The observation's event, and its files when the run keeps them per step; the
+    /// step's record notes the app and activity it saw.
     pub(super) fn keep_observation(&self, step: usize, seen: &Observation, took: Duration) {
+        if let Some(record) = trajectory::lock(&self.building).as_mut() {
+            record.seen = Some((seen.phone.package.clone(), seen.phone.activity.clone()));
+        }
         let mut t = trajectory::lock(&self.trajectory);
         let (mut ui, mut screenshot) = (None, None);
         if self.keep_step_files {
@@ -103,20 +118,22 @@ impl Recorder {
         });
     }
 
-    /// Ends step `number`, begun at `started`: where its time went (waiting for the
-    /// model `llm`, observing `observed`, the actions' own durations) and its
-    /// `step_end`. Every step ends here, asked or replayed.
+    /// Ends step `number`, begun at `started`, with the result of its snippet when
+    /// one ran (a reply with no code, or code that did not parse, is in its events
+    /// already): where its time went (waiting for the model `llm`, observing
+    /// `observed`, the actions' own durations) and its `step_end`. Every step ends
+    /// here, asked or replayed, and hands back its record.
     pub(super) fn end_step(
         &self,
         number: usize,
         started: Instant,
         llm: Duration,
         observed: Duration,
-        outcome: &StepOutcome,
-    ) -> StepTiming {
-        let (action_ms, more_actions): (f64, usize) = match outcome {
-            StepOutcome::Ran(r) => (r.actions.iter().map(|a| a.duration_ms).sum(), r.more_actions),
-            _ => (0.0, 0),
+        ran: Option<RunResult>,
+    ) -> StepRecord {
+        let (action_ms, more_actions): (f64, usize) = match &ran {
+            Some(r) => (r.actions.iter().map(|a| a.duration_ms).sum(), r.more_actions),
+            None => (0.0, 0),
         };
         let device = observed + Duration::from_secs_f64(action_ms / 1000.0);
         let wall = started.elapsed();
@@ -134,7 +151,11 @@ impl Recorder {
             overhead_ms: timing.overhead_ms,
             more_actions,
         });
-        timing
+        let mut record = trajectory::lock(&self.building).take().unwrap_or_else(|| StepRecord::new(number));
+        if let Some(result) = ran {
+            record.outcome = StepOutcome::Ran(result);
+        }
+        record
     }
 
     /// The request about to go to a model: its messages for the trace exporter

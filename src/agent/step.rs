@@ -19,6 +19,7 @@ use super::run::Run;
 use crate::device::Observation;
 use crate::error_text::full_message;
 use crate::llm::{Reply, Usage, extract};
+use crate::sandbox::RunResult;
 use crate::trajectory::{Event, StepOutcome, StepRecord};
 
 /// How replaying one remembered step went.
@@ -74,27 +75,19 @@ impl Run<'_> {
         let extracted = extract::extract(&reply.text);
         let llm_ms = reply.elapsed.as_secs_f64() * 1000.0;
         progress(Progress::Reply { step: number, headline: extracted.headline(), usage: reply.usage, llm_ms });
-        let outcome = self.execute(number, extracted.code.as_deref(), &seen, progress);
-        let timing = self.recorder.end_step(number, started, reply.elapsed, observed, &outcome);
+        let ran = self.execute(number, extracted.code.as_deref(), &seen, progress);
+        // The record: the reply, the code and the timings from the step's events.
+        let mut record = self.recorder.end_step(number, started, reply.elapsed, observed, ran);
 
-        let repetition = self.checks.repetition(&outcome, extracted.code.as_deref(), &screen_text);
+        let repetition = self.checks.repetition(&record.outcome, record.code.as_deref(), &screen_text);
+        record.repeated = repetition == Repetition::Repeated;
         let session = &mut *self.session;
-        let held = self
-            .checks
-            .hold_completion(&self.recorder, &outcome, self.options.verify_completion, || session.outcome_unchecked());
-        let mut record = StepRecord {
-            number,
-            reply: reply.text,
-            thought: extracted.thought,
-            code: extracted.code,
-            outcome,
-            usage: reply.usage,
-            timing,
-            repeated: repetition == Repetition::Repeated,
-            notes: if held { vec![HELD.to_string()] } else { Vec::new() },
-            completion_held: held,
-            seen: Some((seen.phone.package.clone(), seen.phone.activity.clone())),
-        };
+        let verify = self.options.verify_completion;
+        let held = self.checks.hold_completion(&self.recorder, &record.outcome, verify, || session.outcome_unchecked());
+        if held {
+            record.completion_held = true;
+            record.notes.push(HELD.to_string());
+        }
         let stall_end = self.checks.note_stall(&self.recorder, &mut record, self.options.error_threshold);
         let decided = checks::decide(&self.recorder, &record, repetition, held, self.interrupted());
         self.record_step(record, progress);
@@ -138,29 +131,18 @@ impl Run<'_> {
         progress(Progress::Step { step: number, max: self.options.max_steps });
         self.recorder.keep_observation(number, &seen, observed);
         progress(Progress::Reply { step: number, headline, usage: Usage::default(), llm_ms: 0.0 });
-        let outcome = self.execute(number, Some(&step.code), &seen, progress);
+        let ran = self.execute(number, Some(&step.code), &seen, progress);
         self.event(&Event::Replayed { step: number, of: index + 1 });
-        let timing = self.recorder.end_step(number, started, Duration::ZERO, observed, &outcome);
-        let result = match &outcome {
+        let mut record = self.recorder.end_step(number, started, Duration::ZERO, observed, ran);
+        // No model wrote this step: its thought is the intent memory kept.
+        record.thought = step.intent.clone();
+        let result = match &record.outcome {
             StepOutcome::Ran(r) => match &r.error {
                 Some(e) => Replayed::Diverged(format!("its code failed: {}", e.message)),
                 None => Replayed::Done(r.completion.clone()),
             },
             StepOutcome::NotParsed(e) => Replayed::Diverged(format!("its code does not parse: {}", e.message)),
             StepOutcome::NoCode => Replayed::Diverged("it has no code".into()),
-        };
-        let record = StepRecord {
-            number,
-            reply: String::new(),
-            thought: step.intent.clone(),
-            code: Some(step.code.clone()),
-            outcome,
-            usage: Usage::default(),
-            timing,
-            repeated: false,
-            notes: Vec::new(),
-            completion_held: false,
-            seen: Some((seen.phone.package.clone(), seen.phone.activity.clone())),
         };
         // A replayed step that erred stays in the history: the model sees what it did.
         self.record_step(record, progress);
@@ -225,19 +207,19 @@ impl Run<'_> {
         self.ask_model(Role::Actor, &messages).await
     }
 
-    /// Runs the reply's code on the observation the model saw; no code, or code that
-    /// does not parse, runs nothing.
+    /// Runs the reply's code on the observation the model saw, and gives its result;
+    /// no code, or code that does not parse, runs nothing (and its event says so).
     fn execute(
         &mut self,
         number: usize,
         code: Option<&str>,
         seen: &Arc<Observation>,
         progress: &mut ProgressSink<'_>,
-    ) -> StepOutcome {
+    ) -> Option<RunResult> {
         let Some(code) = code else {
             self.event(&Event::NoCode { step: number });
             progress(Progress::Note { step: number, text: "no code in the reply; asked again" });
-            return StepOutcome::NoCode;
+            return None;
         };
         self.event(&Event::Code { step: number, code: code.into() });
         // Parsed and run in one hand-over to the engine's process.
@@ -246,7 +228,7 @@ impl Run<'_> {
             Err(error) => {
                 self.event(&Event::ParseError { step: number, error: std::borrow::Cow::Borrowed(&error) });
                 progress(Progress::Note { step: number, text: "the code does not parse; nothing ran" });
-                return StepOutcome::NotParsed(error);
+                return None;
             }
         };
         if !result.output.is_empty() || result.value.is_some() {
@@ -259,7 +241,7 @@ impl Run<'_> {
         if let Some(error) = &result.error {
             self.event(&Event::Error { step: number, error: std::borrow::Cow::Borrowed(error) });
         }
-        StepOutcome::Ran(result)
+        Some(result)
     }
 
     /// The reflector's turn after a step the run goes on from (a strategy calls it

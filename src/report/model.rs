@@ -217,3 +217,46 @@ impl RunView {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trajectory::events_of;
+
+    #[test]
+    fn a_killed_run_shows_its_steps_with_their_timings_replayed_ones_too() {
+        let text = concat!(
+            r#"{"event":"run_start","task":"Turn off Wi-Fi","persona":"default","model":"m","provider":"p","device":"sim","max_steps":5,"vision":false,"save":"step"}"#,
+            "\n",
+            r#"{"event":"plan","step":0,"replan":0,"items":[{"goal":"open Settings","app":"com.android.settings"}]}"#,
+            "\n",
+            r#"{"event":"step_start","step":1}"#,
+            "\n",
+            r#"{"event":"code","step":1,"code":"tap(3);"}"#,
+            "\n",
+            r#"{"event":"action","step":1,"tool":"tap","args":["540","1200"],"result":"ok","started_ms":1.0,"duration_ms":20.0}"#,
+            "\n",
+            r#"{"event":"replayed","step":1,"of":1}"#,
+            "\n",
+            r#"{"event":"step_end","step":1,"wall_ms":40.0,"llm_ms":0.0,"device_ms":30.0,"overhead_ms":10.0}"#,
+            "\n",
+            r#"{"event":"step_start","step":2}"#,
+            "\n",
+            r#"{"event":"llm_reply","step":2,"role":"actor","text":"Thought: again","prompt_tok"#,
+        );
+        let mut view = RunView::default();
+        for event in events_of(text) {
+            view.take(&event);
+        }
+        assert_eq!(view.title, "Turn off Wi-Fi");
+        assert!(!view.finished, "no summary: the run did not end");
+        let steps: Vec<usize> = view.steps.iter().map(|s| s.number).collect();
+        assert_eq!(steps, [0, 1, 2]);
+        assert_eq!(view.steps[0].notes, ["plan: 1. open Settings (com.android.settings)"]);
+        let replayed = &view.steps[1];
+        assert_eq!((replayed.wall_ms, replayed.device_ms, replayed.llm_ms), (40.0, 30.0, 0.0));
+        assert_eq!(replayed.actions[0].point, Some((540, 1200)), "a tap's point from its arguments");
+        assert_eq!(replayed.notes, ["replayed from memory (no model call)"]);
+        assert_eq!(view.steps[2].reply, None, "the cut reply is not shown half");
+    }
+}

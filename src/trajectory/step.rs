@@ -1,7 +1,10 @@
 //! One agent step, recorded once: what the model answered, the code it wrote, what
-//! became of that code, and how long each part took. The prompt's history, the
-//! step's events and the exported replay scripts are all derived from it.
+//! became of that code, and how long each part took. It is built from the step's
+//! own events as they are written ([`StepRecord::take`]), plus the snippet's result
+//! and the screen it ran on, which the events only name; the prompt's history and
+//! the exported replay scripts are derived from it.
 
+use super::Event;
 use crate::llm::Usage;
 use crate::sandbox::{Action, RunError, RunResult};
 use crate::tools::{Access, Replay, access_of, replay_of};
@@ -55,6 +58,49 @@ pub struct StepRecord {
 }
 
 impl StepRecord {
+    /// Step `number` as it begins: nothing asked, nothing run yet.
+    pub fn new(number: usize) -> Self {
+        Self {
+            number,
+            reply: String::new(),
+            thought: String::new(),
+            code: None,
+            outcome: StepOutcome::NoCode,
+            usage: Usage::default(),
+            timing: StepTiming::default(),
+            repeated: false,
+            notes: Vec::new(),
+            completion_held: false,
+            seen: None,
+        }
+    }
+
+    /// Folds one of the step's events into the record: the actor's reply (its
+    /// thought and tokens), the code it ran, code that did not parse, where the
+    /// time went. Other events (a planner's reply, actions, output) leave it as it
+    /// is: the snippet's own result comes whole when it ends.
+    pub fn take(&mut self, event: &Event) {
+        match event {
+            Event::LlmReply { role, text, prompt_tokens, completion_tokens, total_tokens, .. } if role == "actor" => {
+                self.reply = text.to_string();
+                self.thought = crate::llm::extract::extract(text).thought;
+                self.usage = Usage {
+                    prompt_tokens: *prompt_tokens,
+                    completion_tokens: *completion_tokens,
+                    total_tokens: *total_tokens,
+                };
+            }
+            Event::Code { code, .. } => self.code = Some(code.to_string()),
+            Event::NoCode { .. } => self.outcome = StepOutcome::NoCode,
+            Event::ParseError { error, .. } => self.outcome = StepOutcome::NotParsed(error.clone().into_owned()),
+            Event::StepEnd { wall_ms, llm_ms, device_ms, overhead_ms, .. } => {
+                self.timing =
+                    StepTiming { wall_ms: *wall_ms, llm_ms: *llm_ms, device_ms: *device_ms, overhead_ms: *overhead_ms };
+            }
+            _ => {}
+        }
+    }
+
     /// The snippet's result, when the code ran.
     pub fn ran(&self) -> Option<&RunResult> {
         match &self.outcome {
@@ -102,5 +148,44 @@ impl StepRecord {
             }
             _ => Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_is_folded_from_its_events_and_other_roles_leave_it_alone() {
+        let mut record = StepRecord::new(2);
+        let reply = |role: &'static str, text: &'static str| Event::LlmReply {
+            step: 2,
+            role: role.into(),
+            text: text.into(),
+            prompt_tokens: 100,
+            completion_tokens: 9,
+            total_tokens: 109,
+            ms: 5.0,
+            attempts: 1,
+        };
+        record.take(&reply("actor", "Thought: open it.\n```rhai\ntap(3);\n```"));
+        record.take(&reply("planner", "a plan"));
+        record.take(&Event::Code { step: 2, code: "tap(3);".into() });
+        let error = RunError::plain("unexpected end", crate::sandbox::ErrorKind::Syntax);
+        record.take(&Event::ParseError { step: 2, error: std::borrow::Cow::Borrowed(&error) });
+        record.take(&Event::StepEnd {
+            step: 2,
+            wall_ms: 9.0,
+            llm_ms: 5.0,
+            device_ms: 3.0,
+            overhead_ms: 1.0,
+            more_actions: 0,
+        });
+        assert_eq!(record.reply, "Thought: open it.\n```rhai\ntap(3);\n```");
+        assert_eq!(record.thought.trim(), "Thought: open it.");
+        assert_eq!(record.usage.total_tokens, 109);
+        assert_eq!(record.code.as_deref(), Some("tap(3);"));
+        assert!(matches!(&record.outcome, StepOutcome::NotParsed(e) if e.message == "unexpected end"));
+        assert_eq!(record.timing.wall_ms, 9.0);
     }
 }
