@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::declaration::Gate;
 use super::effect::ActionEffect;
 use crate::device::Observation;
-use crate::sandbox::Capture;
+use crate::sandbox::{Capture, Resolved};
 use crate::ui::Element;
 
 #[derive(Default)]
@@ -33,5 +33,40 @@ impl CallRecord {
     /// A new call of `tool`, whose acts may pass `gates`.
     pub(crate) fn begin(&mut self, tool: &'static str, gates: &'static [Gate]) {
         *self = Self { tool, gates, ..Self::default() };
+    }
+
+    /// Says what the call did, in place of the effect measured (a person's answer,
+    /// a button a watcher already pressed).
+    pub(crate) fn note_effect(&mut self, effect: String) {
+        self.capture.effect = Some(effect);
+    }
+
+    /// Puts `prefix` before the effect measured, if there is one.
+    pub(crate) fn prefix_effect(&mut self, prefix: &str) {
+        if let Some(effect) = &mut self.capture.effect {
+            effect.insert_str(0, prefix);
+        }
+    }
+
+    /// Names the screenshot the call captured (`screenshot("name")`).
+    pub(crate) fn name_screenshot(&mut self, name: Option<String>) {
+        self.capture.name = name;
+    }
+
+    /// The element the call aims at (its index in `ui_state`, when listed): where
+    /// the action record says it acted, and what its effect is measured on.
+    pub(crate) fn aim_at(&mut self, index: Option<usize>, element: &Element) {
+        self.capture.resolved = Some(Resolved { index: index.map(|i| i as i64), center: element.center });
+        self.effect_target = Some(element.clone());
+    }
+
+    /// Whether the call's last action changed nothing visible.
+    pub(crate) fn last_action_unseen(&self) -> bool {
+        self.last_effect.as_ref().is_some_and(|e| !e.visible)
+    }
+
+    /// What the call captured, handed to its action record.
+    pub(crate) fn take_capture(&mut self) -> Capture {
+        std::mem::take(&mut self.capture)
     }
 }

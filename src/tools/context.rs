@@ -97,12 +97,12 @@ impl ToolContext {
 
     /// What the last `answer(text)` gave.
     pub(crate) fn answer(&self) -> Option<&str> {
-        self.notes.answer.as_deref()
+        self.notes.answer()
     }
 
     /// The facts `remember()` kept, oldest first.
     pub(crate) fn facts(&self) -> &[String] {
-        &self.notes.facts
+        self.notes.facts()
     }
 
     /// Who answers questions and consents from now on.
@@ -114,7 +114,7 @@ impl ToolContext {
     /// `ui_state` is read fresh.
     pub(crate) fn forget_scripts(&mut self) {
         self.notes = Notes::default();
-        self.watch.script.clear();
+        self.watch.forget_script_watchers();
         self.set_snapshot(None);
     }
 
@@ -313,6 +313,12 @@ impl ToolContext {
     pub(crate) fn begin_call(&mut self, tool: &'static str, gates: &'static [Gate]) {
         self.call.begin(tool, gates);
         self.consent.this_call = false;
+    }
+
+    /// Whether watchers may fire now: not on a call made from a script watcher's
+    /// own function.
+    pub(crate) fn watchers_may_fire(&self) -> bool {
+        self.watch.on
     }
 
     /// Whether an action ran and nothing checked its outcome since.

@@ -5,7 +5,31 @@
 #[derive(Debug, Default)]
 pub(crate) struct Notes {
     /// `remember()`'s facts, oldest first.
-    pub(crate) facts: Vec<String>,
+    facts: Vec<String>,
     /// What `answer(text)` gave last: the reply to a question task.
-    pub(crate) answer: Option<String>,
+    answer: Option<String>,
+}
+
+impl Notes {
+    /// Keeps `fact`, forgetting the oldest when `most` are kept already.
+    pub(crate) fn remember(&mut self, fact: String, most: usize) {
+        if self.facts.len() >= most {
+            self.facts.remove(0);
+        }
+        self.facts.push(fact);
+    }
+
+    /// The facts kept, oldest first.
+    pub(crate) fn facts(&self) -> &[String] {
+        &self.facts
+    }
+
+    /// Replaces the answer.
+    pub(crate) fn set_answer(&mut self, text: String) {
+        self.answer = Some(text);
+    }
+
+    pub(crate) fn answer(&self) -> Option<&str> {
+        self.answer.as_deref()
+    }
 }

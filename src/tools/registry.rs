@@ -18,7 +18,7 @@ use super::declaration::Gate;
 use super::error::ToolError;
 use crate::error_text::full_message;
 use crate::isolation::{Param, ToolSignature};
-use crate::sandbox::{Capture, FailureKind, STOP_TIMEOUT, Shared};
+use crate::sandbox::{FailureKind, STOP_TIMEOUT, Shared};
 
 type ScriptResult<T> = Result<T, Box<EvalAltResult>>;
 
@@ -222,10 +222,9 @@ pub(crate) fn call<T>(
     let started = Instant::now();
     let deadline = started + shared.time_left();
     let mut c = lock(ctx);
-    c.call.capture = Capture::default();
     c.begin_call(tool, gates);
     let result = c.bounded(deadline, body);
-    let capture = std::mem::take(&mut c.call.capture);
+    let capture = c.call.take_capture();
     drop(c);
     // Nothing ran: the worker runs the watcher's function and calls again.
     if let Err(ToolError::WatcherDue(name)) = &result {

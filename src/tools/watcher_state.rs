@@ -14,7 +14,7 @@ use crate::device::Observation;
 
 pub(crate) struct WatcherState {
     /// The script's own watchers (`watch(sel, fn)`), in the order declared.
-    pub(crate) script: Vec<(String, Selector)>,
+    script: Vec<(String, Selector)>,
     /// Watchers may fire (the script's and the built-in ones): not on a call made
     /// from a script watcher's own function, which is handling the screen itself.
     pub(crate) on: bool,
@@ -29,6 +29,38 @@ pub(crate) struct WatcherState {
     /// The screen a permission request was last left alone on (`permission=ask`),
     /// so it is reported once, not before every action.
     pub(crate) reported_blocker: Option<u64>,
+}
+
+/// How many script watchers a session holds at once.
+const MAX_WATCHERS: usize = 16;
+
+impl WatcherState {
+    /// Declares the script watcher `name` (replacing one of that name).
+    pub(crate) fn declare(&mut self, name: String, selector: Selector) -> Result<(), super::ToolError> {
+        let count = self.script.len();
+        match self.script.iter_mut().find(|(n, _)| *n == name) {
+            Some(existing) => existing.1 = selector,
+            None if count >= MAX_WATCHERS => return Err(super::ToolError::TooManyWatchers(MAX_WATCHERS)),
+            None => self.script.push((name, selector)),
+        }
+        Ok(())
+    }
+
+    /// Removes the script watcher `name`; whether there was one.
+    pub(crate) fn remove(&mut self, name: &str) -> bool {
+        let before = self.script.len();
+        self.script.retain(|(n, _)| n != name);
+        self.script.len() != before
+    }
+
+    /// The script's watchers, in the order declared.
+    pub(crate) fn script_watchers(&self) -> &[(String, Selector)] {
+        &self.script
+    }
+
+    pub(crate) fn forget_script_watchers(&mut self) {
+        self.script.clear();
+    }
 }
 
 impl Default for WatcherState {

@@ -123,7 +123,7 @@ impl ToolContext {
         }
         let due = self
             .watch
-            .script
+            .script_watchers()
             .iter()
             .find_map(|(name, sel)| sel.find_all(&obs.ui).first().map(|e| (name.clone(), e.id, described_el(e))));
         let Some((name, id, what)) = due else { return Ok(()) };

@@ -110,7 +110,7 @@ pub(crate) const OPEN_APP: ToolSpec = ToolSpec {
     replay: Replay::AsIs,
     register: |r| {
         tool!(r, |c, name: ImmutableString| {
-            let apps = c.options.apps.clone();
+            let apps = c.options().apps.clone();
             let package = apps.resolve(&name, c.installed()?)?;
             start(c, &package, None)?;
             Ok(package)

@@ -20,10 +20,7 @@ pub(crate) const REMEMBER: ToolSpec = ToolSpec {
             if text.len() > MEMORY_ITEM_BYTES {
                 return Err(ToolError::FactTooLong { bytes: text.len(), max: MEMORY_ITEM_BYTES });
             }
-            if c.notes.facts.len() == MEMORY_ITEMS {
-                c.notes.facts.remove(0);
-            }
-            c.notes.facts.push(text.to_string());
+            c.notes.remember(text.to_string(), MEMORY_ITEMS);
             Ok(())
         })
     },
@@ -36,7 +33,7 @@ pub(crate) const MEMORY: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
-    register: |r| tool!(r, |c| Ok(c.notes.facts.iter().cloned().map(Dynamic::from).collect::<Array>())),
+    register: |r| tool!(r, |c| Ok(c.facts().iter().cloned().map(Dynamic::from).collect::<Array>())),
 };
 
 pub(crate) const ANSWER: ToolSpec = ToolSpec {
@@ -56,7 +53,7 @@ pub(crate) const ANSWER: ToolSpec = ToolSpec {
             if text.len() > ANSWER_BYTES {
                 return Err(ToolError::AnswerTooLong { bytes: text.len(), max: ANSWER_BYTES });
             }
-            c.notes.answer = Some(text);
+            c.notes.set_answer(text);
             Ok(())
         })
     },

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, ImmutableString};
 
-use crate::sandbox::Resolved;
 use crate::tools::acting::DeviceAct;
 use crate::tools::arguments::wait_ms;
 use crate::tools::closest;
@@ -92,7 +91,7 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
     let mut found = match acting_match(c, sel)? {
         Some(Found::Element(e)) => *e,
         Some(Found::PressedByWatcher(line)) => {
-            c.call.capture.effect = Some(format!("{}{line}", crate::sandbox::ALREADY_DONE));
+            c.call.note_effect(format!("{}{line}", crate::sandbox::ALREADY_DONE));
             return Ok(None);
         }
         Some(Found::NotAfterWatcher(line)) => {
@@ -104,8 +103,8 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
         None if sel.no_scroll => return Err(nothing(c, sel, "")),
         None => scroll_to_find(c, sel)?,
     };
-    if c.options.watchers.keyboard
-        && c.watch.on
+    if c.options().watchers.keyboard
+        && c.watchers_may_fire()
         && let Some(obs) = c.live_arc()
         && keyboard_covers(&obs, found.center)
     {
@@ -117,8 +116,7 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
     }
     c.measure_effect_from_here();
     let index = c.live().and_then(|o| state::listed(&o.ui).iter().position(|e| e.id == found.id));
-    c.call.capture.resolved = Some(Resolved { index: index.map(|i| i as i64), center: found.center });
-    c.call.effect_target = Some(found.clone());
+    c.call.aim_at(index, &found);
     Ok(Some(found))
 }
 
@@ -202,13 +200,11 @@ fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError
     let safe = c.live_arc().is_some_and(|o| safe_to_repeat(&o.ui, &e));
     let gesture = |at| if long { DeviceAct::LongPress(at, 800) } else { DeviceAct::Tap(at) };
     c.act(gesture(e.center))?;
-    let unchanged = c.call.last_effect.as_ref().is_some_and(|e| !e.visible);
+    let unchanged = c.call.last_action_unseen();
     if unchanged && safe {
         let Some(again) = target(c, &sel)? else { return Ok(()) };
         c.act(gesture(again.center))?;
-        if let Some(effect) = &mut c.call.capture.effect {
-            effect.insert_str(0, "retried once: ");
-        }
+        c.call.prefix_effect("retried once: ");
     }
     Ok(())
 }

@@ -12,9 +12,6 @@ use crate::tools::error::ToolError;
 use crate::tools::registry::tool;
 use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
-/// How many script watchers a session holds at once.
-const MAX_WATCHERS: usize = 16;
-
 /// Declares (or replaces) a watcher; returns its name.
 fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<String, ToolError> {
     let selector = c.selector(sel)?;
@@ -23,12 +20,7 @@ fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<Str
         (None, Ok(text)) => text.to_string(),
         (None, Err(_)) => selector.shown.clone(),
     };
-    let count = c.watch.script.len();
-    match c.watch.script.iter_mut().find(|(n, _)| *n == name) {
-        Some(existing) => existing.1 = selector,
-        None if count >= MAX_WATCHERS => return Err(ToolError::TooManyWatchers(MAX_WATCHERS)),
-        None => c.watch.script.push((name.clone(), selector)),
-    }
+    c.watch.declare(name.clone(), selector)?;
     Ok(name)
 }
 
@@ -59,11 +51,5 @@ pub(crate) const UNWATCH: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
-    register: |r| {
-        tool!(r, |c, name: ImmutableString| {
-            let before = c.watch.script.len();
-            c.watch.script.retain(|(n, _)| n.as_str() != name.as_str());
-            Ok(c.watch.script.len() != before)
-        })
-    },
+    register: |r| tool!(r, |c, name: ImmutableString| { Ok(c.watch.remove(&name)) }),
 };
