@@ -4,6 +4,10 @@
 //! really waits for), and what starting a session's worker costs.
 //! Run with `cargo bench --bench snippet`.
 
+#[path = "common/dumps.rs"]
+#[allow(dead_code)]
+mod dumps;
+
 use std::hint::black_box;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -110,9 +114,6 @@ impl Device for RecordingNullDevice {
     }
 }
 
-const SETTINGS_DUMP: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/real-dumps/01-settings-developer-options.xml");
-
 fn settings(extra: &str) -> codeact::config::Settings {
     let file = FileConfig::parse(extra, std::path::Path::new("bench.toml")).unwrap_or_default();
     let mut settings = file.resolve(&Flags::default()).unwrap_or_else(|e| panic!("bench settings: {e}"));
@@ -125,21 +126,17 @@ fn null_device(c: &mut Criterion) {
     // Each screen also has the focused text field `input_text` types into (and reads
     // back: the null device shows the typed text already).
     let field = r#"<node index="0" text="hello" resource-id="p:id/field" class="android.widget.EditText" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="true" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,2000][1080,2200]" />"#;
-    let dump = std::fs::read_to_string(SETTINGS_DUMP).unwrap_or_default();
-    let dump = dump.replacen("</hierarchy>", &format!("{field}</hierarchy>"), 1);
-    let settings_ui = codeact::ui::parse(dump.as_bytes(), (1080, 2400)).unwrap_or_default();
     let one_button = format!(
         r#"<hierarchy rotation="0"><node index="0" text="OK" resource-id="ok" class="android.widget.Button" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,200]" />{field}</hierarchy>"#
     );
     let one_button = codeact::ui::parse(one_button.as_bytes(), (1080, 2400)).unwrap_or_default();
     let mut group = c.benchmark_group("10-call snippet, recording null device");
     let mut screens = vec![("one-button screen", one_button)];
-    // The real dump lives beside the checkout (the fixtures); a clone elsewhere
-    // measures the one-button screen alone.
-    if settings_ui.elements.len() > 1 {
-        screens.push(("real Settings dump", settings_ui));
-    } else {
-        eprintln!("{SETTINGS_DUMP} is not there: the real Settings dump is left out");
+    for (screen, dump) in dumps::settings() {
+        let dump = dump.replacen("</hierarchy>", &format!("{field}</hierarchy>"), 1);
+        let ui = codeact::ui::parse(dump.as_bytes(), (1080, 2400))
+            .unwrap_or_else(|e| panic!("the {screen} does not parse: {e}"));
+        screens.push((screen, ui));
     }
     for (screen, ui) in screens {
         let focused = ui.elements.iter().rposition(|e| e.focused);

@@ -1,25 +1,18 @@
-//! Parse and render time of every real dump in the fixture collection kept beside the
-//! checkout (skipped without it), and the compact screen text's size in o200k tokens
-//! (GPT-4o's tokenizer) against DroidRun's indexed format for the same dump. Run with
-//! `cargo bench --bench ui`.
+//! Parse and render time of every dump (the virtual phone's the repository keeps, and
+//! real phones' when a folder of them is there: `common/dumps.rs`), and the compact
+//! screen text's size in o200k tokens (GPT-4o's tokenizer) against DroidRun's indexed
+//! format for the same dump. Run with `cargo bench --bench ui`.
+
+#[path = "common/dumps.rs"]
+#[allow(dead_code)]
+mod dumps;
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/real-dumps");
-
 fn parse_fixtures(c: &mut Criterion) {
-    let Ok(entries) = std::fs::read_dir(FIXTURES) else {
-        eprintln!("{FIXTURES} not found; nothing to measure");
-        return;
-    };
-    let mut files: Vec<(String, Vec<u8>)> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
-        .filter_map(|p| Some((p.file_name()?.to_string_lossy().into_owned(), std::fs::read(&p).ok()?)))
-        .collect();
-    files.sort();
+    let files = dumps::all();
     let mut group = c.benchmark_group("ui::parse");
     for (name, bytes) in &files {
         group.bench_function(format!("{name} ({} KB)", bytes.len() / 1024), |b| {
@@ -54,16 +47,12 @@ fn droidrun_header(package: &str, activity: &str) -> String {
 }
 
 fn render_fixtures(c: &mut Criterion) {
-    let Ok(entries) = std::fs::read_dir(FIXTURES) else { return };
     let bpe = tiktoken_rs::o200k_base_singleton();
     let mut ratios = Vec::new();
     let mut token_ratios = Vec::new();
     eprintln!("{:<44} {:>6} {:>8} {:>9} {:>6}", "dump", "listed", "ours", "DroidRun", "ratio");
     let mut group = c.benchmark_group("ui::screen_text");
-    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "xml")) {
-        let Ok(bytes) = std::fs::read(path) else { continue };
+    for (name, bytes) in dumps::all() {
         let Ok(tree) = codeact::ui::parse(&bytes, (1080, 2400)) else { continue };
         let ours = codeact::ui::screen_text::screen_text(&tree, "p", "p.A", false);
         // DroidRun lists every non-tiny on-screen node.
@@ -74,7 +63,6 @@ fn render_fixtures(c: &mut Criterion) {
             .enumerate()
             .map(|(i, e)| droidrun_line(i, e))
             .collect();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if !theirs.is_empty() {
             ratios.push(ours.len() as f64 / theirs.len() as f64);
             let theirs = droidrun_header("p", "p.A") + theirs.as_str();

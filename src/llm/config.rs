@@ -222,7 +222,11 @@ mod tests {
         let missing_key = LlmFlags { api_key_env: Some("CODEACT_TEST_NO_SUCH_VAR".into()), ..local };
         let err = LlmConfig::resolve(&LlmSection::default(), &missing_key).unwrap_err().to_string();
         assert!(err.contains("$CODEACT_TEST_NO_SUCH_VAR"), "{err}");
-        assert!(LlmError::NotConfigured { default_model: "m" }.to_string().contains("Ollama"));
+        let message = LlmError::NotConfigured { default_model: "m" }.to_string();
+        assert!(message.contains("Ollama"), "{message}");
+        for without_a_model in ["codeact exec scripts/", "codeact repl --device sim", "codeact eval --agent oracle"] {
+            assert!(message.contains(without_a_model), "{message}");
+        }
         let pasted = LlmFlags { api_key_env: Some("sk-abc123-secret".into()), ..no_model };
         let err = LlmConfig::resolve(&LlmSection::default(), &pasted).unwrap_err().to_string();
         assert!(err.contains("NAME") && !err.contains("sk-abc123"), "{err}");

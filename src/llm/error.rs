@@ -5,7 +5,10 @@
 pub enum LlmError {
     #[error(
         "no LLM is configured. For OpenAI: export OPENAI_API_KEY=sk-... and run `codeact run --model {default_model} \"task\"`. \
-         For a local Ollama: `codeact run --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off \"task\"` (no key needed)"
+         For a local Ollama: `codeact run --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off \"task\"` (no key needed). \
+         Without a model: `codeact exec scripts/send_message.rhai --device sim` runs a script, \
+         `codeact repl --device sim` runs what you type, `codeact eval --agent oracle` runs the task suite by its oracle \
+         (in a checkout, `cargo run --release --` stands for `codeact`)"
     )]
     NotConfigured { default_model: &'static str },
     /// Never echoes what was given: it may be the key itself, pasted in the wrong place.

@@ -96,6 +96,37 @@ const TAP_WIFI: &str = "Thought: The Wi-Fi switch is element 6 and it is on; I t
      let s = ui_state.filter(|e| e.id == \"wifi_switch\")[0];\nif s.checked { complete(false, \"still on\") }\n\
      complete(true, \"Wi-Fi is off\");\n```";
 
+/// The README's first line on a machine with no model: one clear error that says
+/// how to give it one and what runs without one, nothing written.
+#[test]
+fn the_first_line_without_a_model_names_what_runs_without_one() {
+    let out = scratch("no-model");
+    let ran = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["run", "--device", "sim", "Turn off Wi-Fi"])
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("CODEACT_MODEL")
+        .env_remove("CODEACT_BASE_URL")
+        .env_remove("CODEACT_CONFIG")
+        .env("XDG_DATA_HOME", out.join(".memory"))
+        .current_dir(&out)
+        .output()
+        .expect("run codeact run");
+    let err = stderr(&ran);
+    assert_eq!(ran.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    for works_without in [
+        "export OPENAI_API_KEY=",
+        "--base-url http://localhost:11434/v1",
+        "codeact exec scripts/send_message.rhai --device sim",
+        "codeact repl --device sim",
+        "codeact eval --agent oracle",
+    ] {
+        assert!(err.contains(works_without), "{works_without} missing from: {err}");
+    }
+    assert!(!out.join("runs").exists(), "nothing is written for a run that cannot start");
+}
+
 #[test]
 fn turn_off_wifi_writes_a_run_directory_that_replays() {
     let sim = common::SimProcess::start(&[]);

@@ -740,7 +740,7 @@ fn ctrl_c_in_the_repl_stops_a_waiting_snippet_and_the_repl_goes_on() {
 fn the_repl_prompts_for_each_further_line_of_an_unfinished_snippet() {
     use std::io::{Read, Write};
     let command = format!("{} repl --device sim --no-history", env!("CARGO_BIN_EXE_codeact"));
-    let child = Command::new("script")
+    let child = Command::new(crate::common::programs::script())
         .args(["-qfec", &command, "/dev/null"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -182,7 +182,7 @@ fn a_typed_secret_leaves_no_trace_in_prompts_terminal_or_files() {
 fn at_a_terminal(args: &str, keys: &str, dir: &Path) -> std::process::Output {
     use std::io::Write as _;
     let command = format!("{} {args}", env!("CARGO_BIN_EXE_codeact"));
-    let mut child = std::process::Command::new("script")
+    let mut child = std::process::Command::new(crate::common::programs::script())
         .args(["-qec", &command, "/dev/null"])
         .current_dir(dir)
         .stdin(std::process::Stdio::piped())

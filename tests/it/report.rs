@@ -11,13 +11,9 @@ use std::process::Command;
 use crate::agent_run::{run, run_dir, scratch, stderr};
 use crate::common::llm::{ScriptedLlm, reply};
 
-/// Debian's Chromium (CI installs it: `apt-get install -y chromium`).
-const CHROMIUM: &str = "/usr/bin/chromium";
-
 /// Chromium headless as this machine allows it: no sandbox (root), no network.
 pub(crate) fn chromium(args: &[&str], profile: &Path) -> std::process::Output {
-    assert!(Path::new(CHROMIUM).is_file(), "the report tests need Chromium: apt-get install -y chromium");
-    Command::new(CHROMIUM)
+    Command::new(crate::common::programs::chromium())
         .args([
             "--headless",
             "--no-sandbox",

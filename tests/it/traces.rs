@@ -8,7 +8,7 @@
 //! costs a warning, not the run.
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -27,21 +27,6 @@ fn free_ports() -> (u16, u16) {
     ports
 }
 
-/// The `phoenix` program: $CODEACT_PHOENIX, else `phoenix` on PATH.
-fn phoenix_program() -> PathBuf {
-    if let Some(p) = std::env::var_os("CODEACT_PHOENIX") {
-        return PathBuf::from(p);
-    }
-    let found = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|d| d.join("phoenix")).find(|p| p.is_file()));
-    found.flatten().unwrap_or_else(|| {
-        panic!(
-            "the trace tests need Arize Phoenix: python3 -m venv /opt/phoenix && /opt/phoenix/bin/pip install arize-phoenix, \
-             then put /opt/phoenix/bin on PATH or set CODEACT_PHOENIX=/opt/phoenix/bin/phoenix"
-        )
-    })
-}
-
 /// `phoenix serve` on 127.0.0.1, killed when dropped.
 struct Phoenix {
     child: Child,
@@ -52,7 +37,7 @@ impl Phoenix {
     fn start(dir: &Path) -> Self {
         let (port, grpc) = free_ports();
         let log = std::fs::File::create(dir.join("phoenix.log")).expect("phoenix.log");
-        let child = Command::new(phoenix_program())
+        let child = Command::new(crate::common::programs::phoenix())
             .arg("serve")
             .env("PHOENIX_WORKING_DIR", dir.join("phoenix"))
             .env("PHOENIX_HOST", "127.0.0.1")

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 #[path = "../../../crates/sim/tests/it/support/adb_server.rs"]
 mod adb_server;
 pub mod llm;
+pub mod programs;
 
 pub use adb_server::AdbServer;
 

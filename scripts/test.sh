@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The README's second command: installs what the tests need when it is missing, then
+# runs every test (`cargo test --workspace --all-targets`) and prints one total.
+#
+#   scripts/test.sh                  install what is missing, then test
+#   scripts/test.sh --install-only   install what is missing, then stop (CI runs this
+#                                    beside its lints)
+#   scripts/test.sh --toolchain-only only make sure the pinned toolchain is there
+#   scripts/test.sh -- ARGS          pass ARGS to cargo test (a filter, --release)
+#
+# What the tests use, and where it comes from when it is missing:
+#   adb        Debian package adb: the stock client drives the virtual phone over ADB
+#   script     Debian package bsdutils: a terminal for the person-at-the-terminal tests
+#   chromium   Debian package chromium: the report tests render report.html headless
+#   phoenix    Arize Phoenix from PyPI, in a venv of its own (python3-venv) under
+#              $CODEACT_TOOLS (default ~/.cache/codeact): the trace tests send to it
+# Debian packages need root (or sudo); nothing else is installed as root, and nothing
+# already there is installed again. Tests find the programs the same way
+# (tests/it/common/programs.rs): $CODEACT_CHROMIUM / $CODEACT_PHOENIX, PATH, then
+# the known places.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools=${CODEACT_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/codeact}
+install_only=false
+toolchain_only=false
+cargo_args=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --install-only) install_only=true ;;
+        --toolchain-only) toolchain_only=true ;;
+        --) shift; cargo_args=("$@"); break ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "scripts/test.sh: unknown argument $1 (see scripts/test.sh --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+# The toolchain rust-toolchain.toml pins. A machine that cannot download toolchains
+# (no network) but whose default toolchain is that very version gets it linked under
+# the pinned name; anywhere else rustup installs it as usual.
+pinned=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if command -v rustup >/dev/null && ! rustup toolchain list | grep -q "^$pinned-"; then
+    default_version=$(cd / && rustc --version | awk '{print $2}')
+    if [ "$default_version" = "$pinned" ]; then
+        home=${RUSTUP_HOME:-$HOME/.rustup}
+        sysroot=$(cd / && rustc --print sysroot)
+        host=$(cd / && rustc -vV | sed -n 's/^host: //p')
+        ln -s "$sysroot" "$home/toolchains/$pinned-$host"
+        echo "linked the default toolchain ($default_version) as $pinned"
+    fi
+fi
+$toolchain_only && exit 0
+
+find_chromium() {
+    [ -n "${CODEACT_CHROMIUM:-}" ] && [ -x "$CODEACT_CHROMIUM" ] && return 0
+    for name in chromium chromium-browser google-chrome google-chrome-stable; do
+        command -v "$name" >/dev/null && return 0
+    done
+    for path in /usr/bin/chromium /usr/lib/chromium/chromium /snap/bin/chromium; do
+        [ -x "$path" ] && return 0
+    done
+    return 1
+}
+
+find_phoenix() {
+    for path in "${CODEACT_PHOENIX:-}" "$(command -v phoenix || true)" "$tools/phoenix/bin/phoenix" /opt/phoenix/bin/phoenix; do
+        if [ -n "$path" ] && [ -x "$path" ]; then
+            echo "$path"
+            return 0
+        fi
+    done
+    return 1
+}
+
+packages=()
+command -v adb >/dev/null || packages+=(adb)
+command -v script >/dev/null || packages+=(bsdutils)
+find_chromium || packages+=(chromium)
+if ! find_phoenix >/dev/null && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    packages+=(python3-venv)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+    echo "installing ${packages[*]}"
+    if [ "$(id -u)" = 0 ]; then
+        sudo=()
+    elif command -v sudo >/dev/null; then
+        sudo=(sudo)
+    else
+        echo "the tests need ${packages[*]}: run as root, or: apt-get install -y ${packages[*]}" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq "${packages[@]}" >/dev/null
+fi
+
+if ! phoenix=$(find_phoenix); then
+    echo "installing Arize Phoenix into $tools/phoenix (a few minutes, once)"
+    mkdir -p "$tools"
+    python3 -m venv "$tools/phoenix"
+    "$tools/phoenix/bin/pip" install -q arize-phoenix
+    phoenix=$tools/phoenix/bin/phoenix
+fi
+export CODEACT_PHOENIX=$phoenix
+
+if $install_only; then
+    echo "ready: $(adb version | head -1); phoenix at $phoenix"
+    exit 0
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --workspace --all-targets "${cargo_args[@]}" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing total, so the last line is not the last target's (often empty) summary.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"

@@ -1,0 +1,64 @@
+//! The programs the tests run beside codeact, found one way: an explicit variable
+//! (`CODEACT_CHROMIUM`, `CODEACT_PHOENIX`), then PATH, then the places the usual
+//! installs put them (`scripts/test.sh` installs what is missing). A program that is
+//! nowhere fails the test with the command that installs it, never a bare panic.
+
+use std::path::{Path, PathBuf};
+
+/// How to get every program the tests use.
+const INSTALL_ALL: &str = "scripts/test.sh installs it (and anything else the tests need) before testing";
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths).map(|dir| dir.join(name)).find(|p| p.is_file())
+}
+
+fn find(variable: &str, names: &[&str], places: &[PathBuf]) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(variable).map(PathBuf::from).filter(|p| p.is_file()) {
+        return Some(path);
+    }
+    names.iter().find_map(|n| on_path(n)).or_else(|| places.iter().find(|p| p.is_file()).cloned())
+}
+
+/// Where `scripts/test.sh` keeps what it installs outside the system.
+fn tools_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CODEACT_TOOLS") {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    cache.join("codeact")
+}
+
+/// A headless-capable Chromium (or Chrome).
+pub fn chromium() -> PathBuf {
+    let places = ["/usr/bin/chromium", "/usr/lib/chromium/chromium", "/snap/bin/chromium"].map(PathBuf::from);
+    find("CODEACT_CHROMIUM", &["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"], &places)
+        .unwrap_or_else(|| {
+            panic!(
+                "the report tests need Chromium, found neither in $CODEACT_CHROMIUM, on PATH nor in {places:?}: \
+                 {INSTALL_ALL}, or apt-get install -y chromium"
+            )
+        })
+}
+
+/// Arize Phoenix's `phoenix` command.
+pub fn phoenix() -> PathBuf {
+    let places = [tools_dir().join("phoenix/bin/phoenix"), PathBuf::from("/opt/phoenix/bin/phoenix")];
+    find("CODEACT_PHOENIX", &["phoenix"], &places).unwrap_or_else(|| {
+        panic!(
+            "the trace tests need Arize Phoenix, found neither in $CODEACT_PHOENIX, on PATH nor in {places:?}: \
+             {INSTALL_ALL}, or python3 -m venv {venv} && {venv}/bin/pip install arize-phoenix",
+            venv = tools_dir().join("phoenix").display()
+        )
+    })
+}
+
+/// util-linux `script`, which gives a command a terminal.
+pub fn script() -> PathBuf {
+    find("CODEACT_SCRIPT", &["script"], &[PathBuf::from("/usr/bin/script")]).unwrap_or_else(|| {
+        panic!("the terminal tests need util-linux `script`: {INSTALL_ALL}, or apt-get install -y bsdutils")
+    })
+}
