@@ -39,7 +39,8 @@ pub struct ExecArgs {
     /// A variable the scripts can read, KEY=VALUE (numbers and true/false are typed).
     #[arg(long = "var", value_name = "KEY=VALUE")]
     vars: Vec<String>,
-    /// Only parse the scripts; touch no device.
+    /// Only check the scripts, touching no device: each parses, and every function it
+    /// calls exists (a tool of the persona, the engine's, or the script's own).
     #[arg(long)]
     check: bool,
     /// With `--device sim`: run each script on the phone as the last one left it.
@@ -156,11 +157,11 @@ impl ExecArgs {
         let scripts = script::read_scripts(&self.files)?;
         let vars = script::parse_vars(&self.vars)?;
         if self.check {
-            let errors = script::check(&scripts, &settings.limits)?;
+            let errors = script::check(&scripts, &settings.limits, settings.persona.as_ref())?;
             let mut bad = 0;
             for (s, error) in scripts.iter().zip(&errors) {
                 match error {
-                    None => codeact::outln!("{}: parses", s.path.display()),
+                    None => codeact::outln!("{}: parses, and every function it calls exists", s.path.display()),
                     Some(e) => {
                         bad += 1;
                         codeact::errln!("{}: {}", s.path.display(), clean(&e.to_string()));
@@ -168,7 +169,7 @@ impl ExecArgs {
                 }
             }
             if bad > 0 {
-                codeact::errln!("codeact: {bad} of {} scripts do not parse", scripts.len());
+                codeact::errln!("codeact: {bad} of {} scripts do not pass the check", scripts.len());
                 return Ok(ExitCode::from(EXIT_ERROR));
             }
             return Ok(ExitCode::SUCCESS);

@@ -140,6 +140,7 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         })));
     }
 
+    let echo = Echo { streamed, echoed };
     let mut out = std::io::stdout();
     let _ = writeln!(
         out,
@@ -173,7 +174,10 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
                 let mut words_in = meta.split_whitespace();
                 match words_in.next().unwrap_or("") {
                     "q" | "quit" | "exit" => break,
-                    command => meta_command(&mut session, command, words_in.next(), &mut shots, &mut out),
+                    command => {
+                        let arg = words_in.next();
+                        meta_command(&mut session, &echo, command, arg, &mut shots, &mut out)
+                    }
                 }
                 continue;
             }
@@ -187,9 +191,7 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         }
         let snippet = std::mem::take(&mut pending);
         let _ = editor.add_history_entry(snippet.trim_end());
-        echoed.store(0, std::sync::atomic::Ordering::Relaxed);
-        let result = session.eval(&snippet);
-        let _ = if streamed { show_streamed_end(&result, &mut out) } else { show(&result, &mut out) };
+        let _ = echo.run(&mut session, &snippet, &mut out);
         let _ = out.flush();
         refresh_words(&mut session, &words);
     }
@@ -202,8 +204,25 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
     Ok(())
 }
 
+/// How a snippet's prints and actions reach the person: as they happen (then only
+/// the end is shown after), or all at the end.
+struct Echo {
+    streamed: bool,
+    /// Actions echoed so far in the running snippet.
+    echoed: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Echo {
+    /// Runs `code` in the session and shows what it did, each line once.
+    fn run(&self, session: &mut Session, code: &str, out: &mut impl Write) -> std::io::Result<()> {
+        self.echoed.store(0, std::sync::atomic::Ordering::Relaxed);
+        let result = session.eval(code);
+        if self.streamed { show_streamed_end(&result, out) } else { show(&result, out) }
+    }
+}
+
 /// `:load FILE`: the file's imports, then its code, run in this session.
-fn load_file(session: &mut Session, path: &std::path::Path, out: &mut impl Write) -> std::io::Result<()> {
+fn load_file(session: &mut Session, echo: &Echo, path: &std::path::Path, out: &mut impl Write) -> std::io::Result<()> {
     let code = match crate::files::read_text(path, crate::files::TEXT_BYTES) {
         Ok(code) => code,
         Err(e) => return writeln!(out, "error: cannot read {}: {e}", path.display()),
@@ -217,12 +236,18 @@ fn load_file(session: &mut Session, path: &std::path::Path, out: &mut impl Write
         }
         Err(e) => return writeln!(out, "error: {}", clean(&full_message(&e))),
     }
-    let result = session.eval(&code);
-    show(&result, out)
+    echo.run(session, &code, out)
 }
 
 /// Runs one `:command` (all but `:quit`).
-fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: &mut usize, out: &mut impl Write) {
+fn meta_command(
+    session: &mut Session,
+    echo: &Echo,
+    command: &str,
+    arg: Option<&str>,
+    shots: &mut usize,
+    out: &mut impl Write,
+) {
     let _ = match command {
         "h" | "help" => {
             let _ = writeln!(out, "Meta-commands:");
@@ -268,7 +293,7 @@ fn meta_command(session: &mut Session, command: &str, arg: Option<&str>, shots: 
         },
         "load" => match arg {
             None => writeln!(out, "error: name the file: :load scripts/helpers.rhai"),
-            Some(file) => load_file(session, std::path::Path::new(file), out),
+            Some(file) => load_file(session, echo, std::path::Path::new(file), out),
         },
         other => writeln!(out, "unknown command :{other}; :help lists them"),
     };

@@ -78,10 +78,11 @@ impl Judge {
             ),
             EvalAltResult::ErrorFunctionNotFound(signature, _) => {
                 let plain = || error::plain_types(&error::strip_position(&inner.to_string()));
-                let message = match self.wrong_arguments(signature) {
-                    Some(forms) => forms,
-                    None if self.function_hint.is_empty() => plain(),
-                    None => format!("{}; {}", plain(), self.function_hint),
+                let message = match (self.wrong_arguments(signature), self.near_tool(signature)) {
+                    (Some(forms), _) => forms,
+                    (None, Some(near)) => format!("{}; did you mean {near}()?", plain()),
+                    (None, None) if self.function_hint.is_empty() => plain(),
+                    (None, None) => format!("{}; {}", plain(), self.function_hint),
                 };
                 (message, ErrorKind::Script)
             }
@@ -120,6 +121,12 @@ impl Judge {
         let given = error::plain_types(given.strip_suffix(')').unwrap_or(given));
         let given = if given.trim().is_empty() { "no arguments".to_string() } else { format!("({given})") };
         Some(format!("{name}() cannot take {given}; use {}", forms.join(" or ")))
+    }
+
+    /// The session's tool the unknown function in `signature` is a slip of.
+    fn near_tool(&self, signature: &str) -> Option<&str> {
+        let name = signature.split_once(" (").map_or(signature, |(name, _)| name).trim();
+        super::calls::near(name, self.forms.keys().map(String::as_str))
     }
 
     /// The tool failure `value` is, when it is the very error a tool raised (or a

@@ -12,6 +12,7 @@
 
 mod action;
 mod callbacks;
+mod calls;
 mod error;
 mod json;
 mod judge;
@@ -32,6 +33,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 pub use action::{ALREADY_DONE, ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture, Resolved};
+pub use calls::{UnknownCall, near};
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
 pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, SNIPPET_ARG_BYTES, Shared, Stopped};

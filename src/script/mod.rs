@@ -119,14 +119,37 @@ fn typed_value(value: &str) -> Dynamic {
     }
 }
 
-/// Parses each script without running it (no device): the errors, per script.
-pub fn check(scripts: &[Script], limits: &Limits) -> Result<Vec<Option<RunError>>, ScriptError> {
+/// Checks each script without running it (no device): that it parses, and that
+/// every function it calls exists — a tool of `persona` (every tool without one),
+/// one of the engine's, or one the script defines. The first error, per script.
+pub fn check(
+    scripts: &[Script],
+    limits: &Limits,
+    persona: Option<&crate::persona::Persona>,
+) -> Result<Vec<Option<RunError>>, ScriptError> {
+    let tools: Vec<&str> = crate::tools::names().into_iter().filter(|t| persona.is_none_or(|p| p.allows(t))).collect();
     let mut builder = Sandbox::builder(limits.clone())?;
     for tool in crate::tools::names() {
         builder.protect(tool);
     }
     let sandbox = builder.start(String::new())?;
-    Ok(scripts.iter().map(|s| sandbox.compile(&s.code).err()).collect())
+    let first_error = |script: &Script| {
+        let compiled = match sandbox.compile(&script.code) {
+            Ok(compiled) => compiled,
+            Err(e) => return Some(e),
+        };
+        let calls = match sandbox.unknown_calls(&compiled, &tools) {
+            Ok(calls) => calls,
+            Err(e) => return Some(e),
+        };
+        let call = calls.first()?;
+        let message = match crate::sandbox::near(&call.name, tools.iter().copied()) {
+            Some(near) => format!("Function not found: {}; did you mean {near}()?", call.name),
+            None => format!("Function not found: {}; the functions this session has: {}", call.name, tools.join(", ")),
+        };
+        Some(RunError::at(message, ErrorKind::Script, call.position, &script.code))
+    };
+    Ok(scripts.iter().map(first_error).collect())
 }
 
 /// How one script went.

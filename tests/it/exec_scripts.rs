@@ -1,6 +1,7 @@
 //! `codeact exec` runs the shipped scripts against a virtual device, and the world's
 //! state (read through `simctl state`, as any client would) proves what they did.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -106,6 +107,47 @@ fn a_failing_script_exits_non_zero_with_its_line() {
         .output()
         .expect("check");
     assert!(out.status.success(), "--check only parses");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A mistyped tool is caught before anything runs (`--check`) and named when it
+/// runs: the tool it is a slip of, not the list of every function.
+#[test]
+fn a_mistyped_tool_is_caught_by_check_and_named_when_run() {
+    let dir = std::env::temp_dir().join(format!("codeact-typo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let typo = dir.join("typo.rhai");
+    std::fs::write(&typo, "fn open() { open_app(\"Settings\"); }\nopen();\ntapp(\"Wi-Fi\");\n").expect("write");
+    let outside = dir.join("outside.rhai");
+    std::fs::write(&outside, "start_app(\"com.android.settings\");\nrefresh();\n").expect("write");
+    let fine = dir.join("fine.rhai");
+    std::fs::write(&fine, "fn twice(x) { x * 2 }\nlet n = twice(len(\"ab\"));\nprint(n);\nif n > 3 { tap(\"OK\") }\n")
+        .expect("write");
+    let check = |files: &[&Path], extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .arg("exec")
+            .arg("--check")
+            .args(extra)
+            .args(files)
+            .output()
+            .expect("check");
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = check(&[&typo], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("line 3") && err.contains("Function not found: tapp; did you mean tap()?"), "{err}");
+    assert!(!err.contains("the functions this session has"), "a slip names its tool, not every one: {err}");
+    // A tool the persona leaves out is not there for the check either.
+    let (code, err) = check(&[&outside], &["--persona", "app_starter"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("Function not found: refresh"), "{err}");
+    let (code, err) = check(&[&fine], &[]);
+    assert_eq!(code, Some(0), "the engine's own functions and the script's are known: {err}");
+    // Run, the slip is named the same way.
+    let sim = common::SimProcess::start(&[]);
+    let out = exec(&sim.addr, typo.to_str().unwrap_or_default());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean tap()?") && !err.contains("the functions this session has"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -555,6 +597,9 @@ fn scripts_import_helpers_from_their_own_folder_only() {
     let shown =
         repl_output(&format!(":load {}\nimport \"helpers\" as h; h::twice(4)\n", dir.join("main.rhai").display()));
     assert!(shown.contains("42\ncom.android.settings\n") && shown.contains("\n8\n"), "{shown}");
+    // Each print and each action once: echoed as it happens, not again at the end.
+    assert_eq!(shown.matches("42\n").count(), 1, "{shown}");
+    assert_eq!(shown.matches("start_app(").count(), 1, "{shown}");
     let _ = std::fs::remove_dir_all(&dir);
     // An LLM snippet (or any session without a script) cannot import.
     let mut sb = session();
