@@ -8,7 +8,27 @@ use codeact::agent::{Models, Strategy};
 use codeact::config::{ConfigError, Flags, Settings};
 use codeact::device::{Device, DeviceError, DeviceSpec};
 use codeact::llm::{LlmClient, LlmConfig, LlmSection, RoleFlags, RoleSection};
+use codeact::persona::Persona;
 use codeact::tools::{Recording, SensitivePolicy};
+
+/// Whether the model sees a screenshot each step (`run` and `eval` alike).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Vision {
+    /// When the persona asks for screenshots (every built-in persona does).
+    Auto,
+    On,
+    Off,
+}
+
+impl Vision {
+    pub fn for_persona(self, persona: &Persona) -> bool {
+        match self {
+            Vision::On => true,
+            Vision::Off => false,
+            Vision::Auto => persona.wants("screenshot"),
+        }
+    }
+}
 
 /// Which phone to use, for every command that needs one.
 #[derive(clap::Args, Debug)]

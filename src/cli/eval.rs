@@ -19,7 +19,9 @@ use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
-use super::args::{CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, finish_traces};
+use super::args::{
+    CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum AgentChoice {
@@ -102,9 +104,10 @@ pub struct EvalArgs {
     pub(super) strategy: StrategyArgs,
     #[command(flatten)]
     pub(super) traces: TraceArgs,
-    /// Show the model a screenshot each step.
-    #[arg(long)]
-    vision: bool,
+    /// Show the model a screenshot each step: auto (when the persona asks for
+    /// screenshots, as `codeact run` does), on, or off.
+    #[arg(long, value_enum, default_value = "auto")]
+    vision: Vision,
     /// What each LLM run keeps besides events and scripts: step, action or none.
     #[arg(long, value_enum, default_value = "none", value_name = "WHEN")]
     pub(super) save_trajectory: SaveMode,
@@ -227,7 +230,7 @@ impl EvalArgs {
                 persona,
                 strategy: self.strategy.strategy,
                 reflect_every: self.strategy.reflect_every(),
-                vision: self.vision,
+                vision: self.vision.for_persona(persona),
                 error_threshold: self.checks.error_threshold,
                 verify_completion: self.checks.verify_completion == Switch::On,
                 save: self.save_trajectory,

@@ -14,18 +14,9 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
 use super::args::{
-    CheckArgs, DeviceArgs, LlmArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, finish_traces,
+    CheckArgs, DeviceArgs, LlmArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
     open_device,
 };
-
-/// Whether the model sees a screenshot each step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Vision {
-    /// When the persona asks for screenshots.
-    Auto,
-    On,
-    Off,
-}
 
 /// Let an LLM do a task on a device: each step it reads the screen, writes a Rhai
 /// snippet, the snippet runs in the sandbox, and the result goes back, until the
@@ -151,11 +142,7 @@ impl RunArgs {
             Some(p) => p,
             None => Persona::load("default")?,
         };
-        let vision = match self.vision {
-            Vision::On => true,
-            Vision::Off => false,
-            Vision::Auto => persona.wants("screenshot"),
-        };
+        let vision = self.vision.for_persona(&persona);
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
         let traces = self.traces.start()?;

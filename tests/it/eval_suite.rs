@@ -155,6 +155,9 @@ fn a_scripted_llm_is_judged_on_the_phone_and_compare_shows_the_difference() {
     assert_eq!(brightness["score"], 0.0, "a wrong answer scores 0: {brightness}");
     assert!(brightness["answer"].as_str().is_some_and(|a| a.ends_with('%')));
     assert_eq!(llm.requests().len(), 5);
+    // One agent everywhere: with --vision at its default (auto), eval shows the model
+    // the screenshots the persona asks for, as `codeact run` does.
+    assert!(llm.requests().iter().all(|r| r.to_string().contains("image_url")), "a screenshot each step");
     assert!(!std::fs::read_to_string(out.join("results.json")).unwrap_or_default().contains("sk-codeact-eval-test"));
 
     let oracle = scratch("llm-oracle");

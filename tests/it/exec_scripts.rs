@@ -203,6 +203,39 @@ fn registered_tools_are_the_catalog_and_the_readme_table() {
     }
 }
 
+/// The completion gate's README names the checks a snippet may end with; every
+/// built-in persona that acts has them all (a model that follows the README must not
+/// meet "Function not found"), and the default persona has what a model needs besides.
+#[test]
+fn every_acting_persona_has_the_checks_the_readme_names() {
+    let readme = include_str!("../../README.md").split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = readme.find("A snippet that checked its outcome after its last action (").expect("the gate's sentence");
+    let end = start + readme[start..].find("passes at once").expect("the end of the gate's sentence");
+    let tools = codeact::tools::names();
+    let named: Vec<&str> = readme[start..end]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|word| word.trim_end_matches("()"))
+        .filter(|word| tools.contains(word))
+        .collect();
+    assert!(named.len() >= 4, "the README names the checks: {named:?}");
+    let mut acting = 0;
+    for persona in codeact::persona::Persona::built_in() {
+        if !["tap", "tap_by_index"].iter().any(|t| persona.allows(t)) {
+            continue;
+        }
+        acting += 1;
+        let missing: Vec<&&str> = named.iter().filter(|t| !persona.allows(t)).collect();
+        assert!(missing.is_empty(), "persona {} lacks {missing:?}, which the README's gate names", persona.name);
+    }
+    assert!(acting >= 3, "default, ui_expert and big_agent act");
+    let default = codeact::persona::Persona::load("default").expect("the default persona");
+    for needed in ["wait", "back", "set_text", "long_press"] {
+        assert!(default.allows(needed), "the default persona lacks {needed}");
+    }
+}
+
 #[test]
 fn a_persona_hides_the_tools_it_does_not_allow() {
     let sim = common::SimProcess::start(&[]);
