@@ -92,7 +92,7 @@ fn print_report(report: &Report) {
     codeact::out!("{}", clean(&result.output));
     let (listed, more) = result.listed_actions(codeact::sandbox::LISTED_ACTIONS);
     for a in listed {
-        codeact::errln!("  {:>8.1} ms  {}", a.duration_ms, clean(&a.summary()));
+        codeact::errln!("  {:>8.1} ms  {}", a.duration_ms, clean(&a.summary_before(result.error.as_ref())));
     }
     if let Some(more) = more {
         codeact::errln!("  {more}");

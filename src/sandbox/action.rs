@@ -74,6 +74,18 @@ impl Action {
         self.failure.is_none()
     }
 
+    /// [`summary`](Self::summary) for a listing that ends with `error`: when this
+    /// call's failure is that error (printed after the listing), the listing says so
+    /// instead of repeating it.
+    pub fn summary_before(&self, error: Option<&super::RunError>) -> String {
+        let ended_it = !self.succeeded()
+            && error.is_some_and(|e| e.failed_tool() == Some(self.tool.as_str()) && e.message.contains(&self.result));
+        match ended_it {
+            true => format!("{}({}) -> failed (the error below)", self.tool, self.args.join(", ")),
+            false => self.summary(),
+        }
+    }
+
     /// `tap(540, 1200) -> ok; opened .SubSettings`, as progress lines and the
     /// model's feedback show it.
     pub fn summary(&self) -> String {

@@ -116,8 +116,19 @@ impl RunError {
     }
 
     /// True when an assertion tool failed (a test failure rather than an error).
-    pub fn is_assertion(&self) -> bool {
-        matches!(self.kind, ErrorKind::Tool { failure: FailureKind::Assertion, .. })
+    /// Whether the screen was not as the script expected — an assertion, or what it
+    /// looked or waited for not there — rather than the script unable to run (a
+    /// syntax error, a device gone, a limit): a test's failure, not its error.
+    pub fn is_failure(&self) -> bool {
+        matches!(self.kind, ErrorKind::Tool { failure: FailureKind::Assertion | FailureKind::NotFound, .. })
+    }
+
+    /// The tool whose failure ended the snippet, if one did.
+    pub fn failed_tool(&self) -> Option<&str> {
+        match &self.kind {
+            ErrorKind::Tool { tool, .. } => Some(tool),
+            _ => None,
+        }
     }
 }
 

@@ -172,7 +172,7 @@ impl Report {
         let mut log = self.result.output.clone();
         let (listed, more) = self.result.listed_actions(crate::sandbox::LISTED_ACTIONS);
         for a in listed {
-            log.push_str(&format!("{:.1} ms {}\n", a.duration_ms, a.summary()));
+            log.push_str(&format!("{:.1} ms {}\n", a.duration_ms, a.summary_before(self.result.error.as_ref())));
         }
         if let Some(more) = more {
             log.push_str(&format!("{more}\n"));

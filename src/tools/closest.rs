@@ -1,15 +1,17 @@
 //! How errors name elements (`Switch "Wi-Fi" (id wifi_switch)`), and what a
-//! "nothing matches" error shows: the elements on screen, each with its id, and the
-//! selector of the one closest to what the script asked for ("did you mean …"), so a
-//! wrong name is fixed from the message alone. Only reads a tree.
+//! "nothing matches" error shows: the few elements on screen nearest to what the
+//! script asked for, each with its id, with how many there are in all, and the
+//! selector of the closest ("did you mean …"), so a wrong name is fixed from the
+//! message alone while the message stays one short line (`ui_state`, and the run
+//! directory's dumps, have the whole screen). Only reads a tree.
 
 use crate::ui::{Element, UiTree};
 
 use super::select::Selector;
 use super::unique_selector::selector_for;
 
-/// How many elements the message lists (the rest are counted).
-pub const LISTED: usize = 40;
+/// How many elements a "nothing matches" message names (the rest are counted).
+pub const NAMED: usize = 5;
 
 /// `Switch "Wi-Fi" (id wifi_switch)`: how an element is named in messages.
 pub fn described(e: &Element) -> String {
@@ -24,13 +26,33 @@ pub fn described(e: &Element) -> String {
     }
 }
 
-/// The listed elements as one line, at most [`LISTED`] of them.
-pub fn visible_list(elements: &[&Element]) -> String {
-    let mut out: Vec<String> = elements.iter().take(LISTED).map(|e| described(e)).collect();
-    if elements.len() > LISTED {
-        out.push(format!("and {} more", elements.len() - LISTED));
+/// The [`NAMED`] listed elements nearest to what `sel` looks for (the first ones on
+/// screen when it names no text), in screen order, and how many there are in all:
+/// `Switch (id wifi_switch), TextView "Wi-Fi" (id title) (2 of 34 on screen)`.
+pub fn nearest_list(sel: &Selector, elements: &[&Element]) -> String {
+    if elements.is_empty() {
+        return "nothing".to_string();
     }
-    if out.is_empty() { "nothing".to_string() } else { out.join(", ") }
+    let mut chosen: Vec<usize> = (0..elements.len()).collect();
+    if let Some(wanted) = sel.wanted_text().map(folded).filter(|w| !w.is_empty()) {
+        let nearness = |e: &Element| {
+            let id = e.resource_id.rsplit('/').next().unwrap_or("");
+            [e.text.as_str(), e.content_desc.as_str(), e.hint.as_str(), id]
+                .into_iter()
+                .filter(|t| !t.is_empty())
+                .map(|t| distance(&wanted, &folded(t)))
+                .min()
+                .unwrap_or(usize::MAX)
+        };
+        chosen.sort_by_key(|i| nearness(elements[*i]));
+    }
+    chosen.truncate(NAMED);
+    chosen.sort_unstable();
+    let named: Vec<String> = chosen.iter().map(|i| described(elements[*i])).collect();
+    match elements.len() > named.len() {
+        true => format!("{} ({} of {} on screen)", named.join(", "), named.len(), elements.len()),
+        false => named.join(", "),
+    }
 }
 
 /// The selector (Rhai source) of the element closest to what `sel` looks for, when
@@ -91,9 +113,12 @@ mod tests {
     fn lists_with_ids_and_suggests_the_nearest_name() {
         let t = tree();
         let all: Vec<&Element> = t.elements.iter().filter(|e| e.visible).collect();
-        let list = visible_list(&all);
-        assert!(list.contains("Switch (id wifi_switch)") && list.contains("TextView \"Wi-Fi\""), "{list}");
         let sel = |s: &str| Selector::from_dynamic(&rhai::Dynamic::from(s.to_string())).unwrap();
+        let list = nearest_list(&sel("wifi"), &all);
+        assert!(list.contains("Switch (id wifi_switch)") && list.contains("TextView \"Wi-Fi\""), "{list}");
+        if all.len() > NAMED {
+            assert!(list.ends_with(&format!("({NAMED} of {} on screen)", all.len())), "{list}");
+        }
         assert_eq!(suggestion(&sel("Wifi"), &t, &all).as_deref(), Some(r#"#{text: "Wi-Fi"}"#));
         assert_eq!(suggestion(&sel("Blutooth"), &t, &all).as_deref(), Some(r#"#{text: "Bluetooth"}"#));
         assert_eq!(suggestion(&sel("Airplane mode"), &t, &all), None, "nothing close");

@@ -1,7 +1,9 @@
 //! JUnit XML for `codeact exec --junit`: one `<testcase>` per script, in the shape CI
-//! systems (GitLab, Jenkins, GitHub test reporters) read. An assertion or a failed
-//! `complete()` is a `<failure>`; any other error (a device gone, a script bug, a limit
-//! hit) is an `<error>`. This module formats; it runs nothing.
+//! systems (GitLab, Jenkins, GitHub test reporters) read. The screen not as the script
+//! expected — an assertion, an element or a wait that did not come — or a failed
+//! `complete()` is a `<failure>`; what stopped the script from running (a syntax
+//! error, a device gone, a limit hit) is an `<error>`. This module formats; it runs
+//! nothing.
 
 use std::fmt::Write as _;
 
@@ -11,7 +13,8 @@ use crate::sandbox::RunResult;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     Passed,
-    /// An assertion failed or the script completed as failed.
+    /// The screen was not as expected (an assertion, a missing element, a wait that
+    /// timed out), or the script completed as failed.
     Failed {
         message: String,
         detail: String,
@@ -39,11 +42,11 @@ pub struct Case {
 }
 
 impl Verdict {
-    /// How a run of a script ends, as a test: an assertion tool's failure or a failed
+    /// How a run of a script ends, as a test: the screen not as expected or a failed
     /// completion is a failure, any other error an error.
     pub fn of(result: &RunResult) -> Self {
         match (&result.error, &result.completion) {
-            (Some(e), _) if e.is_assertion() => Verdict::Failed { message: e.message.clone(), detail: e.to_string() },
+            (Some(e), _) if e.is_failure() => Verdict::Failed { message: e.message.clone(), detail: e.to_string() },
             (Some(e), _) => Verdict::Error { message: e.message.clone(), detail: e.to_string() },
             (None, Some(c)) if !c.success => {
                 Verdict::Failed { message: format!("completed as failed: {}", c.reason), detail: String::new() }

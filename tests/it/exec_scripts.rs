@@ -277,7 +277,11 @@ fn selectors_find_wait_and_assert_on_the_live_screen() {
     assert!(err.message.contains("did not appear within 300 ms"), "{}", err.message);
     let r = sb.eval(r#"tap("Nothing like this");"#);
     let err = r.error.expect("not found");
-    assert!(err.message.contains("nothing on screen matches") && err.message.contains("visible:"), "{}", err.message);
+    assert!(
+        err.message.contains("nothing on screen matches") && err.message.contains("nearest on screen:"),
+        "{}",
+        err.message
+    );
     let r = sb.eval(r#"assert_visible(#{colour: "red"});"#);
     assert!(r.error.expect("bad key").message.contains("unknown selector key"));
 }
@@ -368,11 +372,22 @@ print(find(#{text: "34% used - 84.2 GB (free)"}));
         ("near_miss", r#"tap("Wifi network");"#, "(closest: #{text: \"Wi-Fi\"})"),
     ] {
         let (code, _, err) = exec_sim(name, &format!("start_app(\"com.android.settings\");\n{code_line}\n"));
-        assert_eq!(code, Some(2), "{name}: {err}");
+        // A wrong selector is the script's error; a near miss is the screen not as
+        // the script expected: a failure.
+        let expected = if name == "near_miss" { 1 } else { 2 };
+        assert_eq!(code, Some(expected), "{name}: {err}");
         assert!(err.contains(wanted), "{name}: {err}");
     }
-    let (_, _, err) = exec_sim("listed", "start_app(\"com.android.settings\");\ntap(\"No such row\");\n");
-    assert!(err.contains("Switch (id wifi_switch)") && err.contains("TextView \"Battery\" (id title)"), "{err}");
+    // Nothing matches: the few elements nearest to what was asked, a count, once.
+    let (code, _, err) = exec_sim("listed", "start_app(\"com.android.settings\");\ntap(\"Wi-Fi network\");\n");
+    assert_eq!(code, Some(1), "a failure, not an error: {err}");
+    assert!(err.contains("Switch (id wifi_switch)") && err.contains("on screen)"), "{err}");
+    assert!(!err.contains("TextView \"Battery\" (id title)"), "not the whole screen: {err}");
+    assert_eq!(err.matches("nothing on screen matches").count(), 1, "said once: {err}");
+    assert!(err.contains("tap(\"Wi-Fi network\") -> failed (the error below)"), "{err}");
+    let (code, _, err) = exec_sim("wait_timeout", "wait_for(\"Never there\", 300);\n");
+    assert_eq!(code, Some(1), "a wait that times out is a failure: {err}");
+    assert!(err.contains("FAIL ") && err.contains("did not appear within 300 ms"), "{err}");
 }
 
 #[test]
@@ -936,7 +951,7 @@ print(parse_json(shell("simctl state").output).settings.wifi);
         let watcher = if matches!(kind, "rate" | "update") { "popups" } else { kind };
         assert!(err.contains(&format!("watcher(\"{watcher}\") -> ok; tapped ")), "{kind}: {err}");
         let (exit, out, err) = exec_sim_with(&format!("nowatch-{kind}"), &script(kind), &["--watchers", "off"]);
-        assert_eq!((exit, out.as_str()), (Some(2), ""), "{kind}: the dialog is all there is: {err}");
+        assert_eq!((exit, out.as_str()), (Some(1), ""), "{kind}: the dialog is all there is (a failure): {err}");
         assert!(err.contains("nothing on screen matches") && !err.contains("watcher("), "{err}");
     }
     // `ask` leaves a permission request to the script, and says so once.

@@ -186,7 +186,7 @@ fn nothing(c: &ToolContext, sel: &Selector, searched: &str) -> ToolError {
     ToolError::NothingMatches {
         selector: sel.shown.clone(),
         searched,
-        visible: closest::visible_list(&shown),
+        visible: closest::nearest_list(sel, &shown),
         closest: closest::suggestion(sel, &obs.ui, &shown),
     }
 }
