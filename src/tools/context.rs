@@ -434,7 +434,13 @@ impl ToolContext {
                 self.call.effect_target = Some((*e).clone());
                 Ok(e.center)
             }
-            _ => Err(ToolError::Stale { index, label: super::closest::described(el) }),
+            _ => Err(ToolError::Stale {
+                index,
+                label: super::closest::described(el),
+                read_on: screen_name(&snap),
+                now_on: screen_name(&live),
+                selector: selector_for(&snap.ui, el.id),
+            }),
         }
     }
 
@@ -479,4 +485,10 @@ impl ToolContext {
         self.call.capture.screenshot = Some(png.clone());
         Ok(png)
     }
+}
+
+/// `com.android.settings/.Settings`: a screen as errors name it.
+fn screen_name(obs: &Observation) -> String {
+    let activity = obs.phone.activity.strip_prefix(obs.phone.package.as_str()).unwrap_or(&obs.phone.activity);
+    format!("{}/{activity}", obs.phone.package)
 }

@@ -40,9 +40,19 @@ pub enum ToolError {
     #[error("no element {index}: ui_state has indices 0..{last}")]
     NoSuchIndex { index: i64, last: usize },
     #[error(
-        "ui_state[{index}] ({label}) is no longer at that index: the screen changed after the last action; call refresh() and look again"
+        "ui_state[{index}] ({label}) is no longer at that index: the index was read on {read_on}, and the screen changed after the last action (now {now_on}); call refresh() and read ui_state again{}",
+        selector.as_ref().map(|s| format!(", or name the element: {s}")).unwrap_or_default()
     )]
-    Stale { index: i64, label: String },
+    Stale {
+        index: i64,
+        label: String,
+        /// The screen (`app/activity`) the index belongs to.
+        read_on: String,
+        /// The screen in front now.
+        now_on: String,
+        /// The element's selector (Rhai source), which survives a change of screen.
+        selector: Option<String>,
+    },
     #[error(
         "index {index}: the screen changed since anyone last looked at it (an action ran, and ui_state was not read after it); read ui_state or call refresh() first, or use a selector such as tap(\"OK\")"
     )]

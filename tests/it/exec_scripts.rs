@@ -151,6 +151,20 @@ fn a_mistyped_tool_is_caught_by_check_and_named_when_run() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The index belongs to the screen it was read from, whatever ran in between: the
+/// refusal says which screen that was, which is in front now, and what to do.
+#[test]
+fn an_index_read_before_opening_an_app_is_refused_with_both_screens_named() {
+    let (code, _, err) = exec_sim(
+        "stale-after-open",
+        "home();\nrefresh();\nlet s = ui_state;\nopen_app(\"Settings\");\ntap_by_index(7);\n",
+    );
+    assert_eq!(code, Some(2), "a script's mistake, not the screen's: {err}");
+    assert!(err.contains("ui_state[7]") && err.contains("is no longer at that index"), "{err}");
+    assert!(err.contains("read on com.android.launcher3/") && err.contains("now com.android.settings/"), "{err}");
+    assert!(err.contains("call refresh() and read ui_state again, or name the element: #{"), "{err}");
+}
+
 #[test]
 fn a_stale_index_is_refused_not_tapped() {
     let mut sb = session();
