@@ -23,11 +23,17 @@ use crate::ui::{Element, UiTree};
 /// a child: "Delete" inside a clickable layout).
 const DESCENDANT_TEXTS: usize = 12;
 
-/// What an element shows, for the rules: its own text, description, id and hint,
-/// and the text of what it holds.
+/// What an element is, for the rules: its own text, description, id and hint, and
+/// the text of what it holds. A text field's text is what someone typed into it,
+/// not what the field is: its id, hint and description name it ("payment_amount").
 pub(crate) fn element_subjects(tree: Option<&UiTree>, e: &Element) -> Vec<String> {
-    let mut out: Vec<String> =
-        [&e.text, &e.content_desc, &e.resource_id, &e.hint].into_iter().filter(|t| !t.is_empty()).cloned().collect();
+    let own_text = if e.is_editable() { None } else { Some(&e.text) };
+    let mut out: Vec<String> = own_text
+        .into_iter()
+        .chain([&e.content_desc, &e.resource_id, &e.hint])
+        .filter(|t| !t.is_empty())
+        .cloned()
+        .collect();
     let Some(tree) = tree.filter(|t| t.get(e.id).is_some_and(|same| same.bounds == e.bounds)) else { return out };
     let mut stack: Vec<usize> = e.children.clone();
     let mut seen = 0;
@@ -76,19 +82,18 @@ fn receivers(ui: &UiTree, (x, y): (i32, i32)) -> Vec<&Element> {
 
 impl ToolContext {
     /// The gate for an action on `element` (text it types in `typed`): see
-    /// [`ToolContext::gate`].
+    /// [`ToolContext::gate`]. Typing is judged by the field it goes into (a payment
+    /// amount, a delete-confirmation box), never by the words typed: a note that
+    /// says "Delete all old files" is a note.
     pub(crate) fn gate_element(&mut self, verb: &str, element: &Element, typed: Option<&str>) -> Result<(), ToolError> {
         if self.options.sensitive.policy == SensitivePolicy::Allow {
             return Ok(());
         }
         let tree = self.live().map(|o| &o.ui);
-        let mut subjects = element_subjects(tree, element);
+        let subjects = element_subjects(tree, element);
         let target = super::closest::described(element);
         let what = match typed {
-            Some(t) => {
-                subjects.push(t.to_string());
-                format!("{verb} {:?} into {target}", crate::clip::clip(t, 200))
-            }
+            Some(t) => format!("{verb} {:?} into {target}", crate::clip::clip(t, 200)),
             None => format!("{verb} {target}"),
         };
         self.gate(&what, &subjects)
@@ -113,7 +118,9 @@ impl ToolContext {
         self.gate(&what, &subjects)
     }
 
-    /// The gate before a key that presses or types into what has focus.
+    /// The gate before a key that presses or types into what has focus: the focused
+    /// field; with none in the tree (a web view, a game: the runtime cannot see where
+    /// the text goes), the text itself.
     fn gate_focused(&mut self, verb: &str, typed: Option<&str>) -> Result<(), ToolError> {
         match self.focused_field().cloned() {
             Some(field) => self.gate_element(verb, &field, typed),

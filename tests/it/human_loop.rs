@@ -41,6 +41,28 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// Typing is judged by the field it goes into, not by its words: a note that says
+/// "Delete all old files" is written even when every sensitive action is refused.
+#[test]
+fn words_typed_into_a_note_are_not_a_sensitive_action() {
+    let sim = common::SimProcess::start(&[]);
+    let dir = scratch("typed-words");
+    let script = write(
+        &dir,
+        "note.rhai",
+        "start_app(\"com.example.notes\");\ntap(#{desc: \"New note\"});\ninput_text(\"Chores\");\n\
+         tap(#{id: \"note_body\"});\ninput_text(\"Delete all old files, then pay the rent\");\ntap(\"Save\");\n",
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", &script, "--device", &sim.addr, "--sensitive", "refuse"])
+        .output()
+        .expect("run codeact exec");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(note_titles(&sim.addr).iter().any(|t| t == "Chores"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn deleting_all_notes_is_refused_without_a_person_and_done_with_one() {
     let sim = common::SimProcess::start(&[]);
