@@ -260,7 +260,7 @@ impl EvalArgs {
                 watchers: settings.tools.watchers.spec(),
             },
         };
-        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the instances under way");
+        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
         let open_session = session_factory(&settings, self.session.person(false)?);
         let progress = |p: SuiteProgress| match p {
             SuiteProgress::Planned { templates, instances, phones } => codeact::errln!(
@@ -273,7 +273,7 @@ impl EvalArgs {
                 codeact::errln!("{}", progress_line(result, done, total))
             }
         };
-        let ran = eval::suite::run(request, &open_session, &interrupt, &progress);
+        let ran = eval::suite::run(request, &open_session, &interrupt.token, &progress);
         finish_traces(traces.as_deref());
         let ran = ran?;
         let results = &ran.results;
@@ -289,8 +289,8 @@ impl EvalArgs {
         let all = &results.summary.all;
         let sound = all.broken == 0 && results.results.len() == ran.planned;
         let ok = sound && (self.agent == AgentChoice::Llm || all.solved == all.instances);
-        if interrupt.is_cancelled() {
-            return Ok(ExitCode::from(130));
+        if let Some(code) = interrupt.exit_code() {
+            return Ok(ExitCode::from(code));
         }
         Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
     }
@@ -335,7 +335,7 @@ impl EvalArgs {
                 runtime: runtime.handle().clone(),
             }),
         };
-        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the instances under way");
+        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
         let open_session = session_factory(&settings, self.session.person(false)?);
         let mut progress = |p: SurvivalProgress| match p {
             SurvivalProgress::Recording { templates } => codeact::errln!(
@@ -351,7 +351,7 @@ impl EvalArgs {
                 codeact::errln!("variant {variant}, {:<17} {solved}/{instances} solved{calls}", form.as_str());
             }
         };
-        let survival = match survival::measure(request, &open_session, &interrupt, &mut progress) {
+        let survival = match survival::measure(request, &open_session, &interrupt.token, &mut progress) {
             Ok(survival) => survival,
             // Said in the flags' words.
             Err(SurvivalError::NoOperationTemplates) => anyhow::bail!(
@@ -364,7 +364,7 @@ impl EvalArgs {
             Err(e) => return Err(e.into()),
         };
         if survival.interrupted {
-            return Ok(ExitCode::from(130));
+            return Ok(ExitCode::from(interrupt.exit_code().unwrap_or(130)));
         }
         codeact::out!("{}", clean(&survival.table.markdown()));
         codeact::errln!(

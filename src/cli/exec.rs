@@ -206,7 +206,19 @@ impl ExecArgs {
             verify_completion: self.verify_completion == Switch::On,
             fresh_world: !self.keep_state && on_sim,
             traces: traces.as_deref(),
+            interrupt: None,
         };
+        // SIGINT or SIGTERM: the script in hand is cancelled and ends as
+        // interrupted, no other starts, and the records of those that ran are
+        // written before the exit (130 or 143).
+        let runtime = super::interrupt::runtime()?;
+        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the script in hand, then the records");
+        let (token, cancel) = (interrupt.token.clone(), session.cancel_handle());
+        runtime.spawn(async move {
+            token.cancelled().await;
+            cancel.cancel();
+        });
+        let options = ExecOptions { interrupt: Some(&interrupt.token), ..options };
         let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report);
         finish_traces(traces.as_deref());
         let reports = reports?;
@@ -217,6 +229,20 @@ impl ExecArgs {
             let cases: Vec<junit::Case> = reports.iter().map(Report::junit_case).collect();
             std::fs::write(path, junit::render("codeact exec", &cases))
                 .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
+        }
+        if let Some(code) = interrupt.exit_code() {
+            let kept = [
+                self.junit.as_ref().map(|p| p.display().to_string()),
+                self.trajectory.as_ref().map(|p| p.display().to_string()),
+            ];
+            let kept: Vec<String> = kept.into_iter().flatten().collect();
+            codeact::errln!(
+                "codeact: stopped after {} of {} scripts{}",
+                reports.len(),
+                scripts.len(),
+                if kept.is_empty() { String::new() } else { format!("; their records are in {}", kept.join(" and ")) }
+            );
+            return Ok(ExitCode::from(code));
         }
         let not_passed: Vec<&Report> = reports.iter().filter(|r| r.verdict != Verdict::Passed).collect();
         if not_passed.is_empty() {

@@ -45,8 +45,8 @@ pub(super) fn heal_script(flags: HealFlags, settings: &Settings, session: &mut S
         traces: flags.traces.clone(),
     };
     let runtime = super::interrupt::runtime()?;
-    let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the run directory");
-    let healed = runtime.block_on(heal(session, request, &interrupt, &mut print_progress));
+    let interrupt = super::interrupt::cancel_on_signal(&runtime, "the run directory");
+    let healed = runtime.block_on(heal(session, request, &interrupt.token, &mut print_progress));
     super::args::finish_traces(flags.traces.as_deref());
     let healed = healed?;
     let summary = &healed.summary;
@@ -67,5 +67,9 @@ pub(super) fn heal_script(flags: HealFlags, settings: &Settings, session: &mut S
         Some(Err(e)) => return Err(e.into()),
         None => {}
     }
-    Ok(ExitCode::from(summary.outcome.exit_code()))
+    let code = match summary.outcome {
+        Outcome::Interrupted => interrupt.exit_code().unwrap_or(summary.outcome.exit_code()),
+        other => other.exit_code(),
+    };
+    Ok(ExitCode::from(code))
 }

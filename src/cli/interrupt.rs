@@ -1,19 +1,23 @@
-//! Ctrl-C, one policy for every mode, and the async runtime every mode runs on.
+//! Ctrl-C and SIGTERM, one policy for every mode, and the async runtime every mode
+//! runs on.
 //!
-//! The first Ctrl-C cancels: a run finishes its directory (events, summary, report),
-//! a suite the instances under way, a heal its run directory, and each says so on
-//! stderr; the second Ctrl-C exits 130 at once. The REPL's Ctrl-C stops the snippet
-//! that runs, never the REPL (at its prompt the line editor reads the key), and
-//! `codeact sim` serves until Ctrl-C. Not the library's cancelling (a
+//! The first SIGINT (Ctrl-C) or SIGTERM (a CI job's timeout, `kill`) cancels: a run
+//! finishes its directory (events, summary, report), a suite the instances under way,
+//! a heal its run directory, `exec` the script in hand (its JUnit case marked
+//! interrupted) and then its records, and each says so on stderr; the mode then exits
+//! 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once. The REPL's Ctrl-C
+//! stops the snippet that runs, never the REPL (at its prompt the line editor reads
+//! the key), and `codeact sim` serves until Ctrl-C. Not the library's cancelling (a
 //! `CancellationToken` the library takes and honours).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::Context;
 use codeact::sandbox::CancelHandle;
 use tokio::runtime::Runtime;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
-
-/// The exit code of a process the second Ctrl-C ends (128 + SIGINT).
-const EXIT_INTERRUPTED: i32 = 130;
 
 /// The runtime every mode's async work runs on (the agent loop needs more than
 /// one thread: device and sandbox work block in place).
@@ -25,17 +29,48 @@ pub(super) fn runtime() -> anyhow::Result<Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// A token the first Ctrl-C cancels, after telling the person that `finishing`
-/// goes on (and that a second Ctrl-C quits at once, exit 130).
-pub(super) fn cancel_on_ctrl_c(runtime: &Runtime, finishing: &'static str) -> CancellationToken {
-    let interrupt = CancellationToken::new();
+/// A mode's interruption: the token the first signal cancels, and which signal it
+/// was.
+#[derive(Clone)]
+pub(super) struct Interrupt {
+    pub(super) token: CancellationToken,
+    /// 128 + the signal's number once one came (130 SIGINT, 143 SIGTERM), else 0.
+    exit_code: Arc<AtomicU8>,
+}
+
+impl Interrupt {
+    /// The exit code of a mode the first signal ended, when one came.
+    pub(super) fn exit_code(&self) -> Option<u8> {
+        Some(self.exit_code.load(Ordering::SeqCst)).filter(|c| *c != 0)
+    }
+}
+
+/// The next SIGINT or SIGTERM, as the exit code it calls for; `None` when neither
+/// can be listened for.
+async fn next_signal(term: &mut Option<Signal>) -> Option<u8> {
+    match term {
+        Some(term) => tokio::select! {
+            r = tokio::signal::ctrl_c() => r.ok().map(|()| 130),
+            r = term.recv() => r.map(|()| 143),
+        },
+        None => tokio::signal::ctrl_c().await.ok().map(|()| 130),
+    }
+}
+
+/// An [`Interrupt`] the first SIGINT or SIGTERM cancels, after telling the person
+/// that `finishing` goes on (and that a second signal quits at once).
+pub(super) fn cancel_on_signal(runtime: &Runtime, finishing: &'static str) -> Interrupt {
+    let interrupt = Interrupt { token: CancellationToken::new(), exit_code: Arc::default() };
     let on_signal = interrupt.clone();
     runtime.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            codeact::errln!("\ninterrupted: finishing {finishing} (Ctrl-C again to quit at once)");
-            on_signal.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(EXIT_INTERRUPTED);
+        let mut term = signal(SignalKind::terminate()).ok();
+        if let Some(code) = next_signal(&mut term).await {
+            let name = if code == 143 { "terminated" } else { "interrupted" };
+            codeact::errln!("\n{name}: finishing {finishing} (Ctrl-C again to quit at once)");
+            on_signal.exit_code.store(code, Ordering::SeqCst);
+            on_signal.token.cancel();
+            if let Some(code) = next_signal(&mut term).await {
+                std::process::exit(i32::from(code));
             }
         }
     });

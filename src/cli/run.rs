@@ -49,7 +49,7 @@ use super::args::{
 /// events.jsonl, screenshots/ and ui/, summary.json, and script.rhai plus
 /// script.selectors.rhai, which `codeact exec` replays without the LLM. Exit code
 /// 0 only when the task completed successfully, 1 when it failed, 2 on an error,
-/// 130 when interrupted.
+/// 130 when interrupted (143 for SIGTERM), its directory finished first.
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct RunArgs {
@@ -163,13 +163,13 @@ impl RunArgs {
             ..AgentOptions::new(self.task)
         };
         let runtime = super::interrupt::runtime()?;
-        let interrupt = super::interrupt::cancel_on_ctrl_c(&runtime, "the run directory");
+        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the run directory");
         let summary = runtime.block_on(agent::run_task(
             &mut session,
             &models,
             &persona,
             &options,
-            &interrupt,
+            &interrupt.token,
             &mut print_progress,
         ));
         finish_traces(traces.as_deref());
@@ -201,6 +201,11 @@ impl RunArgs {
             }
             codeact::outln!("replay: {}", summary.replay);
         }
-        Ok(ExitCode::from(summary.outcome.exit_code()))
+        // Interrupted: 130 for Ctrl-C, 143 for SIGTERM.
+        let code = match summary.outcome {
+            Outcome::Interrupted => interrupt.exit_code().unwrap_or(summary.outcome.exit_code()),
+            other => other.exit_code(),
+        };
+        Ok(ExitCode::from(code))
     }
 }

@@ -256,6 +256,7 @@ fn run_oracle(
         failure_screenshots: None,
         verify_completion: false,
         traces: written.traces,
+        interrupt: None,
     };
     let reports = script::run_scripts(session, std::slice::from_ref(&script), &options, &mut |_| {})
         .map_err(InstanceError::Oracle)?;

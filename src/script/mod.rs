@@ -220,6 +220,9 @@ pub struct ExecOptions<'a> {
     pub verify_completion: bool,
     /// Export each script as a trace (`--otlp`), with or without a trajectory.
     pub traces: Option<&'a crate::trace::Traces>,
+    /// Once cancelled, no further script (or retry) starts; the caller cancels the
+    /// one that runs through the session's [`CancelHandle`](crate::sandbox::CancelHandle).
+    pub interrupt: Option<&'a tokio_util::sync::CancellationToken>,
 }
 
 /// Why `--verify-completion` fails a script.
@@ -246,13 +249,17 @@ pub fn run_scripts(
     }
     let device = session.device_name();
     let mut reports = Vec::new();
+    let interrupted = || options.interrupt.is_some_and(|i| i.is_cancelled());
     for script in scripts {
+        if interrupted() {
+            break;
+        }
         let mut attempt = 1;
         let report = loop {
             let report = run_one(session, script, options, &device, attempt, scripts.len() > 1)?;
             // Code that does not parse fails the same way every time.
             let unparsed = report.result.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Syntax);
-            if report.verdict == Verdict::Passed || attempt > options.retries || unparsed {
+            if report.verdict == Verdict::Passed || attempt > options.retries || unparsed || interrupted() {
                 break report;
             }
             on_report(&report);

@@ -46,6 +46,10 @@ impl Verdict {
     /// completion is a failure, any other error an error.
     pub fn of(result: &RunResult) -> Self {
         match (&result.error, &result.completion) {
+            (Some(e), _) if e.kind == crate::sandbox::ErrorKind::Cancelled => Verdict::Error {
+                message: format!("interrupted: {}", e.message),
+                detail: format!("interrupted before it ended: {e}"),
+            },
             (Some(e), _) if e.is_failure() => Verdict::Failed { message: e.message.clone(), detail: e.to_string() },
             (Some(e), _) => Verdict::Error { message: e.message.clone(), detail: e.to_string() },
             (None, Some(c)) if !c.success => {

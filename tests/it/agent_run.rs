@@ -430,6 +430,18 @@ fn vision_sends_the_screenshot_as_a_data_url_and_only_when_on() {
 
 #[test]
 fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
+    interrupt_a_run("-INT", 130);
+}
+
+/// SIGTERM (a CI job's timeout) finishes the run directory the same way, exit 143.
+#[test]
+fn sigterm_finishes_the_run_directory_and_exits_143() {
+    interrupt_a_run("-TERM", 143);
+}
+
+/// Sends `signal` to a run while its model thinks, and checks the run directory
+/// is finished and marked interrupted, and the exit code.
+fn interrupt_a_run(signal: &str, exit: i32) {
     use std::sync::Mutex;
     use std::sync::mpsc::channel;
     let (arrived_tx, arrived_rx) = channel::<()>();
@@ -443,7 +455,7 @@ fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
         }
     });
     let llm = ScriptedLlm::start_with_hook(vec![reply(OPEN_SETTINGS)], Some(hook));
-    let out = scratch("interrupt");
+    let out = scratch(&format!("interrupt{signal}"));
     let child = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["run", "--device", "sim", "--base-url", &llm.base_url, "--model", "scripted", "--vision", "off"])
         .args(["--no-memory", "--out", out.to_str().unwrap_or_default(), "Turn off Wi-Fi"])
@@ -454,11 +466,11 @@ fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
         .spawn()
         .expect("start codeact run");
     arrived_rx.recv_timeout(Duration::from_secs(60)).expect("the second request arrives");
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill -INT");
+    let status = Command::new("kill").args([signal, &child.id().to_string()]).status().expect("kill");
     assert!(status.success());
     let result = child.wait_with_output().expect("codeact run ends");
     let _ = release_tx.send(());
-    assert_eq!(result.status.code(), Some(130), "{}", stderr(&result));
+    assert_eq!(result.status.code(), Some(exit), "{}", stderr(&result));
     let dir = run_dir(&out);
     let summary = json_file(&dir.join("summary.json"));
     assert_eq!(summary["outcome"], "interrupted", "{summary}");

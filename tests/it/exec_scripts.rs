@@ -250,6 +250,54 @@ fn every_acting_persona_has_the_checks_the_readme_names() {
     }
 }
 
+/// A CI job's timeout (SIGTERM) in the middle of a script: the scripts that ran
+/// keep their verdicts, the one in hand is an interrupted JUnit case with its run
+/// directory finished (summary.json, report.html), none starts after it, exit 143.
+#[test]
+fn a_terminated_exec_writes_its_records_before_it_exits() {
+    let dir = std::env::temp_dir().join(format!("codeact-term-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let scripts = [("a_first", "home();\n"), ("b_long", "loop { wait(100); }\n"), ("c_never", "home();\n")];
+    for (name, code) in scripts {
+        std::fs::write(dir.join(format!("{name}.rhai")), code).expect("write");
+    }
+    let (junit, runs) = (dir.join("junit.xml"), dir.join("runs"));
+    let child = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "--device", "sim"])
+        .args(scripts.map(|(name, _)| dir.join(format!("{name}.rhai"))))
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--trajectory")
+        .arg(&runs)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start codeact exec");
+    // Wait until the long script runs (its events are being written).
+    let started = std::time::Instant::now();
+    while !runs.join("b_long/events.jsonl").exists() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    let out = child.wait_with_output().expect("exec ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(err.contains("terminated: finishing") && err.contains("stopped after 2 of 3 scripts"), "{err}");
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit report is written");
+    assert!(xml.contains("testcase name=\"a_first\"") && xml.contains("testcase name=\"b_long\""), "{xml}");
+    assert!(xml.contains("<error message=\"interrupted:"), "the running case is interrupted: {xml}");
+    assert!(!xml.contains("c_never"), "no script starts after the signal: {xml}");
+    for file in ["summary.json", "report.html", "events.jsonl"] {
+        assert!(runs.join("b_long").join(file).is_file(), "b_long/{file}");
+    }
+    assert!(runs.join("report.html").is_file(), "the index of the scripts that ran");
+    assert!(!runs.join("c_never").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_persona_hides_the_tools_it_does_not_allow() {
     let sim = common::SimProcess::start(&[]);
