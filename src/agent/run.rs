@@ -13,7 +13,7 @@ use super::checks::{Checks, StepEnd};
 use super::error::AgentError;
 use super::history::History;
 use super::options::{AgentOptions, SaveMode};
-use super::outcome::Ending;
+use super::outcome::{Ending, Outcome};
 use super::progress::{Progress, ProgressSink};
 use super::prompt::{self, Prompt};
 use super::recall::LentMemory;
@@ -308,9 +308,10 @@ impl<'a> Run<'a> {
             // Written last (it shows the summary); a failure replaces this below.
             report: Ok(run_dir.join("report.html")),
         };
+        let failed = (summary.outcome != Outcome::Success).then_some(summary.reason.as_str());
         let scripts = [
-            ("script.rhai", export::script(&header, &records)),
-            ("script.selectors.rhai", export::selector_script(&header, &records)),
+            ("script.rhai", export::script(&header, &records, failed)),
+            ("script.selectors.rhai", export::selector_script(&header, &records, failed)),
         ];
         let value = serde_json::to_value(&summary).unwrap_or_default();
         if let Err(e) = self.recorder.finish(scripts, &value)? {

@@ -225,8 +225,12 @@ pub struct ExecOptions<'a> {
     pub interrupt: Option<&'a tokio_util::sync::CancellationToken>,
 }
 
-/// Why `--verify-completion` fails a script.
+/// Why `--verify-completion` fails a script that completed unchecked.
 const UNCHECKED: &str = "complete(true) came right after acting, with nothing checking what the actions did: \
+     add assert_visible(...) or wait_for(...) after the last action, or run without --verify-completion";
+
+/// Why `--verify-completion` fails a script that ended unchecked without completing.
+const NEVER_CHECKED: &str = "the script acted and ended with nothing checking what its last actions did: \
      add assert_visible(...) or wait_for(...) after the last action, or run without --verify-completion";
 
 /// Runs each script in turn on `session`, forgetting the last one's variables,
@@ -330,10 +334,17 @@ fn run_one(
         Ok(()) => session.eval(&script.code),
         Err(error) => RunResult { error: Some(error), ..RunResult::default() },
     };
-    let blind = result.completion.as_ref().is_some_and(|c| c.success) && session.outcome_unchecked();
-    if options.verify_completion && result.error.is_none() && blind {
+    // With --verify-completion a script passes only when something checked what its
+    // last actions did: a successful completion or the script's end, unchecked, fails.
+    let unchecked = match &result.completion {
+        Some(c) if c.success => Some(UNCHECKED),
+        Some(_) => None,
+        None => Some(NEVER_CHECKED),
+    };
+    let unchecked = unchecked.filter(|_| options.verify_completion && result.error.is_none());
+    if let Some(why) = unchecked.filter(|_| session.outcome_unchecked()) {
         result.error = Some(RunError {
-            message: UNCHECKED.to_string(),
+            message: why.to_string(),
             line: None,
             column: None,
             source_line: None,

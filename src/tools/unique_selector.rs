@@ -10,7 +10,7 @@ use super::select::Selector;
 use crate::ui::UiTree;
 
 /// `text` as a Rhai string literal.
-pub(crate) fn rhai_string(text: &str) -> String {
+pub fn rhai_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {

@@ -54,7 +54,7 @@ fn with_selectors(code: &str, targets: &[(&str, i64, Option<&str>)]) -> String {
         .into_owned()
 }
 
-fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
+fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&str>) -> String {
     let mut out = String::new();
     comment(header, &mut out);
     let mut ran_before = false;
@@ -109,6 +109,13 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool) -> String {
                 }
             }
         }
+    }
+    // A replay of a run that did not succeed must not pass: it fails the way the
+    // run ended (a completion the run made itself ends the replay before this).
+    if let Some(reason) = failed {
+        out.push('\n');
+        let reason = format!("the recorded run did not succeed: {reason}");
+        out.push_str(&format!("complete(false, {});\n", crate::tools::rhai_string(&reason)));
     }
     out
 }
@@ -176,14 +183,15 @@ pub fn replay_anchor(step: &StepRecord) -> Option<String> {
     })
 }
 
-/// `script.rhai`: the run's snippets as they ran.
-pub fn script(header: &str, steps: &[StepRecord]) -> String {
-    render(header, steps, false)
+/// `script.rhai`: the run's snippets as they ran; `failed` is why the run did not
+/// succeed, when it did not (the script then ends in that failure).
+pub fn script(header: &str, steps: &[StepRecord], failed: Option<&str>) -> String {
+    render(header, steps, false, failed)
 }
 
 /// `script.selectors.rhai`: the same, with index taps turned into selectors.
-pub fn selector_script(header: &str, steps: &[StepRecord]) -> String {
-    render(header, steps, true)
+pub fn selector_script(header: &str, steps: &[StepRecord], failed: Option<&str>) -> String {
+    render(header, steps, true, failed)
 }
 
 #[cfg(test)]
@@ -214,7 +222,7 @@ mod tests {
         let mut held = step(1, "batch", Some("tap(\"Save\");\ncomplete(true, \"done\");"), ok());
         held.completion_held = true;
         let next = step(2, "confirm", Some("complete(true, \"done\");"), ok());
-        let out = script("h", &[held, next]);
+        let out = script("h", &[held, next], None);
         assert!(out.contains("tap(\"Save\");\n// complete(true, \"done\"); // held by the completion gate"), "{out}");
         assert!(out.ends_with("refresh();\ncomplete(true, \"done\");\n"), "{out}");
     }
@@ -283,7 +291,7 @@ mod tests {
             ),
             step(4, "Done.", None, StepOutcome::NoCode),
         ];
-        let plain = script("codeact run: \"x\"", &steps);
+        let plain = script("codeact run: \"x\"", &steps, None);
         assert!(
             plain.starts_with("// codeact run: \"x\"\n\n// Step 1: Open settings.\nstart_app(\"s\");\n"),
             "{plain}"
@@ -297,10 +305,19 @@ mod tests {
         assert!(plain.contains("// What it did before failing:\ntap_by_index(4);\ntap_by_index(4);\n"), "{plain}");
         assert!(!plain.contains("tap_by_index(2);\n"), "a failed call is not replayed: {plain}");
         assert!(plain.contains("// Not run: syntax error\n// let = ;"), "{plain}");
-        let sel = selector_script("h", &steps);
+        let sel = selector_script("h", &steps, None);
         assert!(sel.contains("// What it did before failing:\ntap(#{text: \"Wi-Fi\"});\n"), "{sel}");
         assert!(sel.contains("// let i = 2; tap_by_index(i);"), "a variable index stays as it is: {sel}");
         let engine = rhai::Engine::new_raw();
         assert!(engine.compile(&plain).is_ok() && engine.compile(&sel).is_ok(), "both parse");
+        // A run that did not succeed: its replay ends in that failure.
+        let failed = script("h", &steps, Some("gave up: \"Wi-Fi\" never\nturned off"));
+        assert!(
+            failed.ends_with(
+                "\ncomplete(false, \"the recorded run did not succeed: gave up: \\\"Wi-Fi\\\" never\\nturned off\");\n"
+            ),
+            "{failed}"
+        );
+        assert!(engine.compile(&failed).is_ok(), "{failed}");
     }
 }

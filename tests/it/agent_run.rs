@@ -127,6 +127,28 @@ fn the_first_line_without_a_model_names_what_runs_without_one() {
     assert!(!out.join("runs").exists(), "nothing is written for a run that cannot start");
 }
 
+/// The replay of a run that did not succeed cannot pass: the run stopped at
+/// --max-steps with the work undone, and its exported scripts end in that failure.
+#[test]
+fn a_failed_runs_replay_fails_too() {
+    let llm = ScriptedLlm::start(vec![reply(OPEN_SETTINGS)]);
+    let out = scratch("failed-replay");
+    let result = run(&llm, "sim", &out, &["--vision", "off", "--max-steps", "1"], "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    let dir = run_dir(&out);
+    for script in ["script.rhai", "script.selectors.rhai"] {
+        let replay = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", "--device", "sim"])
+            .arg(dir.join(script))
+            .output()
+            .expect("run codeact exec");
+        let err = String::from_utf8_lossy(&replay.stderr);
+        assert_eq!(replay.status.code(), Some(1), "{script}: {err}");
+        assert!(err.contains("the recorded run did not succeed"), "{script}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn turn_off_wifi_writes_a_run_directory_that_replays() {
     let sim = common::SimProcess::start(&[]);

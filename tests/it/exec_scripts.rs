@@ -1099,4 +1099,12 @@ fn exec_can_refuse_a_completion_that_never_looked() {
     let looked = blind.replace("complete(", "wait_for(#{id: \"wifi_switch\", checked: false});\ncomplete(");
     let (exit, _, err) = exec_sim_with("looked", &looked, &["--verify-completion", "on"]);
     assert_eq!(exit, Some(0), "{err}");
+    // A script that acts and ends without completing, with nothing checking: the same.
+    let silent = "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n";
+    let (exit, _, err) = exec_sim_with("silent", silent, &["--verify-completion", "on"]);
+    assert_eq!(exit, Some(1), "{err}");
+    assert!(err.contains("ended with nothing checking what its last actions did"), "{err}");
+    let checked = format!("{silent}assert_visible(#{{id: \"wifi_switch\", checked: false}});\n");
+    let (exit, _, err) = exec_sim_with("checked", &checked, &["--verify-completion", "on"]);
+    assert_eq!(exit, Some(0), "{err}");
 }
