@@ -153,7 +153,12 @@ impl ExecArgs {
     pub fn exec(self) -> anyhow::Result<ExitCode> {
         let default_record = self.trajectory.is_some().then_some(Recording::All);
         let defaults = Flags { default_record, default_sensitive: Some(SensitivePolicy::Allow), ..Flags::default() };
-        let settings = self.session.settings(&self.device, defaults)?;
+        let mut settings = self.session.settings(&self.device, defaults)?;
+        // A script's intent wins: the watchers answer only a dialog in the way of
+        // one of its actions (a heal is the agent's run: watchers clear ahead).
+        if !self.heal {
+            settings.tools.watch_mode = codeact::tools::WatchMode::WhenBlocked;
+        }
         let scripts = script::read_scripts(&self.files)?;
         let vars = script::parse_vars(&self.vars)?;
         if self.check {

@@ -34,7 +34,9 @@ pub struct ReplArgs {
 impl ReplArgs {
     pub fn repl(self) -> anyhow::Result<ExitCode> {
         let defaults = Flags { default_sensitive: Some(codeact::tools::SensitivePolicy::Ask), ..Flags::default() };
-        let settings = self.session.settings(&self.device, defaults)?;
+        let mut settings = self.session.settings(&self.device, defaults)?;
+        // What a person types is their intent: watchers answer only a dialog in its way.
+        settings.tools.watch_mode = codeact::tools::WatchMode::WhenBlocked;
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
         let history = if self.no_history { None } else { self.history.or_else(codeact::repl::default_history_file) };

@@ -174,7 +174,16 @@ impl FileConfig {
             Some(base.join(file))
         });
         let secrets = SecretStore::load(secrets_file.as_deref())?;
-        let tools = ToolOptions { settle, coordinate_scale, record, apps, watchers, sensitive, secrets };
+        let tools = ToolOptions {
+            settle,
+            coordinate_scale,
+            record,
+            apps,
+            watchers,
+            watch_mode: Default::default(),
+            sensitive,
+            secrets,
+        };
 
         let timeout_s = flags.device_timeout_s.or(self.device_timeout_s).unwrap_or(20.0);
         if !(timeout_s > 0.0 && timeout_s <= 3600.0) {

@@ -293,7 +293,7 @@ impl ToolContext {
         if act.meets_the_screen()
             && let Some(obs) = self.live_arc()
         {
-            self.run_watchers(obs)?;
+            self.watchers_before(obs)?;
         }
         self.judge(&act)?;
         let out = act.perform(self.device.as_mut())?;

@@ -50,7 +50,7 @@ pub use select::SelectorError;
 pub use sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
 pub use spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 pub use unique_selector::{rhai_string, selector_for};
-pub use watchers::{PermissionPolicy, WatcherSpecError, Watchers};
+pub use watchers::{PermissionPolicy, WatchMode, WatcherSpecError, Watchers};
 
 use std::sync::Arc;
 

@@ -46,6 +46,9 @@ pub struct ToolOptions {
     pub apps: AppDirectory,
     /// The built-in blocker watchers that are on.
     pub watchers: Watchers,
+    /// When they act: ahead of every action (the agent) or when an action is
+    /// blocked (scripts).
+    pub watch_mode: super::watchers::WatchMode,
     /// Which actions need a person's yes, and what happens when nobody answers.
     pub sensitive: super::sensitive::Sensitive,
     /// The secrets `type_secret(name)` may type.

@@ -126,6 +126,47 @@ pub struct Blocker {
     pub title: String,
     /// The button to tap, with its centre; `None` when the policy leaves it alone.
     pub button: Option<(String, (i32, i32))>,
+    /// The element of the dialog it was found by (a button of it).
+    pub anchor: usize,
+}
+
+impl Blocker {
+    /// Whether `e` is part of the blocker's dialog: inside the dialog's window (the
+    /// top-most ancestor of its button that is smaller than the screen; the button's
+    /// parent when none is). A script that targets the dialog itself answers it.
+    pub fn holds(&self, ui: &UiTree, screen: (u32, u32), e: &Element) -> bool {
+        let screen_area = i64::from(screen.0) * i64::from(screen.1);
+        let area = |el: &Element| i64::from(el.bounds.width()) * i64::from(el.bounds.height());
+        let mut window = ui.get(self.anchor).and_then(|a| a.parent).unwrap_or(self.anchor);
+        let mut at = ui.get(self.anchor);
+        while let Some(el) = at {
+            if area(el) * 10 <= screen_area * 9 {
+                window = el.id;
+            }
+            at = el.parent.and_then(|p| ui.get(p));
+        }
+        let mut up = Some(e.id);
+        while let Some(id) = up {
+            if id == window {
+                return true;
+            }
+            up = ui.get(id).and_then(|el| el.parent);
+        }
+        false
+    }
+}
+
+/// When the built-in watchers act.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WatchMode {
+    /// Before every action and look, so the screen is clear before anyone sees it
+    /// (the agent: the model reads a screen without a dialog in the way).
+    #[default]
+    Ahead,
+    /// Only when an action of the script is blocked: what it targets is covered by a
+    /// dialog or is not there. A script that waits for a dialog and answers it gets
+    /// its own answer (`exec`, the REPL).
+    WhenBlocked,
 }
 
 /// Buttons that dismiss a rate or update popup without leaving the app.
@@ -202,7 +243,7 @@ fn title_near(ui: &UiTree, e: &Element) -> String {
 }
 
 fn blocker(watcher: &'static str, ui: &UiTree, button: Option<&Element>, near: &Element) -> Blocker {
-    Blocker { watcher, title: title_near(ui, near), button: button.map(|b| (label(b), b.center)) }
+    Blocker { watcher, title: title_near(ui, near), button: button.map(|b| (label(b), b.center)), anchor: near.id }
 }
 
 /// The first blocker on `obs` that an enabled watcher clears (or, for a permission

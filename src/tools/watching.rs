@@ -54,6 +54,31 @@ impl ToolContext {
         Ok(())
     }
 
+    /// Whether the built-in watchers act ahead of every action and look (the agent),
+    /// not only when an action is blocked (scripts).
+    pub(crate) fn watchers_ahead(&self) -> bool {
+        self.options.watch_mode == super::watchers::WatchMode::Ahead
+    }
+
+    /// Whether a dialog a built-in watcher knows is in the way of acting on `e`:
+    /// one is on `obs`, and `e` is not part of it (a script that targets the dialog
+    /// answers it itself).
+    pub(crate) fn blocked(&self, obs: &Observation, e: &crate::ui::Element) -> bool {
+        self.watch.on && find_blocker(obs, &self.options.watchers).is_some_and(|b| !b.holds(&obs.ui, obs.screen, e))
+    }
+
+    /// The watchers' turn before an action or a look: every watcher's ahead of it
+    /// (the agent), the script's own alone when they act only on a blocked action.
+    pub(crate) fn watchers_before(&mut self, obs: Arc<Observation>) -> Result<Vec<Fired>, ToolError> {
+        if self.watchers_ahead() {
+            return self.run_watchers(obs);
+        }
+        if self.watch.on {
+            self.fire_script_watcher(&obs)?;
+        }
+        Ok(Vec::new())
+    }
+
     /// Whether a built-in watcher would act on (or report) something on `obs`.
     pub(crate) fn has_blocker(&self, obs: &Observation) -> bool {
         self.watch.on && find_blocker(obs, &self.options.watchers).is_some()

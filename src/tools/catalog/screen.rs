@@ -46,7 +46,7 @@ pub(crate) const REFRESH: ToolSpec = ToolSpec {
             let seen = c.refresh()?;
             // A blocker the watchers answer is gone before the next action: ui_state
             // shows the screen that action will meet, so its indices hold.
-            if !c.run_watchers(seen)?.is_empty() {
+            if !c.watchers_before(seen)?.is_empty() {
                 c.refresh()?;
             }
             Ok(())

@@ -50,10 +50,20 @@ enum Found {
 
 /// An acting lookup: a script's watcher may fire first, then the blockers are
 /// cleared, whether or not the selector matches (a dump may hold the app under a
-/// dialog, but a tap would land on the dialog), then the first match.
+/// dialog, but a tap would land on the dialog), then the first match. When the
+/// watchers act only on a blocked action (scripts), a match that no dialog covers —
+/// or that is part of the dialog, which the script means to answer — is acted on
+/// as it is.
 fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, ToolError> {
     let obs = c.look()?;
-    let before = sel.find_all(&obs.ui).first().map(|e| e.center);
+    let first_match = sel.find_all(&obs.ui).first().map(|e| (*e).clone());
+    if !c.watchers_ahead()
+        && let Some(e) = first_match.as_ref().filter(|e| !c.blocked(&obs, e))
+    {
+        c.watchers_before(obs.clone())?;
+        return Ok(Some(Found::Element(Box::new(e.clone()))));
+    }
+    let before = first_match.map(|e| e.center);
     let fired = c.run_watchers(obs.clone())?;
     let now = if fired.is_empty() { obs } else { c.live_arc().unwrap_or(obs) };
     match sel.find_all(&now.ui).first() {

@@ -70,8 +70,8 @@ impl Selector {
         let any_text = self.any_text.as_ref().is_none_or(|want| {
             let texts = [&e.text, &e.content_desc, &e.hint];
             if loose {
-                let want = want.to_lowercase();
-                texts.iter().any(|s| !s.is_empty() && s.to_lowercase().contains(&want))
+                let want = loose_text(want);
+                texts.iter().any(|s| !s.is_empty() && loose_text(s).contains(&want))
             } else {
                 texts.contains(&want)
             }
@@ -157,6 +157,19 @@ impl Selector {
 /// The ids of `e`'s ancestors, nearest first.
 fn ancestors<'a>(tree: &'a UiTree, e: &Element) -> impl Iterator<Item = usize> + 'a {
     std::iter::successors(e.parent, move |p| tree.get(*p).and_then(|p| p.parent))
+}
+
+/// Text as a bare-string selector compares it: any case, and typographic quotes
+/// as typed ones (Android writes "Don’t allow"; a script types "Don't allow").
+fn loose_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' | '\u{02BC}' => '\'',
+            '\u{201C}' | '\u{201D}' => '"',
+            c => c,
+        })
+        .collect::<String>()
+        .to_lowercase()
 }
 
 #[cfg(test)]
