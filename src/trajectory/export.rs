@@ -170,17 +170,29 @@ pub fn replay_code(step: &StepRecord) -> Option<String> {
 /// The selector an element the step acted on must match for a replay of it to
 /// make sense: the first acting call's target (an index tap's recorded selector,
 /// or a selector call's own argument).
+/// The anchor must be on the screen the step started on: a step that changed the
+/// screen before it aimed at anything (it opened an app, went home, tapped a
+/// point) has none — its app in front is its precondition.
 pub fn replay_anchor(step: &StepRecord) -> Option<String> {
     let ran = step.ran()?;
-    ran.actions.iter().filter(|a| a.succeeded() && !a.done_by_watcher() && a.args_whole()).find_map(|a| {
+    for a in ran.actions.iter().filter(|a| a.succeeded() && !a.done_by_watcher() && a.args_whole()) {
         if let Some(target) = &a.capture.target {
             return Some(target.clone());
         }
-        let first = a.args.first()?;
         let selector_tool = replay_of(&a.tool, a.args.len()) == Some(Replay::BySelector);
-        (selector_tool && a.args.len() <= 2 && (first.starts_with("#{") || first.starts_with('"')))
-            .then(|| first.clone())
-    })
+        if let Some(first) = a.args.first()
+            && selector_tool
+            && a.args.len() <= 2
+            && (first.starts_with("#{") || first.starts_with('"'))
+        {
+            return Some(first.clone());
+        }
+        let changed_the_screen = a.capture.effect.as_deref().is_some_and(|e| !e.ends_with("no visible change"));
+        if changed_the_screen {
+            return None;
+        }
+    }
+    None
 }
 
 /// `script.rhai`: the run's snippets as they ran; `failed` is why the run did not

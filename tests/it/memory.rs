@@ -11,6 +11,37 @@ fn code(thought: &str, code: &str) -> crate::common::llm::Canned {
     reply(&format!("Thought: {thought}\n```rhai\n{code}\n```"))
 }
 
+/// The README's memory example with a step that opens the app and taps in it: its
+/// precondition is the screen it started on (none to find: it opens the app first),
+/// so after a reset the replay does it again, with no model and nothing diverging.
+#[test]
+fn a_step_that_opens_an_app_and_acts_in_it_replays_after_a_reset() {
+    let sim = common::SimProcess::start(&[]);
+    let out = scratch("memory-open-and-tap");
+    let memory = out.join("memory.sqlite");
+    let memory = memory.to_str().unwrap_or_default();
+    let replies = || {
+        vec![code(
+            "Open Settings and switch Wi-Fi off.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n\
+             wait_for(#{id: \"wifi_switch\", checked: false});\ncomplete(true, \"Wi-Fi is off\");",
+        )]
+    };
+    let first = ScriptedLlm::per_model(vec![("scripted", replies())]);
+    let extra = ["--vision", "off", "--memory", memory];
+    let result = run(&first, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    shell(&sim.addr, "simctl reset");
+    let second = ScriptedLlm::per_model(vec![("scripted", vec![code("Done.", "complete(true, \"done\");")])]);
+    let result = run(&second, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(second.requests().len(), 0, "the replay asks the model nothing: {}", stderr(&result));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false, "judged on the phone");
+    let kinds: Vec<String> =
+        events(&run_dir(&out)).iter().filter_map(|e| e["event"].as_str().map(str::to_string)).collect();
+    assert!(!kinds.contains(&"diverged".to_string()), "{kinds:?}");
+}
+
 #[test]
 fn a_second_run_of_a_task_replays_it_from_memory_without_the_model() {
     let sim = common::SimProcess::start(&[]);
