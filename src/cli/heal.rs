@@ -61,8 +61,14 @@ pub(super) fn heal_script(flags: HealFlags, settings: &Settings, session: &mut S
     );
     codeact::outln!("run directory: {}", summary.run_dir.display());
     match healed.healed_script {
-        Some(Ok(path)) => {
-            codeact::outln!("healed script: {} (compare it with {})", path.display(), script.path.display())
+        Some(Ok(healed)) => {
+            codeact::out!("{}", clean(&healed.diff));
+            codeact::outln!(
+                "healed script: {} (the diff from {}: {})",
+                healed.path.display(),
+                script.path.display(),
+                healed.diff_path.display()
+            );
         }
         Some(Err(e)) => return Err(e.into()),
         None => {}

@@ -1,9 +1,11 @@
 //! `codeact exec --heal` as a library call: one hand-written script run step by
 //! step (each top-level statement a step) through the agent's replay, so that only a
 //! step that errs goes to the LLM; when the model healed a step and the script then
-//! passed, the script with its healed steps is written beside the original as
-//! `NAME.healed.rhai` (the original is never changed). Not the plain run of
-//! scripts (`script/mod.rs`) or the splitting (`steps.rs`).
+//! passed, the original with only its diverged statements replaced is written beside
+//! it as `NAME.healed.rhai`, with the unified diff as `NAME.healed.diff` (the
+//! original is never changed; the model's reasoning stays in the run directory).
+//! Not the plain run of scripts (`script/mod.rs`), the splitting (`steps.rs`) or
+//! the patching (`patch.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -46,7 +48,16 @@ pub struct HealRequest<'a> {
 #[derive(Debug)]
 pub struct Healed {
     pub summary: Summary,
-    pub healed_script: Option<Result<PathBuf, HealError>>,
+    pub healed_script: Option<Result<HealedScript, HealError>>,
+}
+
+/// The healed script as written: its path, and the unified diff from the original
+/// (also written beside it, as `NAME.healed.diff`).
+#[derive(Debug, Clone)]
+pub struct HealedScript {
+    pub path: PathBuf,
+    pub diff_path: PathBuf,
+    pub diff: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -155,19 +166,30 @@ pub async fn heal(
         ..AgentOptions::new(goal)
     };
     let summary = agent::run_task(session, request.models, &persona, &options, interrupt, progress).await?;
-    let healed_script =
-        (summary.llm_calls() > 0 && summary.outcome == Outcome::Success).then(|| write_healed(&summary, script));
+    let healed_script = (summary.llm_calls() > 0 && summary.outcome == Outcome::Success)
+        .then(|| write_healed(&summary, script, &split));
     Ok(Healed { summary, healed_script })
 }
 
-/// Writes the run's selector script beside `script` as `NAME.healed.rhai`.
-fn write_healed(summary: &Summary, script: &Script) -> Result<PathBuf, HealError> {
+/// Writes `NAME.healed.rhai` beside `script` — the original with its diverged
+/// statements replaced (the run's whole selector script when a statement cannot be
+/// found as written) — and `NAME.healed.diff`.
+fn write_healed(summary: &Summary, script: &Script, split: &[steps::ScriptStep]) -> Result<HealedScript, HealError> {
     let dir = &summary.run_dir;
-    let healed = crate::files::read_text(&dir.join("script.selectors.rhai"), crate::files::TEXT_BYTES)
-        .map_err(|source| HealError::ReadHealed { dir: dir.clone(), source })?;
+    let events = crate::trajectory::read_events(dir);
+    let healed = match super::patch::healed_text(&script.code, split, &events) {
+        Some(text) => text,
+        None => crate::files::read_text(&dir.join("script.selectors.rhai"), crate::files::TEXT_BYTES)
+            .map_err(|source| HealError::ReadHealed { dir: dir.clone(), source })?,
+    };
     let path = healed_path(&script.path);
+    let diff_path = path.with_extension("diff");
+    let name = |p: &Path| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let diff = super::patch::unified_diff(&script.code, &healed, &name(&script.path), &name(&path));
     // Renamed into place: a link shipped at that name is replaced, never written through.
-    crate::files::write_replacing(&path, healed.as_bytes())
-        .map_err(|source| HealError::WriteHealed { path: path.clone(), source })?;
-    Ok(path)
+    for (file, text) in [(&path, &healed), (&diff_path, &diff)] {
+        crate::files::write_replacing(file, text.as_bytes())
+            .map_err(|source| HealError::WriteHealed { path: file.clone(), source })?;
+    }
+    Ok(HealedScript { path, diff_path, diff })
 }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use rhai::Dynamic;
 
 pub mod heal;
+mod patch;
 pub mod steps;
 mod subflows;
 pub use subflows::{SubflowError, collect as modules_imported_by};

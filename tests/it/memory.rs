@@ -242,7 +242,13 @@ fn exec_heal_hands_only_the_step_that_errs_to_the_model_and_keeps_the_healed_scr
     assert!(said.contains("passed after 4 steps, 1 LLM call"), "{said}");
     assert_eq!(state(&sim.addr)["settings"]["wifi"], false, "the step after the healed one ran too");
     let healed = std::fs::read_to_string(out.join("wifi.healed.rhai")).expect("the healed script beside the original");
-    assert!(healed.contains("tap(#{id: \"switch_wifi\"});") && healed.contains("wait_for("), "{healed}");
+    // A patch, not a transcript: the original with only the statement that diverged
+    // replaced, comments and all; the diff is printed and saved beside it.
+    let expected = original.replace("tap(#{id: \"wifi_switch\"});", "tap(#{id: \"switch_wifi\"});");
+    assert_eq!(healed, expected);
+    let diff = std::fs::read_to_string(out.join("wifi.healed.diff")).expect("the diff beside it");
+    assert!(diff.contains("-tap(#{id: \"wifi_switch\"});\n+tap(#{id: \"switch_wifi\"});"), "{diff}");
+    assert!(said.contains("+tap(#{id: \"switch_wifi\"});"), "the diff is printed: {said}");
     assert_eq!(std::fs::read_to_string(&script).unwrap_or_default(), original, "the original is never changed");
 
     // The healed script runs as is under the same layout.
@@ -256,6 +262,7 @@ fn exec_heal_hands_only_the_step_that_errs_to_the_model_and_keeps_the_healed_scr
     // A step the model cannot heal fails the script; nothing is written.
     shell(&sim.addr, "simctl reset");
     let _ = std::fs::remove_file(out.join("wifi.healed.rhai"));
+    let _ = std::fs::remove_file(out.join("wifi.healed.diff"));
     let stuck =
         ScriptedLlm::per_model(vec![("scripted", vec![code("No idea.", "complete(false, \"cannot find it\");")])]);
     let result = exec_heal(&stuck, &sim.addr, &script, &out.join("runs"));
