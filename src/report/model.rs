@@ -76,19 +76,6 @@ fn point_of(point: Option<[i32; 2]>, tool: &str, args: &[String]) -> Option<(i32
     None
 }
 
-/// A plan's items on one line: `1. goal (app); 2. ...`.
-fn plan_line(items: &[crate::trajectory::PlanItem]) -> String {
-    let shown: Vec<String> = items
-        .iter()
-        .enumerate()
-        .map(|(n, item)| match &item.app {
-            Some(app) => format!("{}. {} ({app})", n + 1, item.goal),
-            None => format!("{}. {}", n + 1, item.goal),
-        })
-        .collect();
-    shown.join("; ")
-}
-
 impl RunView {
     /// Reads the run in `dir` (what is there so far).
     pub fn read(dir: &Path) -> Self {
@@ -205,7 +192,7 @@ impl RunView {
             Event::Diverged { step, why, .. } => self.step(*step).notes.push(format!("the replay diverged: {why}")),
             Event::Reflection { step, text } => self.step(*step).notes.push(format!("reviewer: {text}")),
             Event::Plan { step, items, why, .. } => {
-                let mut note = format!("plan: {}", plan_line(items));
+                let mut note = format!("plan: {}", crate::trajectory::PlanItem::one_line(items));
                 if let Some(why) = why {
                     note.push_str(&format!(" (asked again: {why})"));
                 }

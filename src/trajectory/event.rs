@@ -35,6 +35,22 @@ pub struct PlanItem {
     pub carry: Vec<String>,
 }
 
+impl PlanItem {
+    /// A plan's items on one line, as progress and reports show them:
+    /// `1. open Settings (com.android.settings); 2. ...`.
+    pub fn one_line(items: &[PlanItem]) -> String {
+        let shown: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(n, item)| match &item.app {
+                Some(app) => format!("{}. {} ({app})", n + 1, item.goal),
+                None => format!("{}. {}", n + 1, item.goal),
+            })
+            .collect();
+        shown.join("; ")
+    }
+}
+
 /// One line of `events.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::plan_text::Plan;
+use super::plan_text::{Plan, PlanItem};
 use super::react::{Stop, steps_until_done};
 use crate::agent::checks::StepEnd;
 use crate::agent::outcome::Ending;
@@ -151,17 +151,9 @@ async fn ask_planner(
         items: plan.items.as_slice().into(),
         why: why.map(Into::into),
     });
-    let shown: Vec<String> = plan
-        .items
-        .iter()
-        .enumerate()
-        .map(|(n, i)| match &i.app {
-            Some(app) => format!("{}. {} ({app})", n + 1, i.goal),
-            None => format!("{}. {}", n + 1, i.goal),
-        })
-        .collect();
     let head = if replan == 0 { "plan" } else { "new plan" };
-    progress(Progress::Note { step: run.steps_taken(), text: &format!("{head}: {}", shown.join("; ")) });
+    let shown = PlanItem::one_line(&plan.items);
+    progress(Progress::Note { step: run.steps_taken(), text: &format!("{head}: {shown}") });
     Ok(plan)
 }
 
