@@ -52,4 +52,10 @@ impl Observation {
         let p = &self.phone;
         crate::ui::screen_text::screen_text(&self.ui, &p.package, &p.activity, p.keyboard_shown)
     }
+
+    /// `com.android.settings/.Settings`: the screen as errors name it.
+    pub fn screen_name(&self) -> String {
+        let p = &self.phone;
+        format!("{}/{}", p.package, p.activity.strip_prefix(p.package.as_str()).unwrap_or(&p.activity))
+    }
 }

@@ -24,10 +24,9 @@ use super::options::{Recording, ToolOptions};
 use super::screen_view::ScreenView;
 use super::select::Selector;
 use super::state;
-use super::unique_selector::selector_for;
 use super::watcher_state::WatcherState;
 use crate::device::{Device, DeviceError, Observation, ShellOutput};
-use crate::sandbox::{Resolved, Shared};
+use crate::sandbox::Shared;
 use crate::ui::Element;
 
 /// `remember()` keeps this many facts (the oldest go first), each at most this long:
@@ -407,43 +406,6 @@ impl ToolContext {
         print
     }
 
-    /// The element at `index` in the snapshot, checked against the live screen when
-    /// an action may have changed it. Returns its centre, and records the selector
-    /// of the element for exported replays.
-    pub(crate) fn element_center(&mut self, index: i64) -> Result<(i32, i32), ToolError> {
-        if self.screen.snapshot.is_none() && self.screen.acted_unseen {
-            return Err(ToolError::Unseen { index });
-        }
-        let snap = self.snapshot()?;
-        let listed = state::listed(&snap.ui);
-        let Some(el) = usize::try_from(index).ok().and_then(|i| listed.get(i)) else {
-            return Err(ToolError::NoSuchIndex { index, last: listed.len().saturating_sub(1) });
-        };
-        if !self.screen.dirty {
-            self.call.capture.resolved = Some(Resolved { index: Some(index), center: el.center });
-            self.call.capture.target = selector_for(&snap.ui, el.id);
-            self.call.effect_target = Some((*el).clone());
-            return Ok(el.center);
-        }
-        let live = self.device.observe()?;
-        let now = state::listed(&live.ui);
-        match now.get(index as usize) {
-            Some(e) if e.signature == el.signature => {
-                self.call.capture.resolved = Some(Resolved { index: Some(index), center: e.center });
-                self.call.capture.target = selector_for(&live.ui, e.id);
-                self.call.effect_target = Some((*e).clone());
-                Ok(e.center)
-            }
-            _ => Err(ToolError::Stale {
-                index,
-                label: super::closest::described(el),
-                read_on: screen_name(&snap),
-                now_on: screen_name(&live),
-                selector: selector_for(&snap.ui, el.id),
-            }),
-        }
-    }
-
     /// A point from script coordinates: pixels, fractions (floats in 0..1), or
     /// 0..=N when the session's coordinate scale is N.
     pub(crate) fn point(&mut self, x: &Dynamic, y: &Dynamic) -> Result<(i32, i32), ToolError> {
@@ -485,10 +447,4 @@ impl ToolContext {
         self.call.capture.screenshot = Some(png.clone());
         Ok(png)
     }
-}
-
-/// `com.android.settings/.Settings`: a screen as errors name it.
-fn screen_name(obs: &Observation) -> String {
-    let activity = obs.phone.activity.strip_prefix(obs.phone.package.as_str()).unwrap_or(&obs.phone.activity);
-    format!("{}/{activity}", obs.phone.package)
 }

@@ -23,6 +23,7 @@ mod declaration;
 mod effect;
 mod error;
 mod gate;
+mod indices;
 mod notes;
 mod options;
 mod registry;

@@ -316,6 +316,15 @@ fn a_script_that_answers_a_dialog_itself_gets_its_own_answer() {
     let (code, out, err) = exec_sim("dialog-in-the-way", past);
     assert_eq!((code, state(&out).as_str()), (Some(0), "true"), "{err}");
     assert!(err.contains("watcher(\"permission\") -> ok; tapped \"Allow\""), "one line says what it did: {err}");
+    // An index read before a dialog came up: the dialog is answered, then the very
+    // element the index named is tapped.
+    let under = "start_app(\"com.android.settings\");\nrefresh();\n\
+                 let i = ui_state.filter(|e| e.id == \"wifi_switch\")[0].index;\n\
+                 shell(\"simctl fault dialog anr\");\ntap(#{id: \"bluetooth_switch\"});\ntap_by_index(i);\n\
+                 print(parse_json(shell(\"simctl state\").output).settings.wifi);\n";
+    let (code, out, err) = exec_sim("index-under-dialog", under);
+    assert_eq!((code, state(&out).as_str()), (Some(0), "false"), "{err}");
+    assert!(err.contains("watcher(\"anr\") -> ok; tapped \"Wait\""), "{err}");
 }
 
 #[test]
