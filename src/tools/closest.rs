@@ -5,8 +5,10 @@
 //! message alone while the message stays one short line (`ui_state`, and the run
 //! directory's dumps, have the whole screen). Only reads a tree.
 
+use crate::device::Observation;
 use crate::ui::{Element, UiTree};
 
+use super::error::ToolError;
 use super::select::Selector;
 use super::unique_selector::selector_for;
 
@@ -52,6 +54,23 @@ pub fn nearest_list(sel: &Selector, elements: &[&Element]) -> String {
     match elements.len() > named.len() {
         true => format!("{} ({} of {} on screen)", named.join(", "), named.len(), elements.len()),
         false => named.join(", "),
+    }
+}
+
+/// The error for `sel` matching nothing on `screen` (`searched`: how hard it looked,
+/// as the message says it).
+pub(crate) fn nothing_matches(screen: Option<&Observation>, sel: &Selector, searched: &str) -> ToolError {
+    let searched = searched.to_string();
+    let selector = sel.shown.clone();
+    let Some(obs) = screen else {
+        return ToolError::NothingMatches { selector, searched, visible: "nothing".into(), closest: None };
+    };
+    let shown = super::state::listed(&obs.ui);
+    ToolError::NothingMatches {
+        selector,
+        searched,
+        visible: nearest_list(sel, &shown),
+        closest: suggestion(sel, &obs.ui, &shown),
     }
 }
 

@@ -182,23 +182,9 @@ fn main_scrollable(ui: &UiTree) -> Option<&Element> {
     })
 }
 
+/// The error for `sel` matching nothing on the screen as it is now.
 fn nothing(c: &ToolContext, sel: &Selector, searched: &str) -> ToolError {
-    let searched = searched.to_string();
-    let Some(obs) = c.live() else {
-        return ToolError::NothingMatches {
-            selector: sel.shown.clone(),
-            searched,
-            visible: "nothing".into(),
-            closest: None,
-        };
-    };
-    let shown = state::listed(&obs.ui);
-    ToolError::NothingMatches {
-        selector: sel.shown.clone(),
-        searched,
-        visible: closest::nearest_list(sel, &shown),
-        closest: closest::suggestion(sel, &obs.ui, &shown),
-    }
+    closest::nothing_matches(c.live(), sel, searched)
 }
 
 /// A gesture on the first match: a tap, or a long press. One that changed nothing
