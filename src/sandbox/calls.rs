@@ -15,13 +15,18 @@ use super::error::{ErrorKind, RunError};
 const KEYWORDS: &[&str] = &["print", "debug", "type_of", "Fn", "call", "curry", "is_def_fn", "is_def_var", "is_shared"];
 
 impl super::Sandbox {
-    /// The calls in `compiled` to functions nothing defines, for a session whose
-    /// tools are `tools`.
-    pub fn unknown_calls(&self, compiled: &super::Compiled, tools: &[&str]) -> Result<Vec<UnknownCall>, RunError> {
+    /// The functions a script may call in a session whose tools are `tools`: those
+    /// and the engine's own (read once, for any number of scripts).
+    pub fn known_functions(&self, tools: &[&str]) -> Result<BTreeSet<String>, RunError> {
         let engines = self.worker.submit(|s| engine_functions(&s.engine));
         let mut known = engines.map_err(|e| RunError::plain(e.to_string(), ErrorKind::Crashed))?;
         known.extend(tools.iter().map(|t| (*t).to_string()));
-        Ok(unknown_calls(&compiled.ast, &known))
+        Ok(known)
+    }
+
+    /// The calls in `compiled` to functions neither in `known` nor its own.
+    pub fn unknown_calls(&self, compiled: &super::Compiled, known: &BTreeSet<String>) -> Vec<UnknownCall> {
+        unknown_calls(&compiled.ast, known)
     }
 }
 

@@ -134,15 +134,17 @@ pub fn check(
         builder.protect(tool);
     }
     let sandbox = builder.start(String::new())?;
+    let known = sandbox.known_functions(&tools);
     let first_error = |script: &Script| {
         let compiled = match sandbox.compile(&script.code) {
             Ok(compiled) => compiled,
             Err(e) => return Some(e),
         };
-        let calls = match sandbox.unknown_calls(&compiled, &tools) {
-            Ok(calls) => calls,
-            Err(e) => return Some(e),
+        let known = match &known {
+            Ok(known) => known,
+            Err(e) => return Some(e.clone()),
         };
+        let calls = sandbox.unknown_calls(&compiled, known);
         let call = calls.first()?;
         let message = match crate::sandbox::near(&call.name, tools.iter().copied()) {
             Some(near) => format!("Function not found: {}; did you mean {near}()?", call.name),
