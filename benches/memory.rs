@@ -32,7 +32,7 @@ fn experience(i: usize) -> Experience {
         activity: String::new(),
         anchor: None,
     };
-    Experience { task, apps: vec![app], steps: vec![step.clone(), step] }
+    Experience { task, apps: vec![app], steps: vec![step.clone(), step], effects: None }
 }
 
 fn retrieval(c: &mut Criterion) {

@@ -87,13 +87,16 @@ pub async fn run_task(
         (None, None, None, _) => react::run(&mut run, progress).await,
     };
 
+    let ending = recall.hold_to_recorded(ending, &run.history.all_records());
     let memory_note = if recall.is_on() {
         let learned = Learned {
             ending: &ending,
             widget_facts: run.widget_facts(),
             reflections: &run.history.reflections,
-            // Only a successful run is kept as an experience.
-            experience: (ending.outcome().0 == Outcome::Success).then(|| run.experience()),
+            // A successful run is kept as an experience; a heal that did not
+            // reproduce its experience is kept aside.
+            experience: (ending.outcome().0 == Outcome::Success || matches!(ending, Ending::NotReproduced { .. }))
+                .then(|| run.experience()),
             llm_calls: run.llm_calls(),
             steps: run.steps_taken(),
         };

@@ -51,6 +51,9 @@ pub enum Ending {
     /// The LLM failed for good: the full error, and whether the failing role's model
     /// never answered in the run (a wrong address, model or key, or a provider down).
     LlmFailed { message: String, never_answered: bool },
+    /// A replay of a remembered run completed, but without what that run did (its
+    /// toggles, its final screen): what the completion claimed, and what is missing.
+    NotReproduced { claimed: String, missing: Vec<String> },
 }
 
 impl Ending {
@@ -73,6 +76,13 @@ impl Ending {
             Ending::Interrupted { during } => (Outcome::Interrupted, format!("interrupted (Ctrl-C){during}")),
             Ending::DeviceLost(e) => (Outcome::Error, format!("the device stopped answering: {e}")),
             Ending::LlmFailed { message, .. } => (Outcome::Error, message.clone()),
+            Ending::NotReproduced { claimed, missing } => (
+                Outcome::Failure,
+                format!(
+                    "completed ({claimed:?}) without what the remembered run of this task did: {}",
+                    missing.join("; ")
+                ),
+            ),
         }
     }
 }

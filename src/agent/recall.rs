@@ -7,11 +7,12 @@
 
 use std::collections::HashMap;
 
-use super::outcome::{Ending, Outcome};
+use super::outcome::Ending;
 use super::progress::{Progress, ProgressSink};
 use super::roles::Models;
 use crate::error_text::full_message;
 use crate::memory::{Experience, ExperienceRow, Store, WidgetFact, WidgetHints};
+use crate::trajectory::{RunEffects, StepRecord};
 
 /// Reviewers' notes on earlier runs of the same task a prompt carries (and a run keeps).
 const LESSONS: usize = 2;
@@ -38,7 +39,8 @@ pub(super) struct Learned<'r> {
     pub ending: &'r Ending,
     pub widget_facts: Vec<WidgetFact>,
     pub reflections: &'r [String],
-    /// The run as an experience: built only for a successful run (the one kept).
+    /// The run as an experience: built only for a successful run (the one kept)
+    /// and for a heal that did not reproduce its experience (kept aside).
     pub experience: Option<Experience>,
     /// Requests any model answered during the run (0: a replay that needed none).
     pub llm_calls: usize,
@@ -136,6 +138,20 @@ impl Recall {
         })
     }
 
+    /// `ending`, held to what the replayed experience recorded: a replay (healed or
+    /// not) that completes without the toggles it left flipped or the screen it
+    /// ended on did not do the task, whatever the completion says.
+    pub(super) fn hold_to_recorded(&self, ending: Ending, records: &[StepRecord]) -> Ending {
+        let recorded = self.recalled.as_ref().and_then(|row| row.experience.effects.as_ref());
+        match (&ending, recorded) {
+            (Ending::Completed(c), Some(recorded)) if c.success => {
+                let missing = recorded.missing_in(&RunEffects::of_records(records));
+                if missing.is_empty() { ending } else { Ending::NotReproduced { claimed: c.reason.clone(), missing } }
+            }
+            _ => ending,
+        }
+    }
+
     /// Keeps what the run learned; what memory did, for the summary (nothing
     /// without memory).
     pub(super) fn after(&self, learned: Learned, progress: &mut ProgressSink<'_>) -> Option<String> {
@@ -151,23 +167,46 @@ impl Recall {
             let text = format!("memory: what this run learned was not kept: {}", full_message(&e));
             progress(Progress::Note { step: learned.steps, text: &text });
         }
-        let experience = match learned.experience {
-            Some(experience) if learned.ending.outcome().0 == Outcome::Success => experience,
-            _ => {
-                return self
-                    .recalled
-                    .as_ref()
-                    .map(|row| format!("replayed experience {}; the run failed, so memory is unchanged", row.id));
-            }
+        let Some(experience) = learned.experience else {
+            return self
+                .recalled
+                .as_ref()
+                .map(|row| format!("replayed experience {}; the run failed, so memory is unchanged", row.id));
         };
-        let kept = match &self.recalled {
-            Some(row) if learned.llm_calls == 0 => {
-                store.replayed(row.id).map(|()| format!("replayed experience {}", row.id))
+        let kept = match (&self.recalled, learned.ending) {
+            // The model healed it, and the healed run did not end with what the
+            // experience did: the experience stays; the heal waits for a person.
+            (Some(row), Ending::NotReproduced { missing, .. }) if learned.llm_calls > 0 => {
+                store.add_candidate(row.id, &experience, missing).map(|c| {
+                    format!(
+                        "replayed experience {id}; the model's heal did not end with what it recorded, so it stays \
+                         as it was and the heal is kept unverified (candidate {c}: `codeact memory show {id}`)",
+                        id = row.id
+                    )
+                })
             }
-            Some(row) => {
-                store.heal(row.id, &experience).map(|()| format!("replayed experience {}, healed by the model", row.id))
+            (Some(row), Ending::NotReproduced { .. }) => Ok(format!(
+                "replayed experience {}; the replay did not end with what it recorded, so memory is unchanged",
+                row.id
+            )),
+            (Some(row), _) if learned.llm_calls == 0 => {
+                store.replayed(row.id, experience.effects.as_ref()).map(|()| format!("replayed experience {}", row.id))
             }
-            None => store.add(&experience).map(|id| format!("kept as experience {id}")),
+            // Nothing recorded to hold the heal to: kept aside for a person to judge.
+            (Some(row), _) if row.experience.effects.is_none() => {
+                let why = ["its effects (kept before effects were recorded)".to_string()];
+                store.add_candidate(row.id, &experience, &why).map(|c| {
+                    format!(
+                        "replayed experience {id}, healed by the model; it recorded no effects to check the heal \
+                         against, so the heal is kept unverified (candidate {c}: `codeact memory show {id}`)",
+                        id = row.id
+                    )
+                })
+            }
+            (Some(row), _) => store.heal(row.id, &experience).map(|()| {
+                format!("replayed experience {}, healed by the model (it ends with what it recorded)", row.id)
+            }),
+            (None, _) => store.add(&experience).map(|id| format!("kept as experience {id}")),
         };
         let id = self
             .recalled

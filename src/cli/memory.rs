@@ -14,6 +14,7 @@ use codeact::terminal::clean;
 ///
 ///   codeact memory list
 ///   codeact memory show 3
+///   codeact memory accept 7     # a heal kept unverified replaces its experience's steps
 ///   codeact memory forget 3
 ///   codeact memory export memory.jsonl ; codeact memory import memory.jsonl
 ///   codeact memory card com.example.notes --edit   # notes the agent reads in that app
@@ -32,8 +33,12 @@ pub struct MemoryArgs {
 enum Action {
     /// One line per experience: id, task, apps, steps, replays.
     List,
-    /// An experience's steps: intent, precondition and code.
+    /// An experience's steps (intent, precondition and code), what it left changed,
+    /// and the heals kept unverified because they did not end the same way.
     Show { id: i64 },
+    /// Accept a heal kept unverified (a candidate `show` lists): it replaces its
+    /// experience's steps, and replays are held to what it ended with.
+    Accept { candidate: i64 },
     /// Remove an experience (the next run of its task asks the model again).
     Forget { id: i64 },
     /// Write every experience to FILE as JSON lines.
@@ -85,6 +90,19 @@ fn edit_text(text: &str) -> anyhow::Result<String> {
     edited
 }
 
+/// Replay steps as `memory show` prints them, each line after `indent`.
+fn show_steps(steps: &[codeact::memory::ReplayStep], indent: &str) {
+    for (n, s) in steps.iter().enumerate() {
+        codeact::outln!("\n{indent}step {}: {}", n + 1, clean(&s.intent));
+        let anchor = s.anchor.as_deref().map(|a| format!(", {a} visible")).unwrap_or_default();
+        let app = if s.app.is_empty() { "any app".to_string() } else { s.app.clone() };
+        codeact::outln!("{indent}  when: {app} in front{}", clean(&anchor));
+        for line in s.code.lines() {
+            codeact::outln!("{indent}  | {}", clean(line));
+        }
+    }
+}
+
 impl MemoryArgs {
     pub fn manage(self) -> anyhow::Result<ExitCode> {
         let path = self
@@ -100,8 +118,12 @@ impl MemoryArgs {
                     codeact::errln!("memory {} holds no experience yet", path.display());
                 }
                 for r in rows {
+                    let unverified = match r.unverified {
+                        0 => String::new(),
+                        n => format!(", {n} unverified heal{}", if n == 1 { "" } else { "s" }),
+                    };
                     codeact::outln!(
-                        "{:>4}  {}  [{}] {} steps, replayed {}{}",
+                        "{:>4}  {}  [{}] {} steps, replayed {}{}{unverified}",
                         r.id,
                         clean(&r.experience.task),
                         r.experience.apps.join(", "),
@@ -114,15 +136,27 @@ impl MemoryArgs {
             Action::Show { id } => {
                 let r = store.get(id)?;
                 codeact::outln!("{}: {} (kept {})", r.id, clean(&r.experience.task), r.created);
-                for (n, s) in r.experience.steps.iter().enumerate() {
-                    codeact::outln!("\nstep {}: {}", n + 1, clean(&s.intent));
-                    let anchor = s.anchor.as_deref().map(|a| format!(", {a} visible")).unwrap_or_default();
-                    let app = if s.app.is_empty() { "any app".to_string() } else { s.app.clone() };
-                    codeact::outln!("  when: {app} in front{}", clean(&anchor));
-                    for line in s.code.lines() {
-                        codeact::outln!("  | {}", clean(line));
+                let effects = r.experience.effects.as_ref().map(|e| e.describe());
+                let effects = effects.unwrap_or_else(|| "not recorded (kept before effects were)".into());
+                codeact::outln!("what it did: {}", clean(&effects));
+                show_steps(&r.experience.steps, "");
+                for c in store.candidates(id)? {
+                    codeact::outln!(
+                        "\nunverified heal, candidate {} (kept {}): it did not end with {}",
+                        c.id,
+                        c.created,
+                        clean(&c.missing.join("; "))
+                    );
+                    if let Some(effects) = &c.effects {
+                        codeact::outln!("  what it did: {}", clean(&effects.describe()));
                     }
+                    show_steps(&c.steps, "  ");
+                    codeact::outln!("  `codeact memory accept {}` makes it the experience's steps", c.id);
                 }
+            }
+            Action::Accept { candidate } => {
+                let id = store.accept_candidate(candidate)?;
+                codeact::outln!("experience {id} now has the steps of heal {candidate}");
             }
             Action::Forget { id } => {
                 store.forget(id)?;

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::trajectory::StepRecord;
 use crate::trajectory::export::{replay_anchor, replay_code};
+use crate::trajectory::{RunEffects, StepRecord};
 
 /// One replayable step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +30,10 @@ pub struct Experience {
     /// The apps its steps ran in, in order of first use.
     pub apps: Vec<String>,
     pub steps: Vec<ReplayStep>,
+    /// What the run left changed (`None`: kept before effects were recorded, or
+    /// written by hand): a replay counts only when it ends with them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effects: Option<RunEffects>,
 }
 
 /// The most steps an experience may have.
@@ -42,6 +46,9 @@ pub const MAX_STEP_CODE: usize = 64 * 1024;
 /// The most text a task or a step's intent may have.
 pub const MAX_TEXT: usize = 8 * 1024;
 
+/// The most toggles an experience's effects may name.
+pub const MAX_TOGGLES: usize = 64;
+
 /// Why an experience (from an import) cannot be kept.
 #[derive(Debug, thiserror::Error)]
 pub enum ExperienceProblem {
@@ -53,6 +60,14 @@ pub enum ExperienceProblem {
     TooManySteps(usize),
     #[error("{what} holds {bytes} bytes; at most {max} can be kept")]
     TooLarge { what: String, bytes: usize, max: usize },
+    #[error("its effects name {0} toggles; at most {MAX_TOGGLES} can be kept")]
+    TooManyToggles(usize),
+    #[error("toggle {toggle} of its effects is not a selector")]
+    Toggle {
+        toggle: usize,
+        #[source]
+        source: crate::tools::select::SelectorError,
+    },
     #[error("the precondition of step {step} is not a selector")]
     Anchor {
         step: usize,
@@ -103,6 +118,19 @@ impl Experience {
                     .map_err(|source| ExperienceProblem::Anchor { step: n, source })?;
             }
         }
+        if let Some(effects) = &self.effects {
+            if effects.toggles.len() > MAX_TOGGLES {
+                return Err(ExperienceProblem::TooManyToggles(effects.toggles.len()));
+            }
+            for (n, t) in effects.toggles.iter().enumerate() {
+                sized(format!("toggle {} of its effects", n + 1), &format!("{}{}", t.selector, t.name), MAX_TEXT)?;
+                crate::tools::select::Selector::from_source(&t.selector)
+                    .map_err(|source| ExperienceProblem::Toggle { toggle: n + 1, source })?;
+            }
+            if let Some(screen) = &effects.screen {
+                sized("its final screen".into(), &format!("{}{}", screen.app, screen.activity), MAX_TEXT)?;
+            }
+        }
         Ok(())
     }
 
@@ -141,7 +169,7 @@ impl Experience {
             let intent = thought.strip_prefix("Thought:").unwrap_or(thought).trim().to_string();
             steps.push(ReplayStep { intent, code, app, activity, anchor });
         }
-        Self { task: task.to_string(), apps, steps }
+        Self { task: task.to_string(), apps, steps, effects: Some(RunEffects::of_records(records)) }
     }
 }
 

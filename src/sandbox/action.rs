@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::FailureKind;
 
@@ -30,6 +30,54 @@ pub struct Capture {
     /// the screen the action saw. Replays that record taps by index or by point (as
     /// macro recorders do) are made from it.
     pub resolved: Option<Resolved>,
+    /// The toggles the action flipped, with their new state: what a replay must
+    /// reproduce, and what an exported script asserts.
+    pub toggled: Vec<Toggled>,
+    /// The app and activity the action left in front (when the screen was read after it).
+    pub screen: Option<Screen>,
+}
+
+/// A toggle an action flipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Toggled {
+    /// A selector (Rhai source) that finds it whatever its state.
+    pub selector: String,
+    /// What it is, for people: `Switch (id wifi_switch)`.
+    pub name: String,
+    /// What its row calls it ("Wi-Fi"; empty when nothing does): the same toggle
+    /// on a screen whose ids were renamed has the same label.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Its state after the action.
+    pub checked: bool,
+}
+
+impl Toggled {
+    /// Whether `other` is the same toggle: by label when both have one, else by selector.
+    pub fn same_as(&self, other: &Toggled) -> bool {
+        match (self.label.is_empty(), other.label.is_empty()) {
+            (false, false) => self.label.to_lowercase() == other.label.to_lowercase(),
+            _ => self.selector == other.selector,
+        }
+    }
+}
+
+/// The app and activity in front.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Screen {
+    pub app: String,
+    pub activity: String,
+}
+
+impl std::fmt::Display for Screen {
+    /// `com.android.settings/.WifiSettings`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.activity.strip_prefix(self.app.as_str()) {
+            Some(rest) if rest.starts_with('.') => write!(f, "{}/{rest}", self.app),
+            _ if self.activity.is_empty() => write!(f, "{}", self.app),
+            _ => write!(f, "{}/{}", self.app, self.activity),
+        }
+    }
 }
 
 /// The element an action acted on, as an index and a point.

@@ -31,6 +31,9 @@ pub const KEPT_ACTIONS: usize = 1000;
 /// action's arguments are only counted.
 pub const SNIPPET_ARG_BYTES: usize = 256 * 1024;
 
+/// The most of a flipped toggle's selector and name an action keeps.
+const TOGGLE_BYTES: usize = 1024;
+
 /// The most of an action's result (an error) and of its effect that is kept.
 const RESULT_BYTES: usize = 4096;
 
@@ -224,6 +227,12 @@ impl Shared {
         if let Some(effect) = capture.effect.as_mut() {
             *effect = crate::secrets::redact(&crate::clip::clip(effect, RESULT_BYTES)).into_owned();
         }
+        // A toggle is kept only as a selector that finds it: one too long to keep
+        // whole, or that shows a secret, is dropped rather than cut or masked.
+        capture.toggled.retain(|t| {
+            let text = format!("{}{}", t.selector, t.name);
+            text.len() <= TOGGLE_BYTES && matches!(crate::secrets::redact(&text), std::borrow::Cow::Borrowed(_))
+        });
         let action = Action {
             tool: tool.into(),
             args,

@@ -144,6 +144,7 @@ pub async fn heal(
                 anchor: None,
             })
             .collect(),
+        effects: None,
     };
     let persona = match request.persona {
         Some(p) => p.clone(),

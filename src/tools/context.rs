@@ -17,7 +17,7 @@ use super::arguments::coord;
 use super::call_record::CallRecord;
 use super::consent::Consent;
 use super::declaration::Gate;
-use super::effect::{describe_printed, state_print};
+use super::effect::{describe_printed, state_print, toggled};
 use super::error::ToolError;
 use super::notes::Notes;
 use super::options::{Recording, ToolOptions};
@@ -26,7 +26,7 @@ use super::select::Selector;
 use super::state;
 use super::watcher_state::WatcherState;
 use crate::device::{Device, DeviceError, Observation, ShellOutput};
-use crate::sandbox::Shared;
+use crate::sandbox::{Screen, Shared};
 use crate::ui::Element;
 
 /// `remember()` keeps this many facts (the oldest go first), each at most this long:
@@ -381,7 +381,12 @@ impl ToolContext {
             let moved = self.print_of(&before) != self.print_of(&after);
             let effect = describe_printed(&before, &after, self.call.effect_target.as_ref(), moved);
             self.call.capture.effect = Some(effect.text.clone());
+            self.call.capture.toggled = toggled(&after.ui, &effect.flipped);
             self.call.last_effect = Some(effect);
+        }
+        if let Some(after) = &self.screen.latest {
+            let phone = &after.phone;
+            self.call.capture.screen = Some(Screen { app: phone.package.clone(), activity: phone.activity.clone() });
         }
         if self.options.record == Recording::None {
             return;

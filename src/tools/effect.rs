@@ -9,6 +9,8 @@ use crate::device::Observation;
 use crate::ui::{Element, UiTree, stable_hash};
 
 use super::closest::described;
+use super::unique_selector::toggle_selector_for;
+use crate::sandbox::Toggled;
 
 /// What one action changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +19,9 @@ pub struct ActionEffect {
     pub visible: bool,
     /// The change in words.
     pub text: String,
+    /// The toggles whose checked state flipped (the target first), as elements of
+    /// the screen after the action (their ids there) and their new state.
+    pub flipped: Vec<(usize, bool)>,
 }
 
 /// How many appeared or vanished texts a line names.
@@ -134,6 +139,7 @@ pub fn describe_printed(
             parts.push(format!("opened {}/{}", a.package, short_activity(&a.package, &a.activity)));
         }
     }
+    let mut flipped_ids = Vec::new();
     if let Some(t) = target
         && moved
         && let Some(now) = same_element(&after.ui, t)
@@ -141,6 +147,7 @@ pub fn describe_printed(
         let name = described(t);
         if t.checkable && t.checked != now.checked {
             parts.push(format!("{name} {} → {}", state(t.checked), state(now.checked)));
+            flipped_ids.push((now.id, now.checked));
         }
         if t.selected != now.selected && !now.selected {
             parts.push(format!("{name} deselected"));
@@ -153,8 +160,11 @@ pub fn describe_printed(
     }
     // Toggles can only have flipped when something on screen changed.
     let flips = if moved { flipped(&before.ui, &after.ui, target) } else { Vec::new() };
-    for (e, was) in flips.into_iter().take(NAMED) {
-        parts.push(format!("{} {} → {}", described(e), state(was), state(e.checked)));
+    for (n, (e, was)) in flips.into_iter().enumerate() {
+        if n < NAMED {
+            parts.push(format!("{} {} → {}", described(e), state(was), state(e.checked)));
+        }
+        flipped_ids.push((e.id, e.checked));
     }
     if b.keyboard_shown != a.keyboard_shown {
         parts.push(if a.keyboard_shown { "keyboard shown" } else { "keyboard hidden" }.to_string());
@@ -176,8 +186,47 @@ pub fn describe_printed(
     }
     let visible = moved || !parts.is_empty();
     let text = if parts.is_empty() { "no visible change".to_string() } else { parts.join("; ") };
-    ActionEffect { visible, text }
+    ActionEffect { visible, text, flipped: flipped_ids }
 }
+
+/// The toggles `flipped` names (elements of `after` and their new state), each
+/// with a selector that finds it whatever its state; one no selector finds first
+/// is left out (nothing could check it later).
+pub fn toggled(after: &UiTree, flipped: &[(usize, bool)]) -> Vec<Toggled> {
+    flipped
+        .iter()
+        .filter_map(|&(id, checked)| {
+            let element = after.get(id)?;
+            let selector = toggle_selector_for(after, id)?;
+            Some(Toggled { selector, name: described(element), label: toggle_label(after, element), checked })
+        })
+        .collect()
+}
+
+/// What a toggle's row calls it: its own content-desc, else the first text in the
+/// nearest of its ancestors (up to a few) that holds one besides the toggle's own
+/// text ("Wi-Fi" for the switch at the end of the Wi-Fi row); empty when none does.
+fn toggle_label(ui: &UiTree, toggle: &Element) -> String {
+    if !toggle.content_desc.is_empty() {
+        return toggle.content_desc.clone();
+    }
+    let mut ancestor = toggle.parent.and_then(|p| ui.get(p));
+    for _ in 0..ROW_DEPTH {
+        let Some(row) = ancestor else { break };
+        let label = ui.subtree(row.id).iter().filter(|e| e.id != toggle.id).find_map(|e| {
+            [&e.text, &e.content_desc].into_iter().find(|t| !t.trim().is_empty()).map(|t| t.trim().to_string())
+        });
+        if let Some(label) = label {
+            return label;
+        }
+        ancestor = row.parent.and_then(|p| ui.get(p));
+    }
+    String::new()
+}
+
+/// How many ancestors up a toggle's label is looked for: a settings row nests its
+/// switch two or three deep; past that, texts belong to other rows.
+const ROW_DEPTH: usize = 3;
 
 /// Whether repeating a tap on `target` is harmless when the first one showed
 /// nothing: never for a toggle, nor for anything inside the clickable row that
@@ -220,6 +269,7 @@ mod tests {
         let target = &before.ui.elements[0];
         let e = describe(&before, &after, Some(target));
         assert_eq!(e.text, "Switch (id wifi_switch) checked → unchecked");
+        assert_eq!(e.flipped, vec![(0, false)]);
         assert!(e.visible);
         assert!(!safe_to_repeat(&before.ui, target));
     }
@@ -230,6 +280,6 @@ mod tests {
         let after = obs(SWITCH_ON, "com.android.settings.SubSettings", true);
         assert_eq!(describe(&before, &after, None).text, "opened .SubSettings; keyboard shown");
         let same = describe(&before, &before, None);
-        assert_eq!(same, ActionEffect { visible: false, text: "no visible change".into() });
+        assert_eq!(same, ActionEffect { visible: false, text: "no visible change".into(), flipped: Vec::new() });
     }
 }

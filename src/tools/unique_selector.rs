@@ -38,21 +38,32 @@ enum Part {
 /// labelled neighbour (`right_of`, `below`, `left_of`), then an `nth` among equals.
 /// Replays built from it survive layout changes that indices do not.
 pub fn selector_for(tree: &UiTree, target: usize) -> Option<String> {
+    selector_among(tree, target, true)
+}
+
+/// [`selector_for`] a toggle: never by its own text, which many switches change
+/// with their state ("ON" / "OFF"), so the selector finds it either way.
+pub fn toggle_selector_for(tree: &UiTree, target: usize) -> Option<String> {
+    selector_among(tree, target, false)
+}
+
+fn selector_among(tree: &UiTree, target: usize, by_own_text: bool) -> Option<String> {
     let el = tree.get(target)?;
+    let own_text = if by_own_text { el.text.as_str() } else { "" };
     let short_id = el.resource_id.rsplit('/').next().unwrap_or("").to_string();
     let short_class = el.class.rsplit('.').next().unwrap_or("").to_string();
     let lit = |s: &str| Part::Text(s.to_string());
     let mut own: Vec<Vec<(&str, Part)>> = Vec::new();
-    if !el.text.is_empty() {
-        own.push(vec![("text", lit(&el.text))]);
+    if !own_text.is_empty() {
+        own.push(vec![("text", lit(own_text))]);
     }
     if !el.content_desc.is_empty() {
         own.push(vec![("desc", lit(&el.content_desc))]);
     }
     if !short_id.is_empty() {
         own.push(vec![("id", lit(&short_id))]);
-        if !el.text.is_empty() {
-            own.push(vec![("id", lit(&short_id)), ("text", lit(&el.text))]);
+        if !own_text.is_empty() {
+            own.push(vec![("id", lit(&short_id)), ("text", lit(own_text))]);
         }
         if !el.content_desc.is_empty() {
             own.push(vec![("id", lit(&short_id)), ("desc", lit(&el.content_desc))]);

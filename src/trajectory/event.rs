@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::{Action, Completion, FailureKind, RunError};
+use crate::sandbox::{Action, Completion, FailureKind, RunError, Screen, Toggled};
 
 /// Milliseconds to 0.01 ms: enough for timings, short in JSON.
 pub(crate) fn round_ms(ms: f64) -> f64 {
@@ -125,6 +125,12 @@ pub enum Event<'a> {
         target: Option<Cow<'a, str>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         effect: Option<Cow<'a, str>>,
+        /// The toggles it flipped, with their new state.
+        #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+        toggled: Cow<'a, [Toggled]>,
+        /// The app and activity it left in front.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        screen: Option<Cow<'a, Screen>>,
         /// Where the element it acted on was (its centre, in screen pixels).
         #[serde(skip_serializing_if = "Option::is_none")]
         point: Option<[i32; 2]>,
@@ -259,6 +265,8 @@ impl<'a> Event<'a> {
             duration_ms: round_ms(action.duration_ms),
             target: action.capture.target.as_deref().map(Cow::Borrowed),
             effect: action.capture.effect.as_deref().map(Cow::Borrowed),
+            toggled: Cow::Borrowed(&action.capture.toggled),
+            screen: action.capture.screen.as_ref().map(Cow::Borrowed),
             point: action.capture.resolved.map(|r| [r.center.0, r.center.1]),
             screenshot,
             ui,

@@ -3,10 +3,13 @@
 //! comments, a `refresh()` between steps as the agent observed between them) and
 //! `script.selectors.rhai` (the same with every literal `tap_by_index(i)` /
 //! `long_press_by_index(i)` rewritten as the selector of the element it hit, so the
-//! replay survives a layout change). This module writes text; it runs nothing.
+//! replay survives a layout change). A successful run's scripts also assert what
+//! it left changed (`effect_checks.rs`), so a replay cannot pass by accident.
+//! This module writes text; it runs nothing.
 
 use regex::Regex;
 
+use super::effect_checks::{EffectChecks, split_at_completion};
 use super::step::{StepOutcome, StepRecord};
 use crate::sandbox::Action;
 use crate::tools::{Replay, index_tools, replay_of};
@@ -54,11 +57,46 @@ fn with_selectors(code: &str, targets: &[(&str, i64, Option<&str>)]) -> String {
         .into_owned()
 }
 
+/// The position of the step whose own completion ended the run successfully.
+fn completing_step(steps: &[StepRecord]) -> Option<usize> {
+    steps.iter().rposition(|s| {
+        !s.completion_held
+            && s.ran().is_some_and(|r| r.error.is_none() && r.completion.as_ref().is_some_and(|c| c.success))
+    })
+}
+
+/// The completing step's code with the checks of where the run ended run just
+/// before its completion (or, when the completion is nested in a block, the code
+/// as it is, saying the end is not checked).
+fn with_end_checks(code: &str, checks: &EffectChecks, out: &mut String) {
+    match split_at_completion(code) {
+        Some((before, completion)) => {
+            if !before.trim().is_empty() {
+                out.push_str(before.trim_end());
+                out.push('\n');
+            }
+            out.push_str("// The replay must end where the recorded run did:\n");
+            out.push_str(checks.at_end());
+            out.push_str(completion.trim_end());
+            out.push('\n');
+        }
+        None => {
+            out.push_str(code.trim_end());
+            out.push_str("\n// (where the run ended is not checked: its completion is inside a block)\n");
+        }
+    }
+}
+
 fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&str>) -> String {
     let mut out = String::new();
     comment(header, &mut out);
     let mut ran_before = false;
-    for step in steps {
+    let completing = completing_step(steps).filter(|_| failed.is_none());
+    let checks = match failed {
+        None => EffectChecks::of(steps, completing),
+        Some(_) => EffectChecks::default(),
+    };
+    for (index, step) in steps.iter().enumerate() {
         out.push('\n');
         let thought = step.thought.trim_start();
         let thought = thought.strip_prefix("Thought:").map_or(thought, str::trim_start);
@@ -87,10 +125,15 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&s
                 // The run went on past this completion; the replay must too.
                 out.push_str(&without_completion(code.trim_end()));
                 out.push('\n');
+                out.push_str(&checks.after(index));
+            }
+            None if Some(index) == completing && !checks.at_end().is_empty() => {
+                with_end_checks(&code, &checks, &mut out);
             }
             None => {
                 out.push_str(code.trim_end());
                 out.push('\n');
+                out.push_str(&checks.after(index));
             }
             Some(error) => {
                 // The code stopped half-way; replaying it would stop there too. What

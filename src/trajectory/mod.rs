@@ -9,8 +9,11 @@
 //! the same types.
 //!
 //! `step.rs` is the record of one agent step, from which `export.rs` writes replay
-//! scripts; `junit.rs` writes JUnit reports; `run_dir.rs` names run directories.
+//! scripts; `effects.rs` is what a run left changed (held against its replays);
+//! `junit.rs` writes JUnit reports; `run_dir.rs` names run directories.
 
+mod effect_checks;
+mod effects;
 mod event;
 pub mod export;
 pub mod junit;
@@ -25,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
+pub use effects::RunEffects;
 pub use event::{Event, PlanItem};
 pub use read::{RunFacts, events_of, read_events};
 pub use run_dir::{new_run_dir, run_dir_name};
@@ -328,6 +332,7 @@ mod tests {
                 name: None,
                 effect: None,
                 resolved: None,
+                ..Capture::default()
             },
         };
         t.action(1, &action, true);

@@ -206,6 +206,27 @@ fn turn_off_wifi_writes_a_run_directory_that_replays() {
         assert!(replay.status.success(), "{script}: {}", stderr(&replay));
         assert_eq!(state(&sim.addr)["settings"]["wifi"], false, "{script} reaches the same state");
     }
+    // The replays assert what the run left changed, before its completion: run on a
+    // phone where Wi-Fi is already off, the tap turns it on, and the replay fails.
+    assert!(
+        selectors.contains("assert_visible(#{id: \"wifi_switch\", checked: false});")
+            && selectors.contains("if phone_state.activity != \"com.android.settings.Settings\""),
+        "{selectors}"
+    );
+    let at = |what: &str| selectors.find(what).unwrap_or(usize::MAX);
+    assert!(at("assert_visible(#{id: \"wifi_switch\"") < at("complete(true"), "{selectors}");
+    for script in ["script.rhai", "script.selectors.rhai"] {
+        assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+        let replay = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", dir.join(script).to_str().unwrap_or_default(), "--device", &sim.addr, "--keep-state"])
+            .output()
+            .expect("codeact exec");
+        let err = stderr(&replay);
+        assert_eq!(replay.status.code(), Some(1), "{script}: {err}");
+        assert!(err.contains("wifi_switch"), "{script}: {err}");
+        shell(&sim.addr, "simctl reset");
+        shell(&sim.addr, "svc wifi disable");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
 

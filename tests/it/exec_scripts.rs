@@ -1080,6 +1080,25 @@ print(phone_state.activity);
     assert_eq!(out, "com.android.deskclock.AlarmEditActivity\n", "the tap lands on the keyboard: {err}");
 }
 
+/// A script's own `back()`, meant for the keyboard, is the one that hides it: with
+/// the watchers on, nothing hides the keyboard ahead of the script, so the Back
+/// press does not fall through to the editor and leave it. The watcher answers
+/// only a tap the keyboard covers.
+#[test]
+fn a_scripts_own_back_hides_the_keyboard_with_the_watchers_on() {
+    let script = r#"open_app("Clock");
+tap(#{desc: "Add alarm"});
+set_text(#{id: "hour"}, "7");
+print(phone_state.keyboard_shown);
+back();
+print(phone_state.activity);
+print(phone_state.keyboard_shown);
+"#;
+    let (exit, out, err) = exec_sim("own-back", script);
+    assert_eq!((exit, out.as_str()), (Some(0), "true\ncom.android.deskclock.AlarmEditActivity\nfalse\n"), "{err}");
+    assert!(!err.contains("watcher(\"keyboard\")"), "{err}");
+}
+
 #[test]
 fn a_selector_that_matches_nothing_scrolls_the_list_unless_told_not_to() {
     let (exit, out, err) = exec_sim(

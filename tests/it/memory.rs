@@ -42,6 +42,92 @@ fn a_step_that_opens_an_app_and_acts_in_it_replays_after_a_reset() {
     assert!(!kinds.contains(&"diverged".to_string()), "{kinds:?}");
 }
 
+/// The README's memory example, where the replay meets a layout whose ids were
+/// renamed: a heal that completes without switching Wi-Fi off fails the run (exit 1)
+/// and is kept aside unverified, the experience staying as it was; a heal that does
+/// switch it off is kept. Judged on the phone's state.
+#[test]
+fn a_heal_is_kept_only_when_it_does_what_the_remembered_run_did() {
+    let sim = common::SimProcess::start(&[]);
+    let out = scratch("memory-verified-heal");
+    let memory = out.join("memory.sqlite");
+    let memory = memory.to_str().unwrap_or_default();
+    let extra = ["--vision", "off", "--memory", memory];
+    let first = ScriptedLlm::per_model(vec![(
+        "scripted",
+        vec![code(
+            "Open Settings and switch Wi-Fi off.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n\
+             wait_for(#{id: \"wifi_switch\", checked: false});\ncomplete(true, \"Wi-Fi is off\");",
+        )],
+    )]);
+    let result = run(&first, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let memory_cli = |args: &[&str]| {
+        let ran = std::process::Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["memory"])
+            .args(args)
+            .args(["--memory", memory])
+            .output()
+            .expect("codeact memory");
+        (ran.status.code(), String::from_utf8_lossy(&ran.stdout).into_owned(), stderr(&ran))
+    };
+    let (_, shown, _) = memory_cli(&["show", "1"]);
+    assert!(
+        shown.contains("what it did: \"Wi-Fi\" off (Switch (id wifi_switch)); ended on com.android.settings/.Settings"),
+        "{shown}"
+    );
+
+    // Ids renamed: the step errs and goes to the model, which only claims success.
+    shell(&sim.addr, "simctl reset");
+    shell(&sim.addr, "simctl variant 2");
+    let liar =
+        ScriptedLlm::per_model(vec![("scripted", vec![code("It is done.", "complete(true, \"Wi-Fi is off\");")])]);
+    let result = run(&liar, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    let err = stderr(&result);
+    assert_eq!(result.status.code(), Some(1), "{err}");
+    assert_eq!(liar.requests().len(), 1, "{err}");
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], true, "judged on the phone: still on");
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    let reason = summary["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("without what the remembered run of this task did: \"Wi-Fi\" off"), "{reason}");
+    let note = summary["memory"].as_str().unwrap_or_default();
+    assert!(note.contains("kept unverified (candidate 1"), "{note}");
+    let (_, listed, _) = memory_cli(&["list"]);
+    assert!(listed.contains("1 unverified heal"), "{listed}");
+    let (_, shown, _) = memory_cli(&["show", "1"]);
+    assert!(shown.contains("tap(#{id: \"wifi_switch\"})"), "the experience is as it was: {shown}");
+    assert!(
+        shown.contains("unverified heal, candidate 1") && shown.contains("it did not end with \"Wi-Fi\" off"),
+        "{shown}"
+    );
+
+    // A heal that switches it off (under its new id) is the same effect: kept.
+    shell(&sim.addr, "simctl reset");
+    let healer = ScriptedLlm::per_model(vec![(
+        "scripted",
+        vec![code(
+            "The switch is now switch_wifi.",
+            "tap(#{id: \"switch_wifi\"});\nwait_for(#{id: \"switch_wifi\", checked: false});\ncomplete(true, \"Wi-Fi is off\");",
+        )],
+    )]);
+    let result = run(&healer, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    assert_eq!(summary["memory"], "replayed experience 1, healed by the model (it ends with what it recorded)");
+    let (_, shown, _) = memory_cli(&["show", "1"]);
+    assert!(shown.contains("switch_wifi"), "{shown}");
+
+    // A person may still accept a heal kept aside; an unknown one says how to list them.
+    let (code_accepted, accepted, _) = memory_cli(&["accept", "1"]);
+    assert_eq!((code_accepted, accepted.trim()), (Some(0), "experience 1 now has the steps of heal 1"));
+    let (code_again, _, again) = memory_cli(&["accept", "1"]);
+    assert!(code_again != Some(0) && again.contains("codeact memory show"), "{again}");
+    shell(&sim.addr, "simctl variant 0");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn a_second_run_of_a_task_replays_it_from_memory_without_the_model() {
     let sim = common::SimProcess::start(&[]);
@@ -114,7 +200,7 @@ fn a_second_run_of_a_task_replays_it_from_memory_without_the_model() {
     let healing = last_user_text(&healer.requests()[0]);
     assert!(healing.contains("Step 2 of 2 cannot be replayed") && healing.contains("wifi_switch"), "{healing}");
     let summary = json_file(&run_dir(&out).join("summary.json"));
-    assert_eq!(summary["memory"], "replayed experience 1, healed by the model");
+    assert_eq!(summary["memory"], "replayed experience 1, healed by the model (it ends with what it recorded)");
     assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
     shell(&sim.addr, "simctl reset");
     let nobody = ScriptedLlm::per_model(vec![("scripted", vec![code("", "complete(false, \"unused\");")])]);

@@ -210,6 +210,7 @@ fn remembered_steps_and_imports_cannot_hang_or_crash_the_runtime() {
         task: "Turn off Wi-Fi".into(),
         apps: vec!["com.android.settings".into()],
         steps: vec![step("{ let n = 0; loop { n += 1; } }")],
+        effects: None,
     };
     store.add(&looping).expect("planted");
     drop(store);
@@ -227,6 +228,7 @@ fn remembered_steps_and_imports_cannot_hang_or_crash_the_runtime() {
         task: "Open the clock".into(),
         apps: vec![],
         steps: vec![step("#{\"id\": \"clock\"}")],
+        effects: None,
     })
     .expect("json");
     let bad = serde_json::to_string(&looping).expect("json");

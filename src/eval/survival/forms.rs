@@ -155,7 +155,7 @@ pub fn experience(goal: &str, actions: &[Action]) -> Experience {
             ReplayStep { intent, code, app: String::new(), activity: String::new(), anchor }
         })
         .collect();
-    Experience { task: goal.to_string(), apps: Vec::new(), steps }
+    Experience { task: goal.to_string(), apps: Vec::new(), steps, effects: None }
 }
 
 #[cfg(test)]

@@ -10,6 +10,13 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::experience::{Experience, task_key};
+use crate::trajectory::RunEffects;
+use schema::{MIGRATIONS, SCHEMA};
+
+mod candidates;
+mod schema;
+
+pub use candidates::Candidate;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
@@ -37,6 +44,8 @@ pub enum MemoryError {
     Damaged(i64),
     #[error("no experience {0} in memory; `codeact memory list` shows them")]
     NoSuch(i64),
+    #[error("no unverified heal {0} in memory; `codeact memory show ID` lists an experience's")]
+    NoCandidate(i64),
 }
 
 /// Words left out of a search.
@@ -48,43 +57,6 @@ const STOP_WORDS: &[&str] = &[
 /// The most postings (experiences holding the search's words) ranked by BM25 in
 /// one search; more are taken newest first.
 const RANKED_POSTINGS: i64 = 600;
-
-/// The schema version this build writes.
-const SCHEMA: i64 = 2;
-
-/// Each migration takes the database from the version before it to its index + 1.
-const MIGRATIONS: &[&str] = &[
-    // 1: experiences (with full-text search), widget knowledge, reflections, app cards.
-    "CREATE TABLE experiences (
-        id INTEGER PRIMARY KEY,
-        task TEXT NOT NULL,
-        task_key TEXT NOT NULL,
-        apps TEXT NOT NULL,
-        steps TEXT NOT NULL,
-        created TEXT NOT NULL,
-        healed INTEGER NOT NULL DEFAULT 0,
-        replays INTEGER NOT NULL DEFAULT 0
-     );
-     CREATE INDEX experiences_by_key ON experiences(task_key);
-     CREATE VIRTUAL TABLE experiences_fts USING fts5(task, apps, content='experiences', content_rowid='id');
-     CREATE VIRTUAL TABLE experiences_vocab USING fts5vocab(experiences_fts, row);
-     CREATE TRIGGER experiences_ai AFTER INSERT ON experiences BEGIN
-        INSERT INTO experiences_fts(rowid, task, apps) VALUES (new.id, new.task, new.apps);
-     END;
-     CREATE TRIGGER experiences_ad AFTER DELETE ON experiences BEGIN
-        INSERT INTO experiences_fts(experiences_fts, rowid, task, apps) VALUES ('delete', old.id, old.task, old.apps);
-     END;
-     CREATE TABLE widget_knowledge (
-        app TEXT NOT NULL, screen TEXT NOT NULL, element TEXT NOT NULL, effect TEXT NOT NULL,
-        seen INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (app, screen, element)
-     );
-     CREATE TABLE reflections (id INTEGER PRIMARY KEY, task TEXT NOT NULL, text TEXT NOT NULL, created TEXT NOT NULL);
-     CREATE TABLE app_cards (package TEXT PRIMARY KEY, markdown TEXT NOT NULL, updated TEXT NOT NULL);",
-    // 2: embeddings of experiences' tasks (`--embeddings MODEL`), little-endian f32s.
-    "CREATE TABLE embeddings (
-        experience INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL
-     );",
-];
 
 /// `codeact`'s memory in the user's data directory (`$XDG_DATA_HOME/codeact`, else
 /// `~/.local/share/codeact`), or `None` when there is no home.
@@ -102,6 +74,8 @@ pub struct ExperienceRow {
     pub created: String,
     pub healed: bool,
     pub replays: i64,
+    /// Heals of it kept aside because they did not reproduce its effects.
+    pub unverified: usize,
     pub experience: Experience,
 }
 
@@ -166,8 +140,15 @@ impl Store {
     pub fn add(&self, experience: &Experience) -> Result<i64, MemoryError> {
         let steps = serde_json::to_string(&experience.steps).unwrap_or_default();
         self.conn.execute(
-            "INSERT INTO experiences (task, task_key, apps, steps, created) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![experience.task, task_key(&experience.task), experience.apps.join(" "), steps, now()],
+            "INSERT INTO experiences (task, task_key, apps, steps, created, effects) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                experience.task,
+                task_key(&experience.task),
+                experience.apps.join(" "),
+                steps,
+                now(),
+                effects_json(experience.effects.as_ref())
+            ],
         )?;
         Ok(self.conn.last_insert_rowid())
     }
@@ -216,40 +197,50 @@ impl Store {
         let row = self
             .conn
             .query_row(
-                "SELECT task, apps, steps, created, healed, replays FROM experiences WHERE id = ?1",
+                "SELECT task, apps, steps, created, healed, replays, effects, \
+                 (SELECT COUNT(*) FROM heal_candidates WHERE experience = ?1) FROM experiences WHERE id = ?1",
                 params![id],
                 |r| {
                     Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, i64>(4)?,
-                        r.get::<_, i64>(5)?,
+                        (r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?),
+                        (r.get::<_, String>(3)?, r.get::<_, i64>(4)?, r.get::<_, i64>(5)?),
+                        (r.get::<_, Option<String>>(6)?, r.get::<_, i64>(7)?),
                     ))
                 },
             )
             .optional()?
             .ok_or(MemoryError::NoSuch(id))?;
-        let (task, apps, steps, created, healed, replays) = row;
+        let ((task, apps, steps), (created, healed, replays), (effects, unverified)) = row;
         let steps = serde_json::from_str(&steps).map_err(|_| MemoryError::Damaged(id))?;
+        let effects = parse_effects(effects.as_deref()).ok_or(MemoryError::Damaged(id))?;
         let apps = apps.split_whitespace().map(str::to_string).collect();
-        Ok(ExperienceRow { id, created, healed: healed != 0, replays, experience: Experience { task, apps, steps } })
+        Ok(ExperienceRow {
+            id,
+            created,
+            healed: healed != 0,
+            replays,
+            unverified: unverified as usize,
+            experience: Experience { task, apps, steps, effects },
+        })
     }
 
-    /// Replaces experience `id`'s steps with healed ones.
+    /// Replaces experience `id`'s steps (and effects) with healed ones.
     pub fn heal(&self, id: i64, experience: &Experience) -> Result<(), MemoryError> {
         let steps = serde_json::to_string(&experience.steps).unwrap_or_default();
         let n = self.conn.execute(
-            "UPDATE experiences SET steps = ?2, healed = healed + 1, replays = replays + 1 WHERE id = ?1",
-            params![id, steps],
+            "UPDATE experiences SET steps = ?2, effects = ?3, healed = healed + 1, replays = replays + 1 WHERE id = ?1",
+            params![id, steps, effects_json(experience.effects.as_ref())],
         )?;
         if n == 0 { Err(MemoryError::NoSuch(id)) } else { Ok(()) }
     }
 
-    /// Counts a replay of experience `id` that needed no healing.
-    pub fn replayed(&self, id: i64) -> Result<(), MemoryError> {
-        self.conn.execute("UPDATE experiences SET replays = replays + 1 WHERE id = ?1", params![id])?;
+    /// Counts a replay of experience `id` that needed no healing; `effects` (what
+    /// the replay ended with) become its effects when it had none recorded.
+    pub fn replayed(&self, id: i64, effects: Option<&RunEffects>) -> Result<(), MemoryError> {
+        self.conn.execute(
+            "UPDATE experiences SET replays = replays + 1, effects = COALESCE(effects, ?2) WHERE id = ?1",
+            params![id, effects_json(effects)],
+        )?;
         Ok(())
     }
 
@@ -467,8 +458,22 @@ impl Store {
     /// Removes experience `id`.
     pub fn forget(&self, id: i64) -> Result<(), MemoryError> {
         self.conn.execute("DELETE FROM embeddings WHERE experience = ?1", params![id])?;
+        self.conn.execute("DELETE FROM heal_candidates WHERE experience = ?1", params![id])?;
         let n = self.conn.execute("DELETE FROM experiences WHERE id = ?1", params![id])?;
         if n == 0 { Err(MemoryError::NoSuch(id)) } else { Ok(()) }
+    }
+}
+
+/// Effects as the `effects` column holds them (NULL: none recorded).
+fn effects_json(effects: Option<&RunEffects>) -> Option<String> {
+    effects.and_then(|e| serde_json::to_string(e).ok())
+}
+
+/// The `effects` column read back; `None` when it is damaged.
+fn parse_effects(json: Option<&str>) -> Option<Option<RunEffects>> {
+    match json {
+        None => Some(None),
+        Some(text) => serde_json::from_str(text).ok().map(Some),
     }
 }
 

@@ -11,7 +11,7 @@ fn experience(task: &str) -> Experience {
         activity: ".Launcher".into(),
         anchor: None,
     };
-    Experience { task: task.into(), apps: vec!["com.android.settings".into()], steps: vec![step] }
+    Experience { task: task.into(), apps: vec!["com.android.settings".into()], steps: vec![step], effects: None }
 }
 
 #[test]

@@ -102,6 +102,8 @@ fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
             duration_ms: 20.0,
             target: None,
             effect: None,
+            toggled: Default::default(),
+            screen: None,
             point: None,
             screenshot: None,
             ui: None,
