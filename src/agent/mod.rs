@@ -16,6 +16,7 @@
 mod checks;
 mod error;
 mod history;
+mod judge;
 mod loop_guard;
 mod options;
 mod outcome;
@@ -88,6 +89,7 @@ pub async fn run_task(
     };
 
     let ending = recall.hold_to_recorded(ending, &run.history.all_records());
+    let (ending, judged) = judge_heal(&mut run, models, &recall, ending, progress).await;
     let memory_note = if recall.is_on() {
         let learned = Learned {
             ending: &ending,
@@ -99,10 +101,47 @@ pub async fn run_task(
                 .then(|| run.experience()),
             llm_calls: run.llm_calls(),
             steps: run.steps_taken(),
+            judged,
         };
         recall.after(learned, progress)
     } else {
         None
     };
     run.finish(ending, memory_note)
+}
+
+/// A heal that did not end with what its experience recorded, put to the run's own
+/// reviewer when it has one (never the model that healed): its VERIFIED verdict
+/// restores the completion, and is the reason memory keeps the heal.
+async fn judge_heal(
+    run: &mut Run<'_>,
+    models: &Models,
+    recall: &Recall,
+    ending: Ending,
+    progress: &mut ProgressSink<'_>,
+) -> (Ending, Option<String>) {
+    let Ending::NotReproduced { claimed, missing } = &ending else { return (ending, None) };
+    let recorded = recall.recalled().and_then(|row| row.experience.effects.clone());
+    let Some(recorded) = recorded.filter(|_| models.reflector.is_some() && run.llm_calls() > 0) else {
+        return (ending, None);
+    };
+    let this_run = crate::trajectory::RunEffects::of_records(&run.history.all_records());
+    let screen = tokio::task::block_in_place(|| run.session.observe(false)).map(|o| o.screen_text());
+    let messages = judge::messages(&run.options.task, &recorded, &this_run, missing, &screen.unwrap_or_default());
+    let verdict = match run.ask_model(Role::Reflector, &messages).await {
+        Ok(reply) => judge::verified(&reply.text),
+        Err(_) => None,
+    };
+    let step = run.steps_taken();
+    match verdict {
+        Some(why) => {
+            let text = format!("the reviewer judges that the heal did the task: {why}");
+            progress(Progress::Note { step, text: &text });
+            (Ending::Completed(crate::sandbox::Completion { success: true, reason: claimed.clone() }), Some(why))
+        }
+        None => {
+            progress(Progress::Note { step, text: "the reviewer does not judge that the heal did the task" });
+            (ending, None)
+        }
+    }
 }

@@ -46,6 +46,9 @@ pub(super) struct Learned<'r> {
     pub llm_calls: usize,
     /// The step a note about keeping is filed under.
     pub steps: usize,
+    /// Why the run's reviewer judged a heal that did not reproduce its experience
+    /// good all the same (`None`: it was not asked, or did not).
+    pub judged: Option<String>,
 }
 
 /// Memory's part in one run.
@@ -189,6 +192,13 @@ impl Recall {
                 "replayed experience {}; the replay did not end with what it recorded, so memory is unchanged",
                 row.id
             )),
+            (Some(row), _) if let Some(why) = &learned.judged => store.heal(row.id, &experience).map(|()| {
+                format!(
+                    "replayed experience {}, healed by the model; it did not end with what it recorded, but the \
+                     reviewer judged it did the task ({why})",
+                    row.id
+                )
+            }),
             (Some(row), _) if learned.llm_calls == 0 => {
                 store.replayed(row.id, experience.effects.as_ref()).map(|()| format!("replayed experience {}", row.id))
             }

@@ -22,6 +22,9 @@ use crate::llm::{Reply, Usage, extract};
 use crate::sandbox::RunResult;
 use crate::trajectory::{Event, StepOutcome, StepRecord};
 
+/// How the reason a replayed step diverged begins when its own code failed.
+pub(super) const CODE_FAILED: &str = "its code failed";
+
 /// How replaying one remembered step went.
 pub(super) enum Replayed {
     /// It ran without an error (with the completion it made, if any).
@@ -138,7 +141,7 @@ impl Run<'_> {
         record.thought = step.intent.clone();
         let result = match &record.outcome {
             StepOutcome::Ran(r) => match &r.error {
-                Some(e) => Replayed::Diverged(format!("its code failed: {}", e.message)),
+                Some(e) => Replayed::Diverged(format!("{CODE_FAILED}: {}", e.message)),
                 None => Replayed::Done(r.completion.clone()),
             },
             StepOutcome::NotParsed(e) => Replayed::Diverged(format!("its code does not parse: {}", e.message)),

@@ -5,7 +5,7 @@
 //! ended on. Built from the run's step records ([`RunEffects`] and what each action
 //! recorded); writes Rhai source, runs nothing.
 
-use super::effects::RunEffects;
+use super::effects::{RunEffects, toggle_words};
 use super::step::StepRecord;
 use crate::sandbox::Toggled;
 use crate::tools::rhai_string;
@@ -53,11 +53,7 @@ impl EffectChecks {
             if !shown_at_end_of(&records[step], toggle) {
                 continue;
             }
-            let line = format!(
-                "assert_visible({selector}); // the recorded run left {} {}\n",
-                toggle.name,
-                if toggle.checked { "on" } else { "off" }
-            );
+            let line = format!("assert_visible({selector}); // the recorded run left {}\n", toggle_words(toggle));
             match Some(step) == completing {
                 true => checks.at_end.push_str(&line),
                 false => checks.after_step.push((step, line)),

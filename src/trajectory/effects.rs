@@ -23,7 +23,7 @@ pub struct RunEffects {
 }
 
 /// A toggle's final state in words: `"Wi-Fi" off (Switch (id wifi_switch))`.
-fn toggle_words(t: &Toggled) -> String {
+pub(super) fn toggle_words(t: &Toggled) -> String {
     let state = if t.checked { "on" } else { "off" };
     match t.label.is_empty() {
         true => format!("{} {state}", t.name),

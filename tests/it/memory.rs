@@ -45,7 +45,8 @@ fn a_step_that_opens_an_app_and_acts_in_it_replays_after_a_reset() {
 /// The README's memory example, where the replay meets a layout whose ids were
 /// renamed: a heal that completes without switching Wi-Fi off fails the run (exit 1)
 /// and is kept aside unverified, the experience staying as it was; a heal that does
-/// switch it off is kept. Judged on the phone's state.
+/// switch it off is kept, and one that ends elsewhere is kept when the run's own
+/// reviewer judges it did the task. Judged on the phone's state.
 #[test]
 fn a_heal_is_kept_only_when_it_does_what_the_remembered_run_did() {
     let sim = common::SimProcess::start(&[]);
@@ -119,12 +120,42 @@ fn a_heal_is_kept_only_when_it_does_what_the_remembered_run_did() {
     let (_, shown, _) = memory_cli(&["show", "1"]);
     assert!(shown.contains("switch_wifi"), "{shown}");
 
+    // Back on the first layout the kept heal diverges again; this heal switches Wi-Fi
+    // off but ends on the home screen: not what was recorded, so the run's own
+    // reviewer (never the model that healed) is asked, and its verdict keeps it.
+    shell(&sim.addr, "simctl reset");
+    shell(&sim.addr, "simctl variant 0");
+    let elsewhere = ScriptedLlm::per_model(vec![
+        (
+            "scripted",
+            vec![
+                code(
+                    "The switch is wifi_switch again; then I go home.",
+                    "tap(#{id: \"wifi_switch\"});\nwait_for(#{id: \"wifi_switch\", checked: false});\npress_key(\"home\");\n\
+                     complete(true, \"Wi-Fi is off\");",
+                ),
+                code("Done.", "complete(true, \"Wi-Fi is off\");"),
+            ],
+        ),
+        ("judge", vec![reply("VERIFIED\nWi-Fi is off; where it ends does not matter.")]),
+    ]);
+    let reviewed = ["--vision", "off", "--memory", memory, "--reflector-model", "judge"];
+    let result = run(&elsewhere, &sim.addr, &out, &reviewed, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    let asked = elsewhere.requests_for("judge");
+    assert_eq!(asked.len(), 1, "{}", stderr(&result));
+    let evidence = last_user_text(&asked[0]);
+    assert!(evidence.contains("Missing from this run: ending on com.android.settings/.Settings"), "{evidence}");
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    let note = summary["memory"].as_str().unwrap_or_default();
+    assert!(note.contains("the reviewer judged it did the task (Wi-Fi is off; where it ends"), "{note}");
+
     // A person may still accept a heal kept aside; an unknown one says how to list them.
     let (code_accepted, accepted, _) = memory_cli(&["accept", "1"]);
     assert_eq!((code_accepted, accepted.trim()), (Some(0), "experience 1 now has the steps of heal 1"));
     let (code_again, _, again) = memory_cli(&["accept", "1"]);
     assert!(code_again != Some(0) && again.contains("codeact memory show"), "{again}");
-    shell(&sim.addr, "simctl variant 0");
     let _ = std::fs::remove_dir_all(&out);
 }
 

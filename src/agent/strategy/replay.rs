@@ -11,7 +11,7 @@ use super::react::{self, Stop, steps_until_done};
 use crate::agent::outcome::Ending;
 use crate::agent::progress::{Progress, ProgressSink};
 use crate::agent::run::Run;
-use crate::agent::step::Replayed;
+use crate::agent::step::{CODE_FAILED, Replayed};
 use crate::memory::Experience;
 use crate::sandbox::Completion;
 use crate::trajectory::Event;
@@ -95,7 +95,9 @@ pub(in crate::agent) async fn run(
             Err(ending) => return ending,
         };
         run.event(&Event::Diverged { step: run.steps_taken(), of: index + 1, why: why.as_str().into() });
-        progress(Progress::Note { step: run.steps_taken(), text: &format!("step {} diverged: {why}", index + 1) });
+        // A step that failed has just printed its error: the note names it, once.
+        let said = if why.starts_with(CODE_FAILED) { "its code failed (the error above)" } else { why.as_str() };
+        progress(Progress::Note { step: run.steps_taken(), text: &format!("step {} diverged: {said}", index + 1) });
         let last = index + 1 == experience.steps.len();
         run.set_focus(Some(heal_focus(experience, index, &why, what)));
         // The next step's precondition checks an intermediate step's outcome; a
