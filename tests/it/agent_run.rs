@@ -206,26 +206,45 @@ fn turn_off_wifi_writes_a_run_directory_that_replays() {
         assert!(replay.status.success(), "{script}: {}", stderr(&replay));
         assert_eq!(state(&sim.addr)["settings"]["wifi"], false, "{script} reaches the same state");
     }
-    // The replays assert what the run left changed, before its completion: run on a
-    // phone where Wi-Fi is already off, the tap turns it on, and the replay fails.
-    assert!(
-        selectors.contains("assert_visible(#{id: \"wifi_switch\", checked: false});")
-            && selectors.contains("if phone_state.activity != \"com.android.settings.Settings\""),
-        "{selectors}"
-    );
-    let at = |what: &str| selectors.find(what).unwrap_or(usize::MAX);
-    assert!(at("assert_visible(#{id: \"wifi_switch\"") < at("complete(true"), "{selectors}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A replay asserts what its run left changed, so it cannot pass by accident: the
+/// model here never checks its tap, yet the exported scripts assert that the switch
+/// is off (after the step that flipped it) and that the run ended on Settings. Run
+/// on a phone where Wi-Fi is already off, the tap turns it on, and the replay fails.
+#[test]
+fn a_replay_asserts_what_its_run_left_changed() {
+    let sim = common::SimProcess::start(&[]);
+    let unchecked = "Thought: The Wi-Fi switch is element 6; I tap it.\n```rhai\ntap_by_index(6);\ncomplete(true, \"Wi-Fi is off\");\n```";
+    let again = "Thought: The switch is off.\n```rhai\ncomplete(true, \"Wi-Fi is off\");\n```";
+    let llm = ScriptedLlm::start(vec![reply(OPEN_SETTINGS), reply(unchecked), reply(again)]);
+    let out = scratch("effects-replay");
+    let result = run(&llm, &sim.addr, &out, &["--persona", "big_agent", "--vision", "off"], "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let dir = run_dir(&out);
+    let selectors = std::fs::read_to_string(dir.join("script.selectors.rhai")).expect("selectors script");
+    assert!(selectors.contains("tap(#{id: \"wifi_switch\"});\n// complete(true"), "{selectors}");
+    assert!(selectors.contains("assert_visible(#{id: \"wifi_switch\", checked: false});"), "{selectors}");
+    assert!(selectors.contains("if phone_state.activity != \"com.android.settings.Settings\""), "{selectors}");
     for script in ["script.rhai", "script.selectors.rhai"] {
-        assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+        // From the state the run started in, the replay passes.
+        shell(&sim.addr, "simctl reset");
         let replay = Command::new(env!("CARGO_BIN_EXE_codeact"))
-            .args(["exec", dir.join(script).to_str().unwrap_or_default(), "--device", &sim.addr, "--keep-state"])
+            .args(["exec", dir.join(script).to_str().unwrap_or_default(), "--device", &sim.addr])
+            .output()
+            .expect("codeact exec");
+        assert_eq!(replay.status.code(), Some(0), "{script}: {}", stderr(&replay));
+        assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+        // With Wi-Fi already off, the same taps turn it on: the replay fails.
+        let replay = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", dir.join(script).to_str().unwrap_or_default(), "--device", &sim.addr])
             .output()
             .expect("codeact exec");
         let err = stderr(&replay);
         assert_eq!(replay.status.code(), Some(1), "{script}: {err}");
-        assert!(err.contains("wifi_switch"), "{script}: {err}");
-        shell(&sim.addr, "simctl reset");
-        shell(&sim.addr, "svc wifi disable");
+        assert!(err.contains("assert_visible") && err.contains("wifi_switch"), "{script}: {err}");
+        assert_eq!(state(&sim.addr)["settings"]["wifi"], true, "{script}");
     }
     let _ = std::fs::remove_dir_all(&out);
 }
