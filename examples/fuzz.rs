@@ -17,7 +17,9 @@
 //! a literal), `memory-import` (the lines of a memory export file), `report-links`
 //! (run folders and links made from hostile file names: a link never leaves its
 //! folder nor becomes another scheme), `shell-input` (the input a shell command
-//! injects, as the sensitive-action gate reads it). Without coverage feedback it is
+//! injects, as the sensitive-action gate reads it), `uitest-layout` (HarmonyOS's
+//! `uitest dumpLayout` JSON parser), `wda-source` (the parser of WebDriverAgent's iOS
+//! page source). Without coverage feedback it is
 //! a plain mutation fuzzer: inputs whose outcome is new join the corpus.
 
 use std::collections::HashSet;
@@ -43,6 +45,8 @@ const TARGETS: &[&str] = &[
     "memory-import",
     "report-links",
     "shell-input",
+    "uitest-layout",
+    "wda-source",
 ];
 
 fn main() {
@@ -80,6 +84,8 @@ fn main() {
             "memory-import" => fuzz_memory_import(&mut rng, budget, &findings),
             "report-links" => fuzz_report_links(&mut rng, budget, &findings),
             "shell-input" => fuzz_shell_input(&mut rng, budget, &findings),
+            "uitest-layout" => fuzz_uitest_layout(&mut rng, budget, &findings),
+            "wda-source" => fuzz_wda_source(&mut rng, budget, &findings),
             _ => fuzz_extract(&mut rng, budget, &findings),
         };
         let panics = PANICS.load(Ordering::Relaxed) - before;
@@ -718,4 +724,61 @@ fn fuzz_shell_input(rng: &mut Rng, budget: Duration, findings: &std::path::Path)
             Err(e) => format!("err {}", e.0.split_whitespace().take(3).collect::<Vec<_>>().join(" ")),
         },
     )
+}
+
+fn fuzz_uitest_layout(rng: &mut Rng, budget: Duration, findings: &std::path::Path) -> Stats {
+    let corpus = vec![
+        br#"DumpLayout saved to:/data/local/tmp/l.json
+{"attributes":{"bounds":"[0,0][1260,2720]","type":""},"children":[{"attributes":{"bundleName":"com.example","bounds":"[0,123][1260,2720]","type":"root"},"children":[{"attributes":{"bounds":"[1080,250][1212,330]","checkable":"true","checked":"true","id":"wifi_switch","type":"Toggle","text":"WLAN"},"children":[]}]}]}"#
+            .to_vec(),
+    ];
+    let dict: &[&[u8]] = &[
+        b"{\"attributes\":{",
+        b"\"children\":[",
+        b"]}",
+        b"\"bounds\":\"[0,0][1,1]\",",
+        b"\"type\":\"TextInput\",",
+        b"\"checked\":\"true\",",
+        b"\\u0000",
+        b"\\ud800",
+        b"1e999",
+        b"[-2147483648,99999999999][",
+    ];
+    drive("uitest-layout", rng, budget, corpus, dict, findings, |input| {
+        match codeact::ui::parse_uitest(input, (1260, 2720)) {
+            Ok(tree) => format!("ok {}", tree.elements.len().min(64)),
+            Err(e) => format!("err {}", e.to_string().chars().take(40).collect::<String>()),
+        }
+    })
+}
+
+fn fuzz_wda_source(rng: &mut Rng, budget: Duration, findings: &std::path::Path) -> Stats {
+    let corpus = vec![
+        br#"<?xml version="1.0" encoding="UTF-8"?>
+<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Settings" label="Settings" enabled="true" visible="true" x="0" y="0" width="393" height="852" index="0" traits="" bundleId="com.apple.Preferences">
+  <XCUIElementTypeCell type="XCUIElementTypeCell" name="Wi-Fi" label="Wi-Fi" enabled="true" visible="true" x="16" y="123" width="361" height="52" index="0" traits="Button, Selected">
+    <XCUIElementTypeSwitch type="XCUIElementTypeSwitch" value="1" name="wifi_switch" label="Wi-Fi" enabled="true" visible="true" x="310" y="133" width="51" height="31" index="1" traits="Button"/>
+    <XCUIElementTypeTextField type="XCUIElementTypeTextField" value="Name" name="Name" label="" x="1" y="2" width="3" height="4" placeholderValue="Name"/>
+  </XCUIElementTypeCell>
+</XCUIElementTypeApplication>"#
+            .to_vec(),
+    ];
+    let dict: &[&[u8]] = &[
+        b"<XCUIElementTypeOther type=\"XCUIElementTypeOther\" ",
+        b"</XCUIElementTypeOther>",
+        b"x=\"1e308\" ",
+        b"width=\"-inf\" ",
+        b"value=\"1\" ",
+        b"traits=\"Selected\" ",
+        b"&amp;",
+        b"&#x1F600;",
+        b"<!DOCTYPE x [<!ENTITY a \"aaaa\">]>",
+        b"\xef\xbb\xbf",
+    ];
+    drive("wda-source", rng, budget, corpus, dict, findings, |input| {
+        match codeact::ui::parse_xcui(input, 3.0, (1179, 2556)) {
+            Ok(tree) => format!("ok {}", tree.elements.len().min(64)),
+            Err(e) => format!("err {}", e.to_string().chars().take(40).collect::<String>()),
+        }
+    })
 }

@@ -10,7 +10,7 @@ mod parse;
 pub mod screen_text;
 mod stable_hash;
 
-pub use parse::{ParseError, parse};
+pub use parse::{ParseError, parse, parse_uitest, parse_xcui};
 pub use stable_hash::{StableHasher, stable_hash};
 
 /// A rectangle in screen pixels, `[left,top][right,bottom]` as dumps print it.
@@ -65,7 +65,14 @@ pub struct Element {
     pub depth: usize,
     /// The `index` attribute: position among siblings as the device reported it.
     pub index: usize,
+    /// The Android widget class (`android.widget.Switch`); on HarmonyOS and iOS the
+    /// nearest Android class for the platform's own type, so that one selector means
+    /// the same on every platform.
     pub class: String,
+    /// The platform's own type when it is not Android's (`Toggle` on HarmonyOS,
+    /// `XCUIElementTypeSwitch` on iOS); a `class` selector matches it too.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub native_class: String,
     pub text: String,
     pub content_desc: String,
     pub resource_id: String,

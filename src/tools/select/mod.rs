@@ -40,16 +40,17 @@ pub struct Selector {
     pub shown: String,
 }
 
-/// The values of `e` a field matches against (an id and a class in full and short).
-fn field_values(field: Field, e: &Element) -> [&str; 2] {
+/// The values of `e` a field matches against (an id and a class in full and short,
+/// and a class also by the platform's own type name).
+fn field_values(field: Field, e: &Element) -> [&str; 3] {
     match field {
-        Field::Text => [&e.text, ""],
-        Field::Desc => [&e.content_desc, ""],
-        Field::Hint => [&e.hint, ""],
+        Field::Text => [&e.text, "", ""],
+        Field::Desc => [&e.content_desc, "", ""],
+        Field::Hint => [&e.hint, "", ""],
         // The short form is what `ui_state` shows as `id`.
-        Field::Id => [&e.resource_id, e.resource_id.rsplit('/').next().unwrap_or("")],
-        Field::Class => [&e.class, e.class.rsplit('.').next().unwrap_or("")],
-        Field::Package => [&e.package, ""],
+        Field::Id => [&e.resource_id, e.resource_id.rsplit('/').next().unwrap_or(""), ""],
+        Field::Class => [&e.class, e.class.rsplit('.').next().unwrap_or(""), &e.native_class],
+        Field::Package => [&e.package, "", ""],
     }
 }
 

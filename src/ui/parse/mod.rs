@@ -1,12 +1,17 @@
 //! From a platform's hierarchy dump to a [`UiTree`]: each format in its own file
-//! (`uiautomator.rs`: Android's `uiautomator dump` XML), then what every format
-//! shares ([`derive`]: centres, actions, visibility and signatures, computed once).
-//! Another platform's format is another file beside it. Nothing here talks to a
-//! device.
+//! (`uiautomator.rs`: Android's `uiautomator dump` XML; `uitest.rs`: HarmonyOS's
+//! `uitest dumpLayout` JSON; `xcui.rs`: the page source WebDriverAgent serves for
+//! iOS), then what every format shares ([`derive`]: centres, actions, visibility and
+//! signatures, computed once). Every format becomes the same elements with Android's
+//! classes, so a selector means the same on each. Nothing here talks to a device.
 
 mod uiautomator;
+mod uitest;
+mod xcui;
 
 pub use uiautomator::parse_uiautomator as parse;
+pub use uitest::parse_uitest;
+pub use xcui::parse_xcui;
 
 use super::stable_hash::StableHasher;
 use super::{Actions, Bounds, UiTree};
@@ -22,6 +27,14 @@ pub enum ParseError {
     Truncated { len: usize },
     #[error("the dump is not well-formed XML at line {line}, column {column}: {message}")]
     Xml { line: u32, column: u32, message: String },
+    #[error(
+        "no XCUIElementType element in the page source (it starts with {start:?}); this is not WebDriverAgent's /source"
+    )]
+    NotXcui { start: String },
+    #[error("no JSON layout in the output (it starts with {start:?}); this is not `uitest dumpLayout`")]
+    NotUitest { start: String },
+    #[error("the layout is not readable JSON at line {line}, column {column}: {message}")]
+    Json { line: usize, column: usize, message: String },
 }
 
 /// Centre, actions, visibility and signatures, computed once.

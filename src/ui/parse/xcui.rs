@@ -1,0 +1,211 @@
+//! Parses the page source WebDriverAgent serves for iOS (`GET /source`: XML whose
+//! tags are `XCUIElementType…` names, with `type, value, name, label, enabled,
+//! visible, accessible, x, y, width, height, index, placeholderValue, traits`) into
+//! the same [`UiTree`] Android's dump becomes, so that selectors, `ui_state` and the
+//! prompt's screen text mean the same on both:
+//!
+//! - coordinates are points; they are scaled to pixels (the screenshot's), as every
+//!   other part of the runtime counts;
+//! - each type gets the nearest Android class (`XCUIElementTypeSwitch` →
+//!   `android.widget.Switch`) and keeps its own name in `native_class`;
+//! - visible words go where Android puts them: a static text's, button's or cell's
+//!   label is its `text`, a switch's or an image's label its `content-desc`, a text
+//!   field's typed value its `text` (its placeholder, the value WDA reports for an
+//!   empty field, is its `hint`); an accessibility identifier distinct from the label
+//!   is its `resource-id`;
+//! - a switch's `value` "1" is checked; `Selected` among the traits is selected.
+//!
+//! What cannot be read gives a [`ParseError`], never a panic. Nothing here talks to
+//! a device.
+
+use super::{ParseError, derive};
+use crate::ui::{Bounds, Element, UiTree};
+
+/// The Android class nearest each XCUIElementType, and whether a tap is what it is for.
+fn android_class(native: &str) -> (&'static str, bool) {
+    let short = native.strip_prefix("XCUIElementType").unwrap_or(native);
+    match short {
+        "Button" | "Link" | "Key" | "MenuItem" | "Tab" | "SegmentedControl" => ("android.widget.Button", true),
+        "Cell" => ("android.widget.LinearLayout", true),
+        "StaticText" => ("android.widget.TextView", false),
+        "Switch" | "Toggle" => ("android.widget.Switch", true),
+        "CheckBox" => ("android.widget.CheckBox", true),
+        "TextField" | "SecureTextField" | "SearchField" | "TextView" => ("android.widget.EditText", true),
+        "Image" | "Icon" => ("android.widget.ImageView", false),
+        "Slider" | "Stepper" => ("android.widget.SeekBar", true),
+        "ProgressIndicator" | "ActivityIndicator" => ("android.widget.ProgressBar", false),
+        "Table" | "CollectionView" => ("androidx.recyclerview.widget.RecyclerView", false),
+        "ScrollView" => ("android.widget.ScrollView", false),
+        "WebView" => ("android.webkit.WebView", false),
+        "Picker" | "PickerWheel" | "DatePicker" => ("android.widget.NumberPicker", true),
+        "Application" | "Window" => ("android.widget.FrameLayout", false),
+        "Alert" | "Sheet" => ("android.widget.FrameLayout", false),
+        _ => ("android.view.ViewGroup", false),
+    }
+}
+
+/// Parses WDA's page source; `scale` is pixels per point (`/wda/screen`'s `scale`)
+/// and `screen` the screen in pixels.
+pub fn parse_xcui(bytes: &[u8], scale: f64, screen: (u32, u32)) -> Result<UiTree, ParseError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ParseError::Empty);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let start = text
+        .find("<XCUIElementType")
+        .ok_or_else(|| ParseError::NotXcui { start: text.trim_start().chars().take(60).collect() })?;
+    let doc = roxmltree::Document::parse(&text[start..]).map_err(|e| {
+        let pos = e.pos();
+        ParseError::Xml { line: pos.row, column: pos.col, message: e.to_string() }
+    })?;
+    let scale = if scale.is_finite() && scale > 0.0 { scale.min(16.0) } else { 1.0 };
+    let root = doc.root_element();
+    let package = root.attribute("bundleId").unwrap_or("").to_string();
+    let mut tree = UiTree { screen, ..Default::default() };
+    // Iterative pre-order walk: deep trees cannot overflow the stack.
+    let mut stack = vec![(root, None::<usize>, 0usize, 0usize)];
+    while let Some((node, parent, depth, sibling)) = stack.pop() {
+        let id = tree.elements.len();
+        tree.elements.push(element_from(node, id, parent, depth, sibling, scale, &package));
+        match parent.and_then(|p| tree.elements.get_mut(p)) {
+            Some(p) => p.children.push(id),
+            None => tree.roots.push(id),
+        }
+        let kids: Vec<_> = node.children().filter(|n| n.is_element()).collect();
+        for (sibling, child) in kids.into_iter().enumerate().rev() {
+            stack.push((child, Some(id), depth + 1, sibling));
+        }
+    }
+    derive(&mut tree);
+    Ok(tree)
+}
+
+/// A number of points as pixels (clamped: a hostile source cannot overflow).
+fn pixels(node: roxmltree::Node, name: &str, scale: f64) -> i32 {
+    let points = node.attribute(name).and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(0.0);
+    (points * scale).round().clamp(-1e9, 1e9) as i32
+}
+
+fn element_from(
+    node: roxmltree::Node,
+    id: usize,
+    parent: Option<usize>,
+    depth: usize,
+    sibling: usize,
+    scale: f64,
+    package: &str,
+) -> Element {
+    let attr = |name: &str| node.attribute(name).unwrap_or("");
+    let native = node.attribute("type").unwrap_or(node.tag_name().name()).to_string();
+    let short = native.strip_prefix("XCUIElementType").unwrap_or(&native);
+    let (class, tappable) = android_class(&native);
+    let (label, value, name) = (attr("label"), attr("value"), attr("name"));
+    let placeholder = attr("placeholderValue");
+    let traits: Vec<&str> = attr("traits").split(',').map(str::trim).collect();
+    let editable = class == "android.widget.EditText";
+    let switch = class == "android.widget.Switch" || class == "android.widget.CheckBox";
+    let (text, desc, hint) = match () {
+        // An empty field reports its placeholder as its value.
+        _ if editable => {
+            let typed = if value == placeholder { "" } else { value };
+            (typed, label, placeholder)
+        }
+        _ if switch || matches!(short, "Image" | "Icon" | "Slider" | "Other") => ("", label, ""),
+        _ if short == "StaticText" && label.is_empty() => (value, "", ""),
+        _ => (label, "", ""),
+    };
+    // `name` is the accessibility identifier when one is set, else the label again.
+    let resource_id = if name != label && !name.is_empty() { name } else { "" };
+    let (x, y) = (pixels(node, "x", scale), pixels(node, "y", scale));
+    let bounds = Bounds {
+        left: x,
+        top: y,
+        right: x.saturating_add(pixels(node, "width", scale)),
+        bottom: y.saturating_add(pixels(node, "height", scale)),
+    };
+    let enabled = attr("enabled") != "false";
+    Element {
+        id,
+        parent,
+        depth,
+        index: attr("index").parse().unwrap_or(sibling),
+        class: class.to_string(),
+        native_class: native.clone(),
+        text: text.to_string(),
+        content_desc: desc.to_string(),
+        resource_id: resource_id.to_string(),
+        package: package.to_string(),
+        hint: hint.to_string(),
+        bounds,
+        checkable: switch,
+        checked: switch && value == "1",
+        clickable: tappable || traits.contains(&"Button") || traits.contains(&"Link"),
+        enabled,
+        focusable: editable,
+        scrollable: matches!(short, "Table" | "CollectionView" | "ScrollView" | "WebView"),
+        password: short == "SecureTextField",
+        selected: traits.contains(&"Selected") || (short == "Button" && value == "1"),
+        visible_to_user: node.attribute("visible").map(|v| v == "true"),
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// WDA's format: a Settings Wi-Fi screen at scale 3 (393×852 pt).
+    pub(crate) const WIFI: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Settings" label="Settings" enabled="true" visible="true" accessible="false" x="0" y="0" width="393" height="852" index="0" traits="" processId="412" bundleId="com.apple.Preferences">
+  <XCUIElementTypeWindow type="XCUIElementTypeWindow" enabled="true" visible="true" accessible="false" x="0" y="0" width="393" height="852" index="0" traits="">
+    <XCUIElementTypeTable type="XCUIElementTypeTable" enabled="true" visible="true" accessible="false" x="0" y="103" width="393" height="749" index="0" traits="">
+      <XCUIElementTypeCell type="XCUIElementTypeCell" name="Wi-Fi" label="Wi-Fi" enabled="true" visible="true" accessible="false" x="16" y="123" width="361" height="52" index="0" traits="">
+        <XCUIElementTypeStaticText type="XCUIElementTypeStaticText" value="Wi-Fi" name="Wi-Fi" label="Wi-Fi" enabled="true" visible="true" accessible="false" x="32" y="138" width="44" height="22" index="0" traits="StaticText"/>
+        <XCUIElementTypeSwitch type="XCUIElementTypeSwitch" value="1" name="wifi_switch" label="Wi-Fi" enabled="true" visible="true" accessible="true" x="310" y="133" width="51" height="31" index="1" traits="Button"/>
+      </XCUIElementTypeCell>
+      <XCUIElementTypeCell type="XCUIElementTypeCell" name="HomeNet" label="HomeNet" enabled="true" visible="true" accessible="true" x="16" y="175" width="361" height="44" index="1" traits="Button, Selected"/>
+      <XCUIElementTypeTextField type="XCUIElementTypeTextField" value="Network Name" name="Name" label="Name" enabled="true" visible="true" accessible="true" x="110" y="240" width="267" height="44" index="2" placeholderValue="Network Name" traits=""/>
+      <XCUIElementTypeSecureTextField type="XCUIElementTypeSecureTextField" value="••••" name="Password" label="Password" enabled="true" visible="false" accessible="true" x="110" y="300" width="267" height="44" index="3" placeholderValue="Password" traits=""/>
+    </XCUIElementTypeTable>
+  </XCUIElementTypeWindow>
+</XCUIElementTypeApplication>
+"#;
+
+    #[test]
+    fn a_wda_source_reads_as_android_would_show_it() {
+        let tree = parse_xcui(WIFI.as_bytes(), 3.0, (1179, 2556)).unwrap();
+        let by = |native: &str, n: usize| tree.elements.iter().filter(|e| e.native_class.ends_with(native)).nth(n);
+        let switch = by("Switch", 0).unwrap();
+        assert_eq!((switch.class.as_str(), switch.checked, switch.checkable), ("android.widget.Switch", true, true));
+        assert_eq!((switch.content_desc.as_str(), switch.resource_id.as_str()), ("Wi-Fi", "wifi_switch"));
+        assert_eq!(switch.bounds, Bounds { left: 930, top: 399, right: 1083, bottom: 492 }, "points × 3");
+        assert_eq!(switch.package, "com.apple.Preferences");
+        let label = by("StaticText", 0).unwrap();
+        assert_eq!((label.text.as_str(), label.resource_id.as_str()), ("Wi-Fi", ""));
+        let joined = by("Cell", 1).unwrap();
+        assert!(joined.selected && joined.clickable, "{joined:?}");
+        let field = by("TextField", 0).unwrap();
+        assert_eq!((field.text.as_str(), field.hint.as_str()), ("", "Network Name"), "an empty field");
+        assert!(field.is_editable() && field.actions.set_text);
+        let secret = by("SecureTextField", 0).unwrap();
+        assert!(secret.password && !secret.visible, "{secret:?}");
+        // A selector written for Android finds the switch, and so does iOS's own name.
+        let sel = |s: &str| crate::tools::select::Selector::from_source(s).unwrap();
+        for s in
+            [r#"#{class: "Switch", checked: true}"#, r#"#{class: "XCUIElementTypeSwitch"}"#, r#"#{id: "wifi_switch"}"#]
+        {
+            assert_eq!(sel(s).find(&tree).map(|e| e.id), Some(switch.id), "{s}");
+        }
+    }
+
+    #[test]
+    fn what_is_not_a_source_says_so() {
+        assert!(matches!(parse_xcui(b"  ", 3.0, (0, 0)), Err(ParseError::Empty)));
+        assert!(matches!(parse_xcui(b"{\"value\": null}", 3.0, (0, 0)), Err(ParseError::NotXcui { .. })));
+        assert!(matches!(parse_xcui(b"<XCUIElementTypeApplication x=\"1\"", 3.0, (0, 0)), Err(ParseError::Xml { .. })));
+        // Absurd numbers stay in range.
+        let huge = r#"<XCUIElementTypeApplication type="XCUIElementTypeApplication" x="1e300" y="-1e300" width="NaN" height="inf"/>"#;
+        let tree = parse_xcui(huge.as_bytes(), f64::NAN, (0, 0)).unwrap();
+        assert_eq!(tree.elements.len(), 1);
+    }
+}
