@@ -14,9 +14,12 @@
 #   chromium   Debian package chromium: the report tests render report.html headless
 #   phoenix    Arize Phoenix from PyPI, in a venv of its own (python3-venv) under
 #              $CODEACT_TOOLS (default ~/.cache/codeact): the trace tests send to it
+#   wda        facebook-wda from PyPI, in a venv of its own there too: the client
+#              that drives the virtual phone's iOS (WebDriverAgent) door
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
 # already there is installed again. Tests find the programs the same way
-# (tests/it/common/programs.rs): $CODEACT_CHROMIUM / $CODEACT_PHOENIX, PATH, then
+# (tests/it/common/programs.rs): $CODEACT_CHROMIUM / $CODEACT_PHOENIX /
+# $CODEACT_WDA_PYTHON, PATH, then
 # the known places.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
         --install-only) install_only=true ;;
         --toolchain-only) toolchain_only=true ;;
         --) shift; cargo_args=("$@"); break ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "scripts/test.sh: unknown argument $1 (see scripts/test.sh --help)" >&2; exit 2 ;;
     esac
     shift
@@ -77,7 +80,10 @@ packages=()
 command -v adb >/dev/null || packages+=(adb)
 command -v script >/dev/null || packages+=(bsdutils)
 find_chromium || packages+=(chromium)
-if ! find_phoenix >/dev/null && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+needs_venv=false
+find_phoenix >/dev/null || needs_venv=true
+"${CODEACT_WDA_PYTHON:-$tools/wda/bin/python}" -c 'import wda' 2>/dev/null || needs_venv=true
+if $needs_venv && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     packages+=(python3-venv)
 fi
 if [ ${#packages[@]} -gt 0 ]; then
@@ -104,8 +110,18 @@ if ! phoenix=$(find_phoenix); then
 fi
 export CODEACT_PHOENIX=$phoenix
 
+wda_python=${CODEACT_WDA_PYTHON:-$tools/wda/bin/python}
+if ! "$wda_python" -c 'import wda' 2>/dev/null; then
+    echo "installing facebook-wda into $tools/wda (once)"
+    mkdir -p "$tools"
+    python3 -m venv "$tools/wda"
+    "$tools/wda/bin/pip" install -q facebook-wda==1.5.4
+    wda_python=$tools/wda/bin/python
+fi
+export CODEACT_WDA_PYTHON=$wda_python
+
 if $install_only; then
-    echo "ready: $(adb version | head -1); phoenix at $phoenix"
+    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python"
     exit 0
 fi
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use codeact_sim::{DEFAULT_PORT, SimConfig, VirtualDevice};
+use codeact_sim::{DEFAULT_PORT, Platform, SimConfig, VirtualDevice};
 
 /// Serve a virtual Android 14 phone over the ADB protocol on 127.0.0.1.
 ///
@@ -21,6 +21,14 @@ use codeact_sim::{DEFAULT_PORT, SimConfig, VirtualDevice};
 /// Apps (launcher, Settings, Contacts, Messages, Notes, Clock) are data files
 /// (crates/sim/data in the repository); `simctl help` lists the test hooks (state,
 /// reset, faults, slow UI).
+///
+/// With --platform ios the same world is served as a WebDriverAgent instead, as an
+/// iPhone's runner answers (points, XCUIElementType page source), for any WDA
+/// client:
+///
+///   codeact sim --platform ios --port 8100
+///   curl http://127.0.0.1:8100/status
+///   curl http://127.0.0.1:8100/source
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct SimArgs {
@@ -46,6 +54,17 @@ pub struct SimArgs {
     /// variant N` switches later). Replays and healing are measured on these.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=3))]
     variant: u32,
+    /// The front door: android (an adbd, for adb) or ios (a WebDriverAgent HTTP
+    /// server, for WDA clients).
+    #[arg(long, value_enum, default_value_t = SimPlatform::Android)]
+    platform: SimPlatform,
+}
+
+/// `--platform`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum SimPlatform {
+    Android,
+    Ios,
 }
 
 /// Why `--size` cannot be used.
@@ -84,6 +103,10 @@ impl SimArgs {
             density: self.density,
             world: self.world,
             variant: self.variant,
+            platform: match self.platform {
+                SimPlatform::Android => Platform::Android,
+                SimPlatform::Ios => Platform::Ios,
+            },
             ..SimConfig::default()
         };
         let phone = VirtualDevice::start_at(config, SocketAddr::from(([127, 0, 0, 1], port))).with_context(|| {
@@ -92,12 +115,19 @@ impl SimArgs {
         let addr = phone.addr();
         // A closed stdout (a parent that stopped reading) must not stop the device.
         let mut out = std::io::stdout();
-        let _ = writeln!(
-            out,
-            "Virtual Android device listening on {addr} ({width}x{height} @ {}dpi)\n  adb connect {addr}\n  \
-             adb -s {addr} shell simctl state\nCtrl-C to stop.",
-            self.density
-        );
+        let _ = match self.platform {
+            SimPlatform::Android => writeln!(
+                out,
+                "Virtual Android device listening on {addr} ({width}x{height} @ {}dpi)\n  adb connect {addr}\n  \
+                 adb -s {addr} shell simctl state\nCtrl-C to stop.",
+                self.density
+            ),
+            SimPlatform::Ios => writeln!(
+                out,
+                "Virtual iPhone (WebDriverAgent) listening on http://{addr} ({width}x{height} pixels)\n  \
+                 curl http://{addr}/status\n  curl http://{addr}/source\nCtrl-C to stop."
+            ),
+        };
         let _ = out.flush();
         if super::interrupt::wait_for_ctrl_c()? {
             let _ = writeln!(out, "stopped");

@@ -22,3 +22,4 @@ mod strategies;
 mod traces;
 mod ui_fixtures;
 mod untrusted;
+mod wda_door;

@@ -23,6 +23,20 @@ pub struct SimConfig {
     /// The apps' layout variant (0: as written; 1 reorders items, 2 also renames
     /// ids, 3 also adds a one-time dialog): what an app update changes.
     pub variant: u32,
+    /// Which platform's front door it opens: Android's adbd (the default), or iOS's
+    /// WebDriverAgent HTTP server.
+    pub platform: Platform,
+}
+
+/// The platform a virtual phone is reached as: the same world behind each door.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Platform {
+    /// An adbd: the stock `adb`, adb_client and codeact's ADB client drive it.
+    #[default]
+    Android,
+    /// A WebDriverAgent HTTP server: WDA clients (`facebook-wda`, Appium's XCUITest
+    /// driver, codeact's `--device ios:URL`) drive it.
+    Ios,
 }
 
 impl Default for SimConfig {
@@ -36,6 +50,7 @@ impl Default for SimConfig {
             model: "CodeAct_Virtual_Phone".into(),
             world: None,
             variant: 0,
+            platform: Platform::Android,
         }
     }
 }

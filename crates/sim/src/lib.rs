@@ -10,7 +10,8 @@
 //!
 //! Inside: `adb/` speaks the wire protocol, `shell/` runs command lines, `commands/`
 //! are the Android tools, `world/` is the app model (from the data files in `data/`),
-//! `keyboard` is the on-screen keyboard's geometry, `render/` draws the screen.
+//! `keyboard` is the on-screen keyboard's geometry, `render/` draws the screen,
+//! `wda/` is the iOS front door (the same world as a WebDriverAgent HTTP server).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -22,6 +23,7 @@ mod keyboard;
 mod render;
 mod screen;
 mod shell;
+mod wda;
 mod world;
 
 use std::net::SocketAddr;
@@ -29,7 +31,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-pub use config::SimConfig;
+pub use config::{Platform, SimConfig};
 use device::SimDevice;
 pub use world::{MAX_VARIANT, SpecError};
 
@@ -64,9 +66,22 @@ fn build_device(config: SimConfig) -> Result<Arc<SimDevice>, SimError> {
 /// Serves a phone described by `config` on `listener` until the task is dropped,
 /// each connection on its own task. Errors only when the world cannot be loaded.
 pub async fn serve(listener: TcpListener, config: SimConfig) -> Result<(), SimError> {
+    let platform = config.platform;
     let device = build_device(config)?;
-    accept_forever(listener, device).await;
+    open_door(listener, device, platform).await;
     Ok(())
+}
+
+/// Serves `device` on `listener` as `platform` does, until the task is dropped.
+async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: Platform) {
+    match platform {
+        Platform::Android => accept_forever(listener, device).await,
+        Platform::Ios => {
+            if let Err(e) = axum::serve(listener, wda::router(device)).await {
+                tracing::warn!("the WebDriverAgent door stopped: {e}");
+            }
+        }
+    }
 }
 
 async fn accept_forever(listener: TcpListener, device: Arc<SimDevice>) {
@@ -99,6 +114,7 @@ impl VirtualDevice {
 
     /// Starts a phone listening on `addr` (port 0 picks a free one).
     pub fn start_at(config: SimConfig, addr: SocketAddr) -> Result<Self, SimError> {
+        let platform = config.platform;
         let device = build_device(config)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -116,7 +132,7 @@ impl VirtualDevice {
             let _entered = runtime.enter();
             TcpListener::from_std(std_listener).map_err(bind_err)?
         };
-        runtime.spawn(accept_forever(listener, device));
+        runtime.spawn(open_door(listener, device, platform));
         Ok(Self { addr, runtime: Some(runtime) })
     }
 

@@ -38,6 +38,10 @@ fn android_class(native: &str) -> &'static str {
     }
 }
 
+/// A node still to read: it, its parent, its depth, its place among its siblings,
+/// and its window's bundle.
+type Pending<'a> = (&'a Map<String, Value>, Option<usize>, usize, usize, String);
+
 /// Parses `uitest dumpLayout`'s JSON (or the command's output that ends in it);
 /// `screen` is the screen in pixels.
 pub fn parse_uitest(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseError> {
@@ -59,7 +63,7 @@ pub fn parse_uitest(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseErr
     let mut tree = UiTree { screen, ..Default::default() };
     // The root only merges the windows' bounds: each window is a root of its own.
     let windows = children(root);
-    let mut stack: Vec<(&Map<String, Value>, Option<usize>, usize, usize, String)> = Vec::new();
+    let mut stack: Vec<Pending> = Vec::new();
     let top: Vec<&Map<String, Value>> =
         if attrs(root).is_some_and(|a| text_of(a, "type").is_empty()) { windows } else { vec![root] };
     for (sibling, window) in top.into_iter().enumerate().rev() {

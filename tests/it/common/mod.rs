@@ -39,8 +39,10 @@ impl SimProcess {
         reader.read_line(&mut first).expect("read the sim's first line");
         // Keep draining what the sim prints, as a terminal would.
         std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+        // `127.0.0.1:PORT`, or `http://127.0.0.1:PORT` for the iOS door.
         let addr = first
             .split_whitespace()
+            .map(|w| w.trim_start_matches("http://"))
             .find(|w| w.starts_with("127.0.0.1:"))
             .unwrap_or_else(|| panic!("no address in {first:?}"))
             .to_string();

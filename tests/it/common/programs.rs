@@ -1,5 +1,5 @@
 //! The programs the tests run beside codeact, found one way: an explicit variable
-//! (`CODEACT_CHROMIUM`, `CODEACT_PHOENIX`), then PATH, then the places the usual
+//! (`CODEACT_CHROMIUM`, `CODEACT_PHOENIX`, `CODEACT_WDA_PYTHON`), then PATH, then the places the usual
 //! installs put them (`scripts/test.sh` installs what is missing). A program that is
 //! nowhere fails the test with the command that installs it, never a bare panic.
 
@@ -52,6 +52,19 @@ pub fn phoenix() -> PathBuf {
             "the trace tests need Arize Phoenix, found neither in $CODEACT_PHOENIX, on PATH nor in {places:?}: \
              {INSTALL_ALL}, or python3 -m venv {venv} && {venv}/bin/pip install arize-phoenix",
             venv = tools_dir().join("phoenix").display()
+        )
+    })
+}
+
+/// A Python with the `facebook-wda` package: the independent WebDriverAgent client
+/// the iOS door is tested with.
+pub fn wda_python() -> PathBuf {
+    let places = [tools_dir().join("wda/bin/python")];
+    find("CODEACT_WDA_PYTHON", &[], &places).unwrap_or_else(|| {
+        panic!(
+            "the iOS door tests need Python with facebook-wda, found neither in $CODEACT_WDA_PYTHON nor in {places:?}: \
+             {INSTALL_ALL}, or python3 -m venv {venv} && {venv}/bin/pip install facebook-wda==1.5.4",
+            venv = tools_dir().join("wda").display()
         )
     })
 }

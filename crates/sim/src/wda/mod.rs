@@ -1,0 +1,418 @@
+//! The virtual phone's iOS front door: the same world served as a WebDriverAgent
+//! (WDA) HTTP server on loopback, as `appium/WebDriverAgent` 16 answers: every reply
+//! `{"value": …, "sessionId": <the active session or null>}`, errors as
+//! `{"value": {"error", "message", "traceback"}}` with WDA's status codes (404
+//! `unknown command`, 404 `invalid session id`, 400 `invalid argument`), one active
+//! session at a time, routes under `/session/:id/…` and (where WDA has them) without,
+//! a trailing `/` ignored (the `facebook-wda` client sends one). Coordinates are
+//! points (pixels ÷ [`source::scale`]); the screenshot is pixels.
+//!
+//! Routes: `/status`, `/session` (POST, GET, DELETE), `/source`, `/window/size`,
+//! `/wda/screen`, `/screenshot`, `/wda/tap` (and the older `/wda/tap/0`),
+//! `/wda/doubleTap`, `/wda/touchAndHold`, `/wda/dragfromtoforduration`, `/wda/keys`,
+//! `/wda/homescreen`, `/wda/pressButton`, `/wda/apps/launch|activate|terminate|state`,
+//! `/wda/activeAppInfo`, `/url`, `/wda/keyboard/dismiss`, `/wda/locked`,
+//! `/wda/unlock`, `/wda/healthcheck`, `/orientation`, `/wda/device/info`,
+//! `/alert/text`. Learned from WDA's public source (`Commands/*.m`, `Routing/*.m`);
+//! no code copied. Not here: the XML (`source.rs`).
+
+pub(crate) mod source;
+
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::device::SimDevice;
+use adb_wire::keycodes;
+
+/// The door's state: the phone, and the active session.
+#[derive(Clone)]
+pub(crate) struct Door {
+    device: Arc<SimDevice>,
+    session: Arc<Mutex<Option<String>>>,
+}
+
+/// The longest gesture a request may ask for: it never holds the door longer.
+const MAX_GESTURE_MS: f64 = 10_000.0;
+
+/// A WDA error: its W3C code (which sets the status) and message.
+struct WdaError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+fn error(status: StatusCode, code: &'static str, message: impl Into<String>) -> WdaError {
+    WdaError { status, code, message: message.into() }
+}
+
+fn invalid(message: impl Into<String>) -> WdaError {
+    error(StatusCode::BAD_REQUEST, "invalid argument", message)
+}
+
+type Reply = Result<Value, WdaError>;
+
+/// The router: every request goes through [`handle`].
+pub(crate) fn router(device: Arc<SimDevice>) -> axum::Router {
+    let door = Door { device, session: Arc::new(Mutex::new(None)) };
+    axum::Router::new().fallback(handle).with_state(door)
+}
+
+async fn handle(State(door): State<Door>, method: Method, uri: Uri, body: Bytes) -> Response {
+    let path = uri.path().trim_end_matches('/').to_string();
+    let query = uri.query().unwrap_or("").to_string();
+    let door2 = door.clone();
+    // World calls are quick, but gestures sleep for their duration.
+    let reply = tokio::task::spawn_blocking(move || door2.route(&method, &path, &query, &body)).await;
+    let reply = reply.unwrap_or_else(|e| Err(error(StatusCode::INTERNAL_SERVER_ERROR, "unknown error", e.to_string())));
+    let session = door.active();
+    let (status, value) = match reply {
+        Ok(value) => (StatusCode::OK, value),
+        Err(e) => (e.status, json!({"error": e.code, "message": e.message, "traceback": ""})),
+    };
+    let body = json!({"value": value, "sessionId": session});
+    let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+    (status, [(header::CONTENT_TYPE, "application/json;charset=UTF-8")], text).into_response()
+}
+
+/// A number field of a JSON body.
+fn number(body: &Value, key: &str) -> Result<f64, WdaError> {
+    body.get(key)
+        .and_then(Value::as_f64)
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| invalid(format!("'{key}' is required")))
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Door {
+    fn active(&self) -> Option<String> {
+        lock(&self.session).clone()
+    }
+
+    fn scale(&self) -> f64 {
+        f64::from(source::scale(&self.device.world().screen()))
+    }
+
+    /// A point in points as a pixel of the screen (clamped: no overflow).
+    fn pixel(&self, x: f64, y: f64) -> (i32, i32) {
+        let s = self.scale();
+        ((x * s).round().clamp(-1e6, 1e6) as i32, (y * s).round().clamp(-1e6, 1e6) as i32)
+    }
+
+    fn route(&self, method: &Method, path: &str, query: &str, body: &[u8]) -> Reply {
+        let body: Value = serde_json::from_slice(body).unwrap_or(Value::Object(Default::default()));
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        // `/session/:id/rest` is the session-scoped form of `/rest`.
+        let (scoped, rest): (bool, Vec<&str>) = match parts.as_slice() {
+            ["session", id, rest @ ..] if !rest.is_empty() => {
+                if self.active().as_deref() != Some(*id) {
+                    return Err(error(StatusCode::NOT_FOUND, "invalid session id", "Session does not exist"));
+                }
+                (true, rest.to_vec())
+            }
+            _ => (false, parts.clone()),
+        };
+        let unknown = || {
+            error(
+                StatusCode::NOT_FOUND,
+                "unknown command",
+                format!("Unhandled endpoint: {path} with parameters {body}"),
+            )
+        };
+        match (method.as_str(), rest.as_slice()) {
+            ("GET", ["status"]) if !scoped => Ok(self.status()),
+            ("POST", ["session"]) if !scoped => self.new_session(&body),
+            ("GET", ["session", id]) => self.session_info(id),
+            ("DELETE", ["session", id]) => self.end_session(id),
+            ("GET", ["source"]) => self.source(query),
+            ("GET", ["window", "size"]) => Ok(self.window_size()),
+            ("GET", ["wda", "screen"]) => Ok(self.screen_info()),
+            ("GET", ["screenshot"]) => self.screenshot(),
+            ("POST", ["wda", "tap"]) | ("POST", ["wda", "tap", _]) => self.tap(&body, 1),
+            ("POST", ["wda", "doubleTap"]) => self.tap(&body, 2),
+            ("POST", ["wda", "touchAndHold"]) => self.touch_and_hold(&body),
+            ("POST", ["wda", "dragfromtoforduration"]) => self.drag(&body),
+            ("POST", ["wda", "keys"]) => self.keys(&body),
+            ("POST", ["wda", "homescreen"]) if !scoped => self.home(),
+            ("POST", ["wda", "pressButton"]) => self.press_button(&body),
+            ("POST", ["wda", "apps", "launch" | "activate"]) => self.launch(&body),
+            ("POST", ["wda", "apps", "terminate"]) => self.terminate(&body),
+            ("POST", ["wda", "apps", "state"]) => self.app_state(&body),
+            ("GET", ["wda", "activeAppInfo"]) => Ok(self.active_app()),
+            ("POST", ["url"]) => self.open_url(&body),
+            ("POST", ["wda", "keyboard", "dismiss"]) => self.dismiss_keyboard(),
+            ("GET", ["wda", "locked"]) => Ok(Value::Bool(false)),
+            ("POST", ["wda", "unlock" | "lock"]) | ("GET", ["wda", "healthcheck"]) => Ok(Value::Null),
+            ("GET", ["orientation"]) => Ok(json!("PORTRAIT")),
+            ("GET", ["wda", "device", "info"]) => Ok(self.device_info()),
+            ("GET", ["alert", "text"]) => Err(error(
+                StatusCode::NOT_FOUND,
+                "no such alert",
+                "An attempt was made to operate on a modal dialog when one was not open",
+            )),
+            _ => Err(unknown()),
+        }
+    }
+
+    fn status(&self) -> Value {
+        json!({
+            "ready": true,
+            "message": "WebDriverAgent is ready to accept commands",
+            "state": "success",
+            "os": {"name": "iOS", "version": "17.4", "sdkVersion": "17.4", "testmanagerdVersion": 65535},
+            "ios": {"ip": null},
+            "build": {"time": "Nov 26 2026 00:00:00", "productBundleIdentifier": "com.facebook.WebDriverAgentRunner", "version": "16.7.0"},
+            "device": "iphone",
+        })
+    }
+
+    fn new_session(&self, body: &Value) -> Reply {
+        let caps = body.get("capabilities").ok_or_else(|| {
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "session not created",
+                "'capabilities' is mandatory to create a new session",
+            )
+        })?;
+        let bundle = caps.pointer("/alwaysMatch/bundleId").and_then(Value::as_str);
+        if let Some(bundle) = bundle {
+            self.launch(&json!({"bundleId": bundle}))
+                .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, "session not created", e.message))?;
+        }
+        let id = session_id();
+        *lock(&self.session) = Some(id.clone());
+        Ok(json!({"sessionId": id, "capabilities": {"device": "iphone", "sdkVersion": "17.4"}}))
+    }
+
+    fn session_info(&self, id: &str) -> Reply {
+        match self.active() {
+            Some(active) if active == id => {
+                Ok(json!({"sessionId": id, "capabilities": {"device": "iphone", "sdkVersion": "17.4"}}))
+            }
+            _ => Err(error(StatusCode::NOT_FOUND, "invalid session id", "Session does not exist")),
+        }
+    }
+
+    fn end_session(&self, id: &str) -> Reply {
+        let mut session = lock(&self.session);
+        if session.as_deref() != Some(id) {
+            return Err(error(StatusCode::NOT_FOUND, "invalid session id", "Session does not exist"));
+        }
+        *session = None;
+        Ok(Value::Null)
+    }
+
+    fn source(&self, query: &str) -> Reply {
+        if query.split('&').any(|p| p.starts_with("format=") && p != "format=xml") {
+            return Err(invalid("only format=xml is served by the virtual phone"));
+        }
+        let world = self.device.world();
+        let package = world.foreground_package();
+        let name = world.top().map(|(app, _, _)| app.label.clone()).unwrap_or_default();
+        Ok(Value::String(source::to_xml(&world.screen(), &package, &name)))
+    }
+
+    fn window_size(&self) -> Value {
+        let screen = self.device.world().screen();
+        let s = source::scale(&screen);
+        json!({"width": screen.width / s, "height": screen.height / s})
+    }
+
+    fn screen_info(&self) -> Value {
+        let screen = self.device.world().screen();
+        let s = source::scale(&screen);
+        json!({
+            "screenSize": {"width": screen.width / s, "height": screen.height / s},
+            "statusBarSize": {"width": screen.width / s, "height": screen.dp(24.0).max(0) as u32 / s},
+            "scale": s,
+        })
+    }
+
+    fn screenshot(&self) -> Reply {
+        let png = crate::render::encode_png(&self.device.frame())
+            .map_err(|e| error(StatusCode::INTERNAL_SERVER_ERROR, "unable to capture screen", e.to_string()))?;
+        Ok(Value::String(base64::Engine::encode(&base64::engine::general_purpose::STANDARD, png)))
+    }
+
+    fn tap(&self, body: &Value, times: usize) -> Reply {
+        let (x, y) = self.pixel(number(body, "x")?, number(body, "y")?);
+        for _ in 0..times {
+            self.device.world().tap(x, y);
+        }
+        Ok(Value::Null)
+    }
+
+    fn touch_and_hold(&self, body: &Value) -> Reply {
+        let (x, y) = self.pixel(number(body, "x")?, number(body, "y")?);
+        let ms = (number(body, "duration").unwrap_or(1.0) * 1000.0).clamp(0.0, MAX_GESTURE_MS) as u64;
+        self.gesture((x, y), (x, y), ms);
+        Ok(Value::Null)
+    }
+
+    fn drag(&self, body: &Value) -> Reply {
+        let from = self.pixel(number(body, "fromX")?, number(body, "fromY")?);
+        let to = self.pixel(number(body, "toX")?, number(body, "toY")?);
+        // WDA's `duration` is how long the finger rests before it moves; the move
+        // itself takes about a quarter of a second.
+        let hold = (number(body, "duration").unwrap_or(0.0) * 1000.0).clamp(0.0, MAX_GESTURE_MS) as u64;
+        self.gesture(from, to, hold + 250);
+        Ok(Value::Null)
+    }
+
+    /// A finger down at `from` (on what is there now), up at `to` after `ms`; the
+    /// world is not held while the finger rests.
+    fn gesture(&self, from: (i32, i32), to: (i32, i32), ms: u64) {
+        let down = self.device.world().touch_down_at(from.0, from.1);
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        self.device.world().swipe_from(down, from, to, ms);
+    }
+
+    fn keys(&self, body: &Value) -> Reply {
+        let text: String = match body.get("value") {
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            Some(Value::String(s)) => s.clone(),
+            _ => return Err(invalid("'value' is required")),
+        };
+        let mut world = self.device.world();
+        if world.focus.is_none() {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                "invalid element state",
+                "The on-screen keyboard must be present to send keys",
+            ));
+        }
+        // A newline is the return key; a backspace deletes.
+        let mut run = String::new();
+        for c in text.chars() {
+            let key = match c {
+                '\n' | '\r' => Some(keycodes::ENTER),
+                '\u{8}' | '\u{7f}' => Some(keycodes::DEL),
+                _ => None,
+            };
+            match key {
+                Some(code) => {
+                    world.type_text(&std::mem::take(&mut run));
+                    world.key(code);
+                }
+                None => run.push(c),
+            }
+        }
+        world.type_text(&run);
+        Ok(Value::Null)
+    }
+
+    fn home(&self) -> Reply {
+        self.device.world().go_home();
+        Ok(Value::Null)
+    }
+
+    fn press_button(&self, body: &Value) -> Reply {
+        match body.get("name").and_then(Value::as_str) {
+            Some("home") => self.home(),
+            Some("volumeUp" | "volumeDown" | "action") => Ok(Value::Null),
+            Some(other) => Err(invalid(format!(
+                "The button '{other}' is unknown. Only the following button names are supported: home, volumeUp, volumeDown"
+            ))),
+            None => Err(invalid("'name' is required")),
+        }
+    }
+
+    fn bundle(body: &Value) -> Result<&str, WdaError> {
+        body.get("bundleId").and_then(Value::as_str).ok_or_else(|| invalid("'bundleId' is required"))
+    }
+
+    fn launch(&self, body: &Value) -> Reply {
+        let bundle = Self::bundle(body)?;
+        let mut world = self.device.world();
+        let app = world.catalog.app_index(bundle).ok_or_else(|| {
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "unknown error",
+                format!("Application '{bundle}' is not installed on the device"),
+            )
+        })?;
+        if !world.launch(app) {
+            return Err(error(StatusCode::INTERNAL_SERVER_ERROR, "unknown error", format!("Cannot launch '{bundle}'")));
+        }
+        Ok(Value::Null)
+    }
+
+    fn terminate(&self, body: &Value) -> Reply {
+        let bundle = Self::bundle(body)?;
+        let mut world = self.device.world();
+        let Some(app) = world.catalog.app_index(bundle) else { return Ok(Value::Bool(false)) };
+        let running = world.tasks.iter().any(|t| t.app == app);
+        world.force_stop(app);
+        Ok(Value::Bool(running))
+    }
+
+    fn app_state(&self, body: &Value) -> Reply {
+        let bundle = Self::bundle(body)?;
+        let world = self.device.world();
+        let Some(app) = world.catalog.app_index(bundle) else { return Ok(json!(1)) };
+        let state = match (world.top_app() == Some(app), world.tasks.iter().any(|t| t.app == app)) {
+            (true, _) => 4,
+            (false, true) => 2,
+            (false, false) => 1,
+        };
+        Ok(json!(state))
+    }
+
+    fn active_app(&self) -> Value {
+        let world = self.device.world();
+        let package = world.foreground_package();
+        let name = world.top().map(|(app, _, _)| app.label.clone()).unwrap_or_default();
+        json!({"pid": 400 + package.len(), "bundleId": package, "name": name, "processArguments": {"args": [], "env": {}}})
+    }
+
+    fn open_url(&self, body: &Value) -> Reply {
+        let url = body.get("url").and_then(Value::as_str).ok_or_else(|| invalid("URL is required"))?;
+        let mut world = self.device.world();
+        let (app, activity, param) = world
+            .catalog
+            .link_for(url)
+            .ok_or_else(|| error(StatusCode::INTERNAL_SERVER_ERROR, "unknown error", format!("No app opens {url}")))?;
+        world.start_activity(app, &activity, param);
+        Ok(Value::Null)
+    }
+
+    fn dismiss_keyboard(&self) -> Reply {
+        let mut world = self.device.world();
+        if !world.keyboard_shown {
+            return Err(error(StatusCode::BAD_REQUEST, "invalid element state", "The keyboard is not present"));
+        }
+        world.key(keycodes::BACK);
+        Ok(Value::Null)
+    }
+
+    fn device_info(&self) -> Value {
+        json!({
+            "currentLocale": "en_US", "timeZone": "UTC", "name": self.device.config().model,
+            "model": "iPhone", "uuid": self.device.config().serial, "userInterfaceIdiom": 0,
+            "userInterfaceStyle": "light", "isSimulator": true, "thermalState": 0,
+        })
+    }
+}
+
+/// A new session id, upper-case like WDA's UUIDs.
+fn session_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    format!(
+        "{:08X}-{:04X}-4{:03X}-A{:03X}-{:012X}",
+        (t >> 32) as u32,
+        (t >> 16) as u16,
+        n & 0xfff,
+        (t & 0xfff) as u16,
+        n
+    )
+}

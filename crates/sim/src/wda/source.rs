@@ -1,0 +1,157 @@
+//! Writes a [`Screen`] as the page source WebDriverAgent serves for iOS (`GET
+//! /source`): libxml2's formatting (declaration, two-space indentation, empty
+//! elements self-closed), each tag its `XCUIElementType…` name, attributes in WDA's
+//! order (`type, value, name, label, enabled, visible, accessible, x, y, width,
+//! height, index, placeholderValue, traits`), coordinates in points, the root
+//! `XCUIElementTypeApplication` naming the app's `bundleId`.
+//!
+//! How each Android view becomes an iOS element, as WDA would show the nearest
+//! UIKit control: a switch's `value` is "1" or "0"; a text field's `value` is its
+//! text, or its placeholder when empty (as WDA reports an empty field); a clickable
+//! text or image is a Button, a clickable row a Cell; `name` is the accessibility
+//! identifier (the view id), else the label. Learned from appium/WebDriverAgent's
+//! `FBXPath.m` and `XCUIElement+FBWebDriverAttributes.m` (public source); no code
+//! copied.
+
+use crate::screen::{Node, Role, Screen};
+
+/// Points per pixel: iOS coordinates are points, the screenshot is pixels.
+pub(crate) fn scale(screen: &Screen) -> u32 {
+    (screen.density as f32 / 160.0).round().clamp(1.0, 4.0) as u32
+}
+
+/// The XCUIElementType a view shows as.
+fn xcui_type(node: &Node) -> &'static str {
+    let short = node.class.rsplit('.').next().unwrap_or("");
+    match (&node.role, short) {
+        (Role::Keyboard, _) => "XCUIElementTypeKeyboard",
+        (Role::Switch, _) => "XCUIElementTypeSwitch",
+        (_, "Switch" | "CheckBox" | "ToggleButton") => "XCUIElementTypeSwitch",
+        (_, "EditText" | "AutoCompleteTextView") if node.password => "XCUIElementTypeSecureTextField",
+        (_, "EditText" | "AutoCompleteTextView") => "XCUIElementTypeTextField",
+        (_, "Button" | "ImageButton") => "XCUIElementTypeButton",
+        (_, "TextView") if node.clickable => "XCUIElementTypeButton",
+        (_, "TextView") => "XCUIElementTypeStaticText",
+        (_, "ImageView") if node.clickable => "XCUIElementTypeButton",
+        (_, "ImageView") => "XCUIElementTypeImage",
+        (_, "RecyclerView" | "ListView" | "GridView") => "XCUIElementTypeTable",
+        (_, "ScrollView" | "HorizontalScrollView" | "NestedScrollView") => "XCUIElementTypeScrollView",
+        (_, "SeekBar") => "XCUIElementTypeSlider",
+        (_, "ProgressBar") => "XCUIElementTypeProgressIndicator",
+        _ if node.clickable => "XCUIElementTypeCell",
+        _ => "XCUIElementTypeOther",
+    }
+}
+
+/// The page source of `screen`, with `package` (the app in front) as its bundle id
+/// and `name` as its label.
+pub(crate) fn to_xml(screen: &Screen, package: &str, name: &str) -> String {
+    let scale = scale(screen) as i32;
+    let (w, h) = (screen.width as i32 / scale, screen.height as i32 / scale);
+    let mut out = String::with_capacity(16 * 1024);
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str("<XCUIElementTypeApplication type=\"XCUIElementTypeApplication\"");
+    attr(&mut out, "name", name);
+    attr(&mut out, "label", name);
+    out.push_str(&format!(
+        " enabled=\"true\" visible=\"true\" accessible=\"false\" x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" index=\"0\" traits=\"\""
+    ));
+    attr(&mut out, "processId", &format!("{}", 400 + package.len()));
+    attr(&mut out, "bundleId", package);
+    out.push_str(">\n");
+    let windows = screen.windows.iter().filter(|w| w.role != Role::Scrim);
+    for (index, window) in windows.enumerate() {
+        let tag = if window.role == Role::Keyboard { "XCUIElementTypeKeyboard" } else { "XCUIElementTypeWindow" };
+        write_node(&mut out, window, Some(tag), index, 1, scale);
+    }
+    out.push_str("</XCUIElementTypeApplication>\n");
+    out
+}
+
+fn write_node(out: &mut String, node: &Node, tag: Option<&'static str>, index: usize, depth: usize, scale: i32) {
+    let tag = tag.unwrap_or_else(|| xcui_type(node));
+    let indent = "  ".repeat(depth);
+    out.push_str(&indent);
+    out.push('<');
+    out.push_str(tag);
+    attr(out, "type", tag);
+    let field = matches!(tag, "XCUIElementTypeTextField" | "XCUIElementTypeSecureTextField");
+    let label = if node.text.is_empty() || field { &node.content_desc } else { &node.text };
+    let value = match tag {
+        "XCUIElementTypeSwitch" => (if node.checked { "1" } else { "0" }).to_string(),
+        _ if field && node.text.is_empty() => node.hint.clone(),
+        "XCUIElementTypeSecureTextField" => "•".repeat(node.text.chars().count()),
+        _ if field => node.text.clone(),
+        "XCUIElementTypeStaticText" => node.text.clone(),
+        _ => String::new(),
+    };
+    let id = node.resource_id.rsplit('/').next().unwrap_or("");
+    let name = if id.is_empty() { label.as_str() } else { id };
+    for (key, text) in [("value", value.as_str()), ("name", name), ("label", label.as_str())] {
+        if !text.is_empty() {
+            attr(out, key, text);
+        }
+    }
+    let b = node.bounds;
+    let (x, y) = (b.left.div_euclid(scale), b.top.div_euclid(scale));
+    let (right, bottom) = ((b.right + scale - 1).div_euclid(scale), (b.bottom + scale - 1).div_euclid(scale));
+    out.push_str(&format!(
+        " enabled=\"{}\" visible=\"{}\" accessible=\"{}\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" index=\"{index}\"",
+        node.enabled,
+        !b.is_empty(),
+        node.clickable || !label.is_empty(),
+        right - x,
+        bottom - y
+    ));
+    if field {
+        attr(out, "placeholderValue", &node.hint);
+    }
+    let mut traits: Vec<&str> = Vec::new();
+    if node.clickable && tag != "XCUIElementTypeCell" {
+        traits.push("Button");
+    }
+    if tag == "XCUIElementTypeStaticText" {
+        traits.push("StaticText");
+    }
+    if node.selected {
+        traits.push("Selected");
+    }
+    if !node.enabled {
+        traits.push("NotEnabled");
+    }
+    attr(out, "traits", &traits.join(", "));
+    let children: Vec<&Node> = node.children.iter().filter(|c| c.role != Role::Scrim).collect();
+    if children.is_empty() {
+        out.push_str("/>\n");
+        return;
+    }
+    out.push_str(">\n");
+    for (i, child) in children.into_iter().enumerate() {
+        write_node(out, child, None, i, depth + 1, scale);
+    }
+    out.push_str(&indent);
+    out.push_str("</");
+    out.push_str(tag);
+    out.push_str(">\n");
+}
+
+/// ` name="value"`, escaped as libxml2 escapes attribute values.
+fn attr(out: &mut String, name: &str, value: &str) {
+    out.push(' ');
+    out.push_str(name);
+    out.push_str("=\"");
+    for c in value.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
