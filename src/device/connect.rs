@@ -1,7 +1,9 @@
 //! Choosing and opening a device from `--device`: `sim` (an in-process virtual
-//! device, with the `sim` feature), `HOST:PORT` (direct TCP), a serial (through the
-//! adb server, which `ANDROID_ADB_SERVER_ADDRESS`/`ANDROID_ADB_SERVER_PORT` locate),
-//! or nothing (`ANDROID_SERIAL`, else the one device attached).
+//! device, with the `sim` feature; `sim:ios` the same phone through its iOS door),
+//! `ios:http://HOST:PORT` (an iPhone's WebDriverAgent), `HOST:PORT` (direct TCP), a
+//! serial (through the adb server, which `ANDROID_ADB_SERVER_ADDRESS` /
+//! `ANDROID_ADB_SERVER_PORT` locate), or nothing (`ANDROID_SERIAL`, else the one
+//! device attached).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -13,6 +15,10 @@ use super::{AdbDevice, Device, DeviceError};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeviceSpec {
     Sim,
+    /// The virtual phone through its iOS (WebDriverAgent) door.
+    SimIos,
+    /// An iPhone's WebDriverAgent at this URL.
+    Ios(String),
     Direct(String),
     Serial(String),
     /// `ANDROID_SERIAL`, else the only attached device.
@@ -23,10 +29,22 @@ impl DeviceSpec {
     pub fn parse(arg: Option<&str>) -> Self {
         match arg.map(str::trim) {
             None | Some("") => Self::Auto,
-            Some("sim") => Self::Sim,
+            Some("sim") | Some("sim:android") => Self::Sim,
+            Some("sim:ios") => Self::SimIos,
+            Some(a) if a.starts_with("ios:") => Self::Ios(ios_url(&a["ios:".len()..])),
             Some(a) if a.parse::<SocketAddr>().is_ok() || looks_like_host_port(a) => Self::Direct(a.to_string()),
             Some(a) => Self::Serial(a.to_string()),
         }
+    }
+}
+
+/// `http://HOST:PORT` for `ios:URL`: a bare `HOST:PORT` gets `http://`, nothing
+/// after `ios:` is WDA's usual local port.
+fn ios_url(rest: &str) -> String {
+    match rest.trim() {
+        "" => "http://127.0.0.1:8100".to_string(),
+        r if r.starts_with("http://") || r.starts_with("https://") => r.to_string(),
+        r => format!("http://{r}"),
     }
 }
 
@@ -55,25 +73,36 @@ pub fn list_devices(timeout: Duration) -> Result<Vec<ListedDevice>, DeviceError>
 /// Opens the device `spec` names, with `timeout` for every operation.
 pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
     match spec {
-        DeviceSpec::Sim => open_sim(timeout),
+        DeviceSpec::Sim => open_sim(timeout, false),
+        DeviceSpec::SimIos => open_sim(timeout, true),
+        DeviceSpec::Ios(url) => Ok(Box::new(super::IosDevice::connect(url, timeout)?)),
         other => Ok(Box::new(open_adb(other, timeout)?)),
     }
 }
 
 #[cfg(feature = "sim")]
-fn open_sim(timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
-    Ok(Box::new(super::sim::InProcessSim::start(timeout)?))
+fn open_sim(timeout: Duration, ios: bool) -> Result<Box<dyn Device>, DeviceError> {
+    if ios {
+        return Ok(Box::new(super::sim::start_ios(timeout)?));
+    }
+    Ok(Box::new(super::sim::start_android(timeout)?))
 }
 
 #[cfg(not(feature = "sim"))]
-fn open_sim(_timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
+fn open_sim(_timeout: Duration, _ios: bool) -> Result<Box<dyn Device>, DeviceError> {
     Err(DeviceError::NoSim)
 }
 
 /// A phone over ADB: straight to its adbd, or through the adb server.
 pub fn open_adb(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, DeviceError> {
     match spec {
-        DeviceSpec::Sim => Err(DeviceError::NoSim),
+        DeviceSpec::Sim | DeviceSpec::SimIos => Err(DeviceError::NoSim),
+        DeviceSpec::Ios(url) => Err(DeviceError::NotOnPlatform {
+            device: url.clone(),
+            what: "ADB".into(),
+            platform: "iOS",
+            instead: "drive it with --device ios:URL".into(),
+        }),
         DeviceSpec::Direct(addr) => AdbDevice::direct(addr, timeout).or_else(|direct_err| {
             // A phone on `adb tcpip` wants authorization, which the adb server holds:
             // if the server knows this address as a device, go through it.
@@ -123,6 +152,9 @@ mod tests {
     fn parses_device_specs() {
         assert_eq!(DeviceSpec::parse(None), DeviceSpec::Auto);
         assert_eq!(DeviceSpec::parse(Some("sim")), DeviceSpec::Sim);
+        assert_eq!(DeviceSpec::parse(Some("sim:ios")), DeviceSpec::SimIos);
+        assert_eq!(DeviceSpec::parse(Some("ios:127.0.0.1:8100")), DeviceSpec::Ios("http://127.0.0.1:8100".into()));
+        assert_eq!(DeviceSpec::parse(Some("ios:")), DeviceSpec::Ios("http://127.0.0.1:8100".into()));
         assert_eq!(DeviceSpec::parse(Some("127.0.0.1:15037")), DeviceSpec::Direct("127.0.0.1:15037".into()));
         assert_eq!(DeviceSpec::parse(Some("localhost:5555")), DeviceSpec::Direct("localhost:5555".into()));
         assert_eq!(DeviceSpec::parse(Some("emulator-5554")), DeviceSpec::Serial("emulator-5554".into()));

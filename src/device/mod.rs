@@ -1,14 +1,17 @@
 //! The one interface through which the runtime acts on a phone: the blocking
 //! [`Device`] trait, what an observation holds, and the typed errors every operation
 //! returns. `adb/` implements it for Android over ADB (on our client in
-//! `adb/transport/`); `connect.rs` chooses and opens a device from `--device`; with
-//! the `sim` feature, `sim.rs` starts the virtual phone in-process and reaches it
-//! over the same ADB path. Another platform is another folder beside `adb/`.
+//! `adb/transport/`), `ios/` for iOS over WebDriverAgent's HTTP API; `connect.rs`
+//! chooses and opens a device from `--device`; with the `sim` feature, `sim.rs`
+//! starts the virtual phone in-process and reaches it through the door of the
+//! platform asked for (ADB, or WDA for `sim:ios`). Another platform is another
+//! folder beside them.
 //!
 //! This module knows nothing of Rhai, prompts or the agent loop.
 
 pub mod adb;
 pub mod connect;
+pub mod ios;
 mod observation;
 #[cfg(feature = "sim")]
 mod sim;
@@ -18,6 +21,7 @@ use std::time::Duration;
 pub use adb::AdbDevice;
 pub use adb::transport::{ShellOutput, TransportError};
 pub use connect::{DeviceSpec, open};
+pub use ios::IosDevice;
 pub use observation::{Observation, PhoneState};
 
 /// Why a device operation failed: always names the device (and the operation), and
@@ -58,6 +62,21 @@ pub enum DeviceError {
     InvalidName { device: String, name: String, what: &'static str },
     #[error("unknown key {0:?}; use back, home, enter, delete, tab, space, a KEYCODE_* name or a number")]
     UnknownKey(String),
+    /// WebDriverAgent answered with an error (its W3C code and message).
+    #[error("{device}: {op} failed: WebDriverAgent says {error}: {message}")]
+    Wda { device: String, op: String, error: String, message: String },
+    #[error(
+        "{device}: {op}: WebDriverAgent does not answer; is it running and forwarded (iproxy 8100 8100), or try `codeact sim --platform ios`"
+    )]
+    Http {
+        device: String,
+        op: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    /// What the platform cannot do (iOS has no shell, no Back key...).
+    #[error("{device}: {what} is not possible on {platform}; {instead}")]
+    NotOnPlatform { device: String, what: String, platform: &'static str, instead: String },
     #[error("{device}: the hierarchy dump could not be read")]
     Ui {
         device: String,

@@ -56,6 +56,10 @@ impl Observation {
     /// `com.android.settings/.Settings`: the screen as errors name it.
     pub fn screen_name(&self) -> String {
         let p = &self.phone;
-        format!("{}/{}", p.package, p.activity.strip_prefix(p.package.as_str()).unwrap_or(&p.activity))
+        match p.activity.strip_prefix(p.package.as_str()).unwrap_or(&p.activity) {
+            // A platform without activities (iOS): the app names the screen.
+            "" => p.package.clone(),
+            short => format!("{}/{short}", p.package),
+        }
     }
 }

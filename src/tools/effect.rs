@@ -132,7 +132,10 @@ pub fn describe_printed(
     let mut parts: Vec<String> = Vec::new();
     let state = |c: bool| if c { "checked" } else { "unchecked" };
     let (b, a) = (&before.phone, &after.phone);
-    if (&b.package, &b.activity) != (&a.package, &a.activity) && !a.activity.is_empty() {
+    if (&b.package, &b.activity) != (&a.package, &a.activity) && a.activity.is_empty() && !a.package.is_empty() {
+        // A platform without activities (iOS): another app in front.
+        parts.push(format!("opened {}", a.package));
+    } else if (&b.package, &b.activity) != (&a.package, &a.activity) && !a.activity.is_empty() {
         if b.package == a.package {
             parts.push(format!("opened {}", short_activity(&a.package, &a.activity)));
         } else {

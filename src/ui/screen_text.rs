@@ -31,7 +31,9 @@ pub fn screen_text(tree: &UiTree, package: &str, activity: &str, keyboard: bool)
     let mut out = String::with_capacity(64 * tree.len().min(400));
     let short_activity = activity.strip_prefix(package).unwrap_or(activity);
     let focused = tree.elements.iter().rfind(|e| e.focused && e.actions.set_text);
-    let _ = write!(out, "app {package}/{short_activity}; keyboard {}", if keyboard { "shown" } else { "hidden" });
+    // iOS and HarmonyOS screens have no activity: the app alone names them.
+    let screen = if short_activity.is_empty() { package.to_string() } else { format!("{package}/{short_activity}") };
+    let _ = write!(out, "app {screen}; keyboard {}", if keyboard { "shown" } else { "hidden" });
     if let Some(f) = focused {
         let _ = write!(out, "; focus {:?}", if f.text.is_empty() { &f.hint } else { &f.text });
     }

@@ -58,10 +58,11 @@ fn repl_output(input: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-#[test]
-fn shipped_scripts_pass_and_change_the_world() {
-    type Check = fn(&serde_json::Value) -> bool;
-    let cases: [(&str, Check); 6] = [
+type Check = fn(&serde_json::Value) -> bool;
+
+/// The bundled scripts, each with what the world must show after it.
+fn shipped_scripts() -> [(&'static str, Check); 6] {
+    [
         ("scripts/find_contact.rhai", |s| s["activity"] == "com.android.contacts.activities.ContactDetail"),
         ("scripts/dismiss_permission_dialog.rhai", |s| {
             s["dialog"].is_null() && s["values"]["perm.messaging_notifications"] == true
@@ -80,14 +81,45 @@ fn shipped_scripts_pass_and_change_the_world() {
                 .as_array()
                 .is_some_and(|a| a.iter().any(|a| a["hour"] == 7 && a["minute"] == 30 && a["enabled"] == true))
         }),
-    ];
-    for (script, check) in cases {
+    ]
+}
+
+#[test]
+fn shipped_scripts_pass_and_change_the_world() {
+    for (script, check) in shipped_scripts() {
         let sim = common::SimProcess::start(&[]);
         let out = exec(&sim.addr, script);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{script} failed: {stderr}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("completed:"), "{script}");
         assert!(check(&state(&sim.addr)), "{script}: the world does not show it");
+    }
+}
+
+/// The same scripts, unchanged, on the virtual phone reached as an iPhone (its
+/// WebDriverAgent door, `--device ios:URL`): the same world changes the same way,
+/// read through the door's own test hook.
+#[test]
+fn shipped_scripts_pass_unchanged_on_the_virtual_iphone() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    for (script, check) in shipped_scripts() {
+        let sim = common::SimProcess::start(&["--platform", "ios"]);
+        let url = format!("http://{}", sim.addr);
+        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", script, "--device", &format!("ios:{url}")])
+            .output()
+            .expect("codeact exec");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{script} failed on iOS: {stderr}");
+        let state: serde_json::Value = reqwest::blocking::Client::new()
+            .post(format!("{url}/codeact/simctl"))
+            .body(r#"{"args": "state"}"#)
+            .send()
+            .and_then(|r| r.json())
+            .expect("the state through the door");
+        let state: serde_json::Value =
+            serde_json::from_str(state["value"]["stdout"].as_str().unwrap_or_default()).expect("state JSON");
+        assert!(check(&state), "{script}: the world does not show it: {state}");
     }
 }
 

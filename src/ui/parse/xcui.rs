@@ -8,8 +8,9 @@
 //!   other part of the runtime counts;
 //! - each type gets the nearest Android class (`XCUIElementTypeSwitch` →
 //!   `android.widget.Switch`) and keeps its own name in `native_class`;
-//! - visible words go where Android puts them: a static text's, button's or cell's
-//!   label is its `text`, a switch's or an image's label its `content-desc`, a text
+//! - visible words go where Android puts them: a static text's or cell's label is
+//!   its `text`, a switch's or an image's label its `content-desc`, a button's both
+//!   (iOS does not say whether it is a title or an icon's name), a text
 //!   field's typed value its `text` (its placeholder, the value WDA reports for an
 //!   empty field, is its `hint`); an accessibility identifier distinct from the label
 //!   is its `resource-id`;
@@ -111,7 +112,12 @@ fn element_from(
             (typed, label, placeholder)
         }
         _ if switch || matches!(short, "Image" | "Icon" | "Slider" | "Other") => ("", label, ""),
+        // The app's and a window's label name the app, which the phone line shows.
+        _ if matches!(short, "Application" | "Window") => ("", "", ""),
         _ if short == "StaticText" && label.is_empty() => (value, "", ""),
+        // A button's label is its title or, for an icon, what it is called: iOS does
+        // not say which, so it is both (a script may look for either).
+        _ if matches!(short, "Button" | "Link") => (label, label, ""),
         _ => (label, "", ""),
     };
     // `name` is the accessibility identifier when one is set, else the label again.

@@ -13,7 +13,9 @@
 //! `/wda/homescreen`, `/wda/pressButton`, `/wda/apps/launch|activate|terminate|state`,
 //! `/wda/activeAppInfo`, `/url`, `/wda/keyboard/dismiss`, `/wda/locked`,
 //! `/wda/unlock`, `/wda/healthcheck`, `/orientation`, `/wda/device/info`,
-//! `/alert/text`. Learned from WDA's public source (`Commands/*.m`, `Routing/*.m`);
+//! `/element/active` and its `/element/:id/rect` (what has focus), `/alert/text`; a
+//! drag from the left edge goes back, as iOS's edge swipe does; and the virtual
+//! phone's own test hooks at `POST /codeact/simctl` (`{"args": "state"}`). Learned from WDA's public source (`Commands/*.m`, `Routing/*.m`);
 //! no code copied. Not here: the XML (`source.rs`).
 
 pub(crate) mod source;
@@ -35,6 +37,9 @@ pub(crate) struct Door {
     device: Arc<SimDevice>,
     session: Arc<Mutex<Option<String>>>,
 }
+
+/// How close to the left edge (in points) a drag must start to go back.
+const EDGE_POINTS: f64 = 8.0;
 
 /// The longest gesture a request may ask for: it never holds the door longer.
 const MAX_GESTURE_MS: f64 = 10_000.0;
@@ -152,6 +157,9 @@ impl Door {
             ("POST", ["wda", "unlock" | "lock"]) | ("GET", ["wda", "healthcheck"]) => Ok(Value::Null),
             ("GET", ["orientation"]) => Ok(json!("PORTRAIT")),
             ("GET", ["wda", "device", "info"]) => Ok(self.device_info()),
+            ("GET", ["element", "active"]) => self.active_element(),
+            ("GET", ["element", id, "rect"]) => element_rect(id),
+            ("POST", ["codeact", "simctl"]) if !scoped => self.simctl(&body),
             ("GET", ["alert", "text"]) => Err(error(
                 StatusCode::NOT_FOUND,
                 "no such alert",
@@ -262,6 +270,13 @@ impl Door {
         // WDA's `duration` is how long the finger rests before it moves; the move
         // itself takes about a quarter of a second.
         let hold = (number(body, "duration").unwrap_or(0.0) * 1000.0).clamp(0.0, MAX_GESTURE_MS) as u64;
+        // A drag from the left edge to the right is iOS's way back (the interactive
+        // pop gesture of a navigation controller).
+        let width = self.device.world().screen().width as i32;
+        if number(body, "fromX")? <= EDGE_POINTS && to.0 - from.0 > width / 4 {
+            self.device.world().back();
+            return Ok(Value::Null);
+        }
         self.gesture(from, to, hold + 250);
         Ok(Value::Null)
     }
@@ -392,12 +407,59 @@ impl Door {
         Ok(Value::Null)
     }
 
+    /// The focused element (W3C `GET /element/active`), as WDA answers: an element
+    /// reference. Its id is its frame in points, so the door keeps no element table.
+    fn active_element(&self) -> Reply {
+        let screen = self.device.world().screen();
+        let scale = source::scale(&screen) as i32;
+        fn find(node: &crate::screen::Node) -> Option<&crate::screen::Node> {
+            if node.focused {
+                return Some(node);
+            }
+            node.children.iter().find_map(find)
+        }
+        let node = screen
+            .windows
+            .iter()
+            .find_map(find)
+            .ok_or_else(|| error(StatusCode::NOT_FOUND, "no such element", "No element has focus"))?;
+        let b = node.bounds;
+        let id = format!("rect-{}-{}-{}-{}", b.left / scale, b.top / scale, b.width() / scale, b.height() / scale);
+        Ok(json!({"ELEMENT": id, "element-6066-11e4-a52e-4f735466cecf": id}))
+    }
+
+    /// The virtual phone's own test hooks (`simctl`, as `adb shell simctl` runs them
+    /// on the Android door): one `simctl` command line, nothing else.
+    fn simctl(&self, body: &Value) -> Reply {
+        let args = body.get("args").and_then(Value::as_str).ok_or_else(|| invalid("'args' is required"))?;
+        if args.contains([';', '|', '&', '`', '$', '\n', '<', '>']) {
+            return Err(invalid("one simctl command line, without shell operators"));
+        }
+        match self.device.run_line(&format!("simctl {args}"), None) {
+            crate::device::LineOutcome::Done(out) => Ok(json!({
+                "stdout": String::from_utf8_lossy(&out.stdout),
+                "stderr": String::from_utf8_lossy(&out.stderr),
+                "code": out.code,
+            })),
+            _ => Err(error(StatusCode::INTERNAL_SERVER_ERROR, "unknown error", "simctl did not answer")),
+        }
+    }
+
     fn device_info(&self) -> Value {
         json!({
             "currentLocale": "en_US", "timeZone": "UTC", "name": self.device.config().model,
             "model": "iPhone", "uuid": self.device.config().serial, "userInterfaceIdiom": 0,
             "userInterfaceStyle": "light", "isSimulator": true, "thermalState": 0,
         })
+    }
+}
+
+/// `GET /element/:id/rect` of an element [`Door::active_element`] named.
+fn element_rect(id: &str) -> Reply {
+    let nums: Vec<i64> = id.strip_prefix("rect-").unwrap_or("").split('-').filter_map(|n| n.parse().ok()).collect();
+    match nums.as_slice() {
+        [x, y, width, height] => Ok(json!({"x": x, "y": y, "width": width, "height": height})),
+        _ => Err(error(StatusCode::NOT_FOUND, "stale element reference", format!("The element '{id}' does not exist"))),
     }
 }
 

@@ -8,8 +8,9 @@
 //! How each Android view becomes an iOS element, as WDA would show the nearest
 //! UIKit control: a switch's `value` is "1" or "0"; a text field's `value` is its
 //! text, or its placeholder when empty (as WDA reports an empty field); a clickable
-//! text or image is a Button, a clickable row a Cell; `name` is the accessibility
-//! identifier (the view id), else the label. Learned from appium/WebDriverAgent's
+//! text or image is a Button, a clickable row a Cell; the `label` is the
+//! accessibility label (Android's content-desc) when there is one, else the text, as
+//! UIKit's is; `name` is the accessibility identifier (the view id), else the label. Learned from appium/WebDriverAgent's
 //! `FBXPath.m` and `XCUIElement+FBWebDriverAttributes.m` (public source); no code
 //! copied.
 
@@ -18,6 +19,14 @@ use crate::screen::{Node, Role, Screen};
 /// Points per pixel: iOS coordinates are points, the screenshot is pixels.
 pub(crate) fn scale(screen: &Screen) -> u32 {
     (screen.density as f32 / 160.0).round().clamp(1.0, 4.0) as u32
+}
+
+/// Whether a window is the on-screen keyboard (any input method's).
+fn is_keyboard(window: &Node) -> bool {
+    window.role == Role::Keyboard
+        || window.hook == Some(crate::screen::Hook::Keyboard)
+        || window.package == "com.android.adbkeyboard"
+        || window.package.contains("inputmethod")
 }
 
 /// The XCUIElementType a view shows as.
@@ -61,8 +70,20 @@ pub(crate) fn to_xml(screen: &Screen, package: &str, name: &str) -> String {
     out.push_str(">\n");
     let windows = screen.windows.iter().filter(|w| w.role != Role::Scrim);
     for (index, window) in windows.enumerate() {
-        let tag = if window.role == Role::Keyboard { "XCUIElementTypeKeyboard" } else { "XCUIElementTypeWindow" };
-        write_node(&mut out, window, Some(tag), index, 1, scale);
+        if is_keyboard(window) {
+            // iOS's own keyboard, whichever input method the Android side runs; its
+            // keys are not elements a script taps.
+            let b = window.bounds;
+            out.push_str(&format!(
+                "  <XCUIElementTypeKeyboard type=\"XCUIElementTypeKeyboard\" enabled=\"true\" visible=\"true\" accessible=\"false\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" index=\"{index}\" traits=\"\"/>\n",
+                b.left / scale,
+                b.top / scale,
+                b.width() / scale,
+                b.height() / scale
+            ));
+            continue;
+        }
+        write_node(&mut out, window, Some("XCUIElementTypeWindow"), index, 1, scale);
     }
     out.push_str("</XCUIElementTypeApplication>\n");
     out
@@ -76,7 +97,9 @@ fn write_node(out: &mut String, node: &Node, tag: Option<&'static str>, index: u
     out.push_str(tag);
     attr(out, "type", tag);
     let field = matches!(tag, "XCUIElementTypeTextField" | "XCUIElementTypeSecureTextField");
-    let label = if node.text.is_empty() || field { &node.content_desc } else { &node.text };
+    // UIKit's label is the accessibility label when one is set (Android's
+    // content-desc), else the title or text.
+    let label = if !node.content_desc.is_empty() || field { &node.content_desc } else { &node.text };
     let value = match tag {
         "XCUIElementTypeSwitch" => (if node.checked { "1" } else { "0" }).to_string(),
         _ if field && node.text.is_empty() => node.hint.clone(),
