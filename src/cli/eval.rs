@@ -74,6 +74,10 @@ pub struct EvalArgs {
     /// Virtual phones working at once (one thread each).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(super) parallel: u32,
+    /// The platform the virtual phones are reached as: android (over ADB) or ios
+    /// (through their WebDriverAgent door, by codeact's iOS backend).
+    #[arg(long, value_enum, default_value_t = EvalPlatform::Android)]
+    platform: EvalPlatform,
     /// Run one shard of the suite, I/N with I from 0 (e.g. a Kubernetes Indexed Job's
     /// $JOB_COMPLETION_INDEX/N): instance k of the plan runs on shard k mod N.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -180,7 +184,15 @@ impl EvalArgs {
             codeact::errln!("results: {}", out_dir.join("results.json").display());
             return Ok(ExitCode::SUCCESS);
         }
-        let tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
+        let mut tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
+        if self.platform == EvalPlatform::Ios {
+            let (android_only, rest): (Vec<_>, Vec<_>) = tasks.into_iter().partition(|t| t.android_only.is_some());
+            for t in &android_only {
+                codeact::errln!("left out on iOS: {} ({})", t.id, clean(t.android_only.as_deref().unwrap_or("")));
+            }
+            anyhow::ensure!(!rest.is_empty(), "every template chosen runs on Android only; choose others with --tasks");
+            tasks = rest;
+        }
         if self.list {
             for t in &tasks {
                 codeact::outln!("{:<34} {:<10} {:<9} {}", t.id, t.apps[0], t.kind.as_str(), clean(&t.goal));
@@ -261,7 +273,7 @@ impl EvalArgs {
             },
         };
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
-        let open_session = session_factory(&settings, self.session.person(false)?);
+        let open_session = session_factory(&settings, self.session.person(false)?, self.platform);
         let progress = |p: SuiteProgress| match p {
             SuiteProgress::Planned { templates, instances, phones } => codeact::errln!(
                 "codeact eval: {templates} templates, {instances} instances, agent {agent_name}, seed {}, {phones} phone{}; results in {}",
@@ -336,7 +348,7 @@ impl EvalArgs {
             }),
         };
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
-        let open_session = session_factory(&settings, self.session.person(false)?);
+        let open_session = session_factory(&settings, self.session.person(false)?, self.platform);
         let mut progress = |p: SurvivalProgress| match p {
             SurvivalProgress::Recording { templates } => codeact::errln!(
                 "codeact eval --survival: recording {templates} operation templates (seed {}) in {}",
@@ -375,6 +387,23 @@ impl EvalArgs {
     }
 }
 
+/// `--platform`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum EvalPlatform {
+    Android,
+    Ios,
+}
+
+impl EvalPlatform {
+    /// The `--device` of a virtual phone reached as this platform.
+    fn device(self) -> &'static str {
+        match self {
+            EvalPlatform::Android => "sim",
+            EvalPlatform::Ios => "sim:ios",
+        }
+    }
+}
+
 /// The suite always runs on virtual phones.
 fn on_the_virtual_phone() -> DeviceArgs {
     DeviceArgs { device: Some("sim".into()), timeout: None }
@@ -385,9 +414,10 @@ fn on_the_virtual_phone() -> DeviceArgs {
 fn session_factory(
     settings: &Settings,
     person: Option<codeact::human::Human>,
+    platform: EvalPlatform,
 ) -> impl Fn() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + '_ {
     move || {
-        let device = codeact::device::open(&DeviceSpec::parse(Some("sim")), settings.device_timeout)?;
+        let device = codeact::device::open(&DeviceSpec::parse(Some(platform.device())), settings.device_timeout)?;
         let mut session = Session::new(device, settings)?;
         session.set_human(person.clone());
         Ok(session)

@@ -74,6 +74,28 @@ fn the_oracle_solves_every_template_and_no_judge_passes_the_start() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// The suite on the virtual phones reached as iPhones (their WebDriverAgent door,
+/// codeact's iOS backend): the oracle solves every template iOS can run, and the
+/// ones it cannot are left out by name, with why.
+#[test]
+fn the_oracle_solves_every_template_ios_can_run() {
+    let out = scratch("oracle-ios");
+    let run = eval(&["--agent", "oracle", "--platform", "ios", "--parallel", "2"], &out);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let all = results(&out)["results"].as_array().cloned().unwrap_or_default();
+    assert!(all.len() >= 60, "{} templates ran", all.len());
+    for x in &all {
+        assert_eq!(x["score"], 1.0, "{}: {}", x["task"], x["error"]);
+    }
+    assert!(
+        stderr.contains("left out on iOS: files_delete (its set-up and check reach the files through a shell"),
+        "{stderr}"
+    );
+    assert!(!all.iter().any(|x| x["task"] == "files_delete"), "an Android-only template is not run");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn the_same_seed_gives_the_same_instances_and_another_seed_others() {
     let pick = ["--agent", "oracle", "--tasks", "contacts_*,notes_delete,clock_alarm_create", "--instances", "2"];

@@ -79,3 +79,131 @@ fn hostile_requests_get_wdas_errors_and_the_door_keeps_serving() {
     let (status, _) = send(Method::GET, "/status", "");
     assert_eq!(status, 200, "still serving");
 }
+
+/// How the hostile WebDriverAgent misbehaves.
+#[derive(Clone, Copy, Debug)]
+enum Hostile {
+    /// Reads the request and never answers.
+    Hangs,
+    /// Sends half a status line and closes.
+    ClosesMidReply,
+    /// 200 with a body that is not JSON.
+    GarbageJson,
+    /// 401 with a plain-text body.
+    Unauthorized,
+    /// 500 in WDA's error envelope.
+    WdaError,
+    /// Announces 4 GiB and streams zeros.
+    Huge,
+    /// Answers the connection's requests, then serves page source that is not XML.
+    GarbageSource,
+}
+
+/// A loopback server that answers WDA's connect requests well (for
+/// `GarbageSource`) or misbehaves from the first request on.
+fn hostile_wda(mode: Hostile) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut first = String::new();
+                let _ = reader.read_line(&mut first);
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0u8; length.min(1 << 20)];
+                let _ = std::io::Read::read_exact(&mut reader, &mut body);
+                let mut stream = stream;
+                let reply = |stream: &mut std::net::TcpStream, status: &str, body: &str| {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                };
+                let path = first.split_whitespace().nth(1).unwrap_or("").to_string();
+                let good = |path: &str| match path {
+                    "/status" => Some(r#"{"value": {"ready": true}, "sessionId": null}"#.to_string()),
+                    "/session" => Some(r#"{"value": {"sessionId": "S1"}, "sessionId": "S1"}"#.to_string()),
+                    "/wda/screen" => Some(r#"{"value": {"scale": 3}, "sessionId": "S1"}"#.to_string()),
+                    "/window/size" => {
+                        Some(r#"{"value": {"width": 360, "height": 800}, "sessionId": "S1"}"#.to_string())
+                    }
+                    _ => None,
+                };
+                match mode {
+                    Hostile::Hangs => std::thread::sleep(std::time::Duration::from_secs(60)),
+                    Hostile::ClosesMidReply => {
+                        let _ = stream.write_all(b"HTTP/1.1 200 O");
+                    }
+                    Hostile::GarbageJson => reply(&mut stream, "200 OK", "<<not json>>"),
+                    Hostile::Unauthorized => reply(&mut stream, "401 Unauthorized", "who are you?"),
+                    Hostile::WdaError => reply(
+                        &mut stream,
+                        "500 Internal Server Error",
+                        r#"{"value": {"error": "unknown error", "message": "the runner crashed"}, "sessionId": null}"#,
+                    ),
+                    Hostile::Huge => {
+                        let _ =
+                            stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 4294967296\r\n\r\n{\"value\": \"");
+                        let zeros = vec![b'0'; 1 << 16];
+                        while stream.write_all(&zeros).is_ok() {}
+                    }
+                    Hostile::GarbageSource => match good(&path) {
+                        Some(body) => reply(&mut stream, "200 OK", &body),
+                        None => reply(
+                            &mut stream,
+                            "200 OK",
+                            r#"{"value": "<XCUIElementTypeApplication <<<", "sessionId": "S1"}"#,
+                        ),
+                    },
+                }
+            });
+        }
+    });
+    format!("ios:http://{addr}")
+}
+
+/// codeact's WebDriverAgent client against servers that hang, close mid-reply,
+/// send garbage, refuse, fail or flood: each run ends within the device timeout
+/// with one line that says what happened, never a hang, a panic or a flood read.
+#[test]
+fn the_ios_client_fails_cleanly_on_a_hostile_server() {
+    let dir = std::env::temp_dir().join(format!("codeact-hostile-wda-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = dir.join("look.rhai");
+    std::fs::write(&script, "refresh();\nprint(ui_state.len());\n").expect("script");
+    let cases = [
+        (Hostile::Hangs, "timed out"),
+        (Hostile::ClosesMidReply, "does not answer"),
+        (Hostile::GarbageJson, "HTTP 200"),
+        (Hostile::Unauthorized, "HTTP 401"),
+        (Hostile::WdaError, "the runner crashed"),
+        (Hostile::Huge, "bytes"),
+        (Hostile::GarbageSource, "could not be read"),
+    ];
+    for (mode, says) in cases {
+        let device = hostile_wda(mode);
+        let started = std::time::Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", script.to_str().unwrap_or_default(), "--device", &device, "--timeout", "2"])
+            .output()
+            .expect("codeact exec");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mode:?}: {err}");
+        assert!(err.contains(says), "{mode:?} should say {says:?}: {err}");
+        assert!(!err.contains("panicked"), "{mode:?}: {err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{mode:?} took {:?}", started.elapsed());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,9 +8,10 @@
 //!   other part of the runtime counts;
 //! - each type gets the nearest Android class (`XCUIElementTypeSwitch` →
 //!   `android.widget.Switch`) and keeps its own name in `native_class`;
-//! - visible words go where Android puts them: a static text's or cell's label is
-//!   its `text`, a switch's or an image's label its `content-desc`, a button's both
-//!   (iOS does not say whether it is a title or an icon's name), a text
+//! - visible words go where Android puts them: a static text's label is its
+//!   `text`, a switch's or an image's label its `content-desc`, a button's or a
+//!   cell's both (iOS does not say whether it is a title or what an icon or a row is
+//!   called), a text
 //!   field's typed value its `text` (its placeholder, the value WDA reports for an
 //!   empty field, is its `hint`); an accessibility identifier distinct from the label
 //!   is its `resource-id`;
@@ -117,7 +118,7 @@ fn element_from(
         _ if short == "StaticText" && label.is_empty() => (value, "", ""),
         // A button's label is its title or, for an icon, what it is called: iOS does
         // not say which, so it is both (a script may look for either).
-        _ if matches!(short, "Button" | "Link") => (label, label, ""),
+        _ if matches!(short, "Button" | "Link" | "Cell") => (label, label, ""),
         _ => (label, "", ""),
     };
     // `name` is the accessibility identifier when one is set, else the label again.
@@ -189,6 +190,7 @@ mod tests {
         let label = by("StaticText", 0).unwrap();
         assert_eq!((label.text.as_str(), label.resource_id.as_str()), ("Wi-Fi", ""));
         let joined = by("Cell", 1).unwrap();
+        assert_eq!((joined.text.as_str(), joined.content_desc.as_str()), ("HomeNet", "HomeNet"));
         assert!(joined.selected && joined.clickable, "{joined:?}");
         let field = by("TextField", 0).unwrap();
         assert_eq!((field.text.as_str(), field.hint.as_str()), ("", "Network Name"), "an empty field");

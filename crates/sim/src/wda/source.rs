@@ -115,9 +115,11 @@ fn write_node(out: &mut String, node: &Node, tag: Option<&'static str>, index: u
             attr(out, key, text);
         }
     }
+    // Each edge rounded on its own: views that touch in pixels touch in points (an
+    // iOS layout is in points to begin with).
     let b = node.bounds;
-    let (x, y) = (b.left.div_euclid(scale), b.top.div_euclid(scale));
-    let (right, bottom) = ((b.right + scale - 1).div_euclid(scale), (b.bottom + scale - 1).div_euclid(scale));
+    let points = |px: i32| (px + scale / 2).div_euclid(scale);
+    let (x, y, right, bottom) = (points(b.left), points(b.top), points(b.right), points(b.bottom));
     out.push_str(&format!(
         " enabled=\"{}\" visible=\"{}\" accessible=\"{}\" x=\"{x}\" y=\"{y}\" width=\"{}\" height=\"{}\" index=\"{index}\"",
         node.enabled,
