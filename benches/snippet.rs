@@ -170,19 +170,25 @@ fn null_device(c: &mut Criterion) {
 }
 
 fn virtual_device(c: &mut Criterion) {
-    let Ok(device) = codeact::device::open(&DeviceSpec::Sim, Duration::from_secs(10)) else {
-        eprintln!("cannot start the virtual device; skipping");
-        return;
-    };
-    let Ok(mut session) = Session::new(device, &settings("")) else { return };
-    let check = session.eval(QUICK_SNIPPET);
-    assert!(check.error.is_none() && check.actions.len() == 10, "{:?}", check.error);
-    let mut group = c.benchmark_group("10-call snippet, virtual device over ADB");
-    group.sample_size(10);
-    for (name, snippet) in [("taps and keys, settle on", QUICK_SNIPPET), ("with a swipe and a long press", SNIPPET)] {
-        group.bench_function(name, |b| b.iter(|| black_box(session.eval(snippet).actions.len())));
+    // The same phone through each front door: its adbd, and its WebDriverAgent.
+    // iOS types Return only into a field (there is no key to press without one).
+    let quick_ios = QUICK_SNIPPET.replace("press_key(\"enter\")", "press_key(\"home\")");
+    for (spec, door) in [(DeviceSpec::Sim, "ADB"), (DeviceSpec::SimIos, "WebDriverAgent (iOS)")] {
+        let quick = if door == "ADB" { QUICK_SNIPPET } else { quick_ios.as_str() };
+        let Ok(device) = codeact::device::open(&spec, Duration::from_secs(10)) else {
+            eprintln!("cannot start the virtual device ({door}); skipping");
+            continue;
+        };
+        let Ok(mut session) = Session::new(device, &settings("")) else { continue };
+        let check = session.eval(quick);
+        assert!(check.error.is_none() && check.actions.len() == 10, "{door}: {:?}", check.error);
+        let mut group = c.benchmark_group(format!("10-call snippet, virtual device over {door}"));
+        group.sample_size(10);
+        for (name, snippet) in [("taps and keys, settle on", quick), ("with a swipe and a long press", SNIPPET)] {
+            group.bench_function(name, |b| b.iter(|| black_box(session.eval(snippet).actions.len())));
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 /// What opening a session costs: its engine's worker process is spawned, set up and
