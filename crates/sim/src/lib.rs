@@ -25,6 +25,7 @@ mod screen;
 mod shell;
 mod wda;
 mod world;
+mod xml;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

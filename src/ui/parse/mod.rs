@@ -37,6 +37,42 @@ pub enum ParseError {
     Json { line: usize, column: usize, message: String },
 }
 
+/// Where a node sits: its id (its position in pre-order), its parent, its depth and
+/// its place among its siblings.
+#[derive(Clone, Copy)]
+pub(super) struct Place {
+    pub id: usize,
+    pub parent: Option<usize>,
+    pub depth: usize,
+    pub sibling: usize,
+}
+
+/// Reads the trees under `top` into `tree` in pre-order, without recursion (deep
+/// trees cannot overflow the stack): `children` lists a node's children in order,
+/// `element` makes a node's element at its place.
+pub(super) fn walk<N>(
+    tree: &mut UiTree,
+    top: Vec<N>,
+    children: impl Fn(&N) -> Vec<N>,
+    element: impl Fn(&N, Place) -> crate::ui::Element,
+) {
+    let mut stack: Vec<(N, Option<usize>, usize, usize)> = Vec::new();
+    for (sibling, node) in top.into_iter().enumerate().rev() {
+        stack.push((node, None, 0, sibling));
+    }
+    while let Some((node, parent, depth, sibling)) = stack.pop() {
+        let id = tree.elements.len();
+        tree.elements.push(element(&node, Place { id, parent, depth, sibling }));
+        match parent.and_then(|p| tree.elements.get_mut(p)) {
+            Some(p) => p.children.push(id),
+            None => tree.roots.push(id),
+        }
+        for (sibling, child) in children(&node).into_iter().enumerate().rev() {
+            stack.push((child, Some(id), depth + 1, sibling));
+        }
+    }
+}
+
 /// Centre, actions, visibility and signatures, computed once.
 pub(super) fn derive(tree: &mut UiTree) {
     // `wm size` is the portrait size; a landscape dump's windows only fit it with

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::{ParseError, derive};
+use super::{ParseError, Place, derive, walk};
 use crate::ui::{Bounds, Element, UiTree};
 
 const OPEN: &str = "<hierarchy";
@@ -118,7 +118,8 @@ fn parse_bounds(s: &str) -> Bounds {
     Bounds { left: nums[0], top: nums[1], right: nums[2], bottom: nums[3] }
 }
 
-fn element_from(node: roxmltree::Node, id: usize, parent: Option<usize>, depth: usize, sibling: usize) -> Element {
+fn element_from(node: roxmltree::Node, at: Place) -> Element {
+    let Place { id, parent, depth, sibling } = at;
     let attr = |name: &str| node.attribute(name).unwrap_or("");
     let flag = |name: &str| node.attribute(name) == Some("true");
     let tag = node.tag_name().name();
@@ -162,24 +163,8 @@ fn build(doc: &roxmltree::Document, screen: (u32, u32)) -> UiTree {
     let root = doc.root_element();
     let rotation = root.attribute("rotation").and_then(|r| r.parse::<u8>().ok()).unwrap_or(0).min(3);
     let mut tree = UiTree { rotation, screen, ..Default::default() };
-    // Iterative pre-order walk: deep trees cannot overflow the stack.
-    let mut stack: Vec<(roxmltree::Node, Option<usize>, usize, usize)> = Vec::new();
     let top: Vec<_> = root.children().filter(|n| n.is_element()).collect();
-    for (sibling, node) in top.into_iter().enumerate().rev() {
-        stack.push((node, None, 0, sibling));
-    }
-    while let Some((node, parent, depth, sibling)) = stack.pop() {
-        let id = tree.elements.len();
-        tree.elements.push(element_from(node, id, parent, depth, sibling));
-        match parent.and_then(|p| tree.elements.get_mut(p)) {
-            Some(p) => p.children.push(id),
-            None => tree.roots.push(id),
-        }
-        let kids: Vec<_> = node.children().filter(|n| n.is_element()).collect();
-        for (sibling, child) in kids.into_iter().enumerate().rev() {
-            stack.push((child, Some(id), depth + 1, sibling));
-        }
-    }
+    walk(&mut tree, top, |n| n.children().filter(|c| c.is_element()).collect(), |n, at| element_from(*n, at));
     derive(&mut tree);
     tree
 }

@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{ParseError, derive};
+use super::{ParseError, Place, derive, walk};
 use crate::ui::{Bounds, Element, UiTree};
 
 /// The Android class nearest each ArkUI component type.
@@ -38,10 +38,6 @@ fn android_class(native: &str) -> &'static str {
     }
 }
 
-/// A node still to read: it, its parent, its depth, its place among its siblings,
-/// and its window's bundle.
-type Pending<'a> = (&'a Map<String, Value>, Option<usize>, usize, usize, String);
-
 /// Parses `uitest dumpLayout`'s JSON (or the command's output that ends in it);
 /// `screen` is the screen in pixels.
 pub fn parse_uitest(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseError> {
@@ -63,26 +59,21 @@ pub fn parse_uitest(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseErr
     let mut tree = UiTree { screen, ..Default::default() };
     // The root only merges the windows' bounds: each window is a root of its own.
     let windows = children(root);
-    let mut stack: Vec<Pending> = Vec::new();
     let top: Vec<&Map<String, Value>> =
         if attrs(root).is_some_and(|a| text_of(a, "type").is_empty()) { windows } else { vec![root] };
-    for (sibling, window) in top.into_iter().enumerate().rev() {
-        let package = attrs(window).map(|a| text_of(a, "bundleName").to_string()).unwrap_or_default();
-        stack.push((window, None, 0, sibling, package));
-    }
-    while let Some((node, parent, depth, sibling, package)) = stack.pop() {
-        let id = tree.elements.len();
-        tree.elements.push(element_from(node, id, parent, depth, sibling, &package));
-        match parent.and_then(|p| tree.elements.get_mut(p)) {
-            Some(p) => p.children.push(id),
-            None => tree.roots.push(id),
-        }
-        for (sibling, child) in children(node).into_iter().enumerate().rev() {
-            stack.push((child, Some(id), depth + 1, sibling, package.clone()));
-        }
-    }
+    // Each node carries its window's bundle down to its children.
+    let top: Vec<(&Map<String, Value>, String)> = top
+        .into_iter()
+        .map(|w| (w, attrs(w).map(|a| text_of(a, "bundleName").to_string()).unwrap_or_default()))
+        .collect();
+    walk(&mut tree, top, with_bundle, |(node, package), at| element_from(node, at, package));
     derive(&mut tree);
     Ok(tree)
+}
+
+/// A node's children, each with the bundle its window names.
+fn with_bundle<'a>((node, package): &(&'a Map<String, Value>, String)) -> Vec<(&'a Map<String, Value>, String)> {
+    children(node).into_iter().map(|c| (c, package.clone())).collect()
 }
 
 fn attrs(node: &Map<String, Value>) -> Option<&Map<String, Value>> {
@@ -115,14 +106,8 @@ fn parse_bounds(s: &str) -> Bounds {
     Bounds { left: nums[0], top: nums[1], right: nums[2], bottom: nums[3] }
 }
 
-fn element_from(
-    node: &Map<String, Value>,
-    id: usize,
-    parent: Option<usize>,
-    depth: usize,
-    sibling: usize,
-    package: &str,
-) -> Element {
+fn element_from(node: &Map<String, Value>, at: Place, package: &str) -> Element {
+    let Place { id, parent, depth, sibling } = at;
     let empty = Map::new();
     let a = attrs(node).unwrap_or(&empty);
     let attr = |name: &str| text_of(a, name).to_string();

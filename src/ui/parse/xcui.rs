@@ -20,7 +20,7 @@
 //! What cannot be read gives a [`ParseError`], never a panic. Nothing here talks to
 //! a device.
 
-use super::{ParseError, derive};
+use super::{ParseError, Place, derive, walk};
 use crate::ui::{Bounds, Element, UiTree};
 
 /// The Android class nearest each XCUIElementType, and whether a tap is what it is for.
@@ -64,20 +64,8 @@ pub fn parse_xcui(bytes: &[u8], scale: f64, screen: (u32, u32)) -> Result<UiTree
     let root = doc.root_element();
     let package = root.attribute("bundleId").unwrap_or("").to_string();
     let mut tree = UiTree { screen, ..Default::default() };
-    // Iterative pre-order walk: deep trees cannot overflow the stack.
-    let mut stack = vec![(root, None::<usize>, 0usize, 0usize)];
-    while let Some((node, parent, depth, sibling)) = stack.pop() {
-        let id = tree.elements.len();
-        tree.elements.push(element_from(node, id, parent, depth, sibling, scale, &package));
-        match parent.and_then(|p| tree.elements.get_mut(p)) {
-            Some(p) => p.children.push(id),
-            None => tree.roots.push(id),
-        }
-        let kids: Vec<_> = node.children().filter(|n| n.is_element()).collect();
-        for (sibling, child) in kids.into_iter().enumerate().rev() {
-            stack.push((child, Some(id), depth + 1, sibling));
-        }
-    }
+    let make = |n: &roxmltree::Node, at| element_from(*n, at, scale, &package);
+    walk(&mut tree, vec![root], |n| n.children().filter(|c| c.is_element()).collect(), make);
     derive(&mut tree);
     Ok(tree)
 }
@@ -88,15 +76,8 @@ fn pixels(node: roxmltree::Node, name: &str, scale: f64) -> i32 {
     (points * scale).round().clamp(-1e9, 1e9) as i32
 }
 
-fn element_from(
-    node: roxmltree::Node,
-    id: usize,
-    parent: Option<usize>,
-    depth: usize,
-    sibling: usize,
-    scale: f64,
-    package: &str,
-) -> Element {
+fn element_from(node: roxmltree::Node, at: Place, scale: f64, package: &str) -> Element {
+    let Place { id, parent, depth, sibling } = at;
     let attr = |name: &str| node.attribute(name).unwrap_or("");
     let native = node.attribute("type").unwrap_or(node.tag_name().name()).to_string();
     let short = native.strip_prefix("XCUIElementType").unwrap_or(&native);

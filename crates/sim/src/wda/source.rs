@@ -160,23 +160,22 @@ fn write_node(out: &mut String, node: &Node, tag: Option<&'static str>, index: u
     out.push_str(">\n");
 }
 
-/// ` name="value"`, escaped as libxml2 escapes attribute values.
+/// ` name="value"`, escaped as libxml2 escapes attribute values: line breaks and
+/// tabs as character references, other control characters dropped.
 fn attr(out: &mut String, name: &str, value: &str) {
-    out.push(' ');
-    out.push_str(name);
-    out.push_str("=\"");
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 => {}
-            c => out.push(c),
+    crate::xml::attr(out, name, value, |c, out| match c {
+        '\n' => {
+            out.push_str("&#10;");
+            true
         }
-    }
-    out.push('"');
+        '\r' => {
+            out.push_str("&#13;");
+            true
+        }
+        '\t' => {
+            out.push_str("&#9;");
+            true
+        }
+        c => (c as u32) < 0x20,
+    });
 }

@@ -65,24 +65,14 @@ fn write_node(out: &mut String, node: &Node, index: usize) {
 }
 
 fn attr(out: &mut String, name: &str, value: &str) {
-    out.push(' ');
-    out.push_str(name);
-    out.push_str("=\"");
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c if (c as u32) < 0x20 || (c as u32) > 0xFFFF => {
-                out.push_str("&#");
-                out.push_str(&(c as u32).to_string());
-                out.push(';');
-            }
-            c => out.push(c),
+    // KXmlSerializer: control characters and characters outside the BMP as `&#N;`.
+    crate::xml::attr(out, name, value, |c, out| {
+        let numbered = (c as u32) < 0x20 || (c as u32) > 0xFFFF;
+        if numbered {
+            out.push_str(&format!("&#{};", c as u32));
         }
-    }
-    out.push('"');
+        numbered
+    });
 }
 
 #[cfg(test)]
