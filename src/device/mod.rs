@@ -1,7 +1,7 @@
 //! The one interface through which the runtime acts on a phone: the blocking
 //! [`Device`] trait, what an observation holds, and the typed errors every operation
 //! returns. `adb/` implements it for Android over ADB (on our client in
-//! `adb/transport/`), `ios/` for iOS over WebDriverAgent's HTTP API; `connect.rs`
+//! `adb/transport/`), `wda/` for iOS over WebDriverAgent's HTTP API; `connect.rs`
 //! chooses and opens a device from `--device`; with the `sim` feature, `sim.rs`
 //! starts the virtual phone in-process and reaches it through the door of the
 //! platform asked for (ADB, or WDA for `sim:ios`). Another platform is another
@@ -11,18 +11,18 @@
 
 pub mod adb;
 pub mod connect;
-pub mod ios;
 mod observation;
 #[cfg(feature = "sim")]
 mod sim;
+pub mod wda;
 
 use std::time::Duration;
 
 pub use adb::AdbDevice;
 pub use adb::transport::{ShellOutput, TransportError};
 pub use connect::{DeviceSpec, open};
-pub use ios::IosDevice;
 pub use observation::{Observation, PhoneState};
+pub use wda::IosDevice;
 
 /// Why a device operation failed: always names the device (and the operation), and
 /// says what to try.
