@@ -33,7 +33,9 @@ impl Vision {
 /// Which phone to use, for every command that needs one.
 #[derive(clap::Args, Debug)]
 pub struct DeviceArgs {
-    /// `sim` (the built-in virtual device), `HOST:PORT` (direct TCP to an adbd), or a
+    /// `sim` (the built-in virtual device), `sim:ios` (the same phone as an iPhone,
+    /// through its WebDriverAgent), `ios:http://HOST:PORT` (an iPhone's WebDriverAgent,
+    /// e.g. through `iproxy 8100 8100`), `HOST:PORT` (direct TCP to an adbd), or a
     /// serial from `codeact devices`. Default: $ANDROID_SERIAL, else the only device
     /// the adb server sees.
     #[arg(long, short = 'd')]
