@@ -26,9 +26,11 @@ use codeact_sim::{DEFAULT_PORT, Platform, SimConfig, VirtualDevice};
 /// iPhone's runner answers (points, XCUIElementType page source), for any WDA
 /// client:
 ///
-///   codeact sim --platform ios --port 8100
-///   curl http://127.0.0.1:8100/status
-///   curl http://127.0.0.1:8100/source
+///   codeact sim --platform ios --port 8100 --token mytoken123
+///   curl http://127.0.0.1:8100/mytoken123/status
+///   codeact exec my.rhai --device ios:http://127.0.0.1:8100/mytoken123
+///
+/// (Without --token a random one is made; the first line prints the URL.)
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct SimArgs {
@@ -58,6 +60,16 @@ pub struct SimArgs {
     /// server, for WDA clients).
     #[arg(long, value_enum, default_value_t = SimPlatform::Android)]
     platform: SimPlatform,
+    /// The token the iOS door requires at the start of every path (its URL is
+    /// http://127.0.0.1:PORT/TOKEN); random unless given. Letters, digits, - and _.
+    #[arg(long, value_parser = parse_token)]
+    token: Option<String>,
+}
+
+/// A token that fits a URL path segment: 8 to 128 letters, digits, `-` or `_`.
+fn parse_token(s: &str) -> Result<String, String> {
+    let fits = (8..=128).contains(&s.len()) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if fits { Ok(s.to_string()) } else { Err("use 8 to 128 letters, digits, - or _".into()) }
 }
 
 /// `--platform`.
@@ -96,7 +108,9 @@ impl SimArgs {
             );
         }
         let (width, height) = self.size;
+        let token = self.token.clone().unwrap_or_else(codeact_sim::random_token);
         let config = SimConfig {
+            wda_token: token.clone(),
             serial: self.serial,
             width,
             height,
@@ -122,11 +136,14 @@ impl SimArgs {
                  adb -s {addr} shell simctl state\nCtrl-C to stop.",
                 self.density
             ),
-            SimPlatform::Ios => writeln!(
-                out,
-                "Virtual iPhone (WebDriverAgent) listening on http://{addr} ({width}x{height} pixels)\n  \
-                 curl http://{addr}/status\n  curl http://{addr}/source\nCtrl-C to stop."
-            ),
+            SimPlatform::Ios => {
+                let url = format!("http://{addr}/{token}");
+                writeln!(
+                    out,
+                    "Virtual iPhone (WebDriverAgent) listening on {url} ({width}x{height} pixels)\n  \
+                     curl {url}/status\n  codeact exec scripts/turn_off_wifi.rhai --device ios:{url}\nCtrl-C to stop."
+                )
+            }
         };
         let _ = out.flush();
         if super::interrupt::wait_for_ctrl_c()? {

@@ -29,9 +29,10 @@ pub(crate) fn start_android(timeout: Duration) -> Result<InProcess<AdbDevice>, D
 /// The virtual phone through its iOS door (`--device sim:ios`).
 pub(crate) fn start_ios(timeout: Duration) -> Result<InProcess<IosDevice>, DeviceError> {
     let config = SimConfig { platform: Platform::Ios, ..SimConfig::default() };
+    let token = config.wda_token.clone();
     let phone = VirtualDevice::start(config).map_err(DeviceError::SimStart)?;
     let addr = phone.addr().to_string();
-    let device = IosDevice::connect(&format!("http://{addr}"), timeout)?.named(format!("sim:ios ({addr})"));
+    let device = IosDevice::connect(&format!("http://{addr}/{token}"), timeout)?.named(format!("sim:ios ({addr})"));
     Ok(InProcess { device, _phone: phone })
 }
 

@@ -3,7 +3,8 @@
 //! `facebook-wda` Python package runs `tests/clients/facebook_wda.py` (status, a
 //! session, the page source, taps that flip the Wi-Fi switch, typing, apps, home,
 //! the screenshot's size and scale, a WDA error). Then hostile requests: each gets
-//! WDA's error envelope and status, and the door keeps serving.
+//! WDA's error envelope and status, the door keeps serving, and nothing without its
+//! token gets through.
 
 use std::process::Command;
 
@@ -86,6 +87,14 @@ fn hostile_requests_get_wdas_errors_and_the_door_keeps_serving() {
     assert_eq!((status, json["value"]["error"].as_str()), (400, Some("invalid element state")), "{json}");
     let (status, _) = send(Method::GET, "/status", "");
     assert_eq!(status, 200, "still serving");
+    // Without the token that ends its URL, the door drives nothing.
+    let (host, token) = sim.addr.split_once('/').expect("the URL carries a token");
+    for path in ["/status".to_string(), format!("/{}x/status", token), "/codeact/simctl".to_string()] {
+        let reply = http.post(format!("http://{host}{path}")).body(r#"{"args": "reset"}"#).send().expect("a reply");
+        assert_eq!(reply.status().as_u16(), 401, "{path}");
+        let json: serde_json::Value = reply.json().expect("an envelope");
+        assert_eq!(json["value"]["error"], "unauthorized", "{path}");
+    }
 }
 
 /// How the hostile WebDriverAgent misbehaves.

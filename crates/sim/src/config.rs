@@ -26,6 +26,22 @@ pub struct SimConfig {
     /// Which platform's front door it opens: Android's adbd (the default), or iOS's
     /// WebDriverAgent HTTP server.
     pub platform: Platform,
+    /// The token the WebDriverAgent door requires as the first segment of every path
+    /// (its URL is `http://ADDR/TOKEN`); random unless given.
+    pub wda_token: String,
+}
+
+/// 128 random bits as hex, from the standard library's randomly keyed hasher.
+pub fn random_token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let half = || {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0),
+        );
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(), half())
 }
 
 /// The platform a virtual phone is reached as: the same world behind each door.
@@ -51,6 +67,7 @@ impl Default for SimConfig {
             world: None,
             variant: 0,
             platform: Platform::Android,
+            wda_token: random_token(),
         }
     }
 }

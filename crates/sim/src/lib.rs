@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-pub use config::{Platform, SimConfig};
+pub use config::{Platform, SimConfig, random_token};
 use device::SimDevice;
 pub use world::{MAX_VARIANT, SpecError};
 

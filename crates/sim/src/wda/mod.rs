@@ -4,7 +4,10 @@
 //! `{"value": {"error", "message", "traceback"}}` with WDA's status codes (404
 //! `unknown command`, 404 `invalid session id`, 400 `invalid argument`), one active
 //! session at a time, routes under `/session/:id/…` and (where WDA has them) without,
-//! a trailing `/` ignored (the `facebook-wda` client sends one). Coordinates are
+//! a trailing `/` ignored (the `facebook-wda` client sends one). Every path starts
+//! with the phone's token (`SimConfig::wda_token`): its URL is
+//! `http://127.0.0.1:PORT/TOKEN`, which WDA clients take as their base URL; a request
+//! without it gets 401. Coordinates are
 //! points (pixels ÷ [`source::scale`]); the screenshot is pixels.
 //!
 //! Routes: `/status`, `/session` (POST, GET, DELETE), `/source`, `/window/size`,
@@ -36,6 +39,9 @@ use adb_wire::keycodes;
 pub(crate) struct Door {
     device: Arc<SimDevice>,
     session: Arc<Mutex<Option<String>>>,
+    /// The first path segment every request must carry: the door is a server on
+    /// the machine, and only who was given its URL may drive the phone.
+    token: Arc<str>,
 }
 
 /// How close to the left edge (in points) a drag must start to go back.
@@ -63,12 +69,23 @@ type Reply = Result<Value, WdaError>;
 
 /// The router: every request goes through [`handle`].
 pub(crate) fn router(device: Arc<SimDevice>) -> axum::Router {
-    let door = Door { device, session: Arc::new(Mutex::new(None)) };
+    let token = Arc::from(device.config().wda_token.as_str());
+    let door = Door { device, session: Arc::new(Mutex::new(None)), token };
     axum::Router::new().fallback(handle).with_state(door)
 }
 
 async fn handle(State(door): State<Door>, method: Method, uri: Uri, body: Bytes) -> Response {
-    let path = uri.path().trim_end_matches('/').to_string();
+    let path = uri.path().trim_end_matches('/');
+    // `/TOKEN/status`: the token is the base URL's path, as WDA clients join paths.
+    let path = match path.strip_prefix('/').and_then(|p| p.strip_prefix(&*door.token)) {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest.to_string(),
+        _ => {
+            let body = json!({"value": {"error": "unauthorized", "message": "this WebDriverAgent's URL ends with its token: use the URL `codeact sim --platform ios` printed", "traceback": ""}, "sessionId": null});
+            let text = serde_json::to_string_pretty(&body).unwrap_or_default();
+            return (StatusCode::UNAUTHORIZED, [(header::CONTENT_TYPE, "application/json;charset=UTF-8")], text)
+                .into_response();
+        }
+    };
     let query = uri.query().unwrap_or("").to_string();
     let door2 = door.clone();
     // World calls are quick, but gestures sleep for their duration.
