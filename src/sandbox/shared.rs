@@ -31,7 +31,7 @@ pub const KEPT_ACTIONS: usize = 1000;
 /// action's arguments are only counted.
 pub const SNIPPET_ARG_BYTES: usize = 256 * 1024;
 
-/// The most of a flipped toggle's selector and name an action keeps.
+/// The most of a flipped toggle's selector, name and label an action keeps.
 const TOGGLE_BYTES: usize = 1024;
 
 /// The most of an action's result (an error) and of its effect that is kept.
@@ -230,7 +230,7 @@ impl Shared {
         // A toggle is kept only as a selector that finds it: one too long to keep
         // whole, or that shows a secret, is dropped rather than cut or masked.
         capture.toggled.retain(|t| {
-            let text = format!("{}{}", t.selector, t.name);
+            let text = format!("{}{}{}", t.selector, t.name, t.label);
             text.len() <= TOGGLE_BYTES && matches!(crate::secrets::redact(&text), std::borrow::Cow::Borrowed(_))
         });
         let action = Action {
