@@ -74,8 +74,9 @@ pub struct EvalArgs {
     /// Virtual phones working at once (one thread each).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(super) parallel: u32,
-    /// The platform the virtual phones are reached as: android (over ADB) or ios
-    /// (through their WebDriverAgent door, by codeact's iOS backend).
+    /// The platform the virtual phones are reached as: android (over ADB), ios
+    /// (through their WebDriverAgent door, by codeact's iOS backend) or harmony
+    /// (through their hdc door, by codeact's HarmonyOS backend).
     #[arg(long, value_enum, default_value_t = EvalPlatform::Android)]
     platform: EvalPlatform,
     /// Run one shard of the suite, I/N with I from 0 (e.g. a Kubernetes Indexed Job's
@@ -186,11 +187,11 @@ impl EvalArgs {
         }
         let mut tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
         if self.platform == EvalPlatform::Ios {
-            let (android_only, rest): (Vec<_>, Vec<_>) = tasks.into_iter().partition(|t| t.android_only.is_some());
-            for t in &android_only {
-                codeact::errln!("left out on iOS: {} ({})", t.id, clean(t.android_only.as_deref().unwrap_or("")));
+            let (not_on_ios, rest): (Vec<_>, Vec<_>) = tasks.into_iter().partition(|t| t.not_on_ios.is_some());
+            for t in &not_on_ios {
+                codeact::errln!("left out on iOS: {} ({})", t.id, clean(t.not_on_ios.as_deref().unwrap_or("")));
             }
-            anyhow::ensure!(!rest.is_empty(), "every template chosen runs on Android only; choose others with --tasks");
+            anyhow::ensure!(!rest.is_empty(), "no template chosen runs on iOS; choose others with --tasks");
             tasks = rest;
         }
         if self.list {
@@ -392,6 +393,7 @@ impl EvalArgs {
 enum EvalPlatform {
     Android,
     Ios,
+    Harmony,
 }
 
 impl EvalPlatform {
@@ -400,6 +402,7 @@ impl EvalPlatform {
         match self {
             EvalPlatform::Android => "sim",
             EvalPlatform::Ios => "sim:ios",
+            EvalPlatform::Harmony => "sim:harmony",
         }
     }
 }

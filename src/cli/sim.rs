@@ -31,6 +31,17 @@ use codeact_sim::{DEFAULT_PORT, Platform, SimConfig, VirtualDevice};
 ///   codeact exec my.rhai --device ios:http://127.0.0.1:8100/mytoken123
 ///
 /// (Without --token a random one is made; the first line prints the URL.)
+///
+/// With --platform harmony it is an hdc server with the phone as its one target
+/// (connect key: the --serial), whose shell runs HarmonyOS's tools (uitest, aa, bm,
+/// snapshot_display, param), for any hdc client:
+///
+///   codeact sim --platform harmony --port 8710
+///   hdc list targets
+///   hdc shell uitest dumpLayout -p /data/local/tmp/layout.json
+///   codeact exec my.rhai --device hdc
+///
+/// (hdc and codeact find a server on another port through OHOS_HDC_SERVER_PORT.)
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct SimArgs {
@@ -56,8 +67,8 @@ pub struct SimArgs {
     /// variant N` switches later). Replays and healing are measured on these.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=3))]
     variant: u32,
-    /// The front door: android (an adbd, for adb) or ios (a WebDriverAgent HTTP
-    /// server, for WDA clients).
+    /// The front door: android (an adbd, for adb), ios (a WebDriverAgent HTTP
+    /// server, for WDA clients) or harmony (an hdc server, for hdc clients).
     #[arg(long, value_enum, default_value_t = SimPlatform::Android)]
     platform: SimPlatform,
     /// The token the iOS door requires at the start of every path (its URL is
@@ -77,6 +88,7 @@ fn parse_token(s: &str) -> Result<String, String> {
 enum SimPlatform {
     Android,
     Ios,
+    Harmony,
 }
 
 /// Why `--size` cannot be used.
@@ -120,9 +132,11 @@ impl SimArgs {
             platform: match self.platform {
                 SimPlatform::Android => Platform::Android,
                 SimPlatform::Ios => Platform::Ios,
+                SimPlatform::Harmony => Platform::Harmony,
             },
             ..SimConfig::default()
         };
+        let serial = config.serial.clone();
         let phone = VirtualDevice::start_at(config, SocketAddr::from(([127, 0, 0, 1], port))).with_context(|| {
             format!("is another `codeact sim` running? try --port {} or --port 0", port.wrapping_add(2))
         })?;
@@ -142,6 +156,16 @@ impl SimArgs {
                     out,
                     "Virtual iPhone (WebDriverAgent) listening on {url} ({width}x{height} pixels)\n  \
                      curl {url}/status\n  codeact exec scripts/turn_off_wifi.rhai --device ios:{url}\nCtrl-C to stop."
+                )
+            }
+            SimPlatform::Harmony => {
+                let port = addr.port();
+                let env = if port == 8710 { String::new() } else { format!("OHOS_HDC_SERVER_PORT={port} ") };
+                writeln!(
+                    out,
+                    "Virtual HarmonyOS phone (an hdc server) listening on {addr} ({width}x{height}), target {serial}\n  \
+                     {env}hdc list targets\n  {env}hdc shell uitest dumpLayout -p /data/local/tmp/layout.json\n  \
+                     {env}codeact exec scripts/turn_off_wifi.rhai --device hdc\nCtrl-C to stop."
                 )
             }
         };

@@ -1,6 +1,8 @@
 //! Choosing and opening a device from `--device`: `sim` (an in-process virtual
-//! device, with the `sim` feature; `sim:ios` the same phone through its iOS door),
-//! `ios:http://HOST:PORT` (an iPhone's WebDriverAgent), `HOST:PORT` (direct TCP), a
+//! device, with the `sim` feature; `sim:ios` and `sim:harmony` the same phone
+//! through its iOS or HarmonyOS door), `ios:http://HOST:PORT` (an iPhone's
+//! WebDriverAgent), `hdc` / `hdc:KEY` (a HarmonyOS phone through the hdc server,
+//! which `OHOS_HDC_SERVER_PORT` locates), `HOST:PORT` (direct TCP), a
 //! serial (through the adb server, which `ANDROID_ADB_SERVER_ADDRESS` /
 //! `ANDROID_ADB_SERVER_PORT` locate), or nothing (`ANDROID_SERIAL`, else the one
 //! device attached).
@@ -17,8 +19,13 @@ pub enum DeviceSpec {
     Sim,
     /// The virtual phone through its iOS (WebDriverAgent) door.
     SimIos,
+    /// The virtual phone through its HarmonyOS (hdc) door.
+    SimHarmony,
     /// An iPhone's WebDriverAgent at this URL.
     Ios(String),
+    /// A HarmonyOS phone through the hdc server: the one with this connect key, or
+    /// the only one.
+    Hdc(Option<String>),
     Direct(String),
     Serial(String),
     /// `ANDROID_SERIAL`, else the only attached device.
@@ -31,6 +38,9 @@ impl DeviceSpec {
             None | Some("") => Self::Auto,
             Some("sim") | Some("sim:android") => Self::Sim,
             Some("sim:ios") => Self::SimIos,
+            Some("sim:harmony") => Self::SimHarmony,
+            Some("hdc") | Some("hdc:") => Self::Hdc(None),
+            Some(a) if a.starts_with("hdc:") => Self::Hdc(Some(a["hdc:".len()..].trim().to_string())),
             Some(a) if a.starts_with("ios:") => Self::Ios(ios_url(&a["ios:".len()..])),
             Some(a) if a.parse::<SocketAddr>().is_ok() || looks_like_host_port(a) => Self::Direct(a.to_string()),
             Some(a) => Self::Serial(a.to_string()),
@@ -73,35 +83,52 @@ pub fn list_devices(timeout: Duration) -> Result<Vec<ListedDevice>, DeviceError>
 /// Opens the device `spec` names, with `timeout` for every operation.
 pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
     match spec {
-        DeviceSpec::Sim => open_sim(timeout, false),
-        DeviceSpec::SimIos => open_sim(timeout, true),
+        DeviceSpec::Sim => open_sim(timeout, Platform::Android),
+        DeviceSpec::SimIos => open_sim(timeout, Platform::Ios),
+        DeviceSpec::SimHarmony => open_sim(timeout, Platform::Harmony),
         DeviceSpec::Ios(url) => Ok(Box::new(super::IosDevice::connect(url, timeout)?)),
+        DeviceSpec::Hdc(key) => Ok(Box::new(super::HarmonyDevice::connect(key.as_deref(), timeout)?)),
         other => Ok(Box::new(open_adb(other, timeout)?)),
     }
 }
 
+/// Which door of the virtual phone `--device sim…` asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Platform {
+    Android,
+    Ios,
+    Harmony,
+}
+
 #[cfg(feature = "sim")]
-fn open_sim(timeout: Duration, ios: bool) -> Result<Box<dyn Device>, DeviceError> {
-    if ios {
-        return Ok(Box::new(super::sim::start_ios(timeout)?));
-    }
-    Ok(Box::new(super::sim::start_android(timeout)?))
+fn open_sim(timeout: Duration, platform: Platform) -> Result<Box<dyn Device>, DeviceError> {
+    Ok(match platform {
+        Platform::Android => Box::new(super::sim::start_android(timeout)?),
+        Platform::Ios => Box::new(super::sim::start_ios(timeout)?),
+        Platform::Harmony => Box::new(super::sim::start_harmony(timeout)?),
+    })
 }
 
 #[cfg(not(feature = "sim"))]
-fn open_sim(_timeout: Duration, _ios: bool) -> Result<Box<dyn Device>, DeviceError> {
+fn open_sim(_timeout: Duration, _platform: Platform) -> Result<Box<dyn Device>, DeviceError> {
     Err(DeviceError::NoSim)
 }
 
 /// A phone over ADB: straight to its adbd, or through the adb server.
 pub fn open_adb(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, DeviceError> {
     match spec {
-        DeviceSpec::Sim | DeviceSpec::SimIos => Err(DeviceError::NoSim),
+        DeviceSpec::Sim | DeviceSpec::SimIos | DeviceSpec::SimHarmony => Err(DeviceError::NoSim),
         DeviceSpec::Ios(url) => Err(DeviceError::NotOnPlatform {
             device: url.clone(),
             what: "ADB".into(),
             platform: "iOS",
             instead: "drive it with --device ios:URL".into(),
+        }),
+        DeviceSpec::Hdc(key) => Err(DeviceError::NotOnPlatform {
+            device: key.clone().unwrap_or_else(|| "hdc".into()),
+            what: "ADB".into(),
+            platform: "HarmonyOS",
+            instead: "drive it with --device hdc".into(),
         }),
         DeviceSpec::Direct(addr) => AdbDevice::direct(addr, timeout).or_else(|direct_err| {
             // A phone on `adb tcpip` wants authorization, which the adb server holds:

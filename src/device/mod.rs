@@ -1,16 +1,17 @@
 //! The one interface through which the runtime acts on a phone: the blocking
 //! [`Device`] trait, what an observation holds, and the typed errors every operation
 //! returns. `adb/` implements it for Android over ADB (on our client in
-//! `adb/transport/`), `wda/` for iOS over WebDriverAgent's HTTP API; `connect.rs`
-//! chooses and opens a device from `--device`; with the `sim` feature, `sim.rs`
-//! starts the virtual phone in-process and reaches it through the door of the
-//! platform asked for (ADB, or WDA for `sim:ios`). Another platform is another
-//! folder beside them.
+//! `adb/transport/`), `wda/` for iOS over WebDriverAgent's HTTP API, `hdc/` for
+//! HarmonyOS over an hdc server; `connect.rs` chooses and opens a device from
+//! `--device`; with the `sim` feature, `sim.rs` starts the virtual phone in-process
+//! and reaches it through the door of the platform asked for (ADB; WDA for
+//! `sim:ios`; hdc for `sim:harmony`). Another platform is another folder beside them.
 //!
 //! This module knows nothing of Rhai, prompts or the agent loop.
 
 pub mod adb;
 pub mod connect;
+pub mod hdc;
 mod observation;
 #[cfg(feature = "sim")]
 mod sim;
@@ -21,6 +22,7 @@ use std::time::Duration;
 pub use adb::AdbDevice;
 pub use adb::transport::{ShellOutput, TransportError};
 pub use connect::{DeviceSpec, open};
+pub use hdc::HarmonyDevice;
 pub use observation::{Observation, PhoneState};
 pub use wda::IosDevice;
 
@@ -73,6 +75,14 @@ pub enum DeviceError {
         op: String,
         #[source]
         source: reqwest::Error,
+    },
+    /// The hdc server or the exchange with it failed (the source says how to fix it).
+    #[error("{device}: {op} failed")]
+    Hdc {
+        device: String,
+        op: String,
+        #[source]
+        source: hdc::client::HdcError,
     },
     /// What the platform cannot do (iOS has no shell, no Back key...).
     #[error("{device}: {what} is not possible on {platform}; {instead}")]

@@ -1,14 +1,15 @@
 //! `--device sim`: the virtual phone (`codeact-sim`) started in this process on a
 //! free loopback port and driven over the same ADB client as any phone; `--device
 //! sim:ios`, the same phone through its iOS door, driven by the WebDriverAgent
-//! client as any iPhone. The handle keeps the phone running exactly as long as the
+//! client as any iPhone; `--device sim:harmony`, through its hdc door, driven by the
+//! hdc client as any HarmonyOS phone. The handle keeps the phone running exactly as long as the
 //! device is in use; nothing here reaches past the wire protocol.
 
 use std::time::{Duration, Instant};
 
 use codeact_sim::{Platform, SimConfig, VirtualDevice};
 
-use super::{AdbDevice, Device, DeviceError, IosDevice, Observation, ShellOutput};
+use super::{AdbDevice, Device, DeviceError, HarmonyDevice, IosDevice, Observation, ShellOutput};
 
 /// A virtual phone of this process and the device that drives it through one of
 /// its doors.
@@ -33,6 +34,16 @@ pub(crate) fn start_ios(timeout: Duration) -> Result<InProcess<IosDevice>, Devic
     let phone = VirtualDevice::start(config).map_err(DeviceError::SimStart)?;
     let addr = phone.addr().to_string();
     let device = IosDevice::connect(&format!("http://{addr}/{token}"), timeout)?.named(format!("sim:ios ({addr})"));
+    Ok(InProcess { device, _phone: phone })
+}
+
+/// The virtual phone through its HarmonyOS door (`--device sim:harmony`).
+pub(crate) fn start_harmony(timeout: Duration) -> Result<InProcess<HarmonyDevice>, DeviceError> {
+    let config = SimConfig { platform: Platform::Harmony, ..SimConfig::default() };
+    let key = config.serial.clone();
+    let phone = VirtualDevice::start(config).map_err(DeviceError::SimStart)?;
+    let addr = phone.addr().to_string();
+    let device = HarmonyDevice::connect_at(&addr, Some(&key), timeout)?.named(format!("sim:harmony ({addr})"));
     Ok(InProcess { device, _phone: phone })
 }
 

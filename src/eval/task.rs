@@ -79,11 +79,11 @@ pub struct TaskSpec {
     pub setup: Vec<SetupStep>,
     pub judge: String,
     pub oracle: String,
-    /// Why the template runs on Android only (its set-up writes files with a shell,
-    /// its oracle opens a screen by its activity...): `eval --platform ios` leaves it
-    /// out and says why.
+    /// Why the template cannot run on iOS (its set-up writes files with a shell, its
+    /// oracle opens a screen by its activity...): `eval --platform ios` leaves it out
+    /// and says why. (HarmonyOS has a shell and abilities: it runs them all.)
     #[serde(default)]
-    pub android_only: Option<String>,
+    pub not_on_ios: Option<String>,
     /// The file it came from (for messages).
     #[serde(skip)]
     pub file: String,

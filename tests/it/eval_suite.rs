@@ -97,6 +97,21 @@ fn the_oracle_solves_every_template_ios_can_run() {
 }
 
 #[test]
+fn the_oracle_solves_every_template_on_harmony() {
+    let out = scratch("oracle-harmony");
+    let run = eval(&["--agent", "oracle", "--platform", "harmony", "--parallel", "2"], &out);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let all = results(&out)["results"].as_array().cloned().unwrap_or_default();
+    let templates = codeact::eval::load(None).map(|t| t.len()).unwrap_or(0);
+    assert_eq!(all.len(), templates, "HarmonyOS has a shell and abilities: every template runs");
+    for x in &all {
+        assert_eq!(x["score"], 1.0, "{}: {}", x["task"], x["error"]);
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn the_same_seed_gives_the_same_instances_and_another_seed_others() {
     let pick = ["--agent", "oracle", "--tasks", "contacts_*,notes_delete,clock_alarm_create", "--instances", "2"];
     let key = |out: &Path| -> Vec<(String, String, String)> {

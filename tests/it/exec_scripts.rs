@@ -124,6 +124,23 @@ fn shipped_scripts_pass_unchanged_on_the_virtual_iphone() {
 }
 
 #[test]
+fn shipped_scripts_pass_unchanged_on_the_virtual_harmony_phone() {
+    for (script, check) in shipped_scripts() {
+        let sim = common::SimProcess::start(&["--platform", "harmony"]);
+        let port = sim.addr.rsplit(':').next().unwrap_or_default();
+        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", script, "--device", "hdc"])
+            .env("OHOS_HDC_SERVER_PORT", port)
+            .output()
+            .expect("codeact exec");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{script} failed on HarmonyOS: {stderr}");
+        let state = common::hdc::state(&sim.addr);
+        assert!(check(&state), "{script}: the world does not show it: {state}");
+    }
+}
+
+#[test]
 fn a_failing_script_exits_non_zero_with_its_line() {
     let dir = std::env::temp_dir().join(format!("codeact-exec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

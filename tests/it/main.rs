@@ -1,9 +1,9 @@
 //! The runtime's integration tests, in one binary (the runtime and the virtual device
 //! are linked once): the agent over a scripted LLM (`agent_run`), the device layer
 //! (`device_adb`), `exec` and the REPL (`exec_scripts`, `exec_repl`), hostile
-//! snippets (`hostile`), a person in the loop (`human_loop`), strategies and
-//! roles (`strategies`), memory and replay (`memory`) and real dumps
-//! (`ui_fixtures`). They drive the real binary and the virtual device over ADB, and
+//! snippets (`hostile`), the iOS and HarmonyOS doors (`wda_door`, `hdc_door`), a
+//! person in the loop (`human_loop`), strategies and roles (`strategies`), memory
+//! and replay (`memory`) and real dumps (`ui_fixtures`). They drive the real binary and the virtual device over ADB, and
 //! judge by `simctl state` and the files written.
 #![cfg(feature = "sim")]
 
@@ -14,6 +14,7 @@ mod device_adb;
 mod eval_suite;
 mod exec_repl;
 mod exec_scripts;
+mod hdc_door;
 mod hostile;
 mod human_loop;
 mod memory;

@@ -23,8 +23,8 @@ pub struct SimConfig {
     /// The apps' layout variant (0: as written; 1 reorders items, 2 also renames
     /// ids, 3 also adds a one-time dialog): what an app update changes.
     pub variant: u32,
-    /// Which platform's front door it opens: Android's adbd (the default), or iOS's
-    /// WebDriverAgent HTTP server.
+    /// Which platform's front door it opens: Android's adbd (the default), iOS's
+    /// WebDriverAgent HTTP server, or HarmonyOS's hdc server.
     pub platform: Platform,
     /// The token the WebDriverAgent door requires as the first segment of every path
     /// (its URL is `http://ADDR/TOKEN`); random unless given.
@@ -53,6 +53,22 @@ pub enum Platform {
     /// A WebDriverAgent HTTP server: WDA clients (`facebook-wda`, Appium's XCUITest
     /// driver, codeact's `--device ios:URL`) drive it.
     Ios,
+    /// An hdc host server with this phone as its one target, whose shell runs
+    /// HarmonyOS's tools (`uitest`, `snapshot_display`, `aa`, `bm`, `param`) instead
+    /// of Android's: hdc clients (the `hdc` command, the `hdc-rs` crate, codeact's
+    /// `--device hdc`) drive it.
+    Harmony,
+}
+
+impl Platform {
+    /// The platform's name in messages: `Android`, `iOS`, `HarmonyOS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Android => "Android",
+            Self::Ios => "iOS",
+            Self::Harmony => "HarmonyOS",
+        }
+    }
 }
 
 impl Default for SimConfig {

@@ -37,6 +37,16 @@ pub(crate) enum LineOutcome {
     Hang,
 }
 
+/// Sets the flag when dropped: a door's task that is cancelled (its connection went
+/// away) stops the command it started, as SIGHUP does on a phone.
+pub(crate) struct CancelOnDrop(pub(crate) Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 pub(crate) struct SimDevice {
     /// Command lines served, simctl excluded (`simctl stats`): lets tests count round trips.
     commands: std::sync::atomic::AtomicU64,

@@ -11,7 +11,8 @@
 //! Inside: `adb/` speaks the wire protocol, `shell/` runs command lines, `commands/`
 //! are the Android tools, `world/` is the app model (from the data files in `data/`),
 //! `keyboard` is the on-screen keyboard's geometry, `render/` draws the screen,
-//! `wda/` is the iOS front door (the same world as a WebDriverAgent HTTP server).
+//! `wda/` is the iOS front door (the same world as a WebDriverAgent HTTP server),
+//! `hdc/` the HarmonyOS one (an hdc server whose shell runs HarmonyOS's tools).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -19,6 +20,7 @@ mod adb;
 mod commands;
 mod config;
 mod device;
+mod hdc;
 mod keyboard;
 mod render;
 mod screen;
@@ -77,6 +79,7 @@ pub async fn serve(listener: TcpListener, config: SimConfig) -> Result<(), SimEr
 async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: Platform) {
     match platform {
         Platform::Android => accept_forever(listener, device).await,
+        Platform::Harmony => hdc::accept_forever(listener, device).await,
         Platform::Ios => {
             if let Err(e) = axum::serve(listener, wda::router(device)).await {
                 tracing::warn!("the WebDriverAgent door stopped: {e}");

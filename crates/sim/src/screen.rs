@@ -126,6 +126,17 @@ pub(crate) struct Node {
     pub(crate) hook: Option<Hook>,
 }
 
+impl Node {
+    /// Whether this window is the on-screen keyboard (any input method's): the iOS
+    /// and HarmonyOS doors show their platform's own keyboard in its place.
+    pub(crate) fn is_keyboard_window(&self) -> bool {
+        self.role == Role::Keyboard
+            || self.hook == Some(Hook::Keyboard)
+            || self.package == "com.android.adbkeyboard"
+            || self.package.contains("inputmethod")
+    }
+}
+
 /// Links a node back to the world so that input can act on it (never dumped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Hook {

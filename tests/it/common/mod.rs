@@ -1,6 +1,7 @@
 //! Shared test plumbing: start `codeact sim` as a process, run a private stock adb
 //! server against it (the virtual device's own tests share that helper), read dumps
-//! and state the way any client would, and serve a scripted LLM (`llm.rs`).
+//! and state the way any client would, serve a scripted LLM (`llm.rs`), and reach
+//! the HarmonyOS door with an hdc client codeact did not write (`hdc.rs`).
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -8,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 
 #[path = "../../../crates/sim/tests/it/support/adb_server.rs"]
 mod adb_server;
+pub mod hdc;
 pub mod llm;
 pub mod programs;
 

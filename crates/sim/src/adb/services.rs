@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use adb_wire::shell_v2::{self, PacketBuffer};
 
 use super::stream::{StreamClosed, StreamIo};
-use crate::device::{LineOutcome, SimDevice};
+use crate::device::{CancelOnDrop, LineOutcome, SimDevice};
 use crate::shell::Output;
 
 /// A service request, parsed from the OPEN payload.
@@ -124,16 +124,6 @@ async fn fault_end(io: &mut StreamIo, outcome: LineOutcome) -> End {
         _ => std::future::pending::<()>().await,
     }
     End::Dropped
-}
-
-/// Sets the flag when dropped: a service task that is cancelled (its connection went
-/// away) stops the command it started, as SIGHUP does on a phone.
-struct CancelOnDrop(Arc<AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
 }
 
 /// Runs one command line on a blocking thread; `None` when a fault dropped or hung

@@ -1,13 +1,15 @@
 //! The Android command-line tools of the virtual device (`input`, `am`, `pm`, `wm`,
 //! `dumpsys`, `uiautomator`, `screencap`, `getprop`, `settings`, `ime`, `svc`,
-//! `monkey`, `cmd`) and the test-only `simctl`.
+//! `monkey`, `cmd`) and the test-only `simctl`; on the HarmonyOS door, HarmonyOS's
+//! tools instead (`harmony/`).
 //!
-//! Each answers in the exact text a real Android 14 device prints. The shell
+//! Each answers in the exact text a real Android 14 (or HarmonyOS) device prints. The shell
 //! (`shell/`) parses the command line and calls these tools, through the
 //! [`Commands`] impl below, for names it does not implement itself.
 
 mod activity;
 mod capture;
+mod harmony;
 mod input;
 mod simctl;
 mod system;
@@ -31,6 +33,13 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
     let name = argv.first()?.as_str();
     let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
     let _ = stdin;
+    if device.config().platform == crate::Platform::Harmony {
+        // A HarmonyOS phone has its own tools and none of Android's.
+        return match name {
+            "simctl" => Some(simctl::simctl(device, &args)),
+            _ => harmony::run_tool(device, name, &args, env),
+        };
+    }
     Some(match name {
         "input" => input::input(device, &args, env),
         "am" => activity::am(device, &args),

@@ -21,14 +21,6 @@ pub(crate) fn scale(screen: &Screen) -> u32 {
     (screen.density as f32 / 160.0).round().clamp(1.0, 4.0) as u32
 }
 
-/// Whether a window is the on-screen keyboard (any input method's).
-fn is_keyboard(window: &Node) -> bool {
-    window.role == Role::Keyboard
-        || window.hook == Some(crate::screen::Hook::Keyboard)
-        || window.package == "com.android.adbkeyboard"
-        || window.package.contains("inputmethod")
-}
-
 /// The XCUIElementType a view shows as.
 fn xcui_type(node: &Node) -> &'static str {
     let short = node.class.rsplit('.').next().unwrap_or("");
@@ -70,7 +62,7 @@ pub(crate) fn to_xml(screen: &Screen, package: &str, name: &str) -> String {
     out.push_str(">\n");
     let windows = screen.windows.iter().filter(|w| w.role != Role::Scrim);
     for (index, window) in windows.enumerate() {
-        if is_keyboard(window) {
+        if window.is_keyboard_window() {
             // iOS's own keyboard, whichever input method the Android side runs; its
             // keys are not elements a script taps.
             let b = window.bounds;

@@ -65,6 +65,8 @@ impl World {
     }
 
     pub(crate) fn tap(&mut self, x: i32, y: i32) {
+        // A tap places the caret: the selection is gone.
+        self.all_selected = false;
         let hit = self.hit(x, y);
         self.tap_on(hit, x, y);
     }
@@ -255,6 +257,10 @@ impl World {
 
     /// `input keyevent`: navigation keys act; character keys type into the focus.
     pub(crate) fn key(&mut self, code: u32) {
+        if code == keycodes::DEL && std::mem::take(&mut self.all_selected) {
+            self.clear_text();
+            return;
+        }
         match code {
             keycodes::HOME => self.go_home(),
             keycodes::BACK => self.back(),
@@ -313,12 +319,20 @@ impl World {
     /// false when nothing has focus.
     pub(crate) fn type_text(&mut self, text: &str) -> bool {
         let Some(focus) = self.focus else { return false };
+        if std::mem::take(&mut self.all_selected) {
+            self.clear_text();
+        }
         let number = self.top().and_then(|(_, s, _)| s.items.get(focus.item)).is_some_and(|i| i.number);
         let Some(key) = self.focused_bind() else { return false };
         let mut value = self.read(&key, &None).map(|v| v.to_string()).unwrap_or_default();
         value.extend(text.chars().filter(|c| !number || c.is_ascii_digit()));
         self.write(&key, super::template::Value::Str(value), &None);
         true
+    }
+
+    /// Selects all of the focused field's text (Ctrl+A), when a field has focus.
+    pub(crate) fn select_all(&mut self) {
+        self.all_selected = self.focused_bind().is_some();
     }
 
     /// Empties the focused field (ADB_CLEAR_TEXT).

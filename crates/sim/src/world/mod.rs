@@ -232,6 +232,9 @@ pub(crate) struct World {
     next_task_id: u32,
     /// `input motionevent DOWN` waiting for its UP: where and when.
     pub(crate) touch_down: Option<(i32, i32, Instant)>,
+    /// The focused field's text is selected (Ctrl+A): the next delete or typed text
+    /// replaces all of it.
+    pub(crate) all_selected: bool,
     /// The phone's files (shared with its shell): the Files app lists and changes them.
     pub(crate) fs: Arc<MemFs>,
     /// When the device clock read [`BOOT_TIME_SECS`].
@@ -284,6 +287,7 @@ impl World {
             changed_at: None,
             next_task_id: 10,
             touch_down: None,
+            all_selected: false,
             fs,
             booted: Instant::now(),
         };
