@@ -123,7 +123,7 @@ pub struct FileConfig {
     #[serde(default)]
     pub watchers: WatchersSection,
     #[serde(default)]
-    pub apps: BTreeMap<String, String>,
+    pub apps: BTreeMap<String, crate::tools::AppAlias>,
     #[serde(default)]
     pub sensitive: SensitiveSection,
     /// The secrets file `type_secret` reads (relative to this file).

@@ -154,7 +154,7 @@ impl FileConfig {
         if coordinate_scale == Some(0) {
             return Err(ConfigError::ZeroScale);
         }
-        let apps = AppDirectory::default().with_aliases(self.apps.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let apps = AppDirectory::default().with_aliases(self.apps.iter().map(|(k, v)| (k.as_str(), v)));
         let record = flags.record.or(self.tools.record).or(flags.default_record).unwrap_or_default();
         let mut watchers = Watchers::default();
         let specs = [
@@ -240,7 +240,10 @@ mod tests {
         assert_eq!((s.limits.timeout_ms, s.limits.max_output), (1500, 100));
         assert!(!s.tools.settle.enabled);
         assert_eq!(s.tools.coordinate_scale, Some(1000));
-        assert_eq!(s.tools.apps.resolve("bank", &["com.bank".to_string()]).unwrap(), "com.bank");
+        let installed = ["com.bank".to_string()];
+        let never = |_: &str| Ok::<bool, crate::tools::AppNameError>(false);
+        let bank = s.tools.apps.resolve("bank", crate::device::Platform::Android, Some(&installed), never);
+        assert_eq!(bank.unwrap(), "com.bank");
         let recorded = Flags { default_record: Some(Recording::All), ..Flags::default() };
         assert_eq!(file.resolve(&recorded).unwrap().tools.record, Recording::All, "the default when nothing says");
     }

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::adb::transport::{ListedDevice, ServerConnection};
-use super::{AdbDevice, Device, DeviceError};
+use super::{AdbDevice, Device, DeviceError, Platform};
 
 /// What `--device` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,14 +90,6 @@ pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<Box<dyn Device>, Dev
         DeviceSpec::Hdc(key) => Ok(Box::new(super::HarmonyDevice::connect(key.as_deref(), timeout)?)),
         other => Ok(Box::new(open_adb(other, timeout)?)),
     }
-}
-
-/// Which door of the virtual phone `--device sim…` asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Platform {
-    Android,
-    Ios,
-    Harmony,
 }
 
 #[cfg(feature = "sim")]

@@ -148,11 +148,40 @@ fn not_ready_hint(state: &str) -> &'static str {
     }
 }
 
+/// The platform a device runs: what its packages are called and which tools it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    #[default]
+    Android,
+    Ios,
+    Harmony,
+}
+
+impl Platform {
+    /// `Android`, `iOS`, `HarmonyOS`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Android => "Android",
+            Self::Ios => "iOS",
+            Self::Harmony => "HarmonyOS",
+        }
+    }
+}
+
 /// A phone the runtime can observe and act on. Blocking; every call is bounded by
 /// the device's timeout.
 pub trait Device: Send {
     /// A short name for messages (`127.0.0.1:15037`, a serial, `sim`).
     fn name(&self) -> &str;
+    /// What the phone runs (Android unless the backend says otherwise).
+    fn platform(&self) -> Platform {
+        Platform::Android
+    }
+    /// Whether an app with this package (bundle) id is installed.
+    fn is_installed(&mut self, package: &str) -> Result<bool, DeviceError> {
+        Ok(self.list_packages(true)?.iter().any(|p| p == package))
+    }
     /// UI tree, foreground app, keyboard, focus and screen size in one round trip.
     fn observe(&mut self) -> Result<Observation, DeviceError>;
     /// The screen as PNG bytes.

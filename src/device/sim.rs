@@ -51,6 +51,12 @@ impl<D: Device> Device for InProcess<D> {
     fn name(&self) -> &str {
         self.device.name()
     }
+    fn platform(&self) -> super::Platform {
+        self.device.platform()
+    }
+    fn is_installed(&mut self, package: &str) -> Result<bool, DeviceError> {
+        self.device.is_installed(package)
+    }
     fn observe(&mut self) -> Result<Observation, DeviceError> {
         self.device.observe()
     }

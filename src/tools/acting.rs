@@ -102,6 +102,14 @@ impl DeviceReads<'_> {
         self.0.list_packages(system)
     }
 
+    pub(crate) fn platform(&self) -> crate::device::Platform {
+        self.0.platform()
+    }
+
+    pub(crate) fn is_installed(&mut self, package: &str) -> Result<bool, DeviceError> {
+        self.0.is_installed(package)
+    }
+
     /// The clipboard's text (the virtual phone's `simctl`; `None` where the device
     /// does not give it).
     pub(crate) fn clipboard(&mut self) -> Result<Option<String>, DeviceError> {

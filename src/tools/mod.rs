@@ -39,7 +39,7 @@ mod watcher_state;
 pub mod watchers;
 mod watching;
 
-pub use app_names::{AppDirectory, AppNameError};
+pub use app_names::{AppAlias, AppDirectory, AppNameError};
 pub use catalog::CATALOG;
 pub(crate) use context::lock;
 pub use context::{MEMORY_ITEM_BYTES, MEMORY_ITEMS, SharedContext, ToolContext};

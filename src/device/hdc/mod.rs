@@ -205,6 +205,10 @@ impl Device for HarmonyDevice {
         &self.name
     }
 
+    fn platform(&self) -> super::Platform {
+        super::Platform::Harmony
+    }
+
     fn observe(&mut self) -> Result<Observation, DeviceError> {
         let command = format!(
             "uitest dumpLayout -p {LAYOUT_FILE} && cat {LAYOUT_FILE}; echo; echo {SECTION}; aa dump -l; rm -f {LAYOUT_FILE}"

@@ -99,6 +99,17 @@ impl Device for IosDevice {
         &self.client.name
     }
 
+    fn platform(&self) -> super::Platform {
+        super::Platform::Ios
+    }
+
+    /// WDA lists no apps, but says of each whether it is there: state 0 is unknown
+    /// (not installed), 1 not running, 2–4 running.
+    fn is_installed(&mut self, package: &str) -> Result<bool, DeviceError> {
+        let state = self.post("/wda/apps/state", json!({"bundleId": package}), "read an app's state")?;
+        Ok(state.as_i64().unwrap_or(0) != 0)
+    }
+
     fn observe(&mut self) -> Result<Observation, DeviceError> {
         let source = self.client.request(Method::GET, "/source", None, Scope::Plain, "read the page source")?;
         let xml = source.as_str().unwrap_or_default().to_string();

@@ -111,7 +111,15 @@ pub(crate) const OPEN_APP: ToolSpec = ToolSpec {
     register: |r| {
         tool!(r, |c, name: ImmutableString| {
             let apps = c.options().apps.clone();
-            let package = apps.resolve(&name, c.installed()?)?;
+            let platform = c.reads().platform();
+            // iOS lists no apps: each candidate is asked for instead.
+            let listed = match c.installed() {
+                Ok(list) => Some(list.to_vec()),
+                Err(DeviceError::NotOnPlatform { .. }) => None,
+                Err(e) => return Err(e.into()),
+            };
+            let package = apps
+                .resolve(&name, platform, listed.as_deref(), |p| c.reads().is_installed(p).map_err(ToolError::from))?;
             start(c, &package, None)?;
             Ok(package)
         })

@@ -388,7 +388,8 @@ impl Door {
     fn app_state(&self, body: &Value) -> Reply {
         let bundle = Self::bundle(body)?;
         let world = self.device.world();
-        let Some(app) = world.catalog.app_index(bundle) else { return Ok(json!(1)) };
+        // XCUIApplicationStateUnknown: what WDA says of an app that is not installed.
+        let Some(app) = world.catalog.app_index(bundle) else { return Ok(json!(0)) };
         let state = match (world.top_app() == Some(app), world.tasks.iter().any(|t| t.app == app)) {
             (true, _) => 4,
             (false, true) => 2,
