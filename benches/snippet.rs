@@ -1,7 +1,8 @@
 //! What running a snippet costs: a 10-call snippet through the sandbox's worker
 //! process and the tool catalog against a recording null device (the runtime's own
-//! overhead; goal ≤ 150 µs), against the virtual device over ADB (what a script
-//! really waits for), and what starting a session's worker costs.
+//! overhead; goal ≤ 150 µs), against the virtual device through each front door —
+//! ADB, WebDriverAgent, hdc (what a script really waits for) — and what starting a
+//! session's worker costs.
 //! Run with `cargo bench --bench snippet`.
 
 #[path = "common/dumps.rs"]
@@ -31,8 +32,24 @@ home();
 remember("done");
 "#;
 
+/// Ten calls that all succeed on the virtual phone, typing and held gestures
+/// included (a swipe of 300 ms and a long press, which each platform holds for its
+/// own time: 800 ms over ADB and WDA, uitest's 1.5 s over hdc).
+const DEVICE_SNIPPET: &str = r#"
+start_app("com.example.notes");
+tap(#{desc: "New note"});
+input_text("hello");
+press_key("enter");
+swipe(540, 1800, 540, 600);
+back();
+back();
+long_press(100, 200);
+home();
+remember("done");
+"#;
+
 /// Ten calls without held gestures, for the virtual device (a swipe and a long press
-/// are acted out for their whole duration: 300 + 800 ms of SNIPPET).
+/// are acted out for their whole duration: 300 + 800 ms of DEVICE_SNIPPET).
 const QUICK_SNIPPET: &str = r#"
 home();
 tap(0.5, 0.1);
@@ -170,11 +187,17 @@ fn null_device(c: &mut Criterion) {
 }
 
 fn virtual_device(c: &mut Criterion) {
-    // The same phone through each front door: its adbd, and its WebDriverAgent.
+    // The same phone through each front door: its adbd, its WebDriverAgent, its hdc
+    // server.
     // iOS types Return only into a field (there is no key to press without one).
     let quick_ios = QUICK_SNIPPET.replace("press_key(\"enter\")", "press_key(\"home\")");
-    for (spec, door) in [(DeviceSpec::Sim, "ADB"), (DeviceSpec::SimIos, "WebDriverAgent (iOS)")] {
-        let quick = if door == "ADB" { QUICK_SNIPPET } else { quick_ios.as_str() };
+    let doors = [
+        (DeviceSpec::Sim, "ADB"),
+        (DeviceSpec::SimIos, "WebDriverAgent (iOS)"),
+        (DeviceSpec::SimHarmony, "hdc (HarmonyOS)"),
+    ];
+    for (spec, door) in doors {
+        let quick = if spec == DeviceSpec::SimIos { quick_ios.as_str() } else { QUICK_SNIPPET };
         let Ok(device) = codeact::device::open(&spec, Duration::from_secs(10)) else {
             eprintln!("cannot start the virtual device ({door}); skipping");
             continue;
@@ -184,7 +207,11 @@ fn virtual_device(c: &mut Criterion) {
         assert!(check.error.is_none() && check.actions.len() == 10, "{door}: {:?}", check.error);
         let mut group = c.benchmark_group(format!("10-call snippet, virtual device over {door}"));
         group.sample_size(10);
-        for (name, snippet) in [("taps and keys, settle on", quick), ("with a swipe and a long press", SNIPPET)] {
+        let full = session.eval(DEVICE_SNIPPET);
+        assert!(full.error.is_none() && full.actions.len() == 10, "{door}: {:?}", full.error);
+        for (name, snippet) in
+            [("taps and keys, settle on", quick), ("typing, a swipe and a long press", DEVICE_SNIPPET)]
+        {
             group.bench_function(name, |b| b.iter(|| black_box(session.eval(snippet).actions.len())));
         }
         group.finish();

@@ -19,7 +19,8 @@
 //! folder nor becomes another scheme), `shell-input` (the input a shell command
 //! injects, as the sensitive-action gate reads it), `uitest-layout` (HarmonyOS's
 //! `uitest dumpLayout` JSON parser), `wda-source` (the parser of WebDriverAgent's iOS
-//! page source). Without coverage feedback it is
+//! page source), `hdc-client` and `hdc-sim` (HarmonyOS's wire, in `doors.rs`).
+//! Without coverage feedback it is
 //! a plain mutation fuzzer: inputs whose outcome is new join the corpus.
 
 use std::collections::HashSet;
@@ -31,6 +32,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use codeact::device::adb::transport::{Deadline, DirectConnection, ServerConnection};
+
+mod doors;
 
 static PANICS: AtomicU64 = AtomicU64::new(0);
 
@@ -47,6 +50,8 @@ const TARGETS: &[&str] = &[
     "shell-input",
     "uitest-layout",
     "wda-source",
+    "hdc-client",
+    "hdc-sim",
 ];
 
 fn main() {
@@ -86,6 +91,8 @@ fn main() {
             "shell-input" => fuzz_shell_input(&mut rng, budget, &findings),
             "uitest-layout" => fuzz_uitest_layout(&mut rng, budget, &findings),
             "wda-source" => fuzz_wda_source(&mut rng, budget, &findings),
+            "hdc-client" => doors::fuzz_hdc_client(&mut rng, budget, &findings),
+            "hdc-sim" => doors::fuzz_hdc_sim(&mut rng, budget, &findings),
             _ => fuzz_extract(&mut rng, budget, &findings),
         };
         let panics = PANICS.load(Ordering::Relaxed) - before;
