@@ -34,10 +34,13 @@ impl Vision {
 #[derive(clap::Args, Debug)]
 pub struct DeviceArgs {
     /// `sim` (the built-in virtual device), `sim:ios` (the same phone as an iPhone,
-    /// through its WebDriverAgent), `ios:http://HOST:PORT` (an iPhone's WebDriverAgent,
-    /// e.g. through `iproxy 8100 8100`), `HOST:PORT` (direct TCP to an adbd), or a
-    /// serial from `codeact devices`. Default: $ANDROID_SERIAL, else the only device
-    /// the adb server sees.
+    /// through its WebDriverAgent), `sim:harmony` (the same phone as a HarmonyOS
+    /// phone, through its hdc server), `ios:http://HOST:PORT` (an iPhone's
+    /// WebDriverAgent, e.g. through `iproxy 8100 8100`), `hdc` or `hdc:CONNECT_KEY`
+    /// (a HarmonyOS phone through the hdc server, 127.0.0.1:8710 or
+    /// $OHOS_HDC_SERVER_PORT), `HOST:PORT` (direct TCP to an adbd), or a serial from
+    /// `codeact devices`. Default: $ANDROID_SERIAL, else the only device the adb
+    /// server sees.
     #[arg(long, short = 'd')]
     pub device: Option<String>,
     /// Seconds any one device operation may take before it fails (default 20).

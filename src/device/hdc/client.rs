@@ -102,13 +102,6 @@ impl HdcClient {
         &self.server
     }
 
-    /// The same server with another connect key.
-    pub fn with_key(&self, key: &str) -> Result<Self, HdcError> {
-        let mut c = Self::new(&self.server, key, self.timeout)?;
-        c.deadline = self.deadline;
-        Ok(c)
-    }
-
     /// When this exchange must end: the timeout, or the deadline if sooner.
     fn end(&self) -> Instant {
         let by_timeout = Instant::now() + self.timeout;

@@ -54,10 +54,8 @@ impl HarmonyDevice {
 
     /// As [`connect`](Self::connect), to the server at `server` (`HOST:PORT`).
     pub fn connect_at(server: &str, key: Option<&str>, timeout: Duration) -> Result<Self, DeviceError> {
-        let listing = HdcClient::new(server, "", timeout).map_err(|e| hdc_error(server, "list targets", e))?;
-        let reply = listing.exchange("list targets", &|_| false).map_err(|e| hdc_error(server, "list targets", e))?;
-        let text = String::from_utf8_lossy(&reply);
-        let targets: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('[')).collect();
+        let targets = list_targets_at(server, timeout)?;
+        let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
         let seen = if targets.is_empty() {
             "`hdc list targets` lists none".to_string()
         } else {
@@ -70,7 +68,7 @@ impl HarmonyDevice {
             (None, []) => return Err(DeviceError::NoDevice { seen }),
             (None, _) => return Err(DeviceError::SeveralDevices { seen }),
         };
-        let client = listing.with_key(&key).map_err(|e| hdc_error(server, "connect", e))?;
+        let client = HdcClient::new(server, &key, timeout).map_err(|e| hdc_error(server, "connect", e))?;
         let mut device = Self { client, name: format!("hdc:{key}"), screen: (0, 0) };
         device.observe()?;
         Ok(device)
@@ -139,6 +137,25 @@ impl HarmonyDevice {
             })
             .ok_or_else(|| DeviceError::NoLauncherActivity { device: self.name.clone(), package: bundle.to_string() })
     }
+}
+
+/// The targets the hdc server (`OHOS_HDC_SERVER_PORT`, else 8710) sees, by connect key.
+pub fn list_targets(timeout: Duration) -> Result<Vec<String>, DeviceError> {
+    let server = client::server_address().map_err(|source| hdc_error("hdc", "find the hdc server", source))?;
+    list_targets_at(&server, timeout)
+}
+
+/// `hdc list targets` at `server`: one key per line, `[Empty]` for none.
+fn list_targets_at(server: &str, timeout: Duration) -> Result<Vec<String>, DeviceError> {
+    let listing = HdcClient::new(server, "", timeout).map_err(|e| hdc_error(server, "list targets", e))?;
+    let reply = listing.exchange("list targets", &|_| false).map_err(|e| hdc_error(server, "list targets", e))?;
+    let text = String::from_utf8_lossy(&reply);
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('['))
+        .map(|l| l.split_whitespace().next().unwrap_or(l).to_string())
+        .collect())
 }
 
 fn hdc_error(device: &str, op: &str, source: HdcError) -> DeviceError {
