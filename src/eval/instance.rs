@@ -108,6 +108,12 @@ fn setup_lines(task: &TaskSpec, params: &serde_json::Map<String, Value>) -> Vec<
             if let Some(text) = &step.clipboard {
                 lines.push(format!("simctl clipboard set {}", shell_quote(&plain(text))));
             }
+            if let (Some(path), Some(text)) = (&step.file, &step.text) {
+                lines.push(format!("simctl file {} {}", shell_quote(&plain(path)), shell_quote(&plain(text))));
+            }
+            if let Some(path) = &step.folder {
+                lines.push(format!("simctl mkdir {}", shell_quote(&plain(path))));
+            }
             if let Some(line) = &step.shell {
                 lines.push(task::render(line, params, item, shell_quote));
             }

@@ -145,6 +145,15 @@ pub struct SetupStep {
     /// `simctl clipboard set TEXT`.
     #[serde(default)]
     pub clipboard: Option<String>,
+    /// `simctl file PATH TEXT`: a file with `text` (and a newline) in it, its
+    /// folders made; reaches the phone on every platform, unlike `shell`.
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub text: Option<String>,
+    /// `simctl mkdir PATH`: a folder and its parents.
+    #[serde(default)]
+    pub folder: Option<String>,
 }
 
 /// What is wrong with a task file.
@@ -294,16 +303,22 @@ impl TaskSpec {
                 step.launch.is_some(),
                 step.shell.is_some(),
                 step.clipboard.is_some(),
+                step.file.is_some(),
+                step.folder.is_some(),
             ];
             if verbs.iter().filter(|v| **v).count() != 1 {
-                return Err(
-                    self.invalid("each setup step has exactly one of set, add, empty, launch, shell, clipboard")
-                );
+                return Err(self.invalid(
+                    "each setup step has exactly one of set, add, empty, launch, shell, clipboard, file, folder",
+                ));
             }
-            if step.set.is_some() != step.to.is_some() || step.add.is_some() != step.record.is_some() {
-                return Err(self.invalid("set needs to, add needs record (and only they)"));
+            if step.set.is_some() != step.to.is_some()
+                || step.add.is_some() != step.record.is_some()
+                || step.file.is_some() != step.text.is_some()
+            {
+                return Err(self.invalid("set needs to, add needs record, file needs text (and only they)"));
             }
-            for text in [&step.shell, &step.clipboard, &step.launch].into_iter().flatten() {
+            let texts = [&step.shell, &step.clipboard, &step.launch, &step.file, &step.text, &step.folder];
+            for text in texts.into_iter().flatten() {
                 check_template(text)?;
             }
             for value in step.to.iter().chain(step.record.iter().flat_map(|r| r.values())) {

@@ -1,6 +1,7 @@
 """Drives the virtual phone's WebDriverAgent door with the facebook-wda client (a
 client codeact did not write), as a test engineer's script would, and prints one
 line per check: `ok NAME` or `FAIL NAME: why`. Usage: python facebook_wda.py URL."""
+import base64
 import sys
 import xml.etree.ElementTree as ET
 
@@ -59,6 +60,10 @@ s.send_keys("Shopping")
 title = element(c.source(), type="XCUIElementTypeTextField")
 check("typed into the focused field", title is not None and title.get("value") == "Shopping",
       title.attrib if title is not None else None)
+s.set_clipboard("copied 你好")
+# (get_clipboard asks Siri to bring WDA to the front first: its request alone.)
+pasted = base64.b64decode(s._session_http.post("/wda/getPasteboard").value).decode()
+check("the pasteboard keeps what was set", pasted == "copied 你好", pasted)
 s.app_stop("com.example.notes")
 check("app_stop", c.app_current().get("bundleId") != "com.example.notes", c.app_current())
 try:

@@ -78,37 +78,53 @@ fn the_oracle_solves_every_template_and_no_judge_passes_the_start() {
 /// codeact's iOS backend): the oracle solves every template iOS can run, and the
 /// ones it cannot are left out by name, with why.
 #[test]
-fn the_oracle_solves_every_template_ios_can_run() {
-    let out = scratch("oracle-ios");
-    let run = eval(&["--agent", "oracle", "--platform", "ios", "--parallel", "2"], &out);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(0), "{stderr}");
-    let all = results(&out)["results"].as_array().cloned().unwrap_or_default();
-    assert!(all.len() >= 60, "{} templates ran", all.len());
-    for x in &all {
-        assert_eq!(x["score"], 1.0, "{}: {}", x["task"], x["error"]);
-    }
-    assert!(
-        stderr.contains("left out on iOS: files_delete (its set-up and check reach the files through a shell"),
-        "{stderr}"
-    );
-    assert!(!all.iter().any(|x| x["task"] == "files_delete"), "an Android-only template is not run");
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-#[test]
-fn the_oracle_solves_every_template_on_harmony() {
-    let out = scratch("oracle-harmony");
-    let run = eval(&["--agent", "oracle", "--platform", "harmony", "--parallel", "2"], &out);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(0), "{stderr}");
-    let all = results(&out)["results"].as_array().cloned().unwrap_or_default();
+fn the_oracle_solves_every_template_on_ios_and_harmony() {
     let templates = codeact::eval::load(None).map(|t| t.len()).unwrap_or(0);
-    assert_eq!(all.len(), templates, "HarmonyOS has a shell and abilities: every template runs");
-    for x in &all {
-        assert_eq!(x["score"], 1.0, "{}: {}", x["task"], x["error"]);
+    for platform in ["ios", "harmony"] {
+        let out = scratch(&format!("oracle-{platform}"));
+        let run = eval(&["--agent", "oracle", "--platform", platform, "--parallel", "2"], &out);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(0), "{platform}: {stderr}");
+        let all = results(&out)["results"].as_array().cloned().unwrap_or_default();
+        assert_eq!(all.len(), templates, "{platform}: every template runs: {stderr}");
+        for x in &all {
+            assert_eq!(x["score"], 1.0, "{platform}: {}: {}", x["task"], x["error"]);
+        }
+        let _ = std::fs::remove_dir_all(&out);
     }
-    let _ = std::fs::remove_dir_all(&out);
+    // A suite's own template that iOS cannot run is left out there, by name and why.
+    let suite = scratch("suite-not-on-ios");
+    std::fs::create_dir_all(&suite).expect("suite dir");
+    let task = |id: &str, extra: &str| {
+        format!(
+            r#"[[task]]
+id = "{id}"
+{extra}apps = ["settings"]
+kind = "operation"
+goal = "Turn off Wi-Fi."
+setup = [{{ set = "settings.wifi", to = true }}]
+judge = "!state.settings.wifi"
+oracle = 'start_app("com.android.settings"); tap(#{{id: "wifi_switch"}}); complete(true, "off");'
+
+"#
+        )
+    };
+    let file =
+        [task("wifi_anywhere", ""), task("wifi_android", "not_on_ios = \"it needs the Android shell\"\n")].concat();
+    std::fs::write(suite.join("mine.toml"), file).expect("task file");
+    let out = scratch("oracle-not-on-ios");
+    let run = eval(&["--agent", "oracle", "--platform", "ios", "--suite", suite.to_str().unwrap_or_default()], &out);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("left out on iOS: wifi_android (it needs the Android shell)"), "{stderr}");
+    let ran: Vec<String> = results(&out)["results"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x["task"].as_str().unwrap_or_default().to_string()).collect())
+        .unwrap_or_default();
+    assert_eq!(ran, ["wifi_anywhere"]);
+    for d in [suite, out] {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }
 
 #[test]

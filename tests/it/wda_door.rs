@@ -23,7 +23,13 @@ fn facebook_wda_drives_the_virtual_iphone() {
     let out = String::from_utf8_lossy(&ran.stdout);
     let err = String::from_utf8_lossy(&ran.stderr);
     assert!(ran.status.success() && !out.contains("FAIL"), "{out}\n{err}");
-    for check in ["ok session", "ok a tap turns it off", "ok typed into the focused field", "ok screenshot"] {
+    for check in [
+        "ok session",
+        "ok a tap turns it off",
+        "ok typed into the focused field",
+        "ok the pasteboard keeps what was set",
+        "ok screenshot",
+    ] {
         assert!(out.contains(check), "{check}: {out}");
     }
 }

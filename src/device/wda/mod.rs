@@ -5,8 +5,8 @@
 //! read into pixels (`ui::parse_xcui`).
 //!
 //! Android's words mapped to iOS: `back` is the edge swipe from the left (iOS has no
-//! Back key), `enter`/`delete`/`tab`/`space` are typed keys, `home` is the home
-//! screen; a package is a bundle id. What iOS cannot do over WDA — a raw shell,
+//! Back key), `enter`/`delete`/`tab`/`space` are typed keys, `paste` types the
+//! pasteboard's text (`/wda/getPasteboard`), `home` is the home screen; a package is a bundle id. What iOS cannot do over WDA — a raw shell,
 //! clearing an app's data, listing installed apps, Android key codes — is a typed
 //! [`DeviceError::NotOnPlatform`] that says what to do instead, never a silent no-op.
 
@@ -192,13 +192,27 @@ impl Device for IosDevice {
             "delete" | "del" | "67" => self.keys("\u{8}"),
             "tab" | "61" => self.keys("\t"),
             "space" | "62" => self.keys(" "),
+            // iOS has no paste key: what a paste does, the pasteboard's text typed.
+            "paste" | "279" => {
+                let value =
+                    self.post("/wda/getPasteboard", json!({"contentType": "plaintext"}), "read the pasteboard")?;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(value.as_str().unwrap_or_default().trim())
+                    .map_err(|e| DeviceError::Unexpected {
+                        device: self.client.name.clone(),
+                        op: "read the pasteboard".into(),
+                        output: format!("not base64: {e}"),
+                    })?;
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                if text.is_empty() { Ok(()) } else { self.keys(&text) }
+            }
             "volume_up" | "24" => self.post("/wda/pressButton", json!({"name": "volumeUp"}), "press a key").map(|_| ()),
             "volume_down" | "25" => {
                 self.post("/wda/pressButton", json!({"name": "volumeDown"}), "press a key").map(|_| ())
             }
             _ => Err(self.not_here(
                 &format!("the key {key:?}"),
-                "use back, home, enter, delete, tab, space, volume_up or volume_down",
+                "use back, home, enter, delete, tab, space, paste, volume_up or volume_down",
             )),
         }
     }

@@ -20,6 +20,9 @@ const HELP: &str = r#"usage: simctl COMMAND
   time                  print the device clock (it starts at 2023-10-15 15:34:00 UTC on boot and reset)
   clipboard             print the system clipboard (exactly, no newline added)
   clipboard set TEXT... put TEXT (the words joined by spaces) on the clipboard
+  file PATH TEXT...     write TEXT (the words joined by spaces) and a newline to PATH,
+                        its folders made (a file under /sdcard or /data/local/tmp)
+  mkdir PATH            make a folder and its parents (under /sdcard or /data/local/tmp)
   stats                 print the number of command lines served (simctl excluded) as JSON
   faults                print the injected faults
   fault latency MS      add MS of latency before every command
@@ -55,6 +58,21 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 Err(e) => fail(&format!("simctl: cannot encode state: {e}\n"), 1),
             }
         }
+        // Files for a test's set-up on every door (iOS has no shell to write them).
+        ["file", path, text @ ..] => {
+            let fs = device.fs();
+            let parent = path.rsplit_once('/').map(|(p, _)| p).filter(|p| !p.is_empty()).unwrap_or("/");
+            let written =
+                fs.mkdir(parent, true).and_then(|()| fs.write(path, format!("{}\n", text.join(" ")).as_bytes()));
+            match written {
+                Ok(()) => ok(""),
+                Err(e) => fail(&format!("simctl: cannot write {path}: {e}\n"), 1),
+            }
+        }
+        ["mkdir", path] => match device.fs().mkdir(path, true) {
+            Ok(()) => ok(""),
+            Err(e) => fail(&format!("simctl: cannot make {path}: {e}\n"), 1),
+        },
         ["clipboard"] => {
             let world = device.world();
             ok(world.read(crate::world::CLIPBOARD, &None).map(|v| v.to_string()).unwrap_or_default())

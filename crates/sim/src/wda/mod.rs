@@ -14,7 +14,8 @@
 //! `/wda/screen`, `/screenshot`, `/wda/tap` (and the older `/wda/tap/0`),
 //! `/wda/doubleTap`, `/wda/touchAndHold`, `/wda/dragfromtoforduration`, `/wda/keys`,
 //! `/wda/homescreen`, `/wda/pressButton`, `/wda/apps/launch|activate|terminate|state`,
-//! `/wda/activeAppInfo`, `/url`, `/wda/keyboard/dismiss`, `/wda/locked`,
+//! `/wda/activeAppInfo`, `/url`, `/wda/keyboard/dismiss`, `/wda/getPasteboard`,
+//! `/wda/setPasteboard`, `/wda/locked`,
 //! `/wda/unlock`, `/wda/healthcheck`, `/orientation`, `/wda/device/info`,
 //! `/element/active` and its `/element/:id/rect` (what has focus), `/alert/text`; a
 //! drag from the left edge goes back, as iOS's edge swipe does; and the virtual
@@ -170,6 +171,8 @@ impl Door {
             ("GET", ["wda", "activeAppInfo"]) => Ok(self.active_app()),
             ("POST", ["url"]) => self.open_url(&body),
             ("POST", ["wda", "keyboard", "dismiss"]) => self.dismiss_keyboard(),
+            ("POST", ["wda", "getPasteboard"]) => self.pasteboard(&body),
+            ("POST", ["wda", "setPasteboard"]) => self.set_pasteboard(&body),
             ("GET", ["wda", "locked"]) => Ok(Value::Bool(false)),
             ("POST", ["wda", "unlock" | "lock"]) | ("GET", ["wda", "healthcheck"]) => Ok(Value::Null),
             ("GET", ["orientation"]) => Ok(json!("PORTRAIT")),
@@ -416,6 +419,25 @@ impl Door {
         Ok(Value::Null)
     }
 
+    /// `POST /wda/getPasteboard`: the clipboard's text, base64 (plain text only).
+    fn pasteboard(&self, body: &Value) -> Reply {
+        plain_text_only(body)?;
+        let world = self.device.world();
+        let text = world.read(crate::world::CLIPBOARD, &None).map(|v| v.to_string()).unwrap_or_default();
+        Ok(Value::String(base64::Engine::encode(&base64::engine::general_purpose::STANDARD, text)))
+    }
+
+    /// `POST /wda/setPasteboard`: `content` (base64) onto the clipboard.
+    fn set_pasteboard(&self, body: &Value) -> Reply {
+        plain_text_only(body)?;
+        let content = body.get("content").and_then(Value::as_str).ok_or_else(|| invalid("'content' is required"))?;
+        let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, content.trim())
+            .map_err(|e| invalid(format!("'content' is not base64: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|_| invalid("the pasteboard takes UTF-8 text"))?;
+        self.device.world().write(crate::world::CLIPBOARD, crate::world::Value::Str(text), &None);
+        Ok(Value::Null)
+    }
+
     fn dismiss_keyboard(&self) -> Reply {
         let mut world = self.device.world();
         if !world.keyboard_shown {
@@ -469,6 +491,15 @@ impl Door {
             "model": "iPhone", "uuid": self.device.config().serial, "userInterfaceIdiom": 0,
             "userInterfaceStyle": "light", "isSimulator": true, "thermalState": 0,
         })
+    }
+}
+
+/// The virtual phone's clipboard holds text: `contentType` must be `plaintext`
+/// (WDA's default).
+fn plain_text_only(body: &Value) -> Result<(), WdaError> {
+    match body.get("contentType").and_then(Value::as_str) {
+        None | Some("plaintext") => Ok(()),
+        Some(other) => Err(invalid(format!("the virtual phone's pasteboard holds plaintext only, not {other}"))),
     }
 }
 
