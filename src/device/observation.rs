@@ -19,6 +19,18 @@ pub struct PhoneState {
     pub keyboard_shown: bool,
     /// The focused element's id in the tree, if any element has focus.
     pub focused: Option<usize>,
+    /// What the phone runs.
+    pub platform: super::Platform,
+}
+
+impl PhoneState {
+    /// The screen's short name, the same on every platform: the activity's (or
+    /// HarmonyOS ability's) class name without its package (`Settings` for
+    /// `com.android.settings.Settings` and for the ability `Settings`); empty where
+    /// the platform has none (iOS).
+    pub fn screen(&self) -> &str {
+        self.activity.rsplit(['.', '/']).next().unwrap_or("")
+    }
 }
 
 /// Everything one observation reads. [`Device::observe`](super::Device::observe)

@@ -258,6 +258,7 @@ mod tests {
             activity: activity.into(),
             keyboard_shown: keyboard,
             focused: None,
+            ..Default::default()
         };
         Observation { ui, phone, screen: (1080, 2400), ..Default::default() }
     }

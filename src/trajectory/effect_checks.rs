@@ -60,12 +60,18 @@ impl EffectChecks {
             }
         }
         if let Some(screen) = &effects.screen {
-            let wanted = if screen.activity.is_empty() { &screen.app } else { &screen.activity };
-            let field = if screen.activity.is_empty() { "app" } else { "activity" };
+            // The app, and the screen by its short name, which reads the same on every
+            // platform (a platform without screen names, iOS, is held to the app).
+            let short = screen.activity.rsplit(['.', '/']).next().unwrap_or("");
+            let screen_test = if short.is_empty() {
+                String::new()
+            } else {
+                format!(" || (phone_state.screen != \"\" && phone_state.screen != {})", rhai_string(short))
+            };
             let why = format!(" in front, not {screen} as in the recorded run");
             checks.at_end.push_str(&format!(
-                "refresh();\nif phone_state.{field} != {} {{ complete(false, \"the replay ended with \" + phone_state.{field} + {}); }}\n",
-                rhai_string(wanted),
+                "refresh();\nif phone_state.app != {}{screen_test} {{ complete(false, \"the replay ended with \" + phone_state.app + \"/\" + phone_state.screen + {}); }}\n",
+                rhai_string(&screen.app),
                 rhai_string(&why)
             ));
         }

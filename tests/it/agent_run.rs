@@ -226,7 +226,12 @@ fn a_replay_asserts_what_its_run_left_changed() {
     let selectors = std::fs::read_to_string(dir.join("script.selectors.rhai")).expect("selectors script");
     assert!(selectors.contains("tap(#{id: \"wifi_switch\"});\n// complete(true"), "{selectors}");
     assert!(selectors.contains("assert_visible(#{id: \"wifi_switch\", checked: false});"), "{selectors}");
-    assert!(selectors.contains("if phone_state.activity != \"com.android.settings.Settings\""), "{selectors}");
+    assert!(
+        selectors.contains(
+            "if phone_state.app != \"com.android.settings\" || (phone_state.screen != \"\" && phone_state.screen != \"Settings\")"
+        ),
+        "{selectors}"
+    );
     for script in ["script.rhai", "script.selectors.rhai"] {
         // From the state the run started in, the replay passes.
         shell(&sim.addr, "simctl reset");

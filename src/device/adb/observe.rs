@@ -72,7 +72,8 @@ impl AdbDevice {
         })?;
         let (package, activity) = parse_focus(focus);
         let focused = focused_element(&tree, &package);
-        let phone = PhoneState { package, activity, keyboard_shown: ime.contains("mInputShown=true"), focused };
+        let keyboard_shown = ime.contains("mInputShown=true");
+        let phone = PhoneState { package, activity, keyboard_shown, focused, platform: Default::default() };
         Ok(Observation { ui: tree, phone, screen, dump: dump.to_string(), ..Observation::default() })
     }
 }

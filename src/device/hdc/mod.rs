@@ -260,7 +260,7 @@ impl Device for HarmonyDevice {
         });
         let focused =
             if keyboard_shown { ui.elements.iter().find(|e| e.focused && e.is_editable()).map(|e| e.id) } else { None };
-        let phone = PhoneState { package, activity, keyboard_shown, focused };
+        let phone = PhoneState { package, activity, keyboard_shown, focused, platform: super::Platform::Harmony };
         let dump = layout.find('{').map(|i| layout[i..].trim().to_string()).unwrap_or_default();
         Ok(Observation { ui, phone, screen: self.screen, dump, ..Default::default() })
     }

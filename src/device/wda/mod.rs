@@ -119,7 +119,8 @@ impl Device for IosDevice {
         let keyboard_shown = ui.elements.iter().any(|e| e.native_class == "XCUIElementTypeKeyboard");
         let focused = if keyboard_shown { self.focused(&ui) } else { None };
         // iOS has no activities: the app is the screen's name.
-        let phone = PhoneState { package, activity: String::new(), keyboard_shown, focused };
+        let phone =
+            PhoneState { package, activity: String::new(), keyboard_shown, focused, platform: super::Platform::Ios };
         Ok(Observation { ui, phone, screen: self.screen, dump: xml, ..Default::default() })
     }
 
