@@ -269,6 +269,15 @@ fn a_run_on_the_virtual_iphone_or_harmony_phone_reads_the_screen_as_on_android()
         let summary = json_file(&run_dir(&out).join("summary.json"));
         assert_eq!(summary["outcome"], "success", "{device}");
         screens.push(last_user_text(&llm.requests()[1]));
+        // One script, three platforms: the replay a run exports passes on the others.
+        let replay = run_dir(&out).join("script.selectors.rhai");
+        for other in ["sim", "sim:ios", "sim:harmony"].into_iter().filter(|d| *d != device) {
+            let done = Command::new(env!("CARGO_BIN_EXE_codeact"))
+                .args(["exec", replay.to_str().unwrap_or_default(), "--device", other])
+                .output()
+                .expect("codeact exec");
+            assert!(done.status.success(), "recorded on {device}, replayed on {other}: {}", stderr(&done));
+        }
         let _ = std::fs::remove_dir_all(&out);
     }
     let element_lines = |text: &str| -> Vec<String> {
