@@ -104,14 +104,18 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
             c.call.note_effect(format!("{}{line}", crate::sandbox::ALREADY_DONE));
             return Ok(None);
         }
+        // A watcher cleared some other blocker: look on (the list may need scrolling).
         Some(Found::NotAfterWatcher(line)) => {
             let why = format!(
                 " ({line} just before; to answer such dialogs yourself, run with --watchers off, or permission=ask for permissions)"
             );
-            return Err(nothing(c, sel, &why));
+            if sel.no_scroll {
+                return Err(nothing(c, sel, &why));
+            }
+            scroll_to_find(c, sel, &why)?
         }
         None if sel.no_scroll => return Err(nothing(c, sel, "")),
-        None => scroll_to_find(c, sel)?,
+        None => scroll_to_find(c, sel, "")?,
     };
     if c.options().watchers.keyboard
         && c.watchers_may_fire()
@@ -145,14 +149,15 @@ const FALLBACK_SWIPES: usize = 3;
 /// The fallback when nothing matches: swipe the main scrollable container down
 /// (at most [`FALLBACK_SWIPES`] times, stopping at its end), then back up past
 /// where it started (as many again, plus [`FALLBACK_SWIPES`]), looking after each.
-fn scroll_to_find(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolError> {
+/// `note` ends the error when it finds nothing.
+fn scroll_to_find(c: &mut ToolContext, sel: &Selector, note: &str) -> Result<Element, ToolError> {
     let mut went_down = 0;
     for down in [true, false] {
         let most = if down { FALLBACK_SWIPES } else { went_down + FALLBACK_SWIPES };
         for _ in 0..most {
             let Some(obs) = c.live_arc() else { break };
             let Some(list) = main_scrollable(&obs.ui) else {
-                return Err(nothing(c, sel, ""));
+                return Err(nothing(c, sel, note));
             };
             let b = list.bounds;
             let (x, h) = ((b.left + b.right) / 2, b.bottom - b.top);
@@ -171,7 +176,7 @@ fn scroll_to_find(c: &mut ToolContext, sel: &Selector) -> Result<Element, ToolEr
             }
         }
     }
-    Err(nothing(c, sel, " (after scrolling the list down and back up)"))
+    Err(nothing(c, sel, &format!(" (after scrolling the list down and back up){note}")))
 }
 
 /// The biggest visible scrollable element: the list a screen is about.
