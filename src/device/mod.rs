@@ -159,12 +159,21 @@ pub enum Platform {
 }
 
 impl Platform {
-    /// `Android`, `iOS`, `HarmonyOS`.
-    pub fn name(self) -> &'static str {
+    /// `Android`, `iOS`, `HarmonyOS`: the name in messages.
+    pub const fn name(self) -> &'static str {
         match self {
             Self::Android => "Android",
             Self::Ios => "iOS",
             Self::Harmony => "HarmonyOS",
+        }
+    }
+
+    /// `android`, `ios`, `harmony`: the name scripts read (`phone_state.platform`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Android => "android",
+            Self::Ios => "ios",
+            Self::Harmony => "harmony",
         }
     }
 }

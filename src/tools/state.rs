@@ -72,12 +72,7 @@ pub fn phone_state(obs: &Observation) -> Dynamic {
     m.insert("package".into(), Dynamic::from(obs.phone.package.clone()));
     m.insert("activity".into(), Dynamic::from(obs.phone.activity.clone()));
     m.insert("screen".into(), Dynamic::from(obs.phone.screen().to_string()));
-    let platform = match obs.phone.platform {
-        crate::device::Platform::Android => "android",
-        crate::device::Platform::Ios => "ios",
-        crate::device::Platform::Harmony => "harmony",
-    };
-    m.insert("platform".into(), Dynamic::from(platform));
+    m.insert("platform".into(), Dynamic::from(obs.phone.platform.id()));
     m.insert("keyboard_shown".into(), Dynamic::from(obs.phone.keyboard_shown));
     let focused = obs
         .phone

@@ -6,8 +6,6 @@
 //! Unicode, `aa dump -l`, `bm`, `snapshot_display`. Then codeact's own hdc client
 //! against servers that hang, close mid-frame, announce 4 GiB or send garbage.
 
-use std::process::Command;
-
 use crate::common::{self, hdc};
 
 /// The centre of the first node whose attribute `key` is `value`, in a layout.
@@ -184,10 +182,7 @@ fn hostile_hdc(mode: Hostile) -> u16 {
 /// one line that says what happened, never a hang, a panic or a flood read.
 #[test]
 fn the_harmony_client_fails_cleanly_on_a_hostile_server() {
-    let dir = std::env::temp_dir().join(format!("codeact-hostile-hdc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let script = dir.join("look.rhai");
-    std::fs::write(&script, "refresh();\nprint(ui_state.len());\n").expect("script");
+    let script = common::look_script("hostile-hdc");
     let cases = [
         (Hostile::Hangs, "no answer within"),
         (Hostile::NotHdc, "not an hdc server"),
@@ -197,28 +192,14 @@ fn the_harmony_client_fails_cleanly_on_a_hostile_server() {
         (Hostile::Refuses, "Device not found or connected"),
     ];
     for (mode, says) in cases {
-        let port = hostile_hdc(mode);
-        let started = std::time::Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
-            .args(["exec", script.to_str().unwrap_or_default(), "--device", "hdc", "--timeout", "2"])
-            .env("OHOS_HDC_SERVER_PORT", port.to_string())
-            .output()
-            .expect("codeact exec");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{mode:?}: {err}");
-        assert!(err.contains(says), "{mode:?} should say {says:?}: {err}");
-        assert!(!err.contains("panicked"), "{mode:?}: {err}");
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{mode:?} took {:?}", started.elapsed());
+        let port = [("OHOS_HDC_SERVER_PORT", hostile_hdc(mode).to_string())];
+        common::fails_cleanly(&script, "hdc", &port, &format!("{mode:?}"), says);
     }
     // A port that is not one, and no server at all: each says how to fix it.
     for (port, says) in [("80800", "is not a port"), ("1", "no hdc server answers at 127.0.0.1:1")] {
-        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
-            .args(["exec", script.to_str().unwrap_or_default(), "--device", "hdc", "--timeout", "2"])
-            .env("OHOS_HDC_SERVER_PORT", port)
-            .output()
-            .expect("codeact exec");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.code() == Some(2) && err.contains(says), "{port}: {err}");
+        common::fails_cleanly(&script, "hdc", &[("OHOS_HDC_SERVER_PORT", port.into())], port, says);
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if let Some(dir) = script.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

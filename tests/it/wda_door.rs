@@ -202,10 +202,7 @@ fn hostile_wda(mode: Hostile) -> String {
 /// with one line that says what happened, never a hang, a panic or a flood read.
 #[test]
 fn the_ios_client_fails_cleanly_on_a_hostile_server() {
-    let dir = std::env::temp_dir().join(format!("codeact-hostile-wda-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let script = dir.join("look.rhai");
-    std::fs::write(&script, "refresh();\nprint(ui_state.len());\n").expect("script");
+    let script = common::look_script("hostile-wda");
     let cases = [
         (Hostile::Hangs, "timed out"),
         (Hostile::ClosesMidReply, "does not answer"),
@@ -216,17 +213,9 @@ fn the_ios_client_fails_cleanly_on_a_hostile_server() {
         (Hostile::GarbageSource, "could not be read"),
     ];
     for (mode, says) in cases {
-        let device = hostile_wda(mode);
-        let started = std::time::Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
-            .args(["exec", script.to_str().unwrap_or_default(), "--device", &device, "--timeout", "2"])
-            .output()
-            .expect("codeact exec");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{mode:?}: {err}");
-        assert!(err.contains(says), "{mode:?} should say {says:?}: {err}");
-        assert!(!err.contains("panicked"), "{mode:?}: {err}");
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{mode:?} took {:?}", started.elapsed());
+        common::fails_cleanly(&script, &hostile_wda(mode), &[], &format!("{mode:?}"), says);
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if let Some(dir) = script.parent() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

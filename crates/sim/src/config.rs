@@ -60,17 +60,6 @@ pub enum Platform {
     Harmony,
 }
 
-impl Platform {
-    /// The platform's name in messages: `Android`, `iOS`, `HarmonyOS`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Android => "Android",
-            Self::Ios => "iOS",
-            Self::Harmony => "HarmonyOS",
-        }
-    }
-}
-
 impl Default for SimConfig {
     fn default() -> Self {
         Self {

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use super::{Device, DeviceError, Observation, PhoneState, ShellOutput};
 use client::{HdcClient, HdcError};
 
-const PLATFORM: &str = "HarmonyOS";
+const PLATFORM: &str = super::Platform::Harmony.name();
 /// Where the layout and the screenshot are written on the phone (the one folder
 /// `snapshot_display` writes to).
 const LAYOUT_FILE: &str = "/data/local/tmp/codeact_layout.json";

@@ -30,7 +30,7 @@ pub struct IosDevice {
     screen: (u32, u32),
 }
 
-const PLATFORM: &str = "iOS";
+const PLATFORM: &str = super::Platform::Ios.name();
 
 impl IosDevice {
     /// Connects to the WDA at `url` (`http://HOST:PORT`), opens a session and reads

@@ -78,3 +78,30 @@ pub fn sim_state(addr: &str) -> serde_json::Value {
     let out = codeact::device::Device::shell(&mut d, "simctl state").expect("simctl state");
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
+
+/// A one-line look at the screen, in a temporary folder: what the hostile-server
+/// tests run. Returns the script; remove its folder when done.
+pub fn look_script(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("codeact-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = dir.join("look.rhai");
+    std::fs::write(&script, "refresh();\nprint(ui_state.len());\n").expect("script");
+    script
+}
+
+/// Runs `script` on `device` (with `env`) under a 2 s device timeout and checks it
+/// fails as a device error does: exit 2, one message that says `says`, no panic,
+/// within 20 s whatever the server does.
+pub fn fails_cleanly(script: &std::path::Path, device: &str, env: &[(&str, String)], case: &str, says: &str) {
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", script.to_str().unwrap_or_default(), "--device", device, "--timeout", "2"])
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .expect("codeact exec");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{case}: {err}");
+    assert!(err.contains(says), "{case} should say {says:?}: {err}");
+    assert!(!err.contains("panicked"), "{case}: {err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{case} took {:?}", started.elapsed());
+}
