@@ -73,6 +73,7 @@ pub struct SimArgs {
     platform: SimPlatform,
     /// The token the iOS door requires at the start of every path (its URL is
     /// http://127.0.0.1:PORT/TOKEN); random unless given. Letters, digits, - and _.
+    /// (With --platform ios only.)
     #[arg(long, value_parser = parse_token)]
     token: Option<String>,
 }
@@ -117,6 +118,11 @@ impl SimArgs {
         if (5555..=5585).contains(&port) {
             bail!(
                 "port {port} is in 5555–5585, which the adb server probes for emulators; pick another, e.g. --port {DEFAULT_PORT}"
+            );
+        }
+        if self.token.is_some() && self.platform != SimPlatform::Ios {
+            bail!(
+                "--token is for --platform ios (a WebDriverAgent URL carries it); the adbd and hdc doors take none, as a phone's do, and listen on 127.0.0.1 only"
             );
         }
         let (width, height) = self.size;
