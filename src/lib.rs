@@ -3,6 +3,7 @@
 //! CLI over it (`src/cli/`, one file per subcommand).
 //!
 //! From the bottom up: [`ui`] (parsed hierarchy dumps and the compact screen text),
+//! [`locate`] (reference pictures found on a screenshot),
 //! [`device`] (the one interface to a phone; Android over ADB), [`sandbox`] (the
 //! locked-down Rhai engine) in the worker process of [`isolation`], [`human`] (a
 //! person in the loop), [`tools`] (the catalog scripts call), [`persona`], [`llm`],
@@ -25,6 +26,7 @@ pub mod files;
 pub mod human;
 pub mod isolation;
 pub mod llm;
+pub mod locate;
 pub mod memory;
 pub mod persona;
 pub mod repl;

@@ -1,0 +1,11 @@
+//! Locating what the UI tree cannot say where: a reference picture matched on the
+//! screenshot (`matcher.rs`, on the pictures `picture.rs` prepares). The reference
+//! gallery, image selectors and AI locating build on it.
+//!
+//! Nothing here talks to a device or a model: it takes pixels and gives places.
+
+pub mod matcher;
+pub mod picture;
+
+pub use matcher::{Found, MatchOptions, Place, Screen};
+pub use picture::Planes;
