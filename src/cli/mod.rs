@@ -3,6 +3,7 @@
 //! run does.
 
 mod args;
+mod assets;
 mod devices;
 mod eval;
 mod exec;
@@ -46,6 +47,7 @@ enum Command {
     Personas(personas::PersonasArgs),
     Memory(memory::MemoryArgs),
     Screenshot(screenshot::ScreenshotArgs),
+    Assets(assets::AssetsArgs),
 }
 
 /// Serve a virtual Android phone (not in this build: it was made without the `sim`
@@ -82,6 +84,7 @@ impl Cli {
             Command::Personas(a) => a.print(),
             Command::Memory(a) => a.manage(),
             Command::Screenshot(a) => a.save(),
+            Command::Assets(a) => a.manage(),
         }
     }
 }

@@ -23,6 +23,9 @@
 //! [apps]                    # more names for open_app()
 //! "My Bank" = "com.example.bank"
 //!
+//! [assets]                  # the reference pictures (like --assets)
+//! dir = "assets"            # relative to this file
+//!
 //! [llm]                     # for `codeact run`
 //! base_url = "http://localhost:11434/v1"
 //! model = "qwen2.5:7b"
@@ -92,6 +95,14 @@ impl WatchersSection {
     }
 }
 
+/// `[assets]`: where the reference pictures are.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssetsSection {
+    /// The gallery folder, relative to codeact.toml (`--assets` wins).
+    pub dir: Option<PathBuf>,
+}
+
 /// `[sensitive]`: the sensitive-action gate (the rules come on top of the built-in
 /// ones unless `defaults = false`).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -126,6 +137,8 @@ pub struct FileConfig {
     pub apps: BTreeMap<String, crate::tools::AppAlias>,
     #[serde(default)]
     pub sensitive: SensitiveSection,
+    #[serde(default)]
+    pub assets: AssetsSection,
     /// The secrets file `type_secret` reads (relative to this file).
     pub secrets_file: Option<PathBuf>,
     /// The LLM for `codeact run`.

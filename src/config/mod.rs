@@ -97,6 +97,8 @@ pub struct Flags {
     pub default_sensitive: Option<SensitivePolicy>,
     /// `--secrets FILE`: where `type_secret` reads secrets.
     pub secrets: Option<PathBuf>,
+    /// `--assets DIR`: the reference pictures' gallery.
+    pub assets: Option<PathBuf>,
 }
 
 /// Everything a command needs, resolved.
@@ -112,6 +114,9 @@ pub struct Settings {
     /// The program each session's engine runs in (this one, unless `CODEACT_WORKER`
     /// names another).
     pub worker: crate::isolation::WorkerProgram,
+    /// The reference pictures' gallery: `--assets`, else `[assets] dir` (relative to
+    /// codeact.toml), else `assets` here.
+    pub assets: PathBuf,
 }
 
 impl Settings {
@@ -174,6 +179,10 @@ impl FileConfig {
             Some(base.join(file))
         });
         let secrets = SecretStore::load(secrets_file.as_deref())?;
+        let assets = flags.assets.clone().unwrap_or_else(|| match &self.assets.dir {
+            Some(dir) => self.origin.as_deref().and_then(|p| p.parent()).unwrap_or(std::path::Path::new("")).join(dir),
+            None => PathBuf::from("assets"),
+        });
         let tools = ToolOptions {
             settle,
             coordinate_scale,
@@ -197,6 +206,7 @@ impl FileConfig {
             tools,
             llm: self.llm.clone(),
             worker: crate::isolation::WorkerProgram::from_env(),
+            assets,
         })
     }
 }

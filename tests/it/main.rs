@@ -10,6 +10,7 @@
 mod common;
 
 mod agent_run;
+mod assets;
 mod device_adb;
 mod eval_suite;
 mod exec_repl;
