@@ -52,6 +52,18 @@ fn locate(c: &mut Criterion) {
     group.bench_function("find a text label, 5 scales", |b| {
         b.iter(|| black_box(matcher::find(&screen, &label, 1.0, &options)))
     });
+    // As a lookup runs it: where the reference was recorded first.
+    let near = |at: (usize, usize, usize, usize)| MatchOptions {
+        window: Some((at.0 as i64, at.1 as i64, at.2 as i64, at.3 as i64)),
+        ..MatchOptions::default()
+    };
+    let (icon_near, label_near) = (near(ICON), near(LABEL));
+    group.bench_function("find an icon where it was recorded", |b| {
+        b.iter(|| black_box(matcher::find(&screen, &icon, 1.0, &icon_near)))
+    });
+    group.bench_function("find a text label where it was recorded", |b| {
+        b.iter(|| black_box(matcher::find(&screen, &label, 1.0, &label_near)))
+    });
     group.bench_function("screenshot to place (prepare + icon)", |b| {
         b.iter(|| black_box(matcher::find(&Screen::new(&rgba, w, h), &icon, 1.0, &options)))
     });
