@@ -116,6 +116,10 @@ pub struct SessionArgs {
     /// (besides $CODEACT_SECRET_NAME). Values never reach the model, logs or files.
     #[arg(long, value_name = "FILE")]
     pub secrets: Option<PathBuf>,
+    /// The reference pictures #{image: "NAME"} looks for (`codeact assets`):
+    /// default [assets] dir in codeact.toml, else ./assets.
+    #[arg(long, value_name = "DIR")]
+    pub assets: Option<PathBuf>,
 }
 
 impl SessionArgs {
@@ -131,6 +135,7 @@ impl SessionArgs {
             watchers: self.watchers.clone(),
             sensitive: self.sensitive,
             secrets: self.secrets.clone(),
+            assets: self.assets.clone(),
             device: device.device.clone(),
             device_timeout_s: device.timeout,
             ..defaults

@@ -192,6 +192,7 @@ impl FileConfig {
             watch_mode: Default::default(),
             sensitive,
             secrets,
+            assets: assets.clone(),
         };
 
         let timeout_s = flags.device_timeout_s.or(self.device_timeout_s).unwrap_or(20.0);

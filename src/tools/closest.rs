@@ -62,6 +62,11 @@ pub fn nearest_list(sel: &Selector, elements: &[&Element]) -> String {
 pub(crate) fn nothing_matches(screen: Option<&Observation>, sel: &Selector, searched: &str) -> ToolError {
     let searched = searched.to_string();
     let selector = sel.shown.clone();
+    if let Some(want) = &sel.image {
+        // A picture has no nearest element: where it scored best is what helps.
+        let visible = format!("no place reaches the threshold (`codeact assets find {}` shows the best)", want.name);
+        return ToolError::NothingMatches { selector, searched, visible, closest: None };
+    }
     let Some(obs) = screen else {
         return ToolError::NothingMatches { selector, searched, visible: "nothing".into(), closest: None };
     };

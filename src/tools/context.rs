@@ -444,6 +444,12 @@ impl ToolContext {
     }
 
     /// Keeps a screenshot for the action record and returns it.
+    /// The screen as last read, replaced by `obs` (the same screen with what was
+    /// found on its screenshot added).
+    pub(crate) fn replace_latest(&mut self, obs: Arc<Observation>) {
+        self.screen.latest = Some(obs);
+    }
+
     pub(crate) fn capture_screenshot(&mut self) -> Result<Arc<[u8]>, DeviceError> {
         if self.live().is_some_and(|o| crate::secrets::shown_on(&o.ui)) {
             return Err(DeviceError::SecretOnScreen);

@@ -71,6 +71,17 @@ pub enum ToolError {
         "this device does not let scripts reach the clipboard (Android lets only the app in front read it); the virtual phone does"
     )]
     NoClipboard,
+    /// The gallery could not be read (its error says what to fix).
+    #[error("the reference pictures")]
+    Gallery(#[from] crate::locate::GalleryError),
+    #[error(
+        "no reference picture {name:?} in {dir} (it has: {known}); add one with `codeact assets add {name} --from-screen x1,y1,x2,y2`"
+    )]
+    NoReference { name: String, dir: String, known: String },
+    #[error("#{{image: {name:?}}} shows in {} places ({}); cut a reference with more around it, or find by the tree", .places.len(), .places.join("; "))]
+    ImageAmbiguous { name: String, places: Vec<String> },
+    #[error("the screenshot to find {name:?} on is not a picture")]
+    NotAScreenshot { name: String },
     #[error("no app opened {uri:?} (the device said {said:?})")]
     NoAppForUrl { uri: String, said: String },
     #[error("start_app options: {0}; use an activity (\".Settings\") or #{{clear: true, activity: \".X\"}}")]
@@ -184,6 +195,10 @@ impl ToolError {
             | ToolError::BadStartOption(_)
             | ToolError::NoAppForUrl { .. }
             | ToolError::NoClipboard
+            | ToolError::Gallery(_)
+            | ToolError::NoReference { .. }
+            | ToolError::ImageAmbiguous { .. }
+            | ToolError::NotAScreenshot { .. }
             | ToolError::BadSwipeDirection(_)
             | ToolError::BadCount(_)
             | ToolError::TooSmall { .. }

@@ -53,4 +53,6 @@ pub struct ToolOptions {
     pub sensitive: super::sensitive::Sensitive,
     /// The secrets `type_secret(name)` may type.
     pub secrets: crate::secrets::SecretStore,
+    /// The reference pictures' gallery (`#{image: "NAME"}`).
+    pub assets: std::path::PathBuf,
 }

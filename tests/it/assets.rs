@@ -40,6 +40,44 @@ fn a_reference_cut_from_the_screen_is_found_there_and_not_elsewhere() {
     );
     let found = assets(&dir, &[&["find", "notes"][..], &device].concat());
     assert!(found.status.success() && text(&found).contains("notes: [597,4"), "{}", text(&found));
+    // A script finds it and taps it by picture: `#{image: NAME}` (or an alias).
+    std::fs::create_dir_all(&dir).expect("dir");
+    let by_picture = dir.join("by_picture.rhai");
+    std::fs::write(
+        &by_picture,
+        "let e = find(#{image: \"notes\"});\nprint(e.bounds);\ntap(#{image: \"notes_icon\", threshold: 0.9});\nwait_for(#{desc: \"New note\"});\nassert_not_visible(#{image: \"notes\"});\n",
+    )
+    .expect("script");
+    let run = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args([
+            "exec",
+            by_picture.to_str().unwrap_or_default(),
+            "--keep-state",
+            "--assets",
+            dir.to_str().unwrap_or_default(),
+        ])
+        .args(device)
+        .output()
+        .expect("codeact exec");
+    let said = text(&run);
+    assert!(run.status.success(), "{said}");
+    assert!(said.contains("[597, 429, 753, 585]") && said.contains("found by picture \"notes\""), "{said}");
+    assert!(said.contains("opened com.example.notes"), "{said}");
+    let unknown = dir.join("unknown.rhai");
+    std::fs::write(&unknown, "tap(#{image: \"no_such_picture\"});\n").expect("script");
+    let run = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", unknown.to_str().unwrap_or_default(), "--assets", dir.to_str().unwrap_or_default()])
+        .args(device)
+        .output()
+        .expect("codeact exec");
+    assert!(text(&run).contains("no reference picture \"no_such_picture\""), "{}", text(&run));
+    let back = dir.join("home.rhai");
+    std::fs::write(&back, "home();\n").expect("script");
+    let home = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", back.to_str().unwrap_or_default(), "--keep-state"])
+        .args(device)
+        .output();
+    assert!(home.is_ok_and(|o| o.status.success()));
     // Mistakes, each refused with what to do.
     let cases: [(&[&str], &str); 5] = [
         (&["add", "blank", "--from-screen", "100,1200,300,1400"], "one flat colour"),

@@ -9,7 +9,7 @@ use rhai::{Dynamic, Map};
 
 use super::Selector;
 use super::error::SelectorError;
-use super::keys::{Pattern, field_key, flag_key, relation_key};
+use super::keys::{Field, Pattern, field_key, flag_key, relation_key};
 use super::limits::{MAX_NESTING, MAX_PARTS, MAX_PATTERNS, MAX_TEXT_BYTES};
 
 /// How much of a selector its messages show.
@@ -155,6 +155,21 @@ impl Selector {
                 sel.nth = Some(usize::try_from(n).map_err(|_| SelectorError::NegativeNth)?);
             } else if key.as_str() == "no_scroll" {
                 sel.no_scroll = value.as_bool().map_err(|t| wrong("true or false", t))?;
+            } else if key.as_str() == "image" {
+                let name = value
+                    .read_lock::<rhai::ImmutableString>()
+                    .map(|s| s.to_string())
+                    .ok_or_else(|| wrong("a string", value.type_name()))?;
+                if !crate::locate::gallery::valid_name(&name) {
+                    return Err(SelectorError::BadImageName(shorten(name)));
+                }
+                let threshold = sel.image.take().and_then(|w| w.threshold);
+                sel.image = Some(super::ImageWant { name, threshold });
+            } else if key.as_str() == "threshold" {
+                let t = value.as_float().ok().or_else(|| value.as_int().ok().map(|i| i as f64));
+                let t = t.filter(|t| *t > 0.0 && *t <= 1.0).ok_or(SelectorError::BadThreshold)? as f32;
+                let name = sel.image.take().map(|w| w.name).unwrap_or_default();
+                sel.image = Some(super::ImageWant { name, threshold: Some(t) });
             } else if key.as_str() == "index" {
                 return Err(SelectorError::IndexKey(shorten(value.to_string())));
             } else {
@@ -162,6 +177,22 @@ impl Selector {
             }
         }
         drop(map);
+        if let Some(want) = &sel.image {
+            if want.name.is_empty() {
+                return Err(SelectorError::BadThreshold);
+            }
+            if sel.any_text.is_some()
+                || !sel.fields.is_empty()
+                || !sel.flags.is_empty()
+                || !sel.relations.is_empty()
+                || sel.nth.is_some()
+            {
+                return Err(SelectorError::ImageAlone);
+            }
+            // An image match is an element of its own class, named by the reference.
+            sel.fields.push((Field::Class, Pattern::Exact(super::IMAGE_CLASS.into())));
+            sel.fields.push((Field::Id, Pattern::Exact(format!("image/{}", want.name))));
+        }
         // Formatted only once the whole selector is known to be within its limits.
         sel.shown = shorten(format!("{v}"));
         Ok(sel)
@@ -175,6 +206,7 @@ impl Selector {
             relations: Vec::new(),
             nth: None,
             no_scroll: false,
+            image: None,
             shown: String::new(),
         }
     }

@@ -9,7 +9,7 @@ pub enum SelectorError {
     #[error("a selector is a string or a map like #{{text: \"OK\"}}, not {0}")]
     NotASelector(String),
     #[error(
-        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth, no_scroll (`codeact tools` shows examples)"
+        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth, no_scroll, image, threshold (`codeact tools` shows examples)"
     )]
     UnknownKey(String),
     #[error(
@@ -20,6 +20,14 @@ pub enum SelectorError {
     WrongType { key: String, expected: &'static str, found: String },
     #[error("nth must be ≥ 0")]
     NegativeNth,
+    #[error(
+        "image names a reference picture and stands alone (with threshold and no_scroll): #{{image: \"send_button\"}}; find by the tree with another selector"
+    )]
+    ImageAlone,
+    #[error("threshold goes with image, and is above 0 and at most 1: #{{image: \"send_button\", threshold: 0.85}}")]
+    BadThreshold,
+    #[error("{0:?} is not a reference name (`codeact assets list` shows them: lowercase letters, digits, _ and -)")]
+    BadImageName(String),
     #[error("{key}: {pattern:?} is not a valid regex ({problem}); for a literal, use {literal} instead")]
     BadRegex { key: String, pattern: String, problem: String, literal: String },
     #[error("the pattern ({0} characters) compiles to more than 1 MiB; use a shorter pattern or fewer repetitions")]

@@ -38,6 +38,11 @@ pub const SELECTOR_KEYS: &[(&str, &str, &str)] = &[
         r#"#{class: "Switch", nth: 1}"#,
     ),
     (
+        "image",
+        "a reference picture (`codeact assets`), found on the screenshot where the tree cannot say where; stands alone, with threshold (0–1, default the reference's or 0.8)",
+        r#"#{image: "send_button", threshold: 0.85}"#,
+    ),
+    (
         "no_scroll",
         "true: an action fails at once when nothing matches, instead of scrolling the list to look (tap, long_press, set_text, swipe_on, scroll)",
         r#"#{text: "Delete", no_scroll: true}"#,

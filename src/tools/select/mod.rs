@@ -36,9 +36,22 @@ pub struct Selector {
     nth: Option<usize>,
     /// An action on it does not scroll to look when nothing matches.
     pub no_scroll: bool,
+    /// A reference picture to find on the screenshot instead of in the tree.
+    pub image: Option<ImageWant>,
     /// How the script wrote it, for messages.
     pub shown: String,
 }
+
+/// A reference picture a selector names, and the score a match must reach (else
+/// the reference's own, else 0.8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageWant {
+    pub name: String,
+    pub threshold: Option<f32>,
+}
+
+/// The class of the element an image match adds to the screen it was found on.
+pub const IMAGE_CLASS: &str = "codeact.Image";
 
 /// The values of `e` a field matches against (an id and a class in full and short,
 /// and a class also by the platform's own type name).

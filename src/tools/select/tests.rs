@@ -150,3 +150,19 @@ fn every_documented_example_parses() {
         assert!(Selector::from_dynamic(&value).is_ok(), "{key}: {example}");
     }
 }
+
+#[test]
+fn an_image_selector_names_a_picture_and_stands_alone() {
+    let parse = |src: &str| Selector::from_source(src);
+    let s = parse(r#"#{image: "send_button", threshold: 0.85}"#).unwrap();
+    assert_eq!(s.image, Some(super::ImageWant { name: "send_button".into(), threshold: Some(0.85) }));
+    assert_eq!(parse(r#"#{threshold: 0.9, image: "a"}"#).unwrap().image.unwrap().threshold, Some(0.9));
+    assert_eq!(parse(r#"#{image: "a", text: "Send"}"#).unwrap_err(), SelectorError::ImageAlone);
+    assert_eq!(parse(r#"#{image: "a", threshold: 2.0}"#).unwrap_err(), SelectorError::BadThreshold);
+    assert_eq!(parse(r#"#{threshold: 0.5}"#).unwrap_err(), SelectorError::BadThreshold);
+    assert!(matches!(parse(r#"#{image: "../x"}"#).unwrap_err(), SelectorError::BadImageName(_)));
+    assert!(parse(r#"#{image: "a", no_scroll: true}"#).is_ok());
+    // It matches only the element an image match adds, never the tree's own.
+    let t = tree();
+    assert!(parse(r#"#{image: "wifi_switch"}"#).unwrap().find(&t).is_none());
+}
