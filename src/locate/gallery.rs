@@ -144,14 +144,19 @@ impl Gallery {
     /// The reference's picture, ready to match.
     pub fn picture(&self, reference: &Reference) -> Result<Planes, GalleryError> {
         let path = self.dir.join(&reference.file);
-        let img = image::open(&path).map_err(|source| GalleryError::Image { path: path.clone(), source })?.to_rgba8();
-        let (w, h) = img.dimensions();
+        let read_err = |source| GalleryError::Read { path: path.clone(), source };
+        let image_err = |source| GalleryError::Image { path: path.clone(), source };
+        let reader = || image::ImageReader::open(&path).and_then(|r| r.with_guessed_format()).map_err(read_err);
+        // The size first, from the header: a small file may declare a huge picture.
+        let (w, h) = reader()?.into_dimensions().map_err(image_err)?;
         if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE {
             return Err(GalleryError::Invalid {
                 path,
                 message: format!("{w}x{h} pixels; a reference is 1 to {MAX_SIDE} a side"),
             });
         }
+        let img = reader()?.decode().map_err(image_err)?.to_rgba8();
+        let (w, h) = img.dimensions();
         Ok(Planes::from_rgba(img.as_raw(), w as usize, h as usize, 1))
     }
 
@@ -281,6 +286,11 @@ mod tests {
         );
         assert!(g.add(reference("send_button"), &png(), true).is_ok());
         assert!(matches!(g.add(reference("Send Button"), &png(), false), Err(GalleryError::BadName(_))));
+        // A file that declares a huge picture is refused before it is decoded.
+        let mut bomb = png();
+        bomb[16..24].copy_from_slice(&[0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0]);
+        std::fs::write(dir.join("send_button.png"), &bomb).unwrap();
+        assert!(g.picture(g.get("send_button").unwrap()).is_err());
         let outside = Reference { at: [1000, 20, 300, 40], ..reference("wide") };
         assert!(matches!(g.add(outside, &png(), false), Err(GalleryError::Invalid { .. })));
         let _ = std::fs::remove_dir_all(&dir);
