@@ -71,6 +71,17 @@ fn a_reference_cut_from_the_screen_is_found_there_and_not_elsewhere() {
         .output()
         .expect("codeact exec");
     assert!(text(&run).contains("no reference picture \"no_such_picture\""), "{}", text(&run));
+    std::fs::write(&unknown, "watch(#{image: \"notes\"}, |el| print(el));\n").expect("script");
+    let run = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", unknown.to_str().unwrap_or_default(), "--assets", dir.to_str().unwrap_or_default()])
+        .args(device)
+        .output()
+        .expect("codeact exec");
+    assert!(
+        text(&run).contains("a watcher reads the screen's tree between actions and takes no pictures"),
+        "{}",
+        text(&run)
+    );
     let back = dir.join("home.rhai");
     std::fs::write(&back, "home();\n").expect("script");
     let home = Command::new(env!("CARGO_BIN_EXE_codeact"))

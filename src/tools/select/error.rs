@@ -24,6 +24,10 @@ pub enum SelectorError {
         "image names a reference picture and stands alone (with threshold and no_scroll): #{{image: \"send_button\"}}; find by the tree with another selector"
     )]
     ImageAlone,
+    #[error(
+        "a watcher reads the screen's tree between actions and takes no pictures: watch a text, desc or id instead of #{{image: ...}}, or look for the picture yourself (find(#{{image: \"NAME\"}}))"
+    )]
+    ImageInWatcher,
     #[error("threshold goes with image, and is above 0 and at most 1: #{{image: \"send_button\", threshold: 0.85}}")]
     BadThreshold,
     #[error("{0:?} is not a reference name (`codeact assets list` shows them: lowercase letters, digits, _ and -)")]
