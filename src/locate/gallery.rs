@@ -76,6 +76,8 @@ pub enum GalleryError {
     Invalid { path: PathBuf, message: String },
     #[error("{0:?} is not a reference name: use 1 to 64 lowercase letters, digits, _ or -")]
     BadName(String),
+    #[error("{}: the picture of {name:?} is missing; cut it again: codeact assets add {name} --from-screen x1,y1,x2,y2 --replace", .path.display())]
+    MissingPicture { name: String, path: PathBuf },
     #[error("the gallery already has {0:?}; choose another name, or replace it (--replace)")]
     Exists(String),
     #[error("{}: not a picture codeact can read", .path.display())]
@@ -144,7 +146,12 @@ impl Gallery {
     /// The reference's picture, ready to match.
     pub fn picture(&self, reference: &Reference) -> Result<Planes, GalleryError> {
         let path = self.dir.join(&reference.file);
-        let read_err = |source| GalleryError::Read { path: path.clone(), source };
+        let read_err = |source: std::io::Error| match source.kind() {
+            std::io::ErrorKind::NotFound => {
+                GalleryError::MissingPicture { name: reference.name.clone(), path: path.clone() }
+            }
+            _ => GalleryError::Read { path: path.clone(), source },
+        };
         let image_err = |source| GalleryError::Image { path: path.clone(), source };
         let reader = || image::ImageReader::open(&path).and_then(|r| r.with_guessed_format()).map_err(read_err);
         // The size first, from the header: a small file may declare a huge picture.
@@ -278,6 +285,8 @@ mod tests {
         let r = g.get("send").unwrap();
         assert_eq!((r.name.as_str(), r.at), ("send_button", [10, 20, 30, 40]));
         assert_eq!(g.picture(r).unwrap().width, 30);
+        let gone = Reference { file: "gone.png".into(), ..reference("gone") };
+        assert!(matches!(g.picture(&gone), Err(GalleryError::MissingPicture { .. })));
         let mut g = g;
         assert!(matches!(g.add(reference("send_button"), &png(), false), Err(GalleryError::Exists(_))));
         assert!(
