@@ -21,6 +21,7 @@ pub mod client;
 
 use std::time::{Duration, Instant};
 
+use super::adb::quote;
 use super::{Device, DeviceError, Observation, PhoneState, ShellOutput};
 use client::{HdcClient, HdcError};
 
@@ -160,11 +161,6 @@ fn list_targets_at(server: &str, timeout: Duration) -> Result<Vec<String>, Devic
 
 fn hdc_error(device: &str, op: &str, source: HdcError) -> DeviceError {
     DeviceError::Hdc { device: device.to_string(), op: op.to_string(), source }
-}
-
-/// One shell word: single-quoted, a `'` as `'\''`.
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// uitest takes positive coordinates only.
