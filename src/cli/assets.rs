@@ -162,19 +162,9 @@ impl AssetsArgs {
                 let png = phone.screenshot()?;
                 let shot = image::load_from_memory(&png).context("the screenshot is not a picture")?.to_rgba8();
                 let (sw, sh) = shot.dimensions();
-                let screen = Screen::new(shot.as_raw(), sw as usize, sh as usize);
-                let [x, y, w, h] = reference.at;
-                let expected = sw as f32 / reference.screen[0] as f32;
-                let window = Some((
-                    (x as f32 * expected) as i64,
-                    (y as f32 * expected) as i64,
-                    (w as f32 * expected) as i64,
-                    (h as f32 * expected) as i64,
-                ));
-                let options =
-                    MatchOptions { threshold: reference.threshold.unwrap_or(0.8), window, ..MatchOptions::default() };
                 let started = std::time::Instant::now();
-                let found = matcher::find(&screen, &picture, expected, &options);
+                let (found, threshold) =
+                    codeact::locate::seek(&reference, &picture, shot.as_raw(), sw as usize, sh as usize, None);
                 let ms = started.elapsed().as_secs_f64() * 1000.0;
                 let line = |p: &codeact::locate::Place| {
                     format!(
@@ -196,7 +186,7 @@ impl AssetsArgs {
                         let seen: Vec<String> = best.iter().map(line).collect();
                         codeact::outln!(
                             "{name}: not on screen (threshold {:.2}); best seen: {}",
-                            options.threshold,
+                            threshold,
                             if seen.is_empty() { "nothing".into() } else { seen.join("; ") }
                         );
                         Ok(ExitCode::from(super::EXIT_FAILED))

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::device::Observation;
-use crate::locate::{Found, Gallery, MatchOptions, Place, Planes, Screen, matcher};
+use crate::locate::{Found, Gallery, Place, Planes};
 use crate::ui::{Bounds, Element};
 
 use super::context::ToolContext;
@@ -83,23 +83,16 @@ fn locate(c: &mut ToolContext, want: &ImageWant) -> Result<Option<Place>, ToolEr
     let shot =
         image::load_from_memory(&png).map_err(|_| ToolError::NotAScreenshot { name: want.name.clone() })?.to_rgba8();
     let (sw, sh) = shot.dimensions();
-    let screen = Screen::new(shot.as_raw(), sw as usize, sh as usize);
-    // The reference looks as much bigger as the screen is wider than where it was cut.
-    let expected = sw as f32 / reference.screen[0].max(1) as f32;
-    let [x, y, w, h] = reference.at.map(|v| (v as f32 * expected) as i64);
-    let options = MatchOptions {
-        threshold: want.threshold.or(reference.threshold).unwrap_or(0.8),
-        window: Some((x, y, w, h)),
-        ..MatchOptions::default()
-    };
-    match matcher::find(&screen, &picture, expected, &options) {
+    let (found, threshold) =
+        crate::locate::seek(&reference, &picture, shot.as_raw(), sw as usize, sh as usize, want.threshold);
+    match found {
         Found::One(place) => Ok(Some(place)),
         Found::Nothing { best } => {
             let seen: Vec<String> = best.iter().map(|p| format!("{:.2}", p.score)).collect();
             c.call.note_effect(format!(
                 "picture {:?} not on screen (threshold {:.2}; {})",
                 want.name,
-                options.threshold,
+                threshold,
                 if seen.is_empty() { "no place came near".into() } else { format!("best scores {}", seen.join(", ")) }
             ));
             Ok(None)
