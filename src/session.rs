@@ -140,6 +140,7 @@ impl Session {
         let shared = Arc::new(Shared::new(&settings.limits));
         let tools = ToolContext::new(device, settings.tools.clone(), shared.clone());
         let (tool_names, table) = tools::install(tools.clone(), shared.clone(), &allows);
+        crate::tools::lock(&tools).allow_locating(allows("locate"));
         let hint = format!("the functions this session has: {}", tool_names.join(", "));
         let registered = table.arities();
         let worker = WorkerProcess::start(settings.worker.clone(), settings.limits.clone(), table.signatures(), hint)?;
@@ -373,6 +374,13 @@ impl Session {
     /// now on (`None`: nobody; questions fail and sensitive actions are refused).
     pub fn set_human(&mut self, human: Option<crate::human::Human>) {
         self.tools().set_human(human);
+    }
+
+    /// The vision model `#{ai: ...}` selectors and `locate()` ask from now on
+    /// (`None`: none; they then fail saying how to configure one). Build one from a
+    /// client with [`crate::llm::locator::vision`].
+    pub fn set_locator(&mut self, vision: Option<crate::locate::ai::Vision>) {
+        self.tools().set_locator(vision);
     }
 
     /// The sensitive-action policy this session runs under.

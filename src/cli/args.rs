@@ -243,6 +243,50 @@ impl StrategyArgs {
     }
 }
 
+/// The vision model `#{ai: "..."}` selectors and `locate()` ask (`run`, `exec`,
+/// `repl`).
+#[derive(clap::Args, Debug)]
+pub struct LocatorArgs {
+    /// The vision model #{ai: "..."} selectors and locate() ask (default: [llm.locator]
+    /// model, else the acting model, --model).
+    #[arg(long, value_name = "NAME")]
+    pub locator_model: Option<String>,
+    /// The locator model's endpoint (default: [llm.locator] base_url, else the acting
+    /// model's, --base-url). Another endpoint gets only [llm.locator] api_key_env's key.
+    #[arg(long, value_name = "URL")]
+    pub locator_base_url: Option<String>,
+}
+
+impl LocatorArgs {
+    /// The locator model: [llm.locator] and these flags over the acting model's
+    /// settings (`llm`, [llm]). `None` when no model is configured anywhere (then
+    /// `#{ai: ...}` says how to give one); a configuration given but wrong is an error.
+    pub fn vision(&self, section: &LlmSection, llm: &LlmArgs) -> anyhow::Result<Option<codeact::locate::ai::Vision>> {
+        let role = section.locator.clone().unwrap_or_default();
+        let flags = RoleFlags { model: self.locator_model.clone(), base_url: self.locator_base_url.clone() };
+        let asked = flags.model.is_some() || flags.base_url.is_some() || section.locator.is_some() || llm.given();
+        let base = match LlmConfig::resolve(section, &llm.flags()) {
+            Ok(config) => config,
+            // Only a locator is configured: it stands on its own.
+            Err(_) if role.base_url.is_some() || flags.base_url.is_some() => {
+                let own = LlmSection {
+                    base_url: flags.base_url.clone().or_else(|| role.base_url.clone()),
+                    model: flags.model.clone().or_else(|| role.model.clone()),
+                    api_key_env: role.api_key_env.clone(),
+                    temperature: role.temperature,
+                    timeout_s: role.timeout_s,
+                    ..LlmSection::default()
+                };
+                LlmConfig::resolve(&own, &codeact::llm::LlmFlags::default())?
+            }
+            Err(_) if !asked => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let config = base.for_role(Some(&role), &flags)?;
+        Ok(Some(codeact::llm::locator::vision(LlmClient::new(config)?)?))
+    }
+}
+
 /// Where `codeact run` remembers what worked.
 #[derive(clap::Args, Debug)]
 pub struct MemoryArgs {
@@ -348,6 +392,11 @@ pub struct LlmArgs {
 }
 
 impl LlmArgs {
+    /// Whether any of these flags was given.
+    pub fn given(&self) -> bool {
+        self.base_url.is_some() || self.model.is_some() || self.api_key_env.is_some() || self.temperature.is_some()
+    }
+
     pub fn flags(&self) -> codeact::llm::LlmFlags {
         codeact::llm::LlmFlags {
             base_url: self.base_url.clone(),

@@ -12,7 +12,7 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use codeact::trajectory::junit::{self, Verdict};
 
-use super::args::{DeviceArgs, LlmArgs, SessionArgs, Switch, TraceArgs, finish_traces, open_device};
+use super::args::{DeviceArgs, LlmArgs, LocatorArgs, SessionArgs, Switch, TraceArgs, finish_traces, open_device};
 use super::{EXIT_ERROR, EXIT_FAILED};
 
 /// Run Rhai scripts against a device, with the tool catalog and every sandbox
@@ -81,6 +81,8 @@ pub struct ExecArgs {
     goal: Option<String>,
     #[command(flatten)]
     llm: LlmArgs,
+    #[command(flatten)]
+    locator: LocatorArgs,
     #[command(flatten)]
     traces: TraceArgs,
 }
@@ -182,6 +184,7 @@ impl ExecArgs {
         let traces = self.traces.start()?;
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
+        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
         let on_sim =
             matches!(codeact::device::DeviceSpec::parse(settings.device.as_deref()), codeact::device::DeviceSpec::Sim);
         if self.heal {

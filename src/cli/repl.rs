@@ -7,7 +7,7 @@ use anyhow::Context;
 use codeact::config::Flags;
 use codeact::session::Session;
 
-use super::args::{DeviceArgs, SessionArgs, open_device};
+use super::args::{DeviceArgs, LlmArgs, LocatorArgs, SessionArgs, open_device};
 
 /// An interactive Rhai prompt on a device: variables and functions persist,
 /// ui_state is always fresh, Tab completes, :help lists the meta-commands.
@@ -22,6 +22,11 @@ pub struct ReplArgs {
     device: DeviceArgs,
     #[command(flatten)]
     session: SessionArgs,
+    /// The vision model #{ai: "..."} and locate() ask (optional).
+    #[command(flatten)]
+    llm: LlmArgs,
+    #[command(flatten)]
+    locator: LocatorArgs,
     /// Keep history in this file (default $CODEACT_HISTORY, else
     /// ~/.local/state/codeact/history).
     #[arg(long, value_name = "FILE")]
@@ -39,6 +44,7 @@ impl ReplArgs {
         settings.tools.watch_mode = codeact::tools::WatchMode::WhenBlocked;
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
+        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
         let history = if self.no_history { None } else { self.history.or_else(codeact::repl::default_history_file) };
         super::interrupt::stop_snippets_on_ctrl_c(session.cancel_handle());
         codeact::repl::run_repl(session, history).context("the line editor failed")?;

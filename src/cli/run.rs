@@ -14,8 +14,8 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
 use super::args::{
-    CheckArgs, DeviceArgs, LlmArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
-    open_device,
+    CheckArgs, DeviceArgs, LlmArgs, LocatorArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision,
+    finish_traces, open_device,
 };
 
 /// Let an LLM do a task on a device: each step it reads the screen, writes a Rhai
@@ -61,6 +61,8 @@ pub struct RunArgs {
     session: SessionArgs,
     #[command(flatten)]
     llm: LlmArgs,
+    #[command(flatten)]
+    locator: LocatorArgs,
     #[command(flatten)]
     checks: CheckArgs,
     #[command(flatten)]
@@ -145,6 +147,7 @@ impl RunArgs {
         let vision = self.vision.for_persona(&persona);
         let mut session = Session::new(open_device(&settings)?, &settings)?;
         session.set_human(self.session.person(true)?);
+        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
         let traces = self.traces.start()?;
         let options = AgentOptions {
             max_steps: self.max_steps as usize,

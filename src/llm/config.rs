@@ -32,9 +32,12 @@ pub struct LlmSection {
     pub planner: Option<RoleSection>,
     /// `[llm.reflector]`: the model that critiques progress.
     pub reflector: Option<RoleSection>,
+    /// `[llm.locator]`: the vision model `#{ai: ...}` selectors and `locate()` ask.
+    pub locator: Option<RoleSection>,
 }
 
-/// `[llm.planner]` or `[llm.reflector]`: what differs from the acting model.
+/// `[llm.planner]`, `[llm.reflector]` or `[llm.locator]`: what differs from the
+/// acting model.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoleSection {

@@ -30,6 +30,8 @@ pub enum LlmError {
     BadTimeout,
     #[error("cannot set up the HTTP client")]
     HttpClient(#[source] reqwest::Error),
+    #[error("cannot start the locator model's runtime")]
+    Runtime(#[source] std::io::Error),
     #[error("cannot build the request")]
     Request(#[source] serde_json::Error),
     #[error("{provider} answered {status}: {message}; {hint}")]

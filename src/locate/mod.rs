@@ -1,10 +1,12 @@
 //! Locating what the UI tree cannot say where: a reference picture matched on the
 //! screenshot (`matcher.rs`, on the pictures `picture.rs` prepares), the pictures
-//! kept in a gallery folder (`gallery.rs`). Image selectors and AI locating build on
-//! it.
+//! kept in a gallery folder (`gallery.rs`), and by description (`ai.rs`: what a vision
+//! model is asked, what its answer must be, the answers kept per screen).
 //!
-//! Nothing here talks to a device or a model: it takes pixels and gives places.
+//! Nothing here talks to a device or a model: it takes pixels and text and gives
+//! places; the model is a callback handed in.
 
+pub mod ai;
 pub mod gallery;
 pub mod matcher;
 pub mod picture;

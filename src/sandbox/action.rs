@@ -35,6 +35,20 @@ pub struct Capture {
     pub toggled: Vec<Toggled>,
     /// The app and activity the action left in front (when the screen was read after it).
     pub screen: Option<Screen>,
+    /// How a selector naming a picture or a description found what the call acted
+    /// on: the way that answered, and what a replay passes instead.
+    pub located: Option<Located>,
+}
+
+/// The way of a locating chain that answered (`tree`, `picture` or `model`) and
+/// the arguments a replay passes in place of the selector — the element's own
+/// selector, the picture alone, or a point as fractions of the screen for a tap on
+/// a canvas — so that it needs no model; `None` when nothing can stand in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Located {
+    pub way: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
 }
 
 /// A toggle an action flipped.

@@ -32,7 +32,9 @@ use rhai::{AST, Dynamic, Engine, EvalAltResult, Scope};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-pub use action::{ALREADY_DONE, ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture, Resolved, Screen, Toggled};
+pub use action::{
+    ALREADY_DONE, ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture, Located, Resolved, Screen, Toggled,
+};
 pub use calls::{UnknownCall, near};
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};

@@ -27,6 +27,9 @@ pub(crate) struct CallRecord {
     pub(crate) effect_target: Option<Element>,
     /// What the running call's last action did.
     pub(crate) last_effect: Option<ActionEffect>,
+    /// How its selector found its target, when a locating chain did: it leads the
+    /// action line, before what the action changed.
+    pub(crate) found_by: Option<String>,
 }
 
 impl CallRecord {
@@ -39,6 +42,21 @@ impl CallRecord {
     /// a button a watcher already pressed).
     pub(crate) fn note_effect(&mut self, effect: String) {
         self.capture.effect = Some(effect);
+    }
+
+    /// Says how the call's selector found its target (a picture, the model): the
+    /// action line leads with it.
+    pub(crate) fn note_found(&mut self, how: String) {
+        self.capture.effect = Some(how.clone());
+        self.found_by = Some(how);
+    }
+
+    /// The action line for what an action changed, after how its target was found.
+    pub(crate) fn effect_line(&self, changed: &str) -> String {
+        match &self.found_by {
+            Some(how) => format!("{how}; {changed}"),
+            None => changed.to_string(),
+        }
     }
 
     /// Puts `prefix` before the effect measured, if there is one.

@@ -64,6 +64,8 @@ pub struct ToolContext {
     outcome_unchecked: bool,
     /// The running snippet's clock and stop signal.
     pub(crate) shared: Arc<Shared>,
+    /// The vision model `#{ai: ...}` and `locate()` ask, and its answers.
+    pub(crate) locator: super::ai_lookup::Locator,
 }
 
 pub type SharedContext = Arc<Mutex<ToolContext>>;
@@ -86,6 +88,7 @@ impl ToolContext {
             deadline: Instant::now(),
             outcome_unchecked: false,
             shared,
+            locator: super::ai_lookup::Locator::default(),
         }))
     }
 
@@ -102,6 +105,21 @@ impl ToolContext {
     /// The facts `remember()` kept, oldest first.
     pub(crate) fn facts(&self) -> &[String] {
         self.notes.facts()
+    }
+
+    /// The vision model `#{ai: ...}` and `locate()` ask from now on (`None`: none).
+    pub(crate) fn set_locator(&mut self, vision: Option<crate::locate::ai::Vision>) {
+        self.locator.vision = vision;
+    }
+
+    /// Whether the persona lets selectors ask the locator model (it lists `locate`).
+    pub(crate) fn allow_locating(&mut self, allowed: bool) {
+        self.locator.allowed = allowed;
+    }
+
+    /// When the running call must end.
+    pub(crate) fn call_deadline(&self) -> Instant {
+        self.deadline
     }
 
     /// Who answers questions and consents from now on.
@@ -380,7 +398,7 @@ impl ToolContext {
         if let (Some(before), Some(after)) = (self.call.effect_before.clone(), self.screen.latest.clone()) {
             let moved = self.print_of(&before) != self.print_of(&after);
             let effect = describe_printed(&before, &after, self.call.effect_target.as_ref(), moved);
-            self.call.capture.effect = Some(effect.text.clone());
+            self.call.capture.effect = Some(self.call.effect_line(&effect.text));
             self.call.capture.toggled = toggled(&after.ui, &effect.flipped);
             self.call.last_effect = Some(effect);
         }

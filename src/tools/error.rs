@@ -80,6 +80,20 @@ pub enum ToolError {
     NoReference { name: String, dir: String, known: String },
     #[error("#{{image: {name:?}}} shows in {} places ({}); cut a reference with more around it, or find by the tree", .places.len(), .places.join("; "))]
     ImageAmbiguous { name: String, places: Vec<String> },
+    #[error(
+        "no model to locate by description: give a vision model with --base-url URL --model NAME (exec, repl, run), or [llm.locator] base_url and model in codeact.toml; or find it by the tree or by picture (#{{image: \"NAME\"}})"
+    )]
+    NoLocator,
+    #[error(
+        "this persona does not let the model locate by description (its tools do not include locate); find by the tree or by picture (#{{image: \"NAME\"}}), or use a persona that lists locate"
+    )]
+    LocatorNotAllowed,
+    #[error("the locator model failed: {why}")]
+    LocatorFailed { why: crate::locate::ai::VisionError },
+    #[error(
+        "the locator model {model}'s answer for {description:?} cannot be used: {why}; it must answer {{\"x\": X, \"y\": Y}} on a 0-1000 grid, or {{\"found\": false}}"
+    )]
+    LocatorAnswer { description: String, model: String, why: crate::locate::ai::AnswerError },
     #[error("the screenshot to find {name:?} on is not a picture")]
     NotAScreenshot { name: String },
     #[error("no app opened {uri:?} (the device said {said:?})")]
@@ -171,7 +185,11 @@ impl ToolError {
             | ToolError::EndOfList(_)
             | ToolError::NotAfterSwipes { .. } => FailureKind::NotFound,
             ToolError::GestureTooLong { .. } | ToolError::WaitTooLong(_) => FailureKind::TimeLimit,
-            ToolError::Stopped => FailureKind::Cancelled,
+            ToolError::Stopped | ToolError::LocatorFailed { why: crate::locate::ai::VisionError::Stopped } => {
+                FailureKind::Cancelled
+            }
+            ToolError::LocatorFailed { why: crate::locate::ai::VisionError::TimedOut { .. } } => FailureKind::TimeLimit,
+            ToolError::LocatorFailed { .. } => FailureKind::Device,
             ToolError::WatcherDue(_) => FailureKind::Cancelled,
             ToolError::Refused { .. }
             | ToolError::Undeclared { .. }
@@ -199,6 +217,9 @@ impl ToolError {
             | ToolError::NoReference { .. }
             | ToolError::ImageAmbiguous { .. }
             | ToolError::NotAScreenshot { .. }
+            | ToolError::NoLocator
+            | ToolError::LocatorNotAllowed
+            | ToolError::LocatorAnswer { .. }
             | ToolError::BadSwipeDirection(_)
             | ToolError::BadCount(_)
             | ToolError::TooSmall { .. }

@@ -12,6 +12,7 @@
 //! `sandbox`).
 
 mod acting;
+mod ai_lookup;
 mod app_names;
 mod arguments;
 mod call_record;
@@ -25,6 +26,7 @@ mod error;
 mod gate;
 mod image_lookup;
 mod indices;
+mod locating;
 mod notes;
 mod options;
 mod registry;

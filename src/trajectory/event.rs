@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::{Action, Completion, FailureKind, RunError, Screen, Toggled};
+use crate::sandbox::{Action, Completion, FailureKind, Located, RunError, Screen, Toggled};
 
 /// Milliseconds to 0.01 ms: enough for timings, short in JSON.
 pub(crate) fn round_ms(ms: f64) -> f64 {
@@ -134,6 +134,10 @@ pub enum Event<'a> {
         /// Where the element it acted on was (its centre, in screen pixels).
         #[serde(skip_serializing_if = "Option::is_none")]
         point: Option<[i32; 2]>,
+        /// Which way of a locating chain found it (tree, picture, model) and what a
+        /// replay passes instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        located: Option<Cow<'a, Located>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         screenshot: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -268,6 +272,7 @@ impl<'a> Event<'a> {
             toggled: Cow::Borrowed(&action.capture.toggled),
             screen: action.capture.screen.as_ref().map(Cow::Borrowed),
             point: action.capture.resolved.map(|r| [r.center.0, r.center.1]),
+            located: action.capture.located.as_ref().map(Cow::Borrowed),
             screenshot,
             ui,
         }

@@ -3,7 +3,9 @@
 //! comments, a `refresh()` between steps as the agent observed between them) and
 //! `script.selectors.rhai` (the same with every literal `tap_by_index(i)` /
 //! `long_press_by_index(i)` rewritten as the selector of the element it hit, so the
-//! replay survives a layout change). A successful run's scripts also assert what
+//! replay survives a layout change, and every `#{ai: ...}` selector replaced by what
+//! answered in the run — the element's selector, the picture, a canvas tap's point —
+//! so the replay asks no model). A successful run's scripts also assert what
 //! it left changed (`effect_checks.rs`), so a replay cannot pass by accident.
 //! This module writes text; it runs nothing.
 
@@ -23,8 +25,13 @@ fn comment(text: &str, out: &mut String) {
 }
 
 /// The call a replay makes for `action` when the tool acted on an index and the
-/// element it hit has a recorded selector (`tap_by_index(3)` → `tap(#{id: "send"})`).
+/// element it hit has a recorded selector (`tap_by_index(3)` → `tap(#{id: "send"})`),
+/// or its selector asked the locator model and something else can stand in.
 fn as_selector_call(action: &Action) -> Option<String> {
+    let asked_model = action.args.first().is_some_and(|s| s.starts_with("#{") && s.contains("\"ai\":"));
+    if let Some(with) = action.capture.located.as_ref().and_then(|l| l.replay.as_deref()).filter(|_| asked_model) {
+        return Some(format!("{}({with});", action.tool));
+    }
     let Some(Replay::IndexAsSelector(by)) = replay_of(&action.tool, action.args.len()) else { return None };
     Some(format!("{by}({});", action.capture.target.as_deref()?))
 }
@@ -51,6 +58,33 @@ fn with_selectors(code: &str, targets: &[(&str, i64, Option<&str>)]) -> String {
                     let call = tools.iter().find(|(name, _)| *name == tool).map_or(tool, |(_, by)| *by);
                     format!("{call}({selector})")
                 }
+                None => caps[0].to_string(),
+            }
+        })
+        .into_owned()
+}
+
+/// Replaces the calls whose selector could ask the locator model (a literal map
+/// with an `ai` key) with what answered in the recorded run — the element's own
+/// selector, the picture, or a canvas tap's point — so a replay asks no model. Only
+/// when the code's calls and the recorded ones pair up one to one (a call in a loop
+/// records many): otherwise the code is left as it is.
+fn with_located(code: &str, located: &[(&str, Option<&str>)]) -> String {
+    let Ok(pattern) = Regex::new(r#"\b([a-z_]+)\s*\(\s*(#\{[^{}]*(?:\bai|"ai")\s*:[^{}]*\})\s*\)"#) else {
+        return code.to_string();
+    };
+    let calls: Vec<&str> = pattern.captures_iter(code).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+    let pairs = calls.len() == located.len() && calls.iter().zip(located).all(|(call, (tool, _))| call == tool);
+    if !pairs || located.iter().all(|(_, with)| with.is_none()) {
+        return code.to_string();
+    }
+    let mut next = 0;
+    pattern
+        .replace_all(code, |caps: &regex::Captures| {
+            let stand_in = located.get(next).and_then(|(_, with)| *with);
+            next += 1;
+            match stand_in {
+                Some(with) => format!("{}({with})", &caps[1]),
                 None => caps[0].to_string(),
             }
         })
@@ -105,7 +139,11 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&s
             out.push_str("// (no code in this step)\n");
             continue;
         };
-        let code = if selectors { with_selectors(code, &step.index_targets()) } else { code.clone() };
+        let code = if selectors {
+            with_located(&with_selectors(code, &step.index_targets()), &step.located_targets())
+        } else {
+            code.clone()
+        };
         let error = match &step.outcome {
             StepOutcome::NotParsed(why) => {
                 comment(&format!("Not run: {why}"), &mut out);
@@ -193,7 +231,7 @@ fn without_completion(code: &str) -> String {
 /// actions it had done before failing; `None` for a step that ran nothing.
 pub fn replay_code(step: &StepRecord) -> Option<String> {
     let code = step.code.as_ref()?;
-    let code = with_selectors(code, &step.index_targets());
+    let code = with_located(&with_selectors(code, &step.index_targets()), &step.located_targets());
     match &step.outcome {
         StepOutcome::NotParsed(_) | StepOutcome::NoCode => None,
         StepOutcome::Ran(result) if result.error.is_none() => {
@@ -374,5 +412,43 @@ mod tests {
             "{failed}"
         );
         assert!(engine.compile(&failed).is_ok(), "{failed}");
+    }
+
+    #[test]
+    fn a_selector_that_asked_the_model_is_replayed_by_what_answered() {
+        let asked = |tool: &str, arg: &str, way: &str, replay: Option<&str>| Action {
+            tool: tool.into(),
+            args: vec![arg.into()],
+            result: "ok".into(),
+            failure: None,
+            started_ms: 0.0,
+            duration_ms: 0.0,
+            capture: Capture {
+                located: Some(crate::sandbox::Located { way: way.into(), replay: replay.map(str::to_string) }),
+                ..Capture::default()
+            },
+        };
+        let code = "tap(#{ai: \"the send button\"});\nwait_for(#{\"text\": \"Sent\", ai: \"a sent tick\"});\ntap(#{ai: \"the star\"});\ncomplete(true, \"sent\");";
+        let actions = vec![
+            asked("tap", "#{\"ai\": \"the send button\"}", "model", Some("#{id: \"send\"}")),
+            asked("wait_for", "#{\"ai\": \"a sent tick\", \"text\": \"Sent\"}", "tree", Some("#{text: \"Sent\"}")),
+            asked("tap", "#{\"ai\": \"the star\"}", "model", Some("0.5000, 0.2500")),
+        ];
+        let run = StepOutcome::Ran(RunResult { actions, ..RunResult::default() });
+        let steps = [step(1, "send", Some(code), run)];
+        let sel = selector_script("h", &steps, None);
+        assert!(sel.contains("tap(#{id: \"send\"});\nwait_for(#{text: \"Sent\"});\ntap(0.5000, 0.2500);"), "{sel}");
+        assert!(!sel.contains("ai:"), "{sel}");
+        // The plain script keeps what the run ran.
+        assert!(script("h", &steps, None).contains("tap(#{ai: \"the send button\"})"));
+        // A call the record does not pair with (a loop) is left as it is.
+        let looped = "for i in 0..2 { tap(#{ai: \"the star\"}); }";
+        let two = vec![
+            asked("tap", "#{\"ai\": \"the star\"}", "model", Some("0.5000, 0.2500")),
+            asked("tap", "#{\"ai\": \"the star\"}", "model", Some("0.5000, 0.2500")),
+        ];
+        let steps =
+            [step(1, "loop", Some(looped), StepOutcome::Ran(RunResult { actions: two, ..RunResult::default() }))];
+        assert!(selector_script("h", &steps, None).contains(looped));
     }
 }

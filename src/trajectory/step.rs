@@ -139,6 +139,17 @@ impl StepRecord {
             .collect()
     }
 
+    /// The calls whose selector could ask the locator model (an `ai` key), in order,
+    /// with what a replay passes instead: (tool, stand-in), the stand-in `None`
+    /// when nothing could (the model said it was not there, the call failed).
+    pub fn located_targets(&self) -> Vec<(&str, Option<&str>)> {
+        self.actions()
+            .iter()
+            .filter(|a| a.args.first().is_some_and(|s| s.starts_with("#{") && s.contains("\"ai\":")))
+            .map(|a| (a.tool.as_str(), a.capture.located.as_ref().and_then(|l| l.replay.as_deref())))
+            .collect()
+    }
+
     /// What a failed step did to the device (or the memory) before it failed: the
     /// calls a replay must make again.
     pub fn done_before_failing(&self) -> Vec<&Action> {

@@ -7,6 +7,7 @@ mod finish;
 mod gestures;
 mod human;
 mod keys;
+mod locate;
 mod memory;
 mod screen;
 mod selectors;
@@ -55,6 +56,7 @@ pub const CATALOG: &[ToolSpec] = &[
     selectors::SCROLL_UNTIL_VISIBLE,
     selectors::SCROLL,
     selectors::SWIPE_ON,
+    locate::LOCATE,
     watch::WATCH,
     watch::WATCH_NAMED,
     watch::UNWATCH,

@@ -13,7 +13,7 @@ use crate::tools::closest;
 use crate::tools::context::ToolContext;
 use crate::tools::effect::safe_to_repeat;
 use crate::tools::error::{Awaited, ToolError};
-use crate::tools::image_lookup;
+use crate::tools::locating;
 use crate::tools::registry::tool;
 use crate::tools::select::Selector;
 use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
@@ -29,13 +29,13 @@ const MAX_SWIPES: usize = 15;
 /// script's watcher that matches ends the call (the worker runs it and calls
 /// again), else the built-in ones clear what they know.
 fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
-    let obs = image_lookup::look(c, sel)?;
+    let obs = locating::look(c, sel)?;
     let ids: Vec<usize> = sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect();
     if !ids.is_empty() {
         return Ok(ids);
     }
     let fired = c.run_watchers(obs.clone())?;
-    let now = if fired.is_empty() { obs } else { image_lookup::screen_for(c, c.live_arc().unwrap_or(obs), sel)? };
+    let now = if fired.is_empty() { obs } else { locating::screen_for(c, c.live_arc().unwrap_or(obs), sel)? };
     Ok(sel.find_all(&now.ui).into_iter().map(|e| e.id).collect())
 }
 
@@ -55,7 +55,7 @@ enum Found {
 /// or that is part of the dialog, which the script means to answer — is acted on
 /// as it is.
 fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, ToolError> {
-    let obs = image_lookup::look(c, sel)?;
+    let obs = locating::look(c, sel)?;
     let first_match = sel.find_all(&obs.ui).first().map(|e| (*e).clone());
     if !c.watchers_ahead()
         && let Some(e) = first_match.as_ref().filter(|e| !c.blocked(&obs, e))
@@ -65,7 +65,7 @@ fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, To
     }
     let before = first_match.map(|e| e.center);
     let fired = c.run_watchers(obs.clone())?;
-    let now = if fired.is_empty() { obs } else { image_lookup::screen_for(c, c.live_arc().unwrap_or(obs), sel)? };
+    let now = if fired.is_empty() { obs } else { locating::screen_for(c, c.live_arc().unwrap_or(obs), sel)? };
     match sel.find_all(&now.ui).first() {
         Some(e) => Ok(Some(Found::Element(Box::new((*e).clone())))),
         None => {

@@ -9,7 +9,7 @@ use rhai::{Dynamic, Map};
 
 use super::Selector;
 use super::error::SelectorError;
-use super::keys::{Field, Pattern, field_key, flag_key, relation_key};
+use super::keys::{Pattern, field_key, flag_key, relation_key};
 use super::limits::{MAX_NESTING, MAX_PARTS, MAX_PATTERNS, MAX_TEXT_BYTES};
 
 /// How much of a selector its messages show.
@@ -170,6 +170,16 @@ impl Selector {
                 let t = t.filter(|t| *t > 0.0 && *t <= 1.0).ok_or(SelectorError::BadThreshold)? as f32;
                 let name = sel.image.take().map(|w| w.name).unwrap_or_default();
                 sel.image = Some(super::ImageWant { name, threshold: Some(t) });
+            } else if key.as_str() == "ai" {
+                let description = value
+                    .read_lock::<rhai::ImmutableString>()
+                    .map(|s| s.trim().to_string())
+                    .ok_or_else(|| wrong("a string", value.type_name()))?;
+                budget.text(&description)?;
+                if description.is_empty() || description.len() > super::MAX_DESCRIPTION_BYTES {
+                    return Err(SelectorError::BadDescription(shorten(description)));
+                }
+                sel.ai = Some(description);
             } else if key.as_str() == "index" {
                 return Err(SelectorError::IndexKey(shorten(value.to_string())));
             } else {
@@ -177,21 +187,11 @@ impl Selector {
             }
         }
         drop(map);
-        if let Some(want) = &sel.image {
-            if want.name.is_empty() {
-                return Err(SelectorError::BadThreshold);
-            }
-            if sel.any_text.is_some()
-                || !sel.fields.is_empty()
-                || !sel.flags.is_empty()
-                || !sel.relations.is_empty()
-                || sel.nth.is_some()
-            {
-                return Err(SelectorError::ImageAlone);
-            }
-            // An image match is an element of its own class, named by the reference.
-            sel.fields.push((Field::Class, Pattern::Exact(super::IMAGE_CLASS.into())));
-            sel.fields.push((Field::Id, Pattern::Exact(format!("image/{}", want.name))));
+        if sel.image.as_ref().is_some_and(|want| want.name.is_empty()) {
+            return Err(SelectorError::BadThreshold);
+        }
+        if depth > 0 && (sel.image.is_some() || sel.ai.is_some()) {
+            return Err(SelectorError::LocatedNested);
         }
         // Formatted only once the whole selector is known to be within its limits.
         sel.shown = shorten(format!("{v}"));
@@ -207,6 +207,7 @@ impl Selector {
             nth: None,
             no_scroll: false,
             image: None,
+            ai: None,
             shown: String::new(),
         }
     }

@@ -9,7 +9,7 @@ pub enum SelectorError {
     #[error("a selector is a string or a map like #{{text: \"OK\"}}, not {0}")]
     NotASelector(String),
     #[error(
-        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth, no_scroll, image, threshold (`codeact tools` shows examples)"
+        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth, no_scroll, image, threshold, ai (`codeact tools` shows examples)"
     )]
     UnknownKey(String),
     #[error(
@@ -21,11 +21,15 @@ pub enum SelectorError {
     #[error("nth must be ≥ 0")]
     NegativeNth,
     #[error(
-        "image names a reference picture and stands alone (with threshold and no_scroll): #{{image: \"send_button\"}}; find by the tree with another selector"
+        "image and ai go in the outer selector, not inside below:, inside:, has: ...: #{{text: \"Send\", image: \"send_button\", ai: \"the send button\"}} tries the tree, then the picture, then the model"
     )]
-    ImageAlone,
+    LocatedNested,
     #[error(
-        "a watcher reads the screen's tree between actions and takes no pictures: watch a text, desc or id instead of #{{image: ...}}, or look for the picture yourself (find(#{{image: \"NAME\"}}))"
+        "ai describes what to find in a few words (at most 500 bytes), e.g. #{{ai: \"the blue send button\"}}; got {0:?}"
+    )]
+    BadDescription(String),
+    #[error(
+        "a watcher reads the screen's tree between actions and takes no pictures and asks no model: watch a text, desc or id instead of #{{image: ...}} or #{{ai: ...}}, or look yourself (find(#{{image: \"NAME\"}}))"
     )]
     ImageInWatcher,
     #[error("threshold goes with image, and is above 0 and at most 1: #{{image: \"send_button\", threshold: 0.85}}")]

@@ -39,8 +39,13 @@ pub const SELECTOR_KEYS: &[(&str, &str, &str)] = &[
     ),
     (
         "image",
-        "a reference picture (`codeact assets`), found on the screenshot where the tree cannot say where; stands alone, with threshold (0–1, default the reference's or 0.8)",
+        "a reference picture (`codeact assets`), found on the screenshot where the tree cannot say where; with threshold (0–1, default the reference's or 0.8)",
         r#"#{image: "send_button", threshold: 0.85}"#,
+    ),
+    (
+        "ai",
+        "a description the vision model locates on the screenshot (`locate`); with other keys, a chain: the tree first, then the picture, then the model, and the action line says which answered",
+        r#"#{text: "Send", image: "send_button", ai: "the blue send button"}"#,
     ),
     (
         "no_scroll",

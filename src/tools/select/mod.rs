@@ -36,8 +36,12 @@ pub struct Selector {
     nth: Option<usize>,
     /// An action on it does not scroll to look when nothing matches.
     pub no_scroll: bool,
-    /// A reference picture to find on the screenshot instead of in the tree.
+    /// A reference picture to find on the screenshot when the tree part (if any)
+    /// finds nothing.
     pub image: Option<ImageWant>,
+    /// A description a vision model is asked to find when neither the tree part nor
+    /// the picture does.
+    pub ai: Option<String>,
     /// How the script wrote it, for messages.
     pub shown: String,
 }
@@ -52,6 +56,26 @@ pub struct ImageWant {
 
 /// The class of the element an image match adds to the screen it was found on.
 pub const IMAGE_CLASS: &str = "codeact.Image";
+/// The class of the element a vision model's answer adds to the screen.
+pub const AI_CLASS: &str = "codeact.Described";
+/// The longest description `#{ai: ...}` takes.
+pub const MAX_DESCRIPTION_BYTES: usize = 500;
+
+/// Whether `e` was added to the screen by a lookup (a picture or a model's point)
+/// rather than read from the tree.
+pub fn is_located(e: &Element) -> bool {
+    e.class == IMAGE_CLASS || e.class == AI_CLASS
+}
+
+/// The id of the element a picture match for `name` adds.
+pub fn image_id(name: &str) -> String {
+    format!("image/{name}")
+}
+
+/// The id of the element a model's answer for `description` adds.
+pub fn ai_id(description: &str) -> String {
+    format!("ai/{:016x}", crate::ui::stable_hash(description.as_bytes()))
+}
 
 /// The values of `e` a field matches against (an id and a class in full and short,
 /// and a class also by the platform's own type name).
@@ -113,11 +137,43 @@ impl Selector {
             })
     }
 
+    /// Whether the selector says something about the tree (besides a picture or a
+    /// description): that way is tried first.
+    pub fn has_tree_part(&self) -> bool {
+        self.any_text.is_some() || !self.fields.is_empty() || !self.flags.is_empty() || !self.relations.is_empty()
+    }
+
+    /// Whether it names a way besides the tree (a picture, a description).
+    pub fn locates(&self) -> bool {
+        self.image.is_some() || self.ai.is_some()
+    }
+
     /// Every visible element that matches, in reading order (top to bottom, then
-    /// left to right), or nearest first when a position relation is given.
+    /// left to right), or nearest first when a position relation is given. A
+    /// selector with a picture or a description tries its ways in order: the tree
+    /// part, then the element the picture's match added, then the model's.
     pub fn find_all<'a>(&self, tree: &'a UiTree) -> Vec<&'a Element> {
+        if !self.locates() {
+            return self.find_in_tree(tree);
+        }
+        if self.has_tree_part() {
+            let found = self.find_in_tree(tree);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        let ids = [self.image.as_ref().map(|w| image_id(&w.name)), self.ai.as_deref().map(ai_id)];
+        ids.iter()
+            .flatten()
+            .find_map(|id| tree.elements.iter().find(|e| is_located(e) && &e.resource_id == id))
+            .into_iter()
+            .collect()
+    }
+
+    /// What the tree part matches (never an element a lookup added).
+    pub fn find_in_tree<'a>(&self, tree: &'a UiTree) -> Vec<&'a Element> {
         let pick = |loose: bool| -> Vec<&'a Element> {
-            tree.elements.iter().filter(|e| e.visible && self.matches_self(e, loose)).collect()
+            tree.elements.iter().filter(|e| e.visible && !is_located(e) && self.matches_self(e, loose)).collect()
         };
         let mut found = pick(false);
         if found.is_empty() && self.any_text.is_some() {
@@ -127,17 +183,17 @@ impl Selector {
         for (rel, anchor_sel) in &self.relations {
             match rel {
                 Relation::Inside => {
-                    let anchors: HashSet<usize> = anchor_sel.find_all(tree).iter().map(|a| a.id).collect();
+                    let anchors: HashSet<usize> = anchor_sel.find_in_tree(tree).iter().map(|a| a.id).collect();
                     found.retain(|e| ancestors(tree, e).any(|a| anchors.contains(&a)));
                 }
                 Relation::Has => {
                     // Every element some anchor lies inside: one walk up per anchor.
                     let holders: HashSet<usize> =
-                        anchor_sel.find_all(tree).iter().flat_map(|a| ancestors(tree, a)).collect();
+                        anchor_sel.find_in_tree(tree).iter().flat_map(|a| ancestors(tree, a)).collect();
                     found.retain(|e| holders.contains(&e.id));
                 }
                 _ => {
-                    let Some(anchor) = anchor_sel.find_all(tree).into_iter().next() else { return Vec::new() };
+                    let Some(anchor) = anchor_sel.find_in_tree(tree).into_iter().next() else { return Vec::new() };
                     let a = anchor.bounds;
                     found.retain(|e| {
                         let b = e.bounds;

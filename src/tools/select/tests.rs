@@ -152,17 +152,38 @@ fn every_documented_example_parses() {
 }
 
 #[test]
-fn an_image_selector_names_a_picture_and_stands_alone() {
+fn an_image_selector_names_a_picture_and_a_chain_tries_the_tree_first() {
     let parse = |src: &str| Selector::from_source(src);
     let s = parse(r#"#{image: "send_button", threshold: 0.85}"#).unwrap();
     assert_eq!(s.image, Some(super::ImageWant { name: "send_button".into(), threshold: Some(0.85) }));
     assert_eq!(parse(r#"#{threshold: 0.9, image: "a"}"#).unwrap().image.unwrap().threshold, Some(0.9));
-    assert_eq!(parse(r#"#{image: "a", text: "Send"}"#).unwrap_err(), SelectorError::ImageAlone);
     assert_eq!(parse(r#"#{image: "a", threshold: 2.0}"#).unwrap_err(), SelectorError::BadThreshold);
     assert_eq!(parse(r#"#{threshold: 0.5}"#).unwrap_err(), SelectorError::BadThreshold);
     assert!(matches!(parse(r#"#{image: "../x"}"#).unwrap_err(), SelectorError::BadImageName(_)));
+    assert!(matches!(parse(r#"#{ai: "  "}"#).unwrap_err(), SelectorError::BadDescription(_)));
+    assert!(matches!(parse(r#"#{ai: 3}"#).unwrap_err(), SelectorError::WrongType { .. }));
+    assert_eq!(parse(r#"#{text: "OK", below: #{ai: "logo"}}"#).unwrap_err(), SelectorError::LocatedNested);
     assert!(parse(r#"#{image: "a", no_scroll: true}"#).is_ok());
-    // It matches only the element an image match adds, never the tree's own.
-    let t = tree();
+    // Alone, it matches only the element a lookup adds, never the tree's own.
+    let mut t = tree();
     assert!(parse(r#"#{image: "wifi_switch"}"#).unwrap().find(&t).is_none());
+    assert!(parse(r#"#{ai: "the wifi switch"}"#).unwrap().find(&t).is_none());
+    // A chain: the tree part answers when it can…
+    let chain = parse(r#"#{text: "Bluetooth", image: "bt", ai: "the bluetooth row"}"#).unwrap();
+    assert!(chain.has_tree_part() && chain.locates());
+    assert_eq!(chain.find(&t).map(|e| e.text.as_str()), Some("Bluetooth"));
+    // …else the picture's element, else the model's.
+    let missing = parse(r#"#{text: "NFC", image: "nfc", ai: "the nfc row"}"#).unwrap();
+    assert!(missing.find(&t).is_none());
+    let add = |t: &mut UiTree, class: &str, id: String| {
+        let e =
+            Element { id: t.elements.len(), class: class.into(), resource_id: id, visible: true, ..Default::default() };
+        t.elements.push(e);
+    };
+    add(&mut t, AI_CLASS, ai_id("the nfc row"));
+    assert_eq!(missing.find(&t).map(|e| e.class.as_str()), Some(AI_CLASS));
+    add(&mut t, IMAGE_CLASS, image_id("nfc"));
+    assert_eq!(missing.find(&t).map(|e| e.class.as_str()), Some(IMAGE_CLASS));
+    // A tree selector never matches what a lookup added.
+    assert!(parse(r#"#{class: "Described"}"#).unwrap().find(&t).is_none());
 }

@@ -105,6 +105,7 @@ fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
             toggled: Default::default(),
             screen: None,
             point: None,
+            located: None,
             screenshot: None,
             ui: None,
         },
