@@ -62,19 +62,34 @@ pub fn nearest_list(sel: &Selector, elements: &[&Element]) -> String {
 pub(crate) fn nothing_matches(screen: Option<&Observation>, sel: &Selector, searched: &str) -> ToolError {
     let searched = searched.to_string();
     let selector = sel.shown.clone();
+    // A picture or a description has no nearest element: what each way said helps.
+    let mut ways = Vec::new();
     if let Some(want) = &sel.image {
-        // A picture has no nearest element: where it scored best is what helps.
-        let visible = format!("no place reaches the threshold (`codeact assets find {}` shows the best)", want.name);
-        return ToolError::NothingMatches { selector, searched, visible, closest: None };
+        ways.push(format!(
+            "by picture, no place reaches the threshold (`codeact assets find {}` shows the best)",
+            want.name
+        ));
+    }
+    if let Some(description) = &sel.ai {
+        ways.push(format!("the model says {description:?} is not on the screen"));
+    }
+    if sel.locates() && !sel.has_tree_part() {
+        return ToolError::NothingMatches { selector, searched, visible: ways.join("; "), closest: None };
     }
     let Some(obs) = screen else {
-        return ToolError::NothingMatches { selector, searched, visible: "nothing".into(), closest: None };
+        return ToolError::NothingMatches {
+            selector,
+            searched,
+            visible: "nearest on screen: nothing".into(),
+            closest: None,
+        };
     };
     let shown = super::state::listed(&obs.ui);
+    ways.insert(0, format!("nearest on screen: {}", nearest_list(sel, &shown)));
     ToolError::NothingMatches {
         selector,
         searched,
-        visible: nearest_list(sel, &shown),
+        visible: ways.join("; "),
         closest: suggestion(sel, &obs.ui, &shown),
     }
 }

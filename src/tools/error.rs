@@ -106,7 +106,7 @@ pub enum ToolError {
     BadCount(i64),
     #[error("{selector} is too small to swipe inside ({width}x{height} px)")]
     TooSmall { selector: String, width: i32, height: i32 },
-    #[error("nothing on screen matches {selector}{searched}{}; nearest on screen: {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
+    #[error("nothing on screen matches {selector}{searched}{}; {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
     NothingMatches { selector: String, searched: String, visible: String, closest: Option<String> },
     #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
     WaitTimedOut { selector: String, awaited: Awaited, ms: u64, cut_by_limit: bool },

@@ -18,6 +18,7 @@ mod exec_scripts;
 mod hdc_door;
 mod hostile;
 mod human_loop;
+mod locate_ai;
 mod memory;
 mod report;
 mod strategies;
