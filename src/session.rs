@@ -130,6 +130,16 @@ pub struct Session {
     registered: Registered,
 }
 
+/// The ways beside the tree a session can find things by (see
+/// [`Session::locating_ways`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LocatingWays {
+    /// The gallery's reference names, for `#{image: NAME}`.
+    pub references: Vec<String>,
+    /// `#{ai: ...}` and `locate()` can ask a model.
+    pub model: bool,
+}
+
 impl Session {
     /// An engine with the settings' limits and the persona's tools (all tools without
     /// a persona), acting on `device`. The engine's worker process starts here.
@@ -381,6 +391,17 @@ impl Session {
     /// client with [`crate::llm::locator::vision`].
     pub fn set_locator(&mut self, vision: Option<crate::locate::ai::Vision>) {
         self.tools().set_locator(vision);
+    }
+
+    /// The ways beside the tree this session can find things by: the gallery's
+    /// reference names (none when it has none or cannot be read) and whether a
+    /// locator model is configured and the persona lets it be asked.
+    pub fn locating_ways(&self) -> LocatingWays {
+        let tools = self.tools();
+        let references = crate::locate::Gallery::open(&tools.options().assets)
+            .map(|g| g.references().iter().map(|r| r.name.clone()).collect())
+            .unwrap_or_default();
+        LocatingWays { references, model: tools.can_ask_locator() }
     }
 
     /// The sensitive-action policy this session runs under.

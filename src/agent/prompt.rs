@@ -178,6 +178,52 @@ pub struct Now<'a> {
     pub app_card: Option<&'a str>,
     /// What acting on elements of this screen did in earlier runs (memory).
     pub widget_hints: &'a [String],
+    /// When the tree says little about the screen: how else to find things.
+    pub sparse_tree: Option<&'a str>,
+}
+
+/// Listed elements that say what they are (a text, a description or a hint): at
+/// most this many and the tree is too sparse to act on by itself.
+const SPARSE_NAMED: usize = 2;
+/// The most reference names the hint lists.
+const HINT_REFERENCES: usize = 30;
+
+/// When `tree` says little (a canvas, a game, a WebView or Flutter screen without
+/// accessibility), what the model can find things by instead: the gallery's
+/// references and the locator model. `None` when the tree is rich enough, or when
+/// there is no other way.
+pub fn sparse_tree_hint(
+    tree: &crate::ui::UiTree,
+    ways: impl FnOnce() -> crate::session::LocatingWays,
+) -> Option<String> {
+    let named = crate::ui::screen_text::listed(tree)
+        .iter()
+        .filter(|e| [&e.text, &e.content_desc, &e.hint].iter().any(|t| !t.trim().is_empty()))
+        .count();
+    if named > SPARSE_NAMED {
+        return None;
+    }
+    let ways = ways();
+    if ways.references.is_empty() && !ways.model {
+        return None;
+    }
+    let mut hint = format!(
+        "The UI tree says little about this screen ({named} named elements): what is drawn may not be in ui_state."
+    );
+    if !ways.references.is_empty() {
+        let shown: Vec<&str> = ways.references.iter().take(HINT_REFERENCES).map(String::as_str).collect();
+        let more = ways.references.len().saturating_sub(shown.len());
+        let _ = write!(
+            hint,
+            " Find by reference picture: tap(#{{image: \"NAME\"}}), with NAME one of: {}{}.",
+            shown.join(", "),
+            if more > 0 { format!(" (and {more} more)") } else { String::new() }
+        );
+    }
+    if ways.model {
+        hint.push_str(" Find by description: tap(#{ai: \"the blue send button\"}), or locate(\"...\") for the point.");
+    }
+    Some(hint)
 }
 
 impl Prompt {
@@ -246,6 +292,9 @@ impl Prompt {
             "\nStep {} of {}. Current screen (indices are ui_state's):\n{}",
             now.step, self.max_steps, now.screen_text
         );
+        if let Some(hint) = now.sparse_tree {
+            let _ = writeln!(text, "{hint}");
+        }
         if !now.memory.is_empty() {
             text.push_str("\nRemembered:\n");
             for m in now.memory {
@@ -309,6 +358,7 @@ mod tests {
             reflections: &[],
             app_card: None,
             widget_hints: &[],
+                sparse_tree: None,
         };
         let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
@@ -350,6 +400,7 @@ mod tests {
                 reflections: &[],
                 app_card: None,
                 widget_hints: &[],
+                sparse_tree: None,
             },
         );
         let total: usize = m.iter().map(|m| m.text.len()).sum();
@@ -365,5 +416,21 @@ mod tests {
         assert!(system(&p, Some(1000)).contains("0..1000 across the screen"));
         assert!(s.contains("- start_app(package[, activity or options])") && !s.contains("tap_by_index"), "{s}");
         assert!(s.contains("complete(true"));
+    }
+
+    #[test]
+    fn a_sparse_tree_tells_the_model_how_else_to_find_things() {
+        use crate::session::LocatingWays;
+        let game = r#"<hierarchy rotation="0"><node class="android.widget.FrameLayout" bounds="[0,0][1080,2400]"><node class="android.view.View" bounds="[0,0][1080,2400]" /></node></hierarchy>"#;
+        let game = crate::ui::parse(game.as_bytes(), (1080, 2400)).unwrap();
+        let both = || LocatingWays { references: vec!["play_button".into(), "coin".into()], model: true };
+        let hint = sparse_tree_hint(&game, both).unwrap();
+        assert!(hint.contains("#{image: \"NAME\"}), with NAME one of: play_button, coin."), "{hint}");
+        assert!(hint.contains("tap(#{ai: \"the blue send button\"})"), "{hint}");
+        let pictures = sparse_tree_hint(&game, || LocatingWays { model: false, ..both() }).unwrap();
+        assert!(!pictures.contains("#{ai"), "{pictures}");
+        assert_eq!(sparse_tree_hint(&game, LocatingWays::default), None, "no other way: nothing to say");
+        let rich = crate::tools::select::tests::tree();
+        assert_eq!(sparse_tree_hint(&rich, || panic!("not asked for a rich tree")), None);
     }
 }

@@ -196,6 +196,7 @@ impl Run<'_> {
         let reflections = &self.history.reflections;
         let shown = reflections.len().saturating_sub(reflect::SHOWN);
         let widget_hints = self.lent.widgets.for_screen(&seen.phone.package, &seen.phone.activity, screen_text);
+        let sparse = crate::agent::prompt::sparse_tree_hint(&seen.ui, || self.session.locating_ways());
         let now = Now {
             step: number,
             screen_text,
@@ -205,6 +206,7 @@ impl Run<'_> {
             reflections: &reflections[shown..],
             app_card: self.lent.cards.get(&seen.phone.package).map(String::as_str),
             widget_hints: &widget_hints,
+            sparse_tree: sparse.as_deref(),
         };
         let messages = self.history.prompt.messages(&self.history.records, now);
         self.ask_model(Role::Actor, &messages).await

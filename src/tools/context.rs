@@ -112,6 +112,11 @@ impl ToolContext {
         self.locator.vision = vision;
     }
 
+    /// Whether a locator model is configured and the persona lets it be asked.
+    pub(crate) fn can_ask_locator(&self) -> bool {
+        self.locator.allowed && self.locator.vision.is_some()
+    }
+
     /// Whether the persona lets selectors ask the locator model (it lists `locate`).
     pub(crate) fn allow_locating(&mut self, allowed: bool) {
         self.locator.allowed = allowed;
