@@ -358,7 +358,7 @@ mod tests {
             reflections: &[],
             app_card: None,
             widget_hints: &[],
-                sparse_tree: None,
+            sparse_tree: None,
         };
         let m = prompt.messages(&history, now);
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();

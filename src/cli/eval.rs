@@ -20,7 +20,7 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
 use super::args::{
-    CheckArgs, DeviceArgs, LlmArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
+    CheckArgs, DeviceArgs, LlmArgs, LocatorArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -103,6 +103,8 @@ pub struct EvalArgs {
     pub(super) session: SessionArgs,
     #[command(flatten)]
     pub(super) llm: LlmArgs,
+    #[command(flatten)]
+    pub(super) locator: LocatorArgs,
     #[command(flatten)]
     pub(super) checks: CheckArgs,
     #[command(flatten)]
@@ -274,7 +276,8 @@ impl EvalArgs {
             },
         };
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
-        let open_session = session_factory(&settings, self.session.person(false)?, self.platform);
+        let locator = self.locator.vision(&settings.llm, &self.llm)?;
+        let open_session = session_factory(&settings, self.session.person(false)?, locator, self.platform);
         let progress = |p: SuiteProgress| match p {
             SuiteProgress::Planned { templates, instances, phones } => codeact::errln!(
                 "codeact eval: {templates} templates, {instances} instances, agent {agent_name}, seed {}, {phones} phone{}; results in {}",
@@ -349,7 +352,8 @@ impl EvalArgs {
             }),
         };
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
-        let open_session = session_factory(&settings, self.session.person(false)?, self.platform);
+        let locator = self.locator.vision(&settings.llm, &self.llm)?;
+        let open_session = session_factory(&settings, self.session.person(false)?, locator, self.platform);
         let mut progress = |p: SurvivalProgress| match p {
             SurvivalProgress::Recording { templates } => codeact::errln!(
                 "codeact eval --survival: recording {templates} operation templates (seed {}) in {}",
@@ -413,16 +417,18 @@ fn on_the_virtual_phone() -> DeviceArgs {
 }
 
 /// Each worker's session: a fresh virtual phone, unattended (only an answers file
-/// answers).
+/// answers), with the locator model when one is configured.
 fn session_factory(
     settings: &Settings,
     person: Option<codeact::human::Human>,
+    locator: Option<codeact::locate::ai::Vision>,
     platform: EvalPlatform,
 ) -> impl Fn() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + '_ {
     move || {
         let device = codeact::device::open(&DeviceSpec::parse(Some(platform.device())), settings.device_timeout)?;
         let mut session = Session::new(device, settings)?;
         session.set_human(person.clone());
+        session.set_locator(locator.clone());
         Ok(session)
     }
 }
