@@ -6,28 +6,12 @@
 //! decides when to ask (`locating.rs`) or the question's wording (`locate::ai`).
 
 use crate::device::Observation;
-use crate::locate::ai::{Answer, AnswerCache, Vision, VisionRequest, fingerprint, prompt, read_answer};
+use crate::locate::ai::{Answer, VisionRequest, fingerprint, prompt, read_answer};
 use crate::ui::Element;
 
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::select::is_located;
-
-/// The session's locator: the model (when one is configured), whether the persona
-/// lets the actor ask it, and the answers it gave.
-pub(crate) struct Locator {
-    pub(crate) vision: Option<Vision>,
-    /// The persona's tools include `locate` (all tools do without a persona).
-    pub(crate) allowed: bool,
-    answers: AnswerCache,
-}
-
-impl Default for Locator {
-    /// No model yet; allowed until a persona says otherwise.
-    fn default() -> Self {
-        Self { vision: None, allowed: true, answers: AnswerCache::default() }
-    }
-}
 
 /// Where the model put a description on the screen, and what is there.
 pub(crate) struct ModelPoint {
@@ -80,7 +64,7 @@ pub(crate) fn ask(c: &mut ToolContext, obs: &Observation, description: &str) -> 
     let png = c.capture_screenshot()?;
     let (width, height) = png_size(&png).ok_or_else(|| ToolError::NotAScreenshot { name: description.into() })?;
     let screen = fingerprint(&png);
-    let (answer, model, cached) = match c.locator.answers.get(screen, description) {
+    let (answer, model, cached) = match c.locator.answered(screen, description) {
         Some((answer, model)) => (answer, model.to_string(), true),
         None => {
             let shared = c.shared.clone();
@@ -93,7 +77,7 @@ pub(crate) fn ask(c: &mut ToolContext, obs: &Observation, description: &str) -> 
                 model: reply.model.clone(),
                 why,
             })?;
-            c.locator.answers.put(screen, description, answer, &reply.model);
+            c.locator.keep(screen, description, answer, &reply.model);
             (answer, reply.model, false)
         }
     };

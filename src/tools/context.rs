@@ -65,7 +65,7 @@ pub struct ToolContext {
     /// The running snippet's clock and stop signal.
     pub(crate) shared: Arc<Shared>,
     /// The vision model `#{ai: ...}` and `locate()` ask, and its answers.
-    pub(crate) locator: super::ai_lookup::Locator,
+    pub(crate) locator: super::locator_state::Locator,
 }
 
 pub type SharedContext = Arc<Mutex<ToolContext>>;
@@ -88,7 +88,7 @@ impl ToolContext {
             deadline: Instant::now(),
             outcome_unchecked: false,
             shared,
-            locator: super::ai_lookup::Locator::default(),
+            locator: super::locator_state::Locator::default(),
         }))
     }
 

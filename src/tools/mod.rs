@@ -27,6 +27,7 @@ mod gate;
 mod image_lookup;
 mod indices;
 mod locating;
+mod locator_state;
 mod notes;
 mod options;
 mod registry;
