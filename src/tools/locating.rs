@@ -72,7 +72,7 @@ pub(crate) fn screen_for(
             want.name, bounds.left, bounds.top, bounds.right, bounds.bottom, place.score
         ));
         let desc = format!("picture {} ({:.2})", want.name, place.score);
-        return Ok(add(c, &obs, IMAGE_CLASS, image_id(&want.name), desc, bounds));
+        return Ok(add(c, &obs, IMAGE_CLASS, image_id(&want.name), desc, bounds, None));
     }
     if let Some(description) = &sel.ai {
         match ai_lookup::ask(c, &obs, description)? {
@@ -112,17 +112,13 @@ pub(crate) fn add_point(
     });
     c.call.capture.located = Some(Located { way: "model".into(), replay });
     c.call.note_found(point.said(description));
-    let mut added = add(c, obs, AI_CLASS, ai_id(description), description.to_string(), bounds);
     // An element's centre is where a tap lands: the model's point, not the middle of
     // what it pointed into.
-    if let Some(e) = Arc::make_mut(&mut added).ui.elements.last_mut() {
-        e.center = (point.x, point.y);
-    }
-    c.replace_latest(added.clone());
-    added
+    add(c, obs, AI_CLASS, ai_id(description), description.to_string(), bounds, Some((point.x, point.y)))
 }
 
-/// `obs` with one element added for what was found, which becomes the live screen.
+/// `obs` with one element added for what was found (centred on `center`, else on
+/// its bounds), which becomes the live screen.
 fn add(
     c: &mut ToolContext,
     obs: &Observation,
@@ -130,6 +126,7 @@ fn add(
     id: String,
     desc: String,
     bounds: Bounds,
+    center: Option<(i32, i32)>,
 ) -> Arc<Observation> {
     let mut seen = obs.clone();
     let index = seen.ui.elements.len();
@@ -141,7 +138,7 @@ fn add(
         resource_id: id,
         content_desc: desc,
         bounds,
-        center: ((bounds.left + bounds.right) / 2, (bounds.top + bounds.bottom) / 2),
+        center: center.unwrap_or(((bounds.left + bounds.right) / 2, (bounds.top + bounds.bottom) / 2)),
         clickable: true,
         enabled: true,
         visible: true,
