@@ -58,6 +58,13 @@ pub struct SimArgs {
     /// Screen density in dpi (`wm density`).
     #[arg(long, default_value_t = 420, value_parser = clap::value_parser!(u32).range(80..=1280))]
     density: u32,
+    /// Draw the dark theme (`cmd uimode night` says yes): light text on dark
+    /// surfaces; brand colours, icons and games keep theirs.
+    #[arg(long)]
+    dark: bool,
+    /// Text size multiplier, 0.5 to 2.0 (`settings get system font_scale`).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_font_scale)]
+    font_scale: f32,
     /// Load the world from this folder (world.toml + apps/*.toml) instead of the
     /// bundled one; copy crates/sim/data from the repository to start.
     #[arg(long)]
@@ -76,6 +83,14 @@ pub struct SimArgs {
     /// (With --platform ios only.)
     #[arg(long, value_parser = parse_token)]
     token: Option<String>,
+}
+
+/// A font scale Android's settings offer: 0.5 to 2.0.
+fn parse_font_scale(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(v) if (0.5..=2.0).contains(&v) => Ok(v),
+        _ => Err("use a number from 0.5 to 2.0, e.g. 1.3".into()),
+    }
 }
 
 /// A token that fits a URL path segment: 8 to 128 letters, digits, `-` or `_`.
@@ -133,6 +148,8 @@ impl SimArgs {
             width,
             height,
             density: self.density,
+            dark: self.dark,
+            font_scale: self.font_scale,
             world: self.world,
             variant: self.variant,
             platform: match self.platform {

@@ -73,6 +73,9 @@ pub enum Found {
 /// halved, then quartered) and each level's window sums, made once per screenshot
 /// whatever is sought on it.
 pub struct Screen {
+    /// The screenshot's size in pixels.
+    pub width: usize,
+    pub height: usize,
     pub planes: Planes,
     /// Screen pixels per working pixel.
     pub factor: usize,
@@ -108,7 +111,25 @@ impl Screen {
             let integral = Integral::new(&grey, w, h);
             levels.push(Level { width: w, height: h, grey: grey.clone(), integral });
         }
-        Self { planes, factor, levels }
+        Self { width, height, planes, factor, levels }
+    }
+}
+
+impl Screen {
+    /// The screen's most common colour (by 8-level bins, their mean): what most of
+    /// it is painted, its background.
+    pub fn common_colour(&self) -> [f32; 3] {
+        let p = &self.planes;
+        let mut bins: std::collections::HashMap<u32, (u32, [f32; 3])> = std::collections::HashMap::new();
+        for i in 0..p.width * p.height {
+            let q = |c: usize| (p.rgb[c][i].clamp(0.0, 255.0) as u32) >> 3;
+            let slot = bins.entry((q(0) << 10) | (q(1) << 5) | q(2)).or_insert((0, [0.0; 3]));
+            slot.0 += 1;
+            for c in 0..3 {
+                slot.1[c] += p.rgb[c][i];
+            }
+        }
+        bins.into_values().max_by_key(|(n, _)| *n).map(|(n, sum)| sum.map(|v| v / n as f32)).unwrap_or([255.0; 3])
     }
 }
 
@@ -128,6 +149,8 @@ fn halve(plane: &[f32], width: usize, height: usize) -> (Vec<f32>, usize, usize)
 /// Colour may differ this much (0..255, per channel, beyond a change of brightness)
 /// between the reference and the place before the place is refused.
 const COLOUR_TOLERANCE: f32 = 28.0;
+/// How far (0..255, per channel) the middle of a match may be from the reference's.
+const MIDDLE_TOLERANCE: f32 = 56.0;
 /// Places kept from the coarse search for refining.
 const CANDIDATES: usize = 8;
 
@@ -369,7 +392,16 @@ fn colour_agreement(image: &Planes, template: &Planes, x: usize, y: usize) -> f3
     let worst = (0..3)
         .map(|c| ((mean(&region.rgb[c]) - grey_r) - (mean(&template.rgb[c]) - grey_t)).abs())
         .fold(0f32, f32::max);
-    if worst <= COLOUR_TOLERANCE { 1.0 } else { (1.0 - (worst - COLOUR_TOLERANCE) / 64.0).max(0.0) }
+    let tint = if worst <= COLOUR_TOLERANCE { 1.0 } else { (1.0 - (worst - COLOUR_TOLERANCE) / 64.0).max(0.0) };
+    // The middle half, in absolute colour: what a picture is of is mostly there, and
+    // a shape of another colour (a black bomb where a blue button is) differs in it
+    // even when both are "a round thing darker than its surroundings".
+    let (w, h) = (template.width, template.height);
+    let (mw, mh) = ((w / 2).max(1), (h / 2).max(1));
+    let (middle_r, middle_t) = (region.crop(w / 4, h / 4, mw, mh), template.crop(w / 4, h / 4, mw, mh));
+    let apart = (0..3).map(|c| (mean(&middle_r.rgb[c]) - mean(&middle_t.rgb[c])).abs()).fold(0f32, f32::max);
+    let body = if apart <= MIDDLE_TOLERANCE { 1.0 } else { (1.0 - (apart - MIDDLE_TOLERANCE) / 64.0).max(0.0) };
+    tint.min(body)
 }
 
 #[cfg(test)]

@@ -74,6 +74,78 @@ impl Planes {
         Self { width, height, grey, rgb }
     }
 
+    /// The colour all along the picture's edge, when it is one colour (a picture cut
+    /// with a flat background round it): the mean of the edge samples near the
+    /// corner's colour, when at least three quarters of the edge is that colour
+    /// (a round button cut to its bounds touches its edge in four places).
+    pub fn flat_border(&self) -> Option<[f32; 3]> {
+        let (w, h) = (self.width, self.height);
+        if w < 3 || h < 3 {
+            return None;
+        }
+        let edge: Vec<usize> =
+            (0..w).flat_map(|x| [x, (h - 1) * w + x]).chain((1..h - 1).flat_map(|y| [y * w, y * w + w - 1])).collect();
+        let corner = [self.rgb[0][0], self.rgb[1][0], self.rgb[2][0]];
+        let flat: Vec<usize> =
+            edge.iter().copied().filter(|&i| (0..3).all(|c| (self.rgb[c][i] - corner[c]).abs() <= 16.0)).collect();
+        if flat.len() * 4 < edge.len() * 3 {
+            return None;
+        }
+        let mean = |c: usize| flat.iter().map(|&i| self.rgb[c][i]).sum::<f32>() / flat.len() as f32;
+        Some([mean(0), mean(1), mean(2)])
+    }
+
+    /// Which samples are background: within 24 of `from` in every channel and
+    /// connected to the picture's edge (inside parts of that colour — a white sign on
+    /// a coloured disc — are not).
+    pub fn background(&self, from: [f32; 3]) -> Vec<bool> {
+        let (w, h) = (self.width, self.height);
+        let near = |i: usize| (0..3).all(|c| (self.rgb[c][i] - from[c]).abs() <= 24.0);
+        let mut outside = vec![false; w * h];
+        let mut stack: Vec<usize> = (0..w).flat_map(|x| [x, (h.max(1) - 1) * w + x]).collect();
+        stack.extend((0..h).flat_map(|y| [y * w, y * w + w.max(1) - 1]));
+        while let Some(i) = stack.pop() {
+            if i >= w * h || outside[i] || !near(i) {
+                continue;
+            }
+            outside[i] = true;
+            let (x, y) = (i % w, i / w);
+            if x > 0 {
+                stack.push(i - 1);
+            }
+            if x + 1 < w {
+                stack.push(i + 1);
+            }
+            if y > 0 {
+                stack.push(i - w);
+            }
+            if y + 1 < h {
+                stack.push(i + w);
+            }
+        }
+        outside
+    }
+
+    /// This picture with its [`background`](Self::background) painted `to`: the same
+    /// picture as another theme would show it.
+    pub fn on_background(&self, from: [f32; 3], to: [f32; 3]) -> Self {
+        let mut out = self.clone();
+        for (i, _) in self.background(from).iter().enumerate().filter(|(_, o)| **o) {
+            for c in 0..3 {
+                out.rgb[c][i] = to[c];
+            }
+            out.grey[i] = 0.299 * to[0] + 0.587 * to[1] + 0.114 * to[2];
+        }
+        out
+    }
+
+    /// The mean colour of the samples `mask` marks, when it marks any.
+    pub fn mean_colour(&self, mask: &[bool]) -> Option<[f32; 3]> {
+        let n = mask.iter().filter(|m| **m).count();
+        let sum = |c: usize| self.rgb[c].iter().zip(mask).filter(|(_, m)| **m).map(|(v, _)| v).sum::<f32>();
+        (n > 0).then(|| [sum(0) / n as f32, sum(1) / n as f32, sum(2) / n as f32])
+    }
+
     /// The part `x, y, width, height` (clamped to the picture).
     pub fn crop(&self, x: usize, y: usize, width: usize, height: usize) -> Self {
         let (x, y) = (x.min(self.width), y.min(self.height));

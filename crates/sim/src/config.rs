@@ -14,6 +14,10 @@ pub struct SimConfig {
     pub height: u32,
     /// Screen density in dpi (`wm density`).
     pub density: u32,
+    /// The dark theme (`cmd uimode night`): light text on dark surfaces.
+    pub dark: bool,
+    /// The text size multiplier (`settings get system font_scale`), 0.5 to 2.0.
+    pub font_scale: f32,
     /// `ro.product.name` and the interactive shell prompt.
     pub product: String,
     pub model: String,
@@ -67,6 +71,8 @@ impl Default for SimConfig {
             width: 1080,
             height: 2400,
             density: 420,
+            dark: false,
+            font_scale: 1.0,
             product: "codeact_sim".into(),
             model: "CodeAct_Virtual_Phone".into(),
             world: None,

@@ -66,7 +66,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl SimDevice {
     pub(crate) fn new(config: SimConfig, catalog: Catalog) -> Self {
-        let geometry = Geometry { width: config.width, height: config.height, density: config.density };
+        let look = crate::screen::Look {
+            dark: config.dark,
+            font_scale: if config.font_scale.is_finite() { config.font_scale.clamp(0.5, 2.0) } else { 1.0 },
+        };
+        let geometry = Geometry { width: config.width, height: config.height, density: config.density, look };
         let fs = Arc::new(MemFs::new());
         let base = Arc::new(catalog);
         let variant = config.variant.min(crate::world::variant::MAX_VARIANT);

@@ -20,6 +20,7 @@ mod adb;
 mod commands;
 mod config;
 mod device;
+mod emblem;
 mod hdc;
 mod keyboard;
 mod render;

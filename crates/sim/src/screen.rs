@@ -4,6 +4,8 @@
 //! screenshot renderer both read it, so what a test reads in a dump is exactly what a
 //! vision model sees. This module only holds the data; it does not lay anything out.
 
+use crate::emblem::Emblem;
+
 /// A rectangle in screen pixels, `[left,top][right,bottom]` as uiautomator prints it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Rect {
@@ -65,8 +67,12 @@ pub(crate) enum Role {
     Button { color: u32 },
     /// A round floating button showing a glyph (`+`, `✎`, ...).
     Fab { color: u32, glyph: String },
-    /// An app icon: a coloured shape with the label's first letter in it.
-    Icon { shape: IconShape, color: u32 },
+    /// An app icon: a coloured shape with its emblem in white (else the label's first
+    /// letter) and the label below.
+    Icon { shape: IconShape, color: u32, emblem: Option<Emblem> },
+    /// A picture: the emblem in `color` filling the bounds, drawn over `backdrop`
+    /// (what its cut-outs show; a game's canvas, or a page's background).
+    Sprite { emblem: Emblem, color: u32, backdrop: u32 },
     /// A horizontal slider with a filled part `value / max`.
     Slider { value: i64, max: i64 },
     /// A toolbar button drawn as a glyph (`←` for Navigate up, `⋮`, `✓`, ...).
@@ -124,9 +130,18 @@ pub(crate) struct Node {
     pub(crate) children: Vec<Node>,
     /// What a tap, long press or typed text on this node does (world-private key).
     pub(crate) hook: Option<Hook>,
+    /// Drawn and touchable but in no page source (a game's sprites on its canvas),
+    /// as when an app paints controls itself.
+    pub(crate) drawn_only: bool,
 }
 
 impl Node {
+    /// Whether page sources (uiautomator, WebDriverAgent, uitest) list this node:
+    /// scrims and drawn-only nodes are left out, with their children.
+    pub(crate) fn in_page_source(&self) -> bool {
+        self.role != Role::Scrim && !self.drawn_only
+    }
+
     /// Whether this window is the on-screen keyboard (any input method's): the iOS
     /// and HarmonyOS doors show their platform's own keyboard in its place.
     pub(crate) fn is_keyboard_window(&self) -> bool {
@@ -169,6 +184,23 @@ pub(crate) struct Screen {
     /// The window with input focus (the top dialog, else the app): what a plain
     /// `uiautomator dump` prints.
     pub(crate) active: usize,
+    /// The theme and font scale it is drawn with.
+    pub(crate) look: Look,
+}
+
+/// How the phone is set to look (drawing only; layout and page sources are alike).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Look {
+    /// The dark theme: light text on dark surfaces (brand colours stay).
+    pub(crate) dark: bool,
+    /// Text size multiplier (Android's `font_scale`), 0.5..=2.0.
+    pub(crate) font_scale: f32,
+}
+
+impl Default for Look {
+    fn default() -> Self {
+        Self { dark: false, font_scale: 1.0 }
+    }
 }
 
 impl Screen {

@@ -50,6 +50,7 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
             Some((&"input_method", rest)) => system::ime(device, rest),
             Some((&"activity", rest)) => activity::am(device, rest),
             Some((&"wifi", rest)) => system::cmd_wifi(device, rest),
+            Some((&"uimode", rest)) => system::uimode(device, rest),
             Some((service, _)) => fail(&format!("cmd: Can't find service: {service}\n"), 20),
             None => fail("cmd: No service specified; use -l to list all running services.\n", 20),
         },

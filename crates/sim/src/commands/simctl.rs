@@ -23,6 +23,8 @@ const HELP: &str = r#"usage: simctl COMMAND
   file PATH TEXT...     write TEXT (the words joined by spaces) and a newline to PATH,
                         its folders made (a file under /sdcard or /data/local/tmp)
   mkdir PATH            make a folder and its parents (under /sdcard or /data/local/tmp)
+  drawn                 print what is drawn but in no page source (a game's sprites) as
+                        JSON lines: {"picture","desc","bounds":[left,top,right,bottom]}
   stats                 print the number of command lines served (simctl excluded) as JSON
   faults                print the injected faults
   fault latency MS      add MS of latency before every command
@@ -49,8 +51,39 @@ fn count(arg: Option<&&str>) -> Option<u32> {
     arg.and_then(|a| a.parse::<u32>().ok())
 }
 
+/// The drawn-only nodes on screen now, one JSON object per line (the ground truth a
+/// test checks picture locating against).
+fn drawn(device: &SimDevice) -> Output {
+    fn walk(node: &crate::screen::Node, out: &mut String) {
+        if node.drawn_only {
+            let picture = match &node.role {
+                crate::screen::Role::Sprite { emblem, .. } => emblem.name(),
+                _ => "",
+            };
+            let b = node.bounds;
+            let line = serde_json::json!({
+                "picture": picture,
+                "desc": node.content_desc,
+                "bounds": [b.left, b.top, b.right, b.bottom],
+            });
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+        for child in &node.children {
+            walk(child, out);
+        }
+    }
+    let screen = device.world().screen();
+    let mut out = String::new();
+    for window in &screen.windows {
+        walk(window, &mut out);
+    }
+    ok(out)
+}
+
 pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
     match args {
+        ["drawn"] => drawn(device),
         ["state"] => {
             let report = device.world().report();
             match serde_json::to_string_pretty(&report) {

@@ -185,7 +185,25 @@ fn setting_text(world: &World, key: &str) -> String {
     }
 }
 
+/// The look is fixed for the phone's life, like its screen size.
+const LOOK_IS_FIXED: &str =
+    "Error: the virtual device's look is fixed for its life; restart it with `codeact sim --dark --font-scale X`\n";
+
+/// `cmd uimode night [yes|no]`: reads the theme (it cannot change while running).
+pub(crate) fn uimode(device: &SimDevice, args: &[&str]) -> Output {
+    match args {
+        ["night"] => ok(format!("Night mode: {}\n", if device.config().dark { "yes" } else { "no" })),
+        ["night", _] => fail(LOOK_IS_FIXED, 255),
+        _ => fail("usage: cmd uimode night [yes|no]\n", 255),
+    }
+}
+
 pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
+    match args {
+        ["get", "system", "font_scale"] => return ok(format!("{:?}\n", device.config().font_scale.clamp(0.5, 2.0))),
+        ["put", "system", "font_scale", _] => return fail(LOOK_IS_FIXED, 255),
+        _ => {}
+    }
     let mut world = device.world();
     match args {
         ["get", ns, key] => {

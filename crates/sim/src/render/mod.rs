@@ -1,12 +1,14 @@
 //! The screenshot renderer: draws a laid-out [`Screen`] into an RGBA frame and encodes
 //! it as PNG, so that a vision model sees what the hierarchy dump describes (legible
-//! Latin and CJK text, clearly on/off switches, icons as labelled coloured shapes).
+//! Latin and CJK text, clearly on/off switches, icons as coloured shapes with pictures,
+//! a game's sprites), in the light or dark theme at the set font scale.
 //!
 //! It does not lay anything out, hit-test or read app state: every node is drawn inside
 //! the pixel bounds it already has, per its [`Role`]. Drawing never fails or panics on odd
 //! input (inverted, off-screen or huge bounds, huge text, a zero-size screen); only PNG
 //! encoding can return an error.
 
+mod emblems;
 mod font;
 mod keyboard;
 mod paint;

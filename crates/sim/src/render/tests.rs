@@ -67,7 +67,7 @@ fn sample(with_overlays: bool) -> Screen {
     ];
     for (i, (shape, color, name)) in shapes.into_iter().enumerate() {
         let x = 30 + i as i32 * 255;
-        kids.push(node(Role::Icon { shape, color }, Rect::new(x, 1580, x + 255, 1900), name));
+        kids.push(node(Role::Icon { shape, color, emblem: None }, Rect::new(x, 1580, x + 255, 1900), name));
     }
     kids.push(node(Role::Fab { color: 0x1A73E8, glyph: "+".into() }, Rect::new(890, 1950, 1037, 2097), ""));
     kids.push(node(Role::Fab { color: 0x34A853, glyph: "✎".into() }, Rect::new(700, 1950, 847, 2097), ""));
@@ -90,7 +90,7 @@ fn sample(with_overlays: bool) -> Screen {
         windows.push(dialog);
         windows.push(node(Role::Keyboard, Rect::new(0, 1720, 1080, 2400), ""));
     }
-    Screen { width: 1080, height: 2400, density: 420, windows, active: 0 }
+    Screen { width: 1080, height: 2400, density: 420, windows, active: 0, look: Default::default() }
 }
 
 fn pixel(f: &Frame, x: i32, y: i32) -> [u8; 3] {
@@ -163,7 +163,7 @@ fn degenerate_input_does_not_panic() {
             Role::Field,
             Role::Button { color: 0xFF0000 },
             Role::Fab { color: 0, glyph: "✎".into() },
-            Role::Icon { shape: IconShape::Hexagon, color: 0x00FF00 },
+            Role::Icon { shape: IconShape::Hexagon, color: 0x00FF00, emblem: Some(crate::emblem::Emblem::Gear) },
             Role::Slider { value: i64::MAX, max: -1 },
             Role::Slider { value: i64::MIN, max: i64::MAX },
             Role::ToolButton { glyph: "\u{10FFFF}".into() },
@@ -184,7 +184,8 @@ fn degenerate_input_does_not_panic() {
     assert_eq!((frame.width, frame.height), (1080, 2400));
 
     for (w, h, density) in [(0, 0, 420), (1, 1, 420), (0, 100, 0), (3, 2, u32::MAX), (100_000, 0, 160)] {
-        let screen = Screen { width: w, height: h, density, windows: weird.clone(), active: 0 };
+        let screen =
+            Screen { width: w, height: h, density, windows: weird.clone(), active: 0, look: Default::default() };
         let frame = render(&screen);
         assert_eq!(frame.rgba.len(), frame.width as usize * frame.height as usize * 4);
         if frame.width > 0 && frame.height > 0 {
@@ -228,7 +229,14 @@ fn write_sample_png() {
     for (name, role) in
         [("surface", Role::Surface { color: 0xFFFFFF }), ("scrim", Role::Scrim), ("keyboard", Role::Keyboard)]
     {
-        let screen = Screen { width: 1080, height: 2400, density: 420, windows: vec![node(role, full, "")], active: 0 };
+        let screen = Screen {
+            width: 1080,
+            height: 2400,
+            density: 420,
+            windows: vec![node(role, full, "")],
+            active: 0,
+            look: Default::default(),
+        };
         let start = std::time::Instant::now();
         for _ in 0..10 {
             std::hint::black_box(render(&screen));

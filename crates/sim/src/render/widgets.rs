@@ -5,22 +5,24 @@
 //! to the node's visible bounds and walks the children. Nothing here lays out or
 //! measures other nodes.
 
+use super::emblems::{self, Placement};
 use super::font::{self, Align, TextStyle};
 use super::keyboard;
 use super::paint::{Canvas, FRect, IRect};
 use super::style::{ACCENT, Ctx, DARK, DISABLED_TEXT, HINT, WHITE};
 use super::symbols::vector_symbol;
+use crate::emblem::Emblem;
 use crate::screen::{IconShape, Node, Role};
 
 pub(crate) fn draw(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     match &node.role {
         Role::Container => {}
-        Role::Surface { color } => cv.fill_rect(cv.clip(), *color, 255),
+        Role::Surface { color } => cv.fill_rect(cv.clip(), ctx.ink(*color), 255),
         Role::Scrim => cv.fill_rect(cv.clip(), 0x000000, 128),
         Role::StatusBar => status_bar(cv, ctx, node, b),
         Role::Label { size_dp, color, bold } => {
-            let color = if node.enabled { *color } else { DISABLED_TEXT };
-            let style = TextStyle { size_px: ctx.dp(*size_dp), bold: *bold, color };
+            let color = ctx.ink(if node.enabled { *color } else { DISABLED_TEXT });
+            let style = TextStyle { size_px: ctx.sp(*size_dp), bold: *bold, color };
             let pad = ctx.dp(16.0).min(b.width() / 8.0);
             font::draw_text(cv, &node.text, b, &style, Align::Left(pad), 2);
         }
@@ -32,25 +34,30 @@ pub(crate) fn draw(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
             cv.circle(b.cx(), b.cy(), r, *color, 255);
             symbol(cv, glyph, b, ctx.dp(24.0), WHITE);
         }
-        Role::Icon { shape, color } => icon(cv, ctx, node, b, *shape, *color),
+        Role::Icon { shape, color, emblem } => icon(cv, ctx, node, b, (*shape, *color, *emblem)),
+        Role::Sprite { emblem, color, backdrop } => {
+            let half = b.width().min(b.height()) * 0.5;
+            let at = Placement { cx: b.cx(), cy: b.cy(), half, fg: *color, bg: ctx.ink(*backdrop) };
+            emblems::draw(cv, *emblem, &at);
+        }
         Role::Slider { value, max } => slider(cv, ctx, node, b, *value, *max),
         Role::ToolButton { glyph } => {
-            let color = if node.enabled { DARK } else { DISABLED_TEXT };
+            let color = ctx.ink(if node.enabled { DARK } else { DISABLED_TEXT });
             symbol(cv, glyph, b, ctx.dp(24.0), color);
         }
         Role::Keyboard => keyboard::draw(cv, ctx, b),
     }
 }
 
-fn text_color(node: &Node) -> u32 {
-    if node.enabled { DARK } else { DISABLED_TEXT }
+fn text_color(ctx: &Ctx, node: &Node) -> u32 {
+    ctx.ink(if node.enabled { DARK } else { DISABLED_TEXT })
 }
 
 /// The status bar: its children are the clock and the battery (whose text is the
 /// percentage, when Settings shows it).
 fn status_bar(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
-    cv.fill_rect(cv.clip(), 0xF2F2F2, 255);
-    let style = TextStyle { size_px: ctx.dp(14.0), bold: true, color: DARK };
+    cv.fill_rect(cv.clip(), ctx.ink(0xF2F2F2), 255);
+    let style = TextStyle { size_px: ctx.dp(14.0), bold: true, color: ctx.ink(DARK) };
     let clock = node.children.first().map(|c| c.text.as_str()).unwrap_or_default();
     font::draw_text(cv, clock, b, &style, Align::Left(ctx.dp(16.0)), 1);
     if let Some(percent) = node.children.get(1).map(|c| c.text.as_str()).filter(|t| !t.is_empty()) {
@@ -61,13 +68,13 @@ fn status_bar(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     // Battery: an upright rounded body with a nub on top.
     let (cy, right) = (b.cy(), b.right - ctx.dp(16.0));
     let body = FRect::new(right - ctx.dp(8.0), cy - ctx.dp(6.5), right, cy + ctx.dp(7.5));
-    cv.round_rect(body, ctx.dp(1.5), DARK, 255);
+    cv.round_rect(body, ctx.dp(1.5), ctx.ink(DARK), 255);
     let nub = FRect::new(body.cx() - ctx.dp(2.0), body.top - ctx.dp(1.5), body.cx() + ctx.dp(2.0), body.top + 0.5);
-    cv.round_rect(nub, ctx.dp(0.5), DARK, 255);
+    cv.round_rect(nub, ctx.dp(0.5), ctx.ink(DARK), 255);
     // Wi-Fi: a quarter-circle sector opening upwards.
     let (wx, wy, wr) = (body.left - ctx.dp(14.0), cy + ctx.dp(7.0), ctx.dp(13.0));
     let bbox = FRect::new(wx - wr, wy - wr, wx + wr, wy + 1.0);
-    cv.fill_sdf(bbox, DARK, 255, |x, y| {
+    cv.fill_sdf(bbox, ctx.ink(DARK), 255, |x, y| {
         let (dx, dy) = (x - wx, y - wy);
         let round = (dx * dx + dy * dy).sqrt() - wr;
         round.max((dx.abs() + dy) * std::f32::consts::FRAC_1_SQRT_2)
@@ -83,7 +90,7 @@ fn switch(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     let track = FRect::new(right - track_w, b.cy() - track_h * 0.5, right, b.cy() + track_h * 0.5);
     if !node.text.is_empty() {
         let label = FRect { right: track.left - overhang, ..b };
-        let style = TextStyle { size_px: ctx.dp(16.0), bold: false, color: text_color(node) };
+        let style = TextStyle { size_px: ctx.sp(16.0), bold: false, color: text_color(ctx, node) };
         font::draw_text(cv, &node.text, label, &style, Align::Left(ctx.dp(16.0).min(b.width() / 8.0)), 2);
     }
     let alpha = if node.enabled { 255 } else { 102 };
@@ -92,28 +99,28 @@ fn switch(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
         cv.round_rect(track, track_h, 0x8AB4F8, alpha);
         cv.circle(ends.1, track.cy(), thumb_r, ACCENT, alpha);
     } else {
-        cv.round_rect(track, track_h, 0xBDBDBD, alpha);
-        cv.circle(ends.0, track.cy(), thumb_r, 0xF1F1F1, alpha);
+        cv.round_rect(track, track_h, ctx.ink(0xBDBDBD), alpha);
+        cv.circle(ends.0, track.cy(), thumb_r, ctx.ink(0xF1F1F1), alpha);
         let w = ctx.dp(1.0).max(1.0);
-        cv.ring(ends.0, track.cy(), thumb_r - w * 0.5, w, 0x9E9E9E, alpha);
+        cv.ring(ends.0, track.cy(), thumb_r - w * 0.5, w, ctx.ink(0x9E9E9E), alpha);
     }
 }
 
 fn field(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
     let bottom = b.bottom.ceil() as i32;
-    let (line, color) = if node.focused { (3, ACCENT) } else { (2, 0x9E9E9E) };
+    let (line, color) = if node.focused { (3, ACCENT) } else { (2, ctx.ink(0x9E9E9E)) };
     cv.fill_rect(IRect { top: bottom.saturating_sub(line), bottom, ..cv.clip() }, color, 255);
 
     let pad = ctx.dp(16.0).min(b.width() / 8.0);
-    let size_px = ctx.dp(16.0);
+    let size_px = ctx.sp(16.0);
     let masked;
     let (text, color) = if node.text.is_empty() {
-        (node.hint.as_str(), HINT)
+        (node.hint.as_str(), ctx.ink(HINT))
     } else if node.password {
         masked = "•".repeat(node.text.chars().count().min(256));
-        (masked.as_str(), text_color(node))
+        (masked.as_str(), text_color(ctx, node))
     } else {
-        (node.text.as_str(), text_color(node))
+        (node.text.as_str(), text_color(ctx, node))
     };
     let style = TextStyle { size_px, bold: false, color };
     let align = if node.focused && !node.text.is_empty() { Align::Tail(pad) } else { Align::Left(pad) };
@@ -128,15 +135,16 @@ fn field(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect) {
 }
 
 fn button(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, color: u32) {
-    let (fill, text_color) = if node.enabled { (color, WHITE) } else { (0xBDBDBD, 0x757575) };
+    let (fill, text_color) = if node.enabled { (color, WHITE) } else { (ctx.ink(0xBDBDBD), ctx.ink(0x757575)) };
     cv.round_rect(b, ctx.dp(20.0), fill, 255);
     let label = if node.text.is_empty() { &node.content_desc } else { &node.text };
-    let style = TextStyle { size_px: ctx.dp(14.0), bold: true, color: text_color };
+    let style = TextStyle { size_px: ctx.sp(14.0), bold: true, color: text_color };
     let pad = ctx.dp(12.0).min(b.width() / 8.0);
     font::draw_text(cv, label, b, &style, Align::Center(pad), 2);
 }
 
-fn icon(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, shape: IconShape, color: u32) {
+fn icon(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, look: (IconShape, u32, Option<Emblem>)) {
+    let (shape, color, emblem) = look;
     let side = b.width().min(b.height() * 0.6);
     if side.is_nan() || side <= 0.0 {
         return;
@@ -169,13 +177,17 @@ fn icon(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, shape: IconShape, col
         }
     }
     let label = if node.text.is_empty() { &node.content_desc } else { &node.text };
-    if let Some(first) = label.chars().find(|c| !c.is_whitespace()) {
+    if let Some(emblem) = emblem {
+        let half = letter_px * 0.65;
+        let at = Placement { cx: letter_box.cx(), cy: letter_box.cy(), half, fg: WHITE, bg: color };
+        emblems::draw(cv, emblem, &at);
+    } else if let Some(first) = label.chars().find(|c| !c.is_whitespace()) {
         let letter: String = first.to_uppercase().collect();
         let style = TextStyle { size_px: letter_px, bold: true, color: WHITE };
         font::draw_text(cv, &letter, letter_box, &style, Align::Center(0.0), 1);
     }
     let below = FRect { top: sq.bottom, ..b };
-    let style = TextStyle { size_px: ctx.dp(12.0), bold: false, color: text_color(node) };
+    let style = TextStyle { size_px: ctx.sp(12.0), bold: false, color: text_color(ctx, node) };
     font::draw_text(cv, label, below, &style, Align::Center(ctx.dp(2.0)), 2);
 }
 
@@ -189,7 +201,7 @@ fn slider(cv: &mut Canvas, ctx: &Ctx, node: &Node, b: FRect, value: i64, max: i6
     let xv = x0 + (x1 - x0) * frac;
     let t = ctx.dp(4.0).max(1.0);
     let accent = if node.enabled { ACCENT } else { 0x9E9E9E };
-    cv.round_rect(FRect::new(x0, cy - t * 0.5, x1, cy + t * 0.5), t, 0xBDBDBD, 255);
+    cv.round_rect(FRect::new(x0, cy - t * 0.5, x1, cy + t * 0.5), t, ctx.ink(0xBDBDBD), 255);
     cv.round_rect(FRect::new(x0, cy - t * 0.5, xv.max(x0 + t), cy + t * 0.5), t, accent, 255);
     cv.circle(xv, cy, ctx.dp(10.0), accent, 255);
 }

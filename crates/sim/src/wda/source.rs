@@ -137,7 +137,7 @@ fn write_node(out: &mut String, node: &Node, tag: Option<&'static str>, index: u
         traits.push("NotEnabled");
     }
     attr(out, "traits", &traits.join(", "));
-    let children: Vec<&Node> = node.children.iter().filter(|c| c.role != Role::Scrim).collect();
+    let children: Vec<&Node> = node.children.iter().filter(|c| c.in_page_source()).collect();
     if children.is_empty() {
         out.push_str("/>\n");
         return;

@@ -158,6 +158,17 @@ impl World {
                 let value = self.read(key, record).map(|v| v.to_string()).unwrap_or_default();
                 return super::files::well_formed(value.trim(), format.trim());
             }
+            // `increase KEY N`: KEY (a whole number; else 0) grows by N (a game's score).
+            "increase" => {
+                let (key, by) = rest.split_once(char::is_whitespace).unwrap_or((rest, "1"));
+                let by = self.render(by.trim(), record).trim().parse::<i64>().unwrap_or(0);
+                let now = match self.read(key, record) {
+                    Some(Value::Int(n)) => n,
+                    Some(Value::Str(s)) => s.trim().parse().unwrap_or(0),
+                    _ => 0,
+                };
+                self.write(key, Value::Int(now.saturating_add(by)), record);
+            }
             // `set_now KEY`: KEY holds the device clock's seconds (a stopwatch starting).
             "set_now" => {
                 let now = self.now_secs();

@@ -52,7 +52,7 @@ fn write_node(out: &mut String, node: &Node, index: usize) {
     }
     let b = node.bounds;
     attr(out, "bounds", &format!("[{},{}][{},{}]", b.left, b.top, b.right, b.bottom));
-    let children: Vec<&Node> = node.children.iter().filter(|c| c.role != Role::Scrim).collect();
+    let children: Vec<&Node> = node.children.iter().filter(|c| c.in_page_source()).collect();
     if children.is_empty() {
         out.push_str(" />");
         return;
@@ -91,7 +91,8 @@ mod tests {
             ..Default::default()
         };
         let root = Node { class: "android.widget.FrameLayout".into(), children: vec![leaf], ..Default::default() };
-        let screen = Screen { width: 10, height: 20, density: 160, windows: vec![root], active: 0 };
+        let screen =
+            Screen { width: 10, height: 20, density: 160, windows: vec![root], active: 0, look: Default::default() };
         let xml = to_xml(&screen, false);
         assert!(xml.starts_with("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node index=\"0\" text=\"\" resource-id=\"\" class=\"android.widget.FrameLayout\""));
         assert!(xml.contains("text=\"a&amp;b &quot;q&quot; &#128075;&#10;\""));

@@ -4,9 +4,11 @@
 //! Sizes are in dp and scaled by the density, as Android does, so every screen size
 //! gets sensible pixel bounds. Layout is pure: it reads the world and changes nothing.
 
+use super::canvas::{CanvasParts, canvas_node};
 use super::spec::{AppSpec, ItemKind, ItemSpec, KeyboardMode, ScreenSpec};
 use super::template::Record;
 use super::{DialogInstance, FaultDialog, LATIN_IME, LAUNCHER_PACKAGE, World};
+use crate::emblem::Emblem;
 use crate::screen::{Hook, IconShape, Node, Rect, Role, Screen};
 
 const TEXT: u32 = 0x202124;
@@ -42,7 +44,7 @@ fn bands(world: &World, screen: &Screen) -> Bands {
 
 fn empty_screen(world: &World) -> Screen {
     let g = world.geometry;
-    Screen { width: g.width, height: g.height, density: g.density, windows: Vec::new(), active: 0 }
+    Screen { width: g.width, height: g.height, density: g.density, windows: Vec::new(), active: 0, look: g.look }
 }
 
 pub(crate) fn build(world: &World) -> Screen {
@@ -92,7 +94,7 @@ fn label(text: String, package: &str, bounds: Rect, size_dp: f32, color: u32, bo
 }
 
 /// `name` → `PACKAGE:id/name`; ids that already name a package stay as they are.
-fn full_id(package: &str, id: &str) -> String {
+pub(super) fn full_id(package: &str, id: &str) -> String {
     if id.is_empty() || id.contains(":id/") { id.to_string() } else { format!("{package}:id/{id}") }
 }
 
@@ -133,7 +135,7 @@ impl AppLayout<'_> {
             resource_id: "android:id/content".into(),
             ..node("android.widget.FrameLayout", &pkg, Rect::new(0, self.top, self.width, self.bottom))
         };
-        if pkg != LAUNCHER_PACKAGE {
+        if pkg != LAUNCHER_PACKAGE && !self.spec.fullscreen {
             content.children.push(self.app_bar(self.top));
         }
         let docked: Vec<(usize, &ItemSpec)> =
@@ -158,7 +160,8 @@ impl AppLayout<'_> {
 
     /// Where the scrolled list shows: below the app bar, above the docked bar.
     fn viewport(&self) -> Rect {
-        let top = if self.pkg() == LAUNCHER_PACKAGE { self.top } else { self.top + self.dp(64.0) };
+        let bare = self.pkg() == LAUNCHER_PACKAGE || self.spec.fullscreen;
+        let top = if bare { self.top } else { self.top + self.dp(64.0) };
         let dock_h = if self.spec.items.iter().any(ItemSpec::is_docked) { self.dp(72.0) } else { 0 };
         Rect::new(0, top, self.width, (self.bottom - dock_h).max(top))
     }
@@ -167,7 +170,7 @@ impl AppLayout<'_> {
     fn content_height(&self) -> i32 {
         let mut y = 0;
         for (index, item) in self.spec.items.iter().enumerate() {
-            if !item.is_docked() && !matches!(item.kind, ItemKind::Fab | ItemKind::Action) {
+            if !item.is_docked() && !matches!(item.kind, ItemKind::Fab | ItemKind::Action | ItemKind::Sprite) {
                 self.item_rows(index, item, &mut y);
             }
         }
@@ -226,7 +229,7 @@ impl AppLayout<'_> {
         let mut rows = Vec::new();
         let mut y = 0;
         for (index, item) in self.spec.items.iter().enumerate() {
-            if item.is_docked() || matches!(item.kind, ItemKind::Fab | ItemKind::Action) {
+            if item.is_docked() || matches!(item.kind, ItemKind::Fab | ItemKind::Action | ItemKind::Sprite) {
                 continue;
             }
             for mut row in self.item_rows(index, item, &mut y) {
@@ -318,7 +321,34 @@ impl AppLayout<'_> {
             }
             ItemKind::List => rows.extend(self.list_rows(index, item, y)),
             ItemKind::Grid => rows.extend(self.grid(y)),
-            ItemKind::Fab | ItemKind::Action => {}
+            ItemKind::Canvas => {
+                // The whole viewport: a game's surface does not scroll.
+                let bounds = take(0.0);
+                let bounds = Rect::new(0, bounds.top, self.width, bounds.top + self.viewport().height());
+                *y = bounds.bottom;
+                let parts = CanvasParts { world: self.world, screen: self.spec, package: pkg, index, item, bounds };
+                rows.push(canvas_node(&parts));
+            }
+            ItemKind::Image => {
+                let side = item.size.unwrap_or(96.0).clamp(8.0, 512.0);
+                let b = take(side + 16.0);
+                let (px, left) = (self.dp(side), (self.width - self.dp(side)) / 2);
+                let emblem = item.emblem.as_deref().and_then(Emblem::parse).unwrap_or(Emblem::Star);
+                let color = item.color.as_deref().and_then(super::spec::parse_color).unwrap_or(ACCENT);
+                rows.push(Node {
+                    content_desc: scope.render(&item.desc),
+                    resource_id: full_id(pkg, &item.id),
+                    clickable: item.on_tap.is_some(),
+                    role: Role::Sprite { emblem, color, backdrop: WHITE },
+                    hook,
+                    ..node(
+                        "android.widget.ImageView",
+                        pkg,
+                        Rect::new(left, b.top + self.dp(8.0), left + px, b.top + self.dp(8.0) + px),
+                    )
+                });
+            }
+            ItemKind::Fab | ItemKind::Action | ItemKind::Sprite => {}
         }
         rows
     }
@@ -393,6 +423,7 @@ impl AppLayout<'_> {
                     role: Role::Icon {
                         shape: IconShape::parse(&app.icon.shape).unwrap_or_default(),
                         color: super::spec::parse_color(&app.icon.color).unwrap_or(ACCENT),
+                        emblem: app.icon.emblem.as_deref().and_then(Emblem::parse),
                     },
                     hook: Some(Hook::AppIcon(index)),
                     ..node("android.widget.TextView", LAUNCHER_PACKAGE, b)
@@ -543,7 +574,16 @@ impl AppLayout<'_> {
             resource_id: full_id(self.pkg(), &item.id),
             clickable: true,
             focusable: true,
-            role: Role::Fab { color: ACCENT, glyph: item.glyph.clone() },
+            // Apps paint their floating button in their own colour, as their icon.
+            role: Role::Fab {
+                color: item
+                    .color
+                    .as_deref()
+                    .or(Some(self.app.icon.color.as_str()))
+                    .and_then(super::spec::parse_color)
+                    .unwrap_or(ACCENT),
+                glyph: item.glyph.clone(),
+            },
             hook: Some(Hook::Item { item: index, record: None }),
             ..node("android.widget.ImageButton", self.pkg(), b)
         }

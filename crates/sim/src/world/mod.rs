@@ -6,6 +6,7 @@
 //! (`device.rs`) turns command lines into calls on it.
 
 pub(crate) mod actions;
+mod canvas;
 pub(crate) mod dump;
 pub(crate) mod files;
 pub(crate) mod input;
@@ -196,12 +197,13 @@ pub(crate) struct Focus {
     pub(crate) item: usize,
 }
 
-/// Screen size and density, fixed for a device's life.
+/// Screen size, density and look, fixed for a device's life.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Geometry {
     pub(crate) width: u32,
     pub(crate) height: u32,
     pub(crate) density: u32,
+    pub(crate) look: crate::screen::Look,
 }
 
 impl Geometry {

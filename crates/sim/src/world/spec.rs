@@ -9,7 +9,9 @@
 //! ```toml
 //! package = "com.example.notes"
 //! label = "Notes"                        # launcher label
-//! icon = { shape = "squircle", color = "#F9AB00" }   # circle|square|squircle|triangle|hexagon
+//! icon = { shape = "squircle", color = "#F9AB00", emblem = "note" }
+//!                                        # circle|square|squircle|triangle|hexagon; the
+//!                                        # emblem (a picture, else the label's letter)
 //! launcher = ".NotesList"                # activity the launcher intent opens
 //!
 //! [[screens]]
@@ -22,7 +24,7 @@
 //! keyboard = "overlays"                  # optional: the keyboard covers the screen's bottom
 //!                                        # (adjustPan) instead of shrinking it ("resizes")
 //! [[screens.items]]
-//! type = "list"                          # header|row|switch|field|button|slider|text|list|grid|fab|action
+//! type = "list"                          # header|row|switch|field|button|slider|text|list|grid|fab|action|canvas|sprite|image
 //! id = "notes_list"
 //! source = "notes"                       # a collection from world.toml
 //! where = "{record.folder} == {param}"   # optional filter (condition syntax below)
@@ -36,6 +38,15 @@
 //! changes; `record.FIELD` inside lists), `enabled` (a condition), `number` (fields
 //! accept digits only), `max` (sliders), `dock = "bottom"` (stays below the list, above
 //! the keyboard), `glyph` (fab and action buttons), `empty` (a list's text when empty).
+//!
+//! A `canvas` item fills the rest of the screen with `color` and is one plain view in
+//! every page source, as a game's surface is; the screen's `sprite` items are drawn
+//! on it and react to touch but are in no page source: `emblem` (the picture), `color`,
+//! `x`, `y` (dp from the canvas' top-left, or from its right/bottom edge when
+//! negative; templates), `size` (dp, default 64) and
+//! `visible` (a condition). A screen with `fullscreen = true` has no app bar. An
+//! `image` item is a picture in the page (an ImageView with `desc`): `emblem`,
+//! `color` and `size` (dp, default 96), centred in its row.
 //!
 //! Templates: `{key}` reads a state value, `{record.FIELD}` a list record's field,
 //! `{param}` the screen's parameter, `{index}` the record's position, `{key:02}` pads a
@@ -53,6 +64,7 @@
 //! `dialog NAME`, `dismiss`, `require_format KEY date|time|amount` (stop unless KEY
 //! reads as 2023-10-15, 09:05 or 12.50), `set_now KEY` (the device clock's seconds),
 //! `add_elapsed KEY SINCE` (KEY grows by the seconds since the time in SINCE),
+//! `increase KEY N` (a whole number grows by N),
 //! `file_move FOLDER` and `file_rename NAME` (the file whose path is the screen's
 //! parameter).
 //!
@@ -129,6 +141,9 @@ fn yes() -> bool {
 pub(crate) struct IconSpec {
     pub(crate) shape: String,
     pub(crate) color: String,
+    /// The picture on the icon; the label's first letter when absent.
+    #[serde(default)]
+    pub(crate) emblem: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -139,6 +154,9 @@ pub(crate) struct ScreenSpec {
     pub(crate) title: String,
     #[serde(default)]
     pub(crate) root: bool,
+    /// No app bar: the content starts under the status bar (games).
+    #[serde(default)]
+    pub(crate) fullscreen: bool,
     #[serde(default)]
     pub(crate) dialog: Option<String>,
     #[serde(default)]
@@ -181,6 +199,9 @@ pub(crate) enum ItemKind {
     Grid,
     Fab,
     Action,
+    Canvas,
+    Sprite,
+    Image,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -226,6 +247,23 @@ pub(crate) struct ItemSpec {
     /// Rows of a list that show a switch bound to this record field.
     #[serde(default)]
     pub(crate) switch: Option<String>,
+    /// Sprites: the picture drawn.
+    #[serde(default)]
+    pub(crate) emblem: Option<String>,
+    /// Canvases: the background; sprites: the picture's colour (`#RRGGBB`).
+    #[serde(default)]
+    pub(crate) color: Option<String>,
+    /// Sprites: the top-left corner in dp from the canvas' top-left (templates).
+    #[serde(default)]
+    pub(crate) x: Option<String>,
+    #[serde(default)]
+    pub(crate) y: Option<String>,
+    /// Sprites: the side in dp.
+    #[serde(default)]
+    pub(crate) size: Option<f32>,
+    /// Sprites: shown only while this condition holds.
+    #[serde(default)]
+    pub(crate) visible: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -299,6 +337,7 @@ impl AppSpec {
         }
         parse_color(&self.icon.color)
             .ok_or_else(|| invalid(format!("icon color {:?} is not #RRGGBB", self.icon.color)))?;
+        check_emblem(self.icon.emblem.as_deref()).map_err(invalid)?;
         if let Some(launcher) = &self.launcher
             && self.screen(launcher).is_none()
         {
@@ -321,6 +360,7 @@ impl AppSpec {
                 if matches!(item.kind, ItemKind::Switch | ItemKind::Field | ItemKind::Slider) && item.bind.is_none() {
                     return Err(invalid(format!("a {:?} item on {} has no `bind`", item.kind, screen.activity)));
                 }
+                check_drawn(screen, item).map_err(invalid)?;
             }
         }
         for script in scripts {
@@ -348,7 +388,7 @@ impl AppSpec {
             }
             (
                 "launch" | "toggle" | "set" | "clear" | "require" | "require_between" | "require_format" | "sort"
-                | "add" | "update" | "file_move" | "file_rename" | "set_now" | "add_elapsed",
+                | "add" | "update" | "file_move" | "file_rename" | "set_now" | "add_elapsed" | "increase",
                 Some(_),
             ) => Ok(()),
             _ => Err(ActionProblem::UnknownVerb),
@@ -373,6 +413,41 @@ enum ActionProblem {
 pub(crate) struct UnsupportedValue {
     key: String,
     kind: &'static str,
+}
+
+/// An emblem name, when given, must be one the renderer draws.
+fn check_emblem(name: Option<&str>) -> Result<(), String> {
+    match name {
+        Some(n) if crate::emblem::Emblem::parse(n).is_none() => {
+            Err(format!("emblem {n:?} is unknown; use one of {}", crate::emblem::Emblem::names()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Canvases need a colour; sprites an emblem, a place and a canvas to be drawn on.
+fn check_drawn(screen: &ScreenSpec, item: &ItemSpec) -> Result<(), String> {
+    if let Some(color) = &item.color
+        && parse_color(color).is_none()
+    {
+        return Err(format!("item color {color:?} on {} is not #RRGGBB", screen.activity));
+    }
+    match item.kind {
+        ItemKind::Canvas if item.color.is_none() => Err(format!("a canvas on {} has no `color`", screen.activity)),
+        ItemKind::Image if item.emblem.is_none() => Err(format!("an image on {} has no `emblem`", screen.activity)),
+        ItemKind::Image => check_emblem(item.emblem.as_deref()),
+        ItemKind::Sprite => {
+            check_emblem(item.emblem.as_deref())?;
+            if item.emblem.is_none() || item.x.is_none() || item.y.is_none() {
+                return Err(format!("a sprite on {} needs `emblem`, `x` and `y`", screen.activity));
+            }
+            if !screen.items.iter().any(|i| i.kind == ItemKind::Canvas) {
+                return Err(format!("a sprite on {} has no canvas item to be drawn on", screen.activity));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Splits an action script on `;`, dropping empty parts.

@@ -107,7 +107,7 @@ fn component(node: &Node, in_list: bool, hierarchy: &str, n: &mut Numbering) -> 
     let children = node
         .children
         .iter()
-        .filter(|c| c.role != Role::Scrim)
+        .filter(|c| c.in_page_source())
         .enumerate()
         .map(|(i, c)| component(c, list, &format!("{hierarchy},{i}"), n))
         .collect();
