@@ -28,8 +28,8 @@ fn home_screen() -> Option<(Vec<u8>, usize, usize)> {
 
 /// The references: the Notes icon and the "Settings" label, cut where the launcher
 /// draws them.
-const ICON: (usize, usize, usize, usize) = (597, 430, 156, 156);
-const LABEL: (usize, usize, usize, usize) = (880, 630, 150, 50);
+const ICON: (usize, usize, usize, usize) = (867, 430, 156, 156);
+const LABEL: (usize, usize, usize, usize) = (70, 924, 150, 50);
 
 fn locate(c: &mut Criterion) {
     let Some((rgba, w, h)) = home_screen() else {

@@ -353,8 +353,15 @@ fn assess(ctx: &Ctx, cut: &Cut) -> Outcome {
 
 fn main() {
     let started = Instant::now();
-    let activities = activities();
-    let variants = variants();
+    // `cargo test` (no --bench) runs it as a smoke test: the launcher and the game on
+    // two looks, three screens without each reference.
+    let smoke = !std::env::args().any(|a| a == "--bench");
+    let mut activities = activities();
+    let mut variants = variants();
+    if smoke {
+        activities.retain(|(p, a)| p == "com.android.launcher3" || a == ".PlayActivity");
+        variants.truncate(2);
+    }
     let mut shots: Vec<Shot> = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         shots.extend(capture(i, v.config.clone(), &activities));
@@ -385,7 +392,11 @@ fn main() {
         }
     }
     let prepared: Vec<Screen> = shots.iter().map(|s| Screen::new(&s.rgba, s.width, s.height)).collect();
-    let cap: usize = std::env::var("CODEACT_ACCURACY_NEGATIVES").ok().and_then(|v| v.parse().ok()).unwrap_or(60);
+    let cap: usize = if smoke {
+        3
+    } else {
+        std::env::var("CODEACT_ACCURACY_NEGATIVES").ok().and_then(|v| v.parse().ok()).unwrap_or(60)
+    };
 
     // Two workers (the machine's cores), each taking every other reference.
     let names: Vec<&str> = variants.iter().map(|v| v.name).collect();
@@ -475,5 +486,12 @@ fn main() {
     }
     for line in failures.iter().chain(&false_matches) {
         println!("  {line}");
+    }
+    if smoke {
+        let missed_at_home: usize = table.iter().filter(|((_, v), _)| *v == 0).map(|(_, t)| t.missed).sum();
+        assert!(
+            all.wrong == 0 && negatives.1 == 0 && missed_at_home == 0 && all.sought > 0,
+            "picture locating regressed: see the lines above"
+        );
     }
 }

@@ -226,6 +226,13 @@ impl EvalArgs {
         let out_dir = self.out.clone().unwrap_or_else(|| {
             PathBuf::from("evals").join(format!("{}-{agent_name}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
         });
+        eval::runner::check_out_dir(&out_dir)?;
+        settings.tools.assets = eval::gallery::suite_gallery(
+            self.session.assets.as_deref(),
+            self.suite.as_deref(),
+            &out_dir,
+            &settings.tools.assets,
+        )?;
         let runtime = super::interrupt::runtime()?;
         let llm_parts = match self.agent {
             AgentChoice::Oracle => None,

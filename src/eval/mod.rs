@@ -4,11 +4,13 @@
 //! an engine without tools (`judge.rs`); `job.rs` plans the instances, `agents.rs`
 //! says who does them, `instance.rs` runs one, `runner.rs` runs them on N phones;
 //! `results.rs` sums them up and writes them out; `suite.rs` is the whole suite as one
-//! call, `survival/` the replay-survival measurement.
+//! call, `survival/` the replay-survival measurement; `gallery.rs` says which
+//! reference pictures the sessions look for.
 //!
 //! Not an agent: the LLM loop is `agent/`, the oracle's scripts run through `script/`.
 
 pub mod agents;
+pub mod gallery;
 mod instance;
 pub mod job;
 pub mod judge;

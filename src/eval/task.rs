@@ -36,6 +36,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("expenses.toml", include_str!("../../eval/tasks/expenses.toml")),
     ("files.toml", include_str!("../../eval/tasks/files.toml")),
     ("cross_app.toml", include_str!("../../eval/tasks/cross_app.toml")),
+    ("arcade.toml", include_str!("../../eval/tasks/arcade.toml")),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]

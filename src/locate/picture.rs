@@ -131,8 +131,8 @@ impl Planes {
     pub fn on_background(&self, from: [f32; 3], to: [f32; 3]) -> Self {
         let mut out = self.clone();
         for (i, _) in self.background(from).iter().enumerate().filter(|(_, o)| **o) {
-            for c in 0..3 {
-                out.rgb[c][i] = to[c];
+            for (plane, value) in out.rgb.iter_mut().zip(to) {
+                plane[i] = value;
             }
             out.grey[i] = 0.299 * to[0] + 0.587 * to[1] + 0.114 * to[2];
         }

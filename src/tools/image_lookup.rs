@@ -9,8 +9,21 @@ use super::context::ToolContext;
 use super::error::ToolError;
 use super::select::ImageWant;
 
-/// Where the picture `want` names is on the screen now: `None` when nowhere.
+/// Where the picture `want` names is on the screen now: `None` when nowhere (the
+/// best scores go in the action line).
 pub(crate) fn find_picture(c: &mut ToolContext, want: &ImageWant) -> Result<Option<Place>, ToolError> {
+    match seek_picture(c, want)? {
+        Ok(place) => Ok(Some(place)),
+        Err(missed) => {
+            c.call.note_effect(missed);
+            Ok(None)
+        }
+    }
+}
+
+/// Where the picture `want` names is on the screen now, or what was seen instead
+/// (a line for the action), saying nothing itself: a watcher looks quietly.
+pub(crate) fn seek_picture(c: &mut ToolContext, want: &ImageWant) -> Result<Result<Place, String>, ToolError> {
     let dir = c.options().assets.clone();
     let gallery = Gallery::open(&dir)?;
     let Some(reference) = gallery.get(&want.name).cloned() else {
@@ -29,16 +42,15 @@ pub(crate) fn find_picture(c: &mut ToolContext, want: &ImageWant) -> Result<Opti
     let (found, threshold) =
         crate::locate::seek(&reference, &picture, shot.as_raw(), sw as usize, sh as usize, want.threshold);
     match found {
-        Found::One(place) => Ok(Some(place)),
+        Found::One(place) => Ok(Ok(place)),
         Found::Nothing { best } => {
             let seen: Vec<String> = best.iter().map(|p| format!("{:.2}", p.score)).collect();
-            c.call.note_effect(format!(
+            Ok(Err(format!(
                 "picture {:?} not on screen (threshold {:.2}; {})",
                 want.name,
                 threshold,
                 if seen.is_empty() { "no place came near".into() } else { format!("best scores {}", seen.join(", ")) }
-            ));
-            Ok(None)
+            )))
         }
         Found::Ambiguous { places } => Err(ToolError::ImageAmbiguous {
             name: want.name.clone(),

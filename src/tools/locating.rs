@@ -19,8 +19,9 @@ use super::ai_lookup::{self, ModelPoint};
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::image_lookup::find_picture;
-use super::select::{AI_CLASS, IMAGE_CLASS, Selector, ai_id, image_id, is_located};
+use super::select::{AI_CLASS, IMAGE_CLASS, ImageWant, Selector, ai_id, image_id, is_located};
 use super::unique_selector::{rhai_string, selector_for};
+use crate::locate::Place;
 
 /// An element the tree has under a model's point stands for it when it is at most
 /// this share of the screen (a button, not the page it is on).
@@ -55,12 +56,7 @@ pub(crate) fn screen_for(
     if let Some(want) = &sel.image
         && let Some(place) = find_picture(c, want)?
     {
-        let bounds = Bounds {
-            left: place.x as i32,
-            top: place.y as i32,
-            right: (place.x + place.width) as i32,
-            bottom: (place.y + place.height) as i32,
-        };
+        let bounds = place_bounds(&place);
         let mut replay = format!("#{{image: {}", rhai_string(&want.name));
         if let Some(t) = want.threshold {
             replay.push_str(&format!(", threshold: {t}"));
@@ -71,8 +67,7 @@ pub(crate) fn screen_for(
             "found by picture {:?} at [{},{}][{},{}], score {:.2}",
             want.name, bounds.left, bounds.top, bounds.right, bounds.bottom, place.score
         ));
-        let desc = format!("picture {} ({:.2})", want.name, place.score);
-        return Ok(add(c, &obs, IMAGE_CLASS, image_id(&want.name), desc, bounds, None));
+        return Ok(add_picture(c, &obs, want, &place));
     }
     if let Some(description) = &sel.ai {
         match ai_lookup::ask(c, &obs, description)? {
@@ -115,6 +110,22 @@ pub(crate) fn add_point(
     // An element's centre is where a tap lands: the model's point, not the middle of
     // what it pointed into.
     add(c, obs, AI_CLASS, ai_id(description), description.to_string(), bounds, Some((point.x, point.y)))
+}
+
+/// `obs` with the picture `want` added where it was found: an element of class
+/// `codeact.Image`, id `image/NAME`, which becomes the live screen.
+pub(crate) fn add_picture(c: &mut ToolContext, obs: &Observation, want: &ImageWant, place: &Place) -> Arc<Observation> {
+    let desc = format!("picture {} ({:.2})", want.name, place.score);
+    add(c, obs, IMAGE_CLASS, image_id(&want.name), desc, place_bounds(place), None)
+}
+
+fn place_bounds(place: &Place) -> Bounds {
+    Bounds {
+        left: place.x as i32,
+        top: place.y as i32,
+        right: (place.x + place.width) as i32,
+        bottom: (place.y + place.height) as i32,
+    }
 }
 
 /// `obs` with one element added for what was found (centred on `center`, else on

@@ -146,11 +146,31 @@ impl ToolContext {
         if !self.watch.on {
             return Ok(());
         }
-        let due = self
-            .watch
-            .script_watchers()
-            .iter()
-            .find_map(|(name, sel)| sel.find_all(&obs.ui).first().map(|e| (name.clone(), e.id, described_el(e))));
+        let watchers = self.watch.script_watchers().to_vec();
+        let mut due = None;
+        for (name, sel) in &watchers {
+            let in_tree = match (sel.locates(), sel.has_tree_part()) {
+                (false, _) => sel.find_all(&obs.ui),
+                (true, true) => sel.find_in_tree(&obs.ui),
+                (true, false) => Vec::new(),
+            };
+            if let Some(e) = in_tree.first() {
+                due = Some((name.clone(), e.id, described_el(e)));
+                break;
+            }
+            // A picture is sought on the screenshot only when the tree part (if any)
+            // found nothing: the cost of an image watcher is one look per action.
+            if let Some(want) = &sel.image
+                && let Ok(place) = super::image_lookup::seek_picture(self, want)?
+            {
+                let seen = super::locating::add_picture(self, obs, want, &place);
+                let e = seen.ui.elements.last().map(|e| (e.id, described_el(e)));
+                if let Some((id, what)) = e {
+                    due = Some((name.clone(), id, what));
+                    break;
+                }
+            }
+        }
         let Some((name, id, what)) = due else { return Ok(()) };
         let element = self.element_value(id);
         self.record_watcher(&name, Instant::now(), format!("matched {what}; its function runs first"));

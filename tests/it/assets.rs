@@ -29,17 +29,17 @@ fn a_reference_cut_from_the_screen_is_found_there_and_not_elsewhere() {
     // The Notes icon on the launcher.
     let add = assets(
         &dir,
-        &[&["add", "notes_icon", "--from-screen", "597,430,753,586", "--alias", "notes"][..], &device].concat(),
+        &[&["add", "notes_icon", "--from-screen", "867,430,1023,586", "--alias", "notes"][..], &device].concat(),
     );
     assert!(add.status.success(), "{}", text(&add));
     let list = assets(&dir, &["list"]);
     assert!(
-        text(&list).contains("notes_icon (also notes): 156x156 at 597,430 on a 1080x2400 screen"),
+        text(&list).contains("notes_icon (also notes): 156x156 at 867,430 on a 1080x2400 screen"),
         "{}",
         text(&list)
     );
     let found = assets(&dir, &[&["find", "notes"][..], &device].concat());
-    assert!(found.status.success() && text(&found).contains("notes: [597,4"), "{}", text(&found));
+    assert!(found.status.success() && text(&found).contains("notes: [867,4"), "{}", text(&found));
     // A script finds it and taps it by picture: `#{image: NAME}` (or an alias).
     std::fs::create_dir_all(&dir).expect("dir");
     let by_picture = dir.join("by_picture.rhai");
@@ -61,7 +61,7 @@ fn a_reference_cut_from_the_screen_is_found_there_and_not_elsewhere() {
         .expect("codeact exec");
     let said = text(&run);
     assert!(run.status.success(), "{said}");
-    assert!(said.contains("[597, 429, 753, 585]") && said.contains("found by picture \"notes\""), "{said}");
+    assert!(said.contains("[867, 429, 1023, 585]") && said.contains("found by picture \"notes\""), "{said}");
     assert!(said.contains("opened com.example.notes"), "{said}");
     let unknown = dir.join("unknown.rhai");
     std::fs::write(&unknown, "tap(#{image: \"no_such_picture\"});\n").expect("script");
@@ -71,17 +71,24 @@ fn a_reference_cut_from_the_screen_is_found_there_and_not_elsewhere() {
         .output()
         .expect("codeact exec");
     assert!(text(&run).contains("no reference picture \"no_such_picture\""), "{}", text(&run));
-    std::fs::write(&unknown, "watch(#{image: \"notes\"}, |el| print(el));\n").expect("script");
+    // A watcher by picture fires on the screen that shows it, with the match as its
+    // element; one by description is refused (a model call before every action).
+    let watching = dir.join("watching.rhai");
+    std::fs::write(
+        &watching,
+        "home();\nwatch(\"icon\", #{image: \"notes\"}, |el| { print(\"saw \" + el.class + \" \" + el.id); unwatch(\"icon\"); });\n\
+         tap(#{text: \"Settings\"});\n\
+         watch(#{ai: \"a close button\"}, |el| print(el));\n",
+    )
+    .expect("script");
     let run = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["exec", unknown.to_str().unwrap_or_default(), "--assets", dir.to_str().unwrap_or_default()])
+        .args(["exec", watching.to_str().unwrap_or_default(), "--assets", dir.to_str().unwrap_or_default()])
         .args(device)
         .output()
         .expect("codeact exec");
-    assert!(
-        text(&run).contains("a watcher reads the screen's tree between actions and takes no pictures"),
-        "{}",
-        text(&run)
-    );
+    let said = text(&run);
+    assert!(said.contains("saw Image notes"), "{said}");
+    assert!(said.contains("a watcher looks between actions and asks no model"), "{said}");
     let back = dir.join("home.rhai");
     std::fs::write(&back, "home();\n").expect("script");
     let home = Command::new(env!("CARGO_BIN_EXE_codeact"))
@@ -93,8 +100,8 @@ fn a_reference_cut_from_the_screen_is_found_there_and_not_elsewhere() {
     let cases: [(&[&str], &str); 5] = [
         (&["add", "blank", "--from-screen", "100,1200,300,1400"], "one flat colour"),
         (&["add", "wide", "--from-screen", "1000,10,1200,20"], "reaches past the 1080x2400 screen"),
-        (&["add", "Bad Name", "--from-screen", "597,430,753,586"], "not a reference name"),
-        (&["add", "notes_icon", "--from-screen", "597,430,753,586"], "--replace"),
+        (&["add", "Bad Name", "--from-screen", "867,430,1023,586"], "not a reference name"),
+        (&["add", "notes_icon", "--from-screen", "867,430,1023,586"], "--replace"),
         (&["find", "nothing_like_it"], "no reference \"nothing_like_it\""),
     ];
     for (args, says) in cases {

@@ -164,8 +164,8 @@ fn screenshots_and_per_action_recording() {
 #[test]
 fn per_mille_coordinates_for_vision_models() {
     let mut s = session("[tools]\ncoordinate_scale = 1000\n");
-    // The Settings icon is at (945, 567) on a 1080x2400 screen: 875‰, 236‰.
-    let r = s.eval("tap(875, 236); print(phone_state.app);");
+    // The Settings icon is at (135, 861) on a 1080x2400 screen: 125‰, 359‰.
+    let r = s.eval("tap(125, 359); print(phone_state.app);");
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(r.output, "com.android.settings\n");
     let r = s.eval("tap(1200, 10)");

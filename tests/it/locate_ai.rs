@@ -12,7 +12,7 @@ use crate::common;
 use common::llm::{Canned, ScriptedLlm, last_user_text, reply};
 
 /// The Notes icon on the launcher (540..810 × 420..714 of 1080 × 2400), on the grid.
-const NOTES_ICON: &str = r#"{"x": 625, "y": 210, "confidence": 0.9}"#;
+const NOTES_ICON: &str = r#"{"x": 875, "y": 210, "confidence": 0.9}"#;
 
 fn exec(script: &Path, device: &str, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_codeact"))
@@ -46,11 +46,11 @@ fn a_described_element_is_located_once_per_screen_and_tapped() {
     let out = exec(&script, &sim.addr, &["--base-url", &llm.base_url, "--model", "vision"]);
     let text = said(&out);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("at [674, 504] on Notes sure 0.9 cached false"), "{text}");
-    assert!(text.contains("again [674, 504]"), "{text}");
+    assert!(text.contains("at [944, 504] on Notes sure 0.9 cached false"), "{text}");
+    assert!(text.contains("again [944, 504]"), "{text}");
     assert!(
         text.contains(
-            "found by the model vision (\"the notes app icon\") at (674, 504), sure 0.90, on TextView \"Notes\""
+            "found by the model vision (\"the notes app icon\") at (944, 504), sure 0.90, on TextView \"Notes\""
         ),
         "{text}"
     );

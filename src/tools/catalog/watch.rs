@@ -15,7 +15,7 @@ use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common}
 /// Declares (or replaces) a watcher; returns its name.
 fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<String, ToolError> {
     let selector = c.selector(sel)?;
-    if selector.image.is_some() || selector.ai.is_some() {
+    if selector.ai.is_some() {
         return Err(crate::tools::SelectorError::ImageInWatcher.into());
     }
     let name = match (name, sel.clone().into_immutable_string()) {

@@ -29,7 +29,7 @@ pub enum SelectorError {
     )]
     BadDescription(String),
     #[error(
-        "a watcher reads the screen's tree between actions and takes no pictures and asks no model: watch a text, desc or id instead of #{{image: ...}} or #{{ai: ...}}, or look yourself (find(#{{image: \"NAME\"}}))"
+        "a watcher looks between actions and asks no model (that would be a model call before every action): watch a text, desc, id or #{{image: \"NAME\"}} instead of #{{ai: ...}}, or ask yourself (locate(\"...\"))"
     )]
     ImageInWatcher,
     #[error("threshold goes with image, and is above 0 and at most 1: #{{image: \"send_button\", threshold: 0.85}}")]
