@@ -67,6 +67,18 @@ fn locate(c: &mut Criterion) {
     group.bench_function("screenshot to place (prepare + icon)", |b| {
         b.iter(|| black_box(matcher::find(&Screen::new(&rgba, w, h), &icon, 1.0, &options)))
     });
+    // What `#{image: NAME}` runs: prepare, then `seek_on` (where it was recorded first).
+    let recorded = codeact::locate::Reference {
+        name: "notes".into(),
+        file: "notes.png".into(),
+        aliases: Vec::new(),
+        screen: [w as u32, h as u32],
+        at: [ICON.0 as u32, ICON.1 as u32, ICON.2 as u32, ICON.3 as u32],
+        threshold: None,
+    };
+    group.bench_function("screenshot to place, as a lookup runs it (prepare + seek_on)", |b| {
+        b.iter(|| black_box(codeact::locate::seek_on(&Screen::new(&rgba, w, h), &recorded, &icon, None)))
+    });
     group.finish();
     opencv_side_by_side(&rgba, w, h, &options);
 }

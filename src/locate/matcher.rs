@@ -10,6 +10,7 @@
 //! Window sums come from integral images, so a position costs one dot product of the
 //! reference with the screen under it. Nothing here reads files or talks to a device.
 
+use super::integral::Integral;
 use super::picture::Planes;
 
 /// What to look for and how sure to be.
@@ -115,24 +116,6 @@ impl Screen {
     }
 }
 
-impl Screen {
-    /// The screen's most common colour (by 8-level bins, their mean): what most of
-    /// it is painted, its background.
-    pub fn common_colour(&self) -> [f32; 3] {
-        let p = &self.planes;
-        let mut bins: std::collections::HashMap<u32, (u32, [f32; 3])> = std::collections::HashMap::new();
-        for i in 0..p.width * p.height {
-            let q = |c: usize| (p.rgb[c][i].clamp(0.0, 255.0) as u32) >> 3;
-            let slot = bins.entry((q(0) << 10) | (q(1) << 5) | q(2)).or_insert((0, [0.0; 3]));
-            slot.0 += 1;
-            for c in 0..3 {
-                slot.1[c] += p.rgb[c][i];
-            }
-        }
-        bins.into_values().max_by_key(|(n, _)| *n).map(|(n, sum)| sum.map(|v| v / n as f32)).unwrap_or([255.0; 3])
-    }
-}
-
 /// A plane at half the size, by 2×2 averaging.
 fn halve(plane: &[f32], width: usize, height: usize) -> (Vec<f32>, usize, usize) {
     let (w, h) = (width / 2, height / 2);
@@ -226,36 +209,6 @@ fn decide(mut places: Vec<Place>, threshold: f32) -> Found {
         0 => Found::Nothing { best: distinct.into_iter().take(3).collect() },
         1 => Found::One(above[0]),
         _ => Found::Ambiguous { places: above },
-    }
-}
-
-/// Window sums over a plane in O(1): sums and sums of squares, as f64.
-struct Integral {
-    width: usize,
-    sum: Vec<f64>,
-    sq: Vec<f64>,
-}
-
-impl Integral {
-    fn new(plane: &[f32], width: usize, height: usize) -> Self {
-        let w1 = width + 1;
-        let (mut sum, mut sq) = (vec![0f64; w1 * (height + 1)], vec![0f64; w1 * (height + 1)]);
-        for y in 0..height {
-            let (mut row, mut row_sq) = (0f64, 0f64);
-            for x in 0..width {
-                let v = f64::from(plane[y * width + x]);
-                row += v;
-                row_sq += v * v;
-                sum[(y + 1) * w1 + x + 1] = sum[y * w1 + x + 1] + row;
-                sq[(y + 1) * w1 + x + 1] = sq[y * w1 + x + 1] + row_sq;
-            }
-        }
-        Self { width: w1, sum, sq }
-    }
-
-    fn window(&self, table: &[f64], x: usize, y: usize, w: usize, h: usize) -> f64 {
-        let at = |x: usize, y: usize| table[y * self.width + x];
-        at(x + w, y + h) - at(x, y + h) - at(x + w, y) + at(x, y)
     }
 }
 
@@ -393,9 +346,8 @@ fn colour_agreement(image: &Planes, template: &Planes, x: usize, y: usize) -> f3
         .map(|c| ((mean(&region.rgb[c]) - grey_r) - (mean(&template.rgb[c]) - grey_t)).abs())
         .fold(0f32, f32::max);
     let tint = if worst <= COLOUR_TOLERANCE { 1.0 } else { (1.0 - (worst - COLOUR_TOLERANCE) / 64.0).max(0.0) };
-    // The middle half, in absolute colour: what a picture is of is mostly there, and
-    // a shape of another colour (a black bomb where a blue button is) differs in it
-    // even when both are "a round thing darker than its surroundings".
+    // The middle half, in absolute colour: a shape of another colour (a black bomb
+    // where a blue button is) differs there, however alike the two are in grey.
     let (w, h) = (template.width, template.height);
     let (mw, mh) = ((w / 2).max(1), (h / 2).max(1));
     let (middle_r, middle_t) = (region.crop(w / 4, h / 4, mw, mh), template.crop(w / 4, h / 4, mw, mh));

@@ -8,6 +8,7 @@
 
 pub mod ai;
 pub mod gallery;
+mod integral;
 pub mod matcher;
 pub mod picture;
 
@@ -68,23 +69,27 @@ pub fn seek_on(screen: &Screen, reference: &Reference, picture: &Planes, thresho
         return (found, threshold);
     }
     if let Some(background) = picture.flat_border() {
-        let here = screen.common_colour();
+        let here = screen.planes.common_colour();
         if (0..3).any(|c| (here[c] - background[c]).abs() > 24.0) {
-            let repainted = picture.on_background(background, here);
-            // A repainted picture is a guess at how the theme shows it: it must score
-            // as a wide match does, and what it shows must keep its colours.
-            let guessed = MatchOptions { threshold: threshold + WIDE_MARGIN, ..usual };
-            let places = match keep(matcher::find(screen, &repainted, expected, &guessed)) {
-                Some(Found::One(place)) => vec![place],
-                Some(Found::Ambiguous { places }) => places,
-                _ => Vec::new(),
-            };
-            let mut agreeing: Vec<Place> =
-                places.into_iter().filter(|p| same_foreground(screen, picture, background, p)).collect();
-            match agreeing.len() {
-                0 => {}
-                1 => return (Found::One(agreeing.remove(0)), threshold),
-                _ => return (Found::Ambiguous { places: agreeing }, threshold),
+            // First the background round the picture; then its holes too (a picture
+            // with see-through parts), only when that found nothing either.
+            for holes in [false, true] {
+                let repainted = picture.on_background(background, here, holes);
+                // A repainted picture is a guess at how the theme shows it: it must
+                // score as a wide match does, and what it shows must keep its colours.
+                let guessed = MatchOptions { threshold: threshold + WIDE_MARGIN, ..usual.clone() };
+                let places = match keep(matcher::find(screen, &repainted, expected, &guessed)) {
+                    Some(Found::One(place)) => vec![place],
+                    Some(Found::Ambiguous { places }) => places,
+                    _ => Vec::new(),
+                };
+                let mut agreeing: Vec<Place> =
+                    places.into_iter().filter(|p| same_foreground(screen, picture, background, holes, p)).collect();
+                match agreeing.len() {
+                    0 => {}
+                    1 => return (Found::One(agreeing.remove(0)), threshold),
+                    _ => return (Found::Ambiguous { places: agreeing }, threshold),
+                }
             }
         }
     }
@@ -100,13 +105,13 @@ const FOREGROUND_TOLERANCE: f32 = 40.0;
 
 /// Whether the screen at `place` has the colours of what `picture` shows (its
 /// samples that are not its `background`), each compared at the place's size.
-fn same_foreground(screen: &Screen, picture: &Planes, background: [f32; 3], place: &Place) -> bool {
+fn same_foreground(screen: &Screen, picture: &Planes, background: [f32; 3], holes: bool, place: &Place) -> bool {
     let f = screen.factor.max(1) as i64;
     let (x, y) = ((place.x / f).max(0) as usize, (place.y / f).max(0) as usize);
     let (w, h) = ((place.width / f).max(1) as usize, (place.height / f).max(1) as usize);
     let region = screen.planes.crop(x, y, w, h);
     let shown = picture.resized(region.width, region.height);
-    let inside: Vec<bool> = shown.background(background).iter().map(|b| !b).collect();
+    let inside: Vec<bool> = shown.background_of(background, !holes).iter().map(|b| !b).collect();
     match (region.mean_colour(&inside), shown.mean_colour(&inside)) {
         (Some(here), Some(there)) => (0..3).all(|c| (here[c] - there[c]).abs() <= FOREGROUND_TOLERANCE),
         _ => false,

@@ -99,6 +99,18 @@ impl Planes {
     /// connected to the picture's edge (inside parts of that colour — a white sign on
     /// a coloured disc — are not).
     pub fn background(&self, from: [f32; 3]) -> Vec<bool> {
+        self.background_of(from, true)
+    }
+
+    /// Which samples are within 24 of `from` in every channel: with `connected`,
+    /// only those connected to the edge; else every one (holes that show the
+    /// background through a picture, as a calendar's grid does).
+    pub fn background_of(&self, from: [f32; 3], connected: bool) -> Vec<bool> {
+        if !connected {
+            return (0..self.width * self.height)
+                .map(|i| (0..3).all(|c| (self.rgb[c][i] - from[c]).abs() <= 24.0))
+                .collect();
+        }
         let (w, h) = (self.width, self.height);
         let near = |i: usize| (0..3).all(|c| (self.rgb[c][i] - from[c]).abs() <= 24.0);
         let mut outside = vec![false; w * h];
@@ -126,17 +138,32 @@ impl Planes {
         outside
     }
 
-    /// This picture with its [`background`](Self::background) painted `to`: the same
-    /// picture as another theme would show it.
-    pub fn on_background(&self, from: [f32; 3], to: [f32; 3]) -> Self {
+    /// This picture with its [`background`](Self::background_of) painted `to`: the
+    /// same picture as another theme would show it.
+    pub fn on_background(&self, from: [f32; 3], to: [f32; 3], holes: bool) -> Self {
         let mut out = self.clone();
-        for (i, _) in self.background(from).iter().enumerate().filter(|(_, o)| **o) {
+        for (i, _) in self.background_of(from, !holes).iter().enumerate().filter(|(_, o)| **o) {
             for (plane, value) in out.rgb.iter_mut().zip(to) {
                 plane[i] = value;
             }
             out.grey[i] = 0.299 * to[0] + 0.587 * to[1] + 0.114 * to[2];
         }
         out
+    }
+
+    /// The most common colour (by 8-level bins, their mean): what most of the
+    /// picture is painted, a screen's background.
+    pub fn common_colour(&self) -> [f32; 3] {
+        let mut bins: std::collections::HashMap<u32, (u32, [f32; 3])> = std::collections::HashMap::new();
+        for i in 0..self.width * self.height {
+            let q = |c: usize| (self.rgb[c][i].clamp(0.0, 255.0) as u32) >> 3;
+            let slot = bins.entry((q(0) << 10) | (q(1) << 5) | q(2)).or_insert((0, [0.0; 3]));
+            slot.0 += 1;
+            for (sum, plane) in slot.1.iter_mut().zip(&self.rgb) {
+                *sum += plane[i];
+            }
+        }
+        bins.into_values().max_by_key(|(n, _)| *n).map(|(n, sum)| sum.map(|v| v / n as f32)).unwrap_or([255.0; 3])
     }
 
     /// The mean colour of the samples `mask` marks, when it marks any.

@@ -20,6 +20,8 @@ pub(super) struct CanvasParts<'a> {
     /// The canvas item's index on its screen and its spec.
     pub(super) index: usize,
     pub(super) item: &'a ItemSpec,
+    /// The canvas' full resource id (`PACKAGE:id/NAME`).
+    pub(super) resource_id: String,
     pub(super) bounds: Rect,
 }
 
@@ -39,7 +41,7 @@ pub(super) fn canvas_node(p: &CanvasParts) -> Node {
     Node {
         class: "android.view.SurfaceView".into(),
         package: p.package.into(),
-        resource_id: super::layout::full_id(p.package, &p.item.id),
+        resource_id: p.resource_id.clone(),
         content_desc: scope.render(&p.item.desc),
         enabled: true,
         bounds: p.bounds,

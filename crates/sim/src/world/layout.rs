@@ -94,7 +94,7 @@ fn label(text: String, package: &str, bounds: Rect, size_dp: f32, color: u32, bo
 }
 
 /// `name` → `PACKAGE:id/name`; ids that already name a package stay as they are.
-pub(super) fn full_id(package: &str, id: &str) -> String {
+fn full_id(package: &str, id: &str) -> String {
     if id.is_empty() || id.contains(":id/") { id.to_string() } else { format!("{package}:id/{id}") }
 }
 
@@ -326,7 +326,16 @@ impl AppLayout<'_> {
                 let bounds = take(0.0);
                 let bounds = Rect::new(0, bounds.top, self.width, bounds.top + self.viewport().height());
                 *y = bounds.bottom;
-                let parts = CanvasParts { world: self.world, screen: self.spec, package: pkg, index, item, bounds };
+                let resource_id = full_id(pkg, &item.id);
+                let parts = CanvasParts {
+                    world: self.world,
+                    screen: self.spec,
+                    package: pkg,
+                    index,
+                    item,
+                    resource_id,
+                    bounds,
+                };
                 rows.push(canvas_node(&parts));
             }
             ItemKind::Image => {
