@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
-use codeact_sim::{DEFAULT_PORT, Platform, SimConfig, VirtualDevice};
+use anyhow::bail;
+use codeact_sim::{DEFAULT_PORT, Platform, SimConfig, SimError, VirtualDevice};
 
 /// Serve a virtual Android 14 phone over the ADB protocol on 127.0.0.1.
 ///
@@ -160,9 +160,17 @@ impl SimArgs {
             ..SimConfig::default()
         };
         let serial = config.serial.clone();
-        let phone = VirtualDevice::start_at(config, SocketAddr::from(([127, 0, 0, 1], port))).with_context(|| {
-            format!("is another `codeact sim` running? try --port {} or --port 0", port.wrapping_add(2))
-        })?;
+        let phone = match VirtualDevice::start_at(config, SocketAddr::from(([127, 0, 0, 1], port))) {
+            Ok(phone) => phone,
+            // Only a port that is taken is about the port.
+            Err(e @ SimError::Bind { .. }) => {
+                return Err(anyhow::Error::new(e).context(format!(
+                    "is another `codeact sim` running? try --port {} or --port 0",
+                    port.wrapping_add(2)
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        };
         let addr = phone.addr();
         // A closed stdout (a parent that stopped reading) must not stop the device.
         let mut out = std::io::stdout();
