@@ -95,29 +95,21 @@ impl Planes {
         Some([mean(0), mean(1), mean(2)])
     }
 
-    /// Which samples are background: within 24 of `from` in every channel and
-    /// connected to the picture's edge (inside parts of that colour — a white sign on
-    /// a coloured disc — are not).
-    pub fn background(&self, from: [f32; 3]) -> Vec<bool> {
-        self.background_of(from, true)
-    }
-
-    /// Which samples are within 24 of `from` in every channel: with `connected`,
-    /// only those connected to the edge; else every one (holes that show the
-    /// background through a picture, as a calendar's grid does).
+    /// Which samples are background: within 24 of `from` in every channel and, with
+    /// `connected`, connected to the picture's edge (inside parts of that colour — a
+    /// white sign on a coloured disc — are not); without, every one (holes that show
+    /// the background through a picture, as a calendar's grid does).
     pub fn background_of(&self, from: [f32; 3], connected: bool) -> Vec<bool> {
-        if !connected {
-            return (0..self.width * self.height)
-                .map(|i| (0..3).all(|c| (self.rgb[c][i] - from[c]).abs() <= 24.0))
-                .collect();
-        }
         let (w, h) = (self.width, self.height);
-        let near = |i: usize| (0..3).all(|c| (self.rgb[c][i] - from[c]).abs() <= 24.0);
+        let near: Vec<bool> = (0..w * h).map(|i| (0..3).all(|c| (self.rgb[c][i] - from[c]).abs() <= 24.0)).collect();
+        if !connected {
+            return near;
+        }
         let mut outside = vec![false; w * h];
         let mut stack: Vec<usize> = (0..w).flat_map(|x| [x, (h.max(1) - 1) * w + x]).collect();
         stack.extend((0..h).flat_map(|y| [y * w, y * w + w.max(1) - 1]));
         while let Some(i) = stack.pop() {
-            if i >= w * h || outside[i] || !near(i) {
+            if i >= w * h || outside[i] || !near[i] {
                 continue;
             }
             outside[i] = true;
