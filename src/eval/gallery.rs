@@ -49,11 +49,14 @@ pub fn suite_gallery(
     }
 }
 
+/// Writes the pictures into `dir` as the project writes any file: the folder must be
+/// a real one (not a link), and each file replaces what is there without following
+/// a link planted at its name.
 fn write_built_in(dir: &Path) -> Result<PathBuf, GalleryWriteError> {
     let failed = |source| GalleryWriteError { path: dir.to_path_buf(), source };
-    std::fs::create_dir_all(dir).map_err(failed)?;
+    crate::files::create_run_folder(dir).map_err(failed)?;
     for (name, bytes) in BUILT_IN {
-        std::fs::write(dir.join(name), bytes).map_err(failed)?;
+        crate::files::write_replacing(&dir.join(name), bytes).map_err(failed)?;
     }
     Ok(dir.to_path_buf())
 }
@@ -72,6 +75,13 @@ mod tests {
             gallery.picture(reference).unwrap();
         }
         assert_eq!(suite_gallery(Some(Path::new("mine")), None, &out, Path::new("assets")).unwrap(), Path::new("mine"));
+        // A link planted where the pictures go is refused, not followed.
+        let planted = std::env::temp_dir().join(format!("codeact-suite-planted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&planted);
+        std::fs::create_dir_all(planted.join("out")).unwrap();
+        std::os::unix::fs::symlink(std::env::temp_dir(), planted.join("out").join("assets")).unwrap();
+        assert!(suite_gallery(None, None, &planted.join("out"), Path::new("assets")).is_err());
         let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_dir_all(&planted);
     }
 }
