@@ -102,29 +102,41 @@ impl Planes {
     pub fn background_of(&self, from: [f32; 3], connected: bool) -> Vec<bool> {
         let (w, h) = (self.width, self.height);
         let near: Vec<bool> = (0..w * h).map(|i| (0..3).all(|c| (self.rgb[c][i] - from[c]).abs() <= 24.0)).collect();
-        if !connected {
+        if !connected || w == 0 || h == 0 {
             return near;
         }
+        // Each sample is pushed at most once (marked as it is pushed), so the stack
+        // never outgrows the picture, whatever its size.
         let mut outside = vec![false; w * h];
-        let mut stack: Vec<usize> = (0..w).flat_map(|x| [x, (h.max(1) - 1) * w + x]).collect();
-        stack.extend((0..h).flat_map(|y| [y * w, y * w + w.max(1) - 1]));
-        while let Some(i) = stack.pop() {
-            if i >= w * h || outside[i] || !near[i] {
-                continue;
+        let mut stack: Vec<u32> = Vec::new();
+        let visit = |i: usize, outside: &mut [bool], stack: &mut Vec<u32>| {
+            if near[i] && !outside[i] {
+                outside[i] = true;
+                stack.push(i as u32);
             }
-            outside[i] = true;
+        };
+        for x in 0..w {
+            visit(x, &mut outside, &mut stack);
+            visit((h - 1) * w + x, &mut outside, &mut stack);
+        }
+        for y in 0..h {
+            visit(y * w, &mut outside, &mut stack);
+            visit(y * w + w - 1, &mut outside, &mut stack);
+        }
+        while let Some(i) = stack.pop() {
+            let i = i as usize;
             let (x, y) = (i % w, i / w);
             if x > 0 {
-                stack.push(i - 1);
+                visit(i - 1, &mut outside, &mut stack);
             }
             if x + 1 < w {
-                stack.push(i + 1);
+                visit(i + 1, &mut outside, &mut stack);
             }
             if y > 0 {
-                stack.push(i - w);
+                visit(i - w, &mut outside, &mut stack);
             }
             if y + 1 < h {
-                stack.push(i + w);
+                visit(i + w, &mut outside, &mut stack);
             }
         }
         outside

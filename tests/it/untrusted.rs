@@ -306,7 +306,7 @@ fn tool_arguments_are_kept_bounded_wherever_they_go() {
         "let s = \"\"; s.pad(60000, 'x');\nfor i in 0..1500 { find(s); }\nprint(\"done\");\n",
     );
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_codeact"));
-    cmd.args(["exec", "--device", &sim.addr, "--limit", "timeout_ms=120000", "--trajectory", "tr"])
+    cmd.args(["exec", "--device", &sim.addr, "--limit", "timeout_ms=600000", "--trajectory", "tr"])
         .arg(&script)
         .current_dir(&dir);
     let (out, peak, _) = measured(cmd);
