@@ -16,6 +16,10 @@
 #              $CODEACT_TOOLS (default ~/.cache/codeact): the trace tests send to it
 #   wda        facebook-wda from PyPI, in a venv of its own there too: the client
 #              that drives the virtual phone's iOS (WebDriverAgent) door
+#   androguard Debian package androguard: the independent APK parser `apk info`
+#              is compared with; aapt and android-framework-res build real APKs
+#   apks       real APKs shipped inside PyPI packages (uiautomator2, Airtest, Poco
+#              agents), unpacked into $CODEACT_TOOLS/apks
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
 # already there is installed again. Tests find the programs the same way
 # (tests/it/common/programs.rs): $CODEACT_CHROMIUM / $CODEACT_PHOENIX /
@@ -80,6 +84,9 @@ packages=()
 command -v adb >/dev/null || packages+=(adb)
 command -v script >/dev/null || packages+=(bsdutils)
 find_chromium || packages+=(chromium)
+/usr/bin/python3 -c 'import androguard' 2>/dev/null || packages+=(androguard)
+command -v aapt >/dev/null || packages+=(aapt)
+[ -f /usr/share/android-framework-res/framework-res.apk ] || packages+=(android-framework-res)
 needs_venv=false
 find_phoenix >/dev/null || needs_venv=true
 "${CODEACT_WDA_PYTHON:-$tools/wda/bin/python}" -c 'import wda' 2>/dev/null || needs_venv=true
@@ -120,8 +127,35 @@ if ! "$wda_python" -c 'import wda' 2>/dev/null; then
 fi
 export CODEACT_WDA_PYTHON=$wda_python
 
+# Real APKs from the field, pinned: the agents uiautomator2, Airtest and Poco install
+# on phones ship inside their PyPI packages.
+apks=${CODEACT_REAL_APKS:-$tools/apks}
+if ! ls "$apks"/*.apk >/dev/null 2>&1; then
+    echo "fetching real APKs from PyPI packages into $apks (once)"
+    download=$(mktemp -d)
+    python3 -m pip download -q --no-deps -d "$download" uiautomator2==3.7.1 pocoui==1.0.94 airtest==1.4.3
+    mkdir -p "$apks"
+    python3 - "$download" "$apks" <<'PY'
+import pathlib, sys, tarfile, zipfile
+src, dst = map(pathlib.Path, sys.argv[1:])
+for archive in src.iterdir():
+    if archive.suffix == ".whl":
+        with zipfile.ZipFile(archive) as z:
+            for name in z.namelist():
+                if name.endswith(".apk"):
+                    (dst / pathlib.Path(name).name).write_bytes(z.read(name))
+    else:
+        with tarfile.open(archive) as t:
+            for member in t.getmembers():
+                if member.isfile() and member.name.endswith(".apk"):
+                    (dst / pathlib.Path(member.name).name).write_bytes(t.extractfile(member).read())
+PY
+    rm -rf "$download"
+fi
+export CODEACT_REAL_APKS=$apks
+
 if $install_only; then
-    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python"
+    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

@@ -4,7 +4,8 @@
 //!
 //! From the bottom up: [`ui`] (parsed hierarchy dumps and the compact screen text),
 //! [`locate`] (reference pictures found on a screenshot),
-//! [`device`] (the one interface to a phone; Android over ADB), [`sandbox`] (the
+//! [`device`] (the one interface to a phone; Android over ADB), [`apk`] (what an APK
+//! declares, from the file or pulled from a phone), [`sandbox`] (the
 //! locked-down Rhai engine) in the worker process of [`isolation`], [`human`] (a
 //! person in the loop), [`tools`] (the catalog scripts call), [`persona`], [`llm`],
 //! [`config`], [`session`] (the façade that wires them to one device), [`report`],
@@ -17,6 +18,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod agent;
+pub mod apk;
 pub mod clip;
 pub mod config;
 pub mod device;

@@ -19,7 +19,9 @@
 //! folder nor becomes another scheme), `shell-input` (the input a shell command
 //! injects, as the sensitive-action gate reads it), `uitest-layout` (HarmonyOS's
 //! `uitest dumpLayout` JSON parser), `wda-source` (the parser of WebDriverAgent's iOS
-//! page source), `hdc-client` and `hdc-sim` (HarmonyOS's wire, in `doors.rs`).
+//! page source), `hdc-client` and `hdc-sim` (HarmonyOS's wire, in `doors.rs`),
+//! `apk-manifest` and `apk-zip` (APK reading: binary manifests and whole archives,
+//! in `apk.rs`).
 //! Without coverage feedback it is
 //! a plain mutation fuzzer: inputs whose outcome is new join the corpus.
 
@@ -33,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use codeact::device::adb::transport::{Deadline, DirectConnection, ServerConnection};
 
+mod apk;
 mod doors;
 
 static PANICS: AtomicU64 = AtomicU64::new(0);
@@ -52,6 +55,8 @@ const TARGETS: &[&str] = &[
     "wda-source",
     "hdc-client",
     "hdc-sim",
+    "apk-manifest",
+    "apk-zip",
 ];
 
 fn main() {
@@ -93,6 +98,8 @@ fn main() {
             "wda-source" => fuzz_wda_source(&mut rng, budget, &findings),
             "hdc-client" => doors::fuzz_hdc_client(&mut rng, budget, &findings),
             "hdc-sim" => doors::fuzz_hdc_sim(&mut rng, budget, &findings),
+            "apk-manifest" => apk::fuzz_manifest(&mut rng, budget, &findings),
+            "apk-zip" => apk::fuzz_zip(&mut rng, budget, &findings),
             _ => fuzz_extract(&mut rng, budget, &findings),
         };
         let panics = PANICS.load(Ordering::Relaxed) - before;

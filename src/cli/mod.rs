@@ -2,6 +2,7 @@
 //! the library, then says how it went as an exit code. Nothing here decides what a
 //! run does.
 
+mod apk;
 mod args;
 mod assets;
 mod devices;
@@ -48,6 +49,7 @@ enum Command {
     Memory(memory::MemoryArgs),
     Screenshot(screenshot::ScreenshotArgs),
     Assets(assets::AssetsArgs),
+    Apk(apk::ApkArgs),
 }
 
 /// Serve a virtual Android phone (not in this build: it was made without the `sim`
@@ -85,6 +87,7 @@ impl Cli {
             Command::Memory(a) => a.manage(),
             Command::Screenshot(a) => a.save(),
             Command::Assets(a) => a.manage(),
+            Command::Apk(a) => a.inspect(),
         }
     }
 }

@@ -219,6 +219,17 @@ pub trait Device: Send {
     fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError>;
     /// Runs a raw shell command (for tools and diagnostics), within the timeout.
     fn shell(&mut self, command: &str) -> Result<ShellOutput, DeviceError>;
+    /// Copies the file at `path` on the phone into `into`, at most `limit` bytes, and
+    /// says how many there were (`adb pull`). Android only.
+    fn pull_file(&mut self, path: &str, into: &mut dyn std::io::Write, limit: u64) -> Result<u64, DeviceError> {
+        let _ = (path, into, limit);
+        Err(DeviceError::NotOnPlatform {
+            device: self.name().to_string(),
+            what: "pulling a file".into(),
+            platform: self.platform().name(),
+            instead: "APKs and their files are Android's; use an Android phone or `--device sim`".into(),
+        })
+    }
     /// The per-operation timeout.
     fn timeout(&self) -> Duration;
     /// Until `deadline` (when set) no operation may run past it, whatever its own

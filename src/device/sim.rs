@@ -105,6 +105,9 @@ impl<D: Device> Device for InProcess<D> {
     fn shell(&mut self, command: &str) -> Result<ShellOutput, DeviceError> {
         self.device.shell(command)
     }
+    fn pull_file(&mut self, path: &str, into: &mut dyn std::io::Write, limit: u64) -> Result<u64, DeviceError> {
+        self.device.pull_file(path, into, limit)
+    }
     fn timeout(&self) -> Duration {
         self.device.timeout()
     }

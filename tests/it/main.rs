@@ -3,13 +3,15 @@
 //! (`device_adb`), `exec` and the REPL (`exec_scripts`, `exec_repl`), hostile
 //! snippets (`hostile`), the iOS and HarmonyOS doors (`wda_door`, `hdc_door`), a
 //! person in the loop (`human_loop`), strategies and roles (`strategies`), memory
-//! and replay (`memory`) and real dumps (`ui_fixtures`). They drive the real binary and the virtual device over ADB, and
+//! and replay (`memory`), real dumps (`ui_fixtures`) and APKs against androguard
+//! (`apk_info`). They drive the real binary and the virtual device over ADB, and
 //! judge by `simctl state` and the files written.
 #![cfg(feature = "sim")]
 
 mod common;
 
 mod agent_run;
+mod apk_info;
 mod assets;
 mod device_adb;
 mod eval_suite;

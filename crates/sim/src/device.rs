@@ -59,6 +59,21 @@ pub(crate) struct SimDevice {
     variant: Mutex<u32>,
 }
 
+/// Puts every app's APK where `pm path` says it is. A failure leaves that app
+/// without a file (logged): the phone still boots.
+fn install_apks(fs: &MemFs, catalog: &Catalog) {
+    let apps = catalog.apps.iter().map(|app| (app.package.as_str(), app.system, crate::apk::build(app)));
+    let bare = catalog.world.system_packages.iter().map(|p| (p.as_str(), true, crate::apk::build_bare(p)));
+    for (package, system, built) in apps.chain(bare) {
+        let installed = built.map_err(|e| e.to_string()).and_then(|bytes| {
+            fs.install_system_file(&crate::apk::path_of(package, system), &bytes).map_err(|e| e.to_string())
+        });
+        if let Err(e) = installed {
+            tracing::warn!("the APK of {package} is missing: {e}");
+        }
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // The state behind a poisoned lock is still consistent enough to serve.
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -75,7 +90,8 @@ impl SimDevice {
         let base = Arc::new(catalog);
         let variant = config.variant.min(crate::world::variant::MAX_VARIANT);
         let running = if variant == 0 { base.clone() } else { Arc::new(base.variant(variant)) };
-        let world = World::new(running, geometry, fs.clone());
+        let world = World::new(running.clone(), geometry, fs.clone());
+        install_apks(&fs, &running);
         Self {
             commands: std::sync::atomic::AtomicU64::new(0),
             config,
@@ -102,6 +118,7 @@ impl SimDevice {
         let state = std::mem::take(&mut world.state);
         let collections = std::mem::take(&mut world.collections);
         let fresh = World::new(catalog.clone(), world.geometry, self.fs.clone());
+        install_apks(&self.fs, &catalog);
         *world = fresh;
         // The update's own state keys (a dialog seen or not) start fresh; the rest is kept.
         for (k, v) in state {

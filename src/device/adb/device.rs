@@ -20,6 +20,15 @@ enum Link {
     Server(ServerConnection),
 }
 
+/// The live connection an exchange runs on.
+enum Connection<'a> {
+    Direct(&'a mut DirectConnection),
+    Server(&'a mut ServerConnection),
+}
+
+/// A pull may take longer than one command: an APK can be tens of megabytes.
+const PULL_TIMEOUT: Duration = Duration::from_secs(120);
+
 pub struct AdbDevice {
     pub(super) name: String,
     link: Link,
@@ -72,6 +81,20 @@ impl AdbDevice {
 
     /// Runs one command line for `op`; connecting again and running share `timeout`.
     pub(super) fn exec_line(&mut self, op: &str, command: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
+        self.over_link(op, timeout, |link, deadline| match link {
+            Connection::Direct(c) => c.shell(command, deadline),
+            Connection::Server(s) => s.shell(command, deadline),
+        })
+    }
+
+    /// Runs `exchange` on the device's connection for `op`, within `timeout` (and the
+    /// script's deadline); a direct connection is made again if the last one broke.
+    fn over_link<T>(
+        &mut self,
+        op: &str,
+        timeout: Duration,
+        exchange: impl FnOnce(Connection<'_>, Deadline) -> Result<T, TransportError>,
+    ) -> Result<T, DeviceError> {
         let timeout = match self.cap {
             Some(cap) => timeout.min(cap.saturating_duration_since(std::time::Instant::now())),
             None => timeout,
@@ -85,7 +108,7 @@ impl AdbDevice {
                 };
                 match connected {
                     Ok(mut c) => {
-                        let r = c.shell(command, deadline);
+                        let r = exchange(Connection::Direct(&mut c), deadline);
                         // After a failure the stream is in an unknown state: reconnect next time.
                         if r.is_ok() {
                             *conn = Some(c);
@@ -96,7 +119,7 @@ impl AdbDevice {
                     Err(e) => Err(e),
                 }
             }
-            Link::Server(server) => server.shell(command, deadline),
+            Link::Server(server) => exchange(Connection::Server(server), deadline),
         };
         result.map_err(|e| self.error(op, e))
     }
@@ -136,6 +159,14 @@ impl Device for AdbDevice {
 
     fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    fn pull_file(&mut self, path: &str, into: &mut dyn std::io::Write, limit: u64) -> Result<u64, DeviceError> {
+        let op = format!("pull {}", crate::clip::clip(path, 120));
+        self.over_link(&op, self.timeout.max(PULL_TIMEOUT), |link, deadline| match link {
+            Connection::Direct(c) => c.pull(path, into, limit, deadline),
+            Connection::Server(s) => s.pull(path, into, limit, deadline),
+        })
     }
 
     fn set_deadline(&mut self, deadline: Option<std::time::Instant>) {

@@ -75,3 +75,52 @@ pub fn script() -> PathBuf {
         panic!("the terminal tests need util-linux `script`: {INSTALL_ALL}, or apt-get install -y bsdutils")
     })
 }
+
+/// A Python that imports androguard (Debian's package puts it in /usr/bin/python3):
+/// the independent APK parser `codeact apk info` is compared with.
+pub fn androguard_python() -> PathBuf {
+    let candidates =
+        [std::env::var_os("CODEACT_ANDROGUARD_PYTHON").map(PathBuf::from), Some("/usr/bin/python3".into())];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|python| {
+            std::process::Command::new(python)
+                .args(["-c", "import androguard"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .unwrap_or_else(|| panic!("the APK tests need androguard: {INSTALL_ALL}, or apt-get install -y androguard"))
+}
+
+/// `aapt`, which builds real APKs (a binary manifest and a resource table) in the tests.
+pub fn aapt() -> PathBuf {
+    find("CODEACT_AAPT", &["aapt"], &[PathBuf::from("/usr/bin/aapt")])
+        .unwrap_or_else(|| panic!("the APK tests need aapt: {INSTALL_ALL}, or apt-get install -y aapt"))
+}
+
+/// Android's own framework resources as an APK (Debian's android-framework-res):
+/// what `aapt` links against, and a real APK to read.
+pub fn framework_res() -> PathBuf {
+    let path = PathBuf::from("/usr/share/android-framework-res/framework-res.apk");
+    if !path.is_file() {
+        panic!("the APK tests need {}: {INSTALL_ALL}, or apt-get install -y android-framework-res", path.display());
+    }
+    path
+}
+
+/// Real-world APKs shipped inside PyPI packages (uiautomator2's, Airtest's and
+/// Poco's on-device agents), which `scripts/test.sh` unpacks into one folder.
+pub fn real_apks() -> Vec<PathBuf> {
+    let dir = std::env::var_os("CODEACT_REAL_APKS").map(PathBuf::from).unwrap_or_else(|| tools_dir().join("apks"));
+    let mut apks: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "apk")).collect()
+        })
+        .unwrap_or_default();
+    apks.sort();
+    if apks.is_empty() {
+        panic!("the APK tests need the real APKs in {}: {INSTALL_ALL}", dir.display());
+    }
+    apks
+}

@@ -293,13 +293,7 @@ pub(crate) fn pm(device: &SimDevice, args: &[&str]) -> Output {
             .map(|a| (a.package.clone(), a.system))
             .chain(catalog.world.system_packages.iter().map(|p| (p.clone(), true)))
     };
-    let apk = |package: &str, system: bool| {
-        if system {
-            format!("/system/priv-app/{package}/{package}.apk")
-        } else {
-            format!("/data/app/~~codeact==/{package}-1/base.apk")
-        }
-    };
+    let apk = crate::apk::path_of;
     match (sub, rest.first()) {
         ("list", Some(&"packages")) => {
             let flags: Vec<&str> = rest[1..].iter().copied().filter(|a| a.starts_with('-')).collect();

@@ -403,6 +403,28 @@ impl MemFs {
         Ok(())
     }
 
+    /// Puts a file where the system keeps it (an app's APK under `/system` or
+    /// `/data/app`), read-only to the shell: the phone's own doing, so the rule that
+    /// only `/sdcard` and `/data/local/tmp` are writable does not apply.
+    pub(crate) fn install_system_file(&self, path: &str, data: &[u8]) -> Result<(), FsError> {
+        let p = Self::abs(path)?;
+        let mut st = self.lock();
+        for (i, _) in p.match_indices('/').skip(1) {
+            let anc = p.get(..i).unwrap_or("/");
+            match st.t.get(anc) {
+                Some(n) if n.data.is_some() => return Err(FsError::NotADirectory),
+                Some(_) => {}
+                None => st.insert_dir(anc)?,
+            }
+        }
+        let node = Node { data: Some(data.to_vec()), mode: S_IFREG | 0o644, mtime: now() };
+        let old = st.t.get(&p).map_or(0, |n| cost(&p, n));
+        st.reserve(cost(&p, &node), old)?;
+        st.used = st.used.saturating_sub(old).saturating_add(cost(&p, &node));
+        st.t.insert(p, node);
+        Ok(())
+    }
+
     pub(crate) fn stat(&self, path: &str) -> Option<Meta> {
         let p = Self::abs(path).ok()?;
         self.lock().t.get(&p).map(Node::meta)

@@ -23,8 +23,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub(crate) use input::CLIPBOARD;
+pub(crate) use spec::AppSpec;
 pub use spec::SpecError;
-use spec::{AppSpec, WorldSpec};
+use spec::WorldSpec;
 pub(crate) use template::Record;
 pub(crate) use template::Value;
 pub use variant::MAX_VARIANT;

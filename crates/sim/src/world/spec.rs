@@ -13,6 +13,9 @@
 //!                                        # circle|square|squircle|triangle|hexagon; the
 //!                                        # emblem (a picture, else the label's letter)
 //! launcher = ".NotesList"                # activity the launcher intent opens
+//! version = "2.1"                        # optional: the APK's versionName (1.0)
+//! version_code = 21                      # optional: its versionCode (1)
+//! permissions = ["android.permission.READ_CONTACTS"]   # optional: uses-permission
 //!
 //! [[screens]]
 //! activity = ".NotesList"                # ".Name" is relative to the package
@@ -123,6 +126,22 @@ pub(crate) struct AppSpec {
     /// URI as its parameter.
     #[serde(default)]
     pub(crate) links: Vec<LinkSpec>,
+    /// What the APK's manifest says: `version` (versionName), `version_code`, and the
+    /// permissions it asks for (`uses-permission`).
+    #[serde(default = "first_version")]
+    pub(crate) version: String,
+    #[serde(default = "first_version_code")]
+    pub(crate) version_code: u32,
+    #[serde(default)]
+    pub(crate) permissions: Vec<String>,
+}
+
+fn first_version() -> String {
+    "1.0".into()
+}
+
+fn first_version_code() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -39,6 +39,8 @@ impl Catalog {
         let mut apps = self.apps.clone();
         let mut initial_state = self.initial_state.clone();
         for app in &mut apps {
+            // An update: the APK says a newer version.
+            app.version_code = app.version_code.saturating_add(n.min(MAX_VARIANT));
             if n >= 1 {
                 for screen in &mut app.screens {
                     let plain = |k: &ItemKind| matches!(k, ItemKind::Row | ItemKind::Switch);

@@ -7,7 +7,8 @@ use std::net::TcpStream;
 use adb_wire::message::{A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_STLS, A_VERSION, A_WRTE, HEADER_LEN, Header};
 
 use super::{
-    Deadline, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, output_of_v2, read_full, write_full,
+    Deadline, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, output_of_v2, read_full, take_pulled,
+    write_full,
 };
 
 /// The largest payload this client accepts.
@@ -113,6 +114,50 @@ impl DirectConnection {
             output_of_v2(&bytes)
         } else {
             Ok(ShellOutput { stdout: bytes, stderr: Vec::new(), code: None })
+        }
+    }
+
+    /// Copies the file at `path` on the device into `into` over the `sync:` service
+    /// (what `adb pull` does), at most `limit` bytes; returns its size.
+    pub fn pull(
+        &mut self,
+        path: &str,
+        into: &mut dyn std::io::Write,
+        limit: u64,
+        deadline: Deadline,
+    ) -> Result<u64, TransportError> {
+        let local = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        let request = adb_wire::sync::recv_request(path);
+        if request.len() > self.max_payload {
+            return Err(TransportError::TooLong { len: request.len(), max: self.max_payload });
+        }
+        self.send(A_OPEN, local, 0, b"sync:\0", deadline)?;
+        let mut decoder = adb_wire::sync::RecvDecoder::default();
+        let mut remote = None;
+        let mut written = 0u64;
+        loop {
+            let (cmd, arg0, arg1, payload) = self.read(deadline)?;
+            if arg1 != local {
+                continue; // a stray message for an older stream
+            }
+            match cmd {
+                A_OKAY if remote.is_none() => {
+                    remote = Some(arg0);
+                    self.send(A_WRTE, local, arg0, &request, deadline)?;
+                }
+                A_WRTE => {
+                    self.send(A_OKAY, local, arg0, &[], deadline)?;
+                    if take_pulled(&mut decoder, &payload, path, into, &mut written, limit)? {
+                        // Done: end the session; its last messages are strays for later reads.
+                        self.send(A_CLSE, local, arg0, &[], deadline)?;
+                        return Ok(written);
+                    }
+                }
+                A_CLSE if remote.is_none() => return Err(TransportError::Refused("sync:".into())),
+                A_CLSE => return Err(TransportError::Disconnected),
+                _ => {}
+            }
         }
     }
 }

@@ -63,6 +63,48 @@ pub enum TransportError {
     BadServerLength,
     #[error("the reply exceeds {MAX_OUTPUT} bytes")]
     TooLarge,
+    /// `sync:` RECV refused, in the device's words (`No such file or directory`…).
+    #[error("the device cannot send {path}: {said}")]
+    PullFailed { path: String, said: String },
+    #[error("the file transfer broke the sync protocol")]
+    Sync(#[from] adb_wire::sync::SyncError),
+    #[error("the file is larger than {limit} bytes")]
+    FileTooLarge { limit: u64 },
+    #[error("cannot write the pulled file here")]
+    WriteLocal(#[source] std::io::Error),
+}
+
+/// Feeds a RECV reply's bytes to `into`, at most `limit` bytes; `Ok(true)` once the
+/// whole file is in.
+fn take_pulled(
+    decoder: &mut adb_wire::sync::RecvDecoder,
+    bytes: &[u8],
+    path: &str,
+    into: &mut dyn Write,
+    written: &mut u64,
+    limit: u64,
+) -> Result<bool, TransportError> {
+    use adb_wire::sync::RecvEvent;
+    decoder.push(bytes);
+    while let Some(event) = decoder.next_event()? {
+        match event {
+            RecvEvent::Data(chunk) => {
+                *written += chunk.len() as u64;
+                if *written > limit {
+                    return Err(TransportError::FileTooLarge { limit });
+                }
+                into.write_all(&chunk).map_err(TransportError::WriteLocal)?;
+            }
+            RecvEvent::Done => return Ok(true),
+            RecvEvent::Fail(said) => {
+                return Err(TransportError::PullFailed {
+                    path: path.into(),
+                    said: crate::clip::clip(&said, 200).into_owned(),
+                });
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// When an operation must be over, and the budget it was given (for messages).

@@ -7,7 +7,10 @@ use std::net::TcpStream;
 
 use adb_wire::shell_v2::{Collected, PacketBuffer};
 
-use super::{Deadline, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, finished, read_full, write_full};
+use super::{
+    Deadline, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, finished, read_full, take_pulled,
+    write_full,
+};
 
 /// A device reached through the adb server's smart-socket protocol.
 pub struct ServerConnection {
@@ -92,6 +95,39 @@ impl ServerConnection {
         let mut stream = connect(&self.server, deadline)?;
         server_request(&mut stream, &format!("host-serial:{}:features", self.serial), deadline)?;
         read_hex_string(&mut stream, deadline)
+    }
+
+    /// Copies the file at `path` on the device into `into` over the `sync:` service
+    /// (what `adb pull` does), at most `limit` bytes; returns its size.
+    pub fn pull(
+        &mut self,
+        path: &str,
+        into: &mut dyn std::io::Write,
+        limit: u64,
+        deadline: Deadline,
+    ) -> Result<u64, TransportError> {
+        let mut stream = connect(&self.server, deadline)?;
+        server_request(&mut stream, &format!("host:transport:{}", self.serial), deadline)?;
+        server_request(&mut stream, "sync:", deadline)?;
+        write_full(&mut stream, &adb_wire::sync::recv_request(path), deadline)?;
+        let mut decoder = adb_wire::sync::RecvDecoder::default();
+        let mut written = 0u64;
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            stream.set_read_timeout(Some(deadline.left()?)).map_err(|e| deadline.io(e))?;
+            match stream.read(&mut buf) {
+                Ok(0) => return Err(TransportError::Disconnected),
+                Ok(n) => {
+                    if take_pulled(&mut decoder, &buf[..n], path, into, &mut written, limit)? {
+                        // A courtesy: the socket closes with this function either way.
+                        let _ = write_full(&mut stream, &adb_wire::sync::quit_request(), deadline);
+                        return Ok(written);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(deadline.io(e)),
+            }
+        }
     }
 
     pub fn shell(&mut self, command: &str, deadline: Deadline) -> Result<ShellOutput, TransportError> {
