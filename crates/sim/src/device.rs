@@ -117,6 +117,7 @@ impl SimDevice {
         let mut world = self.world();
         let state = std::mem::take(&mut world.state);
         let collections = std::mem::take(&mut world.collections);
+        let (crash_on, log) = (std::mem::take(&mut world.crash_on), std::mem::take(&mut world.log));
         let fresh = World::new(catalog.clone(), world.geometry, self.fs.clone());
         install_apks(&self.fs, &catalog);
         *world = fresh;
@@ -125,6 +126,8 @@ impl SimDevice {
             world.state.insert(k, v);
         }
         world.collections = collections;
+        world.crash_on = crash_on;
+        world.log = log;
     }
 
     pub(crate) fn config(&self) -> &SimConfig {
@@ -220,5 +223,6 @@ impl SimDevice {
         let mut world = self.world();
         world.fault_dialog_armed = None;
         world.slow_ui = Duration::ZERO;
+        world.crash_on.clear();
     }
 }

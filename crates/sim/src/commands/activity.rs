@@ -8,14 +8,7 @@ use crate::device::SimDevice;
 use crate::shell::Output;
 use crate::world::{ADB_KEYBOARD_IME, ActivityStart};
 
-/// `com.pkg/.Act` → `com.pkg/.Act` as ActivityRecord prints it (short form when the
-/// class is inside the package).
-pub(crate) fn short_component(package: &str, activity: &str) -> String {
-    match activity.strip_prefix(package) {
-        Some(rest) if rest.starts_with('.') => format!("{package}/{rest}"),
-        _ => format!("{package}/{activity}"),
-    }
-}
+pub(crate) use crate::world::short_component;
 
 /// Drops `--user N` (and `--uid N`) pairs: there is one user, 0.
 fn without_user<'a>(args: &[&'a str]) -> Vec<&'a str> {

@@ -1,6 +1,6 @@
 //! The Android command-line tools of the virtual device (`input`, `am`, `pm`, `wm`,
 //! `dumpsys`, `uiautomator`, `screencap`, `getprop`, `settings`, `ime`, `svc`,
-//! `monkey`, `cmd`) and the test-only `simctl`; on the HarmonyOS door, HarmonyOS's
+//! `monkey`, `cmd`, `logcat`) and the test-only `simctl`; on the HarmonyOS door, HarmonyOS's
 //! tools instead (`harmony/`).
 //!
 //! Each answers in the exact text a real Android 14 (or HarmonyOS) device prints. The shell
@@ -11,6 +11,7 @@ mod activity;
 mod capture;
 mod harmony;
 mod input;
+mod logcat;
 mod simctl;
 mod system;
 
@@ -56,6 +57,7 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
         },
         "wm" => system::wm(device, &args),
         "dumpsys" => system::dumpsys(device, &args),
+        "logcat" => logcat::logcat(device, &args),
         "getprop" => system::getprop(device, &args),
         "settings" => system::settings(device, &args),
         "ime" => system::ime(device, &args),

@@ -32,6 +32,13 @@ const HELP: &str = r#"usage: simctl COMMAND
   fault hang N          after N more commands, never answer the next one
   fault dialog [KIND]   show a blocker at the next screen change: anr (the default),
                         crash, permission, rate, update
+  fault crash-on PACKAGE WIDGET
+                        a tap on WIDGET (its resource id, bare or PACKAGE:id/NAME, its
+                        text or its description) crashes the app: "LABEL keeps
+                        stopping", FATAL EXCEPTION in logcat, its task gone
+  fault anr-on PACKAGE WIDGET
+                        a tap on WIDGET makes the app stop responding: "LABEL isn't
+                        responding", ANR in logcat
   fault clear           remove every fault (slow-ui and dump-latency too)
   slow-ui MS            after each change the screen settles in steps over MS
   variant [N]           print, or set, the apps' layout variant as an update would:
@@ -183,6 +190,9 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 "dump_latency_ms": f.dump_latency.as_millis() as u64,
                 "slow_ui_ms": world.slow_ui.as_millis() as u64,
                 "dialog_armed": world.fault_dialog_armed.map(|k| k.name()),
+                "fail_on": world.crash_on.iter().map(|t| serde_json::json!({
+                    "fault": t.failure.name(), "package": t.package, "widget": t.widget,
+                })).collect::<Vec<_>>(),
             });
             ok(format!("{json}\n"))
         }
@@ -221,6 +231,35 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 2,
             ),
         },
+        ["fault", kind @ ("crash-on" | "anr-on"), package, widget @ ..] if !widget.is_empty() => {
+            use crate::world::misbehave::{Failure, MAX_TRIGGERS, Trigger};
+            let mut world = device.world();
+            if world.catalog.app_index(package).is_none() {
+                return fail(
+                    &format!(
+                        "simctl: no app {package} (`pm list packages` lists them)
+"
+                    ),
+                    2,
+                );
+            }
+            if world.crash_on.len() >= MAX_TRIGGERS {
+                return fail(
+                    &format!(
+                        "simctl: at most {MAX_TRIGGERS} widgets fail; `simctl fault clear` first
+"
+                    ),
+                    2,
+                );
+            }
+            let failure = if *kind == "crash-on" { Failure::Crash } else { Failure::Anr };
+            world.crash_on.push(Trigger { package: package.to_string(), widget: widget.join(" "), failure });
+            ok("")
+        }
+        ["fault", "crash-on" | "anr-on", ..] => fail(
+            "simctl: fault crash-on|anr-on needs PACKAGE WIDGET, e.g. `simctl fault crash-on com.example.notes save`\n",
+            2,
+        ),
         ["fault", "clear"] => {
             device.clear_faults();
             ok("")

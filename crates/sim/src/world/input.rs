@@ -110,7 +110,9 @@ impl World {
         self.screen_changed();
         match dialog {
             DialogInstance::Fault { kind, package, .. } => match (kind, button) {
-                // Close app (the ANR), Rate now and Update leave for elsewhere.
+                // Close app on an app's ANR ends it; on System UI's, and Rate now and
+                // Update, it leaves for elsewhere.
+                (FaultDialog::Anr, 1) if let Some(app) = self.catalog.app_index(&package) => self.force_stop(app),
                 (FaultDialog::Anr | FaultDialog::Rate | FaultDialog::Update, 1) => self.go_home(),
                 (FaultDialog::Permission, _) => {
                     let answer = if button == 0 { "granted" } else { "denied" };
@@ -134,6 +136,9 @@ impl World {
     }
 
     fn tap_item(&mut self, index: usize, record: Option<usize>, x: i32, bounds: &Rect) {
+        if self.fails_on_tap(index) {
+            return;
+        }
         let Some((_, screen, _)) = self.top() else { return };
         let Some(item) = screen.items.get(index).cloned() else { return };
         let record_ref = match (record, &item.source) {

@@ -11,6 +11,7 @@ pub(crate) mod dump;
 pub(crate) mod files;
 pub(crate) mod input;
 pub(crate) mod layout;
+pub(crate) mod misbehave;
 pub(crate) mod spec;
 pub(crate) mod template;
 pub(crate) mod variant;
@@ -46,6 +47,15 @@ pub(crate) const FILES: &str = "files";
 pub(crate) const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
 pub(crate) const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
 pub(crate) const LATIN_IME: &str = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME";
+
+/// `com.pkg/.Act` as ActivityRecord prints a component (short form when the class is
+/// inside the package).
+pub(crate) fn short_component(package: &str, activity: &str) -> String {
+    match activity.strip_prefix(package) {
+        Some(rest) if rest.starts_with('.') => format!("{package}/{rest}"),
+        _ => format!("{package}/{activity}"),
+    }
+}
 
 /// The parsed, checked data files; shared and never changed at run time.
 #[derive(Debug)]
@@ -238,6 +248,10 @@ pub(crate) struct World {
     /// The focused field's text is selected (Ctrl+A): the next delete or typed text
     /// replaces all of it.
     pub(crate) all_selected: bool,
+    /// `simctl fault crash-on|anr-on`: widgets that make their app fail.
+    pub(crate) crash_on: Vec<misbehave::Trigger>,
+    /// What `logcat` prints.
+    pub(crate) log: misbehave::LogBuffer,
     /// The phone's files (shared with its shell): the Files app lists and changes them.
     pub(crate) fs: Arc<MemFs>,
     /// When the device clock read [`BOOT_TIME_SECS`].
@@ -291,6 +305,8 @@ impl World {
             next_task_id: 10,
             touch_down: None,
             all_selected: false,
+            crash_on: Vec::new(),
+            log: misbehave::LogBuffer::default(),
             fs,
             booted: Instant::now(),
         };
@@ -482,6 +498,14 @@ impl World {
     /// What a screen does when it shows: on first arrival its `on_open` actions and
     /// autofocus; every time, its one-time dialog while the condition holds.
     fn arrive(&mut self, fresh: bool) {
+        let Some((app, screen, _)) = self.top() else { return };
+        if fresh {
+            let shown = format!(
+                "Displayed {} for user 0: +180ms",
+                short_component(&app.package, &app.full_activity(&screen.activity))
+            );
+            self.log(1000, 'I', "ActivityTaskManager", &shown);
+        }
         let Some((app, screen, _)) = self.top() else { return };
         let on_open = screen.on_open.clone();
         let autofocus = screen.autofocus.clone();

@@ -322,3 +322,41 @@ fn files_app_shows_the_shell_storage_and_moves_and_renames() {
     p.tap("text", "Delete");
     assert_eq!(p.sh("ls /sdcard/Travel"), "");
 }
+
+#[test]
+fn a_planted_crash_closes_the_app_says_so_and_logs_the_fatal_exception() {
+    let mut p = Phone::start();
+    p.sh("simctl fault crash-on com.nope save");
+    p.sh("simctl fault crash-on com.example.notes add_note");
+    let faults = p.sh("simctl faults");
+    assert!(faults.contains(r#""fault":"crash-on","package":"com.example.notes","widget":"add_note""#), "{faults}");
+    assert!(!faults.contains("com.nope"), "an unknown app is refused: {faults}");
+    p.sh("am start -n com.example.notes/.NotesListActivity");
+    assert!(p.sh("logcat -d").contains("Displayed com.example.notes/.NotesListActivity"));
+    p.tap("resource-id", "com.example.notes:id/add_note");
+    assert!(p.find("text", "Notes keeps stopping").is_some(), "the crash dialog");
+    assert_eq!(p.state()["foreground_package"], "com.android.launcher3", "the app is gone");
+    let crashes = p.sh("logcat -d -b crash");
+    assert!(crashes.starts_with("--------- beginning of crash\n"), "{crashes}");
+    assert!(crashes.contains(" E AndroidRuntime: FATAL EXCEPTION: main"), "{crashes}");
+    assert!(crashes.contains("E AndroidRuntime: Process: com.example.notes, PID: "), "{crashes}");
+    assert!(!crashes.contains("Displayed"), "the crash buffer holds crashes only");
+    assert_eq!(p.sh("logcat -d -s ActivityTaskManager").matches("Displayed").count(), 1);
+    p.tap("text", "Close app");
+
+    // A widget named by its description, failing another way.
+    p.sh("simctl fault clear");
+    p.sh("simctl fault anr-on com.example.notes New note");
+    p.sh("am start -n com.example.notes/.NotesListActivity");
+    p.tap("content-desc", "New note");
+    assert!(p.find("text", "Notes isn't responding").is_some());
+    assert!(p.sh("logcat -d '*:E'").contains("E ActivityManager: ANR in com.example.notes"));
+    p.tap("text", "Close app");
+    assert_eq!(p.state()["foreground_package"], "com.android.launcher3");
+    p.sh("logcat -c");
+    assert_eq!(p.sh("logcat -d"), "");
+    p.sh("simctl fault clear");
+    p.sh("am start -n com.example.notes/.NotesListActivity");
+    p.tap("content-desc", "New note");
+    assert_eq!(p.state()["activity"], "com.example.notes.NoteEditorActivity", "cleared: the tap works again");
+}
