@@ -11,8 +11,9 @@
 //! [`config`], [`session`] (the façade that wires them to one device), [`report`],
 //! [`trajectory`] (run directories, events, exports), [`memory`], [`trace`] (OTLP),
 //! and the ways to use a session, each a library call: [`agent`] (`codeact run`),
-//! [`script`] (`codeact exec`, `--heal`), [`repl`] and [`eval`] (the task suite and the
-//! survival measurement). `docs/ARCHITECTURE.md` is the map. The virtual phone the
+//! [`script`] (`codeact exec`, `--heal`), [`repl`], [`eval`] (the task suite and the
+//! survival measurement) and [`explore`] (autonomous exploration: coverage, crashes,
+//! the tests it found). `docs/ARCHITECTURE.md` is the map. The virtual phone the
 //! tests use is its own crate, `codeact-sim`, reached only over ADB.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -24,6 +25,7 @@ pub mod config;
 pub mod device;
 pub mod error_text;
 pub mod eval;
+pub mod explore;
 pub mod files;
 pub mod human;
 pub mod isolation;

@@ -418,6 +418,16 @@ impl Session {
         Ok(out)
     }
 
+    /// Whether an app (package or bundle id) is installed on the phone.
+    pub fn is_installed(&mut self, package: &str) -> Result<bool, DeviceError> {
+        self.tools().runtime_device().is_installed(package)
+    }
+
+    /// An installed app's APK, pulled from the phone and read (Android).
+    pub fn app_apk(&mut self, package: &str) -> Result<crate::apk::pull::Pulled, crate::apk::pull::PullError> {
+        crate::apk::pull::from_device(self.tools().runtime_device(), package)
+    }
+
     pub fn memory(&self) -> Vec<String> {
         self.tools().facts().to_vec()
     }

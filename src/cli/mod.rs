@@ -8,6 +8,7 @@ mod assets;
 mod devices;
 mod eval;
 mod exec;
+mod explore;
 mod heal;
 mod interrupt;
 mod memory;
@@ -50,6 +51,7 @@ enum Command {
     Screenshot(screenshot::ScreenshotArgs),
     Assets(assets::AssetsArgs),
     Apk(apk::ApkArgs),
+    Explore(explore::ExploreArgs),
 }
 
 /// Serve a virtual Android phone (not in this build: it was made without the `sim`
@@ -88,6 +90,7 @@ impl Cli {
             Command::Screenshot(a) => a.save(),
             Command::Assets(a) => a.manage(),
             Command::Apk(a) => a.inspect(),
+            Command::Explore(a) => a.explore(),
         }
     }
 }

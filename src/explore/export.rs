@@ -1,0 +1,137 @@
+//! The tests an exploration found, written as scripts `codeact exec` runs: for
+//! every activity reached, the shortest way there from a clean start, each step a
+//! selector action on its own line (`// step N`, so a failure names the step that
+//! diverged), then what the walk saw there asserted — the screen's anchor element
+//! and the activity in front. A suite folder with an index beside them.
+
+use serde::Serialize;
+
+use super::graph::Graph;
+use crate::tools::rhai_string;
+
+/// One test written.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestFound {
+    /// Its file, relative to the run folder (`tests/03-note-editor-activity.rhai`).
+    pub file: String,
+    /// What it checks: reaching this activity.
+    pub goal: String,
+    pub steps: usize,
+}
+
+/// `com.example.notes.NoteEditorActivity` → `note-editor-activity`.
+fn slug(activity: &str) -> String {
+    let short = activity.rsplit('.').next().unwrap_or(activity);
+    let mut out = String::new();
+    for (i, c) in short.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    if out.is_empty() { "screen".into() } else { out }
+}
+
+/// The test that reaches `state` of `graph`; `None` when no way from the start is known.
+pub fn test_for(graph: &Graph, state: usize, app: &str, strategy: &str) -> Option<(String, usize)> {
+    let start = graph.start?;
+    let target = graph.states.get(state)?;
+    let path = graph.path(start, state)?;
+    let mut s = format!(
+        "// codeact explore ({strategy}) found the way to {} in {app}\n// tags: explore, {app}\n\n",
+        super::findings::one_line(&target.activity)
+    );
+    s.push_str(&format!("start_app({}, #{{clear: true}});\n", rhai_string(app)));
+    for (n, e) in path.iter().enumerate() {
+        let edge = &graph.edges[*e];
+        s.push_str(&format!("{}; // step {}: {}\n", edge.code, n + 1, super::findings::one_line(&edge.label)));
+    }
+    if let Some(anchor) = &target.anchor {
+        s.push_str(&format!("wait_for({anchor}, 5000);\nassert_visible({anchor});\n"));
+    }
+    s.push_str(&format!(
+        "if phone_state.activity != {want} {{ throw `expected {short} in front, found ${{phone_state.activity}}`; }}\n",
+        want = rhai_string(&target.activity),
+        short = target.activity.rsplit('.').next().unwrap_or(&target.activity).replace(['`', '$', '{', '}'], ""),
+    ));
+    s.push_str(&format!("complete(true, {});\n", rhai_string(&format!("reached {}", target.activity))));
+    Some((s, path.len()))
+}
+
+/// One test per activity reached (the first screen of each, the shortest way),
+/// written by `write`; returns what was written and the index text.
+pub fn suite(
+    graph: &Graph,
+    app: &str,
+    strategy: &str,
+    mut write: impl FnMut(&str, &[u8]) -> bool,
+) -> (Vec<TestFound>, String) {
+    let mut seen_activities = std::collections::HashSet::new();
+    let mut tests = Vec::new();
+    let mut order: Vec<usize> = (0..graph.states.len()).collect();
+    order.sort_by_key(|s| graph.states[*s].first_seen);
+    for state in order {
+        let activity = graph.states[state].activity.clone();
+        if activity.is_empty() || !seen_activities.insert(activity.clone()) {
+            continue;
+        }
+        let Some((text, steps)) = test_for(graph, state, app, strategy) else { continue };
+        let file = format!("tests/{:02}-{}.rhai", tests.len() + 1, slug(&activity));
+        if write(&file, text.as_bytes()) {
+            tests.push(TestFound { file, goal: format!("reach {activity}"), steps });
+        }
+    }
+    let mut index = format!(
+        "# Tests found exploring {app}\n\nEach script starts {app} clean, takes the shortest way the exploration \
+         found to one activity, and checks what it saw there. Run them all:\n\n    codeact exec tests/*.rhai --device sim\n\n\
+         (or `--device SERIAL` on a phone with the same build). A failure names the step (`// step N`) whose element \
+         is no longer there.\n\n| test | goal | steps |\n|---|---|---|\n"
+    );
+    for t in &tests {
+        index.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            t.file.trim_start_matches("tests/"),
+            t.goal.replace('|', "\\|"),
+            t.steps
+        ));
+    }
+    (tests, index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::screen::{Candidate, Kind};
+
+    #[test]
+    fn each_activity_gets_the_shortest_way_and_its_checks() {
+        let mut g = Graph::default();
+        let tap = |k: u64, code: &str| Candidate {
+            key: k,
+            kind: Kind::Tap,
+            code: code.into(),
+            widget: k,
+            label: code.into(),
+        };
+        let (a, _) = g.visit(1, "com.x.MainActivity", vec![], 0);
+        let (b, _) = g.visit(2, "com.x.EditActivity", vec![], 1);
+        g.start = Some(a);
+        g.states[b].anchor = Some("#{id: \"com.x:id/save\"}".into());
+        g.add_edge(a, &tap(5, "tap(#{id: \"com.x:id/add\"})"), b);
+        let mut files = Vec::new();
+        let (tests, index) = suite(&g, "com.x", "systematic", |name, bytes| {
+            files.push((name.to_string(), String::from_utf8(bytes.to_vec()).unwrap()));
+            true
+        });
+        assert_eq!(tests.len(), 2);
+        assert_eq!(tests[1].file, "tests/02-edit-activity.rhai");
+        let edit = &files[1].1;
+        assert!(edit.contains("start_app(\"com.x\", #{clear: true});"), "{edit}");
+        assert!(edit.contains("tap(#{id: \"com.x:id/add\"}); // step 1"), "{edit}");
+        assert!(edit.contains("assert_visible(#{id: \"com.x:id/save\"});"), "{edit}");
+        assert!(edit.contains("if phone_state.activity != \"com.x.EditActivity\""), "{edit}");
+        assert!(index.contains("| `02-edit-activity.rhai` | reach com.x.EditActivity | 1 |"), "{index}");
+    }
+}
