@@ -94,7 +94,7 @@ pub fn drawn_places(png: &[u8], area: Bounds) -> Vec<(i32, i32)> {
     // A speck is noise; a patch covering most of the surface is a backdrop.
     let total = drawn.len();
     patches.retain(|(n, _, _)| *n >= 2 && *n * 2 < total);
-    patches.sort_by(|a, b| b.0.cmp(&a.0));
+    patches.sort_by_key(|p| std::cmp::Reverse(p.0));
     patches
         .iter()
         .take(MAX_PLACES)

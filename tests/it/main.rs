@@ -4,7 +4,7 @@
 //! snippets (`hostile`), the iOS and HarmonyOS doors (`wda_door`, `hdc_door`), a
 //! person in the loop (`human_loop`), strategies and roles (`strategies`), memory
 //! and replay (`memory`), real dumps (`ui_fixtures`) and APKs against androguard
-//! (`apk_info`). They drive the real binary and the virtual device over ADB, and
+//! (`apk_info`), exploration (`explore`). They drive the real binary and the virtual device over ADB, and
 //! judge by `simctl state` and the files written.
 #![cfg(feature = "sim")]
 
@@ -17,6 +17,7 @@ mod device_adb;
 mod eval_suite;
 mod exec_repl;
 mod exec_scripts;
+mod explore;
 mod hdc_door;
 mod hostile;
 mod human_loop;
