@@ -36,7 +36,8 @@ pub struct Pulled {
     pub info: ApkInfo,
 }
 
-fn is_package_name(s: &str) -> bool {
+/// Whether `s` is shaped like a package name (and safe to put on a command line).
+pub fn is_package_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 255
         && s.split('.').all(|part| {

@@ -129,6 +129,7 @@ impl ExploreArgs {
             let c = &summary.coverage;
             let activities = match c.ratio() {
                 Some(r) => format!("{}/{} activities ({:.0}%)", c.reached_declared(), c.declared.len(), 100.0 * r),
+                None if c.reached.is_empty() => "no activities (the platform names none)".to_string(),
                 None => format!("{} activities (the APK's list is not known)", c.reached.len()),
             };
             codeact::outln!(

@@ -1,5 +1,5 @@
 //! The tests an exploration found, written as scripts `codeact exec` runs: for
-//! every activity reached, the shortest way there from a clean start, each step a
+//! every activity reached (every screen where the platform names no activities), the shortest way there from a clean start, each step a
 //! selector action on its own line (`// step N`, so a failure names the step that
 //! diverged), then what the walk saw there asserted — the screen's anchor element
 //! and the activity in front. A suite folder with an index beside them.
@@ -35,28 +35,34 @@ fn slug(activity: &str) -> String {
 }
 
 /// The test that reaches `state` of `graph`; `None` when no way from the start is known.
-pub fn test_for(graph: &Graph, state: usize, app: &str, strategy: &str) -> Option<(String, usize)> {
+pub fn test_for(graph: &Graph, state: usize, app: &str, strategy: &str, clean: bool) -> Option<(String, usize)> {
     let start = graph.start?;
     let target = graph.states.get(state)?;
     let path = graph.path(start, state)?;
+    let place = if target.activity.is_empty() { &target.name } else { &target.activity };
     let mut s = format!(
         "// codeact explore ({strategy}) found the way to {} in {app}\n// tags: explore, {app}\n\n",
-        super::findings::one_line(&target.activity)
+        super::findings::one_line(place)
     );
-    s.push_str(&format!("start_app({}, #{{clear: true}});\n", rhai_string(app)));
+    s.push_str(&format!("{};\n", super::screen::start_line(app, clean)));
     for (n, e) in path.iter().enumerate() {
         let edge = &graph.edges[*e];
         s.push_str(&format!("{}; // step {}: {}\n", edge.code, n + 1, super::findings::one_line(&edge.label)));
     }
     if let Some(anchor) = &target.anchor {
         s.push_str(&format!("wait_for({anchor}, 5000);\nassert_visible({anchor});\n"));
+    } else if target.activity.is_empty() {
+        // Nothing tells this screen apart: a test that checks nothing is not written.
+        return None;
     }
-    s.push_str(&format!(
+    if !target.activity.is_empty() {
+        s.push_str(&format!(
         "if phone_state.activity != {want} {{ throw `expected {short} in front, found ${{phone_state.activity}}`; }}\n",
         want = rhai_string(&target.activity),
         short = target.activity.rsplit('.').next().unwrap_or(&target.activity).replace(['`', '$', '{', '}'], ""),
     ));
-    s.push_str(&format!("complete(true, {});\n", rhai_string(&format!("reached {}", target.activity))));
+    }
+    s.push_str(&format!("complete(true, {});\n", rhai_string(&format!("reached {place}"))));
     Some((s, path.len()))
 }
 
@@ -66,6 +72,7 @@ pub fn suite(
     graph: &Graph,
     app: &str,
     strategy: &str,
+    clean: bool,
     mut write: impl FnMut(&str, &[u8]) -> bool,
 ) -> (Vec<TestFound>, String) {
     let mut seen_activities = std::collections::HashSet::new();
@@ -73,11 +80,13 @@ pub fn suite(
     let mut order: Vec<usize> = (0..graph.states.len()).collect();
     order.sort_by_key(|s| graph.states[*s].first_seen);
     for state in order {
-        let activity = graph.states[state].activity.clone();
-        if activity.is_empty() || !seen_activities.insert(activity.clone()) {
+        // One test per activity; where the platform names none (iOS), per screen.
+        let state_ref = &graph.states[state];
+        let activity = if state_ref.activity.is_empty() { state_ref.name.clone() } else { state_ref.activity.clone() };
+        if !seen_activities.insert(activity.clone()) {
             continue;
         }
-        let Some((text, steps)) = test_for(graph, state, app, strategy) else { continue };
+        let Some((text, steps)) = test_for(graph, state, app, strategy, clean) else { continue };
         let file = format!("tests/{:02}-{}.rhai", tests.len() + 1, slug(&activity));
         if write(&file, text.as_bytes()) {
             tests.push(TestFound { file, goal: format!("reach {activity}"), steps });
@@ -121,7 +130,7 @@ mod tests {
         g.states[b].anchor = Some("#{id: \"com.x:id/save\"}".into());
         g.add_edge(a, &tap(5, "tap(#{id: \"com.x:id/add\"})"), b);
         let mut files = Vec::new();
-        let (tests, index) = suite(&g, "com.x", "systematic", |name, bytes| {
+        let (tests, index) = suite(&g, "com.x", "systematic", true, |name, bytes| {
             files.push((name.to_string(), String::from_utf8(bytes.to_vec()).unwrap()));
             true
         });

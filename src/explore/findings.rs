@@ -124,7 +124,7 @@ pub fn logged_failures(log: &str) -> Vec<Logged> {
 
 /// The reproduction as a test: it does the steps from a clean start and fails
 /// while the problem is there (so it passes once it is fixed).
-pub fn reproduction_script(app: &str, finding: &Finding) -> String {
+pub fn reproduction_script(app: &str, finding: &Finding, clean: bool) -> String {
     let mut s = format!("// codeact explore found a {} in {app}: {}\n", finding.kind.word(), one_line(&finding.title));
     if let Some(e) = &finding.exception {
         s.push_str(&format!("// {}\n", one_line(e)));
@@ -135,7 +135,7 @@ pub fn reproduction_script(app: &str, finding: &Finding) -> String {
         one_line(&finding.action),
         finding.kind.word().to_lowercase()
     ));
-    s.push_str(&format!("start_app({}, #{{clear: true}});\n", rhai_string(app)));
+    s.push_str(&format!("{};\n", super::screen::start_line(app, clean)));
     for (n, step) in finding.steps.iter().enumerate() {
         s.push_str(&format!("{step}; // step {}\n", n + 1));
     }
@@ -197,7 +197,7 @@ mod tests {
             reproduced: None,
             script: "findings/01-crash.rhai".into(),
         };
-        let s = reproduction_script("com.example.notes", &f);
+        let s = reproduction_script("com.example.notes", &f, true);
         assert!(s.contains("start_app(\"com.example.notes\", #{clear: true});"), "{s}");
         assert!(s.contains("tap(#{id: \"add_note\"}); // step 1"), "{s}");
         assert!(s.contains("assert_not_visible(#{text_contains: \"keeps stopping\""), "{s}");

@@ -95,9 +95,9 @@ impl ExploreOptions {
 /// Why an exploration could not run (what it found is never an error).
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {
-    #[error(
-        "{device}: {app} is not installed; `codeact apk info --device … --package {app}` checks, `pm list packages` lists them"
-    )]
+    #[error("{app:?} is not a package name (letters, digits, _ and dots, like com.example.app)")]
+    BadPackage { app: String },
+    #[error("{device}: {app} is not installed; check the name (`adb shell pm list packages` lists Android's)")]
     NotInstalled { device: String, app: String },
     #[error(transparent)]
     Device(#[from] DeviceError),
@@ -168,6 +168,9 @@ pub fn run(
     let device_name = device.name().to_string();
     let platform = device.platform();
     let mut session = Session::new(device, &settings)?;
+    if !crate::apk::pull::is_package_name(&options.app) {
+        return Err(ExploreError::BadPackage { app: options.app.clone() });
+    }
     if !session.is_installed(&options.app)? {
         return Err(ExploreError::NotInstalled { device: device_name, app: options.app.clone() });
     }
@@ -207,10 +210,10 @@ pub fn run(
     if options.replay_findings && stopped != StopReason::Interrupted {
         walk.replay_findings();
     }
-    let (graph, coverage, findings) = (walk.graph, walk.coverage, walk.findings);
+    let (graph, coverage, findings, clean) = (walk.graph, walk.coverage, walk.findings, walk.clean);
     let app = options.app.clone();
     let (tests, index) =
-        export::suite(&graph, &app, options.strategy.name(), |name, bytes| folder.write(name, bytes).is_ok());
+        export::suite(&graph, &app, options.strategy.name(), clean, |name, bytes| folder.write(name, bytes).is_ok());
     folder.write("tests/index.md", index.as_bytes())?;
     folder.event(&record::ExploreEvent::End { actions, seconds, stopped: stopped.words() });
     let summary = ExploreSummary {

@@ -232,6 +232,13 @@ pub fn candidates(obs: &Observation, app: &str, user: &UserPersona, screenshot: 
     list
 }
 
+/// The line that starts `app` for a path to replay: clean (its data forgotten), or
+/// stopped and started where clearing is not possible or not wanted.
+pub fn start_line(app: &str, clean: bool) -> String {
+    let app = rhai_string(app);
+    if clean { format!("start_app({app}, #{{clear: true}})") } else { format!("stop_app({app}); start_app({app})") }
+}
+
 /// A short hex name for a screen key (`s3fa2c1d0`).
 pub fn screen_name(key: u64) -> String {
     format!("s{:08x}", key >> 32)

@@ -17,7 +17,6 @@ use super::record::{ExploreEvent, RunFolder};
 use super::screen::{self, Candidate, Kind};
 use super::{ExploreError, ExploreOptions, Progress, StopReason};
 use crate::session::Session;
-use crate::tools::rhai_string;
 
 /// A step of a planned way back to a screen: the screen it starts on, and the action.
 struct Planned {
@@ -60,6 +59,9 @@ pub(super) struct Walk<'a> {
     seen_in_log: HashSet<String>,
     /// Back was pressed once to return to the app.
     left_once: bool,
+    /// Restarts forget the app's data (not with `--keep-data`, nor where the
+    /// platform cannot: iOS).
+    pub clean: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -91,6 +93,7 @@ impl<'a> Walk<'a> {
             heading_for: None,
             seen_in_log: HashSet::new(),
             left_once: false,
+            clean: !options.keep_data,
         }
     }
 
@@ -120,16 +123,18 @@ impl<'a> Walk<'a> {
         result.error.is_none()
     }
 
-    /// Starts the app clean (its data forgotten, unless `--keep-data`).
+    /// Starts the app clean (its data forgotten, unless `--keep-data`); where its
+    /// data cannot be forgotten (iOS), stopped and started from then on.
     fn restart(&mut self, reason: &str) {
-        let app = rhai_string(self.app());
-        let code = if self.options.keep_data {
-            format!("stop_app({app}); start_app({app})")
-        } else {
-            format!("start_app({app}, #{{clear: true}})")
-        };
         self.folder.event(&ExploreEvent::Restart { n: self.actions, reason });
-        self.act("-", &code, "start the app clean");
+        let started = self.act("-", &screen::start_line(&self.options.app, self.clean), "start the app");
+        if !started && self.clean {
+            self.clean = false;
+            (self.progress)(Progress::Note(
+                "the app's data cannot be cleared here: each restart keeps it, and the paths found start from it",
+            ));
+            self.act("-", &screen::start_line(&self.options.app, false), "start the app");
+        }
         self.episode.clear();
         self.pending = None;
         self.left_once = false;
@@ -187,7 +192,7 @@ impl<'a> Walk<'a> {
         if self.findings.iter().any(|f| f.same_as(&finding)) {
             return;
         }
-        let script = findings::reproduction_script(self.app(), &finding);
+        let script = findings::reproduction_script(self.app(), &finding, self.clean);
         if let Err(e) = self.folder.write(&finding.script, script.as_bytes()) {
             finding.script = String::new();
             tracing::warn!("{e}");
