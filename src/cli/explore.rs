@@ -164,6 +164,14 @@ impl ExploreArgs {
         if let Some(code) = interrupt.exit_code() {
             return Ok(ExitCode::from(code));
         }
+        if let Some(error) = &summary.error {
+            codeact::errln!(
+                "codeact: the exploration stopped early: {}; what it found until then is in {}",
+                clean(error),
+                summary.dir.display()
+            );
+            return Ok(ExitCode::from(super::EXIT_ERROR));
+        }
         Ok(if summary.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(super::EXIT_FAILED) })
     }
 }

@@ -125,6 +125,8 @@ pub enum StopReason {
     /// Every action of every screen it could reach again was tried.
     Exhausted,
     Interrupted,
+    /// The phone stopped answering (the summary's `error` says how).
+    DeviceFailed,
 }
 
 impl StopReason {
@@ -133,6 +135,7 @@ impl StopReason {
             StopReason::Budget => "the budget was spent",
             StopReason::Exhausted => "every reachable action was tried",
             StopReason::Interrupted => "interrupted",
+            StopReason::DeviceFailed => "the phone stopped answering",
         }
     }
 }
@@ -147,6 +150,9 @@ pub struct ExploreSummary {
     pub actions: usize,
     pub seconds: f64,
     pub stopped: StopReason,
+    /// What the phone said when it stopped the walk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub coverage: Coverage,
     pub findings: Vec<Finding>,
     pub tests: Vec<TestFound>,
@@ -205,12 +211,13 @@ pub fn run(
     let mut walk =
         systematic::Walk::new(&mut session, options, &user, &mut folder, progress, stop, Coverage::new(declared));
     walk.note_old_log();
-    let stopped = walk.run()?;
+    let stopped = walk.run();
     let (actions, seconds) = (walk.actions, walk.elapsed());
-    if options.replay_findings && stopped != StopReason::Interrupted {
+    if options.replay_findings && matches!(stopped, StopReason::Budget | StopReason::Exhausted) {
         walk.replay_findings();
     }
-    let (graph, coverage, findings, clean) = (walk.graph, walk.coverage, walk.findings, walk.clean);
+    let (graph, coverage, findings, clean, error) =
+        (walk.graph, walk.coverage, walk.findings, walk.clean, walk.failure);
     let app = options.app.clone();
     let (tests, index) =
         export::suite(&graph, &app, options.strategy.name(), clean, |name, bytes| folder.write(name, bytes).is_ok());
@@ -224,6 +231,7 @@ pub fn run(
         actions,
         seconds,
         stopped,
+        error,
         coverage,
         findings,
         tests,

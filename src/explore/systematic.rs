@@ -15,7 +15,7 @@ use super::graph::Graph;
 use super::persona::UserPersona;
 use super::record::{ExploreEvent, RunFolder};
 use super::screen::{self, Candidate, Kind};
-use super::{ExploreError, ExploreOptions, Progress, StopReason};
+use super::{ExploreOptions, Progress, StopReason};
 use crate::session::Session;
 
 /// A step of a planned way back to a screen: the screen it starts on, and the action.
@@ -62,6 +62,8 @@ pub(super) struct Walk<'a> {
     /// Restarts forget the app's data (not with `--keep-data`, nor where the
     /// platform cannot: iOS).
     pub clean: bool,
+    /// Why the phone stopped the walk, when it did.
+    pub failure: Option<String>,
 }
 
 impl<'a> Walk<'a> {
@@ -94,6 +96,7 @@ impl<'a> Walk<'a> {
             seen_in_log: HashSet::new(),
             left_once: false,
             clean: !options.keep_data,
+            failure: None,
         }
     }
 
@@ -236,16 +239,24 @@ impl<'a> Walk<'a> {
     }
 
     /// The walk, until the budget is spent, everything reachable was tried, or a stop.
-    pub(super) fn run(&mut self) -> Result<StopReason, ExploreError> {
+    /// A phone that stops answering ends the walk with `DeviceFailed` (the error in
+    /// `failure`): what was found until then is kept.
+    pub(super) fn run(&mut self) -> StopReason {
         self.restart("start");
         loop {
             if (self.stop)() {
-                return Ok(StopReason::Interrupted);
+                return StopReason::Interrupted;
             }
             if self.options.budget.spent(self.actions, self.started.elapsed()) {
-                return Ok(StopReason::Budget);
+                return StopReason::Budget;
             }
-            let obs = self.session.observe(false)?;
+            let obs = match self.session.observe(false) {
+                Ok(obs) => obs,
+                Err(e) => {
+                    self.failure = Some(crate::error_text::full_message(&e));
+                    return StopReason::DeviceFailed;
+                }
+            };
             let seconds = self.elapsed();
             if self.caught_failure(&obs) {
                 self.coverage.sample(self.actions, seconds);
@@ -296,7 +307,7 @@ impl<'a> Walk<'a> {
             let action = match self.next_action(id) {
                 Next::Act(action) => action,
                 Next::Restarted => continue,
-                Next::Done => return Ok(StopReason::Exhausted),
+                Next::Done => return StopReason::Exhausted,
             };
             let name = self.graph.states[id].name.clone();
             self.graph.mark_tried(id, action.key);

@@ -74,17 +74,26 @@ impl DirectConnection {
         Ok((header.command, header.arg0, header.arg1, payload))
     }
 
-    /// Runs `command` and collects its output, before `deadline`.
-    pub fn shell(&mut self, command: &str, deadline: Deadline) -> Result<ShellOutput, TransportError> {
+    /// Opens `service` as a stream, writes `first` once it is open, and hands what
+    /// the device writes to `take` (each message acknowledged) until the device
+    /// closes the stream (`Ok(false)`) or `take` has what it wants (`Ok(true)`: the
+    /// stream is closed here; its last messages are strays for later reads).
+    /// `label` names the service when the device refuses it.
+    fn stream(
+        &mut self,
+        service: &[u8],
+        first: Option<&[u8]>,
+        label: &str,
+        deadline: Deadline,
+        mut take: impl FnMut(&[u8]) -> Result<bool, TransportError>,
+    ) -> Result<bool, TransportError> {
+        if service.len() > self.max_payload || first.is_some_and(|f| f.len() > self.max_payload) {
+            let len = service.len().max(first.map_or(0, <[u8]>::len));
+            return Err(TransportError::TooLong { len, max: self.max_payload });
+        }
         let local = self.next_id;
         self.next_id = self.next_id.wrapping_add(1).max(1);
-        // Without shell v2, `exec:` keeps binary output intact (no terminal).
-        let service = if self.shell_v2 { format!("shell,v2,raw:{command}\0") } else { format!("exec:{command}\0") };
-        if service.len() > self.max_payload {
-            return Err(TransportError::TooLong { len: service.len(), max: self.max_payload });
-        }
-        self.send(A_OPEN, local, 0, service.as_bytes(), deadline)?;
-        let mut bytes = Vec::new();
+        self.send(A_OPEN, local, 0, service, deadline)?;
         let mut remote = None;
         loop {
             let (cmd, arg0, arg1, payload) = self.read(deadline)?;
@@ -94,22 +103,38 @@ impl DirectConnection {
             match cmd {
                 A_OKAY if remote.is_none() => {
                     remote = Some(arg0);
-                    if self.shell_v2 {
-                        self.send(A_WRTE, local, arg0, &close_stdin(), deadline)?;
+                    if let Some(first) = first {
+                        self.send(A_WRTE, local, arg0, first, deadline)?;
                     }
                 }
                 A_WRTE => {
-                    if bytes.len() + payload.len() > MAX_OUTPUT {
-                        return Err(TransportError::TooLarge);
-                    }
-                    bytes.extend_from_slice(&payload);
                     self.send(A_OKAY, local, arg0, &[], deadline)?;
+                    if take(&payload)? {
+                        self.send(A_CLSE, local, arg0, &[], deadline)?;
+                        return Ok(true);
+                    }
                 }
-                A_CLSE if remote.is_none() => return Err(TransportError::Refused(command.chars().take(40).collect())),
-                A_CLSE => break,
+                A_CLSE if remote.is_none() => return Err(TransportError::Refused(label.chars().take(40).collect())),
+                A_CLSE => return Ok(false),
                 _ => {}
             }
         }
+    }
+
+    /// Runs `command` and collects its output, before `deadline`.
+    pub fn shell(&mut self, command: &str, deadline: Deadline) -> Result<ShellOutput, TransportError> {
+        // Without shell v2, `exec:` keeps binary output intact (no terminal).
+        let service = if self.shell_v2 { format!("shell,v2,raw:{command}\0") } else { format!("exec:{command}\0") };
+        let stdin_closed = close_stdin();
+        let first = self.shell_v2.then_some(stdin_closed.as_slice());
+        let mut bytes = Vec::new();
+        self.stream(service.as_bytes(), first, command, deadline, |payload| {
+            if bytes.len() + payload.len() > MAX_OUTPUT {
+                return Err(TransportError::TooLarge);
+            }
+            bytes.extend_from_slice(payload);
+            Ok(false)
+        })?;
         if self.shell_v2 {
             output_of_v2(&bytes)
         } else {
@@ -126,38 +151,13 @@ impl DirectConnection {
         limit: u64,
         deadline: Deadline,
     ) -> Result<u64, TransportError> {
-        let local = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1).max(1);
         let request = adb_wire::sync::recv_request(path);
-        if request.len() > self.max_payload {
-            return Err(TransportError::TooLong { len: request.len(), max: self.max_payload });
-        }
-        self.send(A_OPEN, local, 0, b"sync:\0", deadline)?;
         let mut decoder = adb_wire::sync::RecvDecoder::default();
-        let mut remote = None;
         let mut written = 0u64;
-        loop {
-            let (cmd, arg0, arg1, payload) = self.read(deadline)?;
-            if arg1 != local {
-                continue; // a stray message for an older stream
-            }
-            match cmd {
-                A_OKAY if remote.is_none() => {
-                    remote = Some(arg0);
-                    self.send(A_WRTE, local, arg0, &request, deadline)?;
-                }
-                A_WRTE => {
-                    self.send(A_OKAY, local, arg0, &[], deadline)?;
-                    if take_pulled(&mut decoder, &payload, path, into, &mut written, limit)? {
-                        // Done: end the session; its last messages are strays for later reads.
-                        self.send(A_CLSE, local, arg0, &[], deadline)?;
-                        return Ok(written);
-                    }
-                }
-                A_CLSE if remote.is_none() => return Err(TransportError::Refused("sync:".into())),
-                A_CLSE => return Err(TransportError::Disconnected),
-                _ => {}
-            }
-        }
+        let whole = self.stream(b"sync:\0", Some(&request), "sync:", deadline, |payload| {
+            take_pulled(&mut decoder, payload, path, into, &mut written, limit)
+        })?;
+        // The device closing before the file ended is a lost connection.
+        if whole { Ok(written) } else { Err(TransportError::Disconnected) }
     }
 }
