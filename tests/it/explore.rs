@@ -4,7 +4,8 @@
 //! found, its reproduction fails under `codeact exec` while the crash is there and
 //! passes once it is gone; the tests it found pass `codeact exec` on the same build
 //! and, on a layout variant, fail naming the step that diverged; report.html
-//! renders in a real headless Chromium with the findings first.
+//! renders in a real headless Chromium with the findings first; a phone that goes
+//! away mid-walk ends it with exit 2 and everything found until then kept.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -151,4 +152,41 @@ fn the_tests_found_pass_on_the_same_build_and_name_the_step_a_variant_breaks() {
     assert_eq!(variant.status.code(), Some(1), "{said}");
     assert!(said.contains("// step 2"), "the failing line names its step: {said}");
     assert!(said.contains("nothing on screen matches #{\"id\": \"note_title\"}"), "{said}");
+}
+
+#[test]
+fn a_phone_that_goes_away_ends_the_walk_with_what_it_found_kept() {
+    use std::io::{BufRead, BufReader};
+    let mut sim = Some(common::SimProcess::start(&[]));
+    let addr = sim.as_ref().unwrap().addr.clone();
+    let out = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["explore", "--app", "com.android.settings", "--device", &addr, "--timeout", "3", "--json"])
+        .arg("--out")
+        .arg(out.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start codeact explore");
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    for line in stderr.lines().map_while(Result::ok) {
+        said.push_str(&line);
+        said.push('\n');
+        // The phone goes away once the walk is under way.
+        if line.starts_with("activity 2/") {
+            sim = None;
+        }
+    }
+    drop(sim);
+    let finished = child.wait_with_output().expect("explore ends");
+    assert_eq!(finished.status.code(), Some(2), "{said}");
+    assert!(said.contains("the exploration stopped early"), "{said}");
+    let summary: Value = serde_json::from_slice(&finished.stdout).expect("the summary is printed all the same");
+    assert_eq!(summary["stopped"], "device_failed", "{summary}");
+    let dir = PathBuf::from(summary["dir"].as_str().unwrap());
+    for file in ["events.jsonl", "summary.json", "report.html", "tests/index.md"] {
+        assert!(dir.join(file).is_file(), "{file} kept");
+    }
+    assert!(summary["coverage"]["reached"].as_object().unwrap().len() >= 2, "{summary}");
 }
