@@ -39,7 +39,7 @@ pub struct ReportInput<'a> {
 }
 
 const EXTRA_STYLE: &str = "<style>.finding{background:#fff3f2;border-left:4px solid #c0392b;padding:8px 12px;margin:8px 0}\
-.ok{color:#1e8449}.bad{color:#c0392b}.grid{display:flex;flex-wrap:wrap;gap:12px}\
+.yes{color:#1e8449}.no{color:#c0392b;font-weight:600}.grid{display:flex;flex-wrap:wrap;gap:12px}\
 .screen{background:#fff;border:1px solid #dde;border-radius:6px;padding:6px;width:190px;font-size:12px}\
 .screen img{width:180px;border-radius:4px}svg text{font:11px sans-serif}</style>";
 
@@ -48,6 +48,11 @@ fn link(path: &str, text: &str) -> String {
         Some(href) => format!("<a href=\"{}\">{}</a>", escape(&href), escape(text)),
         None => escape(text),
     }
+}
+
+/// `after 1 action`, `after 7 actions`.
+fn after(n: usize) -> String {
+    format!("after {n} action{}", if n == 1 { "" } else { "s" })
 }
 
 fn short(activity: &str) -> &str {
@@ -180,11 +185,11 @@ pub fn render(r: &ReportInput<'_>) -> String {
     );
     let _ = write!(out, "<h2>Findings ({})</h2>", r.findings.len());
     if r.findings.is_empty() {
-        out.push_str("<p class=\"ok\">No crash and no ANR.</p>");
+        out.push_str("<p class=\"yes\">No crash and no ANR.</p>");
     }
     for f in r.findings {
         let reproduced = match f.reproduced {
-            Some(true) => "<span class=\"bad\">reproduced from a clean start</span>",
+            Some(true) => "<span class=\"no\">reproduced from a clean start</span>",
             Some(false) => "did not happen again from a clean start",
             None => "not replayed",
         };
@@ -228,15 +233,15 @@ pub fn render(r: &ReportInput<'_>) -> String {
     out.push_str(&chart(c));
     out.push_str("<table><tr><th>activity</th><th>first reached</th></tr>");
     for a in &c.declared {
-        let when =
-            c.reached.get(a).map_or("<span class=\"bad\">never</span>".to_string(), |n| format!("after {n} actions"));
+        let when = c.reached.get(a).map_or("<span class=\"no\">never</span>".to_string(), |n| after(*n));
         let _ = write!(out, "<tr><td>{}</td><td>{when}</td></tr>", escape(a));
     }
     for (a, n) in c.reached.iter().filter(|(a, _)| !c.declared.contains(a)) {
         let _ = write!(
             out,
-            "<tr><td>{} <span class=\"meta\">(not declared)</span></td><td>after {n} actions</td></tr>",
-            escape(a)
+            "<tr><td>{} <span class=\"meta\">(not declared)</span></td><td>{}</td></tr>",
+            escape(a),
+            after(*n)
         );
     }
     out.push_str("</table><h2>Screen transitions</h2>");
@@ -249,7 +254,7 @@ pub fn render(r: &ReportInput<'_>) -> String {
                 None => escape(&t.goal),
             };
             let outcome =
-                if t.success { "<span class=\"ok\">done</span>" } else { "<span class=\"bad\">failed</span>" };
+                if t.success { "<span class=\"yes\">done</span>" } else { "<span class=\"no\">failed</span>" };
             let _ = write!(
                 out,
                 "<tr><td>{goal}</td><td>{outcome}</td><td>{}</td><td>{}</td></tr>",
@@ -269,12 +274,12 @@ pub fn render(r: &ReportInput<'_>) -> String {
             .unwrap_or_else(|| "<div class=\"missing\">no screenshot</div>".into());
         let _ = write!(
             out,
-            "<div class=\"screen\">{picture}<br><b>{}</b> {}<br><span class=\"meta\">{} of {} actions tried · first after {}</span></div>",
+            "<div class=\"screen\">{picture}<br><b>{}</b> {}<br><span class=\"meta\">{} of {} actions tried · first seen {}</span></div>",
             escape(&s.name),
             escape(short(&s.activity)),
             s.candidates.len() - s.untried(),
             s.candidates.len(),
-            s.first_seen
+            after(s.first_seen)
         );
     }
     let _ = write!(out, "</div><h2>Tests found ({})</h2>", r.tests.len());
