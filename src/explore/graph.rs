@@ -121,48 +121,47 @@ impl Graph {
     /// The fewest actions from `from` to `to` (edge indices, in order); `Some(empty)`
     /// when they are the same screen.
     pub fn path(&self, from: usize, to: usize) -> Option<Vec<usize>> {
+        self.nearest(from, |s| s == to).map(|(_, path)| path)
+    }
+
+    /// The screen with actions left to try that is fewest actions from the start,
+    /// and the way there.
+    pub fn nearest_unfinished(&self) -> Option<(usize, Vec<usize>)> {
+        self.nearest(self.start?, |s| self.states[s].untried() > 0)
+    }
+
+    /// One breadth-first search from `from` to the first screen `wanted` accepts,
+    /// and the edges that lead there. Back is not followed: it is not replayable
+    /// from a clean start (it depends on what came before).
+    fn nearest(&self, from: usize, wanted: impl Fn(usize) -> bool) -> Option<(usize, Vec<usize>)> {
+        let mut out: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, e) in self.edges.iter().enumerate().filter(|(_, e)| e.kind != Kind::Back) {
+            out.entry(e.from).or_default().push(i);
+        }
         let mut came_by: HashMap<usize, usize> = HashMap::new();
         let mut queue = VecDeque::from([from]);
         let mut seen = HashSet::from([from]);
         while let Some(at) = queue.pop_front() {
-            if at == to {
+            if wanted(at) {
                 let mut path = Vec::new();
-                let mut cur = to;
+                let mut cur = at;
                 while cur != from {
                     let e = came_by[&cur];
                     path.push(e);
                     cur = self.edges[e].from;
                 }
                 path.reverse();
-                return Some(path);
+                return Some((at, path));
             }
-            // Back is not replayable from a clean start: it depends on what came before.
-            for (i, e) in self.edges.iter().enumerate().filter(|(_, e)| e.from == at && e.kind != Kind::Back) {
-                if seen.insert(e.to) {
-                    came_by.insert(e.to, i);
-                    queue.push_back(e.to);
+            for &i in out.get(&at).into_iter().flatten() {
+                let to = self.edges[i].to;
+                if seen.insert(to) {
+                    came_by.insert(to, i);
+                    queue.push_back(to);
                 }
             }
         }
         None
-    }
-
-    /// The screen with actions left to try that is fewest actions from the start,
-    /// and the way there.
-    pub fn nearest_unfinished(&self) -> Option<(usize, Vec<usize>)> {
-        let start = self.start?;
-        let mut best: Option<(usize, Vec<usize>)> = None;
-        for (id, s) in self.states.iter().enumerate() {
-            if s.untried() == 0 {
-                continue;
-            }
-            if let Some(path) = self.path(start, id)
-                && best.as_ref().is_none_or(|(_, p)| path.len() < p.len())
-            {
-                best = Some((id, path));
-            }
-        }
-        best
     }
 
     /// Gives up on a screen that cannot be reached again from a clean start.
