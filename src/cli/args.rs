@@ -191,6 +191,14 @@ pub struct StrategyArgs {
     /// 4 with plan and hierarchical, off with react.
     #[arg(long, value_name = "N")]
     pub reflect_every: Option<usize>,
+    #[command(flatten)]
+    pub roles: RoleArgs,
+}
+
+/// Which model plays the planner and the reflector: `run`, `eval` and `explore`
+/// share these.
+#[derive(clap::Args, Debug)]
+pub struct RoleArgs {
     /// The planner's model (default: [llm.planner] model, else the acting model).
     #[arg(long, value_name = "MODEL")]
     pub planner_model: Option<String>,
@@ -207,11 +215,7 @@ pub struct StrategyArgs {
     pub reflector_base_url: Option<String>,
 }
 
-impl StrategyArgs {
-    pub fn reflect_every(&self) -> usize {
-        self.reflect_every.unwrap_or_else(|| self.strategy.default_reflect_every())
-    }
-
+impl RoleArgs {
     /// A client per role: the actor's from `llm` and the file's [llm], the planner's
     /// and reflector's from their flags and sections (only when they differ).
     pub fn models(&self, section: &LlmSection, llm: &LlmArgs) -> anyhow::Result<Models> {
@@ -225,6 +229,17 @@ impl StrategyArgs {
         let planner = role(section.planner.as_ref(), &self.planner_model, &self.planner_base_url)?;
         let reflector = role(section.reflector.as_ref(), &self.reflector_model, &self.reflector_base_url)?;
         Ok(Models { actor: LlmClient::new(actor)?, planner, reflector })
+    }
+}
+
+impl StrategyArgs {
+    pub fn reflect_every(&self) -> usize {
+        self.reflect_every.unwrap_or_else(|| self.strategy.default_reflect_every())
+    }
+
+    /// A client per role (see [`RoleArgs::models`]).
+    pub fn models(&self, section: &LlmSection, llm: &LlmArgs) -> anyhow::Result<Models> {
+        self.roles.models(section, llm)
     }
 
     /// The session's persona for this strategy: hierarchical runs need both

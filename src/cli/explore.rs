@@ -8,7 +8,9 @@ use codeact::config::{Flags, Settings};
 use codeact::explore::{self, Budget, ExploreOptions, Progress, Strategy, UserPersona};
 use codeact::tools::SensitivePolicy;
 
-use super::args::DeviceArgs;
+use codeact::persona::Persona;
+
+use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, Vision};
 
 /// Explore an app without a task: every screen and widget it can reach, its
 /// coverage against the activities its APK declares, the crashes and ANRs it meets
@@ -17,6 +19,17 @@ use super::args::DeviceArgs;
 ///   codeact explore --app com.example.notes --device sim
 ///   codeact explore --app com.example.notes -d emulator-5554 --budget 20m
 ///   codeact explore --app com.android.settings -d sim --persona newcomer --budget 500
+///   codeact explore --app com.example.notes -d sim --strategy llm --budget 60 --model gpt-4o-mini
+///
+/// --strategy llm plans, acts, observes and reflects: before each task the app
+/// starts clean; a planner (the user persona, the activities reached and not, the
+/// tasks done and what each changed, what widgets are known to do, the reviewer's
+/// notes) sets one task; the agent does it (`codeact run`'s loop, --task-steps
+/// steps at most, its own run folder under tasks/); what each action changed is
+/// read from the phone; every --reflect-every tasks a reviewer critiques and its
+/// note steers the planner. Widget knowledge, completed tasks and the notes go
+/// into the memory database (--memory), and the next exploration of the app
+/// starts from them. Each completed task becomes a test in tests/.
 ///
 /// Everything goes into a run folder (--out, default runs/): report.html, tests/
 /// (one script per activity reached, `codeact exec tests/*.rhai` runs them),
@@ -33,9 +46,27 @@ pub struct ExploreArgs {
     #[arg(long, default_value = "300", value_parser = parse_budget)]
     budget: Budget,
     /// systematic: no model, every widget of every screen with back-tracking (the
-    /// baseline). The model-driven strategy is not in this build yet.
+    /// baseline). llm: a planner sets tasks as the user would, the agent does
+    /// them, a reviewer critiques (needs a model: --model, --base-url, or [llm] in
+    /// codeact.toml).
     #[arg(long, value_enum, default_value = "systematic")]
     strategy: StrategyArg,
+    /// llm: the agent's steps per task at most.
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    task_steps: u32,
+    /// llm: the reviewer critiques after every N tasks (0: never).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    reflect_every: usize,
+    /// llm: show the agent a screenshot each step: auto (when the default
+    /// persona asks for them), on, or off.
+    #[arg(long, value_enum, default_value = "auto")]
+    vision: Vision,
+    #[command(flatten)]
+    llm: LlmArgs,
+    #[command(flatten)]
+    roles: RoleArgs,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// The user it plays: a built-in one (tester, newcomer) or a TOML file (name,
     /// goals, traits, and [data]: what to type into which field).
     #[arg(long, value_name = "NAME|FILE")]
@@ -67,13 +98,19 @@ pub struct ExploreArgs {
     device: DeviceArgs,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum StrategyArg {
     Systematic,
+    Llm,
 }
 
 fn parse_budget(text: &str) -> Result<Budget, String> {
     text.parse().map_err(|e: explore::BadBudget| e.to_string())
+}
+
+/// `1 action`, `3 actions`.
+fn counted(n: usize, thing: &str) -> String {
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
 fn clean(text: &str) -> String {
@@ -94,12 +131,18 @@ impl ExploreArgs {
             ..Flags::default()
         };
         let settings = Settings::load(self.config.as_deref(), &flags)?;
+        // The model is checked before the phone is touched.
+        let models = match self.strategy {
+            StrategyArg::Llm => Some(self.roles.models(&settings.llm, &self.llm)?),
+            StrategyArg::Systematic => None,
+        };
         let device = super::args::open_device(&settings)?;
         let options = ExploreOptions {
             app: self.app.clone(),
             budget: self.budget,
             strategy: match self.strategy {
                 StrategyArg::Systematic => Strategy::Systematic,
+                StrategyArg::Llm => Strategy::Llm,
             },
             user,
             out_dir: self.out.clone(),
@@ -120,9 +163,37 @@ impl ExploreArgs {
                 codeact::errln!("FOUND {}: {} (after {})", f.kind.word(), clean(&f.title), clean(&f.action))
             }
             Progress::Note(note) => codeact::errln!("note: {}", clean(note)),
+            Progress::Planned { task, goal } => codeact::errln!("task {task}: {}", clean(goal)),
+            Progress::Task { task, success, steps, reason, .. } => codeact::errln!(
+                "task {task} {} after {steps} step{}: {}",
+                if success { "done" } else { "failed" },
+                if steps == 1 { "" } else { "s" },
+                clean(reason)
+            ),
+            Progress::Reflected(note) => codeact::errln!("reviewer: {}", clean(note)),
             Progress::Action { .. } | Progress::Screen { .. } => {}
         };
-        let summary = explore::run(device, &settings, &options, &mut progress, &stop)?;
+        let summary = match &models {
+            None => explore::run(device, &settings, &options, &mut progress, &stop)?,
+            Some(models) => {
+                let persona = match settings.persona.clone() {
+                    Some(p) => p,
+                    None => Persona::load("default")?,
+                };
+                let setup = explore::ModelSetup {
+                    models,
+                    persona: &persona,
+                    memory: self.memory.path(),
+                    embeddings: self.memory.embeddings.clone(),
+                    task_steps: self.task_steps as usize,
+                    reflect_every: self.reflect_every,
+                    vision: self.vision.for_persona(&persona),
+                    device_spec: settings.device.clone(),
+                    interrupt: &interrupt.token,
+                };
+                runtime.block_on(explore::run_with_model(device, &settings, &options, &setup, &mut progress, &stop))?
+            }
+        };
         if self.json {
             codeact::outln!("{}", serde_json::to_string_pretty(&summary)?);
         } else {
@@ -133,13 +204,13 @@ impl ExploreArgs {
                 None => format!("{} activities (the APK's list is not known)", c.reached.len()),
             };
             codeact::outln!(
-                "explored {} with {} actions in {:.1} s ({}): {activities}, {} screens, {} widgets",
+                "explored {} with {} in {:.1} s ({}): {activities}, {}, {}",
                 clean(&summary.app),
-                summary.actions,
+                counted(summary.actions, "action"),
                 summary.seconds,
                 summary.stopped.words(),
-                c.screens,
-                c.widgets
+                counted(c.screens, "screen"),
+                counted(c.widgets, "widget")
             );
             let missed = c.missed();
             if !missed.is_empty() {
@@ -158,7 +229,11 @@ impl ExploreArgs {
                     summary.dir.join(&f.script).display()
                 );
             }
-            codeact::outln!("{} tests in {}", summary.tests.len(), summary.dir.join("tests").display());
+            if !summary.tasks.is_empty() {
+                let done = summary.tasks.iter().filter(|t| t.success).count();
+                codeact::outln!("{}, {done} done", counted(summary.tasks.len(), "task"));
+            }
+            codeact::outln!("{} in {}", counted(summary.tests.len(), "test"), summary.dir.join("tests").display());
             codeact::outln!("report: {}", summary.dir.join("report.html").display());
         }
         if let Some(code) = interrupt.exit_code() {

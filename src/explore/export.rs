@@ -92,21 +92,98 @@ pub fn suite(
             tests.push(TestFound { file, goal: format!("reach {activity}"), steps });
         }
     }
+    let index = index_text(
+        app,
+        &tests,
+        "Each script starts the app clean, takes the shortest way the exploration found to one activity, and \
+         checks what it saw there.",
+    );
+    (tests, index)
+}
+
+/// `tests/index.md`: what the scripts are, how to run them, and the table.
+pub fn index_text(app: &str, tests: &[TestFound], what: &str) -> String {
     let mut index = format!(
-        "# Tests found exploring {app}\n\nEach script starts {app} clean, takes the shortest way the exploration \
-         found to one activity, and checks what it saw there. Run them all:\n\n    codeact exec tests/*.rhai --device sim\n\n\
-         (or `--device SERIAL` on a phone with the same build). A failure names the step (`// step N`) whose element \
+        "# Tests found exploring {app}\n\n{what} Run them all:\n\n    codeact exec tests/*.rhai --device sim\n\n\
+         (or `--device SERIAL` on a phone with the same build). A failure names the step whose element \
          is no longer there.\n\n| test | goal | steps |\n|---|---|---|\n"
     );
-    for t in &tests {
+    for t in tests {
         index.push_str(&format!(
             "| `{}` | {} | {} |\n",
             t.file.trim_start_matches("tests/"),
-            t.goal.replace('|', "\\|"),
+            super::findings::one_line(&t.goal).replace('|', "\\|"),
             t.steps
         ));
     }
-    (tests, index)
+    index
+}
+
+/// `Add a note titled "Milk"` → `add-a-note-titled-milk` (at most 40 bytes).
+fn goal_slug(goal: &str) -> String {
+    let words: Vec<String> = goal
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let mut out = String::new();
+    for w in words {
+        if out.len() + w.len() + 1 > 40 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&w);
+    }
+    if out.is_empty() { "task".into() } else { out }
+}
+
+/// The agent's selector script without its own header (which names its run folder
+/// and how to replay it from there), each line of code marked with its step
+/// (`// step N`), so a failure under `codeact exec` names the step that diverged.
+fn steps_marked(selector_script: &str) -> String {
+    let body = selector_script.trim_start();
+    let body = match body.find("\n\n") {
+        Some(end) if body[..end].lines().all(|l| l.starts_with("//")) => &body[end + 2..],
+        _ => body,
+    };
+    let mut out = String::new();
+    let mut step: Option<String> = None;
+    let mut in_text = false;
+    for line in body.lines() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("// Step ") {
+            step = rest.split(':').next().map(str::to_string);
+        }
+        // A line inside a multi-line backtick string is left as it is.
+        let backticks = line.matches('`').count();
+        let code = !trimmed.is_empty() && !trimmed.starts_with("//") && !in_text && backticks == 0;
+        if backticks % 2 == 1 {
+            in_text = !in_text;
+        }
+        out.push_str(line);
+        if let (true, Some(n)) = (code && !line.contains("//"), &step) {
+            out.push_str(&format!(" // step {n}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A completed task (`--strategy llm`) as a test: the app started as the task
+/// started (clean), then the agent's run as its selector script — each step's
+/// code, and the assertions its observed effects justify — so `codeact exec`
+/// replays it without a model. Returns its file name and text.
+pub fn task_test(n: usize, app: &str, goal: &str, clean: bool, selector_script: &str) -> (String, String) {
+    let file = format!("tests/{n:02}-{}.rhai", goal_slug(goal));
+    let mut s = format!(
+        "// codeact explore (llm) did this task in {app}: {}\n// tags: explore, {app}, task\n\n",
+        super::findings::one_line(goal)
+    );
+    s.push_str(&format!("{};\nwait(500);\n\n", super::screen::start_line(app, clean)));
+    s.push_str(&steps_marked(selector_script));
+    (file, s)
 }
 
 #[cfg(test)]
@@ -142,5 +219,34 @@ mod tests {
         assert!(edit.contains("assert_visible(#{id: \"com.x:id/save\"});"), "{edit}");
         assert!(edit.contains("if phone_state.activity != \"com.x.EditActivity\""), "{edit}");
         assert!(index.contains("| `02-edit-activity.rhai` | reach com.x.EditActivity | 1 |"), "{index}");
+    }
+
+    #[test]
+    fn a_task_becomes_a_test_that_starts_as_the_task_did() {
+        let script = "// codeact run \"x\"\n// Replay from: codeact exec runs/a/script.selectors.rhai\n\n\
+            // Step 1: open it\ntap(\"a\");\nlet t = `two\nlines`;\n\n// Step 2: check\nrefresh();\n\
+            if x { complete(false, \"no\"); } // kept\ncomplete(true, \"ok\");\n";
+        let (file, text) = task_test(3, "com.x", "Add a note titled \"Milk\" | now\nplease", true, script);
+        assert_eq!(file, "tests/03-add-a-note-titled-milk-now-please.rhai");
+        assert!(
+            text.starts_with(
+                "// codeact explore (llm) did this task in com.x: Add a note titled \"Milk\" | now please\n"
+            )
+        );
+        assert!(!text.contains("runs/a"), "the agent's header is not the test's: {text}");
+        assert!(
+            text.contains(
+                "start_app(\"com.x\", #{clear: true});\nwait(500);\n\n// Step 1: open it\ntap(\"a\"); // step 1\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("let t = `two\nlines`;\n"), "inside a string nothing is added: {text}");
+        assert!(
+            text.contains(
+                "refresh(); // step 2\nif x { complete(false, \"no\"); } // kept\ncomplete(true, \"ok\"); // step 2\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(goal_slug("¿?"), "task");
     }
 }

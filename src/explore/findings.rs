@@ -122,6 +122,59 @@ pub fn logged_failures(log: &str) -> Vec<Logged> {
     out
 }
 
+/// Taps "Close app" on a crash or ANR dialog when one shows.
+pub const CLOSE_DIALOG: &str =
+    "if find(#{text: \"Close app\", no_scroll: true}) != () { tap(#{text: \"Close app\", no_scroll: true}) }";
+
+/// The crashes and ANRs the device log reports, each once: what was there before
+/// the exploration (see [`LogWatch::note_old`]) is not news.
+#[derive(Debug, Default)]
+pub struct LogWatch {
+    seen: std::collections::HashSet<String>,
+}
+
+impl LogWatch {
+    /// What the log says failed in `app` since the last look.
+    pub fn new_failures(&mut self, session: &mut crate::session::Session, app: &str, kind: FindingKind) -> Vec<Logged> {
+        let command = match kind {
+            FindingKind::Crash => "logcat -d -b crash -t 200",
+            FindingKind::Anr => "logcat -d -t 400 ActivityManager:E *:S",
+        };
+        let Ok(out) = session.device_shell(command) else { return Vec::new() };
+        logged_failures(&out.stdout_text())
+            .into_iter()
+            .filter(|l| self.seen.insert(l.id.clone()))
+            .filter(|l| l.package.is_empty() || l.package == app)
+            .collect()
+    }
+
+    /// Remembers what the log holds already.
+    pub fn note_old(&mut self, session: &mut crate::session::Session, app: &str) {
+        for kind in [FindingKind::Crash, FindingKind::Anr] {
+            let _ = self.new_failures(session, app, kind);
+        }
+    }
+}
+
+/// Does `finding`'s steps again from a start of the app and says whether the same
+/// kind of failure showed (its dialog is closed again when it did).
+pub fn happens_again(session: &mut crate::session::Session, app: &str, clean: bool, finding: &Finding) -> bool {
+    if session.eval(&super::screen::start_line(app, clean)).error.is_some() {
+        return false;
+    }
+    for step in &finding.steps {
+        if session.eval(step).error.is_some() {
+            return false;
+        }
+    }
+    let again =
+        session.observe(false).ok().and_then(|obs| dialog_in(&obs)).is_some_and(|(kind, _)| kind == finding.kind);
+    if again {
+        let _ = session.eval(CLOSE_DIALOG);
+    }
+    again
+}
+
 /// The reproduction as a test: it does the steps from a clean start and fails
 /// while the problem is there (so it passes once it is fixed).
 pub fn reproduction_script(app: &str, finding: &Finding, clean: bool) -> String {

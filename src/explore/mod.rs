@@ -6,12 +6,16 @@
 //! that reproduces each, and writes the tests it found as scripts `codeact exec`
 //! runs, with `report.html` over all of it.
 //!
+//! Two strategies: `systematic.rs` (no model: every widget of every screen) and
+//! `llm/` (plan → act → observe → reflect: a planner sets realistic tasks for the
+//! agent, with memory across explorations; [`run_with_model`]).
+//!
 //! Parts: `budget.rs` (actions or time), `persona.rs` (the user it plays),
 //! `screen.rs` (what one screen offers), `graph.rs` (screens and the actions
 //! between them), `visual.rs` (where to tap on a canvas), `coverage.rs`,
-//! `findings.rs`, `systematic.rs` (the walk),
+//! `findings.rs`, the strategies,
 //! `export.rs` (the tests found), `record.rs` (the run folder), `report.rs`.
-//! Not for driving the agent itself: the model-driven strategy goes through
+//! Not for driving the agent itself: the model-driven strategy hands each task to
 //! `agent::run_task` like every other task.
 
 pub mod budget;
@@ -19,6 +23,7 @@ pub mod coverage;
 pub mod export;
 pub mod findings;
 pub mod graph;
+pub mod llm;
 pub mod persona;
 mod record;
 pub mod report;
@@ -34,8 +39,10 @@ pub use budget::{BadBudget, Budget};
 pub use coverage::Coverage;
 pub use export::TestFound;
 pub use findings::{Finding, FindingKind};
+pub use llm::ModelSetup;
 pub use persona::{UserPersona, UserPersonaError};
 pub use record::RecordError;
+pub use report::TaskView;
 
 use crate::config::Settings;
 use crate::device::{Device, DeviceError, Platform};
@@ -47,12 +54,15 @@ use crate::session::{Session, SessionError};
 pub enum Strategy {
     /// No model: every widget of every screen, with back-tracking.
     Systematic,
+    /// A planner sets tasks, the agent does them, a reflector critiques.
+    Llm,
 }
 
 impl Strategy {
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Systematic => "systematic",
+            Strategy::Llm => "llm",
         }
     }
 }
@@ -110,11 +120,37 @@ pub enum ExploreError {
 /// What the explorer says as it goes.
 #[derive(Debug, Clone, Copy)]
 pub enum Progress<'a> {
-    Action { n: usize, label: &'a str, ok: bool },
-    Screen { name: &'a str, activity: &'a str },
-    Activity { activity: &'a str, reached: usize, declared: usize },
+    Action {
+        n: usize,
+        label: &'a str,
+        ok: bool,
+    },
+    Screen {
+        name: &'a str,
+        activity: &'a str,
+    },
+    Activity {
+        activity: &'a str,
+        reached: usize,
+        declared: usize,
+    },
     Finding(&'a Finding),
     Note(&'a str),
+    /// The planner set task number `task`.
+    Planned {
+        task: usize,
+        goal: &'a str,
+    },
+    /// The agent finished it.
+    Task {
+        task: usize,
+        goal: &'a str,
+        success: bool,
+        steps: usize,
+        reason: &'a str,
+    },
+    /// The reflector's note.
+    Reflected(&'a str),
 }
 
 /// Why the walk ended.
@@ -127,6 +163,10 @@ pub enum StopReason {
     Interrupted,
     /// The phone stopped answering (the summary's `error` says how).
     DeviceFailed,
+    /// The planner had nothing new to try (`--strategy llm`).
+    NothingLeft,
+    /// The model stopped answering (the summary's `error` says how).
+    ModelFailed,
 }
 
 impl StopReason {
@@ -136,6 +176,8 @@ impl StopReason {
             StopReason::Exhausted => "every reachable action was tried",
             StopReason::Interrupted => "interrupted",
             StopReason::DeviceFailed => "the phone stopped answering",
+            StopReason::NothingLeft => "the planner had nothing new to try",
+            StopReason::ModelFailed => "the model stopped answering",
         }
     }
 }
@@ -156,18 +198,27 @@ pub struct ExploreSummary {
     pub coverage: Coverage,
     pub findings: Vec<Finding>,
     pub tests: Vec<TestFound>,
+    /// The tasks the planner set and how each went (`--strategy llm`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskView>,
 }
 
-/// Explores `options.app` on `device` with `settings`' limits (the crash and ANR
-/// watchers are turned off: the explorer must see those dialogs). `stop` is asked
-/// between actions.
-pub fn run(
+/// The session, the app's declared activities and the run folder, ready to explore.
+struct Prepared {
+    session: Session,
+    label: Option<String>,
+    declared: Vec<String>,
+    folder: record::RunFolder,
+}
+
+/// Checks the app, reads its APK (Android) and makes the run folder. The crash and
+/// ANR watchers are turned off: the explorer must see those dialogs.
+fn prepare(
     device: Box<dyn Device>,
     settings: &Settings,
     options: &ExploreOptions,
     progress: &mut dyn FnMut(Progress<'_>),
-    stop: &dyn Fn() -> bool,
-) -> Result<ExploreSummary, ExploreError> {
+) -> Result<Prepared, ExploreError> {
     let mut settings = settings.clone();
     settings.tools.watchers.crash = false;
     settings.tools.watchers.anr = false;
@@ -207,6 +258,20 @@ pub fn run(
         declared: declared.len(),
         user: &options.user.name,
     });
+    Ok(Prepared { session, label, declared, folder })
+}
+
+/// Explores `options.app` on `device` with `settings`' limits, the systematic way
+/// (`options.strategy` must be [`Strategy::Systematic`]; the model-driven one is
+/// [`run_with_model`]). `stop` is asked between actions.
+pub fn run(
+    device: Box<dyn Device>,
+    settings: &Settings,
+    options: &ExploreOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+    stop: &dyn Fn() -> bool,
+) -> Result<ExploreSummary, ExploreError> {
+    let Prepared { mut session, label, declared, mut folder } = prepare(device, settings, options, progress)?;
     let user = options.user.clone();
     let mut walk =
         systematic::Walk::new(&mut session, options, &user, &mut folder, progress, stop, Coverage::new(declared));
@@ -218,13 +283,60 @@ pub fn run(
     }
     let (graph, coverage, findings, clean, error) =
         (walk.graph, walk.coverage, walk.findings, walk.clean, walk.failure);
-    let app = options.app.clone();
-    let (tests, index) =
-        export::suite(&graph, &app, options.strategy.name(), clean, |name, bytes| folder.write(name, bytes).is_ok());
+    let (tests, index) = export::suite(&graph, &options.app, options.strategy.name(), clean, |name, bytes| {
+        folder.write(name, bytes).is_ok()
+    });
+    let explored =
+        llm::Explored { graph, coverage, findings, tests, tasks: Vec::new(), actions, seconds, stopped, error };
+    finish(options, &mut folder, label, explored, &index)
+}
+
+/// Explores `options.app` with a model (`--strategy llm`): the planner, the agent,
+/// the observer and the reflector of [`ModelSetup`]. Must run on a multi-threaded
+/// tokio runtime (the agent's requirement).
+pub async fn run_with_model(
+    device: Box<dyn Device>,
+    settings: &Settings,
+    options: &ExploreOptions,
+    setup: &ModelSetup<'_>,
+    progress: &mut dyn FnMut(Progress<'_>),
+    stop: &dyn Fn() -> bool,
+) -> Result<ExploreSummary, ExploreError> {
+    let Prepared { mut session, label, declared, mut folder } =
+        tokio::task::block_in_place(|| prepare(device, settings, options, progress))?;
+    let explored = llm::explore(
+        &mut session,
+        options,
+        setup,
+        &mut folder,
+        label.as_deref(),
+        Coverage::new(declared),
+        progress,
+        stop,
+    )
+    .await;
+    let index = export::index_text(
+        &options.app,
+        &explored.tests,
+        "Each script is a task the planner set and the agent completed: it starts the app as the task did, \
+         replays the agent's steps by selector, and checks what they left changed.",
+    );
+    tokio::task::block_in_place(|| finish(options, &mut folder, label, explored, &index))
+}
+
+/// Writes the index, `graph.json`, `summary.json` and `report.html`.
+fn finish(
+    options: &ExploreOptions,
+    folder: &mut record::RunFolder,
+    label: Option<String>,
+    explored: llm::Explored,
+    index: &str,
+) -> Result<ExploreSummary, ExploreError> {
+    let llm::Explored { graph, coverage, findings, tests, tasks, actions, seconds, stopped, error } = explored;
     folder.write("tests/index.md", index.as_bytes())?;
     folder.event(&record::ExploreEvent::End { actions, seconds, stopped: stopped.words() });
     let summary = ExploreSummary {
-        app: app.clone(),
+        app: options.app.clone(),
         strategy: options.strategy,
         dir: folder.dir().to_path_buf(),
         label,
@@ -235,18 +347,19 @@ pub fn run(
         coverage,
         findings,
         tests,
+        tasks,
     };
     folder.write("graph.json", &serde_json::to_vec_pretty(&graph).unwrap_or_default())?;
     folder.write("summary.json", &serde_json::to_vec_pretty(&summary).unwrap_or_default())?;
     let html = report::render(&report::ReportInput {
-        app: &app,
+        app: &options.app,
         strategy: options.strategy.name(),
         label: summary.label.as_deref(),
         coverage: &summary.coverage,
         graph: &graph,
         findings: &summary.findings,
         tests: &summary.tests,
-        tasks: &[],
+        tasks: &summary.tasks,
         actions,
         seconds,
         stopped: stopped.words(),

@@ -21,13 +21,70 @@ pub struct RecordError {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ExploreEvent<'a> {
-    Start { app: &'a str, strategy: &'a str, budget: String, declared: usize, user: &'a str },
-    Action { n: usize, screen: &'a str, code: &'a str, label: &'a str, ms: f64, result: &'a str },
-    Screen { n: usize, screen: &'a str, activity: &'a str, screenshot: Option<&'a str> },
-    Activity { n: usize, activity: &'a str, reached: usize, declared: usize },
-    Restart { n: usize, reason: &'a str },
-    Finding { n: usize, kind: &'a str, title: &'a str, script: &'a str },
-    End { actions: usize, seconds: f64, stopped: &'a str },
+    Start {
+        app: &'a str,
+        strategy: &'a str,
+        budget: String,
+        declared: usize,
+        user: &'a str,
+    },
+    Action {
+        n: usize,
+        screen: &'a str,
+        code: &'a str,
+        label: &'a str,
+        ms: f64,
+        result: &'a str,
+    },
+    Screen {
+        n: usize,
+        screen: &'a str,
+        activity: &'a str,
+        screenshot: Option<&'a str>,
+    },
+    Activity {
+        n: usize,
+        activity: &'a str,
+        reached: usize,
+        declared: usize,
+    },
+    Restart {
+        n: usize,
+        reason: &'a str,
+    },
+    Finding {
+        n: usize,
+        kind: &'a str,
+        title: &'a str,
+        script: &'a str,
+    },
+    /// The planner set a task (`--strategy llm`).
+    Planned {
+        n: usize,
+        task: usize,
+        goal: &'a str,
+    },
+    /// The agent finished it: its run folder (relative), and what the observer saw.
+    Task {
+        n: usize,
+        task: usize,
+        goal: &'a str,
+        success: bool,
+        steps: usize,
+        run: &'a str,
+        effects: &'a [String],
+    },
+    /// The reflector's note.
+    Reflection {
+        n: usize,
+        after_tasks: usize,
+        note: &'a str,
+    },
+    End {
+        actions: usize,
+        seconds: f64,
+        stopped: &'a str,
+    },
 }
 
 pub struct RunFolder {

@@ -6,7 +6,7 @@
 //! (the dialog, and the device log for the exception), each with its shortest
 //! reproduction. It is the baseline every model-driven number is compared with.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use super::coverage::Coverage;
@@ -56,7 +56,7 @@ pub(super) struct Walk<'a> {
     /// Failed tries to reach each screen again; the screen a plan is heading for.
     reach_attempts: std::collections::HashMap<usize, usize>,
     heading_for: Option<usize>,
-    seen_in_log: HashSet<String>,
+    log: findings::LogWatch,
     /// Back was pressed once to return to the app.
     left_once: bool,
     /// Restarts forget the app's data (not with `--keep-data`, nor where the
@@ -93,7 +93,7 @@ impl<'a> Walk<'a> {
             plan: VecDeque::new(),
             reach_attempts: Default::default(),
             heading_for: None,
-            seen_in_log: HashSet::new(),
+            log: findings::LogWatch::default(),
             left_once: false,
             clean: !options.keep_data,
             failure: None,
@@ -143,26 +143,13 @@ impl<'a> Walk<'a> {
         self.left_once = false;
     }
 
-    /// What the device log says failed since the last look, for this app.
     fn new_in_log(&mut self, kind: FindingKind) -> Vec<Logged> {
-        let command = match kind {
-            FindingKind::Crash => "logcat -d -b crash -t 200",
-            FindingKind::Anr => "logcat -d -t 400 ActivityManager:E *:S",
-        };
-        let Ok(out) = self.session.device_shell(command) else { return Vec::new() };
-        let app = self.options.app.clone();
-        findings::logged_failures(&out.stdout_text())
-            .into_iter()
-            .filter(|l| self.seen_in_log.insert(l.id.clone()))
-            .filter(|l| l.package.is_empty() || l.package == app)
-            .collect()
+        self.log.new_failures(self.session, &self.options.app, kind)
     }
 
     /// Remembers what the log held before the walk, so old crashes are not news.
     pub(super) fn note_old_log(&mut self) {
-        for kind in [FindingKind::Crash, FindingKind::Anr] {
-            let _ = self.new_in_log(kind);
-        }
+        self.log.note_old(self.session, &self.options.app);
     }
 
     /// The steps from a clean start to `state`, then `action`: the graph's shortest
@@ -231,9 +218,7 @@ impl<'a> Walk<'a> {
         };
         self.found(kind, title, detail);
         // Close the dialog (the app is gone or hung), then start clean.
-        let close =
-            "if find(#{text: \"Close app\", no_scroll: true}) != () { tap(#{text: \"Close app\", no_scroll: true}) }";
-        self.act("-", close, "close the failure dialog");
+        self.act("-", findings::CLOSE_DIALOG, "close the failure dialog");
         self.restart("after a failure");
         true
     }
@@ -389,35 +374,14 @@ impl<'a> Walk<'a> {
 impl Walk<'_> {
     /// Runs each finding's steps again from a clean start and says whether the
     /// failure came back. These actions are counted apart from the budget's.
-    pub(super) fn replay_findings(&mut self) -> usize {
-        let mut replayed = 0;
+    pub(super) fn replay_findings(&mut self) {
         for i in 0..self.findings.len() {
             if (self.stop)() {
                 break;
             }
-            self.restart("to replay a finding");
-            let steps = self.findings[i].steps.clone();
-            let mut ran = true;
-            for step in &steps {
-                ran = self.act("-", step, "replay a finding's step");
-                replayed += 1;
-                if !ran {
-                    break;
-                }
-            }
-            let again = ran
-                && self
-                    .session
-                    .observe(false)
-                    .ok()
-                    .and_then(|obs| findings::dialog_in(&obs))
-                    .is_some_and(|(kind, _)| kind == self.findings[i].kind);
+            self.folder.event(&ExploreEvent::Restart { n: self.actions, reason: "to replay a finding" });
+            let again = findings::happens_again(self.session, &self.options.app, self.clean, &self.findings[i]);
             self.findings[i].reproduced = Some(again);
-            if again {
-                let close = "if find(#{text: \"Close app\", no_scroll: true}) != () { tap(#{text: \"Close app\", no_scroll: true}) }";
-                self.act("-", close, "close the failure dialog");
-            }
         }
-        replayed
     }
 }

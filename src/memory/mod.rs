@@ -15,4 +15,4 @@ mod widgets;
 pub use experience::{Experience, ExperienceProblem, ReplayStep, task_key};
 pub use import::{ImportError, parse_export};
 pub use store::{Candidate, ExperienceRow, MemoryError, Store, WidgetFact, default_path};
-pub use widgets::{WidgetHints, facts_from_records};
+pub use widgets::{WidgetHints, element_call, facts_from_records};

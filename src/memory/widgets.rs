@@ -16,7 +16,7 @@ pub const SHOWN: usize = 5;
 
 /// The element an action acted on, as the call that found it (`None`: the action
 /// acts on no element, or by a point).
-fn element_call(a: &Action) -> Option<String> {
+pub fn element_call(a: &Action) -> Option<String> {
     let first = a.args.first()?;
     match (a.tool.as_str(), a.args.len(), &a.capture.target) {
         ("tap_by_index", _, Some(sel)) => Some(format!("tap({sel})")),

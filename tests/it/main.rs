@@ -4,7 +4,7 @@
 //! snippets (`hostile`), the iOS and HarmonyOS doors (`wda_door`, `hdc_door`), a
 //! person in the loop (`human_loop`), strategies and roles (`strategies`), memory
 //! and replay (`memory`), real dumps (`ui_fixtures`) and APKs against androguard
-//! (`apk_info`), exploration (`explore`). They drive the real binary and the virtual device over ADB, and
+//! (`apk_info`), exploration (`explore`, `explore_llm`). They drive the real binary and the virtual device over ADB, and
 //! judge by `simctl state` and the files written.
 #![cfg(feature = "sim")]
 
@@ -18,6 +18,7 @@ mod eval_suite;
 mod exec_repl;
 mod exec_scripts;
 mod explore;
+mod explore_llm;
 mod hdc_door;
 mod hostile;
 mod human_loop;

@@ -430,6 +430,18 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The widget knowledge of one app, most seen first (at most `limit` facts).
+    pub fn widgets_of(&self, app: &str, limit: usize) -> Result<Vec<WidgetFact>, MemoryError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT app, screen, element, effect FROM widget_knowledge WHERE app = ?1 \
+             ORDER BY seen DESC, rowid DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![app, limit as i64], |r| {
+            Ok(WidgetFact { app: r.get(0)?, screen: r.get(1)?, element: r.get(2)?, effect: r.get(3)? })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Keeps a reviewer's note on a run of `task`.
     pub fn add_reflection(&self, task: &str, text: &str) -> Result<(), MemoryError> {
         self.conn.execute(
