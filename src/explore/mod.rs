@@ -177,7 +177,7 @@ impl StopReason {
             StopReason::Interrupted => "interrupted",
             StopReason::DeviceFailed => "the phone stopped answering",
             StopReason::NothingLeft => "the planner had nothing new to try",
-            StopReason::ModelFailed => "the model stopped answering",
+            StopReason::ModelFailed => "the model failed",
         }
     }
 }

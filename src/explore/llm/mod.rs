@@ -2,38 +2,40 @@
 //! task the app is started clean; the planner (`planner.rs`) picks the next task
 //! from the user it plays, the activities reached and not, the tasks done and
 //! what each changed, the widget knowledge and the reflector's notes; the agent
-//! does it (`agent::run_task`: its strategy, watchers, gates, step budget, its own
-//! run folder); the observer (`observer.rs`) states what each action changed and
+//! does it (`actor.rs`: `agent::run_task` with its watchers, gates, step budget,
+//! its own run folder); the observer (`observer.rs`) states what each action changed and
 //! which activities it reached; every N tasks the reflector (`reflector.rs`)
 //! critiques, and its note steers the planner. Memory (`knowledge.rs`) keeps what
 //! was learned for the next exploration. A completed task becomes a test; a crash
-//! or ANR on the way becomes a finding with its reproduction.
+//! or ANR on the way becomes a finding with its reproduction (`failures.rs`).
 //!
 //! Not the systematic walk (`systematic.rs`), nor the agent's loop itself.
 
+mod actor;
+mod failures;
 mod knowledge;
 mod observer;
 mod planner;
 mod reflector;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
 use super::coverage::Coverage;
 use super::export::TestFound;
-use super::findings::{self, Finding, FindingKind, LogWatch};
+use super::findings::{self, Finding, LogWatch};
 use super::graph::Graph;
 use super::record::{ExploreEvent, RunFolder};
 use super::report::TaskView;
 use super::screen::{self, Candidate, Kind};
 use super::{ExploreOptions, Progress, StopReason};
-use crate::agent::{self, AgentOptions, Models, Outcome, Role};
+use crate::agent::{self, Models, Outcome, Role};
 use crate::persona::Persona;
 use crate::session::Session;
-use crate::trajectory::{StepRecord, lock};
+use crate::trajectory::StepRecord;
 use planner::{DoneTask, Plan};
 
 pub use knowledge::Knowledge;
@@ -330,37 +332,10 @@ impl Cycle<'_, '_> {
         }
     }
 
-    /// The agent does `goal`; its summary and the steps it recorded.
+    /// The agent does `goal` (see `actor.rs`).
     async fn act(&mut self, goal: &str) -> Result<(agent::Summary, Vec<StepRecord>), String> {
-        let options = AgentOptions {
-            max_steps: self.setup.task_steps,
-            vision: self.setup.vision,
-            out_dir: self.folder.dir().join("tasks"),
-            device_spec: self.setup.device_spec.clone(),
-            memory: self.setup.memory.clone().filter(|_| self.knowledge.is_on()),
-            embeddings: self.setup.embeddings.clone(),
-            reflect_every: 0,
-            ..AgentOptions::new(goal)
-        };
-        let records: Arc<Mutex<Vec<StepRecord>>> = Arc::default();
-        let kept = records.clone();
-        let mut sink = move |p: agent::Progress<'_>| {
-            if let agent::Progress::Ran { record, .. } = p {
-                lock(&kept).push(record.clone());
-            }
-        };
-        let summary = agent::run_task(
-            self.session,
-            self.setup.models,
-            self.setup.persona,
-            &options,
-            self.setup.interrupt,
-            &mut sink,
-        )
-        .await
-        .map_err(|e| crate::error_text::full_message(&e))?;
-        let records = std::mem::take(&mut *lock(&records));
-        Ok((summary, records))
+        let memory = self.setup.memory.clone().filter(|_| self.knowledge.is_on());
+        actor::do_task(self.session, self.setup, &self.folder.dir().join("tasks"), memory, goal).await
     }
 
     /// What the task did: coverage, the graph, findings, its test, the records.
@@ -446,67 +421,6 @@ impl Cycle<'_, '_> {
         Some(file)
     }
 
-    /// Crashes and ANRs the task met: the dialog it left, or the device log.
-    fn caught_failures(
-        &mut self,
-        end: &crate::device::Observation,
-        goal: &str,
-        records: &[StepRecord],
-        seen: &TaskObservation,
-    ) {
-        let dialog = findings::dialog_in(end);
-        for kind in [FindingKind::Crash, FindingKind::Anr] {
-            let logged = self.log.new_failures(self.session, &self.options.app, kind);
-            let shown = dialog.as_ref().filter(|(k, _)| *k == kind);
-            if logged.is_empty() && shown.is_none() {
-                continue;
-            }
-            let detail = logged.first().map(|l| l.detail.clone()).filter(|d| !d.is_empty());
-            let title = shown
-                .map(|(_, t)| t.clone())
-                .or_else(|| detail.clone())
-                .unwrap_or_else(|| format!("{} {}", self.label.unwrap_or(self.app()), kind.word()));
-            let (steps, action) = steps_until(records, kind, &self.options.app);
-            let activity = seen
-                .activities
-                .iter()
-                .rev()
-                .find(|(p, _)| p == &self.options.app)
-                .map(|(p, a)| screen::qualify(p, a))
-                .unwrap_or_default();
-            let n = self.findings.len() + 1;
-            let mut finding = Finding {
-                kind,
-                title,
-                exception: detail,
-                activity,
-                action: if action.is_empty() { format!("the task \"{goal}\"") } else { action },
-                at_action: self.actions,
-                steps,
-                reproduced: None,
-                script: format!("findings/{n:02}-{}.rhai", kind.word().to_lowercase()),
-            };
-            if self.findings.iter().any(|f| f.same_as(&finding)) {
-                continue;
-            }
-            let script = findings::reproduction_script(self.app(), &finding, self.clean);
-            if self.folder.write(&finding.script, script.as_bytes()).is_err() {
-                finding.script = String::new();
-            }
-            self.folder.event(&ExploreEvent::Finding {
-                n: self.actions,
-                kind: kind.word(),
-                title: &finding.title,
-                script: &finding.script,
-            });
-            (self.progress)(Progress::Finding(&finding));
-            self.findings.push(finding);
-        }
-        if dialog.is_some() {
-            let _ = self.session.eval(findings::CLOSE_DIALOG);
-        }
-    }
-
     /// The reflector's note on the tasks so far, kept for the planner and memory.
     async fn reflect(&mut self) {
         let messages = reflector::messages(self.app(), &self.done, &self.coverage);
@@ -528,36 +442,4 @@ impl Cycle<'_, '_> {
         }
         self.notes.insert(0, note);
     }
-}
-
-/// The task's steps as a replay runs them, up to the step in which the failure
-/// showed (an action's effect shows its dialog, or the app gone from the front),
-/// and that action; all of them when no effect shows it.
-fn steps_until(records: &[StepRecord], kind: FindingKind, app: &str) -> (Vec<String>, String) {
-    let words = match kind {
-        FindingKind::Crash => "keeps stopping",
-        FindingKind::Anr => "isn't responding",
-    };
-    let mut steps = Vec::new();
-    for record in records {
-        if let Some(code) = crate::trajectory::export::replay_code(record) {
-            let code = code.lines().filter(|l| !l.trim_start().starts_with("complete(")).collect::<Vec<_>>();
-            let code = code.join("\n");
-            let code = code.trim_end().trim_end_matches(';').to_string();
-            if !code.trim().is_empty() {
-                steps.push(code);
-            }
-        }
-        let Some(ran) = record.ran() else { continue };
-        let left = |e: &str| {
-            e.split("; ")
-                .any(|p| p.strip_prefix("opened ").is_some_and(|to| !to.starts_with('.') && !to.starts_with(app)))
-        };
-        let showed = |e: &str| e.contains(words) || left(e);
-        if let Some(a) = ran.actions.iter().find(|a| a.capture.effect.as_deref().is_some_and(showed)) {
-            let action = crate::memory::element_call(a).unwrap_or_else(|| format!("{}({})", a.tool, a.args.join(", ")));
-            return (steps, action);
-        }
-    }
-    (steps, String::new())
 }
