@@ -97,6 +97,22 @@ fn fail(path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
 }
 
 impl RunFolder {
+    /// Writes `finding`'s reproduction (`finding.script`, emptied when it cannot
+    /// be written) and its event, after `actions` actions.
+    pub fn keep_finding(&mut self, finding: &mut super::Finding, app: &str, clean: bool, actions: usize) {
+        let script = super::findings::reproduction_script(app, finding, clean);
+        if let Err(e) = self.write(&finding.script, script.as_bytes()) {
+            finding.script = String::new();
+            tracing::warn!("{e}");
+        }
+        self.event(&ExploreEvent::Finding {
+            n: actions,
+            kind: finding.kind.word(),
+            title: &finding.title,
+            script: &finding.script,
+        });
+    }
+
     /// A new folder under `out` named for the time and the app.
     pub fn create(out: &Path, app: &str) -> Result<Self, RecordError> {
         let dir = crate::trajectory::new_run_dir(out, &format!("explore {app}"));

@@ -104,10 +104,6 @@ impl<'a> Walk<'a> {
         self.started.elapsed().as_secs_f64()
     }
 
-    fn app(&self) -> &str {
-        &self.options.app
-    }
-
     /// Runs one action's code on the live screen; counts it and logs it.
     fn act(&mut self, screen_name: &str, code: &str, label: &str) -> bool {
         let result = self.session.eval(code);
@@ -182,17 +178,7 @@ impl<'a> Walk<'a> {
         if self.findings.iter().any(|f| f.same_as(&finding)) {
             return;
         }
-        let script = findings::reproduction_script(self.app(), &finding, self.clean);
-        if let Err(e) = self.folder.write(&finding.script, script.as_bytes()) {
-            finding.script = String::new();
-            tracing::warn!("{e}");
-        }
-        self.folder.event(&ExploreEvent::Finding {
-            n: self.actions,
-            kind: kind.word(),
-            title: &finding.title,
-            script: &finding.script,
-        });
+        self.folder.keep_finding(&mut finding, &self.options.app, self.clean, self.actions);
         (self.progress)(Progress::Finding(&finding));
         self.findings.push(finding);
     }

@@ -93,19 +93,8 @@ impl WidgetHints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::{Capture, RunResult};
-    use crate::trajectory::{StepOutcome, StepTiming};
-
     fn act(tool: &str, args: &[&str], effect: &str) -> Action {
-        Action {
-            tool: tool.into(),
-            args: args.iter().map(|a| a.to_string()).collect(),
-            result: "ok".into(),
-            failure: None,
-            started_ms: 0.0,
-            duration_ms: 0.0,
-            capture: Capture { effect: Some(effect.into()), ..Capture::default() },
-        }
+        Action::with_effect(tool, args, effect)
     }
 
     #[test]
@@ -114,19 +103,7 @@ mod tests {
             act("tap", &["#{\"desc\": \"New note\"}"], "opened .Editor; keyboard shown"),
             act("tap", &["#{\"desc\": \"Save\"}"], "opened .Main"),
         ];
-        let record = StepRecord {
-            number: 1,
-            reply: String::new(),
-            thought: String::new(),
-            code: Some("...".into()),
-            outcome: StepOutcome::Ran(RunResult { actions, ..RunResult::default() }),
-            usage: Default::default(),
-            timing: StepTiming::default(),
-            repeated: false,
-            notes: Vec::new(),
-            completion_held: false,
-            seen: Some(("com.example.notes".into(), ".Main".into())),
-        };
+        let record = StepRecord::ran_for_test("...", actions, Some(("com.example.notes", ".Main")));
         let facts = facts_from_records(&[record]);
         assert_eq!(facts.len(), 1, "Save was tapped on a screen the step did not see: {facts:?}");
         assert_eq!((facts[0].element.as_str(), facts[0].screen.as_str()), ("tap(#{\"desc\": \"New note\"})", ".Main"));

@@ -177,3 +177,19 @@ impl Action {
 
 /// Receives each action the moment it is recorded.
 pub type ActionSink = Box<dyn FnMut(&Action) + Send>;
+
+#[cfg(test)]
+impl Action {
+    /// An action of `tool` on `args` that succeeded and did `effect` (for tests).
+    pub fn with_effect(tool: &str, args: &[&str], effect: &str) -> Self {
+        Action {
+            tool: tool.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            result: "ok".into(),
+            failure: None,
+            started_ms: 0.0,
+            duration_ms: 0.0,
+            capture: Capture { effect: Some(effect.into()), ..Capture::default() },
+        }
+    }
+}

@@ -163,6 +163,26 @@ impl StepRecord {
 }
 
 #[cfg(test)]
+impl StepRecord {
+    /// Step 1: `code` ran and did `actions`, on the (package, activity) it saw (for tests).
+    pub fn ran_for_test(code: &str, actions: Vec<crate::sandbox::Action>, seen: Option<(&str, &str)>) -> Self {
+        StepRecord {
+            number: 1,
+            reply: String::new(),
+            thought: String::new(),
+            code: Some(code.into()),
+            outcome: StepOutcome::Ran(crate::sandbox::RunResult { actions, ..Default::default() }),
+            usage: Default::default(),
+            timing: StepTiming::default(),
+            repeated: false,
+            notes: Vec::new(),
+            completion_held: false,
+            seen: seen.map(|(p, a)| (p.to_string(), a.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

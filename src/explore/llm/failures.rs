@@ -4,7 +4,6 @@
 //! `findings.rs`'s.
 
 use super::super::findings::{self, Finding, FindingKind};
-use super::super::record::ExploreEvent;
 use super::super::{Progress, screen};
 use super::{Cycle, TaskObservation};
 use crate::trajectory::StepRecord;
@@ -53,16 +52,7 @@ impl Cycle<'_, '_> {
             if self.findings.iter().any(|f| f.same_as(&finding)) {
                 continue;
             }
-            let script = findings::reproduction_script(self.app(), &finding, self.clean);
-            if self.folder.write(&finding.script, script.as_bytes()).is_err() {
-                finding.script = String::new();
-            }
-            self.folder.event(&ExploreEvent::Finding {
-                n: self.actions,
-                kind: kind.word(),
-                title: &finding.title,
-                script: &finding.script,
-            });
+            self.folder.keep_finding(&mut finding, &self.options.app, self.clean, self.actions);
             (self.progress)(Progress::Finding(&finding));
             self.findings.push(finding);
         }
@@ -107,35 +97,14 @@ pub(super) fn steps_until(records: &[StepRecord], kind: FindingKind, app: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::{Action, Capture, RunResult};
-    use crate::trajectory::{StepOutcome, StepTiming};
+    use crate::sandbox::Action;
 
     fn step(code: &str, taps: &[(&str, &str)]) -> StepRecord {
         let actions = taps
             .iter()
-            .map(|(id, effect)| Action {
-                tool: "tap".into(),
-                args: vec![format!("#{{id: \"{id}\"}}")],
-                result: "ok".into(),
-                failure: None,
-                started_ms: 0.0,
-                duration_ms: 0.0,
-                capture: Capture { effect: Some(effect.to_string()), ..Capture::default() },
-            })
+            .map(|(id, effect)| Action::with_effect("tap", &[&format!("#{{id: \"{id}\"}}")], effect))
             .collect();
-        StepRecord {
-            number: 1,
-            reply: String::new(),
-            thought: String::new(),
-            code: Some(code.into()),
-            outcome: StepOutcome::Ran(RunResult { actions, ..RunResult::default() }),
-            usage: Default::default(),
-            timing: StepTiming::default(),
-            repeated: false,
-            notes: Vec::new(),
-            completion_held: false,
-            seen: None,
-        }
+        StepRecord::ran_for_test(code, actions, None)
     }
 
     #[test]

@@ -90,35 +90,14 @@ pub fn observe(records: &[StepRecord]) -> TaskObservation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::{Action, Capture, RunResult};
-    use crate::trajectory::{StepOutcome, StepTiming};
+    use crate::sandbox::Action;
 
     fn action(tool: &str, args: &[&str], effect: &str) -> Action {
-        Action {
-            tool: tool.into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
-            result: "ok".into(),
-            failure: None,
-            started_ms: 0.0,
-            duration_ms: 0.0,
-            capture: Capture { effect: Some(effect.into()), ..Capture::default() },
-        }
+        Action::with_effect(tool, args, effect)
     }
 
     fn step(seen: (&str, &str), actions: Vec<Action>) -> StepRecord {
-        StepRecord {
-            number: 1,
-            reply: String::new(),
-            thought: String::new(),
-            code: Some(String::new()),
-            outcome: StepOutcome::Ran(RunResult { actions, ..RunResult::default() }),
-            usage: Default::default(),
-            timing: StepTiming::default(),
-            repeated: false,
-            notes: Vec::new(),
-            completion_held: false,
-            seen: Some((seen.0.into(), seen.1.into())),
-        }
+        StepRecord::ran_for_test("", actions, Some(seen))
     }
 
     #[test]
