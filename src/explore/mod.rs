@@ -167,6 +167,8 @@ pub enum StopReason {
     NothingLeft,
     /// The model stopped answering (the summary's `error` says how).
     ModelFailed,
+    /// A task's records could not be written (the summary's `error` says why).
+    RecordFailed,
 }
 
 impl StopReason {
@@ -178,6 +180,7 @@ impl StopReason {
             StopReason::DeviceFailed => "the phone stopped answering",
             StopReason::NothingLeft => "the planner had nothing new to try",
             StopReason::ModelFailed => "the model failed",
+            StopReason::RecordFailed => "a task's records could not be written",
         }
     }
 }

@@ -278,7 +278,7 @@ impl Cycle<'_, '_> {
             (self.progress)(Progress::Planned { task: n, goal: &goal });
             let (summary, records) = match self.act(&goal).await {
                 Ok(done) => done,
-                Err(e) => return (StopReason::DeviceFailed, Some(e)),
+                Err(e) => return (StopReason::RecordFailed, Some(e)),
             };
             let seen = observe(&records);
             self.actions += seen.actions;
