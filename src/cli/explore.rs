@@ -32,9 +32,10 @@ use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, Vision};
 /// starts from them. Each completed task becomes a test in tests/.
 ///
 /// Everything goes into a run folder (--out, default runs/): report.html, tests/
-/// (one script per activity reached, `codeact exec tests/*.rhai` runs them),
-/// findings/ (one reproduction per problem), events.jsonl, graph.json and
-/// summary.json. Each restart of the app forgets its data (`pm clear`) so that the
+/// (one script per activity reached — with llm, per task completed —;
+/// `codeact exec tests/*.rhai` runs them), findings/ (one reproduction per
+/// problem), tasks/ (llm: each task's own run folder and report), events.jsonl,
+/// graph.json and summary.json. Each restart of the app forgets its data (`pm clear`) so that the
 /// paths found replay from a fresh install; --keep-data keeps it.
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
