@@ -61,6 +61,7 @@ fn agent_steps(c: &mut Criterion) {
         embeddings: None,
         report: Default::default(),
         traces: None,
+        tree_depth: 3,
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -181,6 +182,7 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             embeddings: None,
             report: Default::default(),
             traces: None,
+            tree_depth: 3,
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});

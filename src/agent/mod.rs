@@ -45,7 +45,7 @@ use crate::session::Session;
 use recall::{Learned, Recall};
 use run::Run;
 use strategy::replay::Replaying;
-use strategy::{hierarchical, plan, react, replay};
+use strategy::{hierarchical, plan, react, replay, tree};
 
 /// The persona a session for `--strategy hierarchical` needs: the tools of both
 /// sub-agents (`app_starter` and `ui_expert`); each is held to its own during the run.
@@ -85,6 +85,7 @@ pub async fn run_task(
         (None, Some(row), ..) => replay::run(&mut run, Replaying::Memory(row.id), &row.experience, progress).await,
         (None, None, Some(sub), _) => hierarchical::run(&mut run, sub, progress).await,
         (None, None, None, Strategy::Plan) => plan::run(&mut run, progress).await,
+        (None, None, None, Strategy::Tree) => tree::run(&mut run, progress).await,
         (None, None, None, _) => react::run(&mut run, progress).await,
     };
 

@@ -68,6 +68,8 @@ pub struct AgentOptions {
     pub report: crate::report::Assets,
     /// Export the run as a trace (`--otlp`).
     pub traces: Option<std::sync::Arc<crate::trace::Traces>>,
+    /// `--strategy tree`: a node this deep or deeper may not split its goal.
+    pub tree_depth: usize,
 }
 
 impl AgentOptions {
@@ -93,6 +95,7 @@ impl AgentOptions {
             embeddings: None,
             report: crate::report::Assets::default(),
             traces: None,
+            tree_depth: 3,
         }
     }
 }
@@ -115,6 +118,11 @@ pub enum Strategy {
     /// ui_expert sub-agent acts in it; values pass between apps as variables in
     /// the shared sandbox.
     Hierarchical,
+    /// A tree of goals: each node's model call writes code (it acts) or splits
+    /// the goal into sub-goals (JSON), each a node of the same kind, depth-first in
+    /// one session, down to `--tree-depth`; a failed sub-goal makes its parent
+    /// split again once.
+    Tree,
 }
 
 impl Strategy {
@@ -123,6 +131,7 @@ impl Strategy {
             Strategy::React => "react",
             Strategy::Plan => "plan",
             Strategy::Hierarchical => "hierarchical",
+            Strategy::Tree => "tree",
         }
     }
 
@@ -130,7 +139,7 @@ impl Strategy {
     /// planning strategies, off for plain ReAct unless asked.
     pub fn default_reflect_every(self) -> usize {
         match self {
-            Strategy::React => 0,
+            Strategy::React | Strategy::Tree => 0,
             Strategy::Plan | Strategy::Hierarchical => 4,
         }
     }

@@ -126,8 +126,14 @@ pub fn result_text(result: &RunResult, warnings: &[&str]) -> String {
     out
 }
 
+/// How the note on a step whose reply split its goal begins (the tree strategy).
+pub const SPLIT: &str = "You split this goal into";
+
 /// What the model was told about a past step (kept in the history).
 pub fn feedback(step: &StepRecord) -> String {
+    if let (StepOutcome::NoCode, Some(split)) = (&step.outcome, step.notes.iter().find(|n| n.starts_with(SPLIT))) {
+        return split.clone();
+    }
     let mut warnings: Vec<&str> = step.notes.iter().map(String::as_str).collect();
     if step.repeated {
         warnings.insert(0, REPEATED);

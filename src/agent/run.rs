@@ -134,6 +134,20 @@ impl<'a> Run<'a> {
         self.interrupt.is_cancelled()
     }
 
+    /// The sub-goals the last step's reply split its goal into, when it held no
+    /// code but `{"subgoals": [...]}` (the tree strategy); that step's feedback says
+    /// so, not that code was missing, and it does not count as going nowhere.
+    pub(super) fn last_reply_splits(&mut self) -> Option<Vec<crate::trajectory::PlanItem>> {
+        let last = self.history.records.last_mut()?;
+        if !matches!(last.outcome, crate::trajectory::StepOutcome::NoCode) {
+            return None;
+        }
+        let items = super::strategy::subgoals(&last.reply)?;
+        last.notes.push(format!("{} {} sub-goals; they are done one by one.", super::prompt::SPLIT, items.len()));
+        self.checks.reset_stall();
+        Some(items)
+    }
+
     /// What the actor reads beside its task from now on (the plan, with its item
     /// marked), or nothing.
     pub(super) fn set_focus(&mut self, focus: Option<String>) {

@@ -177,7 +177,10 @@ pub struct CheckArgs {
 /// and `codeact eval` share these.
 #[derive(clap::Args, Debug)]
 pub struct StrategyArgs {
-    /// react: observe, write a snippet, run it, until complete(). plan: a planner
+    /// react: observe, write a snippet, run it, until complete(). tree: each goal
+    /// is a node whose model call writes code or splits it into sub-goals (JSON),
+    /// each a node of the same kind, down to --tree-depth; a failed sub-goal makes
+    /// its parent split again once. plan: a planner
     /// writes a numbered plan (goal and expected screen per item), the actor does
     /// one item at a time (complete() ends an item), and a failed item or
     /// --error-threshold steps that go nowhere make it plan again. hierarchical: an
@@ -191,6 +194,10 @@ pub struct StrategyArgs {
     /// 4 with plan and hierarchical, off with react.
     #[arg(long, value_name = "N")]
     pub reflect_every: Option<usize>,
+    /// tree: a node this deep may not split its goal any more (1: the task is one
+    /// node that acts).
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub tree_depth: u32,
     #[command(flatten)]
     pub roles: RoleArgs,
 }

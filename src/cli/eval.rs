@@ -252,6 +252,7 @@ impl EvalArgs {
                 persona,
                 strategy: self.strategy.strategy,
                 reflect_every: self.strategy.reflect_every(),
+                tree_depth: self.strategy.tree_depth as usize,
                 vision: self.vision.for_persona(persona),
                 error_threshold: self.checks.error_threshold,
                 verify_completion: self.checks.verify_completion == Switch::On,

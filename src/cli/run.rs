@@ -159,6 +159,7 @@ impl RunArgs {
             verify_completion: self.checks.verify_completion == Switch::On,
             strategy: self.strategy.strategy,
             reflect_every: self.strategy.reflect_every(),
+            tree_depth: self.strategy.tree_depth as usize,
             memory: self.memory.path(),
             embeddings: self.memory.embeddings.clone(),
             report: self.report_assets,

@@ -31,6 +31,8 @@ pub struct LlmAgent<'a> {
     pub strategy: Strategy,
     /// As `codeact run --reflect-every`.
     pub reflect_every: usize,
+    /// As `codeact run --tree-depth`.
+    pub tree_depth: usize,
     pub vision: bool,
     /// As `codeact run --error-threshold`.
     pub error_threshold: usize,

@@ -311,6 +311,7 @@ fn run_llm(
         verify_completion: llm.verify_completion,
         strategy: llm.strategy,
         reflect_every: llm.reflect_every,
+        tree_depth: llm.tree_depth,
         // The suite measures the agent: a remembered run would replay instead,
         // unless replaying is what is measured.
         memory: llm.memory.as_ref().map(|(path, _)| path.clone()),

@@ -199,6 +199,13 @@ impl RunView {
                 self.step(*step).notes.push(note);
             }
             Event::Phase { step, persona, task } => self.step(*step).notes.push(format!("phase: {persona}: {task}")),
+            Event::Node { step, path, goal, state, detail } => {
+                let mut note = format!("node {path} {state}: {goal}");
+                if let Some(detail) = detail {
+                    note.push_str(&format!(" ({detail})"));
+                }
+                self.step(*step).notes.push(note);
+            }
             Event::RunEnd(summary) => self.take_facts(&RunFacts::of(summary)),
             Event::LlmRequest { .. } | Event::NoCode { .. } | Event::Recall { .. } | Event::Unknown => {}
         }

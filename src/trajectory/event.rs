@@ -197,6 +197,17 @@ pub enum Event<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         why: Option<Cow<'a, str>>,
     },
+    /// A node of the tree strategy at `path` (`1.2.1`): its goal, and what became
+    /// of it (`start`, `branch` with its sub-goals in `detail`, `done`, `failed`
+    /// with why, `replayed` from memory).
+    Node {
+        step: usize,
+        path: Cow<'a, str>,
+        goal: Cow<'a, str>,
+        state: Cow<'a, str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<Cow<'a, str>>,
+    },
     /// A sub-agent took over (the hierarchical strategy): its persona and task.
     Phase {
         step: usize,

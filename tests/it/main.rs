@@ -27,6 +27,7 @@ mod memory;
 mod report;
 mod strategies;
 mod traces;
+mod tree;
 mod ui_fixtures;
 mod untrusted;
 mod wda_door;

@@ -1,5 +1,6 @@
 //! Which loop a run follows (`--strategy`): plain ReAct, a plan executed item by
-//! item, or an app-level plan with a sub-agent per app; and replay-first, which a
+//! item, an app-level plan with a sub-agent per app, or a tree of goals that split
+//! into sub-goals (`tree.rs`); and replay-first, which a
 //! run takes instead when memory holds the task (or `exec --heal` hands it a
 //! script). The loops are in `react.rs`, `plan.rs` (its plans' text in
 //! `plan_text.rs`), `hierarchical.rs` and `replay.rs`; they share the step
@@ -11,3 +12,6 @@ pub(in crate::agent) mod plan;
 mod plan_text;
 pub(in crate::agent) mod react;
 pub(in crate::agent) mod replay;
+pub(in crate::agent) mod tree;
+
+pub(in crate::agent) use plan_text::subgoals;

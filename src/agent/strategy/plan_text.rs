@@ -71,6 +71,30 @@ fn from_json(text: &str) -> Option<Vec<PlanItem>> {
     None
 }
 
+/// The sub-goals a tree node split its goal into: JSON `{"subgoals": [{"goal": ..,
+/// "expect": ..}]}` only (a numbered list in a thought is not a decision to split),
+/// at most [`MOST_ITEMS`], each field cut. `None`: the reply does not split.
+pub fn subgoals(text: &str) -> Option<Vec<PlanItem>> {
+    #[derive(Deserialize)]
+    struct Split {
+        subgoals: Vec<PlanItem>,
+    }
+    for start in text.char_indices().filter(|(_, c)| *c == '{').map(|(i, _)| i) {
+        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Split>();
+        if let Some(Ok(split)) = stream.next() {
+            let items: Vec<PlanItem> = split
+                .subgoals
+                .into_iter()
+                .filter(|i| !i.goal.trim().is_empty())
+                .take(MOST_ITEMS)
+                .map(|i| PlanItem { goal: cut(&i.goal), expect: i.expect.as_deref().map(cut), ..i })
+                .collect();
+            return (!items.is_empty()).then_some(items);
+        }
+    }
+    None
+}
+
 /// A numbered list: `1. Open Settings (expect: the Settings list)`.
 fn from_list(text: &str) -> Vec<PlanItem> {
     text.lines()

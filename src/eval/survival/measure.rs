@@ -225,6 +225,7 @@ pub fn measure(
                 persona: &persona,
                 strategy: healer.strategy,
                 reflect_every: 0,
+                tree_depth: 3,
                 vision: false,
                 error_threshold: healer.error_threshold,
                 verify_completion: false,

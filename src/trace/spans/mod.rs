@@ -349,7 +349,7 @@ impl RunSpans {
                     span.end_with_timestamp(at);
                 }
             }
-            Event::Observation { .. } | Event::NoCode { .. } | Event::Unknown => {}
+            Event::Observation { .. } | Event::NoCode { .. } | Event::Node { .. } | Event::Unknown => {}
         }
     }
 }

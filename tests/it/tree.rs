@@ -1,0 +1,103 @@
+//! `--strategy tree` end to end with a scripted server: a three-level tree (a
+//! branch whose child branches) does a task across two apps; a failed sub-goal
+//! makes its parent split again, and the new split succeeds; a model that always
+//! splits is held by the depth and step limits and the run ends clearly. Judged by
+//! `simctl state`, the node events and the summary.
+
+use crate::agent_run::{events, json_file, run, run_dir, scratch, stderr};
+use crate::common::llm::{ScriptedLlm, reply};
+use crate::common::{self, sim_state as state};
+
+fn code(thought: &str, code: &str) -> crate::common::llm::Canned {
+    reply(&format!("Thought: {thought}\n```rhai\n{code}\n```"))
+}
+
+fn split(goals: &[&str]) -> crate::common::llm::Canned {
+    let items: Vec<String> = goals.iter().map(|g| format!("{{\"goal\": \"{g}\", \"expect\": \"{g} done\"}}")).collect();
+    reply(&format!("Thought: this needs stages.\n{{\"subgoals\": [{}]}}", items.join(", ")))
+}
+
+const EXTRA: [&str; 8] =
+    ["--strategy", "tree", "--persona", "big_agent", "--vision", "off", "--verify-completion", "off"];
+
+/// The node events of the run in `out`: (path, state).
+fn nodes(out: &std::path::Path) -> Vec<(String, String)> {
+    events(&run_dir(out))
+        .into_iter()
+        .filter(|e| e["event"] == "node")
+        .map(|e| (e["path"].as_str().unwrap_or("").to_string(), e["state"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+#[test]
+fn a_three_level_tree_does_a_task_across_two_apps() {
+    let sim = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![
+        split(&["Turn off Wi-Fi in Settings", "Add a note titled Wifi off"]),
+        split(&["Open Settings", "Tap the Wi-Fi switch"]),
+        code("Open it.", "start_app(\"com.android.settings\");\ncomplete(true, \"Settings is open\");"),
+        code("The switch is there.", "tap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");"),
+        code(
+            "Notes.",
+            "start_app(\"com.example.notes\");\ntap(#{id: \"add_note\"});\nset_text(#{id: \"note_title\"}, \"Wifi off\");\n\
+             tap(#{id: \"save_note\"});\nwait_for(#{text: \"Wifi off\"}, 3000);\ncomplete(true, \"noted\");",
+        ),
+    ]);
+    let out = scratch("tree-three-levels");
+    let result = run(&llm, &sim.addr, &out, &EXTRA, "Turn off Wi-Fi and note it in Notes");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let phone = state(&sim.addr);
+    assert_eq!(phone["settings"]["wifi"], false, "{phone}");
+    assert!(phone.to_string().contains("Wifi off"), "the note: {phone}");
+    let seen = nodes(&out);
+    let done: Vec<&str> = seen.iter().filter(|(_, s)| s == "done").map(|(p, _)| p.as_str()).collect();
+    assert_eq!(done, ["1.1.1", "1.1.2", "1.1", "1.2", "1"], "{seen:?}");
+    let branched: Vec<&str> = seen.iter().filter(|(_, s)| s == "branch").map(|(p, _)| p.as_str()).collect();
+    assert_eq!(branched, ["1", "1.1"]);
+    // The deepest node may not split: its prompt says so.
+    let third = crate::common::llm::last_user_text(&llm.requests()[2]);
+    assert!(third.contains("node 1.1.1") && third.contains("cannot be split further"), "{third}");
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    assert_eq!(summary["strategy"], "tree");
+    assert_eq!(summary["steps"], 5);
+}
+
+#[test]
+fn a_failed_sub_goal_makes_its_parent_split_again() {
+    let sim = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![
+        split(&["Open the Wi-Fi app"]),
+        code("There is none.", "complete(false, \"there is no Wi-Fi app\");"),
+        split(&["Open Settings and turn off Wi-Fi"]),
+        code(
+            "Settings has it.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");",
+        ),
+    ]);
+    let out = scratch("tree-resplit");
+    let result = run(&llm, &sim.addr, &out, &EXTRA, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    let seen = nodes(&out);
+    assert!(seen.contains(&("1.1".into(), "failed".into())), "{seen:?}");
+    assert_eq!(seen.iter().filter(|(p, s)| p == "1" && s == "branch").count(), 2, "{seen:?}");
+    // The second split was asked with what happened to the first.
+    let resplit = crate::common::llm::last_user_text(&llm.requests()[2]);
+    assert!(resplit.contains("failed (the model gave up: there is no Wi-Fi app)"), "{resplit}");
+}
+
+#[test]
+fn a_model_that_always_splits_is_held_by_the_depth_and_step_limits() {
+    let sim = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![split(&["Go deeper", "And deeper"])]);
+    let out = scratch("tree-always-splits");
+    let mut extra = EXTRA.to_vec();
+    extra.extend(["--max-steps", "12", "--tree-depth", "3"]);
+    let result = run(&llm, &sim.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(1), "a failure, not a hang or a crash: {}", stderr(&result));
+    let summary = json_file(&run_dir(&out).join("summary.json"));
+    assert!(summary["steps"].as_u64().unwrap() <= 12, "{summary}");
+    let deepest = nodes(&out).iter().map(|(p, _)| p.split('.').count()).max().unwrap_or(0);
+    assert_eq!(deepest, 3, "no node below --tree-depth");
+    assert!(llm.requests().len() <= 12);
+}
