@@ -44,6 +44,9 @@ pub(super) struct Run<'a> {
     /// What memory lends the actor's prompts (app cards and widget hints here;
     /// examples and lessons went into the prompt).
     pub(super) lent: LentMemory,
+    /// The step in hand may answer with sub-goals instead of code (a tree node
+    /// above `--tree-depth`).
+    pub(super) may_split: bool,
 }
 
 impl<'a> Run<'a> {
@@ -113,6 +116,7 @@ impl<'a> Run<'a> {
             roles: RoleUsages::new(),
             started,
             lent: LentMemory::default(),
+            may_split: false,
         })
     }
 

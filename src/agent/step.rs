@@ -78,7 +78,18 @@ impl Run<'_> {
         let extracted = extract::extract(&reply.text);
         let llm_ms = reply.elapsed.as_secs_f64() * 1000.0;
         progress(Progress::Reply { step: number, headline: extracted.headline(), usage: reply.usage, llm_ms });
-        let ran = self.execute(number, extracted.code.as_deref(), &seen, progress);
+        let split =
+            if self.may_split && extracted.code.is_none() { super::strategy::subgoals(&reply.text) } else { None };
+        let ran = match split {
+            // A tree node split its goal: nothing to run, and nothing to ask again.
+            Some(items) => {
+                self.event(&Event::NoCode { step: number });
+                let text = format!("split into: {}", crate::trajectory::PlanItem::one_line(&items));
+                progress(Progress::Note { step: number, text: &text });
+                None
+            }
+            None => self.execute(number, extracted.code.as_deref(), &seen, progress),
+        };
         // The record: the reply, the code and the timings from the step's events.
         let mut record = self.recorder.end_step(number, started, reply.elapsed, observed, ran);
 

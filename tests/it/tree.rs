@@ -45,7 +45,9 @@ fn a_three_level_tree_does_a_task_across_two_apps() {
     ]);
     let out = scratch("tree-three-levels");
     let result = run(&llm, &sim.addr, &out, &EXTRA, "Turn off Wi-Fi and note it in Notes");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let said = stderr(&result);
+    assert_eq!(result.status.code(), Some(0), "{said}");
+    assert!(said.contains("split into: 1. Turn off Wi-Fi in Settings") && !said.contains("asked again"), "{said}");
     let phone = state(&sim.addr);
     assert_eq!(phone["settings"]["wifi"], false, "{phone}");
     assert!(phone.to_string().contains("Wifi off"), "the note: {phone}");

@@ -66,7 +66,10 @@ pub(super) async fn steps_until(
         if run.interrupted() {
             return Stepped::Stopped(Stop::End(Ending::Interrupted { during: "" }));
         }
-        let stop = match run.step(progress).await {
+        run.may_split = may_split;
+        let stepped = run.step(progress).await;
+        run.may_split = false;
+        let stop = match stepped {
             StepEnd::Stop(Ending::Completed(c)) if c.success => Stop::Done(c),
             StepEnd::Stop(Ending::Completed(c)) => {
                 Stop::Failed { why: format!("the model gave up: {}", c.reason), ending: Ending::Completed(c) }
