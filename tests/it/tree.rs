@@ -103,3 +103,40 @@ fn a_model_that_always_splits_is_held_by_the_depth_and_step_limits() {
     assert_eq!(deepest, 3, "no node below --tree-depth");
     assert!(llm.requests().len() <= 12);
 }
+
+#[test]
+fn a_sub_goal_learned_in_one_task_is_replayed_in_another_and_a_failure_note_is_read_back() {
+    let memory = scratch("tree-memory-db").join("memory.sqlite");
+    let memory_flag = ["--memory", memory.to_str().unwrap()];
+    let first = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![
+        split(&["Open the Wi-Fi app"]),
+        code("There is none.", "complete(false, \"there is no Wi-Fi app\");"),
+        split(&["Open Settings and turn off Wi-Fi"]),
+        code(
+            "Settings has it.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");",
+        ),
+    ]);
+    let out = scratch("tree-memory-1");
+    let extra: Vec<&str> = EXTRA.iter().chain(memory_flag.iter()).copied().collect();
+    let result = run(&llm, &first.addr, &out, &extra, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+
+    // Another task on a fresh phone: the learned sub-goal replays with no model call,
+    // and the goal that failed before shows its note.
+    let second = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![
+        split(&["Open Settings and turn off Wi-Fi", "Open the Wi-Fi app"]),
+        code("It failed before; Settings did it.", "complete(true, \"Wi-Fi is handled in Settings\");"),
+    ]);
+    let out = scratch("tree-memory-2");
+    let result = run(&llm, &second.addr, &out, &extra, "Turn off Wi-Fi, the way that works");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(state(&second.addr)["settings"]["wifi"], false, "the replayed node turned it off");
+    assert_eq!(llm.requests().len(), 2, "the root's split and the second sub-goal only");
+    let seen = nodes(&out);
+    assert!(seen.contains(&("1.1".into(), "replayed".into())), "{seen:?}");
+    let prompt = crate::common::llm::last_user_text(&llm.requests()[1]);
+    assert!(prompt.contains("this goal failed once") && prompt.contains("there is no Wi-Fi app"), "{prompt}");
+}

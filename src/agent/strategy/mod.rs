@@ -13,5 +13,6 @@ mod plan_text;
 pub(in crate::agent) mod react;
 pub(in crate::agent) mod replay;
 pub(in crate::agent) mod tree;
+mod tree_memory;
 
 pub(in crate::agent) use plan_text::subgoals;

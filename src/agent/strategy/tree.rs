@@ -6,13 +6,16 @@
 //! parent's. A node may split only above `--tree-depth`. A child that fails makes
 //! its parent split again (at most [`MAX_RESPLITS`] times) from what happened,
 //! else the failure goes up with its reason. Events carry each node's path
-//! (`1.2.1`).
+//! (`1.2.1`). Memory works at every node (`tree_memory.rs`): a remembered way to
+//! the node's goal is replayed first, a node that succeeds is kept, and a failure
+//! leaves a note the next attempt at that goal reads.
 
 use std::fmt::Write as _;
 use std::future::Future;
 use std::pin::Pin;
 
 use super::react::{Stepped, Stop, steps_until};
+use super::tree_memory;
 use crate::agent::outcome::Ending;
 use crate::agent::progress::{Progress, ProgressSink};
 use crate::agent::run::Run;
@@ -85,7 +88,24 @@ fn solve<'r, 'a: 'r, 'p: 'r>(
         node_event(run, &node, "start", None);
         progress(Progress::Note { step: run.steps_taken(), text: &format!("node {}: {}", node.path, node.goal) });
         let first = run.steps_taken();
-        let mut history: Vec<String> = Vec::new();
+        let memory = run.options.memory.clone();
+        let mut history: Vec<String> =
+            tree_memory::notes(memory.as_deref(), &node.goal).into_iter().map(|n| format!("Earlier: {n}")).collect();
+        // A remembered way to this very goal goes first (the task's own is the run's).
+        if node.depth > 1
+            && let Some(row) = tree_memory::remembered(memory.as_deref(), &node.goal)
+        {
+            let text = format!("node {}: replaying a remembered way ({} steps)", node.path, row.experience.steps.len());
+            progress(Progress::Note { step: run.steps_taken(), text: &text });
+            match tree_memory::replay(run, &row, progress) {
+                Ok(Ok(c)) => {
+                    node_event(run, &node, "replayed", Some(c.reason.clone()));
+                    return Stop::Done(c);
+                }
+                Ok(Err(why)) => history.push(format!("{why}; go on from the screen as it is now")),
+                Err(ending) => return Stop::End(ending),
+            }
+        }
         let mut resplits = 0;
         loop {
             let left = node.steps.saturating_sub(run.steps_taken() - first);
@@ -99,6 +119,9 @@ fn solve<'r, 'a: 'r, 'p: 'r>(
             let items = match steps_until(run, progress, Some(left), true, node.depth < max_depth).await {
                 Stepped::Stopped(Stop::Done(c)) => {
                     node_event(run, &node, "done", Some(c.reason.clone()));
+                    if node.depth > 1 {
+                        tree_memory::keep_node(run, &node.goal, first);
+                    }
                     return Stop::Done(c);
                 }
                 Stepped::Stopped(Stop::Failed { why, ending }) => return failed(run, &node, why, ending),
@@ -133,6 +156,9 @@ fn solve<'r, 'a: 'r, 'p: 'r>(
             let Some((goal, why, ending)) = child_failed else {
                 let reason = format!("its {} sub-goals are done", items.len());
                 node_event(run, &node, "done", Some(reason.clone()));
+                if node.depth > 1 {
+                    tree_memory::keep_node(run, &node.goal, first);
+                }
                 return Stop::Done(Completion { success: true, reason });
             };
             if resplits == MAX_RESPLITS {
@@ -154,7 +180,9 @@ fn node_event(run: &Run<'_>, node: &Node, state: &str, detail: Option<String>) {
     });
 }
 
+/// The node failed: its event, and a note on its goal for the next attempt.
 fn failed(run: &Run<'_>, node: &Node, why: String, ending: Ending) -> Stop {
     node_event(run, node, "failed", Some(why.clone()));
+    tree_memory::keep_note(run.options.memory.as_deref(), &node.goal, &format!("this goal failed once: {why}"));
     Stop::Failed { why, ending }
 }
