@@ -339,6 +339,7 @@ mod tests {
             notes: Vec::new(),
             completion_held: false,
             seen: None,
+            node: None,
         }
     }
 

@@ -56,7 +56,7 @@ impl Models {
 }
 
 /// One role's share of a run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct RoleUsage {
     pub model: String,
     pub calls: usize,

@@ -47,6 +47,9 @@ pub(super) struct Run<'a> {
     /// The step in hand may answer with sub-goals instead of code (a tree node
     /// above `--tree-depth`).
     pub(super) may_split: bool,
+    /// The tree node the steps in hand work for (`1.2 Open Settings`): each step
+    /// record carries it, so an exported script keeps the tree as sections.
+    pub(super) node: Option<String>,
 }
 
 impl<'a> Run<'a> {
@@ -117,6 +120,7 @@ impl<'a> Run<'a> {
             started,
             lent: LentMemory::default(),
             may_split: false,
+            node: None,
         })
     }
 
@@ -221,6 +225,15 @@ impl<'a> Run<'a> {
             None => tokio::task::block_in_place(|| self.session.apps_worth_naming()).unwrap_or_default(),
         };
         Ok((seen.screen_text(), apps))
+    }
+
+    /// Whether `role` has a model of its own (else it asks the actor's).
+    pub(super) fn has_own_model(&self, role: Role) -> bool {
+        match role {
+            Role::Actor => true,
+            Role::Planner => self.models.planner.is_some(),
+            Role::Reflector => self.models.reflector.is_some(),
+        }
     }
 
     /// Asks `role`'s model, with the request and the reply in the events and the

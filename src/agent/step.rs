@@ -163,9 +163,35 @@ impl Run<'_> {
         Ok(result)
     }
 
+    /// Runs `code` that no model wrote and that needs no look at the screen (the
+    /// tree's fire-and-forget sub-goals) as one step of the run, on the phone as it
+    /// is: no observation, no model call. Its error, if any.
+    pub(super) fn fire(
+        &mut self,
+        code: &str,
+        thought: &str,
+        progress: &mut ProgressSink<'_>,
+    ) -> Option<crate::sandbox::RunError> {
+        let started = Instant::now();
+        let number = self.recorder.begin_step();
+        progress(Progress::Step { step: number, max: self.options.max_steps });
+        progress(Progress::Reply { step: number, headline: thought, usage: Usage::default(), llm_ms: 0.0 });
+        self.event(&Event::Code { step: number, code: code.into() });
+        let result = tokio::task::block_in_place(|| self.session.eval(code));
+        if let Some(error) = &result.error {
+            self.event(&Event::Error { step: number, error: std::borrow::Cow::Borrowed(error) });
+        }
+        let error = result.error.clone();
+        let mut record = self.recorder.end_step(number, started, Duration::ZERO, Duration::ZERO, Some(result));
+        record.thought = thought.to_string();
+        self.record_step(record, progress);
+        error
+    }
+
     /// Files a finished step, asked or replayed: shown as it ran, kept in the
     /// model's history, and in the report (rewritten so a killed run has one).
-    fn record_step(&mut self, record: StepRecord, progress: &mut ProgressSink<'_>) {
+    fn record_step(&mut self, mut record: StepRecord, progress: &mut ProgressSink<'_>) {
+        record.node.clone_from(&self.node);
         if record.ran().is_some() {
             progress(Progress::Ran { step: record.number, record: &record });
         }

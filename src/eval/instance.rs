@@ -327,6 +327,7 @@ fn run_llm(
     result.llm_calls = summary.llm_calls();
     result.prompt_tokens = summary.tokens.prompt_tokens;
     result.completion_tokens = summary.tokens.completion_tokens;
+    result.roles.clone_from(&summary.roles);
     result.llm_ms = summary.llm_ms;
     result.run_dir = Some(summary.run_dir.clone());
     result.outcome = format!("{:?}", summary.outcome).to_lowercase();

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::job::{Fault, Job};
 use super::task::TaskSpec;
+use crate::agent::RoleUsage;
 use crate::trajectory::junit::{self, Case, Verdict};
 
 /// `results.json`'s schema version: fields are only ever added within a version.
@@ -50,6 +51,9 @@ pub struct InstanceResult {
     pub llm_calls: usize,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Every role's calls and tokens (actor, planner, reflector), by role.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub roles: BTreeMap<String, RoleUsage>,
     pub wall_ms: f64,
     pub llm_ms: f64,
     pub faults: Vec<Fault>,
@@ -85,6 +89,7 @@ impl InstanceResult {
             llm_calls: 0,
             prompt_tokens: 0,
             completion_tokens: 0,
+            roles: BTreeMap::new(),
             wall_ms: 0.0,
             llm_ms: 0.0,
             faults: faults.to_vec(),
@@ -118,6 +123,9 @@ pub struct Totals {
     pub mean_steps: f64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Every role's calls and tokens over the group.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub roles: BTreeMap<String, RoleUsage>,
     pub wall_ms: f64,
 }
 
@@ -133,6 +141,12 @@ impl Totals {
             t.broken += usize::from(r.broken);
             t.prompt_tokens += r.prompt_tokens;
             t.completion_tokens += r.completion_tokens;
+            for (role, usage) in &r.roles {
+                let sum = t.roles.entry(role.clone()).or_default();
+                sum.model.clone_from(&usage.model);
+                sum.calls += usage.calls;
+                sum.tokens += usage.tokens;
+            }
             t.wall_ms += r.wall_ms;
         }
         if t.instances > 0 {
@@ -169,7 +183,7 @@ pub struct Results {
     /// The blocker watchers that were on (`--watchers`), as a spec.
     #[serde(default)]
     pub watchers: String,
-    /// The LLM agent's strategy (`react`, `plan`, `hierarchical`); none for the oracle.
+    /// The LLM agent's strategy (`react`, `plan`, `hierarchical`, `tree`); none for the oracle.
     #[serde(default)]
     pub strategy: Option<String>,
     pub parallel: usize,

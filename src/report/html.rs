@@ -1,7 +1,8 @@
 //! The report page: one HTML file with its style inline and no script or font from
 //! anywhere (it works offline), every text from the model, the device or a script
 //! escaped. A header (task, outcome, facts, the replay command), a timeline of the
-//! steps (LLM / device / overhead), then a card per step. Not reading the run
+//! steps (LLM / device / overhead), a tree run's nodes (`tree_view.rs`), then a
+//! card per step. Not reading the run
 //! (`model.rs`) or the images (`images.rs`).
 
 use std::fmt::Write as _;
@@ -107,8 +108,9 @@ table{border-collapse:collapse;background:#fff}td,th{border:1px solid #dde;paddi
 pub fn page_start(title: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
-         <title>codeact · {}</title><style>{STYLE}</style></head><body>\n",
-        escape(title)
+         <title>codeact · {}</title><style>{STYLE}{}</style></head><body>\n",
+        escape(title),
+        super::tree_view::STYLE
     )
 }
 
@@ -207,7 +209,9 @@ pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> S
             n = s.number
         );
     }
-    out.push_str("<p class=\"meta\"><i class=\"llm\" style=\"display:inline-block;width:10px;height:8px\"></i> LLM <i class=\"dev\" style=\"display:inline-block;width:10px;height:8px\"></i> device <i class=\"ovh\" style=\"display:inline-block;width:10px;height:8px\"></i> overhead</p></section>\n<main>\n");
+    out.push_str("<p class=\"meta\"><i class=\"llm\" style=\"display:inline-block;width:10px;height:8px\"></i> LLM <i class=\"dev\" style=\"display:inline-block;width:10px;height:8px\"></i> device <i class=\"ovh\" style=\"display:inline-block;width:10px;height:8px\"></i> overhead</p></section>\n");
+    out.push_str(&super::tree_view::render(view, image));
+    out.push_str("<main>\n");
     for s in &view.steps {
         let _ = write!(out, "<article class=\"step\" id=\"step-{0}\" data-step=\"{0}\">", s.number);
         // The screen the step saw, with what it hit; else the last screen it left.

@@ -11,6 +11,7 @@ pub mod html;
 mod images;
 mod model;
 mod step_log;
+mod tree_view;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

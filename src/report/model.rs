@@ -49,6 +49,28 @@ pub struct StepView {
     pub completion_tokens: u64,
 }
 
+/// A `--strategy tree` node as the report draws it.
+#[derive(Debug, Clone, Default)]
+pub struct NodeView {
+    /// `1.2.1`.
+    pub path: String,
+    pub goal: String,
+    /// start (still going), branch (split, children going), done, partial,
+    /// failed, replayed.
+    pub state: String,
+    pub detail: Option<String>,
+    /// What it split into, when it did.
+    pub split: Option<String>,
+    /// The steps taken while it was open (its children's too): first and last.
+    pub steps: Option<(usize, usize)>,
+}
+
+impl NodeView {
+    pub fn depth(&self) -> usize {
+        self.path.split('.').count()
+    }
+}
+
 /// A whole run directory.
 #[derive(Debug, Clone, Default)]
 pub struct RunView {
@@ -60,6 +82,8 @@ pub struct RunView {
     pub reason: Option<String>,
     pub replay: Option<String>,
     pub steps: Vec<StepView>,
+    /// The `--strategy tree` nodes, in the order they began.
+    pub nodes: Vec<NodeView>,
     /// False while the run is still going (no summary yet).
     pub finished: bool,
 }
@@ -77,6 +101,28 @@ fn point_of(point: Option<[i32; 2]>, tool: &str, args: &[String]) -> Option<(i32
 }
 
 impl RunView {
+    /// A node event: `start` adds the node; the others say how it went on. Its
+    /// steps are those numbered after its start up to its last event.
+    fn take_node(&mut self, step: usize, path: &str, goal: &str, state: &str, detail: Option<&str>) {
+        if state == "start" || !self.nodes.iter().any(|n| n.path == path) {
+            let node = NodeView { path: path.into(), goal: goal.into(), state: state.into(), ..NodeView::default() };
+            self.nodes.push(node);
+        }
+        let Some(node) = self.nodes.iter_mut().rev().find(|n| n.path == path) else { return };
+        match state {
+            // The first step after the start is the node's own.
+            "start" => node.steps = Some((step + 1, step)),
+            "branch" => node.split = detail.map(str::to_string),
+            _ => node.detail = detail.map(str::to_string),
+        }
+        if state != "start" {
+            node.state = state.to_string();
+            if let Some((first, _)) = node.steps {
+                node.steps = Some((first, step));
+            }
+        }
+    }
+
     /// Reads the run in `dir` (what is there so far).
     pub fn read(dir: &Path) -> Self {
         let mut view = RunView::default();
@@ -205,6 +251,7 @@ impl RunView {
                     note.push_str(&format!(" ({detail})"));
                 }
                 self.step(*step).notes.push(note);
+                self.take_node(*step, path, goal, state, detail.as_deref());
             }
             Event::RunEnd(summary) => self.take_facts(&RunFacts::of(summary)),
             Event::LlmRequest { .. } | Event::NoCode { .. } | Event::Recall { .. } | Event::Unknown => {}

@@ -13,6 +13,8 @@ pub const STEP_SPAN: &str = "step";
 pub const SNIPPET_SPAN: &str = "snippet";
 /// One `codeact exec` script.
 pub const SCRIPT_SPAN: &str = "exec";
+/// A `--strategy tree` node (`tree_node 1.2`).
+pub const NODE_SPAN: &str = "tree_node";
 
 // gen_ai.* (OpenTelemetry GenAI semantic conventions).
 pub const OPERATION_NAME: &str = "gen_ai.operation.name";
@@ -50,6 +52,12 @@ pub const OUTCOME: &str = "codeact.outcome";
 pub const STEPS: &str = "codeact.steps";
 pub const SCRIPT_PATH: &str = "codeact.script";
 pub const RUN_DIR: &str = "codeact.run_dir";
+/// A `--strategy tree` node: its path (`1.2.1`), depth and how it ended (done,
+/// partial, failed, replayed); its goal is content.
+pub const NODE_PATH: &str = "codeact.node.path";
+pub const NODE_DEPTH: &str = "codeact.node.depth";
+pub const NODE_OUTCOME: &str = "codeact.node.outcome";
+pub const NODE_GOAL: &str = "codeact.node.goal";
 /// On span events: a plan's replan count, a stall's length and whether it ends
 /// the run, a completion's success.
 pub const REPLAN: &str = "codeact.replan";
@@ -71,6 +79,7 @@ pub const EVENT_COMPLETION_HELD: &str = "codeact.completion_held";
 pub const EVENT_DIVERGED: &str = "codeact.replay_diverged";
 pub const EVENT_COMPLETION: &str = "codeact.completion";
 pub const EVENT_RECALL: &str = "codeact.recall";
+pub const EVENT_NODE_SPLIT: &str = "codeact.node.split";
 /// An event attribute: the text (content, only with `--otlp-content`).
 pub const EVENT_TEXT: &str = "codeact.text";
 

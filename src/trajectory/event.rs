@@ -33,6 +33,10 @@ pub struct PlanItem {
     /// Variables the item must leave for later items (a phone number, an address).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub carry: Vec<String>,
+    /// A tree sub-goal done by one call without asking the model (`"do":
+    /// "open_app(\"Settings\")"`): opening an app or a link, going home, a wait.
+    #[serde(default, rename = "do", skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
 }
 
 impl PlanItem {

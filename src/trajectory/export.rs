@@ -17,7 +17,8 @@ use crate::sandbox::Action;
 use crate::tools::{Replay, index_tools, replay_of};
 
 fn comment(text: &str, out: &mut String) {
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+    // A lone `\r` ends a line for some readers: text from a model must not end its comment.
+    for line in text.split(['\n', '\r']).filter(|l| !l.trim().is_empty()) {
         out.push_str("// ");
         out.push_str(line.trim_end());
         out.push('\n');
@@ -130,8 +131,14 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&s
         None => EffectChecks::of(steps, completing),
         Some(_) => EffectChecks::default(),
     };
+    let mut node: Option<&str> = None;
     for (index, step) in steps.iter().enumerate() {
         out.push('\n');
+        // A `--strategy tree` run keeps its tree: a section per node, as it went.
+        if let Some(this) = step.node.as_deref().filter(|n| Some(*n) != node) {
+            comment(&format!("── node {this}"), &mut out);
+        }
+        node = step.node.as_deref().or(node);
         let thought = step.thought.trim_start();
         let thought = thought.strip_prefix("Thought:").map_or(thought, str::trim_start);
         comment(&format!("Step {}: {thought}", step.number), &mut out);
@@ -306,6 +313,7 @@ mod tests {
             notes: Vec::new(),
             completion_held: false,
             seen: None,
+            node: None,
         }
     }
 
@@ -318,6 +326,18 @@ mod tests {
         let out = script("h", &[held, next], None);
         assert!(out.contains("tap(\"Save\");\n// complete(true, \"done\"); // held by the completion gate"), "{out}");
         assert!(out.ends_with("refresh();\ncomplete(true, \"done\");\n"), "{out}");
+    }
+
+    #[test]
+    fn a_tree_run_keeps_a_section_per_node_as_it_went() {
+        let ok = || StepOutcome::Ran(RunResult::default());
+        let in_node =
+            |number, node: &str| StepRecord { node: Some(node.into()), ..step(number, "t", Some("wait(1);"), ok()) };
+        let steps =
+            [in_node(1, "1.1 Open Settings"), in_node(2, "1.2 Turn off\nWi-Fi"), in_node(3, "1.2 Turn off\nWi-Fi")];
+        let out = script("h", &steps, None);
+        let sections: Vec<&str> = out.lines().filter(|l| l.starts_with("// ── node") || l == &"// Wi-Fi").collect();
+        assert_eq!(sections, ["// ── node 1.1 Open Settings", "// ── node 1.2 Turn off", "// Wi-Fi"], "{out}");
     }
 
     fn tap(index: i64, target: &str, result: &str) -> Action {

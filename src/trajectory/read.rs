@@ -123,6 +123,7 @@ mod tests {
             expect: None,
             app: Some("com.android.settings".into()),
             carry: Vec::new(),
+            action: None,
         }];
         let written = Event::Plan { step: 0, replan: 1, items: Cow::Borrowed(&items), why: Some("stuck".into()) };
         let line = serde_json::to_string(&written).unwrap();

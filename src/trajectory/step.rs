@@ -55,6 +55,8 @@ pub struct StepRecord {
     /// The app and activity in front when the step's screen was observed (the
     /// precondition a replay checks).
     pub seen: Option<(String, String)>,
+    /// The `--strategy tree` node the step worked for (`1.2 Open Settings`).
+    pub node: Option<String>,
 }
 
 impl StepRecord {
@@ -72,6 +74,7 @@ impl StepRecord {
             notes: Vec::new(),
             completion_held: false,
             seen: None,
+            node: None,
         }
     }
 
@@ -178,6 +181,7 @@ impl StepRecord {
             notes: Vec::new(),
             completion_held: false,
             seen: seen.map(|(p, a)| (p.to_string(), a.to_string())),
+            node: None,
         }
     }
 }

@@ -308,9 +308,15 @@ fn every_strategy_runs_the_suite_and_results_say_which() {
     let tap = "Thought: the switch.\n```rhai\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");\n```";
     let plan = "{\"steps\": [{\"goal\": \"Open Settings\"}, {\"goal\": \"Turn off Wi-Fi\"}]}";
     let apps = "{\"apps\": [{\"app\": \"Settings\", \"goal\": \"turn off Wi-Fi\"}]}";
-    for (strategy, actor, planner, calls) in
-        [("react", [open_only, tap], plan, 2), ("plan", [open, tap], plan, 3), ("hierarchical", [open, tap], apps, 3)]
-    {
+    // The tree's first sub-goal runs unasked; the reviewer judges the second.
+    let split = "{\"subgoals\": [{\"goal\": \"Open Settings\", \"do\": \"start_app(\\\"com.android.settings\\\")\"}, \
+                 {\"goal\": \"Turn off Wi-Fi\", \"expect\": \"Wi-Fi off\"}]}";
+    for (strategy, actor, planner, calls) in [
+        ("react", [open_only, tap], plan, 2),
+        ("plan", [open, tap], plan, 3),
+        ("hierarchical", [open, tap], apps, 3),
+        ("tree", [split, tap], plan, 3),
+    ] {
         let llm = ScriptedLlm::per_model(vec![
             ("scripted", actor.iter().map(|r| reply(r)).collect()),
             ("planner", vec![reply(planner)]),
@@ -330,6 +336,14 @@ fn every_strategy_runs_the_suite_and_results_say_which() {
         let wifi = by_task(&r, "settings_wifi_off");
         assert_eq!(wifi["score"], 1.0, "{strategy}: {wifi}");
         assert_eq!(wifi["llm_calls"], calls, "{strategy}: every role's calls count");
+        let roles = wifi["roles"].as_object().cloned().unwrap_or_default();
+        let by_role: u64 = roles.values().map(|r| r["calls"].as_u64().unwrap_or(0)).sum();
+        assert_eq!(by_role, calls, "{strategy}: {roles:?}");
+        assert!(roles.values().all(|r| r["tokens"]["total_tokens"].as_u64().unwrap_or(0) > 0), "{roles:?}");
+        assert_eq!(r["summary"]["all"]["roles"], wifi["roles"], "{strategy}: the totals count them too");
+        if strategy == "tree" {
+            assert_eq!((roles["actor"]["calls"].as_u64(), roles["reflector"]["calls"].as_u64()), (Some(2), Some(1)));
+        }
         let _ = std::fs::remove_dir_all(&out);
     }
 }

@@ -1,8 +1,11 @@
 //! `--strategy tree` end to end with a scripted server: a three-level tree (a
 //! branch whose child branches) does a task across two apps; a failed sub-goal
 //! makes its parent split again, and the new split succeeds; a model that always
-//! splits is held by the depth and step limits and the run ends clearly. Judged by
-//! `simctl state`, the node events and the summary.
+//! splits is held by the depth and step limits and the run ends clearly; sub-goals
+//! given as one plain call run unasked, in one step; the reviewer judges nodes
+//! (success, partial, failure) and its reflection on a failure is read in the next
+//! run; the report draws the tree and the exported script keeps it. Judged by
+//! `simctl state`, the node events, the summary and the files.
 
 use crate::agent_run::{events, json_file, run, run_dir, scratch, stderr};
 use crate::common::llm::{ScriptedLlm, reply};
@@ -62,6 +65,117 @@ fn a_three_level_tree_does_a_task_across_two_apps() {
     let summary = json_file(&run_dir(&out).join("summary.json"));
     assert_eq!(summary["strategy"], "tree");
     assert_eq!(summary["steps"], 5);
+    // Seen as a tree: the report draws every node, the script keeps a section per node.
+    let report = std::fs::read_to_string(run_dir(&out).join("report.html")).unwrap_or_default();
+    for path in ["1", "1.1", "1.1.1", "1.1.2", "1.2"] {
+        assert!(report.contains(&format!("data-node=\"{path}\"")), "node {path} in the report");
+    }
+    let script = std::fs::read_to_string(run_dir(&out).join("script.rhai")).unwrap_or_default();
+    let sections: Vec<&str> = script.lines().filter(|l| l.starts_with("// ── node")).collect();
+    assert_eq!(
+        sections,
+        [
+            "// ── node 1 Turn off Wi-Fi and note it in Notes",
+            "// ── node 1.1 Turn off Wi-Fi in Settings",
+            "// ── node 1.1.1 Open Settings",
+            "// ── node 1.1.2 Tap the Wi-Fi switch",
+            "// ── node 1.2 Add a note titled Wifi off"
+        ],
+        "{script}"
+    );
+}
+
+#[test]
+fn sub_goals_given_as_one_call_run_unasked_together_in_one_step() {
+    let sim = common::SimProcess::start(&[]);
+    let split = "Thought: go home, open Settings, then the switch.\n{\"subgoals\": [\
+        {\"goal\": \"Go home\", \"do\": \"home()\"}, \
+        {\"goal\": \"Open Settings\", \"do\": \"open_app(\\\"Settings\\\")\"}, \
+        {\"goal\": \"Turn off Wi-Fi\", \"expect\": \"Wi-Fi off\", \"do\": \"tap(\\\"Wi-Fi\\\")\"}]}";
+    let llm = ScriptedLlm::start(vec![
+        reply(split),
+        code("The switch.", "tap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");"),
+    ]);
+    let out = scratch("tree-fire-and-forget");
+    let result = run(&llm, &sim.addr, &out, &EXTRA, "Turn off Wi-Fi");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    assert_eq!(llm.requests().len(), 2, "the split and the one sub-goal that is not a plain call");
+    let all = events(&run_dir(&out));
+    let fired: Vec<&serde_json::Value> =
+        all.iter().filter(|e| e["event"] == "node" && e["detail"] == "run without a model call").collect();
+    assert_eq!(fired.len(), 2, "{all:?}");
+    // One step ran both, without a look or a model call; the tap was the model's.
+    let code_of = |step: u64| all.iter().find(|e| e["event"] == "code" && e["step"] == step).map(|e| e["code"].clone());
+    assert_eq!(code_of(2), Some("home();\nopen_app(\"Settings\");".into()), "step 1 split the goal");
+    let asked_in_2 = all.iter().any(|e| (e["event"] == "llm_request" || e["event"] == "observation") && e["step"] == 2);
+    assert!(!asked_in_2, "{all:?}");
+    assert_eq!(json_file(&run_dir(&out).join("summary.json"))["steps"], 3);
+    let script = std::fs::read_to_string(run_dir(&out).join("script.rhai")).unwrap_or_default();
+    assert!(script.contains("// ── node 1.1 + 1.2 Go home; Open Settings\n"), "{script}");
+}
+
+#[test]
+fn the_reviewer_judges_each_node_and_its_reflection_on_a_failure_is_read_in_the_next_run() {
+    let memory = scratch("tree-review-db").join("memory.sqlite");
+    let memory_flag = ["--memory", memory.to_str().unwrap()];
+    let sim = common::SimProcess::start(&[]);
+    let reviewer = "Reflection: the agent claimed success without tapping the switch; tap #{id: wifi_switch}.";
+    let llm = ScriptedLlm::per_model(vec![
+        (
+            "scripted",
+            vec![
+                split(&["Open Settings", "Turn off Wi-Fi"]),
+                code("Open it.", "start_app(\"com.android.settings\");\ncomplete(true, \"Settings is open\");"),
+                code("Surely off.", "complete(true, \"Wi-Fi is off\");"),
+                split(&["Turn off Wi-Fi"]),
+                code("Now really.", "tap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");"),
+            ],
+        ),
+        (
+            "reviewer",
+            vec![
+                reply("SUCCESS\nSettings is open."),
+                reply("FAILURE\nThe Wi-Fi switch is still on."),
+                reply(reviewer),
+                reply("PARTIAL: the switch is off, the page was not checked."),
+            ],
+        ),
+    ]);
+    let out = scratch("tree-review-1");
+    let mut extra: Vec<&str> = EXTRA.iter().chain(memory_flag.iter()).copied().collect();
+    extra.extend(["--reflector-model", "reviewer"]);
+    // Not the sub-goal's words: the run's own experience is kept under its task.
+    let result = run(&llm, &sim.addr, &out, &extra, "Disable Wi-Fi please");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
+    let ended: Vec<(String, String)> = nodes(&out).into_iter().filter(|(_, s)| s != "start" && s != "branch").collect();
+    let expected = [("1.1", "done"), ("1.2", "failed"), ("1.3", "partial"), ("1", "done")];
+    assert_eq!(ended, expected.map(|(p, s)| (p.to_string(), s.to_string())), "children numbered on across re-splits");
+    assert_eq!(llm.requests_for("reviewer").len(), 4, "three judgements and one reflection");
+    let judged = crate::common::llm::last_user_text(&llm.requests_for("reviewer")[1]);
+    assert!(judged.contains("Stage goal: Turn off Wi-Fi") && judged.contains("The screen now:"), "{judged}");
+    let report = std::fs::read_to_string(run_dir(&out).join("report.html")).unwrap_or_default();
+    assert!(report.contains("the reviewer judged it done in part"), "the partial verdict in the report");
+
+    // The next run at the same goal reads the reviewer's reflection; the partial
+    // node was not kept as a way to replay.
+    let sim = common::SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![
+        split(&["Turn off Wi-Fi"]),
+        code(
+            "Tap it this time.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"off\");",
+        ),
+    ]);
+    let out = scratch("tree-review-2");
+    let extra: Vec<&str> = EXTRA.iter().chain(memory_flag.iter()).copied().collect();
+    let result = run(&llm, &sim.addr, &out, &extra, "Switch Wi-Fi off");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let prompt = crate::common::llm::last_user_text(&llm.requests()[1]);
+    assert!(prompt.contains("Earlier: this goal failed once: the reviewer judged it not done"), "{prompt}");
+    assert!(prompt.contains(reviewer), "the reviewer's reflection: {prompt}");
+    assert!(!nodes(&out).iter().any(|(_, s)| s == "replayed"));
 }
 
 #[test]

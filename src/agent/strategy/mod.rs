@@ -7,6 +7,7 @@
 //! machinery (`agent/step.rs`). Which one a run follows is its options'
 //! ([`Strategy`](crate::agent::Strategy)).
 
+mod fire_and_forget;
 pub(in crate::agent) mod hierarchical;
 pub(in crate::agent) mod plan;
 mod plan_text;
@@ -14,5 +15,6 @@ pub(in crate::agent) mod react;
 pub(in crate::agent) mod replay;
 pub(in crate::agent) mod tree;
 mod tree_memory;
+mod tree_review;
 
 pub(in crate::agent) use plan_text::subgoals;

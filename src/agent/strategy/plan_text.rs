@@ -111,7 +111,13 @@ fn from_list(text: &str) -> Vec<PlanItem> {
                 }
                 None => (rest.trim(), None),
             };
-            Some(PlanItem { goal: goal.to_string(), expect: expect.map(str::to_string), app: None, carry: Vec::new() })
+            Some(PlanItem {
+                goal: goal.to_string(),
+                expect: expect.map(str::to_string),
+                app: None,
+                carry: Vec::new(),
+                action: None,
+            })
         })
         .collect()
 }

@@ -8,14 +8,20 @@
 //! else the failure goes up with its reason. Events carry each node's path
 //! (`1.2.1`). Memory works at every node (`tree_memory.rs`): a remembered way to
 //! the node's goal is replayed first, a node that succeeds is kept, and a failure
-//! leaves a note the next attempt at that goal reads.
+//! leaves a note (the reviewer's reflection when the run has one) the next attempt
+//! at that goal reads. A node that says it is done is judged against its expected
+//! screen (`tree_review.rs`): success, partial (the parent goes on, told so) or
+//! failure (as if it had failed). A sub-goal given as one plain call (`"do"`:
+//! opening an app or a link, going home, a wait) runs without a look or a model
+//! call, consecutive ones in one step (`fire_and_forget.rs`).
 
 use std::fmt::Write as _;
 use std::future::Future;
 use std::pin::Pin;
 
 use super::react::{Stepped, Stop, steps_until};
-use super::tree_memory;
+use super::tree_review::{self, Verdict};
+use super::{fire_and_forget, tree_memory};
 use crate::agent::outcome::Ending;
 use crate::agent::progress::{Progress, ProgressSink};
 use crate::agent::run::Run;
@@ -54,7 +60,9 @@ fn focus(node: &Node, parents: &[String], history: &[String], max_depth: usize) 
             "If the goal takes one screen or a few actions, write code and call complete(true, \"...\") when it \
              is done (complete(false, \"why\") if it cannot be). If it needs several distinct stages (other apps, \
              other screens), answer instead with JSON only, no code: {\"subgoals\": [{\"goal\": \"...\", \
-             \"expect\": \"the screen when it is done\"}]} (2 to 6 sub-goals, in order).",
+             \"expect\": \"the screen when it is done\"}]} (2 to 6 sub-goals, in order). A sub-goal that is one \
+             open_app, start_app, open_url, home or wait call may say so and runs at once, without you: \
+             {\"goal\": \"Open Settings\", \"do\": \"open_app(\\\"Settings\\\")\"}.",
         );
     } else {
         text.push_str(
@@ -65,16 +73,33 @@ fn focus(node: &Node, parents: &[String], history: &[String], max_depth: usize) 
     text
 }
 
+/// How a node ended.
+enum NodeEnd {
+    /// Done, and `partly` why not wholly when it was judged partial.
+    Done {
+        completion: Completion,
+        partly: Option<String>,
+    },
+    Failed {
+        why: String,
+        ending: Ending,
+    },
+    /// The run ends whatever the tree (the budget, Ctrl-C, the LLM or the device).
+    End(Ending),
+}
+
 pub(in crate::agent) async fn run(run: &mut Run<'_>, progress: &mut ProgressSink<'_>) -> Ending {
     let root =
         Node { path: "1".into(), goal: run.options.task.clone(), expect: None, depth: 1, steps: run.options.max_steps };
-    match solve(run, progress, root, Vec::new()).await {
-        Stop::Done(c) => Ending::Completed(c),
-        Stop::Failed { ending, .. } | Stop::End(ending) => ending,
+    let ended = solve(run, progress, root, Vec::new()).await;
+    run.node = None;
+    match ended {
+        NodeEnd::Done { completion, .. } => Ending::Completed(completion),
+        NodeEnd::Failed { ending, .. } | NodeEnd::End(ending) => ending,
     }
 }
 
-type Solving<'r> = Pin<Box<dyn Future<Output = Stop> + Send + 'r>>;
+type Solving<'r> = Pin<Box<dyn Future<Output = NodeEnd> + Send + 'r>>;
 
 /// Works on `node` until it is done, failed, or the run ends.
 fn solve<'r, 'a: 'r, 'p: 'r>(
@@ -97,77 +122,138 @@ fn solve<'r, 'a: 'r, 'p: 'r>(
         {
             let text = format!("node {}: replaying a remembered way ({} steps)", node.path, row.experience.steps.len());
             progress(Progress::Note { step: run.steps_taken(), text: &text });
+            run.node = Some(label(&node));
             match tree_memory::replay(run, &row, progress) {
                 Ok(Ok(c)) => {
                     node_event(run, &node, "replayed", Some(c.reason.clone()));
-                    return Stop::Done(c);
+                    return NodeEnd::Done { completion: c, partly: None };
                 }
                 Ok(Err(why)) => history.push(format!("{why}; go on from the screen as it is now")),
-                Err(ending) => return Stop::End(ending),
+                Err(ending) => return NodeEnd::End(ending),
             }
         }
-        let mut resplits = 0;
+        // Children are numbered on across re-splits, so each path names one node.
+        let (mut resplits, mut numbered) = (0, 0);
         loop {
             let left = node.steps.saturating_sub(run.steps_taken() - first);
             if left == 0 {
                 let why = format!("node {} spent its {} steps", node.path, node.steps);
-                return failed(run, &node, why, Ending::BudgetSpent { max_steps: run.options.max_steps });
+                let ending = Ending::BudgetSpent { max_steps: run.options.max_steps };
+                return failed(run, &node, first, why, ending).await;
             }
             run.history.new_phase();
             run.set_focus(Some(focus(&node, &parents, &history, max_depth)));
             run.checks.reset_stall();
+            run.node = Some(label(&node));
             let items = match steps_until(run, progress, Some(left), true, node.depth < max_depth).await {
-                Stepped::Stopped(Stop::Done(c)) => {
-                    node_event(run, &node, "done", Some(c.reason.clone()));
-                    if node.depth > 1 {
-                        tree_memory::keep_node(run, &node.goal, first);
-                    }
-                    return Stop::Done(c);
-                }
-                Stepped::Stopped(Stop::Failed { why, ending }) => return failed(run, &node, why, ending),
-                Stepped::Stopped(Stop::End(ending)) => return Stop::End(ending),
+                Stepped::Stopped(Stop::Done(c)) => return finished(run, &node, first, c, None).await,
+                Stepped::Stopped(Stop::Failed { why, ending }) => return failed(run, &node, first, why, ending).await,
+                Stepped::Stopped(Stop::End(ending)) => return NodeEnd::End(ending),
                 Stepped::Split(items) => items,
             };
             node_event(run, &node, "branch", Some(PlanItem::one_line(&items)));
             let mut lineage = parents.clone();
             lineage.push(node.goal.clone());
-            let mut child_failed = None;
-            for (i, item) in items.iter().enumerate() {
+            let (mut child_failed, mut partly) = (None, Vec::new());
+            let mut i = 0;
+            while i < items.len() {
+                let child = |i: usize, steps: usize| Node {
+                    path: format!("{}.{}", node.path, numbered + i + 1),
+                    goal: items[i].goal.clone(),
+                    expect: items[i].expect.clone(),
+                    depth: node.depth + 1,
+                    steps,
+                };
+                // Sub-goals that are one plain call each run together, unasked.
+                let batch: Vec<(Node, String)> = items[i..]
+                    .iter()
+                    .map_while(|item| item.action.as_deref().and_then(fire_and_forget::statement))
+                    .enumerate()
+                    .map(|(k, code)| (child(i + k, 1), code))
+                    .collect();
+                if !batch.is_empty() {
+                    i += batch.len();
+                    match fire(run, progress, &batch) {
+                        Ok(()) => history.extend(batch.iter().map(|(c, _)| format!("sub-goal \"{}\": done", c.goal))),
+                        Err((goal, why, ending)) => {
+                            history.push(format!("sub-goal \"{goal}\": failed ({why})"));
+                            child_failed = Some((goal, why, ending));
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 // What is left, shared among the children still to run.
                 let left = node.steps.saturating_sub(run.steps_taken() - first);
                 let share = (left / (items.len() - i)).max(1);
-                let child = Node {
-                    path: format!("{}.{}", node.path, i + 1),
-                    goal: item.goal.clone(),
-                    expect: item.expect.clone(),
-                    depth: node.depth + 1,
-                    steps: share,
-                };
-                match solve(run, progress, child, lineage.clone()).await {
-                    Stop::Done(c) => history.push(format!("sub-goal \"{}\": done ({})", item.goal, c.reason)),
-                    Stop::Failed { why, ending } => {
-                        history.push(format!("sub-goal \"{}\": failed ({why})", item.goal));
-                        child_failed = Some((item.goal.clone(), why, ending));
+                let goal = items[i].goal.clone();
+                i += 1;
+                match solve(run, progress, child(i - 1, share), lineage.clone()).await {
+                    NodeEnd::Done { completion, partly: None } => {
+                        history.push(format!("sub-goal \"{goal}\": done ({})", completion.reason));
+                    }
+                    NodeEnd::Done { partly: Some(why), .. } => {
+                        history.push(format!("sub-goal \"{goal}\": done only in part ({why})"));
+                        partly.push(format!("\"{goal}\": {why}"));
+                    }
+                    NodeEnd::Failed { why, ending } => {
+                        history.push(format!("sub-goal \"{goal}\": failed ({why})"));
+                        child_failed = Some((goal, why, ending));
                         break;
                     }
-                    Stop::End(ending) => return Stop::End(ending),
+                    NodeEnd::End(ending) => return NodeEnd::End(ending),
                 }
             }
+            run.node = Some(label(&node));
+            numbered += items.len();
             let Some((goal, why, ending)) = child_failed else {
                 let reason = format!("its {} sub-goals are done", items.len());
-                node_event(run, &node, "done", Some(reason.clone()));
-                if node.depth > 1 {
-                    tree_memory::keep_node(run, &node.goal, first);
-                }
-                return Stop::Done(Completion { success: true, reason });
+                let partly =
+                    (!partly.is_empty()).then(|| format!("sub-goals done only in part: {}", partly.join("; ")));
+                return finished(run, &node, first, Completion { success: true, reason }, partly).await;
             };
             if resplits == MAX_RESPLITS {
-                return failed(run, &node, format!("sub-goal \"{goal}\" failed: {why}"), ending);
+                return failed(run, &node, first, format!("sub-goal \"{goal}\" failed: {why}"), ending).await;
             }
             resplits += 1;
             history.push("Split the goal again from the screen as it is now, or act on it directly.".into());
         }
     })
+}
+
+/// `1.2 Open Settings`: what a step record says of its node.
+fn label(node: &Node) -> String {
+    format!("{} {}", node.path, node.goal)
+}
+
+/// Runs a batch of fire-and-forget sub-goals as one step, one line each; the
+/// first that fails (known by its line) fails there.
+fn fire(
+    run: &mut Run<'_>,
+    progress: &mut ProgressSink<'_>,
+    batch: &[(Node, String)],
+) -> Result<(), (String, String, Ending)> {
+    for (child, _) in batch {
+        node_event(run, child, "start", None);
+    }
+    let code: Vec<&str> = batch.iter().map(|(_, code)| code.as_str()).collect();
+    let goals: Vec<&str> = batch.iter().map(|(c, _)| c.goal.as_str()).collect();
+    let paths: Vec<&str> = batch.iter().map(|(c, _)| c.path.as_str()).collect();
+    run.node = Some(format!("{} {}", paths.join(" + "), goals.join("; ")));
+    let error = run.fire(&code.join("\n"), &format!("(no model call) {}", goals.join("; ")), progress);
+    let failed_at = error.as_ref().map(|e| e.line.unwrap_or(1).clamp(1, batch.len()) - 1);
+    for (k, (child, _)) in batch.iter().enumerate() {
+        match (failed_at, &error) {
+            (Some(at), Some(e)) if at == k => {
+                let why = format!("{} failed: {}", batch[k].1, e.message);
+                node_event(run, child, "failed", Some(why.clone()));
+                let ending = Ending::Completed(Completion { success: false, reason: why.clone() });
+                return Err((child.goal.clone(), why, ending));
+            }
+            _ => node_event(run, child, "done", Some("run without a model call".into())),
+        }
+    }
+    Ok(())
 }
 
 fn node_event(run: &Run<'_>, node: &Node, state: &str, detail: Option<String>) {
@@ -180,9 +266,49 @@ fn node_event(run: &Run<'_>, node: &Node, state: &str, detail: Option<String>) {
     });
 }
 
-/// The node failed: its event, and a note on its goal for the next attempt.
-fn failed(run: &Run<'_>, node: &Node, why: String, ending: Ending) -> Stop {
+/// A node that says it is done: judged against its expected screen (not the root,
+/// whose completion the run checks), kept in memory when it succeeded.
+async fn finished(
+    run: &mut Run<'_>,
+    node: &Node,
+    first: usize,
+    completion: Completion,
+    partly: Option<String>,
+) -> NodeEnd {
+    if node.depth == 1 {
+        node_event(run, node, "done", Some(completion.reason.clone()));
+        return NodeEnd::Done { completion, partly };
+    }
+    let verdict = match tree_review::judge(run, &node.goal, node.expect.as_deref(), first, &completion.reason).await {
+        Verdict::Success => partly.map_or(Verdict::Success, Verdict::Partial),
+        judged => judged,
+    };
+    match verdict {
+        Verdict::Success => {
+            node_event(run, node, "done", Some(completion.reason.clone()));
+            tree_memory::keep_node(run, &node.goal, first);
+            NodeEnd::Done { completion, partly: None }
+        }
+        Verdict::Partial(why) => {
+            node_event(run, node, "partial", Some(why.clone()));
+            NodeEnd::Done { completion, partly: Some(why) }
+        }
+        Verdict::Failure(why) => {
+            let ending = Ending::Completed(Completion { success: false, reason: why.clone() });
+            failed(run, node, first, why, ending).await
+        }
+    }
+}
+
+/// The node failed: its event, and a note on its goal for the next attempt (the
+/// reviewer's reflection on its steps, when the run has a reviewer).
+async fn failed(run: &mut Run<'_>, node: &Node, first: usize, why: String, ending: Ending) -> NodeEnd {
     node_event(run, node, "failed", Some(why.clone()));
-    tree_memory::keep_note(run.options.memory.as_deref(), &node.goal, &format!("this goal failed once: {why}"));
-    Stop::Failed { why, ending }
+    let mut note = format!("this goal failed once: {why}");
+    if let Some(reflection) = tree_review::reflection(run, &node.goal, &why, first).await {
+        run.event(&Event::Reflection { step: run.steps_taken(), text: reflection.as_str().into() });
+        note = format!("{note}. Reviewer: {reflection}");
+    }
+    tree_memory::keep_note(run.options.memory.as_deref(), &node.goal, &note);
+    NodeEnd::Failed { why, ending }
 }

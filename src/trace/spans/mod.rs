@@ -1,8 +1,9 @@
 //! Spans from a run directory's events, as they are appended: `invoke_agent
 //! codeact` for a run (`exec NAME` for a script), `invoke_agent PERSONA` for a
 //! hierarchical sub-agent, a `step` span per step, `chat MODEL` per LLM call,
-//! `snippet` per snippet run, `execute_tool TOOL` per action; planner and
-//! reflector calls between steps hang off the run. Each span takes its times
+//! `snippet` per snippet run, `execute_tool TOOL` per action, a `tree_node PATH`
+//! span per `--strategy tree` node nesting its children's and its steps; planner
+//! and reflector calls between steps hang off the run (or the node). Each span takes its times
 //! from its events, so the trace and `events.jsonl` agree to the millisecond.
 //!
 //! Not here: sending (the SDK's batch exporter) or deciding what is content. Every
@@ -31,6 +32,8 @@ pub struct RunSpans {
     provider: String,
     root: Option<Context>,
     phase: Option<Context>,
+    /// The open tree nodes, outermost first, by path.
+    nodes: Vec<(String, Context)>,
     step: Option<Context>,
     chat: Option<Context>,
     snippet: Option<Context>,
@@ -54,6 +57,7 @@ impl RunSpans {
             provider: String::new(),
             root: None,
             phase: None,
+            nodes: Vec::new(),
             step: None,
             chat: None,
             snippet: None,
@@ -77,9 +81,10 @@ impl RunSpans {
         Context::new().with_span(span)
     }
 
-    /// Where a step or a between-steps call hangs: the sub-agent, else the run.
+    /// Where a step or a between-steps call hangs: the tree node in hand, else the
+    /// sub-agent, else the run.
     fn agent(&self) -> Option<&Context> {
-        self.phase.as_ref().or(self.root.as_ref())
+        self.nodes.last().map(|(_, cx)| cx).or(self.phase.as_ref()).or(self.root.as_ref())
     }
 
     /// Where an action hangs: the snippet, else the step, else the agent.
@@ -109,8 +114,61 @@ impl RunSpans {
         end(self.step.take(), at);
     }
 
+    fn close_nodes(&mut self, at: SystemTime) {
+        while let Some((_, cx)) = self.nodes.pop() {
+            cx.span().end_with_timestamp(at);
+        }
+    }
+
+    /// A tree node's event: `start` opens its span under the node in hand, `branch`
+    /// marks the split, an ending closes it (and any child left open).
+    fn node(&mut self, path: &str, goal: &str, state: &str, detail: Option<&str>, at: SystemTime) {
+        match state {
+            "start" => {
+                self.close_step(at);
+                let depth = path.split('.').count() as u64;
+                let mut attrs = vec![text(sc::NODE_PATH, path), count(sc::NODE_DEPTH, depth)];
+                self.content_attr(&mut attrs, sc::NODE_GOAL, goal);
+                let name = format!("{} {path}", sc::NODE_SPAN);
+                let cx = self.open(name, SpanKind::Internal, self.agent(), at, attrs);
+                self.nodes.push((path.to_string(), cx));
+            }
+            "branch" => {
+                if let Some((_, cx)) = self.nodes.iter().rev().find(|(p, _)| p == path) {
+                    let mut attrs = Vec::new();
+                    self.content_attr(&mut attrs, sc::EVENT_TEXT, detail.unwrap_or(""));
+                    cx.span().add_event_with_timestamp(sc::EVENT_NODE_SPLIT, at, attrs);
+                }
+            }
+            outcome => {
+                if !self.nodes.iter().any(|(p, _)| p == path) {
+                    return;
+                }
+                self.close_step(at);
+                while let Some((p, cx)) = self.nodes.pop() {
+                    if p != path {
+                        cx.span().end_with_timestamp(at);
+                        continue;
+                    }
+                    let span = cx.span();
+                    span.set_attribute(text(sc::NODE_OUTCOME, outcome));
+                    if outcome == "failed" {
+                        span.set_attribute(text(sc::ERROR_TYPE, "node_failed"));
+                        let why = detail.filter(|_| self.content).unwrap_or("the node failed");
+                        span.set_status(error_status(why));
+                    } else {
+                        span.set_status(Status::Ok);
+                    }
+                    span.end_with_timestamp(at);
+                    break;
+                }
+            }
+        }
+    }
+
     fn close_all(&mut self, at: SystemTime) {
         self.close_step(at);
+        self.close_nodes(at);
         end(self.phase.take(), at);
         end(self.root.take(), at);
     }
@@ -304,6 +362,7 @@ impl RunSpans {
             }
             Event::RunEnd(summary) => {
                 self.close_step(at);
+                self.close_nodes(at);
                 end(self.phase.take(), at);
                 if let Some(cx) = self.root.take() {
                     let span = cx.span();
@@ -349,7 +408,8 @@ impl RunSpans {
                     span.end_with_timestamp(at);
                 }
             }
-            Event::Observation { .. } | Event::NoCode { .. } | Event::Node { .. } | Event::Unknown => {}
+            Event::Node { path, goal, state, detail, .. } => self.node(path, goal, state, detail.as_deref(), at),
+            Event::Observation { .. } | Event::NoCode { .. } | Event::Unknown => {}
         }
     }
 }
@@ -371,10 +431,9 @@ impl Drop for RunSpans {
     /// still closes its spans, marked as cut short.
     fn drop(&mut self) {
         let now = SystemTime::now();
-        for cx in [self.chat.take(), self.snippet.take(), self.step.take(), self.phase.take(), self.root.take()]
-            .into_iter()
-            .flatten()
-        {
+        let nodes = std::mem::take(&mut self.nodes).into_iter().rev().map(|(_, cx)| Some(cx));
+        let inner = [self.chat.take(), self.snippet.take(), self.step.take()];
+        for cx in inner.into_iter().chain(nodes).chain([self.phase.take(), self.root.take()]).flatten() {
             cx.span().set_status(Status::error("the run stopped before this span ended"));
             cx.span().end_with_timestamp(now);
         }

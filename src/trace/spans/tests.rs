@@ -77,8 +77,13 @@ fn step_end(step: usize) -> Event<'static> {
 
 #[test]
 fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
-    let items =
-        vec![crate::trajectory::PlanItem { goal: "open Settings".into(), expect: None, app: None, carry: Vec::new() }];
+    let items = vec![crate::trajectory::PlanItem {
+        goal: "open Settings".into(),
+        expect: None,
+        app: None,
+        carry: Vec::new(),
+        action: None,
+    }];
     let summary = serde_json::json!({"outcome": "failure", "steps": 1, "reason": "gave up"});
     let syntax = RunError::plain("unexpected end", ErrorKind::Syntax);
     let args = vec!["\"com.android.settings\"".to_string()];
@@ -160,4 +165,42 @@ fn contents_are_exported_without_secrets_and_cut_runs_close_their_spans() {
     let step = find(&spans, "step")[0];
     assert!(matches!(&step.status, Status::Error { .. }), "{:?}", step.status);
     assert!(matches!(&root.status, Status::Error { .. }));
+}
+
+fn node(step: usize, path: &'static str, state: &'static str) -> Event<'static> {
+    Event::Node { step, path: path.into(), goal: "a goal".into(), state: state.into(), detail: Some("why".into()) }
+}
+
+#[test]
+fn tree_nodes_nest_their_children_and_steps_and_say_how_they_ended() {
+    let events = vec![
+        run_start(),
+        node(0, "1", "start"),
+        node(0, "1", "branch"),
+        node(0, "1.1", "start"),
+        Event::StepStart { step: 1 },
+        step_end(1),
+        node(1, "1.1", "done"),
+        node(1, "1.2", "start"),
+        Event::StepStart { step: 2 },
+        step_end(2),
+        node(2, "1.2", "failed"),
+        node(2, "1.3", "start"),
+        Event::StepStart { step: 3 },
+    ];
+    let spans = spans_of(false, &events);
+    let by_path = |path: &str| find(&spans, &format!("tree_node {path}"))[0].clone();
+    let root = by_path("1");
+    for (child, outcome) in [("1.1", "done"), ("1.2", "failed")] {
+        let span = by_path(child);
+        assert_eq!(span.parent_span_id, root.span_context.span_id(), "{child} hangs off node 1");
+        assert_eq!(attr(&span, "codeact.node.outcome").as_deref(), Some(outcome));
+        assert_eq!(attr(&span, "codeact.node.goal"), None, "goals are content");
+    }
+    assert!(matches!(by_path("1.2").status, Status::Error { .. }));
+    let steps = find(&spans, "step");
+    assert_eq!(steps[0].parent_span_id, by_path("1.1").span_context.span_id(), "a step hangs off its node");
+    assert_eq!(steps[2].parent_span_id, by_path("1.3").span_context.span_id());
+    assert_eq!(root.events.iter().map(|e| e.name.to_string()).collect::<Vec<_>>(), ["codeact.node.split"]);
+    assert!(matches!(by_path("1.3").status, Status::Error { .. }), "cut short: closed by the drop");
 }
