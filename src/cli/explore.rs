@@ -25,7 +25,8 @@ use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, Vision};
 /// starts clean; a planner (the user persona, the activities reached and not, the
 /// tasks done and what each changed, what widgets are known to do, the reviewer's
 /// notes) sets one task; the agent does it (`codeact run`'s loop, --task-steps
-/// steps at most, its own run folder under tasks/); what each action changed is
+/// steps at most, its own run folder under tasks/; --actor tree splits a task
+/// into sub-goals); what each action changed is
 /// read from the phone; every --reflect-every tasks a reviewer critiques and its
 /// note steers the planner. Widget knowledge, completed tasks and the notes go
 /// into the memory database (--memory), and the next exploration of the app
@@ -55,6 +56,14 @@ pub struct ExploreArgs {
     /// llm: the agent's steps per task at most.
     #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     task_steps: u32,
+    /// llm: how the agent does each task: react (observe, write a snippet, run it,
+    /// until complete()) or tree (the task is a node that writes code or splits
+    /// into sub-goals, as `codeact run --strategy tree`).
+    #[arg(long, value_enum, default_value = "react")]
+    actor: ActorArg,
+    /// llm with --actor tree: a node this deep may not split its goal any more.
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
+    tree_depth: u32,
     /// llm: the reviewer critiques after every N tasks (0: never).
     #[arg(long, default_value_t = 3, value_name = "N")]
     reflect_every: usize,
@@ -103,6 +112,12 @@ pub struct ExploreArgs {
 enum StrategyArg {
     Systematic,
     Llm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ActorArg {
+    React,
+    Tree,
 }
 
 fn parse_budget(text: &str) -> Result<Budget, String> {
@@ -187,6 +202,11 @@ impl ExploreArgs {
                     memory: self.memory.path(),
                     embeddings: self.memory.embeddings.clone(),
                     task_steps: self.task_steps as usize,
+                    actor: match self.actor {
+                        ActorArg::React => codeact::agent::Strategy::React,
+                        ActorArg::Tree => codeact::agent::Strategy::Tree,
+                    },
+                    tree_depth: self.tree_depth as usize,
                     reflect_every: self.reflect_every,
                     vision: self.vision.for_persona(&persona),
                     device_spec: settings.device.clone(),

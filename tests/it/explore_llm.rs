@@ -178,3 +178,44 @@ fn a_crash_the_agent_runs_into_is_a_finding_with_a_reproduction() {
         .expect("run codeact exec");
     assert_eq!(replay.status.code(), Some(1), "{text}\n{}", String::from_utf8_lossy(&replay.stderr));
 }
+
+#[test]
+fn with_actor_tree_each_task_is_a_tree_of_sub_goals_and_its_test_keeps_the_tree() {
+    let out = tempfile::tempdir().unwrap();
+    let memory = out.path().join("memory.sqlite");
+    let split = "Thought: two stages.\n{\"subgoals\": [{\"goal\": \"Open the note editor\", \"expect\": \"the note \
+                 editor\"}, {\"goal\": \"Save the note Milk\", \"expect\": \"Milk in the notes list\"}]}";
+    let open = "Thought: the + button.\n```rhai\ntap(#{id: \"add_note\"});\nwait_for(#{id: \"note_title\"}, 3000);\n\
+                complete(true, \"the editor\");\n```";
+    let save = "Thought: fill and save.\n```rhai\nset_text(#{id: \"note_title\"}, \"Milk\");\ntap(#{id: \
+                \"save_note\"});\nwait_for(#{text: \"Milk\"}, 3000);\ncomplete(true, \"saved\");\n```";
+    let llm = ScriptedLlm::per_model(vec![
+        ("planner-m", vec![reply(ADD_MILK), reply("DONE: the notes list and the editor are explored")]),
+        ("actor-m", vec![reply(split), reply(open), reply(save)]),
+        ("reflector-m", vec![reply(NOTE)]),
+    ]);
+    let (ran, summary) = explore_on("sim", &llm, out.path(), &memory, &["--actor", "tree"]);
+    assert_eq!(ran.status.code(), Some(0), "{}\n{summary}", String::from_utf8_lossy(&ran.stderr));
+    let dir = Path::new(summary["dir"].as_str().unwrap()).to_path_buf();
+    let task_events: String = std::fs::read_dir(dir.join("tasks"))
+        .unwrap()
+        .flatten()
+        .filter_map(|d| std::fs::read_to_string(d.path().join("events.jsonl")).ok())
+        .collect();
+    assert_eq!(summary["tasks"][0]["success"], true, "{summary}\n{task_events}");
+    assert_eq!(llm.requests_for("actor-m").len(), 3, "the split and one call per sub-goal");
+    for done in
+        ["\"goal\":\"Open the note editor\",\"path\":\"1.1\",\"state\":\"done\"", "\"path\":\"1.2\",\"state\":\"done\""]
+    {
+        assert!(task_events.contains(done), "{done} in {task_events}");
+    }
+    let test = summary["tests"][0]["file"].as_str().expect("a test for the task").to_string();
+    let script = std::fs::read_to_string(dir.join(&test)).unwrap();
+    assert!(script.contains("// ── node 1.2 Save the note Milk"), "{script}");
+    let exec = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", &test, "--device", "sim"])
+        .current_dir(&dir)
+        .output()
+        .expect("run codeact exec");
+    assert_eq!(exec.status.code(), Some(0), "{script}\n{}", String::from_utf8_lossy(&exec.stderr));
+}

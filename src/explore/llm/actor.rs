@@ -1,6 +1,7 @@
 //! The actor of `--strategy llm`: the task handed to the agent exactly as
 //! `codeact run` would run it (`agent::run_task`: its loop, watchers, gates,
-//! completion check, step budget, memory), in a run folder of its own under the
+//! completion check, step budget, memory; react or tree as `--actor` says), in a
+//! run folder of its own under the
 //! exploration's `tasks/`, with its step records kept for the observer. Not what
 //! the task is (`planner.rs`) nor what it changed (`observer.rs`).
 
@@ -27,6 +28,8 @@ pub(super) async fn do_task(
         device_spec: setup.device_spec.clone(),
         memory,
         embeddings: setup.embeddings.clone(),
+        strategy: setup.actor,
+        tree_depth: setup.tree_depth,
         // The exploration has its own reviewer, who reads whole tasks.
         reflect_every: 0,
         ..AgentOptions::new(goal)

@@ -53,6 +53,9 @@ pub struct ModelSetup<'a> {
     pub embeddings: Option<String>,
     /// The agent's step budget per task.
     pub task_steps: usize,
+    /// How the agent does a task: `React` or `Tree` (with `tree_depth`).
+    pub actor: crate::agent::Strategy,
+    pub tree_depth: usize,
     /// The reflector critiques after this many tasks (0: never).
     pub reflect_every: usize,
     /// Show the agent a screenshot each step.
