@@ -153,6 +153,8 @@ fn the_reviewer_judges_each_node_and_its_reflection_on_a_failure_is_read_in_the_
     let expected = [("1.1", "done"), ("1.2", "failed"), ("1.3", "partial"), ("1", "done")];
     assert_eq!(ended, expected.map(|(p, s)| (p.to_string(), s.to_string())), "children numbered on across re-splits");
     assert_eq!(llm.requests_for("reviewer").len(), 4, "three judgements and one reflection");
+    let resplit = crate::common::llm::last_user_text(&llm.requests_for("scripted")[3]);
+    assert!(resplit.contains(reviewer), "the parent splits again knowing the reflection: {resplit}");
     let judged = crate::common::llm::last_user_text(&llm.requests_for("reviewer")[1]);
     assert!(judged.contains("Stage goal: Turn off Wi-Fi") && judged.contains("The screen now:"), "{judged}");
     let report = std::fs::read_to_string(run_dir(&out).join("report.html")).unwrap_or_default();

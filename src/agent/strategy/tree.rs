@@ -172,6 +172,12 @@ fn solve<'r, 'a: 'r, 'p: 'r>(
                     .map(|(k, code)| (child(i + k, 1), code))
                     .collect();
                 if !batch.is_empty() {
+                    if run.budget_spent() {
+                        return NodeEnd::End(Ending::BudgetSpent { max_steps: run.options.max_steps });
+                    }
+                    if run.interrupted() {
+                        return NodeEnd::End(Ending::Interrupted { during: "" });
+                    }
                     i += batch.len();
                     match fire(run, progress, &batch) {
                         Ok(()) => history.extend(batch.iter().map(|(c, _)| format!("sub-goal \"{}\": done", c.goal))),
@@ -300,14 +306,22 @@ async fn finished(
     }
 }
 
-/// The node failed: its event, and a note on its goal for the next attempt (the
-/// reviewer's reflection on its steps, when the run has a reviewer).
+/// The node failed: its event, and a note on its goal for the next attempt. With a
+/// reviewer, its reflection on the node's steps joins both the note and the reason
+/// the parent reads before it splits again (the root's only when memory keeps it).
 async fn failed(run: &mut Run<'_>, node: &Node, first: usize, why: String, ending: Ending) -> NodeEnd {
     node_event(run, node, "failed", Some(why.clone()));
+    let read_later = node.depth > 1 || run.options.memory.is_some();
+    let reflection = match read_later {
+        true => tree_review::reflection(run, &node.goal, &why, first).await,
+        false => None,
+    };
     let mut note = format!("this goal failed once: {why}");
-    if let Some(reflection) = tree_review::reflection(run, &node.goal, &why, first).await {
+    let mut why = why;
+    if let Some(reflection) = reflection {
         run.event(&Event::Reflection { step: run.steps_taken(), text: reflection.as_str().into() });
         note = format!("{note}. Reviewer: {reflection}");
+        why = format!("{why}; the reviewer: {reflection}");
     }
     tree_memory::keep_note(run.options.memory.as_deref(), &node.goal, &note);
     NodeEnd::Failed { why, ending }
