@@ -44,6 +44,15 @@ fn explore_on(device: &str, llm: &ScriptedLlm, out: &Path, memory: &Path, extra:
     (ran, summary)
 }
 
+/// `codeact exec TEST` in the exploration's folder `dir`.
+fn exec_in(dir: &Path, test: &str, device: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", test, "--device", device])
+        .current_dir(dir)
+        .output()
+        .expect("run codeact exec")
+}
+
 fn user_text(request: &Value) -> String {
     request["messages"]
         .as_array()
@@ -98,11 +107,7 @@ fn the_llm_cycle_plans_acts_observes_reflects_and_a_second_run_starts_from_memor
     let test = summary["tests"][0]["file"].as_str().expect("a test for the task").to_string();
     let script = std::fs::read_to_string(dir.join(&test)).unwrap();
     assert!(script.contains("start_app(\"com.example.notes\", #{clear: true});"), "{script}");
-    let exec = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["exec", &test, "--device", "sim"])
-        .current_dir(&dir)
-        .output()
-        .expect("run codeact exec");
+    let exec = exec_in(&dir, &test, "sim");
     let exec_said = format!("{}{}", String::from_utf8_lossy(&exec.stdout), String::from_utf8_lossy(&exec.stderr));
     assert_eq!(exec.status.code(), Some(0), "{script}\n{exec_said}");
     // On a layout variant (the ids renamed) it fails naming the step that diverged.
@@ -110,11 +115,7 @@ fn the_llm_cycle_plans_acts_observes_reflects_and_a_second_run_starts_from_memor
     let adb = AdbServer::start();
     adb.connect(&sim.addr);
     adb.shell(&sim.addr, "simctl variant 2");
-    let variant = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["exec", &test, "--device", &sim.addr])
-        .current_dir(&dir)
-        .output()
-        .expect("run codeact exec");
+    let variant = exec_in(&dir, &test, &sim.addr);
     let variant_said =
         format!("{}{}", String::from_utf8_lossy(&variant.stdout), String::from_utf8_lossy(&variant.stderr));
     assert_eq!(variant.status.code(), Some(1), "{variant_said}");
@@ -212,10 +213,6 @@ fn with_actor_tree_each_task_is_a_tree_of_sub_goals_and_its_test_keeps_the_tree(
     let test = summary["tests"][0]["file"].as_str().expect("a test for the task").to_string();
     let script = std::fs::read_to_string(dir.join(&test)).unwrap();
     assert!(script.contains("// ── node 1.2 Save the note Milk"), "{script}");
-    let exec = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["exec", &test, "--device", "sim"])
-        .current_dir(&dir)
-        .output()
-        .expect("run codeact exec");
+    let exec = exec_in(&dir, &test, "sim");
     assert_eq!(exec.status.code(), Some(0), "{script}\n{}", String::from_utf8_lossy(&exec.stderr));
 }

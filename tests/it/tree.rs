@@ -20,6 +20,37 @@ fn split(goals: &[&str]) -> crate::common::llm::Canned {
     reply(&format!("Thought: this needs stages.\n{{\"subgoals\": [{}]}}", items.join(", ")))
 }
 
+/// A first split whose one sub-goal gives up, then a second split that works.
+fn fails_then_splits_again() -> Vec<crate::common::llm::Canned> {
+    vec![
+        split(&["Open the Wi-Fi app"]),
+        code("There is none.", "complete(false, \"there is no Wi-Fi app\");"),
+        split(&["Open Settings and turn off Wi-Fi"]),
+        code(
+            "Settings has it.",
+            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");",
+        ),
+    ]
+}
+
+/// `codeact run` with the tree flags, `extra` and a memory database, expected to succeed.
+fn run_remembering(
+    llm: &ScriptedLlm,
+    device: &str,
+    name: &str,
+    memory: &std::path::Path,
+    task: &str,
+    extra: &[&str],
+) -> std::path::PathBuf {
+    let out = scratch(name);
+    let mut flags: Vec<&str> = EXTRA.to_vec();
+    flags.extend(["--memory", memory.to_str().unwrap_or_default()]);
+    flags.extend(extra);
+    let result = run(llm, device, &out, &flags, task);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    out
+}
+
 const EXTRA: [&str; 8] =
     ["--strategy", "tree", "--persona", "big_agent", "--vision", "off", "--verify-completion", "off"];
 
@@ -118,7 +149,6 @@ fn sub_goals_given_as_one_call_run_unasked_together_in_one_step() {
 #[test]
 fn the_reviewer_judges_each_node_and_its_reflection_on_a_failure_is_read_in_the_next_run() {
     let memory = scratch("tree-review-db").join("memory.sqlite");
-    let memory_flag = ["--memory", memory.to_str().unwrap()];
     let sim = common::SimProcess::start(&[]);
     let reviewer = "Reflection: the agent claimed success without tapping the switch; tap #{id: wifi_switch}.";
     let llm = ScriptedLlm::per_model(vec![
@@ -142,12 +172,9 @@ fn the_reviewer_judges_each_node_and_its_reflection_on_a_failure_is_read_in_the_
             ],
         ),
     ]);
-    let out = scratch("tree-review-1");
-    let mut extra: Vec<&str> = EXTRA.iter().chain(memory_flag.iter()).copied().collect();
-    extra.extend(["--reflector-model", "reviewer"]);
     // Not the sub-goal's words: the run's own experience is kept under its task.
-    let result = run(&llm, &sim.addr, &out, &extra, "Disable Wi-Fi please");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let reviewed = ["--reflector-model", "reviewer"];
+    let out = run_remembering(&llm, &sim.addr, "tree-review-1", &memory, "Disable Wi-Fi please", &reviewed);
     assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
     let ended: Vec<(String, String)> = nodes(&out).into_iter().filter(|(_, s)| s != "start" && s != "branch").collect();
     let expected = [("1.1", "done"), ("1.2", "failed"), ("1.3", "partial"), ("1", "done")];
@@ -170,10 +197,7 @@ fn the_reviewer_judges_each_node_and_its_reflection_on_a_failure_is_read_in_the_
             "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"off\");",
         ),
     ]);
-    let out = scratch("tree-review-2");
-    let extra: Vec<&str> = EXTRA.iter().chain(memory_flag.iter()).copied().collect();
-    let result = run(&llm, &sim.addr, &out, &extra, "Switch Wi-Fi off");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let out = run_remembering(&llm, &sim.addr, "tree-review-2", &memory, "Switch Wi-Fi off", &[]);
     let prompt = crate::common::llm::last_user_text(&llm.requests()[1]);
     assert!(prompt.contains("Earlier: this goal failed once: the reviewer judged it not done"), "{prompt}");
     assert!(prompt.contains(reviewer), "the reviewer's reflection: {prompt}");
@@ -183,15 +207,7 @@ fn the_reviewer_judges_each_node_and_its_reflection_on_a_failure_is_read_in_the_
 #[test]
 fn a_failed_sub_goal_makes_its_parent_split_again() {
     let sim = common::SimProcess::start(&[]);
-    let llm = ScriptedLlm::start(vec![
-        split(&["Open the Wi-Fi app"]),
-        code("There is none.", "complete(false, \"there is no Wi-Fi app\");"),
-        split(&["Open Settings and turn off Wi-Fi"]),
-        code(
-            "Settings has it.",
-            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");",
-        ),
-    ]);
+    let llm = ScriptedLlm::start(fails_then_splits_again());
     let out = scratch("tree-resplit");
     let result = run(&llm, &sim.addr, &out, &EXTRA, "Turn off Wi-Fi");
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
@@ -223,21 +239,9 @@ fn a_model_that_always_splits_is_held_by_the_depth_and_step_limits() {
 #[test]
 fn a_sub_goal_learned_in_one_task_is_replayed_in_another_and_a_failure_note_is_read_back() {
     let memory = scratch("tree-memory-db").join("memory.sqlite");
-    let memory_flag = ["--memory", memory.to_str().unwrap()];
     let first = common::SimProcess::start(&[]);
-    let llm = ScriptedLlm::start(vec![
-        split(&["Open the Wi-Fi app"]),
-        code("There is none.", "complete(false, \"there is no Wi-Fi app\");"),
-        split(&["Open Settings and turn off Wi-Fi"]),
-        code(
-            "Settings has it.",
-            "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");",
-        ),
-    ]);
-    let out = scratch("tree-memory-1");
-    let extra: Vec<&str> = EXTRA.iter().chain(memory_flag.iter()).copied().collect();
-    let result = run(&llm, &first.addr, &out, &extra, "Turn off Wi-Fi");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let llm = ScriptedLlm::start(fails_then_splits_again());
+    run_remembering(&llm, &first.addr, "tree-memory-1", &memory, "Turn off Wi-Fi", &[]);
 
     // Another task on a fresh phone: the learned sub-goal replays with no model call,
     // and the goal that failed before shows its note.
@@ -246,9 +250,7 @@ fn a_sub_goal_learned_in_one_task_is_replayed_in_another_and_a_failure_note_is_r
         split(&["Open Settings and turn off Wi-Fi", "Open the Wi-Fi app"]),
         code("It failed before; Settings did it.", "complete(true, \"Wi-Fi is handled in Settings\");"),
     ]);
-    let out = scratch("tree-memory-2");
-    let result = run(&llm, &second.addr, &out, &extra, "Turn off Wi-Fi, the way that works");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let out = run_remembering(&llm, &second.addr, "tree-memory-2", &memory, "Turn off Wi-Fi, the way that works", &[]);
     assert_eq!(state(&second.addr)["settings"]["wifi"], false, "the replayed node turned it off");
     assert_eq!(llm.requests().len(), 2, "the root's split and the second sub-goal only");
     let seen = nodes(&out);
