@@ -9,25 +9,8 @@ use std::fmt::Write as _;
 
 use super::model::{ActionView, RunView, StepView};
 
-/// `text` safe inside HTML text and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters (but newlines and tabs) are shown, not obeyed.
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use super::escape::escape;
+use super::images::Shown;
 
 const KEYWORDS: &[&str] = &[
     "let", "const", "if", "else", "for", "in", "while", "loop", "do", "until", "fn", "return", "break", "continue",
@@ -165,9 +148,6 @@ fn action_line(a: &ActionView) -> String {
 fn thought_of(reply: &str) -> &str {
     reply.split("```").next().unwrap_or("").trim()
 }
-
-/// A screenshot as the page shows it: its `src`, and the original's size.
-pub type Shown = (String, (u32, u32));
 
 /// The whole report. `image` gives a screenshot's `src` and original size.
 pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> String {

@@ -15,6 +15,9 @@ pub const WIDTH: u32 = 360;
 /// JPEG quality: text on a phone screen stays legible.
 const QUALITY: u8 = 70;
 
+/// A screenshot as the page shows it: its `src`, and the original's size.
+pub type Shown = (String, (u32, u32));
+
 /// A screenshot ready for the page: the original's size (for placing markers in
 /// device pixels) and the JPEG bytes.
 #[derive(Debug, Clone)]

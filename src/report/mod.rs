@@ -8,6 +8,7 @@
 //! text for JUnit by `step_log.rs`. Not the run directory itself (`trajectory/`).
 
 pub mod html;
+mod escape;
 mod images;
 mod model;
 mod step_log;
@@ -61,7 +62,7 @@ pub struct RunReport {
     /// The run as far as its events have told.
     view: RunView,
     /// Screenshots done so far: their `src` and original size (`None`: unreadable).
-    done: HashMap<String, Option<html::Shown>>,
+    done: HashMap<String, Option<images::Shown>>,
 }
 
 /// A report the run's trajectory feeds (as an observer) while the run writes it.
@@ -89,7 +90,7 @@ impl RunReport {
         let view = &self.view;
         let (dir, assets) = (self.dir.clone(), self.assets);
         let done = &mut self.done;
-        let mut image = |rel: &str| -> Option<html::Shown> {
+        let mut image = |rel: &str| -> Option<images::Shown> {
             if let Some(known) = done.get(rel) {
                 return known.clone();
             }

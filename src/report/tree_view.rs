@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::html::{Shown, escape};
+use super::escape::escape;
+use super::images::Shown;
 use super::model::{NodeView, RunView};
 
 /// Styles the section adds to the page's.
