@@ -7,8 +7,8 @@
 //! directory; rendered by `html.rs`, images by `images.rs`; the steps as plain
 //! text for JUnit by `step_log.rs`. Not the run directory itself (`trajectory/`).
 
-pub mod html;
 mod escape;
+pub mod html;
 mod images;
 mod model;
 mod step_log;

@@ -1,5 +1,5 @@
 //! Traces end to end: `codeact run --otlp` and `codeact exec --otlp` through the
-//! scripted LLM, sent to a real Arize Phoenix (`phoenix serve` on loopback, in a
+//! scripted LLM (a --strategy tree run among them), sent to a real Arize Phoenix (`phoenix serve` on loopback, in a
 //! working directory of its own) and read back through Phoenix's REST API: the
 //! span tree (invoke_agent codeact > step > chat and snippet > execute_tool; exec NAME >
 //! execute_tool, with and without --trajectory), the
@@ -241,6 +241,31 @@ fn runs_and_scripts_show_up_in_phoenix_as_genai_span_trees() {
     assert_eq!(input[0]["role"], "system", "{input}");
     assert!(input.to_string().contains("Flip Wi-Fi"), "the task is in the prompt: {input}");
     assert!(all.contains("Network & internet"), "tool arguments are exported");
+
+    // A tree run: a span per node, its children's and its own steps under it.
+    let split = "Thought: two stages.\n{\"subgoals\": [{\"goal\": \"Open Settings\", \"do\": \
+                 \"start_app(\\\"com.android.settings\\\")\"}, {\"goal\": \"Flip the switch\"}]}";
+    let llm = ScriptedLlm::start(vec![
+        reply(split),
+        reply("Thought: the switch.\n```rhai\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"flipped\");\n```"),
+        reply("Thought: it is flipped.\n```rhai\ncomplete(true, \"flipped\");\n```"),
+    ]);
+    let runs = out.join("tree");
+    std::fs::create_dir_all(&runs).expect("dir");
+    let result = traced_run(&llm, &phoenix, &runs, "codeact-tree", &["--strategy", "tree"]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let spans = phoenix.spans("codeact-tree", 16);
+    let names: Vec<&str> = spans.iter().filter_map(|s| s["name"].as_str()).collect();
+    let node = |path: &str| *named(&spans, &format!("tree_node {path}")).first().unwrap_or_else(|| panic!("{names:?}"));
+    let root = named(&spans, "invoke_agent codeact")[0];
+    assert_eq!(parent(node("1")), id(root), "the task's node hangs off the run");
+    for child in ["1.1", "1.2"] {
+        assert_eq!(parent(node(child)), id(node("1")), "{child} hangs off node 1");
+        assert_eq!(node(child)["attributes"]["codeact.node.outcome"], "done");
+    }
+    let steps = named(&spans, "step");
+    let under = |path: &str| steps.iter().filter(|s| parent(s) == id(node(path))).count();
+    assert_eq!((under("1"), under("1.1"), under("1.2")), (1, 1, 2), "the split, the unasked call, the model's two");
 
     // A script: `exec NAME` with its actions under it, with or without a trajectory.
     let script = out.join("flip.rhai");
