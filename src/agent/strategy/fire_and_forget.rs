@@ -49,14 +49,20 @@ fn string_literal(source: &str) -> Option<(String, &str)> {
     None
 }
 
+/// The calls a sub-goal may make without the model that `allowed` (the persona)
+/// lets the session have, for the prompt.
+pub(super) fn offered(allowed: impl Fn(&str) -> bool) -> Vec<&'static str> {
+    CALLS.iter().map(|(name, _)| *name).filter(|name| allowed(name)).collect()
+}
+
 /// The statement for `source` when it is one call a sub-goal may make without
-/// the model (`open_app("Settings")`, `home()`, `wait(500)`, a `;` or not);
-/// `None` for anything else.
-pub(super) fn statement(source: &str) -> Option<String> {
+/// the model (`open_app("Settings")`, `home()`, `wait(500)`, a `;` or not) and
+/// `allowed` lets the session have; `None` for anything else.
+pub(super) fn statement(source: &str, allowed: impl Fn(&str) -> bool) -> Option<String> {
     let source = source.trim();
     let source = source.strip_suffix(';').unwrap_or(source).trim_end();
     let (name, rest) = source.split_once('(')?;
-    let (_, takes) = CALLS.iter().find(|(n, _)| *n == name.trim())?;
+    let (_, takes) = CALLS.iter().find(|(n, _)| *n == name.trim() && allowed(n))?;
     let inner = rest.strip_suffix(')')?.trim();
     let argument = match takes {
         Takes::Nothing => inner.is_empty().then(String::new)?,
@@ -75,7 +81,11 @@ pub(super) fn statement(source: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::statement;
+    use super::offered;
+
+    fn statement(source: &str) -> Option<String> {
+        super::statement(source, |_| true)
+    }
 
     #[test]
     fn only_one_plain_call_of_the_few_is_taken_and_it_is_rewritten() {
@@ -84,6 +94,8 @@ mod tests {
         assert_eq!(statement("wait(500)").as_deref(), Some("wait(500);"));
         assert_eq!(statement(r#"open_url("sms:\"Bob\"")"#).as_deref(), Some(r#"open_url("sms:\"Bob\"");"#));
         assert_eq!(statement("start_app(\"设置\")").as_deref(), Some("start_app(\"设置\");"));
+        assert_eq!(super::statement("open_url(\"https://a.example\")", |t| t != "open_url"), None, "not the persona's");
+        assert_eq!(offered(|t| t != "open_url" && t != "go_home"), ["open_app", "start_app", "home", "wait"]);
         for refused in [
             "tap(\"Send\")",
             "open_app(\"a\"); tap(\"b\")",

@@ -46,6 +46,14 @@ fn cut(text: &str) -> String {
     t[..t.floor_char_boundary(FIELD_BYTES)].to_string()
 }
 
+/// A sub-goal's text on one line: a model's newlines, carriage returns and escape
+/// codes would forge lines in the terminal, the report's notes and the exported
+/// script's comments.
+fn one_line(text: &str) -> String {
+    let spaced: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    cut(&spaced.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// The first JSON value in `text` that reads as a plan (in a ```json block or not).
 fn from_json(text: &str) -> Option<Vec<PlanItem>> {
     for (start, open) in text.char_indices().filter(|(_, c)| *c == '{' || *c == '[') {
@@ -85,9 +93,9 @@ pub fn subgoals(text: &str) -> Option<Vec<PlanItem>> {
             let items: Vec<PlanItem> = split
                 .subgoals
                 .into_iter()
-                .filter(|i| !i.goal.trim().is_empty())
+                .map(|i| PlanItem { goal: one_line(&i.goal), expect: i.expect.as_deref().map(one_line), ..i })
+                .filter(|i| !i.goal.is_empty())
                 .take(MOST_ITEMS)
-                .map(|i| PlanItem { goal: cut(&i.goal), expect: i.expect.as_deref().map(cut), ..i })
                 .collect();
             return (!items.is_empty()).then_some(items);
         }
@@ -178,6 +186,17 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sub_goal_is_one_line_without_control_characters() {
+        let reply = "{\"subgoals\": [{\"goal\": \"Evil\\u001b[31m\\r\\ncomplete(true);\", \"expect\": \"a\\nb\"}, \
+                     {\"goal\": \"\\u001b\"}, {\"goal\": \"Go home\", \"do\": \"home()\"}]}";
+        let items = subgoals(reply).unwrap_or_default();
+        let goals: Vec<&str> = items.iter().map(|i| i.goal.as_str()).collect();
+        assert_eq!(goals, ["Evil [31m complete(true);", "Go home"], "an empty one is dropped");
+        assert_eq!(items[0].expect.as_deref(), Some("a b"));
+        assert_eq!(items[1].action.as_deref(), Some("home()"));
+    }
 
     #[test]
     fn plans_are_read_from_json_or_a_numbered_list() {

@@ -44,7 +44,7 @@ struct Node {
 }
 
 /// What the model reads beside the task while it works on `node`.
-fn focus(node: &Node, parents: &[String], history: &[String], max_depth: usize) -> String {
+fn focus(node: &Node, parents: &[String], history: &[String], max_depth: usize, unasked: &[&str]) -> String {
     let mut text = format!("You work on one goal of the task (node {}): {}\n", node.path, node.goal);
     if let Some(expect) = &node.expect {
         let _ = writeln!(text, "Expected when it is done: {expect}");
@@ -60,10 +60,16 @@ fn focus(node: &Node, parents: &[String], history: &[String], max_depth: usize) 
             "If the goal takes one screen or a few actions, write code and call complete(true, \"...\") when it \
              is done (complete(false, \"why\") if it cannot be). If it needs several distinct stages (other apps, \
              other screens), answer instead with JSON only, no code: {\"subgoals\": [{\"goal\": \"...\", \
-             \"expect\": \"the screen when it is done\"}]} (2 to 6 sub-goals, in order). A sub-goal that is one \
-             open_app, start_app, open_url, home or wait call may say so and runs at once, without you: \
-             {\"goal\": \"Open Settings\", \"do\": \"open_app(\\\"Settings\\\")\"}.",
+             \"expect\": \"the screen when it is done\"}]} (2 to 6 sub-goals, in order).",
         );
+        if !unasked.is_empty() {
+            let _ = write!(
+                text,
+                " A sub-goal that is one {} call may say so and runs at once, without you: {{\"goal\": \"Go home\", \
+                 \"do\": \"home()\"}}.",
+                unasked.join(", ")
+            );
+        }
     } else {
         text.push_str(
             "Write code for this goal and call complete(true, \"...\") when it is done (complete(false, \"why\") \
@@ -142,7 +148,8 @@ fn solve<'r, 'a: 'r, 'p: 'r>(
                 return failed(run, &node, first, why, ending).await;
             }
             run.history.new_phase();
-            run.set_focus(Some(focus(&node, &parents, &history, max_depth)));
+            let unasked = fire_and_forget::offered(|t| run.persona.allows(t));
+            run.set_focus(Some(focus(&node, &parents, &history, max_depth, &unasked)));
             run.checks.reset_stall();
             run.node = Some(label(&node));
             let items = match steps_until(run, progress, Some(left), true, node.depth < max_depth).await {
@@ -167,7 +174,9 @@ fn solve<'r, 'a: 'r, 'p: 'r>(
                 // Sub-goals that are one plain call each run together, unasked.
                 let batch: Vec<(Node, String)> = items[i..]
                     .iter()
-                    .map_while(|item| item.action.as_deref().and_then(fire_and_forget::statement))
+                    .map_while(|item| {
+                        item.action.as_deref().and_then(|a| fire_and_forget::statement(a, |t| run.persona.allows(t)))
+                    })
                     .enumerate()
                     .map(|(k, code)| (child(i + k, 1), code))
                     .collect();
