@@ -178,9 +178,12 @@ pub struct CheckArgs {
 #[derive(clap::Args, Debug)]
 pub struct StrategyArgs {
     /// react: observe, write a snippet, run it, until complete(). tree: each goal
-    /// is a node whose model call writes code or splits it into sub-goals (JSON),
-    /// each a node of the same kind, down to --tree-depth; a failed sub-goal makes
-    /// its parent split again once. plan: a planner
+    /// is a node whose model call writes code or splits it into sub-goals (JSON,
+    /// each with its expected screen), each a node of the same kind, down to
+    /// --tree-depth; a node that says it is done is judged against its expected
+    /// screen (by --reflector-model when given); a failed sub-goal makes its
+    /// parent split again once; a sub-goal that is one open_app/home/wait call
+    /// runs without a model call. plan: a planner
     /// writes a numbered plan (goal and expected screen per item), the actor does
     /// one item at a time (complete() ends an item), and a failed item or
     /// --error-threshold steps that go nowhere make it plan again. hierarchical: an

@@ -27,13 +27,16 @@ use super::args::{
 ///   codeact run -d sim --base-url http://localhost:11434/v1 --model qwen2.5:7b --vision off "Send 你好 to 张三"
 ///
 /// Strategies: --strategy react (the loop above), plan (a planner writes a plan,
-/// the actor does it item by item, a failed item is planned again) or
+/// the actor does it item by item, a failed item is planned again),
 /// hierarchical (an app-level plan; per app an app_starter then a ui_expert
-/// sub-agent; values carried in sandbox variables). Each role can have its own
+/// sub-agent; values carried in sandbox variables) or tree (each goal is a node
+/// that writes code or splits into sub-goals, down to --tree-depth; each node
+/// judged, remembered and drawn in the report). Each role can have its own
 /// model: --planner-model, --reflector-model, or [llm.planner] / [llm.reflector] in
 /// codeact.toml; a reflector (--reflect-every N) critiques progress into the prompt.
 ///
 ///   codeact run -d sim --strategy plan --planner-model gpt-4o --model gpt-4o-mini "Turn off Wi-Fi"
+///   codeact run -d sim --strategy tree --reflector-model gpt-4o "Turn off Wi-Fi and note it in Notes"
 ///
 /// A person in the loop: snippets may call ask_user(q), take_over(reason) and
 /// type_secret(name) ($CODEACT_SECRET_NAME or --secrets FILE). Before acting on
