@@ -2,7 +2,15 @@
 //! process and the tool catalog against a recording null device (the runtime's own
 //! overhead; goal ≤ 150 µs), against the virtual device through each front door —
 //! ADB, WebDriverAgent, hdc (what a script really waits for) — and what starting a
-//! session's worker costs.
+//! session's worker costs; and a snippet after the sandbox sat idle (an agent's
+//! case) beside the same snippet back to back.
+//!
+//! With `CODEACT_DROIDRUN_EXECUTOR` naming DroidRun 0.3.9's `executer.py` (from its
+//! wheel, unmodified: `pip download droidrun==0.3.9 --no-deps`, then unzip
+//! `droidrun/agent/utils/executer.py`), its `SimpleCodeExecutor` runs the same 10-call
+//! `tap_by_index` snippet against a stub tool in the same run (its three imports
+//! stubbed, `CODEACT_PYTHON` or `python3`), warm and after 20 ms idle, and both
+//! medians are printed side by side with their ratios.
 //! Run with `cargo bench --bench snippet`.
 
 #[path = "common/dumps.rs"]
@@ -62,6 +70,14 @@ home();
 remember("done");
 wait(0);
 "#;
+
+/// The snippet the comparison with other executors runs: ten calls of one tool.
+const TEN_TAPS_BY_INDEX: &str = "tap_by_index(0);\ntap_by_index(0);\ntap_by_index(0);\ntap_by_index(0);\n\
+     tap_by_index(0);\ntap_by_index(0);\ntap_by_index(0);\ntap_by_index(0);\ntap_by_index(0);\ntap_by_index(0);\n";
+
+/// How long a snippet waits before it runs in the cold case: an agent's snippet
+/// comes after seconds of model time, when both sides of the sandbox sleep.
+const IDLE: Duration = Duration::from_millis(20);
 
 /// A device that answers at once and only records what it was asked.
 struct RecordingNullDevice {
@@ -218,6 +234,137 @@ fn virtual_device(c: &mut Criterion) {
     }
 }
 
+/// A session on a one-button screen of the null device, checked to run
+/// [`TEN_TAPS_BY_INDEX`].
+fn ten_taps_session() -> Option<Session> {
+    let one_button = r#"<hierarchy rotation="0"><node index="0" text="OK" resource-id="ok" class="android.widget.Button" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,200]" /></hierarchy>"#;
+    let ui = codeact::ui::parse(one_button.as_bytes(), (1080, 2400)).unwrap_or_default();
+    let observation = Observation { screen: (1080, 2400), ui, ..Observation::default() };
+    let device = RecordingNullDevice { observation, calls: Arc::default() };
+    let mut session = Session::new(Box::new(device), &settings("[tools]\nsettle_ms = 0\n")).ok()?;
+    let check = session.eval(TEN_TAPS_BY_INDEX);
+    assert!(check.error.is_none() && check.actions.len() == 10, "{:?}", check.error);
+    Some(session)
+}
+
+/// A snippet after the sandbox has been idle (the agent's case: seconds of model
+/// time between snippets), against the same snippet back to back. Only the
+/// snippet is timed, not the idle wait before it.
+fn cold_and_warm(c: &mut Criterion) {
+    let Some(mut session) = ten_taps_session() else { return };
+    let mut group = c.benchmark_group("10 tap_by_index calls, recording null device");
+    group.bench_function("warm (back to back)", |b| b.iter(|| black_box(session.eval(TEN_TAPS_BY_INDEX))));
+    group.sample_size(30);
+    group.bench_function("cold (after 20 ms idle)", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                std::thread::sleep(IDLE);
+                let started = std::time::Instant::now();
+                black_box(session.eval(TEN_TAPS_BY_INDEX));
+                spent += started.elapsed();
+            }
+            spent
+        })
+    });
+    group.bench_function("cold, an empty snippet (the sandbox alone)", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                std::thread::sleep(IDLE);
+                let started = std::time::Instant::now();
+                black_box(session.eval("1;"));
+                spent += started.elapsed();
+            }
+            spent
+        })
+    });
+    group.finish();
+}
+
+/// DroidRun's executor, timed by itself: warm and cold medians in µs on one line.
+const DROIDRUN: &str = r#"
+import sys, types, asyncio, time, importlib.util, statistics
+stubs = {n: types.ModuleType(n) for n in ["droidrun", "droidrun.agent", "droidrun.agent.utils",
+    "droidrun.agent.utils.async_utils", "llama_index", "llama_index.core", "llama_index.core.workflow",
+    "droidrun.tools", "droidrun.tools.adb"]}
+stubs["droidrun.agent.utils.async_utils"].async_to_sync = lambda f: (lambda *a, **k: asyncio.run(f(*a, **k)))
+stubs["llama_index.core.workflow"].Context = object
+stubs["droidrun.tools.adb"].AdbTools = type("AdbTools", (), {})
+sys.modules.update(stubs)
+spec = importlib.util.spec_from_file_location("executer", sys.argv[1])
+ex = importlib.util.module_from_spec(spec); spec.loader.exec_module(ex)
+class Store:
+    async def get(self, key, default=None): return default
+class Ctx:
+    store = Store()
+    def write_event_to_stream(self, ev): pass
+def tap_by_index(index: int) -> str: return f"Tapped element with index {index}"
+code = "\n".join(["tap_by_index(0)"] * 10)
+runs, idle = int(sys.argv[2]), float(sys.argv[3])
+async def main():
+    e = ex.SimpleCodeExecutor(loop=asyncio.get_event_loop(), locals={}, tools={"tap_by_index": tap_by_index},
+                              tools_instance=None, globals={"__builtins__": __builtins__})
+    warm, cold = [], []
+    for _ in range(50):
+        await e.execute(Ctx(), code)
+    for _ in range(runs):
+        t = time.perf_counter(); await e.execute(Ctx(), code); warm.append(time.perf_counter() - t)
+    for _ in range(runs):
+        time.sleep(idle)
+        t = time.perf_counter(); await e.execute(Ctx(), code); cold.append(time.perf_counter() - t)
+    print(f"{statistics.median(warm) * 1e6:.1f} {statistics.median(cold) * 1e6:.1f}")
+asyncio.run(main())
+"#;
+
+/// How many runs each side's medians are taken over.
+const SIDE_BY_SIDE_RUNS: usize = 200;
+
+/// The median of `runs` timings of `f`, each after `idle` (none: back to back).
+fn median_us(runs: usize, idle: Option<Duration>, mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            if let Some(idle) = idle {
+                std::thread::sleep(idle);
+            }
+            let started = std::time::Instant::now();
+            f();
+            started.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// DroidRun's executor and ours on the same snippet, warm and cold, in one run.
+fn droidrun_side_by_side(c: &mut Criterion) {
+    let _ = c;
+    let Ok(executer) = std::env::var("CODEACT_DROIDRUN_EXECUTOR") else {
+        eprintln!("(set CODEACT_DROIDRUN_EXECUTOR to DroidRun 0.3.9's executer.py for its executor side by side)");
+        return;
+    };
+    let python = std::env::var("CODEACT_PYTHON").unwrap_or_else(|_| "python3".into());
+    let (runs, idle) = (SIDE_BY_SIDE_RUNS.to_string(), IDLE.as_secs_f64().to_string());
+    let theirs = match std::process::Command::new(&python).args(["-c", DROIDRUN, &executer, &runs, &idle]).output() {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).to_string(),
+        Ok(o) => return eprintln!("DroidRun's executor failed: {}", String::from_utf8_lossy(&o.stderr)),
+        Err(e) => return eprintln!("cannot run {python}: {e}"),
+    };
+    let parsed: Vec<f64> = theirs.split_whitespace().filter_map(|v| v.parse().ok()).collect();
+    let [their_warm, their_cold] = parsed[..] else { return eprintln!("DroidRun's executor said: {theirs}") };
+    let Some(mut session) = ten_taps_session() else { return };
+    for _ in 0..50 {
+        black_box(session.eval(TEN_TAPS_BY_INDEX));
+    }
+    let warm = median_us(SIDE_BY_SIDE_RUNS, None, || drop(black_box(session.eval(TEN_TAPS_BY_INDEX))));
+    let cold = median_us(SIDE_BY_SIDE_RUNS, Some(IDLE), || drop(black_box(session.eval(TEN_TAPS_BY_INDEX))));
+    println!(
+        "10 tap_by_index calls, median of {SIDE_BY_SIDE_RUNS} runs | codeact | DroidRun 0.3.9 SimpleCodeExecutor | ratio"
+    );
+    println!("warm (back to back) | {warm:.1} µs | {their_warm:.1} µs | {:.2}×", warm / their_warm);
+    println!("cold (after 20 ms idle) | {cold:.1} µs | {their_cold:.1} µs | {:.2}×", cold / their_cold);
+}
+
 /// What opening a session costs: its engine's worker process is spawned, set up and
 /// ready (and killed again when the session is dropped).
 fn session_start(c: &mut Criterion) {
@@ -233,5 +380,5 @@ fn session_start(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, null_device, virtual_device, session_start);
+criterion_group!(benches, cold_and_warm, droidrun_side_by_side, null_device, virtual_device, session_start);
 criterion_main!(benches);

@@ -5,6 +5,13 @@
 //! usually short (a tool's reply, a snippet's next call) spin first and then sleep
 //! in `poll`, and a long wait costs one core only for the spin.
 //!
+//! The spin gives the CPU away on each turn (`sched_yield`) rather than holding
+//! it: a pipe write wakes a sleeping reader on the writer's own CPU, expecting the
+//! writer to sleep next, so a writer that spins there starves the very process
+//! it waits for. After 20 ms idle (an agent's snippet comes after the model's
+//! answer) a busy spin made a 10-call snippet cost 1.29 ms; yielding, 0.43 ms,
+//! and back to back the same 44 µs (`benches/snippet.rs`, the cold group).
+//!
 //! Knows bytes and time only; what a frame means is `frames.rs`'s business.
 
 use std::fs::File;
@@ -108,7 +115,8 @@ impl FrameReader {
             }
             let now = Instant::now();
             if now - started < spin && until.is_none_or(|u| now < u) {
-                std::hint::spin_loop();
+                // A peer woken on this CPU runs now instead of after the spin.
+                std::thread::yield_now();
                 continue;
             }
             let timeout = match until {
