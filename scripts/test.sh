@@ -16,6 +16,8 @@
 #              $CODEACT_TOOLS (default ~/.cache/codeact): the trace tests send to it
 #   wda        facebook-wda from PyPI, in a venv of its own there too: the client
 #              that drives the virtual phone's iOS (WebDriverAgent) door
+#   u2         uiautomator2 3.7.1 from PyPI, in a venv of its own there too: its own
+#              client drives the virtual phone's uiautomator2 server
 #   androguard Debian package androguard: the independent APK parser `apk info`
 #              is compared with; aapt and android-framework-res build real APKs
 #   apks       real APKs shipped inside PyPI packages (uiautomator2, Airtest, Poco
@@ -23,8 +25,7 @@
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
 # already there is installed again. Tests find the programs the same way
 # (tests/it/common/programs.rs): $CODEACT_CHROMIUM / $CODEACT_PHOENIX /
-# $CODEACT_WDA_PYTHON, PATH, then
-# the known places.
+# $CODEACT_WDA_PYTHON / $CODEACT_U2_PYTHON, PATH, then the known places.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
         --install-only) install_only=true ;;
         --toolchain-only) toolchain_only=true ;;
         --) shift; cargo_args=("$@"); break ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "scripts/test.sh: unknown argument $1 (see scripts/test.sh --help)" >&2; exit 2 ;;
     esac
     shift
@@ -90,6 +91,7 @@ command -v aapt >/dev/null || packages+=(aapt)
 needs_venv=false
 find_phoenix >/dev/null || needs_venv=true
 "${CODEACT_WDA_PYTHON:-$tools/wda/bin/python}" -c 'import wda' 2>/dev/null || needs_venv=true
+"${CODEACT_U2_PYTHON:-$tools/u2/bin/python}" -c 'import uiautomator2' 2>/dev/null || needs_venv=true
 if $needs_venv && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     packages+=(python3-venv)
 fi
@@ -127,6 +129,16 @@ if ! "$wda_python" -c 'import wda' 2>/dev/null; then
 fi
 export CODEACT_WDA_PYTHON=$wda_python
 
+u2_python=${CODEACT_U2_PYTHON:-$tools/u2/bin/python}
+if ! "$u2_python" -c 'import uiautomator2' 2>/dev/null; then
+    echo "installing uiautomator2 into $tools/u2 (once)"
+    mkdir -p "$tools"
+    python3 -m venv "$tools/u2"
+    "$tools/u2/bin/pip" install -q uiautomator2==3.7.1
+    u2_python=$tools/u2/bin/python
+fi
+export CODEACT_U2_PYTHON=$u2_python
+
 # Real APKs from the field, pinned: the agents uiautomator2, Airtest and Poco install
 # on phones ship inside their PyPI packages.
 apks=${CODEACT_REAL_APKS:-$tools/apks}
@@ -155,7 +167,7 @@ fi
 export CODEACT_REAL_APKS=$apks
 
 if $install_only; then
-    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

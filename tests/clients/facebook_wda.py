@@ -6,16 +6,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 import wda
+from checks import check, finish
 
 url = sys.argv[1]
-failed = 0
-
-
-def check(name, cond, why=""):
-    global failed
-    print(("ok " if cond else "FAIL ") + name + ("" if cond else ": " + str(why)), flush=True)
-    if not cond:
-        failed += 1
 
 
 def element(source, **attrs):
@@ -78,4 +71,4 @@ except wda.WDARequestError as e:
     check("launching an app that is not there is an error", "not installed" in str(e), e)
 s.close()
 check("closed", c.status().get("sessionId") is None, c.status())
-sys.exit(1 if failed else 0)
+finish()

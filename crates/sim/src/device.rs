@@ -57,6 +57,8 @@ pub(crate) struct SimDevice {
     /// The apps as written; the world runs [`Self::variant`] of them.
     base: Arc<Catalog>,
     variant: Mutex<u32>,
+    /// What runs beside the apps and listens on device ports.
+    agents: Arc<crate::agents::ports::Agents>,
 }
 
 /// Puts every app's APK where `pm path` says it is. A failure leaves that app
@@ -100,7 +102,13 @@ impl SimDevice {
             faults: Mutex::new(Faults::default()),
             base,
             variant: Mutex::new(variant),
+            agents: Arc::default(),
         }
+    }
+
+    /// What runs beside the apps (uiautomator2's server) and listens on device ports.
+    pub(crate) fn agents(&self) -> &Arc<crate::agents::ports::Agents> {
+        &self.agents
     }
 
     /// The layout variant the apps show now.

@@ -17,6 +17,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod adb;
+mod agents;
 mod apk;
 mod commands;
 mod config;

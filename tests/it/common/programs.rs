@@ -69,6 +69,19 @@ pub fn wda_python() -> PathBuf {
     })
 }
 
+/// A Python with the `uiautomator2` package (3.7.1): the independent client the
+/// virtual phone's uiautomator2 server is tested with.
+pub fn u2_python() -> PathBuf {
+    let places = [tools_dir().join("u2/bin/python")];
+    find("CODEACT_U2_PYTHON", &[], &places).unwrap_or_else(|| {
+        panic!(
+            "the uiautomator2 tests need Python with uiautomator2, found neither in $CODEACT_U2_PYTHON nor in {places:?}: \
+             {INSTALL_ALL}, or python3 -m venv {venv} && {venv}/bin/pip install uiautomator2==3.7.1",
+            venv = tools_dir().join("u2").display()
+        )
+    })
+}
+
 /// util-linux `script`, which gives a command a terminal.
 pub fn script() -> PathBuf {
     find("CODEACT_SCRIPT", &["script"], &[PathBuf::from("/usr/bin/script")]).unwrap_or_else(|| {

@@ -85,6 +85,13 @@ pub(crate) async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
                     let _ = out_tx.send(Message::new(A_CLSE, 0, remote, Vec::new()));
                     continue;
                 };
+                // Nothing listens there: refused, as adbd refuses a port no socket is bound to.
+                if let Service::Tcp { port } = kind
+                    && !device.agents().listening(port)
+                {
+                    let _ = out_tx.send(Message::new(A_CLSE, 0, remote, Vec::new()));
+                    continue;
+                }
                 let local = next_id.fetch_add(1, Ordering::Relaxed);
                 let (inbox_tx, inbox) = mpsc::unbounded_channel();
                 let (acks_tx, acks) = mpsc::unbounded_channel();

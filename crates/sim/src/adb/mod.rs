@@ -6,3 +6,5 @@ mod message;
 mod services;
 mod stream;
 mod sync;
+
+pub(crate) use stream::StreamIo;

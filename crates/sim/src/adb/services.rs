@@ -1,5 +1,5 @@
 //! The services a host can open on the virtual adbd: shell (legacy and v2), exec,
-//! sync and framebuffer. Each runs as its own task over a [`StreamIo`].
+//! sync, framebuffer and `tcp:PORT` (an agent's port, `agents/`). Each runs as its own task over a [`StreamIo`].
 //!
 //! What a command line does is the device's business (`SimDevice::run_line`); this
 //! module only carries bytes and exit codes in the shapes the host expects.
@@ -29,6 +29,10 @@ pub(crate) enum Service {
     },
     Sync,
     Framebuffer,
+    /// `tcp:PORT`: a connection to what listens on the device's port (an agent).
+    Tcp {
+        port: u16,
+    },
 }
 
 /// How a service ended: normally (close the stream) or because a fault is dropping
@@ -56,6 +60,12 @@ impl Service {
         }
         if request == "framebuffer:" {
             return Some(Self::Framebuffer);
+        }
+        if let Some(port) = request.strip_prefix("tcp:") {
+            // `tcp:PORT` or `tcp:PORT:HOST`; only the phone's own ports.
+            let (port, host) = port.split_once(':').unwrap_or((port, "localhost"));
+            let local = matches!(host, "localhost" | "127.0.0.1");
+            return port.parse().ok().filter(|p| *p > 0 && local).map(|port| Self::Tcp { port });
         }
         let rest = request.strip_prefix("shell")?;
         let (args, command) = rest.split_once(':')?;
@@ -89,6 +99,10 @@ impl Service {
             }
             Self::Sync => super::sync::serve(&mut io, &device).await.into(),
             Self::Framebuffer => framebuffer(&mut io, &device).await,
+            Self::Tcp { port } => {
+                crate::agents::serve_port(port, io, device).await;
+                return;
+            }
         };
         match end {
             End::Close => io.close(),
@@ -282,6 +296,11 @@ mod tests {
         );
         assert_eq!(Service::parse("exec:screencap -p"), Some(Service::Exec { command: "screencap -p".into() }));
         assert_eq!(Service::parse("sync:"), Some(Service::Sync));
+        assert_eq!(Service::parse("tcp:9008"), Some(Service::Tcp { port: 9008 }));
+        assert_eq!(Service::parse("tcp:8080:localhost"), Some(Service::Tcp { port: 8080 }));
+        for refused in ["tcp:0", "tcp:70000", "tcp:x", "tcp:80:example.org", "tcp:"] {
+            assert_eq!(Service::parse(refused), None, "{refused}");
+        }
         assert_eq!(
             Service::parse("shell,v2,TERM=xterm,pty:"),
             Some(Service::Shell { v2: true, pty: true, command: String::new() })

@@ -8,6 +8,7 @@
 //! [`Commands`] impl below, for names it does not implement itself.
 
 mod activity;
+mod agents;
 mod capture;
 mod harmony;
 mod input;
@@ -65,6 +66,13 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
         "uiautomator" => capture::uiautomator(device, &args, env),
         "screencap" => capture::screencap(device, &args, env),
         "simctl" => simctl::simctl(device, &args),
+        "md5sum" => agents::md5sum(env, &args),
+        "toybox" => match args.split_first() {
+            Some((&"md5sum", rest)) => agents::md5sum(env, rest),
+            Some((tool, _)) => fail(&format!("toybox: Unknown command {tool}\n"), 1),
+            None => ok("md5sum\n"),
+        },
+        "app_process" => agents::app_process(device, env, &args),
         _ => return None,
     })
 }

@@ -1,0 +1,59 @@
+//! The on-device agents a test phone may run and what listens on its device ports:
+//! uiautomator2's server on 9008 while the `app_process` that started it runs
+//! (`u2.rs`). A port is reached only through the ADB transport — the host opens a
+//! `tcp:PORT` stream, as `adb forward` and uiautomator2's client do —, never on a
+//! socket of the host. Each stream is one HTTP/1.1 connection served by the agent's
+//! router. Not the commands that start an agent (`commands/agents.rs`).
+
+pub(crate) mod ports;
+pub(crate) mod u2;
+
+use std::sync::Arc;
+
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::adb::StreamIo;
+use crate::device::SimDevice;
+pub(crate) use ports::U2_PORT;
+
+/// Serves one `tcp:PORT` stream as an HTTP connection to the agent on `port`.
+pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevice>) {
+    let router = match port {
+        U2_PORT => u2::router(device),
+        _ => return,
+    };
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let server = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(theirs), TowerToHyperService::new(router));
+    let server = tokio::spawn(server);
+    let (mut from_server, mut to_server) = tokio::io::split(ours);
+    let mut buf = vec![0u8; io.max_payload().max(1024)];
+    let mut host_open = true;
+    loop {
+        tokio::select! {
+            data = io.read(), if host_open => match data {
+                Some(data) => {
+                    if to_server.write_all(&data).await.is_err() {
+                        break;
+                    }
+                }
+                // The host is done sending; the answer in flight still goes back.
+                None => {
+                    host_open = false;
+                    let _ = to_server.shutdown().await;
+                }
+            },
+            read = from_server.read(&mut buf) => match read {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if io.write(&buf[..n]).await.is_err() {
+                        break;
+                    }
+                }
+            },
+        }
+    }
+    server.abort();
+}

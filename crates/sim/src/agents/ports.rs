@@ -1,0 +1,39 @@
+//! Which of the phone's device ports listen, and why: uiautomator2's server on
+//! 9008 while an `app_process` run of it is live. State only; serving a port is
+//! `mod.rs`'s.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// uiautomator2's server port.
+pub(crate) const U2_PORT: u16 = 9008;
+
+/// What runs on the phone besides its apps.
+#[derive(Debug, Default)]
+pub(crate) struct Agents {
+    /// How many `app_process` runs of uiautomator2's server are live (the port
+    /// listens while one is).
+    u2_servers: AtomicUsize,
+}
+
+impl Agents {
+    /// Whether something listens on device port `port`.
+    pub(crate) fn listening(&self, port: u16) -> bool {
+        port == U2_PORT && self.u2_servers.load(Ordering::SeqCst) > 0
+    }
+
+    /// uiautomator2's server started; it stops when the returned guard drops.
+    pub(crate) fn u2_started(self: &Arc<Self>) -> U2Running {
+        self.u2_servers.fetch_add(1, Ordering::SeqCst);
+        U2Running(self.clone())
+    }
+}
+
+/// A live run of uiautomator2's server.
+pub(crate) struct U2Running(Arc<Agents>);
+
+impl Drop for U2Running {
+    fn drop(&mut self) {
+        self.0.u2_servers.fetch_sub(1, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,62 @@
+"""Drives the virtual phone with uiautomator2's own Python client (a client codeact
+did not write), through the adb server in $ANDROID_ADB_SERVER_PORT, as a test
+engineer's script would: the client checks and pushes its server jar, starts the
+server with app_process over an adb shell stream, and talks JSON-RPC to device port
+9008 through adb. Prints one line per check: `ok NAME` or `FAIL NAME: why`.
+Usage: python uiautomator2_client.py SERIAL."""
+import sys
+import xml.etree.ElementTree as ET
+
+import uiautomator2 as u2
+from checks import check, finish
+
+serial = sys.argv[1]
+
+
+def centre(node):
+    l, t, r, b = [int(v) for v in node.get("bounds").replace("][", ",").strip("[]").split(",")]
+    return (l + r) // 2, (t + b) // 2
+
+
+def find(xml, **attrs):
+    for node in ET.fromstring(xml.encode()).iter("node"):
+        if all(node.get(k) == v for k, v in attrs.items()):
+            return node
+    return None
+
+
+d = u2.connect(serial)
+info = d.info
+check("deviceInfo", info.get("displayWidth") == 1080 and info.get("sdkInt", 0) >= 30, info)
+check("ping", d.jsonrpc.ping() == "pong")
+
+d.press("home")
+d.app_start("com.example.notes", stop=True)
+xml = d.dump_hierarchy()
+check("dump has the notes list", find(xml, **{"resource-id": "com.example.notes:id/add_note"}) is not None, xml[:300])
+add = find(xml, **{"resource-id": "com.example.notes:id/add_note"})
+if add is not None:
+    d.click(*centre(add))
+    xml = d.dump_hierarchy()
+    title = find(xml, **{"resource-id": "com.example.notes:id/note_title"})
+    check("click opened the editor", title is not None, xml[:300])
+    d.set_clipboard("Milk")
+    check("clipboard", d.clipboard == "Milk", d.clipboard)
+    if title is not None:
+        d.click(*centre(title))
+        d.send_keys("Milk")
+        xml = d.dump_hierarchy()
+        check("typed by paste", find(xml, text="Milk") is not None, xml[:300])
+
+shot = d.screenshot()  # takeScreenshot over JSON-RPC: a base64 JPEG
+check("screenshot", shot.size == (1080, 2400) and shot.format == "JPEG", (shot.size, shot.format))
+d.press("back")
+d.press("home")
+check("home", d.app_current().get("package") == "com.android.launcher3", d.app_current())
+try:
+    d.jsonrpc.noSuchMethod()
+    check("unknown method is an error", False, "no error")
+except Exception as e:  # the client's own exception for -32601
+    check("unknown method is an error", "32601" in str(e) or "method not found" in str(e).lower(), repr(e))
+d.stop_uiautomator()
+finish()
