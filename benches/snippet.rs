@@ -255,30 +255,22 @@ fn cold_and_warm(c: &mut Criterion) {
     let mut group = c.benchmark_group("10 tap_by_index calls, recording null device");
     group.bench_function("warm (back to back)", |b| b.iter(|| black_box(session.eval(TEN_TAPS_BY_INDEX))));
     group.sample_size(30);
-    group.bench_function("cold (after 20 ms idle)", |b| {
-        b.iter_custom(|iters| {
-            let mut spent = Duration::ZERO;
-            for _ in 0..iters {
-                std::thread::sleep(IDLE);
-                let started = std::time::Instant::now();
-                black_box(session.eval(TEN_TAPS_BY_INDEX));
-                spent += started.elapsed();
-            }
-            spent
-        })
-    });
-    group.bench_function("cold, an empty snippet (the sandbox alone)", |b| {
-        b.iter_custom(|iters| {
-            let mut spent = Duration::ZERO;
-            for _ in 0..iters {
-                std::thread::sleep(IDLE);
-                let started = std::time::Instant::now();
-                black_box(session.eval("1;"));
-                spent += started.elapsed();
-            }
-            spent
-        })
-    });
+    for (name, code) in
+        [("cold (after 20 ms idle)", TEN_TAPS_BY_INDEX), ("cold, an empty snippet (the sandbox alone)", "1;")]
+    {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    std::thread::sleep(IDLE);
+                    let started = std::time::Instant::now();
+                    black_box(session.eval(code));
+                    spent += started.elapsed();
+                }
+                spent
+            })
+        });
+    }
     group.finish();
 }
 
