@@ -112,6 +112,8 @@ impl Recorder {
         t.append(&Event::Observation {
             step,
             ms: took.as_secs_f64() * 1000.0,
+            via: Some(seen.via),
+            fallback: seen.fallback.as_deref().map(Into::into),
             ui,
             screenshot,
             screenshot_error: seen.screenshot_error.as_deref().map(|e| full_message(e)),

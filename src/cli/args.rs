@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use codeact::agent::{Models, Strategy};
 use codeact::config::{ConfigError, Flags, Settings};
-use codeact::device::{Device, DeviceError, DeviceSpec};
+use codeact::device::{Device, DeviceError, DeviceSpec, ObserveWith};
 use codeact::llm::{LlmClient, LlmConfig, LlmSection, RoleFlags, RoleSection};
 use codeact::persona::Persona;
 use codeact::tools::{Recording, SensitivePolicy};
@@ -46,19 +46,36 @@ pub struct DeviceArgs {
     /// Seconds any one device operation may take before it fails (default 20).
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// How an Android phone is observed, and tapped: auto (uiautomator2's
+    /// server when the phone has it, started if its jar is there, else
+    /// `uiautomator dump`), dump (`uiautomator dump` and `input`, always) or u2
+    /// (uiautomator2's server, an error without it). A tree the server returns
+    /// stale or empty is replaced by a dump, and the observation says so.
+    /// Default: [observe] in codeact.toml, else auto.
+    #[arg(long, value_enum, value_name = "auto|dump|u2")]
+    pub observe: Option<ObserveWith>,
 }
 
 impl DeviceArgs {
     /// The phone these flags (and codeact.toml) name.
     pub fn open(&self) -> anyhow::Result<Box<dyn Device>> {
-        let flags = Flags { device: self.device.clone(), device_timeout_s: self.timeout, ..Flags::default() };
+        let flags = Flags {
+            device: self.device.clone(),
+            device_timeout_s: self.timeout,
+            observe: self.observe,
+            ..Flags::default()
+        };
         Ok(open_device(&Settings::load(None, &flags)?)?)
     }
 }
 
 /// The device the settings name.
 pub fn open_device(settings: &Settings) -> Result<Box<dyn Device>, DeviceError> {
-    codeact::device::open(&DeviceSpec::parse(settings.device.as_deref()), settings.device_timeout)
+    codeact::device::open_observing(
+        &DeviceSpec::parse(settings.device.as_deref()),
+        settings.device_timeout,
+        settings.observe,
+    )
 }
 
 /// How a scripting session is set up: persona, limits, tool behaviour.
@@ -138,6 +155,7 @@ impl SessionArgs {
             assets: self.assets.clone(),
             device: device.device.clone(),
             device_timeout_s: device.timeout,
+            observe: device.observe,
             ..defaults
         };
         Settings::load(self.config.as_deref(), &flags)

@@ -421,7 +421,7 @@ impl EvalPlatform {
 
 /// The suite always runs on virtual phones.
 fn on_the_virtual_phone() -> DeviceArgs {
-    DeviceArgs { device: Some("sim".into()), timeout: None }
+    DeviceArgs { device: Some("sim".into()), timeout: None, observe: None }
 }
 
 /// Each worker's session: a fresh virtual phone, unattended (only an answers file
@@ -433,7 +433,8 @@ fn session_factory(
     platform: EvalPlatform,
 ) -> impl Fn() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + '_ {
     move || {
-        let device = codeact::device::open(&DeviceSpec::parse(Some(platform.device())), settings.device_timeout)?;
+        let spec = DeviceSpec::parse(Some(platform.device()));
+        let device = codeact::device::open_observing(&spec, settings.device_timeout, settings.observe)?;
         let mut session = Session::new(device, settings)?;
         session.set_human(person.clone());
         session.set_locator(locator.clone());

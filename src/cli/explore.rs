@@ -142,6 +142,7 @@ impl ExploreArgs {
         let flags = Flags {
             device: self.device.device.clone(),
             device_timeout_s: self.device.timeout,
+            observe: self.device.observe,
             sensitive: self.sensitive,
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()

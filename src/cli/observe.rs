@@ -23,7 +23,17 @@ impl ObserveArgs {
         if self.json {
             codeact::outln!("{}", codeact::terminal::clean(&serde_json::to_string_pretty(&obs)?));
         } else {
-            codeact::outln!("device {}; screen {}x{}", phone.name(), obs.screen.0, obs.screen.1);
+            codeact::outln!(
+                "device {}; screen {}x{}; read by {} in {:.0} ms",
+                phone.name(),
+                obs.screen.0,
+                obs.screen.1,
+                obs.via.name(),
+                obs.took_ms
+            );
+            if let Some(why) = &obs.fallback {
+                codeact::outln!("note: {}", codeact::terminal::clean(why));
+            }
             codeact::out!("{}", codeact::terminal::clean(&obs.screen_text()));
         }
         Ok(ExitCode::SUCCESS)

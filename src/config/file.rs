@@ -3,6 +3,7 @@
 //! ```toml
 //! device = "sim"            # like --device
 //! device_timeout_s = 20     # like --timeout
+//! observe = "auto"          # like --observe: auto | dump | u2
 //! persona = "ui_expert"     # like --persona
 //!
 //! [limits]                  # like --limit KEY=VALUE; see `codeact exec --help`
@@ -126,6 +127,7 @@ pub struct SensitiveSection {
 pub struct FileConfig {
     pub device: Option<String>,
     pub device_timeout_s: Option<f64>,
+    pub observe: Option<crate::device::ObserveWith>,
     pub persona: Option<String>,
     #[serde(default)]
     pub limits: toml::Table,

@@ -77,6 +77,8 @@ pub enum ConfigError {
 pub struct Flags {
     pub device: Option<String>,
     pub device_timeout_s: Option<f64>,
+    /// `--observe`: how an Android phone is observed.
+    pub observe: Option<crate::device::ObserveWith>,
     pub persona: Option<String>,
     /// The persona when neither flag, `$CODEACT_PERSONA` nor the file names one
     /// (`codeact run` needs one; `exec` and `repl` default to every tool).
@@ -106,6 +108,8 @@ pub struct Flags {
 pub struct Settings {
     pub device: Option<String>,
     pub device_timeout: Duration,
+    /// How an Android phone is observed (and, through an agent, tapped).
+    pub observe: crate::device::ObserveWith,
     pub persona: Option<Persona>,
     pub limits: Limits,
     pub tools: ToolOptions,
@@ -202,6 +206,7 @@ impl FileConfig {
         Ok(Settings {
             device: flags.device.clone().or_else(|| self.device.clone()),
             device_timeout: Duration::from_secs_f64(timeout_s),
+            observe: flags.observe.or(self.observe).unwrap_or_default(),
             persona,
             limits,
             tools,

@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::adb::transport::{ListedDevice, ServerConnection};
-use super::{AdbDevice, Device, DeviceError, Platform};
+use super::{AdbDevice, Device, DeviceError, ObserveWith, Platform};
 
 /// What `--device` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,22 +80,43 @@ pub fn list_devices(timeout: Duration) -> Result<Vec<ListedDevice>, DeviceError>
         .map_err(|source| DeviceError::NoServer { server, source })
 }
 
-/// Opens the device `spec` names, with `timeout` for every operation.
+/// Opens the device `spec` names, with `timeout` for every operation (an Android
+/// phone observed as `--observe auto` does).
 pub fn open(spec: &DeviceSpec, timeout: Duration) -> Result<Box<dyn Device>, DeviceError> {
+    open_observing(spec, timeout, ObserveWith::Auto)
+}
+
+/// Opens the device `spec` names; an Android phone is observed (and, through an
+/// agent, tapped) as `observe` says.
+pub fn open_observing(
+    spec: &DeviceSpec,
+    timeout: Duration,
+    observe: ObserveWith,
+) -> Result<Box<dyn Device>, DeviceError> {
     match spec {
-        DeviceSpec::Sim => open_sim(timeout, Platform::Android),
+        DeviceSpec::Sim => Ok(Box::new(sim_android(timeout, observe)?)),
         DeviceSpec::SimIos => open_sim(timeout, Platform::Ios),
         DeviceSpec::SimHarmony => open_sim(timeout, Platform::Harmony),
         DeviceSpec::Ios(url) => Ok(Box::new(super::IosDevice::connect(url, timeout)?)),
         DeviceSpec::Hdc(key) => Ok(Box::new(super::HarmonyDevice::connect(key.as_deref(), timeout)?)),
-        other => Ok(Box::new(open_adb(other, timeout)?)),
+        other => Ok(Box::new(open_adb(other, timeout)?.observing_with(observe))),
     }
+}
+
+#[cfg(feature = "sim")]
+fn sim_android(timeout: Duration, observe: ObserveWith) -> Result<impl Device, DeviceError> {
+    super::sim::start_android(timeout, observe)
+}
+
+#[cfg(not(feature = "sim"))]
+fn sim_android(_timeout: Duration, _observe: ObserveWith) -> Result<AdbDevice, DeviceError> {
+    Err(DeviceError::NoSim)
 }
 
 #[cfg(feature = "sim")]
 fn open_sim(timeout: Duration, platform: Platform) -> Result<Box<dyn Device>, DeviceError> {
     Ok(match platform {
-        Platform::Android => Box::new(super::sim::start_android(timeout)?),
+        Platform::Android => Box::new(super::sim::start_android(timeout, ObserveWith::Auto)?),
         Platform::Ios => Box::new(super::sim::start_ios(timeout)?),
         Platform::Harmony => Box::new(super::sim::start_harmony(timeout)?),
     })

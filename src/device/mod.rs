@@ -20,10 +20,11 @@ pub mod wda;
 use std::time::Duration;
 
 pub use adb::AdbDevice;
+pub use adb::agents::{AgentError, ObserveWith};
 pub use adb::transport::{ShellOutput, TransportError};
-pub use connect::{DeviceSpec, open};
+pub use connect::{DeviceSpec, open, open_observing};
 pub use hdc::HarmonyDevice;
-pub use observation::{Observation, PhoneState};
+pub use observation::{Observation, ObservedVia, PhoneState};
 pub use wda::IosDevice;
 
 /// Why a device operation failed: always names the device (and the operation), and
@@ -43,6 +44,17 @@ pub enum DeviceError {
     /// The device ran the command and reported a failure (its own words).
     #[error("{device}: {op} failed: {output}")]
     Command { device: String, op: String, output: String },
+    /// An on-device agent failed (the source says how).
+    #[error("{device}: {op} through {agent} failed")]
+    Agent {
+        device: String,
+        agent: &'static str,
+        op: String,
+        #[source]
+        source: AgentError,
+    },
+    #[error("{device}: --observe {asked} needs {agent}, but {why}; {fix}, or use --observe auto (or dump)")]
+    AgentMissing { device: String, asked: &'static str, agent: &'static str, why: String, fix: &'static str },
     /// The transport failed in a way that is neither a timeout nor a lost connection.
     #[error("{device}: {op} failed")]
     Transport {

@@ -33,6 +33,32 @@ impl PhoneState {
     }
 }
 
+/// How an observation was taken.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObservedVia {
+    /// `uiautomator dump` (Android), or a platform's own dump.
+    #[default]
+    Dump,
+    /// uiautomator2's on-device server.
+    U2,
+    /// WebDriverAgent's page source (iOS).
+    Wda,
+    /// `uitest dumpLayout` (HarmonyOS).
+    Uitest,
+}
+
+impl ObservedVia {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Dump => "uiautomator dump",
+            Self::U2 => "uiautomator2's server",
+            Self::Wda => "WebDriverAgent",
+            Self::Uitest => "uitest dumpLayout",
+        }
+    }
+}
+
 /// Everything one observation reads. [`Device::observe`](super::Device::observe)
 /// fills the tree, the phone state, the size and the dump in one round trip; a
 /// session adds the screenshot when a step asks for one.
@@ -55,9 +81,26 @@ pub struct Observation {
     /// answered), one line each: whoever sees the screen is told how it got there.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cleared: Vec<String>,
+    /// How the tree was read.
+    pub via: ObservedVia,
+    /// When the look began (milliseconds since the Unix epoch) and how long it took.
+    pub taken_at_ms: u64,
+    pub took_ms: f64,
+    /// Why the tree is not from the observer asked for (a stale or empty tree from
+    /// an agent, an agent that failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 impl Observation {
+    /// Notes when the look began (`began`, on the wall clock) and how long it took
+    /// (since `started`).
+    pub fn stamped(mut self, began: std::time::SystemTime, started: std::time::Instant) -> Self {
+        self.taken_at_ms = began.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        self.took_ms = started.elapsed().as_secs_f64() * 1000.0;
+        self
+    }
+
     /// The compact screen text the LLM reads (and `observe`, `:state` print):
     /// the phone line, then one indexed line per element `ui_state` lists.
     pub fn screen_text(&self) -> String {

@@ -20,10 +20,13 @@ pub(crate) struct InProcess<D> {
 }
 
 /// The virtual phone through its ADB door (`--device sim`).
-pub(crate) fn start_android(timeout: Duration) -> Result<InProcess<AdbDevice>, DeviceError> {
+pub(crate) fn start_android(
+    timeout: Duration,
+    observe: super::ObserveWith,
+) -> Result<InProcess<AdbDevice>, DeviceError> {
     let phone = VirtualDevice::start(SimConfig::default()).map_err(DeviceError::SimStart)?;
     let addr = phone.addr().to_string();
-    let device = AdbDevice::direct(&addr, timeout)?.named(format!("sim ({addr})"));
+    let device = AdbDevice::direct(&addr, timeout)?.named(format!("sim ({addr})")).observing_with(observe);
     Ok(InProcess { device, _phone: phone })
 }
 

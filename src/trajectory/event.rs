@@ -77,6 +77,12 @@ pub enum Event<'a> {
     Observation {
         step: usize,
         ms: f64,
+        /// How the tree was read (`dump`, `u2`, `wda`, `uitest`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        via: Option<crate::device::ObservedVia>,
+        /// Why it is not from the observer asked for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<Cow<'a, str>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         ui: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]

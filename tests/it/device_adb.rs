@@ -25,6 +25,11 @@ fn commands(d: &mut Box<dyn Device>) -> u64 {
 #[test]
 fn observe_is_one_round_trip_and_reads_the_screen() {
     let mut d = sim();
+    // The first look (`--observe auto`) also looks for an on-device agent: one
+    // command line more, once.
+    let before = commands(&mut d);
+    d.observe().expect("observe");
+    assert_eq!(commands(&mut d) - before, 2, "the first observe: the look and the search for an agent");
     let before = commands(&mut d);
     let obs = d.observe().expect("observe");
     assert_eq!(commands(&mut d) - before, 1, "observe must be one shell round trip");

@@ -25,6 +25,7 @@ mod hostile;
 mod human_loop;
 mod locate_ai;
 mod memory;
+mod observe_agents;
 mod report;
 mod strategies;
 mod traces;

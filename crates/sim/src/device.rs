@@ -232,5 +232,7 @@ impl SimDevice {
         world.fault_dialog_armed = None;
         world.slow_ui = Duration::ZERO;
         world.crash_on.clear();
+        drop(world);
+        *self.agents.fault() = crate::agents::ports::AgentFault::None;
     }
 }

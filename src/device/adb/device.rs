@@ -7,9 +7,11 @@
 use std::time::Duration;
 
 use base64::Engine as _;
+use serde_json::json;
 
+use super::agents::{AgentState, ObserveWith};
 use super::quote::{chunks, quote, valid_name};
-use super::transport::{Deadline, DirectConnection, ServerConnection, ShellOutput, TransportError};
+use super::transport::{Deadline, DirectConnection, HeldStream, ServerConnection, ShellOutput, TransportError};
 use crate::device::{ADB_KEYBOARD, Device, DeviceError, Observation};
 
 /// How commands reach the device.
@@ -37,6 +39,10 @@ pub struct AdbDevice {
     pub(super) screen: Option<(u32, u32)>,
     /// No operation may run past this (a script's deadline), whatever its timeout.
     cap: Option<std::time::Instant>,
+    /// How the phone is observed (and, through an agent, tapped).
+    pub(super) observe_with: ObserveWith,
+    /// The on-device agent, once looked for.
+    pub(super) agent: AgentState,
 }
 
 impl AdbDevice {
@@ -50,6 +56,8 @@ impl AdbDevice {
             timeout,
             screen: None,
             cap: None,
+            observe_with: ObserveWith::Auto,
+            agent: AgentState::Unprobed,
         })
     }
 
@@ -61,7 +69,16 @@ impl AdbDevice {
             timeout,
             screen: None,
             cap: None,
+            observe_with: ObserveWith::Auto,
+            agent: AgentState::Unprobed,
         }
+    }
+
+    /// The same device, observed (and, through an agent, tapped) as `with` says.
+    pub fn observing_with(mut self, with: ObserveWith) -> Self {
+        self.observe_with = with;
+        self.agent = AgentState::Unprobed;
+        self
     }
 
     /// The same device under another name in messages.
@@ -95,12 +112,47 @@ impl AdbDevice {
         timeout: Duration,
         exchange: impl FnOnce(Connection<'_>, Deadline) -> Result<T, TransportError>,
     ) -> Result<T, DeviceError> {
+        self.over_link_raw(timeout, exchange).map_err(|e| self.error(op, e))
+    }
+
+    /// Exchanges `request` with what listens on device port `port`, handing the
+    /// reply to `take` until it is whole (`Ok(true)`) or the device closes the
+    /// stream (`Ok(false)`), within `timeout` and the script's deadline.
+    pub(super) fn port_exchange(
+        &mut self,
+        port: u16,
+        request: &[u8],
+        timeout: Duration,
+        take: impl FnMut(&[u8]) -> Result<bool, TransportError>,
+    ) -> Result<bool, TransportError> {
+        self.over_link_raw(timeout, |link, deadline| match link {
+            Connection::Direct(c) => c.tcp(port, request, deadline, take),
+            Connection::Server(s) => s.tcp(port, request, deadline, take),
+        })
+    }
+
+    /// Runs `command` on a stream of its own that stays open until the handle
+    /// drops (a server that lives as long as its shell).
+    pub(super) fn hold_command(&mut self, command: &str) -> Result<HeldStream, TransportError> {
+        let deadline = Deadline::after(self.timeout);
+        let service = format!("exec:{command}");
+        match &self.link {
+            Link::Direct { addr, .. } => DirectConnection::connect(addr, deadline)?.hold(&service, deadline),
+            Link::Server(server) => server.hold(&service, deadline),
+        }
+    }
+
+    fn over_link_raw<T>(
+        &mut self,
+        timeout: Duration,
+        exchange: impl FnOnce(Connection<'_>, Deadline) -> Result<T, TransportError>,
+    ) -> Result<T, TransportError> {
         let timeout = match self.cap {
             Some(cap) => timeout.min(cap.saturating_duration_since(std::time::Instant::now())),
             None => timeout,
         };
         let deadline = Deadline::after(timeout);
-        let result = match &mut self.link {
+        match &mut self.link {
             Link::Direct { addr, conn } => {
                 let connected = match conn.take() {
                     Some(c) => Ok(c),
@@ -109,8 +161,9 @@ impl AdbDevice {
                 match connected {
                     Ok(mut c) => {
                         let r = exchange(Connection::Direct(&mut c), deadline);
-                        // After a failure the stream is in an unknown state: reconnect next time.
-                        if r.is_ok() {
+                        // After a failure the stream is in an unknown state: reconnect next
+                        // time (a refused service leaves it as it was).
+                        if r.is_ok() || matches!(r, Err(TransportError::Refused(_))) {
                             *conn = Some(c);
                         }
                         r
@@ -120,8 +173,7 @@ impl AdbDevice {
                 }
             }
             Link::Server(server) => exchange(Connection::Server(server), deadline),
-        };
-        result.map_err(|e| self.error(op, e))
+        }
     }
 
     /// Runs a command that must succeed: exit code 0 and no `Error`/`Exception`.
@@ -179,7 +231,8 @@ impl Device for AdbDevice {
     }
 
     fn observe(&mut self) -> Result<Observation, DeviceError> {
-        self.observe_screen()
+        let (began, started) = (std::time::SystemTime::now(), std::time::Instant::now());
+        Ok(self.observe_chosen()?.stamped(began, started))
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
@@ -209,21 +262,36 @@ impl Device for AdbDevice {
     }
 
     fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
+        if let Some(done) = self.gesture_through_agent("tap", "click", json!([x, y]), Duration::ZERO) {
+            return done;
+        }
         self.checked("tap", &format!("input tap {x} {y}"), Duration::ZERO).map(drop)
     }
 
     fn long_press(&mut self, x: i32, y: i32, ms: u32) -> Result<(), DeviceError> {
         let extra = Duration::from_millis(u64::from(ms));
+        if let Some(done) = self.gesture_through_agent("long press", "click", json!([x, y, ms]), extra) {
+            return done;
+        }
         self.checked("long press", &format!("input swipe {x} {y} {x} {y} {ms}"), extra).map(drop)
     }
 
     fn swipe(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, ms: u32) -> Result<(), DeviceError> {
         let extra = Duration::from_millis(u64::from(ms));
+        // uiautomator's swipes and drags move one step per 5 ms.
+        let steps = (ms / 5).max(2);
+        if let Some(done) = self.gesture_through_agent("swipe", "swipe", json!([x1, y1, x2, y2, steps]), extra) {
+            return done;
+        }
         self.checked("swipe", &format!("input swipe {x1} {y1} {x2} {y2} {ms}"), extra).map(drop)
     }
 
     fn drag(&mut self, x1: i32, y1: i32, x2: i32, y2: i32, ms: u32) -> Result<(), DeviceError> {
         let extra = Duration::from_millis(u64::from(ms));
+        let steps = (ms / 5).max(2);
+        if let Some(done) = self.gesture_through_agent("drag", "drag", json!([x1, y1, x2, y2, steps]), extra) {
+            return done;
+        }
         self.checked("drag", &format!("input draganddrop {x1} {y1} {x2} {y2} {ms}"), extra).map(drop)
     }
 
@@ -281,6 +349,11 @@ impl Device for AdbDevice {
             }
             None => return Err(DeviceError::UnknownKey(key.into())),
         };
+        if let Ok(code) = arg.parse::<u32>()
+            && let Some(done) = self.gesture_through_agent("press key", "pressKeyCode", json!([code]), Duration::ZERO)
+        {
+            return done;
+        }
         self.checked("press key", &format!("input keyevent {arg}"), Duration::ZERO).map(drop)
     }
 

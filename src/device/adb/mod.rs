@@ -5,6 +5,7 @@
 //! What every platform shares (the trait, errors, observations, `--device`) is in
 //! `device/` itself.
 
+pub mod agents;
 mod device;
 mod observe;
 mod quote;

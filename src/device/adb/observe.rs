@@ -5,8 +5,11 @@
 
 use std::time::Duration;
 
+use serde_json::{Value, json};
+
+use super::agents::{AgentError, U2_NAME, U2Server};
 use super::device::AdbDevice;
-use crate::device::{DeviceError, Observation, PhoneState};
+use crate::device::{DeviceError, Observation, ObservedVia, PhoneState};
 use crate::ui;
 
 const SPLIT: &str = "__codeact_split__";
@@ -33,29 +36,73 @@ impl AdbDevice {
         // One command line, one round trip. The dump goes through a fresh file: some
         // devices cannot write to /dev/tty from a non-interactive shell.
         // `timeout` on the device stops a stuck uiautomator that would otherwise
-        // outlive our deadline and block the next dump. The marker is per call, so
-        // screen text cannot fake it.
+        // outlive our deadline and block the next dump.
+        let secs = self.timeout.as_secs().max(1);
+        let dump =
+            format!("rm -f {DUMP_FILE}; timeout {secs} uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}");
+        let (parts, stderr) = self.phone_state_and(&dump)?;
+        let [size, focus, ime, dump] = parts;
+        self.observation(&size, &focus, &ime, dump, &stderr)
+    }
+
+    /// Screen size, focus and keyboard (one round trip), then the tree from
+    /// uiautomator2's server.
+    pub(super) fn observe_with_u2(&mut self, server: &mut U2Server) -> Result<Observation, DeviceError> {
+        let ([size, focus, ime, _], _) = self.phone_state_and("")?;
+        let agent_error = |device: &Self, source| DeviceError::Agent {
+            device: device.name.clone(),
+            agent: U2_NAME,
+            op: "read the UI tree".into(),
+            source,
+        };
+        let dump = match self.u2_call(server, "dumpWindowHierarchy", json!([false, 50]), Duration::ZERO) {
+            Ok(Value::String(xml)) => xml,
+            Ok(other) => {
+                let why = format!("dumpWindowHierarchy returned {}", crate::clip::clip(&other.to_string(), 60));
+                return Err(agent_error(self, AgentError::NotJsonRpc(why)));
+            }
+            Err(e) => return Err(agent_error(self, e)),
+        };
+        let mut seen = self.observation(&size, &focus, &ime, dump, "")?;
+        seen.via = ObservedVia::U2;
+        Ok(seen)
+    }
+
+    /// Runs the phone-state commands and then `rest` in one command line; their
+    /// outputs apart (size, focus, keyboard, what `rest` printed) and stderr.
+    fn phone_state_and(&mut self, rest: &str) -> Result<([String; 4], String), DeviceError> {
+        // The marker is per call, so screen text cannot fake it.
         let marker = format!(
             "{SPLIT}{:x}",
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
         );
-        let secs = self.timeout.as_secs().max(1);
         let command = format!(
             "wm size; echo {marker}; dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'; echo {marker}; \
-             dumpsys input_method | grep -E 'mInputShown'; echo {marker}; rm -f {DUMP_FILE}; \
-             timeout {secs} uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}"
+             dumpsys input_method | grep -E 'mInputShown'; echo {marker}; {rest}"
         );
         let timeout = self.timeout;
         let out = self.exec_line("observe", &command, timeout)?;
         let text = out.stdout_text();
         let parts: Vec<&str> = text.splitn(4, &format!("{marker}\n")).collect();
-        let [size, focus, ime, dump] = parts[..] else {
+        let [size, focus, ime, rest] = parts[..] else {
             return Err(DeviceError::Unexpected {
                 device: self.name.clone(),
                 op: "observe".into(),
                 output: out.stderr_text().trim().to_string(),
             });
         };
+        Ok(([size, focus, ime, rest].map(str::to_string), out.stderr_text()))
+    }
+
+    /// The observation those outputs make; `stderr` explains a dump that failed.
+    fn observation(
+        &mut self,
+        size: &str,
+        focus: &str,
+        ime: &str,
+        dump: String,
+        stderr: &str,
+    ) -> Result<Observation, DeviceError> {
         let screen = parse_wm_size(size).or(self.screen).ok_or_else(|| DeviceError::Unexpected {
             device: self.name.clone(),
             op: "observe (wm size)".into(),
@@ -64,8 +111,7 @@ impl AdbDevice {
         self.screen = Some(screen);
         let tree = ui::parse(dump.as_bytes(), screen).map_err(|source| {
             // uiautomator explains itself on stderr (e.g. "could not get idle state").
-            let why = out.stderr_text();
-            match why.trim() {
+            match stderr.trim() {
                 "" => DeviceError::Ui { device: self.name.clone(), source },
                 why => DeviceError::Command { device: self.name.clone(), op: "observe".into(), output: why.into() },
             }
@@ -74,7 +120,7 @@ impl AdbDevice {
         let focused = focused_element(&tree, &package);
         let keyboard_shown = ime.contains("mInputShown=true");
         let phone = PhoneState { package, activity, keyboard_shown, focused, platform: Default::default() };
-        Ok(Observation { ui: tree, phone, screen, dump: dump.to_string(), ..Observation::default() })
+        Ok(Observation { ui: tree, phone, screen, dump, ..Observation::default() })
     }
 }
 

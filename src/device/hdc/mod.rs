@@ -223,6 +223,7 @@ impl Device for HarmonyDevice {
     }
 
     fn observe(&mut self) -> Result<Observation, DeviceError> {
+        let (began, started) = (std::time::SystemTime::now(), std::time::Instant::now());
         let command = format!(
             "uitest dumpLayout -p {LAYOUT_FILE} && cat {LAYOUT_FILE}; echo; echo {SECTION}; aa dump -l; rm -f {LAYOUT_FILE}"
         );
@@ -258,7 +259,8 @@ impl Device for HarmonyDevice {
             if keyboard_shown { ui.elements.iter().find(|e| e.focused && e.is_editable()).map(|e| e.id) } else { None };
         let phone = PhoneState { package, activity, keyboard_shown, focused, platform: super::Platform::Harmony };
         let dump = layout.find('{').map(|i| layout[i..].trim().to_string()).unwrap_or_default();
-        Ok(Observation { ui, phone, screen: self.screen, dump, ..Default::default() })
+        let via = super::ObservedVia::Uitest;
+        Ok(Observation { ui, phone, screen: self.screen, dump, via, ..Default::default() }.stamped(began, started))
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

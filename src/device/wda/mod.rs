@@ -111,6 +111,7 @@ impl Device for IosDevice {
     }
 
     fn observe(&mut self) -> Result<Observation, DeviceError> {
+        let (began, started) = (std::time::SystemTime::now(), std::time::Instant::now());
         let source = self.client.request(Method::GET, "/source", None, Scope::Plain, "read the page source")?;
         let xml = source.as_str().unwrap_or_default().to_string();
         let ui = crate::ui::parse_xcui(xml.as_bytes(), self.scale, self.screen)
@@ -121,7 +122,8 @@ impl Device for IosDevice {
         // iOS has no activities: the app is the screen's name.
         let phone =
             PhoneState { package, activity: String::new(), keyboard_shown, focused, platform: super::Platform::Ios };
-        Ok(Observation { ui, phone, screen: self.screen, dump: xml, ..Default::default() })
+        let via = super::ObservedVia::Wda;
+        Ok(Observation { ui, phone, screen: self.screen, dump: xml, via, ..Default::default() }.stamped(began, started))
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {

@@ -20,6 +20,20 @@ pub(crate) use ports::U2_PORT;
 
 /// Serves one `tcp:PORT` stream as an HTTP connection to the agent on `port`.
 pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevice>) {
+    let fault = device.agents().fault().clone();
+    match fault {
+        // Bytes no HTTP client can read, then the close.
+        ports::AgentFault::Garbage => {
+            let _ = io.write(b"\x00\x17\xffgarbage \xfe{\"not\": http}\r\n").await;
+            return;
+        }
+        // Everything read, nothing answered, until the host gives up.
+        ports::AgentFault::Hang => {
+            while io.read().await.is_some() {}
+            return;
+        }
+        _ => {}
+    }
     let router = match port {
         U2_PORT => u2::router(device),
         _ => return,

@@ -20,6 +20,7 @@ use axum::routing::{any, post};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
+use super::ports::AgentFault;
 use crate::device::SimDevice;
 use crate::world::dump;
 
@@ -112,12 +113,11 @@ fn call(device: &SimDevice, method: &str, params: &[Value]) -> Result<Value, Rpc
     match method {
         "ping" => Ok(json!("pong")),
         "deviceInfo" => Ok(device_info(device)),
-        "dumpWindowHierarchy" => {
-            let xml = dump::to_xml(&device.world().screen(), true);
-            let body = xml.trim_start_matches(|c| c != '<');
-            let body = body.strip_prefix("<?xml").map_or(body, |rest| rest.split_once("?>").map_or(rest, |(_, b)| b));
-            Ok(Value::String(format!("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\r\n{}", body.trim())))
-        }
+        "dumpWindowHierarchy" => Ok(Value::String(match device.agents().fault().clone() {
+            AgentFault::Stale(xml) => xml,
+            AgentFault::Empty => format!("{XML_HEAD}<hierarchy rotation=\"0\" />"),
+            _ => hierarchy(device),
+        })),
         "click" => {
             let (Some(x), Some(y)) = (int(params, 0), int(params, 1)) else { return Err(bad_params(method)) };
             if x < 0 || y < 0 {
@@ -190,6 +190,17 @@ fn call(device: &SimDevice, method: &str, params: &[Value]) -> Result<Value, Rpc
         "wakeUp" | "sleep" | "freezeRotation" => Ok(Value::Null),
         _ => Err(RpcError(-32601, "method not found".into(), None)),
     }
+}
+
+/// The XML declaration the server's dumps begin with.
+const XML_HEAD: &str = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\r\n";
+
+/// The hierarchy as `dumpWindowHierarchy` answers it now.
+pub(crate) fn hierarchy(device: &SimDevice) -> String {
+    let xml = dump::to_xml(&device.world().screen(), true);
+    let body = xml.trim_start_matches(|c| c != '<');
+    let body = body.strip_prefix("<?xml").map_or(body, |rest| rest.split_once("?>").map_or(rest, |(_, b)| b));
+    format!("{XML_HEAD}{}", body.trim())
 }
 
 /// A finger down at `from`, up at `to` after `ms` (the world is not held meanwhile).

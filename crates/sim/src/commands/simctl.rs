@@ -39,6 +39,9 @@ const HELP: &str = r#"usage: simctl COMMAND
   fault anr-on PACKAGE WIDGET
                         a tap on WIDGET makes the app stop responding: "LABEL isn't
                         responding", ANR in logcat
+  fault agent KIND      make the on-device agents (uiautomator2's server) misbehave:
+                        stale (the tree stays as it is now), empty (a tree with no
+                        nodes), garbage (bytes that are not HTTP), hang (no answer)
   fault clear           remove every fault (slow-ui and dump-latency too)
   slow-ui MS            after each change the screen settles in steps over MS
   variant [N]           print, or set, the apps' layout variant as an update would:
@@ -190,6 +193,7 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 "dump_latency_ms": f.dump_latency.as_millis() as u64,
                 "slow_ui_ms": world.slow_ui.as_millis() as u64,
                 "dialog_armed": world.fault_dialog_armed.map(|k| k.name()),
+                "agent": device.agents().fault().name(),
                 "fail_on": world.crash_on.iter().map(|t| serde_json::json!({
                     "fault": t.failure.name(), "package": t.package, "widget": t.widget,
                 })).collect::<Vec<_>>(),
@@ -260,6 +264,18 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
             "simctl: fault crash-on|anr-on needs PACKAGE WIDGET, e.g. `simctl fault crash-on com.example.notes save`\n",
             2,
         ),
+        ["fault", "agent", kind] => {
+            use crate::agents::ports::AgentFault;
+            let fault = match *kind {
+                "stale" => AgentFault::Stale(crate::agents::u2::hierarchy(device)),
+                "empty" => AgentFault::Empty,
+                "garbage" => AgentFault::Garbage,
+                "hang" => AgentFault::Hang,
+                _ => return fail("simctl: fault agent needs stale, empty, garbage or hang\n", 2),
+            };
+            *device.agents().fault() = fault;
+            ok("")
+        }
         ["fault", "clear"] => {
             device.clear_faults();
             ok("")

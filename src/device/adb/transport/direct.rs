@@ -7,8 +7,8 @@ use std::net::TcpStream;
 use adb_wire::message::{A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_STLS, A_VERSION, A_WRTE, HEADER_LEN, Header};
 
 use super::{
-    Deadline, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, output_of_v2, read_full, take_pulled,
-    write_full,
+    Deadline, HeldStream, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, output_of_v2, read_full,
+    take_pulled, write_full,
 };
 
 /// The largest payload this client accepts.
@@ -87,24 +87,28 @@ impl DirectConnection {
         deadline: Deadline,
         mut take: impl FnMut(&[u8]) -> Result<bool, TransportError>,
     ) -> Result<bool, TransportError> {
-        if service.len() > self.max_payload || first.is_some_and(|f| f.len() > self.max_payload) {
-            let len = service.len().max(first.map_or(0, <[u8]>::len));
-            return Err(TransportError::TooLong { len, max: self.max_payload });
+        if service.len() > self.max_payload {
+            return Err(TransportError::TooLong { len: service.len(), max: self.max_payload });
         }
         let local = self.next_id;
         self.next_id = self.next_id.wrapping_add(1).max(1);
         self.send(A_OPEN, local, 0, service, deadline)?;
         let mut remote = None;
+        // What is left to write: a piece of at most the payload limit per OKAY, as
+        // the protocol allows one unacknowledged write per stream.
+        let mut pending = first.unwrap_or_default();
         loop {
             let (cmd, arg0, arg1, payload) = self.read(deadline)?;
             if arg1 != local {
                 continue; // a stray message for an older stream
             }
             match cmd {
-                A_OKAY if remote.is_none() => {
+                A_OKAY => {
                     remote = Some(arg0);
-                    if let Some(first) = first {
-                        self.send(A_WRTE, local, arg0, first, deadline)?;
+                    if !pending.is_empty() {
+                        let n = pending.len().min(self.max_payload);
+                        self.send(A_WRTE, local, arg0, &pending[..n], deadline)?;
+                        pending = &pending[n..];
                     }
                 }
                 A_WRTE => {
@@ -119,6 +123,57 @@ impl DirectConnection {
                 _ => {}
             }
         }
+    }
+
+    /// Opens a stream to what listens on device port `port` (`tcp:PORT`, as `adb
+    /// forward` does), writes `request`, and hands what comes back to `take` until
+    /// it has what it wants (`Ok(true)`) or the device closes the stream
+    /// (`Ok(false)`). Nothing listening is [`TransportError::Refused`].
+    pub fn tcp(
+        &mut self,
+        port: u16,
+        request: &[u8],
+        deadline: Deadline,
+        take: impl FnMut(&[u8]) -> Result<bool, TransportError>,
+    ) -> Result<bool, TransportError> {
+        let service = format!("tcp:{port}\0");
+        self.stream(service.as_bytes(), Some(request), &format!("tcp:{port}"), deadline, take)
+    }
+
+    /// Opens `service` on this connection and gives the connection to a
+    /// [`HeldStream`] that keeps it open (reading what comes) until dropped.
+    pub fn hold(mut self, service: &str, deadline: Deadline) -> Result<HeldStream, TransportError> {
+        let local = self.next_id;
+        self.send(A_OPEN, local, 0, format!("{service}\0").as_bytes(), deadline)?;
+        let remote = loop {
+            let (cmd, arg0, arg1, _) = self.read(deadline)?;
+            match cmd {
+                A_OKAY if arg1 == local => break arg0,
+                A_CLSE if arg1 == local => return Err(TransportError::Refused(service.chars().take(40).collect())),
+                _ => {}
+            }
+        };
+        let stop = self.stream.try_clone().map_err(|_| TransportError::Disconnected)?;
+        Ok(HeldStream::start(stop, move |output| {
+            // No deadline: the stream lives until the device closes it or the
+            // holder shuts the socket.
+            let forever = Deadline::after(std::time::Duration::from_secs(u64::from(u32::MAX)));
+            while let Ok((cmd, _, arg1, payload)) = self.read(forever) {
+                if arg1 != local {
+                    continue;
+                }
+                match cmd {
+                    A_WRTE => {
+                        output(&payload);
+                        if self.send(A_OKAY, local, remote, &[], forever).is_err() {
+                            break;
+                        }
+                    }
+                    A_CLSE => break,
+                    _ => {}
+                }
+            }
+        }))
     }
 
     /// Runs `command` and collects its output, before `deadline`.

@@ -9,6 +9,7 @@
 //! shared with the virtual device; this module adds sockets and deadlines.
 
 mod direct;
+mod held;
 mod server;
 
 use std::io::{Read, Write};
@@ -18,6 +19,7 @@ use std::time::{Duration, Instant};
 use adb_wire::shell_v2::{self, Collected};
 
 pub use direct::DirectConnection;
+pub use held::HeldStream;
 pub use server::{ListedDevice, ServerConnection};
 
 /// Refuse replies larger than this (a screenshot is ~10 MB raw at most as PNG).

@@ -8,8 +8,8 @@ use std::net::TcpStream;
 use adb_wire::shell_v2::{Collected, PacketBuffer};
 
 use super::{
-    Deadline, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, finished, read_full, take_pulled,
-    write_full,
+    Deadline, HeldStream, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, finished, read_full,
+    take_pulled, write_full,
 };
 
 /// A device reached through the adb server's smart-socket protocol.
@@ -128,6 +128,67 @@ impl ServerConnection {
                 Err(e) => return Err(deadline.io(e)),
             }
         }
+    }
+
+    /// A socket switched to this device's `service`.
+    fn open_service(&self, service: &str, deadline: Deadline) -> Result<TcpStream, TransportError> {
+        let mut stream = connect(&self.server, deadline)?;
+        server_request(&mut stream, &format!("host:transport:{}", self.serial), deadline)?;
+        server_request(&mut stream, service, deadline)?;
+        Ok(stream)
+    }
+
+    /// Opens a stream to what listens on device port `port` (`tcp:PORT`), writes
+    /// `request`, and hands what comes back to `take` until it has what it wants
+    /// (`Ok(true)`) or the device closes the stream (`Ok(false)`). Nothing
+    /// listening is [`TransportError::Refused`].
+    pub fn tcp(
+        &mut self,
+        port: u16,
+        request: &[u8],
+        deadline: Deadline,
+        mut take: impl FnMut(&[u8]) -> Result<bool, TransportError>,
+    ) -> Result<bool, TransportError> {
+        let service = format!("tcp:{port}");
+        let mut stream = self.open_service(&service, deadline).map_err(|e| match e {
+            // The server's words for a port nothing listens on vary by version.
+            TransportError::ServerFailed(_) => TransportError::Refused(service.clone()),
+            other => other,
+        })?;
+        write_full(&mut stream, request, deadline)?;
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            stream.set_read_timeout(Some(deadline.left()?)).map_err(|e| deadline.io(e))?;
+            match stream.read(&mut buf) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    if take(&buf[..n])? {
+                        return Ok(true);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(deadline.io(e)),
+            }
+        }
+    }
+
+    /// Opens `service` on a socket of its own and gives it to a [`HeldStream`] that
+    /// keeps it open (reading what comes) until dropped.
+    pub fn hold(&self, service: &str, deadline: Deadline) -> Result<HeldStream, TransportError> {
+        let mut stream = self.open_service(service, deadline)?;
+        let stop = stream.try_clone().map_err(|_| TransportError::Disconnected)?;
+        let _ = stream.set_read_timeout(None);
+        Ok(HeldStream::start(stop, move |output| {
+            let mut buf = [0u8; 16 * 1024];
+            loop {
+                match stream.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => output(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        }))
     }
 
     pub fn shell(&mut self, command: &str, deadline: Deadline) -> Result<ShellOutput, TransportError> {

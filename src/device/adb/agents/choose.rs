@@ -1,0 +1,215 @@
+//! Which way a look or a gesture goes on an Android phone: through the on-device
+//! agent when `--observe` allows one and the phone has it (looked for once, at the
+//! first use), else `uiautomator dump` and `input` commands. A tree from the agent
+//! that is empty, has no sizes, or does not show the app in front (the stale-cache
+//! and empty-window faults of long-lived accessibility clients) is replaced by a
+//! dump; an agent that stopped listening is looked for (and started) once more,
+//! and one that fails is set aside for the rest of the session. Either way the
+//! observation says so (`fallback`). Not the agent's protocol (`u2.rs`).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::u2::U2Found;
+use super::{AgentError, AgentState, ObserveWith, U2_NAME, U2Server};
+use crate::device::adb::device::AdbDevice;
+use crate::device::{DeviceError, Observation};
+
+/// How to put uiautomator2's server on a phone (never done here).
+const U2_FIX: &str =
+    "put it on the phone with `python -m uiautomator2 init` (pip install uiautomator2) or any uiautomator2 session";
+
+impl AdbDevice {
+    /// The agent state to act on, looked for at its first use. `--observe u2`
+    /// without the server is an error (and is looked for again next time).
+    fn agent_in_hand(&mut self) -> Result<AgentState, DeviceError> {
+        let state = std::mem::take(&mut self.agent);
+        if !matches!(state, AgentState::Unprobed) {
+            return Ok(state);
+        }
+        if self.observe_with == ObserveWith::Dump {
+            return Ok(AgentState::Absent);
+        }
+        let explicit = self.observe_with == ObserveWith::U2;
+        match self.u2_find() {
+            Ok(U2Found::Running(server)) => Ok(AgentState::U2(server)),
+            Ok(U2Found::Absent(why)) if explicit => Err(DeviceError::AgentMissing {
+                device: self.name.clone(),
+                asked: self.observe_with.name(),
+                agent: U2_NAME,
+                why,
+                fix: U2_FIX,
+            }),
+            Ok(U2Found::Absent(_)) => Ok(AgentState::Absent),
+            Err(source) if explicit => {
+                Err(DeviceError::Agent { device: self.name.clone(), agent: U2_NAME, op: "start".into(), source })
+            }
+            Err(e) => Ok(AgentState::SetAside { why: format!("it could not be started: {}", chain(&e)) }),
+        }
+    }
+
+    /// One look, the way `--observe` and the phone allow.
+    pub(in crate::device::adb) fn observe_chosen(&mut self) -> Result<Observation, DeviceError> {
+        let mut state = self.agent_in_hand()?;
+        let seen = match &mut state {
+            AgentState::U2(server) => match self.observe_retrying(server) {
+                Ok(seen) => match sparse(&seen) {
+                    None => Ok(seen),
+                    Some(why) => self.observe_screen().map(|mut dumped| {
+                        dumped.fallback = Some(format!("{U2_NAME} returned {why}; this look is uiautomator dump's"));
+                        dumped
+                    }),
+                },
+                Err(DeviceError::Agent { source, .. }) => {
+                    let why = format!("it failed: {}", chain(&source));
+                    let seen = self.observe_screen().map(|mut dumped| {
+                        dumped.fallback = Some(format!("{U2_NAME} is set aside ({why}); uiautomator dump from now on"));
+                        dumped
+                    });
+                    state = AgentState::SetAside { why };
+                    seen
+                }
+                // The phone itself failed (its state commands): no fault of the agent's.
+                Err(other) => Err(other),
+            },
+            AgentState::SetAside { why } => self.observe_screen().map(|mut dumped| {
+                dumped.fallback = Some(format!("{U2_NAME} is set aside ({why})"));
+                dumped
+            }),
+            AgentState::Absent | AgentState::Unprobed => self.observe_screen(),
+        };
+        self.agent = state;
+        seen
+    }
+
+    /// Runs a gesture through the agent when there is one: `None` means there is
+    /// none (use `input`). A server that stopped listening is set aside and the
+    /// gesture goes to `input` (nothing was done); any other failure is an error,
+    /// as the gesture may have happened.
+    pub(in crate::device::adb) fn gesture_through_agent(
+        &mut self,
+        op: &str,
+        method: &str,
+        params: Value,
+        takes: Duration,
+    ) -> Option<Result<(), DeviceError>> {
+        let mut state = match self.agent_in_hand() {
+            Ok(state) => state,
+            Err(e) => return Some(Err(e)),
+        };
+        let done = match &mut state {
+            AgentState::U2(server) => match self.call_retrying(server, method, params, takes) {
+                Ok(Value::Bool(false)) => Some(Err(DeviceError::Command {
+                    device: self.name.clone(),
+                    op: op.into(),
+                    output: format!("{U2_NAME} answered false to {method}"),
+                })),
+                Ok(_) => Some(Ok(())),
+                Err(e @ AgentError::NotListening { .. }) => {
+                    state = AgentState::SetAside { why: format!("it stopped: {}", chain(&e)) };
+                    None
+                }
+                Err(source) => {
+                    Some(Err(DeviceError::Agent { device: self.name.clone(), agent: U2_NAME, op: op.into(), source }))
+                }
+            },
+            _ => None,
+        };
+        self.agent = state;
+        done
+    }
+}
+
+impl AdbDevice {
+    /// The server again after it stopped listening (another client's run of it
+    /// ended, or it crashed): looked for, and started, once — as uiautomator2's
+    /// own client does.
+    fn u2_again(&mut self) -> Option<U2Server> {
+        match self.u2_find() {
+            Ok(U2Found::Running(server)) => Some(server),
+            _ => None,
+        }
+    }
+
+    fn observe_retrying(&mut self, server: &mut U2Server) -> Result<Observation, DeviceError> {
+        let seen = self.observe_with_u2(server);
+        let stopped = matches!(&seen, Err(DeviceError::Agent { source: AgentError::NotListening { .. }, .. }));
+        match stopped.then(|| self.u2_again()).flatten() {
+            Some(again) => {
+                *server = again;
+                self.observe_with_u2(server)
+            }
+            None => seen,
+        }
+    }
+
+    fn call_retrying(
+        &mut self,
+        server: &mut U2Server,
+        method: &str,
+        params: Value,
+        takes: Duration,
+    ) -> Result<Value, AgentError> {
+        let done = self.u2_call(server, method, params.clone(), takes);
+        let stopped = matches!(done, Err(AgentError::NotListening { .. }));
+        match stopped.then(|| self.u2_again()).flatten() {
+            Some(again) => {
+                *server = again;
+                self.u2_call(server, method, params, takes)
+            }
+            None => done,
+        }
+    }
+}
+
+/// An error and its causes on one line.
+fn chain(e: &AgentError) -> String {
+    crate::error_text::full_message(e)
+}
+
+/// Why a tree from an agent cannot be trusted, if it cannot: no elements, no
+/// element with a size, or none of the app in front.
+pub(super) fn sparse(seen: &Observation) -> Option<String> {
+    let elements = &seen.ui.elements;
+    if elements.is_empty() {
+        return Some("an empty tree".into());
+    }
+    if elements.iter().all(|e| e.bounds.right <= e.bounds.left || e.bounds.bottom <= e.bounds.top) {
+        return Some("a tree in which nothing has a size".into());
+    }
+    let front = seen.phone.package.as_str();
+    if !front.is_empty() && !elements.iter().any(|e| e.package == front) {
+        let mut shown: Vec<&str> = elements.iter().map(|e| e.package.as_str()).filter(|p| !p.is_empty()).collect();
+        shown.sort_unstable();
+        shown.dedup();
+        let shown = if shown.is_empty() { "no app".to_string() } else { shown.join(", ") };
+        return Some(format!("a stale tree ({shown}, while {front} is in front)"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn look(xml: &str, front: &str) -> Observation {
+        let ui = crate::ui::parse(xml.as_bytes(), (1080, 2400)).expect("a tree");
+        let phone = crate::device::PhoneState { package: front.into(), ..Default::default() };
+        Observation { ui, phone, screen: (1080, 2400), ..Default::default() }
+    }
+
+    const SETTINGS: &str = r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="Wi-Fi" resource-id="" class="android.widget.TextView" package="com.android.settings" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,100][1080,200]" /></hierarchy>"#;
+
+    #[test]
+    fn empty_sizeless_and_stale_trees_are_not_trusted() {
+        assert_eq!(sparse(&look(SETTINGS, "com.android.settings")), None);
+        assert_eq!(sparse(&look(SETTINGS, "")), None, "no app in front to compare with");
+        let empty = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\r\n<hierarchy rotation=\"0\" />";
+        assert_eq!(sparse(&look(empty, "com.android.settings")).as_deref(), Some("an empty tree"));
+        let sizeless = SETTINGS.replace("[0,100][1080,200]", "[0,0][0,0]");
+        assert!(sparse(&look(&sizeless, "com.android.settings")).is_some_and(|w| w.contains("nothing has a size")));
+        let stale = sparse(&look(SETTINGS, "com.example.notes")).unwrap_or_default();
+        assert!(stale.contains("stale tree (com.android.settings, while com.example.notes is in front)"), "{stale}");
+    }
+}

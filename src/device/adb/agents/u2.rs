@@ -1,0 +1,150 @@
+//! uiautomator2's on-device server as codeact's client for it: JSON-RPC 2.0 over
+//! HTTP on device port 9008, one `tcp:9008` stream per call, as the server of
+//! uiautomator2 3.x answers (`GET /ping` is `pong`; `POST /jsonrpc/0` carries
+//! `result` or `error`). Found by a ping; when nothing answers and its jar is on the
+//! phone (`/data/local/tmp/u2.jar`, pushed by `python -m uiautomator2 init` or any
+//! uiautomator2 session), started the way its own client starts it and kept running
+//! while this device is open. Never pushed from here. What the tree means is
+//! `ui::parse`'s; when to use it is `agents/mod.rs`'s and `observe.rs`'s.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::AgentError;
+use super::http::{ReplyReader, request};
+use crate::device::adb::device::AdbDevice;
+use crate::device::adb::transport::{HeldStream, TransportError};
+
+/// The server's device port.
+const U2_PORT: u16 = 9008;
+/// Where uiautomator2's client puts the server.
+const U2_JAR: &str = "/data/local/tmp/u2.jar";
+/// How uiautomator2's client starts it (`core.py`, `launch_uiautomator`).
+const U2_LAUNCH: &str = "CLASSPATH=/data/local/tmp/u2.jar app_process / com.wetest.uia2.Main -p 9008";
+/// The name in messages.
+pub(in crate::device::adb) const U2_NAME: &str = "uiautomator2's server";
+/// How long a started server may take to answer (a real one takes 1–3 s).
+const START_WAIT: Duration = Duration::from_secs(10);
+/// No single call waits longer than this for the server (its client's default).
+const MOST_CALL: Duration = Duration::from_secs(10);
+
+/// A server that answers, and the stream that keeps it alive when we started it.
+pub(in crate::device::adb) struct U2Server {
+    /// Held while we run the server; `None` when it was already running.
+    _running: Option<HeldStream>,
+    next_id: u64,
+}
+
+/// What a look for the server found.
+pub(in crate::device::adb) enum U2Found {
+    Running(U2Server),
+    /// Not running and not installed (why, in words).
+    Absent(String),
+}
+
+impl AdbDevice {
+    /// One HTTP exchange with the server, within `timeout`.
+    fn u2_http(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<&[u8]>,
+        timeout: Duration,
+    ) -> Result<(u16, Vec<u8>), AgentError> {
+        let asked = request(method, path, body, None);
+        let mut reader = ReplyReader::default();
+        // A reply that cannot be read ends the stream at once; the reason is kept.
+        let mut unreadable = None;
+        let whole = self
+            .port_exchange(U2_PORT, &asked, timeout, |bytes| match reader.push(bytes) {
+                Ok(whole) => Ok(whole),
+                Err(e) => {
+                    unreadable = Some(e);
+                    Ok(true)
+                }
+            })
+            .map_err(|e| match e {
+                TransportError::Refused(_) => AgentError::NotListening { port: U2_PORT },
+                other => AgentError::Transport(other),
+            })?;
+        if let Some(e) = unreadable {
+            return Err(e.into());
+        }
+        let reply = reader.finish(!whole)?;
+        Ok((reply.status, reply.body))
+    }
+
+    /// Whether the server answers `/ping`.
+    fn u2_pings(&mut self) -> Result<bool, AgentError> {
+        let timeout = self.timeout.min(Duration::from_secs(3));
+        match self.u2_http("GET", "/ping", None, timeout) {
+            Ok((200, body)) => Ok(body.trim_ascii() == b"pong"),
+            Ok(_) => Ok(false),
+            Err(AgentError::NotListening { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Finds the server, starting it when it is installed but not running.
+    pub(in crate::device::adb) fn u2_find(&mut self) -> Result<U2Found, AgentError> {
+        if self.u2_pings()? {
+            return Ok(U2Found::Running(U2Server { _running: None, next_id: 1 }));
+        }
+        let installed = self
+            .exec_line("look for uiautomator2", &format!("ls {U2_JAR}"), self.timeout)
+            .is_ok_and(|o| o.code.unwrap_or(0) == 0 && o.stdout_text().trim() == U2_JAR);
+        if !installed {
+            return Ok(U2Found::Absent(format!("it is not running and {U2_JAR} is not there")));
+        }
+        let held = self.hold_command(U2_LAUNCH).map_err(AgentError::Transport)?;
+        let started = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            if held.ended() {
+                return Err(AgentError::Quit { output: crate::clip::clip(held.output().trim(), 300).into() });
+            }
+            // Not listening yet is waited out; a server that answers wrongly is not.
+            if self.u2_pings()? {
+                return Ok(U2Found::Running(U2Server { _running: Some(held), next_id: 1 }));
+            }
+            if started.elapsed() > START_WAIT {
+                let output = crate::clip::clip(held.output().trim(), 300).into();
+                return Err(AgentError::NotReady { secs: START_WAIT.as_secs_f64(), output });
+            }
+        }
+    }
+
+    /// Calls `method` with positional `params`; `extra` is time the call itself
+    /// takes on the device (a gesture's duration).
+    pub(in crate::device::adb) fn u2_call(
+        &mut self,
+        server: &mut U2Server,
+        method: &str,
+        params: Value,
+        extra: Duration,
+    ) -> Result<Value, AgentError> {
+        let id = server.next_id;
+        server.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let (status, reply) =
+            self.u2_http("POST", "/jsonrpc/0", Some(body.as_bytes()), self.timeout.min(MOST_CALL) + extra)?;
+        let text = String::from_utf8_lossy(&reply);
+        if status != 200 {
+            return Err(AgentError::Status { status, body: crate::clip::clip(text.trim(), 200).into() });
+        }
+        let not_rpc = |why: &str| AgentError::NotJsonRpc(why.to_string());
+        let Ok(Value::Object(mut answer)) = serde_json::from_str::<Value>(&text) else {
+            return Err(not_rpc(&format!("not a JSON object: {}", crate::clip::clip(text.trim(), 80))));
+        };
+        if let Some(error) = answer.get("error").filter(|e| !e.is_null()) {
+            let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+            return Err(AgentError::Rpc { code, message: crate::clip::clip(&message, 200).into() });
+        }
+        if answer.get("id") != Some(&json!(id)) {
+            return Err(not_rpc("the id is not the call's"));
+        }
+        answer.remove("result").ok_or_else(|| not_rpc("no result"))
+    }
+}

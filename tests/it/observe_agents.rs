@@ -1,0 +1,183 @@
+//! codeact's own client for an on-device agent, on the virtual phone's
+//! uiautomator2 server: `--observe u2` reads the tree and taps through the server
+//! (straight to the phone's adbd and through a private stock adb server), the
+//! screen is the one `uiautomator dump` gives, a tap costs no shell command; `auto`
+//! starts the server only when its jar is on the phone and dumps otherwise; `u2`
+//! without the jar is one error that says how to install it. Hostile servers (a
+//! stale tree, an empty one, bytes that are not HTTP, no answer at all) never
+//! break a look: the dump stands in and the observation says why.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use codeact::device::{AdbDevice, Device};
+use serde_json::Value;
+
+use crate::common::{self, AdbServer, SimProcess};
+
+fn codeact(args: &[&str], env: &[(&str, String)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run codeact")
+}
+
+fn shell(addr: &str, command: &str) -> String {
+    let mut phone = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
+    phone.shell(command).expect("shell").stdout_text()
+}
+
+/// Puts uiautomator2's server jar where its client would (the virtual phone only
+/// checks that it is there).
+fn install_u2(addr: &str) {
+    shell(addr, "simctl file /data/local/tmp/u2.jar u2-server-jar");
+}
+
+/// `codeact observe --json` with `args`: the observation, or the failure's stderr.
+fn observe(args: &[&str], env: &[(&str, String)]) -> Result<Value, String> {
+    let mut all = vec!["observe", "--json"];
+    all.extend_from_slice(args);
+    let out = codeact(&all, env);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(serde_json::from_slice(&out.stdout).expect("observe --json prints JSON"))
+}
+
+/// The texts and ids of what a look shows of the app in front, in order (the
+/// server's tree also has the system bars' windows, as a phone's server does).
+fn shown(seen: &Value) -> Vec<(String, String)> {
+    let front = seen["phone"]["package"].as_str().unwrap_or("");
+    seen["ui"]["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .filter(|e| e["package"] == front)
+        .map(|e| (e["text"].as_str().unwrap_or("").to_string(), e["resource_id"].as_str().unwrap_or("").to_string()))
+        .collect()
+}
+
+/// The command lines the phone serves while `exec` runs `taps` taps on `addr`,
+/// observing as `observe` says (counted inside the script: `simctl` is not counted).
+fn command_lines_for_taps(addr: &str, observe: &str, taps: usize) -> u64 {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("taps.rhai");
+    let script = format!(
+        "let before = shell(\"simctl stats\");\nfor i in 0..{taps} {{ tap(540, 2300); }}\n\
+         let after = shell(\"simctl stats\");\nprint(before.output);\nprint(after.output);\n"
+    );
+    std::fs::write(&file, script).expect("script");
+    let out = codeact(
+        &["exec", file.to_str().expect("path"), "--device", addr, "--observe", observe, "--settle-ms", "0"],
+        &[],
+    );
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "exec --observe {observe}: {}", String::from_utf8_lossy(&out.stderr));
+    let counts: Vec<u64> = printed
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .filter_map(|v| v["commands"].as_u64())
+        .collect();
+    let [before, after] = counts[..] else { panic!("two counts in {printed}") };
+    after - before
+}
+
+#[test]
+fn the_tree_and_the_taps_go_through_uiautomator2s_server_when_asked() {
+    let sim = SimProcess::start(&[]);
+    install_u2(&sim.addr);
+    shell(&sim.addr, "simctl launch com.android.settings");
+    let dumped = observe(&["--device", &sim.addr, "--observe", "dump"], &[]).expect("dump");
+    let served = observe(&["--device", &sim.addr, "--observe", "u2"], &[]).expect("u2");
+    assert_eq!(dumped["via"], "dump");
+    assert_eq!(served["via"], "u2", "{served}");
+    assert!(served.get("fallback").is_none(), "{served}");
+    assert!(served["taken_at_ms"].as_u64().unwrap_or(0) > 1_600_000_000_000, "when it was taken");
+    assert!(served["took_ms"].as_f64().is_some());
+    assert!(shown(&served).len() > 20, "{served}");
+    assert_eq!(shown(&served), shown(&dumped), "the server's tree is the dump's");
+    assert_eq!(served["phone"]["package"], "com.android.settings");
+
+    // Through `input` each tap is a shell command; through the server, none.
+    // (What else the script does costs the same for 5 taps as for 10.)
+    let dump = [5, 10].map(|n| command_lines_for_taps(&sim.addr, "dump", n));
+    let u2 = [5, 10].map(|n| command_lines_for_taps(&sim.addr, "u2", n));
+    assert_eq!(dump[1] - dump[0], 5, "input: {dump:?} command lines for 5 and 10 taps");
+    assert_eq!(u2[1], u2[0], "server: {u2:?} command lines for 5 and 10 taps");
+
+    // A tap through the server changes the world like any tap.
+    let before = common::sim_state(&sim.addr)["settings"]["wifi"].clone();
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("wifi.rhai");
+    std::fs::write(&file, "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n").expect("script");
+    let out = codeact(&["exec", file.to_str().expect("path"), "--device", &sim.addr, "--observe", "u2"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_ne!(common::sim_state(&sim.addr)["settings"]["wifi"], before, "the switch moved");
+
+    // The same through a stock adb server: its `tcp:` streams and a held shell.
+    let adb = AdbServer::start();
+    adb.connect(&sim.addr);
+    let env = [("ANDROID_ADB_SERVER_PORT", adb.port().to_string())];
+    let through = observe(&["--observe", "u2"], &env).expect("u2 through the adb server");
+    assert_eq!(through["via"], "u2", "{through}");
+    let dumped_now = observe(&["--observe", "dump"], &env).expect("dump through the adb server");
+    assert_eq!(shown(&through), shown(&dumped_now));
+}
+
+#[test]
+fn auto_starts_the_server_only_when_installed_and_u2_without_it_says_how_to_install() {
+    let sim = SimProcess::start(&[]);
+    let seen = observe(&["--device", &sim.addr], &[]).expect("auto");
+    assert_eq!(seen["via"], "dump", "no jar: a dump");
+    assert!(seen.get("fallback").is_none(), "nothing was asked for that is missing: {seen}");
+    let err = observe(&["--device", &sim.addr, "--observe", "u2"], &[]).expect_err("no server");
+    assert!(err.contains("python -m uiautomator2 init") && err.contains("--observe auto"), "{err}");
+    assert!(err.contains("/data/local/tmp/u2.jar"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    install_u2(&sim.addr);
+    let seen = observe(&["--device", &sim.addr], &[]).expect("auto");
+    assert_eq!(seen["via"], "u2", "jar there: the server, started");
+    // The text form says how the look was taken.
+    let out = codeact(&["observe", "--device", &sim.addr], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().next().is_some_and(|l| l.contains("read by uiautomator2's server in")), "{text}");
+}
+
+#[test]
+fn stale_empty_garbled_and_silent_servers_give_way_to_a_dump_that_says_why() {
+    let sim = SimProcess::start(&[]);
+    install_u2(&sim.addr);
+    // A tree frozen on the home screen while Settings is in front.
+    shell(&sim.addr, "simctl fault agent stale");
+    shell(&sim.addr, "simctl launch com.android.settings");
+    let seen = observe(&["--device", &sim.addr, "--observe", "u2"], &[]).expect("stale");
+    assert_eq!(seen["via"], "dump", "{seen}");
+    let why = seen["fallback"].as_str().unwrap_or("");
+    assert!(why.contains("stale tree") && why.contains("com.android.settings"), "{why}");
+    assert!(shown(&seen).iter().any(|(_, id)| id.ends_with("wifi_switch")), "the dump shows Settings");
+
+    shell(&sim.addr, "simctl fault agent empty");
+    let seen = observe(&["--device", &sim.addr], &[]).expect("empty");
+    assert_eq!(seen["via"], "dump");
+    assert!(seen["fallback"].as_str().unwrap_or("").contains("an empty tree"), "{seen}");
+
+    for (kind, says) in [("garbage", "not HTTP"), ("hang", "no answer within")] {
+        shell(&sim.addr, &format!("simctl fault agent {kind}"));
+        let started = Instant::now();
+        // auto: set aside, and the dump stands in.
+        let seen = observe(&["--device", &sim.addr, "--timeout", "2"], &[]).expect(kind);
+        assert_eq!(seen["via"], "dump", "{kind}: {seen}");
+        let why = seen["fallback"].as_str().unwrap_or("");
+        assert!(why.contains("set aside") && why.contains(says), "{kind}: {why}");
+        // u2 asked for by name: an error that says what the server did.
+        let err = observe(&["--device", &sim.addr, "--observe", "u2", "--timeout", "2"], &[]).expect_err(kind);
+        assert!(err.contains("uiautomator2's server") && err.contains(says), "{kind}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(30), "{kind} took {:?}", started.elapsed());
+    }
+    shell(&sim.addr, "simctl fault clear");
+    let seen = observe(&["--device", &sim.addr, "--observe", "u2"], &[]).expect("healthy again");
+    assert_eq!(seen["via"], "u2");
+}
