@@ -157,7 +157,7 @@ impl DirectConnection {
         Ok(HeldStream::start(stop, move |output| {
             // No deadline: the stream lives until the device closes it or the
             // holder shuts the socket.
-            let forever = Deadline::after(std::time::Duration::from_secs(u64::from(u32::MAX)));
+            let forever = Deadline::after(std::time::Duration::from_secs(365 * 24 * 3600));
             while let Ok((cmd, _, arg1, payload)) = self.read(forever) {
                 if arg1 != local {
                     continue;
