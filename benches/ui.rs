@@ -22,27 +22,58 @@ fn parse_fixtures(c: &mut Criterion) {
     group.finish();
 }
 
-/// DroidRun's indexed line for the same element, to compare sizes:
-/// `3. Button: "id", "text" - (l,t,r,b)`.
-fn droidrun_line(i: usize, e: &codeact::ui::Element) -> String {
-    let class = e.class.rsplit('.').next().unwrap_or("");
-    let b = e.bounds;
-    format!(
-        "{}. {class}: \"{}\", \"{}\" - ({},{},{},{})\n",
-        i + 1,
-        e.resource_id,
-        e.text,
-        b.left,
-        b.top,
-        b.right,
-        b.bottom
-    )
+/// What DroidRun 0.3.9 shows its model for the same screen, built as its Portal
+/// (v0.3, `getVisibleElements`) and its prompt (`chat_utils._format_ui_elements`) do:
+/// the active window's nodes that are on screen and larger than 5 px, depth first,
+/// indexed from 1; a node that does not qualify cuts off its subtree; each line is
+/// `INDENT INDEX. CLASS: "resource-id", "text" - (l, t, r, b)`, two spaces of indent
+/// per level, the class without its package, the text falling back to the
+/// description, the id's name, then the class.
+fn droidrun_elements(tree: &codeact::ui::UiTree) -> String {
+    fn walk(tree: &codeact::ui::UiTree, id: usize, level: usize, next: &mut usize, out: &mut String) {
+        let Some(e) = tree.get(id) else { return };
+        let b = e.bounds;
+        let on_screen = b.right > 0 && b.bottom > 0 && b.left < 1080 && b.top < 2400;
+        if !(on_screen && b.width() > 5 && b.height() > 5) {
+            return;
+        }
+        let class = e.class.rsplit('.').next().unwrap_or("");
+        let id_name = e.resource_id.rsplit('/').next().unwrap_or("");
+        let text = [e.text.as_str(), e.content_desc.as_str(), id_name, class]
+            .into_iter()
+            .find(|t| !t.is_empty())
+            .unwrap_or("");
+        let mut line = format!("{}{}.", "  ".repeat(level), *next);
+        *next += 1;
+        if !class.is_empty() {
+            line.push_str(&format!(" {class}:"));
+        }
+        let details: Vec<String> =
+            [e.resource_id.as_str(), text].iter().filter(|d| !d.is_empty()).map(|d| format!("\"{d}\"")).collect();
+        if !details.is_empty() {
+            line.push_str(&format!(" {}", details.join(", ")));
+        }
+        line.push_str(&format!(" - ({}, {}, {}, {})\n", b.left, b.top, b.right, b.bottom));
+        out.push_str(&line);
+        for child in &e.children {
+            walk(tree, *child, level + 1, next, out);
+        }
+    }
+    let mut out = String::new();
+    let mut next = 1;
+    // The active window: the last root (a dialog over its app), as the Portal's
+    // rootInActiveWindow is.
+    if let Some(root) = tree.roots.last() {
+        walk(tree, *root, 0, &mut next, &mut out);
+    }
+    out
 }
 
-/// DroidRun's phone-state block, which precedes its element list.
-fn droidrun_header(package: &str, activity: &str) -> String {
+/// DroidRun's phone-state block and the schema line that precede its element list.
+fn droidrun_header(package: &str, app: &str) -> String {
     format!(
-        "**Current Phone State:**\n• **App:** {package} ({activity})\n• **Keyboard:** Hidden\n• **Focused Element:** None\n\n"
+        "\n**Current Phone State:**\n• **App:** {app} ({package})\n• **Keyboard:** Hidden\n• **Focused Element:** None\n        \n\
+         Current Clickable UI elements from the device in the schema 'index. className: resourceId, text - bounds(x1,y1,x2,y2)':\n"
     )
 }
 
@@ -55,17 +86,10 @@ fn render_fixtures(c: &mut Criterion) {
     for (name, bytes) in dumps::all() {
         let Ok(tree) = codeact::ui::parse(&bytes, (1080, 2400)) else { continue };
         let ours = codeact::ui::screen_text::screen_text(&tree, "p", "p.A", false);
-        // DroidRun lists every non-tiny on-screen node.
-        let theirs: String = tree
-            .elements
-            .iter()
-            .filter(|e| e.visible && e.bounds.width() > 5 && e.bounds.height() > 5)
-            .enumerate()
-            .map(|(i, e)| droidrun_line(i, e))
-            .collect();
+        let theirs = droidrun_elements(&tree);
         if !theirs.is_empty() {
+            let theirs = droidrun_header("p", "P") + theirs.as_str();
             ratios.push(ours.len() as f64 / theirs.len() as f64);
-            let theirs = droidrun_header("p", "p.A") + theirs.as_str();
             let (a, b) = (bpe.encode_ordinary(&ours).len(), bpe.encode_ordinary(&theirs).len());
             token_ratios.push(a as f64 / b as f64);
             let listed = codeact::ui::screen_text::listed(&tree).len();

@@ -20,6 +20,8 @@
 #              client drives the virtual phone's uiautomator2 server
 #   androguard Debian package androguard: the independent APK parser `apk info`
 #              is compared with; aapt and android-framework-res build real APKs
+#   droidrun   DroidRun 0.3.9's wheel from PyPI, unpacked into $CODEACT_TOOLS/droidrun:
+#              its Portal client drives the virtual phone's mobilerun Portal
 #   apks       real APKs shipped inside PyPI packages (uiautomator2, Airtest, Poco
 #              agents), unpacked into $CODEACT_TOOLS/apks
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
         --install-only) install_only=true ;;
         --toolchain-only) toolchain_only=true ;;
         --) shift; cargo_args=("$@"); break ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "scripts/test.sh: unknown argument $1 (see scripts/test.sh --help)" >&2; exit 2 ;;
     esac
     shift
@@ -139,6 +141,19 @@ if ! "$u2_python" -c 'import uiautomator2' 2>/dev/null; then
 fi
 export CODEACT_U2_PYTHON=$u2_python
 
+# DroidRun 0.3.9's sources (its Portal client, tools/adb.py), from its wheel: run
+# with the uiautomator2 venv's adbutils and requests.
+droidrun_src=${CODEACT_DROIDRUN_SRC:-$tools/droidrun}
+if [ ! -f "$droidrun_src/droidrun/tools/adb.py" ]; then
+    echo "fetching DroidRun 0.3.9's sources into $droidrun_src (once)"
+    download=$(mktemp -d)
+    python3 -m pip download -q --no-deps -d "$download" droidrun==0.3.9
+    mkdir -p "$droidrun_src"
+    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$download"/droidrun-0.3.9-*.whl "$droidrun_src"
+    rm -rf "$download"
+fi
+export CODEACT_DROIDRUN_SRC=$droidrun_src
+
 # Real APKs from the field, pinned: the agents uiautomator2, Airtest and Poco install
 # on phones ship inside their PyPI packages.
 apks=${CODEACT_REAL_APKS:-$tools/apks}
@@ -167,7 +182,7 @@ fi
 export CODEACT_REAL_APKS=$apks
 
 if $install_only; then
-    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

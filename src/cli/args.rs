@@ -46,13 +46,14 @@ pub struct DeviceArgs {
     /// Seconds any one device operation may take before it fails (default 20).
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// How an Android phone is observed, and tapped: auto (uiautomator2's
-    /// server when the phone has it, started if its jar is there, else
-    /// `uiautomator dump`), dump (`uiautomator dump` and `input`, always) or u2
-    /// (uiautomator2's server, an error without it). A tree the server returns
-    /// stale or empty is replaced by a dump, and the observation says so.
-    /// Default: [observe] in codeact.toml, else auto.
-    #[arg(long, value_enum, value_name = "auto|dump|u2")]
+    /// How an Android phone is observed, and tapped: auto (the mobilerun Portal
+    /// when its accessibility service is on, else uiautomator2's server when the
+    /// phone has it, started if its jar is there, else `uiautomator dump`), dump
+    /// (`uiautomator dump` and `input`, always), u2 or portal (that agent, and an
+    /// error that says how to set it up when it is not there). A tree an agent
+    /// returns stale or empty is replaced by a dump, and the observation says so.
+    /// Default: observe in codeact.toml, else auto.
+    #[arg(long, value_enum, value_name = "auto|dump|u2|portal")]
     pub observe: Option<ObserveWith>,
 }
 

@@ -3,7 +3,7 @@
 //! ```toml
 //! device = "sim"            # like --device
 //! device_timeout_s = 20     # like --timeout
-//! observe = "auto"          # like --observe: auto | dump | u2
+//! observe = "auto"          # like --observe: auto | dump | u2 | portal
 //! persona = "ui_expert"     # like --persona
 //!
 //! [limits]                  # like --limit KEY=VALUE; see `codeact exec --help`

@@ -42,6 +42,8 @@ pub enum ObservedVia {
     Dump,
     /// uiautomator2's on-device server.
     U2,
+    /// The mobilerun Portal's accessibility service.
+    Portal,
     /// WebDriverAgent's page source (iOS).
     Wda,
     /// `uitest dumpLayout` (HarmonyOS).
@@ -53,6 +55,7 @@ impl ObservedVia {
         match self {
             Self::Dump => "uiautomator dump",
             Self::U2 => "uiautomator2's server",
+            Self::Portal => "the mobilerun Portal",
             Self::Wda => "WebDriverAgent",
             Self::Uitest => "uitest dumpLayout",
         }

@@ -35,6 +35,9 @@ pub struct Capture {
     pub toggled: Vec<Toggled>,
     /// The app and activity the action left in front (when the screen was read after it).
     pub screen: Option<Screen>,
+    /// Why that look is not from the observer asked for (an agent's stale or empty
+    /// tree, an agent set aside): the dump stood in.
+    pub fallback: Option<String>,
     /// How a selector naming a picture or a description found what the call acted
     /// on: the way that answered, and what a replay passes instead.
     pub located: Option<Located>,

@@ -410,6 +410,7 @@ impl ToolContext {
         if let Some(after) = &self.screen.latest {
             let phone = &after.phone;
             self.call.capture.screen = Some(Screen { app: phone.package.clone(), activity: phone.activity.clone() });
+            self.call.capture.fallback = after.fallback.clone();
         }
         if self.options.record == Recording::None {
             return;

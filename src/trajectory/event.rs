@@ -141,6 +141,9 @@ pub enum Event<'a> {
         /// The app and activity it left in front.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         screen: Option<Cow<'a, Screen>>,
+        /// Why the look after it is not from the observer asked for (`--observe`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<Cow<'a, str>>,
         /// Where the element it acted on was (its centre, in screen pixels).
         #[serde(skip_serializing_if = "Option::is_none")]
         point: Option<[i32; 2]>,
@@ -292,6 +295,7 @@ impl<'a> Event<'a> {
             effect: action.capture.effect.as_deref().map(Cow::Borrowed),
             toggled: Cow::Borrowed(&action.capture.toggled),
             screen: action.capture.screen.as_ref().map(Cow::Borrowed),
+            fallback: action.capture.fallback.as_deref().map(Cow::Borrowed),
             point: action.capture.resolved.map(|r| [r.center.0, r.center.1]),
             located: action.capture.located.as_ref().map(Cow::Borrowed),
             screenshot,

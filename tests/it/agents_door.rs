@@ -6,6 +6,10 @@
 //! keys, a screenshot, an unknown method's error —; the port is closed to anyone
 //! before the server starts and after it stops; hostile requests (unparsable JSON,
 //! wrong parameters, a megabyte argument) get JSON-RPC errors and the server goes on.
+//! DroidRun 0.3.9's own Portal client reads the mobilerun Portal over its HTTP port
+//! and its content provider, taps by index, types through its keyboard and is
+//! refused (401) once the Portal has a token; the port listens only while the
+//! Portal's accessibility service is on.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -94,4 +98,63 @@ fn uiautomator2s_own_client_drives_the_virtual_phone_through_its_server() {
     assert!(params.is_some_and(|p| p.contains(r#""code":-32602"#) && p.contains(r#""id":7"#)));
     assert!(huge.contains(r#""id":8"#) && huge.contains(r#""result":null"#), "{}", &huge[..huge.len().min(200)]);
     assert_eq!(still.as_deref(), Some("pong"), "the server is still there");
+}
+
+/// Turns the mobilerun Portal's accessibility service on, as `droidrun setup` does.
+pub(crate) const ENABLE_PORTAL: &str = "settings put secure enabled_accessibility_services \
+     com.droidrun.portal/com.droidrun.portal.service.DroidrunAccessibilityService";
+
+#[test]
+fn droidruns_own_client_reads_the_portal_over_http_and_its_content_provider() {
+    let sim = common::SimProcess::start(&[]);
+    let adb = AdbServer::start();
+    adb.connect(&sim.addr);
+    assert_eq!(through_portal_forward(&adb, &sim.addr), None, "nothing listens before the Portal is on");
+    let (_, _, code) = adb.shell(&sim.addr, ENABLE_PORTAL);
+    assert_eq!(code, 0);
+    let (out, _, _) = adb.shell(&sim.addr, "settings get secure enabled_accessibility_services");
+    assert!(out.starts_with("com.droidrun.portal/"), "{out}");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/droidrun_portal_client.py");
+    let ran = Command::new(common::programs::u2_python())
+        .arg(script)
+        .arg(common::programs::droidrun_src())
+        .arg(&sim.addr)
+        .env("ANDROID_ADB_SERVER_PORT", adb.port())
+        .output()
+        .expect("run DroidRun's Portal client");
+    let said = format!("{}{}", String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
+    assert!(ran.status.success() && !said.contains("FAIL"), "{said}");
+    assert_eq!(said.lines().filter(|l| l.starts_with("ok ")).count(), 11, "{said}");
+    // Hostile requests get the Portal's error objects, and it goes on.
+    let unknown = through_portal_forward_request(&adb, &sim.addr, b"GET /nope HTTP/1.1\r\n\r\n").unwrap_or_default();
+    assert!(unknown.contains(r#""status":"error""#) && unknown.contains("Unknown endpoint"), "{unknown}");
+    let huge = format!(
+        "POST /keyboard/input HTTP/1.1\r\nContent-Length: {}\r\n\r\n{{\"base64_text\":\"{}\"}}",
+        (1 << 21) + 17,
+        "A".repeat(1 << 21)
+    );
+    let _ = through_portal_forward_request(&adb, &sim.addr, huge.as_bytes());
+    let pong = through_portal_forward(&adb, &sim.addr).unwrap_or_default();
+    assert!(pong.contains(r#""data":"pong""#) && pong.contains(r#""status":"success""#), "{pong}");
+    // Off again: the port closes.
+    let (_, _, _) = adb.shell(&sim.addr, "settings put secure enabled_accessibility_services null");
+    assert_eq!(through_portal_forward(&adb, &sim.addr), None, "nothing listens once it is off");
+}
+
+/// `GET /ping` on device port 8080 through an `adb forward`.
+fn through_portal_forward(adb: &AdbServer, serial: &str) -> Option<String> {
+    through_portal_forward_request(adb, serial, b"GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+}
+
+fn through_portal_forward_request(adb: &AdbServer, serial: &str, request: &[u8]) -> Option<String> {
+    let local = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
+    let out = adb.adb(&["-s", serial, "forward", &format!("tcp:{local}"), "tcp:8080"]);
+    assert!(out.status.success(), "adb forward: {}", String::from_utf8_lossy(&out.stderr));
+    let mut stream = TcpStream::connect(("127.0.0.1", local)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let _ = stream.write_all(request);
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let _ = adb.adb(&["-s", serial, "forward", "--remove", &format!("tcp:{local}")]);
+    answer.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).filter(|b| !b.is_empty())
 }

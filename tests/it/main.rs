@@ -11,7 +11,7 @@
 mod common;
 
 mod agent_run;
-mod agents_door;
+pub(crate) mod agents_door;
 mod apk_info;
 mod assets;
 mod device_adb;

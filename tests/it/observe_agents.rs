@@ -3,9 +3,11 @@
 //! (straight to the phone's adbd and through a private stock adb server), the
 //! screen is the one `uiautomator dump` gives, a tap costs no shell command; `auto`
 //! starts the server only when its jar is on the phone and dumps otherwise; `u2`
-//! without the jar is one error that says how to install it. Hostile servers (a
-//! stale tree, an empty one, bytes that are not HTTP, no answer at all) never
-//! break a look: the dump stands in and the observation says why.
+//! without the jar is one error that says how to install it. The same for the
+//! mobilerun Portal (`--observe portal`, preferred by `auto`), with its token read
+//! from its content provider and never shown. Hostile agents (a stale tree, an
+//! empty one, bytes that are not HTTP, no answer at all, a token that changed)
+//! never break a look: the dump stands in and the observation says why.
 
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -62,6 +64,15 @@ fn shown(seen: &Value) -> Vec<(String, String)> {
 /// The command lines the phone serves while `exec` runs `taps` taps on `addr`,
 /// observing as `observe` says (counted inside the script: `simctl` is not counted).
 fn command_lines_for_taps(addr: &str, observe: &str, taps: usize) -> u64 {
+    // The last run's uiautomator2 server stops once that process's stream closes:
+    // wait for it, so that this run starts its own (and keeps it to the end).
+    for _ in 0..100 {
+        let faults: Value = serde_json::from_str(&shell(addr, "simctl faults")).expect("faults JSON");
+        if faults["u2_running"] != true {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let dir = tempfile::tempdir().expect("dir");
     let file = dir.path().join("taps.rhai");
     let script = format!(
@@ -180,4 +191,106 @@ fn stale_empty_garbled_and_silent_servers_give_way_to_a_dump_that_says_why() {
     shell(&sim.addr, "simctl fault clear");
     let seen = observe(&["--device", &sim.addr, "--observe", "u2"], &[]).expect("healthy again");
     assert_eq!(seen["via"], "u2");
+}
+
+/// Turns the Portal's accessibility service on, as `droidrun setup` does.
+fn enable_portal(addr: &str) {
+    shell(addr, crate::agents_door::ENABLE_PORTAL);
+}
+
+#[test]
+fn the_portal_reads_and_taps_without_a_shell_command_and_auto_prefers_it() {
+    let sim = SimProcess::start(&[]);
+    let err = observe(&["--device", &sim.addr, "--observe", "portal"], &[]).expect_err("not on yet");
+    assert!(err.contains("droidrun setup") && err.contains("enabled_accessibility_services"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    enable_portal(&sim.addr);
+    install_u2(&sim.addr);
+    shell(&sim.addr, "simctl launch com.android.settings");
+    let dumped = observe(&["--device", &sim.addr, "--observe", "dump"], &[]).expect("dump");
+    let portal = observe(&["--device", &sim.addr, "--observe", "portal"], &[]).expect("portal");
+    assert_eq!(portal["via"], "portal", "{portal}");
+    assert_eq!(shown(&portal), shown(&dumped), "the Portal's tree is the dump's");
+    assert_eq!(portal["phone"]["activity"], "com.android.settings.Settings");
+    // Both agents there: auto takes the Portal.
+    let auto = observe(&["--device", &sim.addr], &[]).expect("auto");
+    assert_eq!(auto["via"], "portal");
+    // A look and a tap cost no shell command (after the first look's token read).
+    let taps = [5, 10].map(|n| command_lines_for_taps(&sim.addr, "portal", n));
+    assert_eq!(taps[1], taps[0], "Portal: {taps:?} command lines for 5 and 10 taps");
+    // With a token (Portals from 0.4): read from its content provider, sent, never shown.
+    shell(&sim.addr, "simctl portal token s3cret-Portal-t0ken");
+    let out = codeact(&["observe", "--json", "--device", &sim.addr, "--observe", "portal"], &[]);
+    let printed = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{printed}");
+    assert!(printed.contains(r#""via": "portal""#), "{printed}");
+    assert!(!printed.contains("s3cret-Portal-t0ken"), "the token is never printed");
+    // A tap through the Portal changes the world like any tap.
+    let before = common::sim_state(&sim.addr)["settings"]["wifi"].clone();
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("wifi.rhai");
+    std::fs::write(&file, "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n").expect("script");
+    let out = codeact(&["exec", file.to_str().expect("path"), "--device", &sim.addr, "--observe", "portal"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_ne!(common::sim_state(&sim.addr)["settings"]["wifi"], before, "the switch moved");
+}
+
+#[test]
+fn a_portal_that_changes_its_token_goes_stale_or_breaks_gives_way_to_a_dump() {
+    let sim = SimProcess::start(&[]);
+    enable_portal(&sim.addr);
+    shell(&sim.addr, "simctl portal token first-t0ken");
+    // The token changes under a running session: 401, set aside, the dump stands in,
+    // and the trajectory's action says why.
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("token.rhai");
+    std::fs::write(&file, "refresh();\nshell(\"simctl portal token second-t0ken\");\nrefresh();\n").expect("script");
+    let trajectory = dir.path().join("run");
+    let out = codeact(
+        &[
+            "exec",
+            file.to_str().expect("path"),
+            "--device",
+            &sim.addr,
+            "--observe",
+            "portal",
+            "--trajectory",
+            trajectory.to_str().expect("path"),
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let events = std::fs::read_to_string(trajectory.join("events.jsonl")).expect("events");
+    let why = events
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|e| e["fallback"].as_str().map(str::to_string));
+    let why = why.unwrap_or_default();
+    assert!(why.contains("the mobilerun Portal is set aside") && why.contains("401"), "{events}");
+    assert!(!events.contains("first-t0ken"), "no token in the trajectory");
+    shell(&sim.addr, "simctl portal token none");
+
+    // Stale: the Portal's tree frozen on the home screen while Settings is in front.
+    shell(&sim.addr, "simctl fault agent stale");
+    shell(&sim.addr, "simctl launch com.android.settings");
+    let seen = observe(&["--device", &sim.addr, "--observe", "portal"], &[]).expect("stale");
+    assert_eq!(seen["via"], "dump", "{seen}");
+    let why = seen["fallback"].as_str().unwrap_or("");
+    assert!(why.contains("the mobilerun Portal returned a stale tree"), "{why}");
+    // Empty: "No active window", its known fault.
+    shell(&sim.addr, "simctl fault agent empty");
+    let seen = observe(&["--device", &sim.addr, "--observe", "portal"], &[]).expect("empty");
+    assert!(seen["fallback"].as_str().unwrap_or("").contains("an empty tree"), "{seen}");
+    for (kind, says) in [("garbage", "not HTTP"), ("hang", "no answer within")] {
+        shell(&sim.addr, &format!("simctl fault agent {kind}"));
+        let seen = observe(&["--device", &sim.addr, "--timeout", "2"], &[]).expect(kind);
+        assert_eq!(seen["via"], "dump", "{kind}: {seen}");
+        let why = seen["fallback"].as_str().unwrap_or("");
+        assert!(why.contains("the mobilerun Portal is set aside") && why.contains(says), "{kind}: {why}");
+        let err = observe(&["--device", &sim.addr, "--observe", "portal", "--timeout", "2"], &[]).expect_err(kind);
+        assert!(err.contains("the mobilerun Portal") && err.contains(says), "{kind}: {err}");
+    }
+    shell(&sim.addr, "simctl fault clear");
+    let seen = observe(&["--device", &sim.addr, "--observe", "portal"], &[]).expect("healthy again");
+    assert_eq!(seen["via"], "portal");
 }

@@ -224,6 +224,7 @@ impl SimDevice {
         self.world().reset();
         self.fs.clear_writable();
         self.clear_faults();
+        self.agents.reset();
     }
 
     pub(crate) fn clear_faults(&self) {

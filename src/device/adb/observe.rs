@@ -151,7 +151,7 @@ pub fn parse_focus(text: &str) -> (String, String) {
 
 /// The element with input focus: an editable one in the foreground app's window
 /// first, the last in document order (the topmost window) among equals.
-fn focused_element(tree: &ui::UiTree, package: &str) -> Option<usize> {
+pub(super) fn focused_element(tree: &ui::UiTree, package: &str) -> Option<usize> {
     let focused = || tree.elements.iter().filter(|e| e.focused);
     focused()
         .rfind(|e| e.is_editable() && (package.is_empty() || e.package == package))

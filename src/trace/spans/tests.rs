@@ -109,6 +109,7 @@ fn sub_agents_nest_their_steps_and_planner_calls_hang_off_the_run() {
             effect: None,
             toggled: Default::default(),
             screen: None,
+            fallback: None,
             point: None,
             located: None,
             screenshot: None,

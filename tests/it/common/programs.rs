@@ -82,6 +82,23 @@ pub fn u2_python() -> PathBuf {
     })
 }
 
+/// DroidRun 0.3.9's Python sources, unpacked from its PyPI wheel: the Portal
+/// client (`droidrun/tools/adb.py`) the virtual phone's Portal is tested with.
+pub fn droidrun_src() -> PathBuf {
+    let place = tools_dir().join("droidrun");
+    let from_env = std::env::var_os("CODEACT_DROIDRUN_SRC").map(PathBuf::from);
+    [from_env, Some(place.clone())]
+        .into_iter()
+        .flatten()
+        .find(|dir| dir.join("droidrun/tools/adb.py").is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "the Portal tests need DroidRun 0.3.9's sources, found neither in $CODEACT_DROIDRUN_SRC nor in {}:                  {INSTALL_ALL}, or pip download --no-deps droidrun==0.3.9 and unzip the wheel there",
+                place.display()
+            )
+        })
+}
+
 /// util-linux `script`, which gives a command a terminal.
 pub fn script() -> PathBuf {
     find("CODEACT_SCRIPT", &["script"], &[PathBuf::from("/usr/bin/script")]).unwrap_or_else(|| {

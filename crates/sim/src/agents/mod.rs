@@ -1,10 +1,12 @@
 //! The on-device agents a test phone may run and what listens on its device ports:
 //! uiautomator2's server on 9008 while the `app_process` that started it runs
-//! (`u2.rs`). A port is reached only through the ADB transport — the host opens a
+//! (`u2.rs`), and the mobilerun Portal's HTTP server on 8080 while its accessibility
+//! service is enabled (`portal.rs`). A port is reached only through the ADB transport — the host opens a
 //! `tcp:PORT` stream, as `adb forward` and uiautomator2's client do —, never on a
 //! socket of the host. Each stream is one HTTP/1.1 connection served by the agent's
 //! router. Not the commands that start an agent (`commands/agents.rs`).
 
+pub(crate) mod portal;
 pub(crate) mod ports;
 pub(crate) mod u2;
 
@@ -16,7 +18,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::adb::StreamIo;
 use crate::device::SimDevice;
-pub(crate) use ports::U2_PORT;
+pub(crate) use ports::{PORTAL_PORT, U2_PORT};
 
 /// Serves one `tcp:PORT` stream as an HTTP connection to the agent on `port`.
 pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevice>) {
@@ -36,6 +38,7 @@ pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevic
     }
     let router = match port {
         U2_PORT => u2::router(device),
+        PORTAL_PORT => portal::router(device),
         _ => return,
     };
     let (ours, theirs) = tokio::io::duplex(64 * 1024);

@@ -114,7 +114,7 @@ fn call(device: &SimDevice, method: &str, params: &[Value]) -> Result<Value, Rpc
         "ping" => Ok(json!("pong")),
         "deviceInfo" => Ok(device_info(device)),
         "dumpWindowHierarchy" => Ok(Value::String(match device.agents().fault().clone() {
-            AgentFault::Stale(xml) => xml,
+            AgentFault::Stale { u2, .. } => u2,
             AgentFault::Empty => format!("{XML_HEAD}<hierarchy rotation=\"0\" />"),
             _ => hierarchy(device),
         })),

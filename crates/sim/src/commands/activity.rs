@@ -309,6 +309,24 @@ pub(crate) fn pm(device: &SimDevice, args: &[&str]) -> Output {
             Some((p, system)) => ok(format!("package:{}\n", apk(&p, system))),
             None => fail("", 1),
         },
+        // `cmd package resolve-activity --brief PACKAGE`: the launcher activity, as
+        // DroidRun's start_app reads it (the component on the second line).
+        ("resolve-activity", _) => {
+            let Some(package) = rest.iter().find(|a| !a.starts_with('-')) else {
+                return fail("Error: package name not specified\n", 255);
+            };
+            let app = catalog.apps.iter().find(|a| &a.package == package);
+            match app.and_then(|a| a.launcher.as_deref().map(|l| (a, l))) {
+                Some((app, launcher)) => {
+                    let short = launcher.strip_prefix(app.package.as_str()).filter(|s| s.starts_with('.'));
+                    let component = format!("{}/{}", app.package, short.unwrap_or(launcher));
+                    ok(format!(
+                        "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n{component}\n"
+                    ))
+                }
+                None => ok("No activity found\n"),
+            }
+        }
         ("clear", Some(package)) => {
             let mut world = device.world();
             match world.catalog.app_index(package) {

@@ -10,6 +10,7 @@
 mod activity;
 mod agents;
 mod capture;
+mod content;
 mod harmony;
 mod input;
 mod logcat;
@@ -73,6 +74,7 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
             None => ok("md5sum\n"),
         },
         "app_process" => agents::app_process(device, env, &args),
+        "content" => content::content(device, &args),
         _ => return None,
     })
 }

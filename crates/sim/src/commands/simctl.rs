@@ -39,10 +39,14 @@ const HELP: &str = r#"usage: simctl COMMAND
   fault anr-on PACKAGE WIDGET
                         a tap on WIDGET makes the app stop responding: "LABEL isn't
                         responding", ANR in logcat
-  fault agent KIND      make the on-device agents (uiautomator2's server) misbehave:
+  fault agent KIND      make the on-device agents (uiautomator2's server, the Portal) misbehave:
                         stale (the tree stays as it is now), empty (a tree with no
                         nodes), garbage (bytes that are not HTTP), hang (no answer)
   fault clear           remove every fault (slow-ui and dump-latency too)
+  portal token TOKEN    the mobilerun Portal asks for this bearer token (as Portals
+                        from 0.4 do; `none`, the default, asks for none). The Portal
+                        runs while `settings put secure enabled_accessibility_services
+                        com.droidrun.portal/.service.DroidrunAccessibilityService` says so
   slow-ui MS            after each change the screen settles in steps over MS
   variant [N]           print, or set, the apps' layout variant as an update would:
                         0 as written, 1 items reordered, 2 also ids renamed,
@@ -194,6 +198,8 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 "slow_ui_ms": world.slow_ui.as_millis() as u64,
                 "dialog_armed": world.fault_dialog_armed.map(|k| k.name()),
                 "agent": device.agents().fault().name(),
+                "portal_running": device.agents().portal_running(),
+                "u2_running": device.agents().listening(crate::agents::U2_PORT),
                 "fail_on": world.crash_on.iter().map(|t| serde_json::json!({
                     "fault": t.failure.name(), "package": t.package, "widget": t.widget,
                 })).collect::<Vec<_>>(),
@@ -267,13 +273,21 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
         ["fault", "agent", kind] => {
             use crate::agents::ports::AgentFault;
             let fault = match *kind {
-                "stale" => AgentFault::Stale(crate::agents::u2::hierarchy(device)),
+                "stale" => AgentFault::Stale {
+                    u2: crate::agents::u2::hierarchy(device),
+                    portal: crate::agents::portal::full_tree(device, true),
+                },
                 "empty" => AgentFault::Empty,
                 "garbage" => AgentFault::Garbage,
                 "hang" => AgentFault::Hang,
                 _ => return fail("simctl: fault agent needs stale, empty, garbage or hang\n", 2),
             };
             *device.agents().fault() = fault;
+            ok("")
+        }
+        ["portal", "token", token] => {
+            let token = (*token != "none").then(|| token.to_string());
+            device.agents().set_portal_token(token);
             ok("")
         }
         ["fault", "clear"] => {

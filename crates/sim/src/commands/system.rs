@@ -206,6 +206,13 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
     }
     let mut world = device.world();
     match args {
+        ["get", "secure", "enabled_accessibility_services"] => {
+            ok(format!("{}\n", device.agents().accessibility_services()))
+        }
+        ["put", "secure", "enabled_accessibility_services", value] => {
+            device.agents().set_accessibility_services(value);
+            ok("")
+        }
         ["get", ns, key] => {
             if *ns == "secure" && *key == "default_input_method" {
                 return ok(format!("{}\n", world.ime));

@@ -1,16 +1,18 @@
-//! Which way a look or a gesture goes on an Android phone: through the on-device
+//! Which way a look or a gesture goes on an Android phone: through an on-device
 //! agent when `--observe` allows one and the phone has it (looked for once, at the
-//! first use), else `uiautomator dump` and `input` commands. A tree from the agent
-//! that is empty, has no sizes, or does not show the app in front (the stale-cache
-//! and empty-window faults of long-lived accessibility clients) is replaced by a
-//! dump; an agent that stopped listening is looked for (and started) once more,
-//! and one that fails is set aside for the rest of the session. Either way the
-//! observation says so (`fallback`). Not the agent's protocol (`u2.rs`).
+//! first use: the Portal, then uiautomator2's server), else `uiautomator dump` and
+//! `input` commands. A tree from an agent that is empty, has no sizes, or does not
+//! show the app in front (the stale-cache and empty-window faults of long-lived
+//! accessibility clients) is replaced by a dump; a uiautomator2 server that stopped
+//! listening is looked for (and started) once more, and an agent that fails is set
+//! aside for the rest of the session. Either way the observation says so
+//! (`fallback`). Not the agents' protocols (`u2.rs`, `portal.rs`).
 
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::portal::{PORTAL_NAME, PortalFound, gesture_request};
 use super::u2::U2Found;
 use super::{AgentError, AgentState, ObserveWith, U2_NAME, U2Server};
 use crate::device::adb::device::AdbDevice;
@@ -19,74 +21,109 @@ use crate::device::{DeviceError, Observation};
 /// How to put uiautomator2's server on a phone (never done here).
 const U2_FIX: &str =
     "put it on the phone with `python -m uiautomator2 init` (pip install uiautomator2) or any uiautomator2 session";
+/// How to turn the Portal on (never done here).
+const PORTAL_FIX: &str = "install and enable it with `droidrun setup` (pip install droidrun), or turn on its accessibility service: `adb shell settings put secure enabled_accessibility_services com.droidrun.portal/com.droidrun.portal.service.DroidrunAccessibilityService`";
 
 impl AdbDevice {
-    /// The agent state to act on, looked for at its first use. `--observe u2`
-    /// without the server is an error (and is looked for again next time).
+    /// The agent state to act on, looked for at its first use. An agent asked for
+    /// by name that is not there is an error (and is looked for again next time).
     fn agent_in_hand(&mut self) -> Result<AgentState, DeviceError> {
         let state = std::mem::take(&mut self.agent);
         if !matches!(state, AgentState::Unprobed) {
             return Ok(state);
         }
-        if self.observe_with == ObserveWith::Dump {
+        let asked = self.observe_with;
+        if matches!(asked, ObserveWith::Auto | ObserveWith::Portal) {
+            match self.portal_find() {
+                Ok(PortalFound::Running(server)) => return Ok(AgentState::Portal(server)),
+                Ok(PortalFound::Absent(why)) if asked == ObserveWith::Portal => {
+                    return Err(self.missing(PORTAL_NAME, why, PORTAL_FIX));
+                }
+                Ok(PortalFound::Absent(_)) => {}
+                Err(source) if asked == ObserveWith::Portal => {
+                    return Err(DeviceError::Agent {
+                        device: self.name.clone(),
+                        agent: PORTAL_NAME,
+                        op: "reach".into(),
+                        source,
+                    });
+                }
+                Err(e) => {
+                    return Ok(AgentState::SetAside {
+                        agent: PORTAL_NAME,
+                        why: format!("it could not be reached: {}", chain(&e)),
+                    });
+                }
+            }
+        }
+        if !matches!(asked, ObserveWith::Auto | ObserveWith::U2) {
             return Ok(AgentState::Absent);
         }
-        let explicit = self.observe_with == ObserveWith::U2;
         match self.u2_find() {
             Ok(U2Found::Running(server)) => Ok(AgentState::U2(server)),
-            Ok(U2Found::Absent(why)) if explicit => Err(DeviceError::AgentMissing {
-                device: self.name.clone(),
-                asked: self.observe_with.name(),
-                agent: U2_NAME,
-                why,
-                fix: U2_FIX,
-            }),
+            Ok(U2Found::Absent(why)) if asked == ObserveWith::U2 => Err(self.missing(U2_NAME, why, U2_FIX)),
             Ok(U2Found::Absent(_)) => Ok(AgentState::Absent),
-            Err(source) if explicit => {
+            Err(source) if asked == ObserveWith::U2 => {
                 Err(DeviceError::Agent { device: self.name.clone(), agent: U2_NAME, op: "start".into(), source })
             }
-            Err(e) => Ok(AgentState::SetAside { why: format!("it could not be started: {}", chain(&e)) }),
+            Err(e) => {
+                Ok(AgentState::SetAside { agent: U2_NAME, why: format!("it could not be started: {}", chain(&e)) })
+            }
         }
+    }
+
+    fn missing(&self, agent: &'static str, why: String, fix: &'static str) -> DeviceError {
+        DeviceError::AgentMissing { device: self.name.clone(), asked: self.observe_with.name(), agent, why, fix }
     }
 
     /// One look, the way `--observe` and the phone allow.
     pub(in crate::device::adb) fn observe_chosen(&mut self) -> Result<Observation, DeviceError> {
         let mut state = self.agent_in_hand()?;
-        let seen = match &mut state {
-            AgentState::U2(server) => match self.observe_retrying(server) {
-                Ok(seen) => match sparse(&seen) {
-                    None => Ok(seen),
-                    Some(why) => self.observe_screen().map(|mut dumped| {
-                        dumped.fallback = Some(format!("{U2_NAME} returned {why}; this look is uiautomator dump's"));
-                        dumped
-                    }),
-                },
-                Err(DeviceError::Agent { source, .. }) => {
-                    let why = format!("it failed: {}", chain(&source));
-                    let seen = self.observe_screen().map(|mut dumped| {
-                        dumped.fallback = Some(format!("{U2_NAME} is set aside ({why}); uiautomator dump from now on"));
-                        dumped
-                    });
-                    state = AgentState::SetAside { why };
-                    seen
-                }
-                // The phone itself failed (its state commands): no fault of the agent's.
-                Err(other) => Err(other),
+        let (agent, seen) = match &mut state {
+            AgentState::U2(server) => (U2_NAME, self.observe_retrying(server)),
+            AgentState::Portal(server) => (PORTAL_NAME, self.observe_with_portal(server)),
+            AgentState::SetAside { agent, why } => {
+                let note = format!("{agent} is set aside ({why})");
+                let seen = self.observe_screen().map(|mut dumped| {
+                    dumped.fallback = Some(note);
+                    dumped
+                });
+                self.agent = state;
+                return seen;
+            }
+            AgentState::Absent | AgentState::Unprobed => {
+                self.agent = state;
+                return self.observe_screen();
+            }
+        };
+        let seen = match seen {
+            Ok(seen) => match sparse(&seen) {
+                None => Ok(seen),
+                Some(why) => self.observe_screen().map(|mut dumped| {
+                    dumped.fallback = Some(format!("{agent} returned {why}; this look is uiautomator dump's"));
+                    dumped
+                }),
             },
-            AgentState::SetAside { why } => self.observe_screen().map(|mut dumped| {
-                dumped.fallback = Some(format!("{U2_NAME} is set aside ({why})"));
-                dumped
-            }),
-            AgentState::Absent | AgentState::Unprobed => self.observe_screen(),
+            Err(DeviceError::Agent { source, .. }) => {
+                let why = format!("it failed: {}", chain(&source));
+                let note = format!("{agent} is set aside ({why}); uiautomator dump from now on");
+                state = AgentState::SetAside { agent, why };
+                self.observe_screen().map(|mut dumped| {
+                    dumped.fallback = Some(note);
+                    dumped
+                })
+            }
+            // The phone itself failed (its state commands): no fault of the agent's.
+            Err(other) => Err(other),
         };
         self.agent = state;
         seen
     }
 
     /// Runs a gesture through the agent when there is one: `None` means there is
-    /// none (use `input`). A server that stopped listening is set aside and the
-    /// gesture goes to `input` (nothing was done); any other failure is an error,
-    /// as the gesture may have happened.
+    /// none, or it has no such gesture (use `input`). A uiautomator2 server that
+    /// stopped listening is set aside and the gesture goes to `input` (nothing was
+    /// done); any other failure is an error, as the gesture may have happened.
     pub(in crate::device::adb) fn gesture_through_agent(
         &mut self,
         op: &str,
@@ -98,6 +135,9 @@ impl AdbDevice {
             Ok(state) => state,
             Err(e) => return Some(Err(e)),
         };
+        let failed = |device: &Self, agent, source| {
+            Some(Err(DeviceError::Agent { device: device.name.clone(), agent, op: op.into(), source }))
+        };
         let done = match &mut state {
             AgentState::U2(server) => match self.call_retrying(server, method, params, takes) {
                 Ok(Value::Bool(false)) => Some(Err(DeviceError::Command {
@@ -107,12 +147,22 @@ impl AdbDevice {
                 })),
                 Ok(_) => Some(Ok(())),
                 Err(e @ AgentError::NotListening { .. }) => {
-                    state = AgentState::SetAside { why: format!("it stopped: {}", chain(&e)) };
+                    state = AgentState::SetAside { agent: U2_NAME, why: format!("it stopped: {}", chain(&e)) };
                     None
                 }
-                Err(source) => {
-                    Some(Err(DeviceError::Agent { device: self.name.clone(), agent: U2_NAME, op: op.into(), source }))
-                }
+                Err(source) => failed(self, U2_NAME, source),
+            },
+            AgentState::Portal(server) => match gesture_request(method, &params) {
+                None => None,
+                Some((path, body)) => match self.portal_gesture(server, path, body, takes) {
+                    Ok(Some(())) => Some(Ok(())),
+                    Ok(None) => None,
+                    Err(e @ AgentError::NotListening { .. }) => {
+                        state = AgentState::SetAside { agent: PORTAL_NAME, why: format!("it stopped: {}", chain(&e)) };
+                        None
+                    }
+                    Err(source) => failed(self, PORTAL_NAME, source),
+                },
             },
             _ => None,
         };

@@ -9,6 +9,8 @@
 
 mod choose;
 pub mod http;
+mod portal;
+mod portal_tree;
 mod u2;
 
 use std::str::FromStr;
@@ -20,14 +22,16 @@ use super::transport::TransportError;
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ObserveWith {
-    /// uiautomator2's server when the phone has it (started if installed), else
-    /// `uiautomator dump`.
+    /// The mobilerun Portal when it answers, else uiautomator2's server when the
+    /// phone has it (started if installed), else `uiautomator dump`.
     #[default]
     Auto,
     /// `uiautomator dump` and `input` commands, always.
     Dump,
     /// uiautomator2's server; an error when it is not installed.
     U2,
+    /// The mobilerun Portal; an error when its accessibility service is not on.
+    Portal,
 }
 
 impl ObserveWith {
@@ -36,6 +40,7 @@ impl ObserveWith {
             Self::Auto => "auto",
             Self::Dump => "dump",
             Self::U2 => "u2",
+            Self::Portal => "portal",
         }
     }
 }
@@ -47,7 +52,8 @@ impl FromStr for ObserveWith {
             "auto" => Ok(Self::Auto),
             "dump" => Ok(Self::Dump),
             "u2" | "uiautomator2" => Ok(Self::U2),
-            other => Err(format!("unknown observer {other:?}: use auto, dump or u2")),
+            "portal" => Ok(Self::Portal),
+            other => Err(format!("unknown observer {other:?}: use auto, dump, u2 or portal")),
         }
     }
 }
@@ -62,8 +68,10 @@ pub(super) enum AgentState {
     Absent,
     /// uiautomator2's server answers.
     U2(u2::U2Server),
+    /// The Portal answers.
+    Portal(portal::PortalServer),
     /// It failed once: dumps and `input` from then on, and each look says why.
-    SetAside { why: String },
+    SetAside { agent: &'static str, why: String },
 }
 
 /// Why an exchange with an agent failed. The caller names the device, the agent
@@ -82,6 +90,10 @@ pub enum AgentError {
     NotJsonRpc(String),
     #[error("it reported error {code}: {message}")]
     Rpc { code: i64, message: String },
+    #[error(
+        "it answered 401 Unauthorized: the token its content provider gave (content://com.droidrun.portal/auth_token) is missing or no longer valid"
+    )]
+    Unauthorized,
     #[error("it quit while starting: {output}")]
     Quit { output: String },
     #[error("it did not answer within {secs:.1} s of being started; its output: {output}")]
@@ -96,9 +108,9 @@ mod tests {
 
     #[test]
     fn observer_names_round_trip() {
-        for with in [ObserveWith::Auto, ObserveWith::Dump, ObserveWith::U2] {
+        for with in [ObserveWith::Auto, ObserveWith::Dump, ObserveWith::U2, ObserveWith::Portal] {
             assert_eq!(with.name().parse::<ObserveWith>(), Ok(with));
         }
-        assert!("portal".parse::<ObserveWith>().unwrap_err().contains("auto, dump or u2"));
+        assert!("appium".parse::<ObserveWith>().unwrap_err().contains("auto, dump, u2 or portal"));
     }
 }

@@ -12,9 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::AgentError;
-use super::http::{ReplyReader, request};
 use crate::device::adb::device::AdbDevice;
-use crate::device::adb::transport::{HeldStream, TransportError};
+use crate::device::adb::transport::HeldStream;
 
 /// The server's device port.
 const U2_PORT: u16 = 9008;
@@ -44,41 +43,10 @@ pub(in crate::device::adb) enum U2Found {
 }
 
 impl AdbDevice {
-    /// One HTTP exchange with the server, within `timeout`.
-    fn u2_http(
-        &mut self,
-        method: &str,
-        path: &str,
-        body: Option<&[u8]>,
-        timeout: Duration,
-    ) -> Result<(u16, Vec<u8>), AgentError> {
-        let asked = request(method, path, body, None);
-        let mut reader = ReplyReader::default();
-        // A reply that cannot be read ends the stream at once; the reason is kept.
-        let mut unreadable = None;
-        let whole = self
-            .port_exchange(U2_PORT, &asked, timeout, |bytes| match reader.push(bytes) {
-                Ok(whole) => Ok(whole),
-                Err(e) => {
-                    unreadable = Some(e);
-                    Ok(true)
-                }
-            })
-            .map_err(|e| match e {
-                TransportError::Refused(_) => AgentError::NotListening { port: U2_PORT },
-                other => AgentError::Transport(other),
-            })?;
-        if let Some(e) = unreadable {
-            return Err(e.into());
-        }
-        let reply = reader.finish(!whole)?;
-        Ok((reply.status, reply.body))
-    }
-
     /// Whether the server answers `/ping`.
     fn u2_pings(&mut self) -> Result<bool, AgentError> {
         let timeout = self.timeout.min(Duration::from_secs(3));
-        match self.u2_http("GET", "/ping", None, timeout) {
+        match self.agent_http(U2_PORT, "GET", "/ping", None, None, timeout) {
             Ok((200, body)) => Ok(body.trim_ascii() == b"pong"),
             Ok(_) => Ok(false),
             Err(AgentError::NotListening { .. }) => Ok(false),
@@ -127,8 +95,8 @@ impl AdbDevice {
         let id = server.next_id;
         server.next_id += 1;
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        let (status, reply) =
-            self.u2_http("POST", "/jsonrpc/0", Some(body.as_bytes()), self.timeout.min(MOST_CALL) + extra)?;
+        let timeout = self.timeout.min(MOST_CALL) + extra;
+        let (status, reply) = self.agent_http(U2_PORT, "POST", "/jsonrpc/0", Some(body.as_bytes()), None, timeout)?;
         let text = String::from_utf8_lossy(&reply);
         if status != 200 {
             return Err(AgentError::Status { status, body: crate::clip::clip(text.trim(), 200).into() });
