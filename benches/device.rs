@@ -1,7 +1,7 @@
 //! The device layer on the virtual device over ADB (direct TCP): one observation of
 //! the Settings screen, a tap, a screenshot; and one agent step (observe, then tap)
-//! per observer: `uiautomator dump` with `input` against uiautomator2's server
-//! (`--observe dump` / `--observe u2`). On the virtual phone a dump costs what the
+//! per observer: `uiautomator dump` with `input` against uiautomator2's server and
+//! the mobilerun Portal (`--observe dump` / `u2` / `portal`). On the virtual phone a dump costs what the
 //! server's tree does, so the step figures show codeact's own cost per backend; a
 //! phone adds its dump (1–3 s) and `input`'s JVM (~200 ms) to the dump path only.
 //! Run with `cargo bench --bench device`.
@@ -25,20 +25,31 @@ fn device_layer(c: &mut Criterion) {
     group.finish();
 }
 
-/// A virtual phone with uiautomator2's server jar in place, observed as `with`.
+/// A virtual phone with uiautomator2's server jar in place and the Portal on,
+/// observed as `with`.
 fn phone_observing(with: ObserveWith) -> Option<Box<dyn Device>> {
     let mut device = open_observing(&DeviceSpec::Sim, Duration::from_secs(10), with).ok()?;
     device.shell("simctl file /data/local/tmp/u2.jar u2-server-jar").ok()?;
+    device
+        .shell(
+            "settings put secure enabled_accessibility_services \
+             com.droidrun.portal/com.droidrun.portal.service.DroidrunAccessibilityService",
+        )
+        .ok()?;
     device.start_app("com.android.settings", None).ok()?;
     // The first look finds (and starts) the server: not timed.
     let seen = device.observe().ok()?;
-    let expected = if with == ObserveWith::U2 { codeact::device::ObservedVia::U2 } else { seen.via };
+    let expected = match with {
+        ObserveWith::U2 => codeact::device::ObservedVia::U2,
+        ObserveWith::Portal => codeact::device::ObservedVia::Portal,
+        _ => seen.via,
+    };
     (seen.via == expected && seen.fallback.is_none()).then_some(device)
 }
 
 fn agent_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("step: observe + tap (Settings)");
-    for with in [ObserveWith::Dump, ObserveWith::U2] {
+    for with in [ObserveWith::Dump, ObserveWith::U2, ObserveWith::Portal] {
         let Some(mut device) = phone_observing(with) else {
             eprintln!("cannot observe the virtual device with {}; skipping", with.name());
             continue;

@@ -95,6 +95,18 @@ fn command_lines_for_taps(addr: &str, observe: &str, taps: usize) -> u64 {
     after - before
 }
 
+/// `exec` with `--observe observe` taps the Wi-Fi switch in Settings, and the
+/// phone's Wi-Fi setting flips.
+fn assert_a_tap_moves_the_wifi_switch(addr: &str, observe: &str) {
+    let before = common::sim_state(addr)["settings"]["wifi"].clone();
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("wifi.rhai");
+    std::fs::write(&file, "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n").expect("script");
+    let out = codeact(&["exec", file.to_str().expect("path"), "--device", addr, "--observe", observe], &[]);
+    assert!(out.status.success(), "{observe}: {}", String::from_utf8_lossy(&out.stderr));
+    assert_ne!(common::sim_state(addr)["settings"]["wifi"], before, "{observe}: the switch moved");
+}
+
 #[test]
 fn the_tree_and_the_taps_go_through_uiautomator2s_server_when_asked() {
     let sim = SimProcess::start(&[]);
@@ -119,13 +131,7 @@ fn the_tree_and_the_taps_go_through_uiautomator2s_server_when_asked() {
     assert_eq!(u2[1], u2[0], "server: {u2:?} command lines for 5 and 10 taps");
 
     // A tap through the server changes the world like any tap.
-    let before = common::sim_state(&sim.addr)["settings"]["wifi"].clone();
-    let dir = tempfile::tempdir().expect("dir");
-    let file = dir.path().join("wifi.rhai");
-    std::fs::write(&file, "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n").expect("script");
-    let out = codeact(&["exec", file.to_str().expect("path"), "--device", &sim.addr, "--observe", "u2"], &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_ne!(common::sim_state(&sim.addr)["settings"]["wifi"], before, "the switch moved");
+    assert_a_tap_moves_the_wifi_switch(&sim.addr, "u2");
 
     // The same through a stock adb server: its `tcp:` streams and a held shell.
     let adb = AdbServer::start();
@@ -226,13 +232,7 @@ fn the_portal_reads_and_taps_without_a_shell_command_and_auto_prefers_it() {
     assert!(printed.contains(r#""via": "portal""#), "{printed}");
     assert!(!printed.contains("s3cret-Portal-t0ken"), "the token is never printed");
     // A tap through the Portal changes the world like any tap.
-    let before = common::sim_state(&sim.addr)["settings"]["wifi"].clone();
-    let dir = tempfile::tempdir().expect("dir");
-    let file = dir.path().join("wifi.rhai");
-    std::fs::write(&file, "start_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n").expect("script");
-    let out = codeact(&["exec", file.to_str().expect("path"), "--device", &sim.addr, "--observe", "portal"], &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_ne!(common::sim_state(&sim.addr)["settings"]["wifi"], before, "the switch moved");
+    assert_a_tap_moves_the_wifi_switch(&sim.addr, "portal");
 }
 
 #[test]

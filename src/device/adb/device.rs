@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::json;
 
-use super::agents::{AgentState, ObserveWith};
+use super::agents::state::{AgentState, ObserveWith};
 use super::quote::{chunks, quote, valid_name};
 use super::transport::{Deadline, DirectConnection, HeldStream, ServerConnection, ShellOutput, TransportError};
 use crate::device::{ADB_KEYBOARD, Device, DeviceError, Observation};

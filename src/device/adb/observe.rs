@@ -5,11 +5,8 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
-use super::agents::{AgentError, U2_NAME, U2Server};
 use super::device::AdbDevice;
-use crate::device::{DeviceError, Observation, ObservedVia, PhoneState};
+use crate::device::{DeviceError, Observation, PhoneState};
 use crate::ui;
 
 const SPLIT: &str = "__codeact_split__";
@@ -45,32 +42,9 @@ impl AdbDevice {
         self.observation(&size, &focus, &ime, dump, &stderr)
     }
 
-    /// Screen size, focus and keyboard (one round trip), then the tree from
-    /// uiautomator2's server.
-    pub(super) fn observe_with_u2(&mut self, server: &mut U2Server) -> Result<Observation, DeviceError> {
-        let ([size, focus, ime, _], _) = self.phone_state_and("")?;
-        let agent_error = |device: &Self, source| DeviceError::Agent {
-            device: device.name.clone(),
-            agent: U2_NAME,
-            op: "read the UI tree".into(),
-            source,
-        };
-        let dump = match self.u2_call(server, "dumpWindowHierarchy", json!([false, 50]), Duration::ZERO) {
-            Ok(Value::String(xml)) => xml,
-            Ok(other) => {
-                let why = format!("dumpWindowHierarchy returned {}", crate::clip::clip(&other.to_string(), 60));
-                return Err(agent_error(self, AgentError::NotJsonRpc(why)));
-            }
-            Err(e) => return Err(agent_error(self, e)),
-        };
-        let mut seen = self.observation(&size, &focus, &ime, dump, "")?;
-        seen.via = ObservedVia::U2;
-        Ok(seen)
-    }
-
     /// Runs the phone-state commands and then `rest` in one command line; their
     /// outputs apart (size, focus, keyboard, what `rest` printed) and stderr.
-    fn phone_state_and(&mut self, rest: &str) -> Result<([String; 4], String), DeviceError> {
+    pub(super) fn phone_state_and(&mut self, rest: &str) -> Result<([String; 4], String), DeviceError> {
         // The marker is per call, so screen text cannot fake it.
         let marker = format!(
             "{SPLIT}{:x}",
@@ -95,7 +69,7 @@ impl AdbDevice {
     }
 
     /// The observation those outputs make; `stderr` explains a dump that failed.
-    fn observation(
+    pub(super) fn observation(
         &mut self,
         size: &str,
         focus: &str,

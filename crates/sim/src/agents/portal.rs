@@ -27,9 +27,6 @@ use super::ports::AgentFault;
 use crate::device::SimDevice;
 use crate::screen::Node;
 
-/// The Portal's package: its accessibility service runs (and port 8080 listens)
-/// while `enabled_accessibility_services` names a service of this package.
-pub(crate) const PORTAL_PACKAGE: &str = "com.droidrun.portal";
 /// The Portal app's version string (`/version`).
 const PORTAL_VERSION: &str = "0.3.2";
 /// Smaller nodes are left out of the indexed list, as the Portal does.

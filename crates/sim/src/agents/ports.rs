@@ -10,6 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub(crate) const U2_PORT: u16 = 9008;
 /// The mobilerun Portal's HTTP port.
 pub(crate) const PORTAL_PORT: u16 = 8080;
+/// The Portal's package: its accessibility service runs (and port 8080 listens)
+/// while `enabled_accessibility_services` names a service of this package.
+pub(crate) const PORTAL_PACKAGE: &str = "com.droidrun.portal";
 
 /// What runs on the phone besides its apps.
 #[derive(Debug, Default)]
@@ -66,9 +69,7 @@ impl Agents {
 
     /// Whether the Portal's accessibility service is enabled (and so runs).
     pub(crate) fn portal_running(&self) -> bool {
-        lock(&self.accessibility_services)
-            .split(':')
-            .any(|s| s.starts_with(&format!("{}/", super::portal::PORTAL_PACKAGE)))
+        lock(&self.accessibility_services).split(':').any(|s| s.starts_with(&format!("{PORTAL_PACKAGE}/")))
     }
 
     /// `enabled_accessibility_services` as `settings get` prints it (`null` unset).

@@ -7,7 +7,8 @@
 use serde_json::{Value, json};
 
 use super::{fail, ok};
-use crate::agents::portal::{self, PORTAL_PACKAGE};
+use crate::agents::portal;
+use crate::agents::ports::PORTAL_PACKAGE;
 use crate::device::SimDevice;
 use crate::shell::Output;
 

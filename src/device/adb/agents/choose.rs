@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::portal::{PORTAL_NAME, PortalFound, gesture_request};
+use super::portal::{PortalFound, gesture_request};
+use super::state::{AgentError, AgentState, ObserveWith, PORTAL_NAME, U2_NAME, U2Server};
 use super::u2::U2Found;
-use super::{AgentError, AgentState, ObserveWith, U2_NAME, U2Server};
 use crate::device::adb::device::AdbDevice;
 use crate::device::{DeviceError, Observation};
 

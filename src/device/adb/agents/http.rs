@@ -4,49 +4,6 @@
 //! close) so that the stream can be closed without waiting for the device. Headers
 //! are read with `httparse`. Not what the agent's replies mean (`u2.rs`).
 
-use std::time::Duration;
-
-use super::AgentError;
-use crate::device::adb::device::AdbDevice;
-use crate::device::adb::transport::TransportError;
-
-impl AdbDevice {
-    /// One HTTP exchange with what listens on device port `port`, within
-    /// `timeout`: the status and the body. Nothing listening is
-    /// [`AgentError::NotListening`].
-    pub(in crate::device::adb) fn agent_http(
-        &mut self,
-        port: u16,
-        method: &str,
-        path: &str,
-        body: Option<&[u8]>,
-        token: Option<&str>,
-        timeout: Duration,
-    ) -> Result<(u16, Vec<u8>), AgentError> {
-        let asked = request(method, path, body, token);
-        let mut reader = ReplyReader::default();
-        // A reply that cannot be read ends the stream at once; the reason is kept.
-        let mut unreadable = None;
-        let whole = self
-            .port_exchange(port, &asked, timeout, |bytes| match reader.push(bytes) {
-                Ok(whole) => Ok(whole),
-                Err(e) => {
-                    unreadable = Some(e);
-                    Ok(true)
-                }
-            })
-            .map_err(|e| match e {
-                TransportError::Refused(_) => AgentError::NotListening { port },
-                other => AgentError::Transport(other),
-            })?;
-        if let Some(e) = unreadable {
-            return Err(e.into());
-        }
-        let reply = reader.finish(!whole)?;
-        Ok((reply.status, reply.body))
-    }
-}
-
 /// The largest reply taken (a big screen's hierarchy is a few MiB).
 const MOST_REPLY: usize = 64 * 1024 * 1024;
 /// The most headers a reply may have.

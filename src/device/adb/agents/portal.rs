@@ -13,25 +13,15 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::AgentError;
 use super::portal_tree::to_hierarchy_xml;
+use super::state::{AgentError, PORTAL_NAME, PortalServer};
 use crate::device::adb::device::AdbDevice;
 use crate::device::{DeviceError, Observation, ObservedVia, PhoneState};
 
 /// The Portal's device port.
 const PORTAL_PORT: u16 = 8080;
-/// The name in messages.
-pub(in crate::device::adb) const PORTAL_NAME: &str = "the mobilerun Portal";
 /// No single call waits longer than this.
 const MOST_CALL: Duration = Duration::from_secs(10);
-
-/// A Portal that answers.
-pub(in crate::device::adb) struct PortalServer {
-    /// Its bearer token (a secret: never in a message).
-    token: Option<String>,
-    /// Whether it takes `/action/*` gestures (false once it said it does not).
-    pub(in crate::device::adb) gestures: bool,
-}
 
 /// What a look for the Portal found.
 pub(in crate::device::adb) enum PortalFound {

@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::AgentError;
+use crate::device::{DeviceError, Observation, ObservedVia};
+
+use super::state::{AgentError, U2_NAME, U2Server};
 use crate::device::adb::device::AdbDevice;
-use crate::device::adb::transport::HeldStream;
 
 /// The server's device port.
 const U2_PORT: u16 = 9008;
@@ -21,19 +22,10 @@ const U2_PORT: u16 = 9008;
 const U2_JAR: &str = "/data/local/tmp/u2.jar";
 /// How uiautomator2's client starts it (`core.py`, `launch_uiautomator`).
 const U2_LAUNCH: &str = "CLASSPATH=/data/local/tmp/u2.jar app_process / com.wetest.uia2.Main -p 9008";
-/// The name in messages.
-pub(in crate::device::adb) const U2_NAME: &str = "uiautomator2's server";
 /// How long a started server may take to answer (a real one takes 1–3 s).
 const START_WAIT: Duration = Duration::from_secs(10);
 /// No single call waits longer than this for the server (its client's default).
 const MOST_CALL: Duration = Duration::from_secs(10);
-
-/// A server that answers, and the stream that keeps it alive when we started it.
-pub(in crate::device::adb) struct U2Server {
-    /// Held while we run the server; `None` when it was already running.
-    _running: Option<HeldStream>,
-    next_id: u64,
-}
 
 /// What a look for the server found.
 pub(in crate::device::adb) enum U2Found {
@@ -114,5 +106,28 @@ impl AdbDevice {
             return Err(not_rpc("the id is not the call's"));
         }
         answer.remove("result").ok_or_else(|| not_rpc("no result"))
+    }
+
+    /// Screen size, focus and keyboard (one round trip), then the tree from
+    /// uiautomator2's server.
+    pub(super) fn observe_with_u2(&mut self, server: &mut U2Server) -> Result<Observation, DeviceError> {
+        let ([size, focus, ime, _], _) = self.phone_state_and("")?;
+        let agent_error = |device: &Self, source| DeviceError::Agent {
+            device: device.name.clone(),
+            agent: U2_NAME,
+            op: "read the UI tree".into(),
+            source,
+        };
+        let dump = match self.u2_call(server, "dumpWindowHierarchy", json!([false, 50]), Duration::ZERO) {
+            Ok(Value::String(xml)) => xml,
+            Ok(other) => {
+                let why = format!("dumpWindowHierarchy returned {}", crate::clip::clip(&other.to_string(), 60));
+                return Err(agent_error(self, AgentError::NotJsonRpc(why)));
+            }
+            Err(e) => return Err(agent_error(self, e)),
+        };
+        let mut seen = self.observation(&size, &focus, &ime, dump, "")?;
+        seen.via = ObservedVia::U2;
+        Ok(seen)
     }
 }
