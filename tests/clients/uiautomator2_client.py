@@ -48,6 +48,27 @@ if add is not None:
         xml = d.dump_hierarchy()
         check("typed by paste", find(xml, text="Milk") is not None, xml[:300])
 
+# Selectors, as a uiautomator2 script finds things: exist, count, objInfo, waits,
+# click (objInfo, then a click at its centre), setText/getText.
+d.app_start("com.android.settings", stop=True)
+check("selector exists", d(text="Wi-Fi").exists and not d(text="No such row").exists)
+switch = d(resourceId="com.android.settings:id/wifi_switch")
+was = switch.info.get("checked")
+switch.click()
+check("selector click", switch.wait(timeout=2) and switch.info.get("checked") != was, switch.info)
+check("selector count", d(className="android.widget.Switch").count >= 2, d(className="android.widget.Switch").count)
+check("textMatches is a whole match", d(textMatches="Wi-.i").exists and not d(textMatches="Wi").exists)
+try:
+    d(text="No such row").info
+    check("objInfo of nothing is an error", False, "no error")
+except Exception as e:  # UiObjectNotFoundError
+    check("objInfo of nothing is an error", "UiObjectNotFound" in repr(e) or "32002" in str(e), repr(e))
+d.app_start("com.example.notes", stop=True)
+d(resourceId="com.example.notes:id/add_note").click()
+field = d(className="android.widget.EditText", instance=0)
+field.set_text("Eggs and ham")
+check("setText / getText", field.get_text() == "Eggs and ham", field.get_text())
+
 shot = d.screenshot()  # takeScreenshot over JSON-RPC: a base64 JPEG
 check("screenshot", shot.size == (1080, 2400) and shot.format == "JPEG", (shot.size, shot.format))
 d.press("back")

@@ -3,7 +3,9 @@
 //! server, checks and pushes its server jar, starts the server with `app_process`
 //! over an adb shell stream and talks JSON-RPC to device port 9008 through adb's
 //! `tcp:` streams — device info, the hierarchy, clicks, typing by the clipboard,
-//! keys, a screenshot, an unknown method's error —; the port is closed to anyone
+//! keys, a screenshot, an unknown method's error, selectors (exists, info, click,
+//! count, a whole-text match, setText/getText, a missing object's error) —; the
+//! port is closed to anyone
 //! before the server starts and after it stops; hostile requests (unparsable JSON,
 //! wrong parameters, a megabyte argument) get JSON-RPC errors and the server goes on.
 //! DroidRun 0.3.9's own Portal client reads the mobilerun Portal over its HTTP port
@@ -66,7 +68,7 @@ fn uiautomator2s_own_client_drives_the_virtual_phone_through_its_server() {
         .expect("run the uiautomator2 client");
     let said = format!("{}{}", String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
     assert!(ran.status.success() && !said.contains("FAIL"), "{said}");
-    assert_eq!(said.lines().filter(|l| l.starts_with("ok ")).count(), 9, "{said}");
+    assert_eq!(said.lines().filter(|l| l.starts_with("ok ")).count(), 15, "{said}");
     // The jar it pushed is on the phone with the digest it checked.
     let (out, _, code) = adb.shell(&sim.addr, "toybox md5sum /data/local/tmp/u2.jar");
     assert_eq!(code, 0, "{out}");

@@ -8,7 +8,9 @@
 
 pub(crate) mod portal;
 pub(crate) mod ports;
+mod rpc_error;
 pub(crate) mod u2;
+mod u2_selector;
 
 use std::sync::Arc;
 

@@ -5,7 +5,8 @@
 //! HTTP 200 with `result` (null for void methods) or `error` — `-32700` unparsable
 //! JSON (id null), `-32601` an unknown method, `-32602` bad parameters, `-32001` a
 //! method that threw (message: the exception's class, data: its trace) —; any other
-//! path is 404 `Not Found!!!`. The server runs while the `app_process` shell stream
+//! path is 404 `Not Found!!!`; the selector calls are `u2_selector.rs`'s. The
+//! server runs while the `app_process` shell stream
 //! that started it stays open (`commands/agents.rs`). Not the tree's content
 //! (`world/dump.rs`).
 
@@ -21,6 +22,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::ports::AgentFault;
+use super::rpc_error::RpcError;
 use crate::device::SimDevice;
 use crate::world::dump;
 
@@ -35,9 +37,6 @@ pub(crate) fn router(device: Arc<SimDevice>) -> axum::Router {
         .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found!!!") })
         .with_state(device)
 }
-
-/// A JSON-RPC error: code, message, data.
-struct RpcError(i64, String, Option<String>);
 
 fn bad_params(method: &str) -> RpcError {
     RpcError(-32602, "method parameters invalid".into(), Some(format!("{method}: the parameters do not fit")))
@@ -110,6 +109,9 @@ fn key_code(name: &str) -> Option<u32> {
 }
 
 fn call(device: &SimDevice, method: &str, params: &[Value]) -> Result<Value, RpcError> {
+    if let Some(answer) = super::u2_selector::call(device, method, params) {
+        return answer;
+    }
     match method {
         "ping" => Ok(json!("pong")),
         "deviceInfo" => Ok(device_info(device)),
