@@ -93,6 +93,10 @@ pub struct Observation {
     /// an agent, an agent that failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// The device read the tree only once its UI had gone idle (`uiautomator dump`
+    /// waits for the accessibility events to stop first), so the read shows a
+    /// settled screen by itself.
+    pub idle: bool,
 }
 
 impl Observation {

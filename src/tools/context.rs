@@ -4,7 +4,7 @@
 //! captured for its action record.
 //!
 //! The session hands it the observation a snippet runs on; the tools read and act.
-//! This module settles the screen after actions and checks indices; the tools
+//! This module acts and checks indices (settling is `settling.rs`); the tools
 //! themselves are in the catalog files.
 
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -249,7 +249,11 @@ impl ToolContext {
 
     /// Reads the live screen without touching the snapshot (unless there was none
     /// yet: then it becomes the snapshot).
+    /// The read settling just made stands for a new one once (`settling.rs`).
     pub(crate) fn look(&mut self) -> Result<Arc<Observation>, DeviceError> {
+        if let Some(obs) = self.take_settled_read() {
+            return Ok(obs);
+        }
         let obs = Arc::new(self.device.observe()?);
         if self.screen.snapshot.is_none() {
             self.set_snapshot(Some(obs.clone()));
@@ -362,26 +366,6 @@ impl ToolContext {
     /// The screen as last read, shared.
     pub(crate) fn live_arc(&self) -> Option<Arc<Observation>> {
         self.screen.latest.clone().or_else(|| self.screen.snapshot.clone())
-    }
-
-    /// Waits for the screen to settle (two equal consecutive observations, within
-    /// the time left); the last observation becomes the newest.
-    pub(super) fn settle(&mut self) {
-        if !self.options.settle.enabled {
-            return;
-        }
-        let until = Instant::now() + self.options.settle.timeout.min(self.left());
-        let mut last = None;
-        while Instant::now() < until {
-            let Ok(obs) = self.device.observe() else { break };
-            let print = obs.ui.fingerprint();
-            let done = last == Some(print);
-            last = Some(print);
-            self.screen.latest = Some(Arc::new(obs));
-            if done {
-                break;
-            }
-        }
     }
 
     /// After an action: wait for the screen to settle, say what the action changed

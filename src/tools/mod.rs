@@ -34,6 +34,7 @@ mod registry;
 mod screen_view;
 pub mod select;
 pub mod sensitive;
+mod settling;
 pub mod shell_input;
 mod spec;
 mod state;

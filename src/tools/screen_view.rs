@@ -31,6 +31,9 @@ pub(crate) struct ScreenView {
     pub(super) generation: u64,
     /// The newest observation made while settling (what the screen showed last).
     pub(super) latest: Option<Arc<Observation>>,
+    /// The read that showed the screen settled, which the next lookup may use
+    /// instead of reading again (`settling.rs`).
+    pub(super) settled: Option<super::settling::SettledRead>,
     /// The last observation whose state print was taken, with it.
     pub(super) printed: Option<(Arc<Observation>, u64)>,
 }

@@ -39,7 +39,10 @@ impl AdbDevice {
             format!("rm -f {DUMP_FILE}; timeout {secs} uiautomator dump {DUMP_FILE} >/dev/null; cat {DUMP_FILE}");
         let (parts, stderr) = self.phone_state_and(&dump)?;
         let [size, focus, ime, dump] = parts;
-        self.observation(&size, &focus, &ime, dump, &stderr)
+        // uiautomator dumps once the accessibility events have been quiet for a
+        // second (or gives up: "could not get idle state").
+        let seen = self.observation(&size, &focus, &ime, dump, &stderr)?;
+        Ok(Observation { idle: true, ..seen })
     }
 
     /// Runs the phone-state commands and then `rest` in one command line; their

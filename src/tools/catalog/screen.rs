@@ -28,7 +28,7 @@ pub(crate) const WAIT: ToolSpec = ToolSpec {
             let ms = wait_ms(ms, "ms")?;
             let wanted = Duration::from_millis(ms);
             let room = c.left();
-            c.shared.pause(wanted.min(room))?;
+            c.pause(wanted.min(room))?;
             if wanted > room { Err(ToolError::WaitTooLong(ms)) } else { Ok(()) }
         })
     },

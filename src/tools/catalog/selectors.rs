@@ -240,7 +240,7 @@ fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result
             _ => {}
         }
         if !last_look {
-            c.shared.pause(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())))?;
+            c.pause(Duration::from_millis(50).min(until.saturating_duration_since(Instant::now())))?;
         }
         // One more look at the timeout itself, unless the snippet's deadline is
         // what ends the wait (the device may not be asked past it).

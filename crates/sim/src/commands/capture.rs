@@ -1,6 +1,8 @@
 //! `uiautomator dump` and `screencap`: the hierarchy XML and the screen pixels, to a
 //! file on the device or straight to stdout, in the formats real devices use.
 
+use std::time::{Duration, Instant};
+
 use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::render;
@@ -8,6 +10,10 @@ use crate::shell::{Output, ShellEnv};
 use crate::world::dump;
 
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
+
+/// uiautomator dumps once the UI is idle and gives up after this long
+/// (`UiAutomation.waitForIdle(1000, 10000)` in its dump command).
+const IDLE_GIVE_UP: Duration = Duration::from_secs(10);
 
 pub(crate) fn uiautomator(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output {
     let Some((&"dump", rest)) = args.split_first() else {
@@ -21,6 +27,9 @@ pub(crate) fn uiautomator(device: &SimDevice, args: &[&str], env: &ShellEnv) -> 
     if !latency.is_zero() && !env.sleep(latency) {
         return fail("ERROR: could not get idle state.\n", 1);
     }
+    if !wait_for_idle(device, env) {
+        return fail("ERROR: could not get idle state.\n", 1);
+    }
     let xml = dump::to_xml(&device.world().screen(), rest.contains(&"--windows"));
     let status = format!("UI hierchary dumped to: {file}\n");
     if file == "/dev/tty" || file == "/dev/stdout" {
@@ -32,6 +41,20 @@ pub(crate) fn uiautomator(device: &SimDevice, args: &[&str], env: &ShellEnv) -> 
         Ok(()) => ok(status),
         Err(e) => fail(&format!("ERROR: could not write {file}: {e}\n"), 1),
     }
+}
+
+/// Waits out a slow-ui animation, as uiautomator waits for the accessibility
+/// events to stop before it dumps; false when it runs past [`IDLE_GIVE_UP`] (or the
+/// host went away).
+fn wait_for_idle(device: &SimDevice, env: &ShellEnv) -> bool {
+    let started = Instant::now();
+    while let Some(left) = device.world().animation_left() {
+        let room = IDLE_GIVE_UP.saturating_sub(started.elapsed());
+        if room.is_zero() || !env.sleep(left.min(room)) {
+            return false;
+        }
+    }
+    true
 }
 
 pub(crate) fn screencap(device: &SimDevice, args: &[&str], env: &ShellEnv) -> Output {

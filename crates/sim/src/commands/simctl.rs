@@ -48,6 +48,7 @@ const HELP: &str = r#"usage: simctl COMMAND
                         runs while `settings put secure enabled_accessibility_services
                         com.droidrun.portal/.service.DroidrunAccessibilityService` says so
   slow-ui MS            after each change the screen settles in steps over MS
+                        (uiautomator dump waits until it has, at most 10 s)
   variant [N]           print, or set, the apps' layout variant as an update would:
                         0 as written, 1 items reordered, 2 also ids renamed,
                         3 also a one-time "What's new" dialog per app (data kept)

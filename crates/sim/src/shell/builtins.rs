@@ -7,7 +7,7 @@
 use base64::Engine as _;
 
 use super::{Cx, MemFs, Output};
-use regex::bytes::{Regex, RegexBuilder};
+use regex::bytes::Regex;
 use std::fmt::Write as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -722,7 +722,7 @@ fn grep(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     } else if o.has('w') {
         re = format!("\\b(?:{re})\\b");
     }
-    let re: Regex = match RegexBuilder::new(&re).case_insensitive(o.has('i')).build() {
+    let re: Regex = match super::patterns::compiled(&re, o.has('i')) {
         Ok(r) => r,
         Err(e) => {
             let first = e.to_string().lines().last().unwrap_or_default().to_string();

@@ -10,6 +10,7 @@
 pub(crate) mod builtins;
 pub(crate) mod fs;
 pub(crate) mod parse;
+mod patterns;
 
 pub(crate) use fs::{FsError, MemFs, Meta};
 

@@ -674,6 +674,12 @@ impl World {
 
     /// True while a slow-ui animation is still running.
     pub(crate) fn animating(&self) -> bool {
-        self.changed_at.is_some_and(|t| !self.slow_ui.is_zero() && t.elapsed() < self.slow_ui)
+        self.animation_left().is_some()
+    }
+
+    /// How long the slow-ui animation running now has left, if one runs.
+    pub(crate) fn animation_left(&self) -> Option<Duration> {
+        let at = self.changed_at?;
+        Some(self.slow_ui.checked_sub(at.elapsed())?).filter(|left| !left.is_zero())
     }
 }

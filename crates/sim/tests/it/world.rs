@@ -217,17 +217,24 @@ fn slow_ui_settles_in_steps_and_dump_latency_slows_dumps() {
     let mut p = Phone::start();
     p.sh("simctl slow-ui 400");
     p.tap("text", "Settings");
-    let moving = p.dump();
+    let tapped = Instant::now();
+    let moving = p.sh_bytes("screencap -p");
     assert_eq!(p.state()["animating"], true);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    // Poll until the device says the animation is over (bounded, no fixed sleep).
-    while p.state()["animating"] == true {
-        assert!(Instant::now() < deadline, "the screen never settled");
-    }
+    // uiautomator dumps once the UI is idle, as on a phone: the dump waits the
+    // animation out.
     let settled = p.dump();
-    assert!(moving != settled, "the first dump after the tap is mid-animation (bounds still moving)");
+    assert!(tapped.elapsed() >= Duration::from_millis(300), "the dump did not wait: {:?}", tapped.elapsed());
+    assert_eq!(p.state()["animating"], false);
     assert!(settled.contains("text=\"Wi-Fi\""));
+    assert!(moving != p.sh_bytes("screencap -p"), "the screen moved in steps (the pixels show it)");
     assert_eq!(settled, p.dump(), "once settled, dumps are stable");
+    // A screen that never idles within 10 s: uiautomator gives up, as on a phone.
+    p.sh("simctl slow-ui 12000");
+    p.sh("input keyevent 4");
+    let started = Instant::now();
+    let gave_up = p.sh("uiautomator dump /dev/tty 2>&1");
+    assert!(gave_up.contains("ERROR: could not get idle state."), "{gave_up}");
+    assert!(started.elapsed() >= Duration::from_secs(9), "{:?}", started.elapsed());
 
     p.sh("simctl fault clear");
     p.sh("simctl dump-latency 600");
