@@ -86,9 +86,19 @@ for use_tcp in (True, False):
         field = next((e for e in walk(state.get("a11y_tree", [])) if e.get("className") == "EditText"), None)
         if field is not None:
             tools.tap_by_index(field["index"])
+        # The Portal types through its own keyboard, so only while it is the input
+        # method (AdbTools' constructor runs setup_keyboard): with another keyboard
+        # nothing is typed, until setup_keyboard again.
+        tools.device.shell("ime set com.android.adbkeyboard/.AdbIME")
+        tools.input_text("not yet")
+        texts = [e.get("text") for e in walk(tools.get_state().get("a11y_tree", []))]
+        check("tcp: no text without the Portal's keyboard", "not yet" not in texts, texts[:12])
+        check("tcp: setup_keyboard", tools.setup_keyboard(), "setup_keyboard failed")
         said = tools.input_text("héllo 世界")
         texts = [e.get("text") for e in walk(tools.get_state().get("a11y_tree", []))]
         check("tcp: input_text through the Portal's keyboard", "héllo 世界" in texts, (said, texts[:12]))
+        kind, png = tools.take_screenshot()
+        check("tcp: take_screenshot is the Portal's PNG", kind == "PNG" and png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000, (kind, png[:8], len(png)))
 
 # A Portal with a token refuses a client without it (DroidRun 0.3.9 sends none).
 tools = adb_tools.AdbTools(serial=serial, use_tcp=True)

@@ -126,7 +126,7 @@ fn droidruns_own_client_reads_the_portal_over_http_and_its_content_provider() {
         .expect("run DroidRun's Portal client");
     let said = format!("{}{}", String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
     assert!(ran.status.success() && !said.contains("FAIL"), "{said}");
-    assert_eq!(said.lines().filter(|l| l.starts_with("ok ")).count(), 11, "{said}");
+    assert_eq!(said.lines().filter(|l| l.starts_with("ok ")).count(), 14, "{said}");
     // Hostile requests get the Portal's error objects, and it goes on.
     let unknown = through_portal_forward_request(&adb, &sim.addr, b"GET /nope HTTP/1.1\r\n\r\n").unwrap_or_default();
     assert!(unknown.contains(r#""status":"error""#) && unknown.contains("Unknown endpoint"), "{unknown}");

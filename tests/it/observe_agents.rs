@@ -294,3 +294,67 @@ fn a_portal_that_changes_its_token_goes_stale_or_breaks_gives_way_to_a_dump() {
     let seen = observe(&["--device", &sim.addr, "--observe", "portal"], &[]).expect("healthy again");
     assert_eq!(seen["via"], "portal");
 }
+
+/// `exec`'s printed lines that are JSON `simctl stats` counts, in order.
+fn printed_counts(printed: &str) -> Vec<u64> {
+    printed
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .filter_map(|v| v["commands"].as_u64())
+        .collect()
+}
+
+#[test]
+fn the_portal_types_with_its_keyboard_and_takes_the_screenshots() {
+    let sim = SimProcess::start(&[]);
+    enable_portal(&sim.addr);
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("type.rhai");
+    // Typing and a screenshot, each between two counts of the phone's command lines.
+    let script = "start_app(\"com.example.notes\");\ntap(#{desc: \"New note\"});\n\
+         let a = shell(\"simctl stats\");\ninput_text(\"héllo 世界\");\nlet b = shell(\"simctl stats\");\n\
+         screenshot(\"after\");\nlet c = shell(\"simctl stats\");\n\
+         print(a.output); print(b.output); print(c.output);\n\
+         assert_visible(#{text: \"héllo 世界\"});\n";
+    std::fs::write(&file, script).expect("script");
+    let run = |name: &str| {
+        let traj = dir.path().join(name);
+        let args = ["exec", file.to_str().expect("path"), "--device", &sim.addr, "--observe", "portal", "--trajectory"];
+        let out = codeact(&[&args[..], &[traj.to_str().expect("path")]].concat(), &[]);
+        let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.success(), printed, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    // The Portal's keyboard is not the input method: the text goes the usual way
+    // (ADBKeyboard, the virtual phone's default), the screenshot through the Portal.
+    let (passed, printed, err) = run("without");
+    assert!(passed, "{printed}{err}");
+    let counts = printed_counts(&printed);
+    let [a, b, c] = counts[..] else { panic!("three counts in {printed}") };
+    assert!(b > a, "typed through the shell without the Portal's keyboard: {counts:?}");
+    assert_eq!(c, b, "the screenshot is the Portal's, no screencap: {counts:?}");
+    // As DroidRun's setup_keyboard leaves a phone: the Portal's keyboard types it,
+    // in one request and no shell command.
+    shell(&sim.addr, "simctl reset");
+    enable_portal(&sim.addr);
+    shell(&sim.addr, "ime enable com.droidrun.portal/.DroidrunKeyboardIME");
+    shell(&sim.addr, "ime set com.droidrun.portal/.DroidrunKeyboardIME");
+    let (passed, printed, err) = run("with");
+    assert!(passed, "{printed}{err}");
+    let counts = printed_counts(&printed);
+    let [a, b, c] = counts[..] else { panic!("three counts in {printed}") };
+    assert_eq!((b, c), (a, a), "typing and the screenshot cost no command line: {counts:?}");
+    // The screenshot is a whole PNG of the screen.
+    let shot = walk_files(&dir.path().join("with")).into_iter().find(|p| p.to_string_lossy().contains("after"));
+    let png = std::fs::read(shot.expect("the screenshot file")).expect("read");
+    let header = png::Decoder::new(std::io::Cursor::new(&png)).read_info().expect("a PNG");
+    assert_eq!((header.info().width, header.info().height), (1080, 2400));
+}
+
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { found.extend(walk_files(&path)) } else { found.push(path) }
+    }
+    found
+}

@@ -148,6 +148,7 @@ impl Node {
         self.role == Role::Keyboard
             || self.hook == Some(Hook::Keyboard)
             || self.package == "com.android.adbkeyboard"
+            || self.package == "com.droidrun.portal"
             || self.package.contains("inputmethod")
     }
 }

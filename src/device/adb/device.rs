@@ -202,6 +202,24 @@ impl AdbDevice {
         let out = self.checked("read the input method", "settings get secure default_input_method", Duration::ZERO)?;
         Ok(out.stdout_text().trim().to_string())
     }
+
+    /// A whole PNG of this screen's size (either way round), or why it is not.
+    fn checked_png(&self, png: &[u8], expected: (u32, u32)) -> Result<(), DeviceError> {
+        let device = || self.name.clone();
+        let header = png::Decoder::new(std::io::Cursor::new(png))
+            .read_info()
+            .map_err(|source| DeviceError::NotAPng { device: device(), bytes: png.len(), source })?;
+        let size = (header.info().width, header.info().height);
+        // A PNG ends with its IEND chunk; anything shorter was cut off.
+        if png.len() < 12 || &png[png.len() - 8..png.len() - 4] != b"IEND" {
+            return Err(DeviceError::CutPng { device: device(), bytes: png.len() });
+        }
+        // A rotated screen reports the same size with the sides swapped.
+        if size != expected && size != (expected.1, expected.0) {
+            return Err(DeviceError::WrongSize { device: device(), image: size, screen: expected });
+        }
+        Ok(())
+    }
 }
 
 impl Device for AdbDevice {
@@ -237,6 +255,11 @@ impl Device for AdbDevice {
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         let expected = self.screen_size()?;
+        if let Some(png) = self.screenshot_through_agent()
+            && self.checked_png(&png, expected).is_ok()
+        {
+            return Ok(png);
+        }
         let timeout = self.timeout * 2;
         let out = self.exec_line("screenshot", "screencap -p", timeout)?;
         // Binary output: judge by exit code and stderr, never by searching the PNG.
@@ -245,19 +268,7 @@ impl Device for AdbDevice {
             return Err(DeviceError::Command { device: self.name.clone(), op: "screenshot".into(), output });
         }
         let png = out.stdout;
-        let device = || self.name.clone();
-        let header = png::Decoder::new(std::io::Cursor::new(&png))
-            .read_info()
-            .map_err(|source| DeviceError::NotAPng { device: device(), bytes: png.len(), source })?;
-        let size = (header.info().width, header.info().height);
-        // A PNG ends with its IEND chunk; anything shorter was cut off.
-        if png.len() < 12 || &png[png.len() - 8..png.len() - 4] != b"IEND" {
-            return Err(DeviceError::CutPng { device: device(), bytes: png.len() });
-        }
-        // A rotated screen reports the same size with the sides swapped.
-        if size != expected && size != (expected.1, expected.0) {
-            return Err(DeviceError::WrongSize { device: device(), image: size, screen: expected });
-        }
+        self.checked_png(&png, expected)?;
         Ok(png)
     }
 
@@ -299,6 +310,12 @@ impl Device for AdbDevice {
         if text.is_empty() {
             return Ok(());
         }
+        // The Portal's keyboard types any text in one request, when it is the
+        // phone's input method.
+        let body = super::agents::keyboard_body(text);
+        if let Some(done) = self.keyboard_through_agent("type text", "/keyboard/input", body) {
+            return done;
+        }
         // `input text` carries printable ASCII; only a literal `%s` cannot be sent, as
         // `input` reads it as a space.
         if text.chars().all(|c| (' '..='~').contains(&c)) && !text.contains("%s") {
@@ -329,6 +346,9 @@ impl Device for AdbDevice {
     }
 
     fn clear_text(&mut self) -> Result<(), DeviceError> {
+        if let Some(done) = self.keyboard_through_agent("clear text", "/keyboard/clear", json!({})) {
+            return done;
+        }
         if self.current_ime()? == ADB_KEYBOARD {
             return self.checked("clear text", "am broadcast -a ADB_CLEAR_TEXT", Duration::ZERO).map(drop);
         }

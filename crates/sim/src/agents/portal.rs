@@ -11,7 +11,9 @@
 //! `/phone_state` the app, activity, keyboard and focus. With a token set (newer
 //! Portals always have one) every path but `/ping` needs `Authorization: Bearer
 //! TOKEN` and answers 401 `Unauthorized` without it. `POST /action/tap|swipe|global`
-//! and `/keyboard/input|clear|key` act. Not the screen's content (`screen.rs`).
+//! and `/keyboard/input|clear|key` act (the keyboard ones while the Portal's input
+//! method is the phone's), `/screenshot` is a PNG. Not the screen's content
+//! (`screen.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +28,7 @@ use serde_json::{Value, json};
 use super::ports::AgentFault;
 use crate::device::SimDevice;
 use crate::screen::Node;
+use crate::world::PORTAL_IME;
 
 /// The Portal app's version string (`/version`).
 const PORTAL_VERSION: &str = "0.3.2";
@@ -99,6 +102,12 @@ fn get(device: &SimDevice, path: &str, query: &str) -> Response {
             }
         }
         "/phone_state" => success(Value::String(phone_state(device).to_string())),
+        // A PNG of the screen, base64 (the Portal hides its overlay first; the
+        // virtual phone draws none).
+        "/screenshot" => match crate::render::encode_png(&device.frame()) {
+            Ok(png) => success(json!(base64::engine::general_purpose::STANDARD.encode(png))),
+            Err(e) => error(&format!("Screenshot failed: {e}")),
+        },
         other => error(&format!("Unknown endpoint: {other}")),
     }
 }
@@ -130,6 +139,12 @@ fn post(device: &SimDevice, path: &str, body: &Bytes) -> Response {
             };
             device.world().key(code);
             success(json!("Global action performed"))
+        }
+        // The keyboard endpoints type through the Portal's own input method, which
+        // exists only while it is the phone's current one (`ime set`, as
+        // DroidRun's setup_keyboard does).
+        "keyboard/input" | "keyboard/clear" | "keyboard/key" if device.world().ime != PORTAL_IME => {
+            error("No input connection available - keyboard may not be focused on an input field")
         }
         "keyboard/input" => {
             let text = params.get("base64_text").and_then(Value::as_str).unwrap_or("");

@@ -6,7 +6,7 @@ use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::Output;
 use crate::world::template::Value;
-use crate::world::{ADB_KEYBOARD_IME, LATIN_IME, ScreenInstance, World};
+use crate::world::{ADB_KEYBOARD_IME, LATIN_IME, PORTAL_IME, ScreenInstance, World};
 
 pub(crate) fn wm(device: &SimDevice, args: &[&str]) -> Output {
     let c = device.config();
@@ -218,7 +218,7 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
                 return ok(format!("{}\n", world.ime));
             }
             if *ns == "secure" && *key == "enabled_input_methods" {
-                return ok(format!("{ADB_KEYBOARD_IME}:{LATIN_IME}\n"));
+                return ok(format!("{ADB_KEYBOARD_IME}:{LATIN_IME}:{PORTAL_IME}\n"));
             }
             match SETTINGS.iter().find(|(n, k, _)| n == ns && k == key) {
                 Some((_, _, state)) => ok(format!("{}\n", setting_text(&world, state))),
@@ -257,7 +257,7 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
 }
 
 pub(crate) fn ime(device: &SimDevice, args: &[&str]) -> Output {
-    let installed = [ADB_KEYBOARD_IME, LATIN_IME];
+    let installed = [ADB_KEYBOARD_IME, LATIN_IME, PORTAL_IME];
     let mut world = device.world();
     match args {
         ["list", ..] => {

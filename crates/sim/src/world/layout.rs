@@ -758,8 +758,12 @@ fn keyboard_window(world: &World, bounds: Rect) -> Node {
             ..node("android.widget.FrameLayout", pkg, bounds)
         };
     }
-    let pkg = "com.android.adbkeyboard";
-    let text = label("ADB Keyboard {ON}".into(), pkg, bounds, 16.0, TEXT, false);
+    let (pkg, name) = if world.ime == super::PORTAL_IME {
+        ("com.droidrun.portal", "Droidrun Keyboard")
+    } else {
+        ("com.android.adbkeyboard", "ADB Keyboard {ON}")
+    };
+    let text = label(name.into(), pkg, bounds, 16.0, TEXT, false);
     Node {
         role: Role::Surface { color: 0xE8EAED },
         children: vec![text],

@@ -47,6 +47,8 @@ pub(crate) const FILES: &str = "files";
 pub(crate) const LAUNCHER_PACKAGE: &str = "com.android.launcher3";
 pub(crate) const ADB_KEYBOARD_IME: &str = "com.android.adbkeyboard/.AdbIME";
 pub(crate) const LATIN_IME: &str = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME";
+/// The mobilerun Portal's keyboard (its `/keyboard/*` endpoints type through it).
+pub(crate) const PORTAL_IME: &str = "com.droidrun.portal/.DroidrunKeyboardIME";
 
 /// `com.pkg/.Act` as ActivityRecord prints a component (short form when the class is
 /// inside the package).

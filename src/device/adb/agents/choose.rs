@@ -172,6 +172,59 @@ impl AdbDevice {
 }
 
 impl AdbDevice {
+    /// Types or clears through the Portal's keyboard when the Portal is the agent
+    /// and its keyboard is the phone's input method: `None` when not (nothing was
+    /// typed: the usual way then). A Portal that stopped listening or refuses its
+    /// token is set aside (nothing was typed either); any other failure is an
+    /// error, as some of the text may be in.
+    pub(in crate::device::adb) fn keyboard_through_agent(
+        &mut self,
+        op: &str,
+        path: &'static str,
+        body: Value,
+    ) -> Option<Result<(), DeviceError>> {
+        let mut state = match self.agent_in_hand() {
+            Ok(state) => state,
+            Err(e) => return Some(Err(e)),
+        };
+        let done = match &mut state {
+            AgentState::Portal(server) => match self.portal_keyboard(server, path, body) {
+                Ok(true) => Some(Ok(())),
+                Ok(false) => None,
+                Err(e @ (AgentError::NotListening { .. } | AgentError::Unauthorized)) => {
+                    state = AgentState::SetAside { agent: PORTAL_NAME, why: format!("it failed: {}", chain(&e)) };
+                    None
+                }
+                Err(source) => Some(Err(DeviceError::Agent {
+                    device: self.name.clone(),
+                    agent: PORTAL_NAME,
+                    op: op.into(),
+                    source,
+                })),
+            },
+            _ => None,
+        };
+        self.agent = state;
+        done
+    }
+
+    /// A screenshot from the Portal when it is the agent and takes them: `None`
+    /// otherwise, or when it fails (a read: `screencap` then does it; a Portal
+    /// whose screenshot failed is not asked for one again).
+    pub(in crate::device::adb) fn screenshot_through_agent(&mut self) -> Option<Vec<u8>> {
+        let mut state = self.agent_in_hand().ok()?;
+        let png = match &mut state {
+            AgentState::Portal(server) if server.screenshots => {
+                let taken = self.portal_screenshot(server);
+                server.screenshots = taken.is_ok();
+                taken.ok()
+            }
+            _ => None,
+        };
+        self.agent = state;
+        png
+    }
+
     /// The server again after it stopped listening (another client's run of it
     /// ended, or it crashed): looked for, and started, once — as uiautomator2's
     /// own client does.

@@ -3,7 +3,8 @@
 //! device port, reached only through the ADB transport (a `tcp:PORT` stream per
 //! request, `http.rs`); it returns the UI tree in tens of milliseconds where a dump
 //! takes seconds, and taps without starting a JVM. uiautomator2's server is
-//! `u2.rs`'s. An agent is started when it is installed and never installed here; a
+//! `u2.rs`'s, the mobilerun Portal `portal.rs`'s (which also types with its keyboard
+//! and takes screenshots). An agent is started when it is installed and never installed here; a
 //! tree it returns that looks stale or empty is replaced by a dump, and the
 //! observation says so. Not the ADB client (`transport/`).
 
@@ -15,4 +16,5 @@ mod portal_tree;
 pub(in crate::device::adb) mod state;
 mod u2;
 
+pub(in crate::device::adb) use portal::keyboard_body;
 pub use state::{AgentError, ObserveWith};

@@ -7,7 +7,9 @@
 //! never shown. A look is two requests and no shell: `/a11y_tree_full` (every node
 //! with its flags, written as a dump by `portal_tree.rs`) and `/phone_state`.
 //! Taps, long presses, swipes, Back and Home go through `/action/*` when the Portal
-//! has them; a Portal that does not (before 0.4) leaves them to `input`.
+//! has them; a Portal that does not (before 0.4) leaves them to `input`. Text is
+//! typed (and a field cleared) by its keyboard (`/keyboard/input|clear`) while that
+//! keyboard is the phone's input method, and screenshots are its `/screenshot` PNG.
 
 use std::time::Duration;
 
@@ -116,7 +118,7 @@ impl AdbDevice {
                 };
                 (!token.is_empty() && token.chars().all(|c| c.is_ascii_graphic())).then_some(token)
             });
-        Ok(PortalFound::Running(PortalServer { token, gestures: true }))
+        Ok(PortalFound::Running(PortalServer { token, gestures: true, screenshots: true }))
     }
 
     /// One look: the full tree and the phone's state, two requests, no shell.
@@ -178,6 +180,45 @@ impl AdbDevice {
             Err(e) => Err(e),
         }
     }
+}
+
+impl AdbDevice {
+    /// Types (`/keyboard/input`) or clears (`/keyboard/clear`) with the Portal's
+    /// keyboard: `Ok(false)` when that keyboard is not the phone's input method (the
+    /// Portal says "No input connection") or the Portal has no such endpoint —
+    /// nothing was typed either way.
+    pub(in crate::device::adb) fn portal_keyboard(
+        &mut self,
+        server: &mut PortalServer,
+        path: &str,
+        body: Value,
+    ) -> Result<bool, AgentError> {
+        match self.portal_call(server, "POST", path, Some(body), Duration::ZERO) {
+            Ok(_) => Ok(true),
+            Err(AgentError::Rpc { message, .. })
+                if message.starts_with("No input connection") || message.starts_with("Unknown") =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The screen as the Portal captures it: a PNG, base64 in `data`.
+    pub(in crate::device::adb) fn portal_screenshot(&mut self, server: &PortalServer) -> Result<Vec<u8>, AgentError> {
+        use base64::Engine as _;
+        let data = self.portal_call(server, "GET", "/screenshot", None, Duration::ZERO)?;
+        let text = data.as_str().ok_or_else(|| AgentError::NotJsonRpc("a screenshot that is not text".into()))?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text.trim())
+            .map_err(|_| AgentError::NotJsonRpc("a screenshot that is not base64".into()))
+    }
+}
+
+/// The text the Portal's keyboard endpoint takes.
+pub(in crate::device::adb) fn keyboard_body(text: &str) -> Value {
+    use base64::Engine as _;
+    json!({ "base64_text": base64::engine::general_purpose::STANDARD.encode(text) })
 }
 
 /// The Portal's request for a gesture `Device` asks for, if it has one.

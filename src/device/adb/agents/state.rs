@@ -109,6 +109,8 @@ pub(in crate::device::adb) struct PortalServer {
     pub(in crate::device::adb) token: Option<String>,
     /// Whether it takes `/action/*` gestures (false once it said it does not).
     pub(in crate::device::adb) gestures: bool,
+    /// Whether it takes screenshots (false once one failed: screencap then).
+    pub(in crate::device::adb) screenshots: bool,
 }
 
 #[cfg(test)]
