@@ -87,6 +87,9 @@ pub struct ExecArgs {
     traces: TraceArgs,
 }
 
+/// At most this many notes of an agent giving way to a dump, per script.
+const FALLBACK_NOTES: usize = 3;
+
 /// What `codeact exec` prints as each script ends.
 fn print_report(report: &Report) {
     let result = &report.result;
@@ -98,6 +101,24 @@ fn print_report(report: &Report) {
     }
     if let Some(more) = more {
         codeact::errln!("  {more}");
+    }
+    // An on-device agent that gave way to `uiautomator dump` is said once, not on
+    // every action after it (the first note of an agent set aside also says what
+    // comes next: the later ones are its beginning).
+    let mut fallbacks: Vec<&str> = Vec::new();
+    for f in result.actions.iter().filter_map(|a| a.capture.fallback.as_deref()) {
+        if !fallbacks.iter().any(|seen| seen.starts_with(f) || f.starts_with(seen)) {
+            fallbacks.push(f);
+        }
+    }
+    for f in fallbacks.iter().take(FALLBACK_NOTES) {
+        codeact::errln!("  note: {}", clean(f));
+    }
+    if fallbacks.len() > FALLBACK_NOTES {
+        codeact::errln!(
+            "  note: and {} more (the trajectory's actions have them all)",
+            fallbacks.len() - FALLBACK_NOTES
+        );
     }
     let verdict = report.verdict.word();
     let verdict =

@@ -268,6 +268,11 @@ fn a_portal_that_changes_its_token_goes_stale_or_breaks_gives_way_to_a_dump() {
     let why = why.unwrap_or_default();
     assert!(why.contains("the mobilerun Portal is set aside") && why.contains("401"), "{events}");
     assert!(!events.contains("first-t0ken"), "no token in the trajectory");
+    // The terminal says it once, under the actions.
+    let err = String::from_utf8_lossy(&out.stderr);
+    let notes: Vec<&str> = err.lines().filter(|l| l.trim_start().starts_with("note: the mobilerun Portal")).collect();
+    assert_eq!(notes.len(), 1, "{err}");
+    assert!(notes[0].contains("set aside") && !err.contains("first-t0ken"), "{err}");
     shell(&sim.addr, "simctl portal token none");
 
     // Stale: the Portal's tree frozen on the home screen while Settings is in front.
