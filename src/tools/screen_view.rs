@@ -33,7 +33,15 @@ pub(crate) struct ScreenView {
     pub(super) latest: Option<Arc<Observation>>,
     /// The read that showed the screen settled, which the next lookup may use
     /// instead of reading again (`settling.rs`).
-    pub(super) settled: Option<super::settling::SettledRead>,
+    pub(super) settled: Option<SettledRead>,
     /// The last observation whose state print was taken, with it.
     pub(super) printed: Option<(Arc<Observation>, u64)>,
+}
+
+/// The read that showed the screen settled, and when it was made (`settling.rs`
+/// decides when a lookup may use it).
+#[derive(Clone)]
+pub(crate) struct SettledRead {
+    pub(super) obs: Arc<Observation>,
+    pub(super) at: std::time::Instant,
 }

@@ -17,19 +17,13 @@ use std::time::{Duration, Instant};
 
 use super::context::ToolContext;
 use super::error::ToolError;
+use super::screen_view::SettledRead;
 use crate::device::Observation;
 
 /// How long after settling its read may stand for a lookup's: the time a script
 /// takes between one statement and the next, not the time a model or a person
 /// takes between snippets or lines (those look again).
 pub(crate) const REUSE_WITHIN: Duration = Duration::from_millis(250);
-
-/// The read that showed the screen settled, and when it was made.
-#[derive(Clone)]
-pub(crate) struct SettledRead {
-    obs: Arc<Observation>,
-    at: Instant,
-}
 
 impl ToolContext {
     /// Waits for the screen to settle (two equal consecutive reads, or one the
