@@ -363,3 +363,30 @@ fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+#[test]
+fn uiautomator2s_server_types_any_text_by_pasting_and_puts_the_clipboard_back() {
+    let sim = SimProcess::start(&[]);
+    install_u2(&sim.addr);
+    // Gboard, not ADBKeyboard: `input text` cannot type this, and the broadcast
+    // would need ADBKeyboard.
+    shell(&sim.addr, "ime set com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME");
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("type.rhai");
+    let script = "set_clipboard(\"keep me\");\nstart_app(\"com.example.notes\");\ntap(#{desc: \"New note\"});\n\
+         input_text(\"héllo 世界\");\nassert_visible(#{text: \"héllo 世界\"});\nprint(`clipboard: ${get_clipboard()}`);\n";
+    std::fs::write(&file, script).expect("script");
+    let run = |observe: &str| {
+        let out = codeact(&["exec", file.to_str().expect("path"), "--device", &sim.addr, "--observe", observe], &[]);
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), said)
+    };
+    let (passed, said) = run("u2");
+    assert!(passed, "{said}");
+    assert!(said.contains("clipboard: keep me"), "the clipboard is put back: {said}");
+    // The usual way cannot type it on this keyboard, and says how to.
+    shell(&sim.addr, "simctl reset");
+    shell(&sim.addr, "ime set com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME");
+    let (passed, said) = run("dump");
+    assert!(!passed && said.contains("ADBKeyboard"), "{said}");
+}

@@ -9,6 +9,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::json;
 
+use super::agents::KeyboardAct;
 use super::agents::state::{AgentState, ObserveWith};
 use super::quote::{chunks, quote, valid_name};
 use super::transport::{Deadline, DirectConnection, HeldStream, ServerConnection, ShellOutput, TransportError};
@@ -310,10 +311,8 @@ impl Device for AdbDevice {
         if text.is_empty() {
             return Ok(());
         }
-        // The Portal's keyboard types any text in one request, when it is the
-        // phone's input method.
-        let body = super::agents::keyboard_body(text);
-        if let Some(done) = self.keyboard_through_agent("type text", "/keyboard/input", body) {
+        // An agent types any text without a JVM (and without ADBKeyboard).
+        if let Some(done) = self.keyboard_through_agent("type text", KeyboardAct::Type(text)) {
             return done;
         }
         // `input text` carries printable ASCII; only a literal `%s` cannot be sent, as
@@ -346,7 +345,7 @@ impl Device for AdbDevice {
     }
 
     fn clear_text(&mut self) -> Result<(), DeviceError> {
-        if let Some(done) = self.keyboard_through_agent("clear text", "/keyboard/clear", json!({})) {
+        if let Some(done) = self.keyboard_through_agent("clear text", KeyboardAct::Clear) {
             return done;
         }
         if self.current_ime()? == ADB_KEYBOARD {

@@ -10,10 +10,10 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::portal::{PortalFound, gesture_request};
-use super::state::{AgentError, AgentState, ObserveWith, PORTAL_NAME, U2_NAME, U2Server};
+use super::state::{AgentError, AgentState, KeyboardAct, ObserveWith, PORTAL_NAME, U2_NAME, U2Server};
 use super::u2::U2Found;
 use crate::device::adb::device::AdbDevice;
 use crate::device::{DeviceError, Observation};
@@ -172,23 +172,42 @@ impl AdbDevice {
 }
 
 impl AdbDevice {
-    /// Types or clears through the Portal's keyboard when the Portal is the agent
-    /// and its keyboard is the phone's input method: `None` when not (nothing was
-    /// typed: the usual way then). A Portal that stopped listening or refuses its
-    /// token is set aside (nothing was typed either); any other failure is an
-    /// error, as some of the text may be in.
+    /// Types or clears through the agent: the Portal's keyboard while it is the
+    /// phone's input method, uiautomator2's server by pasting (and clearing) the
+    /// focused field. `None` when neither can (nothing was typed: the usual way
+    /// then). An agent that stopped listening or refuses its token is set aside
+    /// (nothing was typed either); any other failure is an error, as some of the
+    /// text may be in.
     pub(in crate::device::adb) fn keyboard_through_agent(
         &mut self,
         op: &str,
-        path: &'static str,
-        body: Value,
+        act: KeyboardAct<'_>,
     ) -> Option<Result<(), DeviceError>> {
         let mut state = match self.agent_in_hand() {
             Ok(state) => state,
             Err(e) => return Some(Err(e)),
         };
         let done = match &mut state {
-            AgentState::Portal(server) => match self.portal_keyboard(server, path, body) {
+            AgentState::U2(server) => {
+                let typed = match act {
+                    KeyboardAct::Type(text) => self.u2_type(server, text),
+                    KeyboardAct::Clear => self.u2_call(server, "clearInputText", json!([]), Duration::ZERO).map(drop),
+                };
+                match typed {
+                    Ok(()) => Some(Ok(())),
+                    Err(e @ AgentError::NotListening { .. }) => {
+                        state = AgentState::SetAside { agent: U2_NAME, why: format!("it stopped: {}", chain(&e)) };
+                        None
+                    }
+                    Err(source) => Some(Err(DeviceError::Agent {
+                        device: self.name.clone(),
+                        agent: U2_NAME,
+                        op: op.into(),
+                        source,
+                    })),
+                }
+            }
+            AgentState::Portal(server) => match self.portal_keyboard(server, act) {
                 Ok(true) => Some(Ok(())),
                 Ok(false) => None,
                 Err(e @ (AgentError::NotListening { .. } | AgentError::Unauthorized)) => {

@@ -16,5 +16,5 @@ mod portal_tree;
 pub(in crate::device::adb) mod state;
 mod u2;
 
-pub(in crate::device::adb) use portal::keyboard_body;
+pub(in crate::device::adb) use state::KeyboardAct;
 pub use state::{AgentError, ObserveWith};

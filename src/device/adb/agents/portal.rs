@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::portal_tree::to_hierarchy_xml;
-use super::state::{AgentError, PORTAL_NAME, PortalServer};
+use super::state::{AgentError, KeyboardAct, PORTAL_NAME, PortalServer};
 use crate::device::adb::device::AdbDevice;
 use crate::device::{DeviceError, Observation, ObservedVia, PhoneState};
 
@@ -190,9 +190,12 @@ impl AdbDevice {
     pub(in crate::device::adb) fn portal_keyboard(
         &mut self,
         server: &mut PortalServer,
-        path: &str,
-        body: Value,
+        act: KeyboardAct<'_>,
     ) -> Result<bool, AgentError> {
+        let (path, body) = match act {
+            KeyboardAct::Type(text) => ("/keyboard/input", keyboard_body(text)),
+            KeyboardAct::Clear => ("/keyboard/clear", json!({})),
+        };
         match self.portal_call(server, "POST", path, Some(body), Duration::ZERO) {
             Ok(_) => Ok(true),
             Err(AgentError::Rpc { message, .. })
@@ -216,7 +219,7 @@ impl AdbDevice {
 }
 
 /// The text the Portal's keyboard endpoint takes.
-pub(in crate::device::adb) fn keyboard_body(text: &str) -> Value {
+fn keyboard_body(text: &str) -> Value {
     use base64::Engine as _;
     json!({ "base64_text": base64::engine::general_purpose::STANDARD.encode(text) })
 }

@@ -91,6 +91,13 @@ pub enum AgentError {
     NotReady { secs: f64, output: String },
 }
 
+/// What a keyboard call through an agent does.
+#[derive(Clone, Copy)]
+pub(in crate::device::adb) enum KeyboardAct<'a> {
+    Type(&'a str),
+    Clear,
+}
+
 /// uiautomator2's server in messages.
 pub(in crate::device::adb) const U2_NAME: &str = "uiautomator2's server";
 /// The Portal in messages.

@@ -75,6 +75,17 @@ impl AdbDevice {
         }
     }
 
+    /// Types `text` into the focused field as uiautomator2's own client does when
+    /// its keyboard is not installed: put on the clipboard and pasted. The
+    /// clipboard's text is put back afterwards (an empty one stays empty).
+    pub(in crate::device::adb) fn u2_type(&mut self, server: &mut U2Server, text: &str) -> Result<(), AgentError> {
+        let kept = self.u2_call(server, "getClipboard", json!([]), Duration::ZERO)?;
+        self.u2_call(server, "setClipboard", json!([null, text]), Duration::ZERO)?;
+        let pasted = self.u2_call(server, "pasteClipboard", json!([]), Duration::ZERO);
+        let put_back = self.u2_call(server, "setClipboard", json!([null, kept.as_str().unwrap_or("")]), Duration::ZERO);
+        pasted.and(put_back).map(drop)
+    }
+
     /// Calls `method` with positional `params`; `extra` is time the call itself
     /// takes on the device (a gesture's duration).
     pub(in crate::device::adb) fn u2_call(
