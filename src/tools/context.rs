@@ -248,13 +248,13 @@ impl ToolContext {
     }
 
     /// Reads the live screen without touching the snapshot (unless there was none
-    /// yet: then it becomes the snapshot).
-    /// The read settling just made stands for a new one once (`settling.rs`).
+    /// yet: then it becomes the snapshot). The read settling just made stands for
+    /// a new one, once (`settling.rs`).
     pub(crate) fn look(&mut self) -> Result<Arc<Observation>, DeviceError> {
-        if let Some(obs) = self.take_settled_read() {
-            return Ok(obs);
-        }
-        let obs = Arc::new(self.device.observe()?);
+        let obs = match self.take_settled_read() {
+            Some(settled) => settled,
+            None => Arc::new(self.device.observe()?),
+        };
         if self.screen.snapshot.is_none() {
             self.set_snapshot(Some(obs.clone()));
         }

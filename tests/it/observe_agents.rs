@@ -320,7 +320,8 @@ fn the_portal_types_with_its_keyboard_and_takes_the_screenshots() {
          let a = shell(\"simctl stats\");\ninput_text(\"héllo 世界\");\nlet b = shell(\"simctl stats\");\n\
          screenshot(\"after\");\nlet c = shell(\"simctl stats\");\n\
          print(a.output); print(b.output); print(c.output);\n\
-         assert_visible(#{text: \"héllo 世界\"});\n";
+         assert_visible(#{text: \"héllo 世界\"});\n\
+         clear_text();\nassert_visible(#{id: \"note_title\", text: \"Title\"});\n";
     std::fs::write(&file, script).expect("script");
     let run = |name: &str| {
         let traj = dir.path().join(name);

@@ -199,7 +199,7 @@ pub(crate) fn indexed_tree(device: &SimDevice) -> Vec<Value> {
         }
         let class = node.class.rsplit('.').next().unwrap_or("").to_string();
         let id_name = node.resource_id.rsplit('/').next().unwrap_or("");
-        let text = [node.text.as_str(), node.content_desc.as_str(), id_name, class.as_str()]
+        let text = [accessibility_text(node), node.content_desc.as_str(), id_name, class.as_str()]
             .into_iter()
             .find(|t| !t.is_empty())
             .unwrap_or("")
@@ -225,6 +225,12 @@ pub(crate) fn indexed_tree(device: &SimDevice) -> Vec<Value> {
     active_root(device).and_then(|root| walk(&root, &mut next, size)).into_iter().collect()
 }
 
+/// A node's text as accessibility reports it: an empty field's is its hint
+/// (`TextView.getTextForAccessibility`), as in `uiautomator dump`.
+fn accessibility_text(node: &Node) -> &str {
+    if node.text.is_empty() { &node.hint } else { &node.text }
+}
+
 /// Every node of the active window with its flags (`/a11y_tree_full`); `filter`
 /// leaves out nodes wholly off screen.
 pub(crate) fn full_tree(device: &SimDevice, filter: bool) -> Option<Value> {
@@ -240,7 +246,7 @@ pub(crate) fn full_tree(device: &SimDevice, filter: bool) -> Option<Value> {
             "resourceId": node.resource_id,
             "className": node.class,
             "packageName": node.package,
-            "text": node.text,
+            "text": accessibility_text(node),
             "contentDescription": node.content_desc,
             "hint": node.hint,
             "boundsInScreen": {"left": b.left, "top": b.top, "right": b.right, "bottom": b.bottom},
