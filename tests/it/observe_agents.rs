@@ -86,11 +86,7 @@ fn command_lines_for_taps(addr: &str, observe: &str, taps: usize) -> u64 {
     );
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "exec --observe {observe}: {}", String::from_utf8_lossy(&out.stderr));
-    let counts: Vec<u64> = printed
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
-        .filter_map(|v| v["commands"].as_u64())
-        .collect();
+    let counts = printed_counts(&printed);
     let [before, after] = counts[..] else { panic!("two counts in {printed}") };
     after - before
 }

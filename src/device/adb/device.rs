@@ -205,7 +205,7 @@ impl AdbDevice {
     }
 
     /// A whole PNG of this screen's size (either way round), or why it is not.
-    fn checked_png(&self, png: &[u8], expected: (u32, u32)) -> Result<(), DeviceError> {
+    pub(super) fn checked_png(&self, png: &[u8], expected: (u32, u32)) -> Result<(), DeviceError> {
         let device = || self.name.clone();
         let header = png::Decoder::new(std::io::Cursor::new(png))
             .read_info()
@@ -256,9 +256,7 @@ impl Device for AdbDevice {
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
         let expected = self.screen_size()?;
-        if let Some(png) = self.screenshot_through_agent()
-            && self.checked_png(&png, expected).is_ok()
-        {
+        if let Some(png) = self.screenshot_through_agent(expected) {
             return Ok(png);
         }
         let timeout = self.timeout * 2;

@@ -187,6 +187,9 @@ impl AdbDevice {
             Ok(state) => state,
             Err(e) => return Some(Err(e)),
         };
+        let failed = |device: &Self, agent, source| {
+            Some(Err(DeviceError::Agent { device: device.name.clone(), agent, op: op.into(), source }))
+        };
         let done = match &mut state {
             AgentState::U2(server) => {
                 let typed = match act {
@@ -199,12 +202,7 @@ impl AdbDevice {
                         state = AgentState::SetAside { agent: U2_NAME, why: format!("it stopped: {}", chain(&e)) };
                         None
                     }
-                    Err(source) => Some(Err(DeviceError::Agent {
-                        device: self.name.clone(),
-                        agent: U2_NAME,
-                        op: op.into(),
-                        source,
-                    })),
+                    Err(source) => failed(self, U2_NAME, source),
                 }
             }
             AgentState::Portal(server) => match self.portal_keyboard(server, act) {
@@ -214,12 +212,7 @@ impl AdbDevice {
                     state = AgentState::SetAside { agent: PORTAL_NAME, why: format!("it failed: {}", chain(&e)) };
                     None
                 }
-                Err(source) => Some(Err(DeviceError::Agent {
-                    device: self.name.clone(),
-                    agent: PORTAL_NAME,
-                    op: op.into(),
-                    source,
-                })),
+                Err(source) => failed(self, PORTAL_NAME, source),
             },
             _ => None,
         };
@@ -228,15 +221,16 @@ impl AdbDevice {
     }
 
     /// A screenshot from the Portal when it is the agent and takes them: `None`
-    /// otherwise, or when it fails (a read: `screencap` then does it; a Portal
-    /// whose screenshot failed is not asked for one again).
-    pub(in crate::device::adb) fn screenshot_through_agent(&mut self) -> Option<Vec<u8>> {
+    /// otherwise, or when it fails or is not a whole PNG of a `screen`-sized
+    /// screen (a read: `screencap` then does it; a Portal whose screenshot failed
+    /// is not asked for one again).
+    pub(in crate::device::adb) fn screenshot_through_agent(&mut self, screen: (u32, u32)) -> Option<Vec<u8>> {
         let mut state = self.agent_in_hand().ok()?;
         let png = match &mut state {
             AgentState::Portal(server) if server.screenshots => {
-                let taken = self.portal_screenshot(server);
-                server.screenshots = taken.is_ok();
-                taken.ok()
+                let taken = self.portal_screenshot(server).ok().filter(|png| self.checked_png(png, screen).is_ok());
+                server.screenshots = taken.is_some();
+                taken
             }
             _ => None,
         };
