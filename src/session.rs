@@ -418,6 +418,16 @@ impl Session {
         Ok(out)
     }
 
+    /// Copies a file from the phone into `into`, at most `limit` bytes; how many came.
+    pub fn pull_file(&mut self, path: &str, into: &mut dyn std::io::Write, limit: u64) -> Result<u64, DeviceError> {
+        self.tools().runtime_device().pull_file(path, into, limit)
+    }
+
+    /// The phone's platform.
+    pub fn platform(&mut self) -> crate::device::Platform {
+        self.tools().runtime_device().platform()
+    }
+
     /// Whether an app (package or bundle id) is installed on the phone.
     pub fn is_installed(&mut self, package: &str) -> Result<bool, DeviceError> {
         self.tools().runtime_device().is_installed(package)

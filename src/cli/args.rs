@@ -30,19 +30,26 @@ impl Vision {
     }
 }
 
+/// What `--device` takes.
+pub const DEVICE_HELP: &str = "`sim` (the built-in virtual device), `sim:ios` (the same phone as an iPhone, \
+through its WebDriverAgent), `sim:harmony` (the same phone as a HarmonyOS phone, through its hdc server), \
+`ios:http://HOST:PORT` (an iPhone's WebDriverAgent, e.g. through `iproxy 8100 8100`), `hdc` or \
+`hdc:CONNECT_KEY` (a HarmonyOS phone through the hdc server, 127.0.0.1:8710 or $OHOS_HDC_SERVER_PORT), \
+`HOST:PORT` (direct TCP to an adbd), or a serial from `codeact devices`. Default: $ANDROID_SERIAL, else the \
+only device the adb server sees.";
+
 /// Which phone to use, for every command that needs one.
 #[derive(clap::Args, Debug)]
 pub struct DeviceArgs {
-    /// `sim` (the built-in virtual device), `sim:ios` (the same phone as an iPhone,
-    /// through its WebDriverAgent), `sim:harmony` (the same phone as a HarmonyOS
-    /// phone, through its hdc server), `ios:http://HOST:PORT` (an iPhone's
-    /// WebDriverAgent, e.g. through `iproxy 8100 8100`), `hdc` or `hdc:CONNECT_KEY`
-    /// (a HarmonyOS phone through the hdc server, 127.0.0.1:8710 or
-    /// $OHOS_HDC_SERVER_PORT), `HOST:PORT` (direct TCP to an adbd), or a serial from
-    /// `codeact devices`. Default: $ANDROID_SERIAL, else the only device the adb
-    /// server sees.
-    #[arg(long, short = 'd')]
+    #[arg(long, short = 'd', help = DEVICE_HELP)]
     pub device: Option<String>,
+    #[command(flatten)]
+    pub how: DeviceHow,
+}
+
+/// How a phone is reached, whichever it is.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct DeviceHow {
     /// Seconds any one device operation may take before it fails (default 20).
     #[arg(long)]
     pub timeout: Option<f64>,
@@ -62,8 +69,8 @@ impl DeviceArgs {
     pub fn open(&self) -> anyhow::Result<Box<dyn Device>> {
         let flags = Flags {
             device: self.device.clone(),
-            device_timeout_s: self.timeout,
-            observe: self.observe,
+            device_timeout_s: self.how.timeout,
+            observe: self.how.observe,
             ..Flags::default()
         };
         Ok(open_device(&Settings::load(None, &flags)?)?)
@@ -155,8 +162,8 @@ impl SessionArgs {
             secrets: self.secrets.clone(),
             assets: self.assets.clone(),
             device: device.device.clone(),
-            device_timeout_s: device.timeout,
-            observe: device.observe,
+            device_timeout_s: device.how.timeout,
+            observe: device.how.observe,
             ..defaults
         };
         Settings::load(self.config.as_deref(), &flags)

@@ -115,6 +115,14 @@ pub struct EvalArgs {
     /// screenshots, as `codeact run` does), on, or off.
     #[arg(long, value_enum, default_value = "auto")]
     vision: Vision,
+    /// Exit 1 when the mean score over every instance is below this (0 to 1), as
+    /// when an instance is broken: a CI gate for an LLM agent's runs.
+    #[arg(long, value_name = "X", value_parser = parse_score)]
+    min_score: Option<f64>,
+    /// Print one JSON object per line on stdout as the suite runs (events planned,
+    /// instance, summary) instead of the progress lines and the table.
+    #[arg(long)]
+    json: bool,
     /// What each LLM run keeps besides events and scripts: step, action or none.
     #[arg(long, value_enum, default_value = "none", value_name = "WHEN")]
     pub(super) save_trajectory: SaveMode,
@@ -129,6 +137,15 @@ pub struct EvalArgs {
     /// the table (also survival.md and survival.json in --out).
     #[arg(long, conflicts_with_all = ["agent", "variant", "instances", "repeat", "shard", "faults"])]
     survival: bool,
+}
+
+/// A `--min-score` outside 0..=1.
+#[derive(Debug, thiserror::Error)]
+#[error("--min-score takes a score from 0 to 1, e.g. 0.8 (got {0:?})")]
+struct BadScore(String);
+
+fn parse_score(text: &str) -> Result<f64, BadScore> {
+    text.trim().parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x)).ok_or_else(|| BadScore(text.to_string()))
 }
 
 /// A `--shard` that is not I/N with 0 <= I < N.
@@ -286,13 +303,28 @@ impl EvalArgs {
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
         let locator = self.locator.vision(&settings.llm, &self.llm)?;
         let open_session = session_factory(&settings, self.session.person(false)?, locator, self.platform);
+        let json = self.json;
         let progress = |p: SuiteProgress| match p {
+            SuiteProgress::Planned { templates, instances, phones } if json => codeact::outln!(
+                "{}",
+                serde_json::json!({"event": "planned", "templates": templates, "instances": instances,
+                    "phones": phones, "agent": agent_name, "seed": self.seed, "out": out_dir.display().to_string()})
+            ),
             SuiteProgress::Planned { templates, instances, phones } => codeact::errln!(
                 "codeact eval: {templates} templates, {instances} instances, agent {agent_name}, seed {}, {phones} phone{}; results in {}",
                 self.seed,
                 if phones == 1 { "" } else { "s" },
                 out_dir.display()
             ),
+            SuiteProgress::Finished { result, done, total } if json => {
+                let mut line = serde_json::to_value(result).unwrap_or_default();
+                if let Some(fields) = line.as_object_mut() {
+                    fields.insert("event".into(), "instance".into());
+                    fields.insert("done".into(), done.into());
+                    fields.insert("total".into(), total.into());
+                }
+                codeact::outln!("{line}")
+            }
             SuiteProgress::Finished { result, done, total } => {
                 codeact::errln!("{}", progress_line(result, done, total))
             }
@@ -301,20 +333,34 @@ impl EvalArgs {
         finish_traces(traces.as_deref());
         let ran = ran?;
         let results = &ran.results;
-        codeact::out!("{}", clean(&results.markdown()));
-        codeact::errln!("results: {}", out_dir.join("results.json").display());
-        codeact::errln!("report: {}", ran.report.display());
+        let all = &results.summary.all;
+        let below = self.min_score.filter(|min| all.mean_score < *min);
+        if self.json {
+            codeact::outln!(
+                "{}",
+                serde_json::json!({"event": "summary", "totals": all, "planned": ran.planned,
+                    "min_score": self.min_score, "passed_min_score": below.is_none(),
+                    "results": out_dir.join("results.json").display().to_string(),
+                    "report": ran.report.display().to_string()})
+            );
+        } else {
+            codeact::out!("{}", clean(&results.markdown()));
+            codeact::errln!("results: {}", out_dir.join("results.json").display());
+            codeact::errln!("report: {}", ran.report.display());
+        }
         if let Some(why) = results.results.iter().find_map(|r| r.stopped_suite.as_ref()) {
             anyhow::bail!(
                 "stopped: an instance ended before the LLM answered once ({}); every other instance would too: check --base-url, --model and the key, then run again",
                 clean(why)
             );
         }
-        let all = &results.summary.all;
         let sound = all.broken == 0 && results.results.len() == ran.planned;
-        let ok = sound && (self.agent == AgentChoice::Llm || all.solved == all.instances);
+        let ok = sound && (self.agent == AgentChoice::Llm || all.solved == all.instances) && below.is_none();
         if let Some(code) = interrupt.exit_code() {
             return Ok(ExitCode::from(code));
+        }
+        if let Some(min) = below {
+            codeact::errln!("codeact: the mean score {:.3} is below --min-score {min}", all.mean_score);
         }
         Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
     }
@@ -421,7 +467,7 @@ impl EvalPlatform {
 
 /// The suite always runs on virtual phones.
 fn on_the_virtual_phone() -> DeviceArgs {
-    DeviceArgs { device: Some("sim".into()), timeout: None, observe: None }
+    DeviceArgs { device: Some("sim".into()), how: super::args::DeviceHow::default() }
 }
 
 /// Each worker's session: a fresh virtual phone, unattended (only an answers file

@@ -1,39 +1,69 @@
-//! `codeact exec`: run scripts, print how each went, write JUnit; the exit code says
+//! `codeact exec`: choose a suite's scripts, run them on one phone or several,
+//! show how each goes as it goes, write JUnit and the reports; the exit code says
 //! whether all passed (0), one failed (1), or one could not run to its end (2).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
-use codeact::config::Flags;
-use codeact::script::{self, ExecOptions, Report};
+use codeact::config::{Flags, Settings};
+use codeact::script::suite::{self, Filter, Shard};
+use codeact::script::{self, ExecOptions, Report, Script};
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use codeact::trajectory::junit::{self, Verdict};
 
-use super::args::{DeviceArgs, LlmArgs, LocatorArgs, SessionArgs, Switch, TraceArgs, finish_traces, open_device};
+use super::args::{LlmArgs, LocatorArgs, SessionArgs, Switch, TraceArgs, finish_traces, open_device};
+use super::exec_devices::{SuiteDevices, is_virtual};
+use super::exec_output::{ExecPrinter, Format, Totals};
 use super::{EXIT_ERROR, EXIT_FAILED};
 
-/// Run Rhai scripts against a device, with the tool catalog and every sandbox
-/// limit; exit 0 when each passes, 1 when one failed (an assertion or
+/// Run Rhai scripts against a device as tests, each on a fresh virtual phone (or
+/// the device given); exit 0 when each passes, 1 when one failed (an assertion or
 /// complete(false, ..)), 2 when one could not run to its end.
 ///
 ///   codeact exec scripts/turn_off_wifi.rhai --device sim
-///   codeact exec scripts/*.rhai -d sim --junit report.xml --trajectory runs/ci
+///   codeact exec tests/ -d sim --include-tags smoke --junit report.xml
+///   codeact exec tests/ -d sim --parallel 2 --trajectory runs/ci    # two virtual phones
+///   codeact exec tests/ -d emulator-5554 -d emulator-5556           # two phones, one script each at a time
+///   codeact exec tests/ -d sim --shard 1/2                           # CI job 1 of 2 (2/2 runs the rest)
 ///   codeact exec my.rhai --var name=张三 --var count=3 --limit timeout_ms=60000
-///   codeact exec checkout.rhai -d sim --heal --model gpt-4o-mini   # an LLM fixes a step that errs
+///   codeact exec checkout.rhai -d sim --heal --model gpt-4o-mini     # an LLM fixes a step that errs
 ///
-/// Each script gets a fresh session (variables, functions, memory) on the same
-/// device. Settings also come from codeact.toml (see `--config`).
+/// A folder runs every *.rhai in it, recursively, sorted by path (hidden entries,
+/// and modules other scripts there import, left out). A script declares its tags
+/// in its header comment: `// tags: smoke, settings`. Each script gets a fresh
+/// session (variables, functions, memory). Prints, actions and verdicts show as
+/// they happen; a closing line counts them. Settings also come from codeact.toml
+/// (see `--config`).
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct ExecArgs {
-    /// The scripts to run, in order.
-    #[arg(required = true)]
-    files: Vec<PathBuf>,
+    /// The scripts to run: files, and folders (their *.rhai, recursively).
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Only scripts tagged with any of these (comma-separated, or repeat the flag).
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    include_tags: Vec<String>,
+    /// Leave out scripts tagged with any of these.
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    exclude_tags: Vec<String>,
+    /// Run shard I of N (I from 1): the K-th script of the suite, sorted, runs in
+    /// shard (K mod N) + 1, so --shard 1/2 and --shard 2/2 together run every script
+    /// once (e.g. one CI job each).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// List the scripts the paths, tags and shard choose, with their tags, and exit.
+    #[arg(long, conflicts_with_all = ["check", "heal"])]
+    list: bool,
+    /// Print one JSON object per line on stdout as things happen (events start,
+    /// print, action, verdict, summary), and nothing else there.
+    #[arg(long, conflicts_with = "heal")]
+    json: bool,
     #[command(flatten)]
-    device: DeviceArgs,
+    devices: SuiteDevices,
     #[command(flatten)]
     session: SessionArgs,
     /// A variable the scripts can read, KEY=VALUE (numbers and true/false are typed).
@@ -61,11 +91,19 @@ pub struct ExecArgs {
     retries: usize,
     /// Write a JUnit XML report here: one test case per script; assertions and
     /// complete(false, ..) are failures, anything else that stops a script an error.
+    /// A script that did not pass leaves its last screen, the device log (logcat)
+    /// and its screen recording beside it (or in its --trajectory folder), linked
+    /// from its case.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// on: record the screen of each script on a real Android phone (screenrecord,
+    /// up to 3 minutes) and keep the video of one that did not pass. The virtual
+    /// phone needs none: --trajectory keeps every screen, and its report plays them.
+    #[arg(long, value_enum, value_name = "on|off", default_value = "on")]
+    screen_recording: Switch,
     /// Write each script's run here as it goes: events.jsonl (every action, with
-    /// timing), screenshots/ and ui/ after each action, script.rhai, summary.json.
-    /// With several scripts, one sub-directory per script.
+    /// timing), screenshots/ and ui/ after each action, script.rhai, summary.json,
+    /// report.html. With several scripts, one sub-directory per script and an index.
     #[arg(long, value_name = "DIR")]
     trajectory: Option<PathBuf>,
     /// Run one script step by step (each top-level statement a step; the comment
@@ -87,85 +125,36 @@ pub struct ExecArgs {
     traces: TraceArgs,
 }
 
-/// At most this many notes of an agent giving way to a dump, per script.
-const FALLBACK_NOTES: usize = 3;
-
-/// What `codeact exec` prints as each script ends.
-fn print_report(report: &Report) {
-    let result = &report.result;
-    let file = report.script.path.display();
-    codeact::out!("{}", clean(&result.output));
-    let (listed, more) = result.listed_actions(codeact::sandbox::LISTED_ACTIONS);
-    for a in listed {
-        codeact::errln!("  {:>8.1} ms  {}", a.duration_ms, clean(&a.summary_before(result.error.as_ref())));
-    }
-    if let Some(more) = more {
-        codeact::errln!("  {more}");
-    }
-    // An on-device agent that gave way to `uiautomator dump` is said once, not on
-    // every action after it (the first note of an agent set aside also says what
-    // comes next: the later ones are its beginning).
-    let mut fallbacks: Vec<&str> = Vec::new();
-    for f in result.actions.iter().filter_map(|a| a.capture.fallback.as_deref()) {
-        if !fallbacks.iter().any(|seen| seen.starts_with(f) || f.starts_with(seen)) {
-            fallbacks.push(f);
-        }
-    }
-    for f in fallbacks.iter().take(FALLBACK_NOTES) {
-        codeact::errln!("  note: {}", clean(f));
-    }
-    if fallbacks.len() > FALLBACK_NOTES {
-        codeact::errln!(
-            "  note: and {} more (the trajectory's actions have them all)",
-            fallbacks.len() - FALLBACK_NOTES
-        );
-    }
-    let verdict = report.verdict.word();
-    let verdict =
-        if report.attempt > 1 { format!("{verdict} (attempt {})", report.attempt) } else { verdict.to_string() };
-    match (&result.error, &result.completion) {
-        (Some(e), _) => codeact::errln!("{verdict} {file}: {}", clean(&e.to_string())),
-        (None, Some(c)) if !c.success => codeact::errln!("{verdict} {file}: completed as failed: {}", clean(&c.reason)),
-        (None, completion) => {
-            if let Some(c) = completion {
-                codeact::outln!("completed: {}", clean(&c.reason));
-            }
-            let calls = result.actions.len() + result.more_actions;
-            codeact::errln!("{verdict} {file} ({calls} actions, {:.0} ms)", result.duration_ms);
-        }
-    }
-    if let Some(png) = &report.failure_screenshot {
-        codeact::errln!("  failure screenshot: {}", png.display());
-    }
-    if let Some(dir) = &report.trajectory {
-        codeact::errln!("  trajectory: {}", dir.display());
-    }
-}
-
 /// With a trajectory: each script's run directory has its report.html; several
-/// scripts get an index at the top linking them all.
-fn write_exec_index(root: &std::path::Path, reports: &[Report]) -> anyhow::Result<()> {
-    let report = match reports {
-        [one] => one.trajectory.as_ref().map(|dir| dir.join("report.html")),
-        _ => {
-            let rows: Vec<(Option<std::path::PathBuf>, Vec<String>)> = reports
-                .iter()
-                .map(|r| {
-                    let link =
-                        r.trajectory.as_deref().and_then(|d| d.strip_prefix(root).ok()).map(|d| d.join("report.html"));
-                    let cells = vec![
-                        r.script.path.display().to_string(),
-                        r.verdict.word().to_string(),
-                        (r.result.actions.len() + r.result.more_actions).to_string(),
-                        format!("{:.0}", r.result.duration_ms),
-                    ];
-                    (link, cells)
-                })
-                .collect();
-            let head = ["script", "verdict", "actions", "ms"];
-            Some(codeact::report::write_index(root, "codeact exec", &head, &rows)?)
-        }
-    };
+/// scripts get an index at the top with the totals, filters and every script.
+fn write_exec_index(root: &std::path::Path, reports: &[Report], seconds: f64) -> anyhow::Result<()> {
+    let report =
+        match reports {
+            [one] => one.trajectory.as_ref().map(|dir| dir.join("report.html")),
+            _ => {
+                let rows: Vec<codeact::report::SuiteRow> =
+                    reports
+                        .iter()
+                        .map(|r| codeact::report::SuiteRow {
+                            name: r.script.path.display().to_string(),
+                            link: r
+                                .trajectory
+                                .as_deref()
+                                .and_then(|d| d.strip_prefix(root).ok())
+                                .map(|d| d.join("report.html")),
+                            verdict: r.verdict.word().to_string(),
+                            tags: r.script.tags.clone(),
+                            actions: r.result.actions.len() + r.result.more_actions,
+                            ms: r.result.duration_ms,
+                            message: r.result.error.as_ref().map(|e| e.message.clone()).or_else(|| {
+                                r.result.completion.as_ref().filter(|c| !c.success).map(|c| c.reason.clone())
+                            }),
+                            attempt: r.attempt,
+                        })
+                        .collect();
+                Some(codeact::report::write_suite_index(root, "codeact exec", &rows, seconds)?)
+            }
+        };
     if let Some(path) = report.filter(|p| p.is_file()) {
         codeact::errln!("report: {}", path.display());
     }
@@ -176,53 +165,58 @@ impl ExecArgs {
     pub fn exec(self) -> anyhow::Result<ExitCode> {
         let default_record = self.trajectory.is_some().then_some(Recording::All);
         let defaults = Flags { default_record, default_sensitive: Some(SensitivePolicy::Allow), ..Flags::default() };
-        let mut settings = self.session.settings(&self.device, defaults)?;
+        let filter =
+            Filter { include: self.include_tags.clone(), exclude: self.exclude_tags.clone(), shard: self.shard };
+        let selection = suite::select(&self.paths, &filter)?;
+        let scripts = selection.scripts;
+        let format = if self.json { Format::Json } else { Format::Text };
+        if self.list {
+            return Ok(list_scripts(&scripts, selection.found, self.shard, format));
+        }
+        let mut settings = self.session.settings(&self.devices.first(), defaults.clone())?;
         // A script's intent wins: the watchers answer only a dialog in the way of
         // one of its actions (a heal is the agent's run: watchers clear ahead).
         if !self.heal {
             settings.tools.watch_mode = codeact::tools::WatchMode::WhenBlocked;
         }
-        let scripts = script::read_scripts(&self.files)?;
         let vars = script::parse_vars(&self.vars)?;
         if self.check {
-            let errors = script::check(&scripts, &settings.limits, settings.persona.as_ref())?;
-            let mut bad = 0;
-            for (s, error) in scripts.iter().zip(&errors) {
-                match error {
-                    None => codeact::outln!("{}: parses, and every function it calls exists", s.path.display()),
-                    Some(e) => {
-                        bad += 1;
-                        codeact::errln!("{}: {}", s.path.display(), clean(&e.to_string()));
-                    }
-                }
-            }
-            if bad > 0 {
-                codeact::errln!("codeact: {bad} of {} scripts do not pass the check", scripts.len());
-                return Ok(ExitCode::from(EXIT_ERROR));
-            }
-            return Ok(ExitCode::SUCCESS);
+            return check_scripts(&scripts, &settings);
+        }
+        if self.heal {
+            return self.heal_one(&scripts, &vars, &settings);
+        }
+        let mut workers = self.devices.worker_settings(&self.session, &defaults)?;
+        for w in &mut workers {
+            w.tools.watch_mode = codeact::tools::WatchMode::WhenBlocked;
         }
         let traces = self.traces.start()?;
-        let mut session = Session::new(open_device(&settings)?, &settings)?;
-        session.set_human(self.session.person(true)?);
-        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
-        let on_sim =
-            matches!(codeact::device::DeviceSpec::parse(settings.device.as_deref()), codeact::device::DeviceSpec::Sim);
-        if self.heal {
-            let [script] = scripts.as_slice() else {
-                anyhow::bail!("--heal runs one script at a time ({} given); run them one by one", scripts.len());
-            };
-            let flags = super::heal::HealFlags {
-                script,
-                goal: self.goal.clone(),
-                vars: &vars,
-                llm: &self.llm,
-                trajectory: self.trajectory.as_deref(),
-                fresh_world: !self.keep_state && on_sim,
-                traces,
-            };
-            return super::heal::heal_script(flags, &settings, &mut session);
-        }
+        let person = self.session.person(true)?;
+        let vision = self.locator.vision(&settings.llm, &self.llm)?;
+        let open = |worker: usize| -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
+            let settings = workers.get(worker).unwrap_or(&settings);
+            let mut session = Session::new(open_device(settings)?, settings)?;
+            session.set_human(person.clone());
+            session.set_locator(vision.clone());
+            Ok(session)
+        };
+        let on_sim = workers.iter().all(|w| {
+            matches!(codeact::device::DeviceSpec::parse(w.device.as_deref()), codeact::device::DeviceSpec::Sim)
+        });
+        let printer = Arc::new(ExecPrinter::new(format, workers.len().min(scripts.len().max(1)), scripts.len()));
+        printer.json_event(&serde_json::json!({
+            "event": "suite",
+            "scripts": scripts.iter().map(|s| s.path.display().to_string()).collect::<Vec<_>>(),
+            "found": selection.found,
+            "shard": self.shard.map(|s| s.to_string()),
+            "workers": workers.len().min(scripts.len().max(1)),
+        }));
+        // SIGINT or SIGTERM: the scripts in hand are cancelled and end as
+        // interrupted, no other starts, and the records of those that ran are
+        // written before the exit (130 or 143).
+        let runtime = super::interrupt::runtime()?;
+        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the scripts in hand, then the records");
+        let heard = printer.clone();
         let options = ExecOptions {
             vars: &vars,
             trajectory: self.trajectory.as_deref(),
@@ -235,30 +229,33 @@ impl ExecArgs {
             verify_completion: self.verify_completion == Switch::On,
             fresh_world: !self.keep_state && on_sim,
             traces: traces.as_deref(),
-            interrupt: None,
+            interrupt: Some(&interrupt.token),
+            listener: Some(Arc::new(move |worker, event| heard.hear(worker, event))),
+            record_screen: self.screen_recording == Switch::On
+                && !workers.iter().any(|w| is_virtual(w.device.as_deref())),
         };
-        // SIGINT or SIGTERM: the script in hand is cancelled and ends as
-        // interrupted, no other starts, and the records of those that ran are
-        // written before the exit (130 or 143).
-        let runtime = super::interrupt::runtime()?;
-        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the script in hand, then the records");
-        let (token, cancel) = (interrupt.token.clone(), session.cancel_handle());
-        runtime.spawn(async move {
-            token.cancelled().await;
-            cancel.cancel();
-        });
-        let options = ExecOptions { interrupt: Some(&interrupt.token), ..options };
-        let reports = script::run_scripts(&mut session, &scripts, &options, &mut print_report);
+        let reports = if scripts.is_empty() {
+            Ok(Vec::new())
+        } else {
+            script::run_suite(&scripts, &options, workers.len(), &open)
+        };
         finish_traces(traces.as_deref());
         let reports = reports?;
         if let Some(root) = &self.trajectory {
-            write_exec_index(root, &reports)?;
+            write_exec_index(root, &reports, printer.seconds())?;
         }
         if let Some(path) = &self.junit {
             let cases: Vec<junit::Case> = reports.iter().map(Report::junit_case).collect();
             std::fs::write(path, junit::render("codeact exec", &cases))
                 .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
         }
+        let empty_shard = match self.shard {
+            Some(shard) if scripts.is_empty() => {
+                Some(format!("shard {shard} has no script of the {}", selection.tagged))
+            }
+            _ => None,
+        };
+        printer.summary(Totals::of(&reports), empty_shard.as_deref());
         if let Some(code) = interrupt.exit_code() {
             let kept = [
                 self.junit.as_ref().map(|p| p.display().to_string()),
@@ -277,10 +274,9 @@ impl ExecArgs {
         if not_passed.is_empty() {
             return Ok(ExitCode::SUCCESS);
         }
-        if let [one] = reports.as_slice() {
-            codeact::errln!("codeact: {} did not pass", one.script.path.display());
-        } else {
-            let names: Vec<String> = not_passed.iter().map(|r| r.script.path.display().to_string()).collect();
+        if format == Format::Text {
+            let names: Vec<String> =
+                not_passed.iter().map(|r| clean(&r.script.path.display().to_string()).into_owned()).collect();
             codeact::errln!(
                 "codeact: {} of {} scripts did not pass: {}",
                 not_passed.len(),
@@ -291,4 +287,73 @@ impl ExecArgs {
         let errored = not_passed.iter().any(|r| matches!(r.verdict, Verdict::Error { .. }));
         Ok(ExitCode::from(if errored { EXIT_ERROR } else { EXIT_FAILED }))
     }
+
+    /// `--heal`: one script, step by step, on the first phone.
+    fn heal_one(
+        &self,
+        scripts: &[Script],
+        vars: &[(String, rhai::Dynamic)],
+        settings: &Settings,
+    ) -> anyhow::Result<ExitCode> {
+        let [script] = scripts else {
+            anyhow::bail!("--heal runs one script at a time ({} given); run them one by one", scripts.len());
+        };
+        let traces = self.traces.start()?;
+        let mut session = Session::new(open_device(settings)?, settings)?;
+        session.set_human(self.session.person(true)?);
+        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
+        let on_sim =
+            matches!(codeact::device::DeviceSpec::parse(settings.device.as_deref()), codeact::device::DeviceSpec::Sim);
+        let flags = super::heal::HealFlags {
+            script,
+            goal: self.goal.clone(),
+            vars,
+            llm: &self.llm,
+            trajectory: self.trajectory.as_deref(),
+            fresh_world: !self.keep_state && on_sim,
+            traces,
+        };
+        super::heal::heal_script(flags, settings, &mut session)
+    }
+}
+
+/// `--check`: each script parses and calls only functions that exist.
+fn check_scripts(scripts: &[Script], settings: &Settings) -> anyhow::Result<ExitCode> {
+    let errors = script::check(scripts, &settings.limits, settings.persona.as_ref())?;
+    let mut bad = 0;
+    for (s, error) in scripts.iter().zip(&errors) {
+        match error {
+            None => codeact::outln!("{}: parses, and every function it calls exists", s.path.display()),
+            Some(e) => {
+                bad += 1;
+                codeact::errln!("{}: {}", s.path.display(), clean(&e.to_string()));
+            }
+        }
+    }
+    if bad > 0 {
+        codeact::errln!("codeact: {bad} of {} scripts do not pass the check", scripts.len());
+        return Ok(ExitCode::from(EXIT_ERROR));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--list`: the scripts chosen, with their tags.
+fn list_scripts(scripts: &[Script], found: usize, shard: Option<Shard>, format: Format) -> ExitCode {
+    for s in scripts {
+        match format {
+            Format::Json => codeact::outln!(
+                "{}",
+                serde_json::json!({"event": "script", "script": s.path.display().to_string(), "tags": s.tags})
+            ),
+            Format::Text if s.tags.is_empty() => codeact::outln!("{}", clean(&s.path.display().to_string())),
+            Format::Text => {
+                codeact::outln!("{}  [{}]", clean(&s.path.display().to_string()), clean(&s.tags.join(", ")))
+            }
+        }
+    }
+    if format == Format::Text {
+        let shard = shard.map(|s| format!(" (shard {s})")).unwrap_or_default();
+        codeact::errln!("{} of {found} scripts{shard}", scripts.len());
+    }
+    ExitCode::SUCCESS
 }

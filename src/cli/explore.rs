@@ -141,8 +141,8 @@ impl ExploreArgs {
         };
         let flags = Flags {
             device: self.device.device.clone(),
-            device_timeout_s: self.device.timeout,
-            observe: self.device.observe,
+            device_timeout_s: self.device.how.timeout,
+            observe: self.device.how.observe,
             sensitive: self.sensitive,
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()

@@ -32,7 +32,12 @@ pub struct MemoryArgs {
 #[derive(clap::Subcommand, Debug)]
 enum Action {
     /// One line per experience: id, task, apps, steps, replays.
-    List,
+    List {
+        /// One JSON object per experience and line: id, task, apps, steps (how
+        /// many), replays, healed, unverified heals, when it was kept.
+        #[arg(long)]
+        json: bool,
+    },
     /// An experience's steps (intent, precondition and code), what it left changed,
     /// and the heals kept unverified because they did not end the same way.
     Show { id: i64 },
@@ -112,12 +117,26 @@ impl MemoryArgs {
             .context("no home directory for the memory database; give one with --memory PATH")?;
         let store = Store::open(&path)?;
         match self.action {
-            Action::List => {
+            Action::List { json } => {
                 let rows = store.list()?;
                 if rows.is_empty() {
                     codeact::errln!("memory {} holds no experience yet", path.display());
                 }
                 for r in rows {
+                    if json {
+                        let line = serde_json::json!({
+                            "id": r.id,
+                            "task": r.experience.task,
+                            "apps": r.experience.apps,
+                            "steps": r.experience.steps.len(),
+                            "replays": r.replays,
+                            "healed": r.healed,
+                            "unverified_heals": r.unverified,
+                            "created": r.created,
+                        });
+                        codeact::outln!("{line}");
+                        continue;
+                    }
                     let unverified = match r.unverified {
                         0 => String::new(),
                         n => format!(", {n} unverified heal{}", if n == 1 { "" } else { "s" }),

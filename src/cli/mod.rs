@@ -8,6 +8,8 @@ mod assets;
 mod devices;
 mod eval;
 mod exec;
+mod exec_devices;
+mod exec_output;
 mod explore;
 mod heal;
 mod interrupt;

@@ -10,8 +10,9 @@ use codeact::persona::Persona;
 ///   codeact tools                       # as the model reads them
 ///   codeact tools --persona app_starter # one persona's
 ///   codeact tools --markdown            # the README's table
-///   codeact tools --json                # each form: params (name, type, optional, doc),
-///                                       # access, the gate's checks, how a replay repeats it
+///   codeact tools --json                # one JSON object per form and line: params (name,
+///                                       # type, optional, doc), access, the gate's checks,
+///                                       # how a replay repeats it
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct ToolsArgs {
@@ -21,9 +22,9 @@ pub struct ToolsArgs {
     /// Print a Markdown table (as in the README) instead of a list.
     #[arg(long, conflicts_with = "json")]
     markdown: bool,
-    /// Print every tool form as JSON: its signature, typed parameters (name, type,
-    /// optional, doc), access, the sensitive-action gate's checks it passes, and how a
-    /// replay repeats it.
+    /// Print every tool form as a JSON object on a line of its own: its signature,
+    /// typed parameters (name, type, optional, doc), access, the sensitive-action
+    /// gate's checks it passes, and how a replay repeats it.
     #[arg(long)]
     json: bool,
 }
@@ -33,7 +34,9 @@ impl ToolsArgs {
         let persona = self.persona.as_deref().map(Persona::load).transpose()?;
         let allowed = |t: &str| persona.as_ref().is_none_or(|p| p.allows(t));
         if self.json {
-            codeact::outln!("{}", serde_json::to_string_pretty(&codeact::tools::catalog_json(&allowed))?);
+            for form in codeact::tools::catalog_json(&allowed) {
+                codeact::outln!("{form}");
+            }
         } else if self.markdown {
             codeact::out!("{}", codeact::tools::markdown_table(&allowed));
         } else {

@@ -252,7 +252,7 @@ fn run_oracle(
     keep: Option<&mut Vec<crate::sandbox::Action>>,
 ) -> Result<bool, InstanceError> {
     let vars: Vec<(String, rhai::Dynamic)> = params.iter().map(|(k, v)| (k.clone(), judge::to_dynamic(v))).collect();
-    let script = Script { path: PathBuf::from(format!("{}.rhai", task.id)), code: code.to_string() };
+    let script = Script { path: PathBuf::from(format!("{}.rhai", task.id)), code: code.to_string(), tags: Vec::new() };
     let options = ExecOptions {
         vars: &vars,
         trajectory: Some(written.dir),
@@ -263,6 +263,8 @@ fn run_oracle(
         verify_completion: false,
         traces: written.traces,
         interrupt: None,
+        listener: None,
+        record_screen: false,
     };
     let reports = script::run_scripts(session, std::slice::from_ref(&script), &options, &mut |_| {})
         .map_err(InstanceError::Oracle)?;

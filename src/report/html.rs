@@ -2,8 +2,8 @@
 //! anywhere (it works offline), every text from the model, the device or a script
 //! escaped. A header (task, outcome, facts, the replay command), a timeline of the
 //! steps (LLM / device / overhead), a tree run's nodes (`tree_view.rs`), then a
-//! card per step. Not reading the run
-//! (`model.rs`) or the images (`images.rs`).
+//! card per step; a script's run has a card per action instead (`script_view.rs`).
+//! Not reading the run (`model.rs`) or the images (`images.rs`).
 
 use std::fmt::Write as _;
 
@@ -165,8 +165,12 @@ pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> S
     let total_tokens: u64 = view.steps.iter().map(|s| s.prompt_tokens + s.completion_tokens).sum();
     let wall: f64 = view.steps.iter().map(|s| s.wall_ms).sum();
     let mut facts = view.facts.clone();
-    facts.push(("steps".into(), view.steps.len().to_string()));
-    facts.push(("tokens".into(), total_tokens.to_string()));
+    if view.script_run {
+        facts.push(("actions".into(), view.steps.iter().map(|s| s.actions.len()).sum::<usize>().to_string()));
+    } else {
+        facts.push(("steps".into(), view.steps.len().to_string()));
+        facts.push(("tokens".into(), total_tokens.to_string()));
+    }
     facts.push(("time".into(), format!("{:.1} s", wall / 1000.0)));
     for (k, v) in &facts {
         let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(v));
@@ -175,7 +179,13 @@ pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> S
     if let Some(replay) = &view.replay {
         let _ = write!(out, "<code class=\"replay\">{}</code>", escape(replay));
     }
-    out.push_str("</header>\n<section id=\"timeline\">");
+    out.push_str("</header>\n");
+    if view.script_run {
+        out.push_str(&super::script_view::render_script(view, image));
+        out.push_str("</body></html>\n");
+        return out;
+    }
+    out.push_str("<section id=\"timeline\">");
     let longest = view.steps.iter().map(|s| s.wall_ms).fold(1.0, f64::max);
     for s in &view.steps {
         let px = |ms: f64| 600.0 * ms / longest;

@@ -11,7 +11,9 @@ mod escape;
 pub mod html;
 mod images;
 mod model;
+mod script_view;
 mod step_log;
+mod suite_index;
 mod tree_view;
 
 use std::collections::HashMap;
@@ -21,6 +23,7 @@ use std::time::SystemTime;
 
 pub use model::RunView;
 pub use step_log::step_log;
+pub use suite_index::{SuiteRow, write_suite_index};
 
 /// Where a report's screenshots go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]

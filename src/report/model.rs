@@ -86,6 +86,13 @@ pub struct RunView {
     pub nodes: Vec<NodeView>,
     /// False while the run is still going (no summary yet).
     pub finished: bool,
+    /// A script's run (`codeact exec`): one card per action.
+    pub script_run: bool,
+    /// The script's code (`script.rhai` in its run directory).
+    pub script: Option<String>,
+    /// What a failed script left beside its report: the screen it failed on, the
+    /// device log, the screen recording (file names in the run directory).
+    pub kept: Vec<String>,
 }
 
 /// The point an action acted on: recorded, or a `tap(x, y)`'s own arguments.
@@ -132,6 +139,11 @@ impl RunView {
         if let Some(facts) = RunFacts::read(dir) {
             view.take_facts(&facts);
         }
+        if view.script_run {
+            view.script = crate::files::read_text(&dir.join("script.rhai"), crate::files::TEXT_BYTES).ok();
+            let kept = ["failure.png", "logcat.txt", "screenrecord.mp4"].into_iter().filter(|f| dir.join(f).is_file());
+            view.kept = kept.map(str::to_string).collect();
+        }
         view
     }
 
@@ -176,7 +188,10 @@ impl RunView {
                     self.facts.push((key.to_string(), value.to_string()));
                 }
             }
-            Event::Start { script, .. } => self.title = script.to_string(),
+            Event::Start { script, .. } => {
+                self.title = script.to_string();
+                self.script_run = true;
+            }
             // A script's end: what it printed, its error or completion.
             Event::End { output, error, completion, .. } => {
                 let s = self.step(1);

@@ -1,25 +1,28 @@
 //! `codeact exec` as a library: scripts read and checked, each run in a fresh
-//! session state on one device with the caller's variables, each with its own
-//! trajectory when asked, each judged as a test ([`Verdict`]). The CLI prints the
-//! reports and writes JUnit from them; nothing here prints.
+//! session state on one of one or more devices with the caller's variables, each
+//! with its own trajectory when asked, each judged as a test ([`Verdict`]), every
+//! print and action told to a listener as it happens. The CLI prints the events
+//! and writes JUnit from the reports; nothing here prints.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rhai::Dynamic;
 
+mod attempt;
+mod evidence;
 pub mod heal;
 mod patch;
 pub mod steps;
 mod subflows;
+pub mod suite;
+mod workers;
 pub use subflows::{SubflowError, collect as modules_imported_by};
+pub use workers::{SessionOpener, run_scripts, run_suite};
 
 use crate::sandbox::{ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
-use crate::session::Session;
+use crate::trajectory::TrajectoryError;
 use crate::trajectory::junit::{Case, Verdict};
-use std::borrow::Cow;
-
-use crate::trajectory::{self, Event, ObservedOnly, Trajectory, TrajectoryError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ScriptError {
@@ -35,6 +38,10 @@ pub enum ScriptError {
         "--var {var:?}: {key:?} is not a variable name: use ASCII letters, digits and _ (not starting with a digit), and no keyword such as `let` or `fn`"
     )]
     VarName { var: String, key: String },
+    #[error("{} holds no .rhai script to run{}", .dir.display(), if *.modules > 0 { " (only modules other scripts there import)" } else { "" })]
+    NoScripts { dir: PathBuf, modules: usize },
+    #[error("no script has the tags asked for ({asked}); the scripts' tags: {tags}")]
+    NoneTagged { asked: String, tags: String },
     #[error("two scripts are named {stem:?}: give each its own name so --trajectory {} can hold both", .dir.display())]
     SameName { stem: String, dir: PathBuf },
     #[error(transparent)]
@@ -47,6 +54,12 @@ pub enum ScriptError {
     Isolation(#[from] crate::isolation::IsolationError),
     #[error(transparent)]
     Limits(#[from] LimitError),
+    #[error("cannot open a phone for worker {worker}")]
+    Open {
+        worker: usize,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     #[error("cannot put the virtual phone back to its first state (pass --keep-state to run on as it is)")]
     WorldReset(#[source] crate::device::DeviceError),
 }
@@ -56,6 +69,8 @@ pub enum ScriptError {
 pub struct Script {
     pub path: PathBuf,
     pub code: String,
+    /// What its header comment tags it with (`// tags: smoke, settings`), lower-cased.
+    pub tags: Vec<String>,
 }
 
 impl Script {
@@ -76,7 +91,7 @@ pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
     paths
         .iter()
         .map(|path| match crate::files::read_text(path, crate::files::TEXT_BYTES) {
-            Ok(code) => Ok(Script { path: path.clone(), code }),
+            Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code }),
             Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
         })
         .collect()
@@ -167,6 +182,10 @@ pub struct Report {
     pub attempt: usize,
     /// The screen it failed on, saved.
     pub failure_screenshot: Option<PathBuf>,
+    /// The device's log up to the failure (Android's logcat), saved.
+    pub device_log: Option<PathBuf>,
+    /// The screen recording of the attempt that did not pass (a real Android phone).
+    pub recording: Option<PathBuf>,
 }
 
 impl Report {
@@ -186,10 +205,16 @@ impl Report {
             properties.push(("report".to_string(), page.display().to_string()));
             log.push_str(&format!("report: {}\n", page.display()));
         }
-        if let Some(png) = &self.failure_screenshot {
-            properties.push(("failure_screenshot".to_string(), png.display().to_string()));
-            // The attachment syntax GitLab and Jenkins read from a test's output.
-            log.push_str(&format!("[[ATTACHMENT|{}]]\n", png.display()));
+        // The attachment syntax GitLab and Jenkins read from a test's output.
+        for (name, file) in [
+            ("failure_screenshot", &self.failure_screenshot),
+            ("device_log", &self.device_log),
+            ("screen_recording", &self.recording),
+        ] {
+            if let Some(file) = file {
+                properties.push((name.to_string(), file.display().to_string()));
+                log.push_str(&format!("[[ATTACHMENT|{}]]\n", file.display()));
+            }
         }
         Case {
             name: self.script.name(),
@@ -215,8 +240,9 @@ pub struct ExecOptions<'a> {
     pub fresh_world: bool,
     /// Run a script that did not pass again, up to this many more times.
     pub retries: usize,
-    /// Where a screenshot of the screen a script failed on goes (`NAME-failure.png`),
-    /// when it has no trajectory folder of its own.
+    /// Where the screen a script failed on (`NAME-failure.png`), the device log
+    /// (`NAME-logcat.txt`) and the recording (`NAME-screenrecord.mp4`) go, when it
+    /// has no trajectory folder of its own.
     pub failure_screenshots: Option<&'a Path>,
     /// A `complete(true, ..)` right after acting, with nothing checking what the
     /// actions did, fails the script (a test that never looks passes anything).
@@ -226,210 +252,27 @@ pub struct ExecOptions<'a> {
     /// Once cancelled, no further script (or retry) starts; the caller cancels the
     /// one that runs through the session's [`CancelHandle`](crate::sandbox::CancelHandle).
     pub interrupt: Option<&'a tokio_util::sync::CancellationToken>,
+    /// Hears what happens as it happens, with the worker's number (from 0).
+    pub listener: Option<Listener>,
+    /// Record the screen of each attempt (`screenrecord`, a real Android phone),
+    /// kept when it did not pass.
+    pub record_screen: bool,
 }
 
-/// Why `--verify-completion` fails a script that completed unchecked.
-const UNCHECKED: &str = "complete(true) came right after acting, with nothing checking what the actions did: \
-     add assert_visible(...) or wait_for(...) after the last action, or run without --verify-completion";
-
-/// Why `--verify-completion` fails a script that ended unchecked without completing.
-const NEVER_CHECKED: &str = "the script acted and ended with nothing checking what its last actions did: \
-     add assert_visible(...) or wait_for(...) after the last action, or run without --verify-completion";
-
-/// Runs each script in turn on `session`, forgetting the last one's variables,
-/// functions and memory first; `on_report` sees each report as soon as it is ready.
-pub fn run_scripts(
-    session: &mut Session,
-    scripts: &[Script],
-    options: &ExecOptions,
-    on_report: &mut dyn FnMut(&Report),
-) -> Result<Vec<Report>, ScriptError> {
-    if let Some(dir) = options.trajectory
-        && scripts.len() > 1
-    {
-        let mut names = std::collections::HashSet::new();
-        for script in scripts {
-            if !names.insert(script.folder_name()) {
-                return Err(ScriptError::SameName { stem: script.folder_name(), dir: dir.to_path_buf() });
-            }
-        }
-    }
-    let device = session.device_name();
-    let mut reports = Vec::new();
-    let interrupted = || options.interrupt.is_some_and(|i| i.is_cancelled());
-    for script in scripts {
-        if interrupted() {
-            break;
-        }
-        let mut attempt = 1;
-        let report = loop {
-            let report = run_one(session, script, options, &device, attempt, scripts.len() > 1)?;
-            // Code that does not parse fails the same way every time.
-            let unparsed = report.result.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Syntax);
-            if report.verdict == Verdict::Passed || attempt > options.retries || unparsed || interrupted() {
-                break report;
-            }
-            on_report(&report);
-            attempt += 1;
-        };
-        on_report(&report);
-        reports.push(report);
-    }
-    Ok(reports)
+/// What a running suite says as it goes.
+pub enum ExecEvent<'a> {
+    /// An attempt at a script begins.
+    Started { script: &'a Script, attempt: usize },
+    /// The script printed a line.
+    Printed { script: &'a Script, text: &'a str },
+    /// The script acted (or a watcher did for it).
+    Acted { script: &'a Script, action: &'a crate::sandbox::Action },
+    /// An attempt ended; `last` unless the script runs again (`--retries`).
+    Finished { report: &'a Report, last: bool },
 }
 
-/// One attempt at one script: a fresh session state (and phone), its trajectory,
-/// and a screenshot of the screen it failed on.
-fn run_one(
-    session: &mut Session,
-    script: &Script,
-    options: &ExecOptions,
-    device: &str,
-    attempt: usize,
-    several: bool,
-) -> Result<Report, ScriptError> {
-    session.reset()?;
-    if options.fresh_world {
-        session.reset_virtual_phone().map_err(ScriptError::WorldReset)?;
-    }
-    for (key, value) in options.vars {
-        session.set_var(key, value.clone())?;
-    }
-    let name = if attempt == 1 { script.name() } else { format!("{}-attempt{attempt}", script.name()) };
-    let folder = match attempt {
-        1 => script.folder_name(),
-        _ => format!("{}-attempt{attempt}", script.folder_name()),
-    };
-    let dir = options.trajectory.map(|d| match (several, attempt) {
-        (false, 1) => d.to_path_buf(),
-        (false, _) => d.join(&folder),
-        (true, _) => d.join(&folder),
-    });
-    // The script's name is its trace's conversation id; the time makes it one run's.
-    let trace_id = || format!("{name}-{}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S"));
-    let start = Event::Start { script: script.path.display().to_string().into(), device: device.into() };
-    let written = match &dir {
-        Some(dir) => {
-            let mut t = Trajectory::create(dir)?;
-            if let Some(traces) = options.traces {
-                t.add_observer(Box::new(traces.spans_for(&trace_id())));
-            }
-            t.write_file("script.rhai", script.code.as_bytes());
-            t.append(&start);
-            let t = Arc::new(Mutex::new(t));
-            session.set_action_sink(Some(trajectory::action_sink(t.clone(), Arc::new(|| 1), true)));
-            Some(t)
-        }
-        None => None,
-    };
-    // Without a trajectory the trace is built from the same events, kept nowhere.
-    let observed = match (&written, options.traces) {
-        (None, Some(traces)) => {
-            let mut observed = ObservedOnly::new(Box::new(traces.spans_for(&trace_id())));
-            observed.append(&start);
-            let observed = Arc::new(Mutex::new(observed));
-            session.set_action_sink(Some(trajectory::observed_action_sink(observed.clone(), 1)));
-            Some(observed)
-        }
-        _ => None,
-    };
-    let mut result = match load_modules(session, script) {
-        Ok(()) => session.eval(&script.code),
-        Err(error) => RunResult { error: Some(error), ..RunResult::default() },
-    };
-    // With --verify-completion a script passes only when something checked what its
-    // last actions did: a successful completion or the script's end, unchecked, fails.
-    let unchecked = match &result.completion {
-        Some(c) if c.success => Some(UNCHECKED),
-        Some(_) => None,
-        None => Some(NEVER_CHECKED),
-    };
-    let unchecked = unchecked.filter(|_| options.verify_completion && result.error.is_none());
-    if let Some(why) = unchecked.filter(|_| session.outcome_unchecked()) {
-        result.error = Some(RunError {
-            message: why.to_string(),
-            line: None,
-            column: None,
-            source_line: None,
-            kind: ErrorKind::Tool { tool: "complete".into(), failure: crate::sandbox::FailureKind::Assertion },
-        });
-    }
-    session.set_action_sink(None);
-    // The next script (or whoever uses the session next) imports only its own.
-    let _ = session.set_modules(Vec::new());
-    let verdict = Verdict::of(&result);
-    let failure_screenshot = match (&verdict, &written, options.failure_screenshots) {
-        (Verdict::Passed, _, _) => None,
-        (_, Some(t), _) => session.screenshot().ok().and_then(|png| {
-            trajectory::lock(t).write_file("failure.png", &png);
-            dir.as_ref().map(|d| d.join("failure.png"))
-        }),
-        (_, None, Some(dir)) => session.screenshot().ok().and_then(|png| {
-            let path = dir.join(format!("{folder}-failure.png"));
-            crate::files::write_replacing(&path, &png).ok().map(|()| path)
-        }),
-        _ => None,
-    };
-    if let Some(observed) = observed {
-        trajectory::lock(&observed).append(&end_event(&result));
-    }
-    let trajectory = match written {
-        Some(t) => Some(finish_trajectory(&t, script, device, options.persona, &result, &verdict)?),
-        None => None,
-    };
-    Ok(Report { script: script.clone(), result, verdict, trajectory, attempt, failure_screenshot })
-}
-
-/// Gives the session the modules the script imports, or says why it cannot.
-fn load_modules(session: &mut Session, script: &Script) -> Result<(), RunError> {
-    let modules = subflows::collect(&script.path, &script.code)
-        .map_err(|e| RunError::plain(crate::error_text::full_message(&e), ErrorKind::Script))?;
-    if modules.is_empty() {
-        return Ok(());
-    }
-    session.set_modules(modules).map_err(|e| match e {
-        crate::isolation::IsolationError::Refused(why) => RunError::plain(why, ErrorKind::Script),
-        other => RunError::plain(crate::error_text::full_message(&other), ErrorKind::Crashed),
-    })
-}
-
-/// The event that closes a script's run.
-fn end_event(result: &RunResult) -> Event<'_> {
-    Event::End {
-        output: result.output.as_str().into(),
-        error: result.error.as_ref().map(Cow::Borrowed),
-        completion: result.completion.as_ref().map(Cow::Borrowed),
-        more_actions: result.more_actions,
-    }
-}
-
-/// The script's `end` event and `summary.json`.
-fn finish_trajectory(
-    t: &trajectory::SharedTrajectory,
-    script: &Script,
-    device: &str,
-    persona: Option<&str>,
-    result: &RunResult,
-    verdict: &Verdict,
-) -> Result<PathBuf, TrajectoryError> {
-    let mut t = trajectory::lock(t);
-    t.append(&end_event(result));
-    let summary = serde_json::json!({
-        "script": script.path.display().to_string(),
-        "device": device,
-        "persona": persona,
-        "outcome": verdict.word().to_lowercase(),
-        "error": result.error.as_ref().map(|e| e.to_string()),
-        "completion": result.completion,
-        "actions": result.actions.len(),
-        "duration_ms": result.duration_ms,
-    });
-    let dir = t.finish(&summary)?;
-    drop(t);
-    crate::report::write_run_report(&dir, crate::report::Assets::Embedded)
-        .map_err(|e| TrajectoryError::Write { path: e.path, source: e.source })?;
-    Ok(dir)
-}
+/// Hears a suite's events, from any worker's thread.
+pub type Listener = Arc<dyn Fn(usize, &ExecEvent) + Send + Sync>;
 
 #[cfg(test)]
 mod tests {

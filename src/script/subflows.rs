@@ -48,6 +48,14 @@ pub fn collect(script: &Path, code: &str) -> Result<Vec<(String, String)>, Subfl
     Ok(loaded)
 }
 
+/// The files `code` (the script at `script`) imports directly, as real paths; names
+/// that do not resolve are left out (running the script says why).
+pub fn imported_files(script: &Path, code: &str) -> Vec<PathBuf> {
+    let folder = script.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+    imports(code).iter().filter_map(|name| inside(&folder, name).ok()).collect()
+}
+
 fn imports(code: &str) -> Vec<String> {
     IMPORT.as_ref().map_or(Vec::new(), |re| re.captures_iter(code).map(|c| c[1].to_string()).collect())
 }

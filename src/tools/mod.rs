@@ -132,8 +132,8 @@ fn takes_selectors(allowed: &dyn Fn(&str) -> bool) -> bool {
 /// The catalog as JSON: one object per tool form (name, signature, doc, typed
 /// parameters, access, the gate's checks, the replay form), for programs that drive
 /// codeact and for JSON schemas.
-pub fn catalog_json(allowed: &dyn Fn(&str) -> bool) -> serde_json::Value {
-    let forms: Vec<serde_json::Value> = CATALOG
+pub fn catalog_json(allowed: &dyn Fn(&str) -> bool) -> Vec<serde_json::Value> {
+    CATALOG
         .iter()
         .filter(|t| allowed(t.name))
         .map(|t| {
@@ -147,8 +147,7 @@ pub fn catalog_json(allowed: &dyn Fn(&str) -> bool) -> serde_json::Value {
                 "replay": t.replay,
             })
         })
-        .collect();
-    serde_json::Value::Array(forms)
+        .collect()
 }
 
 /// The catalog as a Markdown table (the README's copy; `codeact tools --markdown`).

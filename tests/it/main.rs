@@ -28,6 +28,7 @@ mod memory;
 mod observe_agents;
 mod report;
 mod strategies;
+mod suites;
 mod traces;
 mod tree;
 mod ui_fixtures;

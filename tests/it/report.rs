@@ -121,6 +121,8 @@ fn exec_and_eval_reports_link_each_run() {
         .expect("codeact exec");
     assert!(exec.status.success(), "{}", String::from_utf8_lossy(&exec.stderr));
     let index = std::fs::read_to_string(runs.join("report.html")).expect("an index of the scripts");
+    assert!(index.contains("2 passed, 0 failed, 0 errors</span>"), "the totals: {index}");
+    assert!(index.contains("id=\"v-FAIL\"") && index.contains("class=\"bar\""), "filters and a time chart: {index}");
     for name in ["turn_off_wifi", "add_note"] {
         assert!(index.contains(&format!("href=\"./{name}/report.html\"")), "{index}");
         assert!(runs.join(name).join("report.html").is_file());
@@ -144,4 +146,54 @@ fn exec_and_eval_reports_link_each_run() {
     assert_eq!(junit.matches("\nstep 1").count(), 3, "a step per oracle script: {junit}");
     assert!(junit.contains("\n  start_app(&quot;com.android.settings&quot;) -&gt; ok"), "its actions: {junit}");
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A 15-action script's report: a card per action with the screen after it (the
+/// tap marked), a chart of their times, a playback of the 15 screens; each screen
+/// is in the page once, within the stated budget; Chromium renders it.
+#[test]
+fn an_exec_report_has_a_card_and_a_screen_per_action() {
+    let out = scratch("report-exec");
+    std::fs::create_dir_all(&out).expect("dir");
+    let script = out.join("fifteen.rhai");
+    let mut code = String::from("start_app(\"com.android.settings\");\n");
+    for k in 0..14 {
+        let id = if k % 2 == 0 { "wifi_switch" } else { "bluetooth_switch" };
+        code.push_str(&format!("tap(#{{id: \"{id}\"}});\n"));
+    }
+    std::fs::write(&script, code).expect("script");
+    let runs = out.join("run");
+    let exec = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", script.to_str().expect("p"), "--device", "sim", "--trajectory"])
+        .arg(&runs)
+        .output()
+        .expect("codeact exec");
+    assert!(exec.status.success(), "{}", String::from_utf8_lossy(&exec.stderr));
+    let page_path = runs.join("report.html");
+    let page = std::fs::read_to_string(&page_path).expect("report.html");
+    assert_eq!(page.matches("data-action=").count(), 15, "a card per action");
+    assert_eq!(page.matches("background-image:url(\"data:image/jpeg;base64,").count(), 15, "each screen once");
+    assert_eq!(page.matches("<div class=\"frame f").count(), 30, "each screen in its card and in the playback");
+    assert!(page.contains("aria-label=\"the screen after action 15\""), "{page}");
+    assert!(page.contains("class=\"mark\""), "the taps are marked");
+    assert!(page.contains("@keyframes codeact-play") && !page.contains("<script"), "a playback without script");
+    let size = page.len();
+    assert!(size < 15 * script_view_budget(), "{size} bytes for 15 screens");
+    println!("a 15-action exec report: {size} bytes");
+
+    let profile = out.join("chromium-profile");
+    let url = format!("file://{}", page_path.display());
+    let dom = chromium(&["--dump-dom", &url], &profile);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(dom.matches("data-action=").count(), 15, "{dom}");
+    let shot = out.join("report.png");
+    let taken = chromium(&[&format!("--screenshot={}", shot.display()), "--window-size=1200,2400", &url], &profile);
+    assert!(shot.is_file(), "{}", String::from_utf8_lossy(&taken.stderr));
+    assert!(colours(&shot) > 200, "the cards show their screens, not blank frames");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The budget the README states for an exec report: 50 KB a screen.
+fn script_view_budget() -> usize {
+    50 * 1024
 }

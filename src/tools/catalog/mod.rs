@@ -2,6 +2,7 @@
 //! here in the order the prompt, `codeact tools` and the README show them.
 
 mod apps;
+mod asserts;
 mod device;
 mod finish;
 mod gestures;
@@ -51,8 +52,8 @@ pub const CATALOG: &[ToolSpec] = &[
     selectors::SET_TEXT,
     selectors::WAIT_FOR,
     selectors::WAIT_GONE,
-    selectors::ASSERT_VISIBLE,
-    selectors::ASSERT_NOT_VISIBLE,
+    asserts::ASSERT_VISIBLE,
+    asserts::ASSERT_NOT_VISIBLE,
     selectors::SCROLL_UNTIL_VISIBLE,
     selectors::SCROLL,
     selectors::SWIPE_ON,

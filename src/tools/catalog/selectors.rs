@@ -212,7 +212,7 @@ fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError
 
 /// Polls until `sel` matches (`Appear`) or stops matching (`GoAway`), within `ms`
 /// and the snippet's time.
-fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result<Dynamic, ToolError> {
+pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result<Dynamic, ToolError> {
     let sel = c.selector(sel)?;
     let ms = wait_ms(ms, "timeout_ms")?;
     let wanted = Duration::from_millis(ms);
@@ -443,46 +443,6 @@ pub(crate) const WAIT_GONE: ToolSpec = ToolSpec {
     register: |r| {
         tool!(r, |c, sel: Dynamic| wait(c, &sel, 5000, Awaited::GoAway));
         tool!(r, |c, sel: Dynamic, timeout_ms: i64| wait(c, &sel, timeout_ms, Awaited::GoAway));
-    },
-};
-
-pub(crate) const ASSERT_VISIBLE: ToolSpec = ToolSpec {
-    name: "assert_visible",
-    params: &[common::SEL],
-    doc: "Fail the script unless a selector matches on screen.",
-    access: Access::Asserts,
-    gates: &[],
-    replay: Replay::AsIs,
-    register: |r| {
-        tool!(r, |c, sel: Dynamic| {
-            let sel = c.selector(&sel)?;
-            if matches(c, &sel)?.is_empty() {
-                Err(ToolError::Assertion(format!("{} is not on screen", sel.shown)))
-            } else {
-                c.outcome_checked();
-                Ok(())
-            }
-        })
-    },
-};
-
-pub(crate) const ASSERT_NOT_VISIBLE: ToolSpec = ToolSpec {
-    name: "assert_not_visible",
-    params: &[common::SEL],
-    doc: "Fail the script if a selector matches on screen.",
-    access: Access::Asserts,
-    gates: &[],
-    replay: Replay::AsIs,
-    register: |r| {
-        tool!(r, |c, sel: Dynamic| {
-            let sel = c.selector(&sel)?;
-            if matches(c, &sel)?.is_empty() {
-                c.outcome_checked();
-                Ok(())
-            } else {
-                Err(ToolError::Assertion(format!("{} is on screen", sel.shown)))
-            }
-        })
     },
 };
 
