@@ -11,7 +11,7 @@
 //! [`config`], [`session`] (the façade that wires them to one device), [`report`],
 //! [`trajectory`] (run directories, events, exports), [`memory`], [`trace`] (OTLP),
 //! and the ways to use a session, each a library call: [`agent`] (`codeact run`),
-//! [`script`] (`codeact exec`, `--heal`), [`repl`], [`eval`] (the task suite and the
+//! [`script`] (`codeact exec`, `--heal`), [`maestro`] (flows as scripts and back), [`repl`], [`eval`] (the task suite and the
 //! survival measurement) and [`explore`] (autonomous exploration: coverage, crashes,
 //! the tests it found). `docs/ARCHITECTURE.md` is the map. The virtual phone the
 //! tests use is its own crate, `codeact-sim`, reached only over ADB.
@@ -31,6 +31,7 @@ pub mod human;
 pub mod isolation;
 pub mod llm;
 pub mod locate;
+pub mod maestro;
 pub mod memory;
 pub mod persona;
 pub mod repl;

@@ -106,6 +106,11 @@ pub struct ExecArgs {
     /// report.html. With several scripts, one sub-directory per script and an index.
     #[arg(long, value_name = "DIR")]
     trajectory: Option<PathBuf>,
+    /// maestro: also write each script's actions as a Maestro flow, flow.yaml in its
+    /// --trajectory folder (an action Maestro has no command for stays as a comment,
+    /// and is named).
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "trajectory")]
+    export: Option<super::run::ExportFormat>,
     /// Run one script step by step (each top-level statement a step; the comment
     /// above it is its intent) and hand only a step that errs to the LLM (--model,
     /// --base-url), with the goal, the step and the screen; the script goes on after
@@ -242,6 +247,13 @@ impl ExecArgs {
         finish_traces(traces.as_deref());
         let reports = reports?;
         if let Some(root) = &self.trajectory {
+            if self.export.is_some() {
+                for report in &reports {
+                    if let Some(dir) = &report.trajectory {
+                        super::run::export_flow(dir, &report.script.name());
+                    }
+                }
+            }
             write_exec_index(root, &reports, printer.seconds())?;
         }
         if let Some(path) = &self.junit {

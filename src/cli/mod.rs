@@ -5,6 +5,7 @@
 mod apk;
 mod args;
 mod assets;
+mod convert;
 mod devices;
 mod eval;
 mod exec;
@@ -44,6 +45,7 @@ enum Command {
     Devices(devices::DevicesArgs),
     Observe(observe::ObserveArgs),
     Exec(exec::ExecArgs),
+    Convert(convert::ConvertArgs),
     Eval(eval::EvalArgs),
     Run(run::RunArgs),
     Repl(repl::ReplArgs),
@@ -83,6 +85,7 @@ impl Cli {
             Command::Devices(a) => a.list(),
             Command::Observe(a) => a.observe(),
             Command::Exec(a) => a.exec(),
+            Command::Convert(a) => a.print(),
             Command::Eval(a) => a.evaluate(),
             Command::Run(a) => a.run_agent(),
             Command::Repl(a) => a.repl(),

@@ -96,6 +96,11 @@ pub struct RunArgs {
     /// Print the summary as JSON (progress still goes to stderr).
     #[arg(long)]
     json: bool,
+    /// maestro: also write the run's actions as a Maestro flow, flow.yaml in the
+    /// run directory (`codeact exec flow.yaml` replays it; an action Maestro has no
+    /// command for stays as a comment, and is named).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    export: Option<ExportFormat>,
 }
 
 /// Progress lines on stderr, as the run goes.
@@ -181,6 +186,9 @@ impl RunArgs {
         ));
         finish_traces(traces.as_deref());
         let summary = summary?;
+        if self.export.is_some() {
+            export_flow(&summary.run_dir, &summary.task);
+        }
         if self.json {
             codeact::outln!("{}", clean(&serde_json::to_string_pretty(&summary)?));
         } else {
@@ -214,5 +222,31 @@ impl RunArgs {
             other => other.exit_code(),
         };
         Ok(ExitCode::from(code))
+    }
+}
+
+/// What `--export` writes besides codeact's own scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// A Maestro flow (`flow.yaml`).
+    Maestro,
+}
+
+/// Writes a run directory's actions as `flow.yaml` and says where (and what it
+/// could not say); a failure to write is said, not fatal: the run is over.
+pub(super) fn export_flow(dir: &std::path::Path, title: &str) {
+    match codeact::maestro::export::write_run_flow(dir, title) {
+        Ok((path, exported)) => {
+            codeact::errln!("maestro flow: {}", path.display());
+            if !exported.left_out.is_empty() {
+                let n = exported.left_out.len();
+                codeact::errln!(
+                    "  note: {n} action{} Maestro has no command for, kept as comments: {}",
+                    if n == 1 { "" } else { "s" },
+                    clean(&exported.left_out.join(", "))
+                );
+            }
+        }
+        Err(e) => codeact::errln!("maestro flow not written in {}: {e}", dir.display()),
     }
 }

@@ -32,6 +32,12 @@ pub enum ScriptError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot run the Maestro flow {} (`codeact convert` shows what codeact makes of it)", .path.display())]
+    Flow {
+        path: PathBuf,
+        #[source]
+        source: crate::maestro::FlowError,
+    },
     #[error("--var {0:?} is not KEY=VALUE")]
     VarNotKeyValue(String),
     #[error(
@@ -87,12 +93,20 @@ impl Script {
 }
 
 /// Reads every script first, so a typo in the last name fails before anything runs.
+/// A Maestro flow (`.yaml`, `.yml`) is read as the script it translates into.
 pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
     paths
         .iter()
-        .map(|path| match crate::files::read_text(path, crate::files::TEXT_BYTES) {
-            Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code }),
-            Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
+        .map(|path| {
+            if crate::maestro::is_flow(path) {
+                let flow = crate::maestro::convert_file(path)
+                    .map_err(|source| ScriptError::Flow { path: path.clone(), source })?;
+                return Ok(Script { path: path.clone(), code: flow.script, tags: flow.tags });
+            }
+            match crate::files::read_text(path, crate::files::TEXT_BYTES) {
+                Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code }),
+                Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
+            }
         })
         .collect()
 }
@@ -112,7 +126,7 @@ pub fn parse_vars(vars: &[String]) -> Result<Vec<(String, Dynamic)>, ScriptError
 
 /// A name Rhai takes for a variable: ASCII letters, digits and `_`, not starting
 /// with a digit, at least one letter, and not a keyword (the parser is asked).
-fn is_variable_name(name: &str) -> bool {
+pub(crate) fn is_variable_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')

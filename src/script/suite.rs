@@ -1,8 +1,9 @@
 //! Which scripts a suite runs: the files and folders named (a folder's `*.rhai`
-//! found recursively, sorted, leaving out hidden entries and the modules its
-//! scripts import), the tags each script declares in its header comment
-//! (`// tags: smoke, settings`), `--include-tags` / `--exclude-tags`, and one shard
-//! of N. Not here: running them (`workers.rs`).
+//! and Maestro flows, `*.yaml`/`*.yml`, found recursively, sorted, leaving out
+//! hidden entries, Maestro's `config.yaml`, the modules its scripts import and the
+//! flows its flows run), the tags each script declares in its header comment
+//! (`// tags: smoke, settings`) or flow config (`tags:`), `--include-tags` /
+//! `--exclude-tags`, and one shard of N. Not here: running them (`workers.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -89,7 +90,7 @@ pub fn tags_of(code: &str) -> Vec<String> {
 }
 
 /// The script files `paths` name: a file as it is (any name), a folder's `*.rhai`
-/// recursively, sorted by path, hidden entries (`.git`, `.x.rhai`) left out, and so
+/// and flows recursively, sorted by path, hidden entries (`.git`, `.x.rhai`) left out, and so
 /// are files another script found in a folder imports (`import "lib/login" as l;`
 /// makes `lib/login.rhai` a module, not a test).
 pub fn script_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScriptError> {
@@ -105,7 +106,10 @@ pub fn script_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScriptError> {
         let modules: BTreeSet<PathBuf> = found
             .iter()
             .filter_map(|f| crate::files::read_text(f, crate::files::TEXT_BYTES).ok().map(|code| (f, code)))
-            .flat_map(|(f, code)| super::subflows::imported_files(f, &code))
+            .flat_map(|(f, code)| match crate::maestro::is_flow(f) {
+                true => crate::maestro::flows_run_by(f, &code),
+                false => super::subflows::imported_files(f, &code),
+            })
             .collect();
         let before = found.len();
         found.retain(|f| f.canonicalize().map_or(true, |real| !modules.contains(&real)));
@@ -118,6 +122,12 @@ pub fn script_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScriptError> {
     let mut seen = BTreeSet::new();
     files.retain(|f| seen.insert(f.canonicalize().unwrap_or_else(|_| f.clone())));
     Ok(files)
+}
+
+/// A script, or a Maestro flow (not Maestro's workspace `config.yaml`).
+fn is_suite_file(path: &Path) -> bool {
+    let config = path.file_stem().is_some_and(|s| s == "config");
+    path.extension().is_some_and(|e| e == "rhai") || (crate::maestro::is_flow(path) && !config)
 }
 
 /// Folders nest at most this deep (a link loop ends here, not in a stack overflow).
@@ -138,7 +148,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) -> Result<(), Script
         let Ok(kind) = entry.file_type() else { continue };
         if kind.is_dir() {
             walk(&path, found, depth + 1)?;
-        } else if path.extension().is_some_and(|e| e == "rhai") && path.is_file() {
+        } else if is_suite_file(&path) && path.is_file() {
             found.push(path);
         }
     }

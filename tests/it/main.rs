@@ -24,6 +24,7 @@ mod hdc_door;
 mod hostile;
 mod human_loop;
 mod locate_ai;
+mod maestro;
 mod memory;
 mod observe_agents;
 mod report;

@@ -17,6 +17,11 @@ pub const SELECTOR_KEYS: &[(&str, &str, &str)] = &[
     ("text_matches", "text matches a regex (whole text)", r#"#{text_matches: "\\d+ new messages?"}"#),
     ("desc", "content-desc equals (also desc_contains, desc_starts_with, desc_matches)", r#"#{desc: "Navigate up"}"#),
     ("hint", "hint equals (also hint_contains, hint_starts_with, hint_matches)", r#"#{hint: "Search"}"#),
+    (
+        "label",
+        "text, content-desc or hint equals: what a bare string looks at, as a key (also label_contains, label_starts_with, label_matches)",
+        r#"#{label_matches: "(?i)new note", enabled: true}"#,
+    ),
     ("id", "resource-id equals, with or without the package (also id_contains, id_matches)", r#"#{id: "wifi_switch"}"#),
     ("class", "class equals, full or short name (also class_matches)", r#"#{class: "Switch"}"#),
     ("app", "the element belongs to the app with this package", r#"#{app: "com.android.settings", text: "Wi-Fi"}"#),
@@ -84,6 +89,8 @@ pub(super) enum Field {
     Text,
     Desc,
     Hint,
+    /// Text, content-desc or hint: any of them.
+    Label,
     Id,
     Class,
     Package,
@@ -164,6 +171,7 @@ pub(super) fn field_key(key: &str) -> Option<(Field, &str)> {
         "text" => Field::Text,
         "desc" => Field::Desc,
         "hint" => Field::Hint,
+        "label" => Field::Label,
         "id" => Field::Id,
         "class" => Field::Class,
         "app" => Field::Package,

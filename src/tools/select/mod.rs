@@ -84,6 +84,7 @@ fn field_values(field: Field, e: &Element) -> [&str; 3] {
         Field::Text => [&e.text, "", ""],
         Field::Desc => [&e.content_desc, "", ""],
         Field::Hint => [&e.hint, "", ""],
+        Field::Label => [&e.text, &e.content_desc, &e.hint],
         // The short form is what `ui_state` shows as `id`.
         Field::Id => [&e.resource_id, e.resource_id.rsplit('/').next().unwrap_or(""), ""],
         Field::Class => [&e.class, e.class.rsplit('.').next().unwrap_or(""), &e.native_class],
