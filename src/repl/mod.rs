@@ -5,6 +5,7 @@
 //! module decides what a line means and how results are shown.
 
 mod helper;
+mod inspect;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -28,6 +29,12 @@ pub const META: &[(&str, &str)] = &[
     (":vars", "the variables this session holds"),
     (":reset", "forget variables, functions and remembered facts"),
     (":load FILE", "run a script file here (its functions and variables stay; its imports come from its folder)"),
+    (
+        ":inspect X Y",
+        "the element at that point (pixels, or fractions 0..1): what it is and the selectors that find it",
+    ),
+    (":pick N", "the same for ui_state's element N (the index :state shows)"),
+    (":save FILE", "write this session's snippets that ran without an error as a script (:save! FILE replaces a file)"),
     (":quit", "leave (also Ctrl-D)"),
 ];
 
@@ -149,6 +156,8 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         session.tool_names().len()
     );
     let mut shots = 0;
+    // The snippets that ran without an error, for :save.
+    let mut kept: Vec<String> = Vec::new();
     // A snippet that does not parse yet goes on over more lines, each with the
     // continuation prompt; a blank line ends it whatever its state.
     let mut pending = String::new();
@@ -175,8 +184,9 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
                 match words_in.next().unwrap_or("") {
                     "q" | "quit" | "exit" => break,
                     command => {
-                        let arg = words_in.next();
-                        meta_command(&mut session, &echo, command, arg, &mut shots, &mut out)
+                        let args: Vec<&str> = words_in.collect();
+                        let mut state = MetaState { shots: &mut shots, kept: &mut kept, device: &device_name };
+                        meta_command(&mut session, &echo, command, &args, &mut state, &mut out)
                     }
                 }
                 continue;
@@ -191,7 +201,9 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
         }
         let snippet = std::mem::take(&mut pending);
         let _ = editor.add_history_entry(snippet.trim_end());
-        let _ = echo.run(&mut session, &snippet, &mut out);
+        if echo.run(&mut session, &snippet, &mut out) {
+            kept.push(snippet.trim_end().to_string());
+        }
         let _ = out.flush();
         refresh_words(&mut session, &words);
     }
@@ -213,30 +225,107 @@ struct Echo {
 }
 
 impl Echo {
-    /// Runs `code` in the session and shows what it did, each line once.
-    fn run(&self, session: &mut Session, code: &str, out: &mut impl Write) -> std::io::Result<()> {
+    /// Runs `code` in the session and shows what it did, each line once; true
+    /// when it ran without an error.
+    fn run(&self, session: &mut Session, code: &str, out: &mut impl Write) -> bool {
         self.echoed.store(0, std::sync::atomic::Ordering::Relaxed);
         let result = session.eval(code);
-        if self.streamed { show_streamed_end(&result, out) } else { show(&result, out) }
+        let _ = if self.streamed { show_streamed_end(&result, out) } else { show(&result, out) };
+        result.error.is_none()
     }
 }
 
-/// `:load FILE`: the file's imports, then its code, run in this session.
-fn load_file(session: &mut Session, echo: &Echo, path: &std::path::Path, out: &mut impl Write) -> std::io::Result<()> {
+/// `:load FILE`: the file's imports, then its code, run in this session; its code
+/// when it ran without an error.
+fn load_file(session: &mut Session, echo: &Echo, path: &std::path::Path, out: &mut impl Write) -> Option<String> {
     let code = match crate::files::read_text(path, crate::files::TEXT_BYTES) {
         Ok(code) => code,
-        Err(e) => return writeln!(out, "error: cannot read {}: {e}", path.display()),
+        Err(e) => {
+            let _ = writeln!(out, "error: cannot read {}: {e}", path.display());
+            return None;
+        }
     };
-    match crate::script::modules_imported_by(path, &code) {
-        Ok(modules) if modules.is_empty() => {}
-        Ok(modules) => {
-            if let Err(e) = session.set_modules(modules) {
-                return writeln!(out, "error: {}", clean(&full_message(&e)));
+    let refused = match crate::script::modules_imported_by(path, &code) {
+        Ok(modules) if modules.is_empty() => None,
+        Ok(modules) => session.set_modules(modules).err().map(|e| full_message(&e)),
+        Err(e) => Some(full_message(&e)),
+    };
+    if let Some(why) = refused {
+        let _ = writeln!(out, "error: {}", clean(&why));
+        return None;
+    }
+    echo.run(session, &code, out).then_some(code)
+}
+
+/// What meta-commands keep between lines.
+struct MetaState<'a> {
+    shots: &'a mut usize,
+    kept: &'a mut Vec<String>,
+    device: &'a str,
+}
+
+/// `:inspect X Y` and `:pick N`: the element, and the selectors that find it.
+fn inspect(session: &mut Session, command: &str, args: &[&str], out: &mut impl Write) -> std::io::Result<()> {
+    let obs = match session.observe(false) {
+        Ok(obs) => obs,
+        Err(e) => return writeln!(out, "error: {}", clean(&full_message(&e))),
+    };
+    let tree = &obs.ui;
+    let found = match (command, args) {
+        ("inspect", [x, y]) => {
+            let (w, h) = tree.elements.first().map_or((0, 0), |root| (root.bounds.right, root.bounds.bottom));
+            let coord = |v: &str, size: i32| -> Option<i32> {
+                match v.parse::<i32>() {
+                    Ok(px) => Some(px),
+                    Err(_) => {
+                        v.parse::<f64>().ok().filter(|f| (0.0..=1.0).contains(f)).map(|f| (f * f64::from(size)) as i32)
+                    }
+                }
+            };
+            match (coord(x, w), coord(y, h)) {
+                (Some(x), Some(y)) => inspect::element_at(tree, x, y).ok_or(format!("nothing visible at ({x}, {y})")),
+                _ => Err("give a point: :inspect 540 1200 (pixels) or :inspect 0.5 0.5 (fractions)".to_string()),
             }
         }
-        Err(e) => return writeln!(out, "error: {}", clean(&full_message(&e))),
+        ("inspect", _) => Err("give a point: :inspect 540 1200 (pixels) or :inspect 0.5 0.5 (fractions)".into()),
+        (_, [n]) => match n.parse::<usize>() {
+            Ok(i) => inspect::element_listed(tree, i)
+                .ok_or(format!("ui_state has no element {i} on this screen (:state lists them)")),
+            Err(_) => Err("give an index from :state: :pick 3".into()),
+        },
+        _ => Err("give an index from :state: :pick 3".into()),
+    };
+    match found {
+        Ok(element) => write!(out, "{}", clean(&inspect::describe(tree, element))),
+        Err(why) => writeln!(out, "error: {why}"),
     }
-    echo.run(session, &code, out)
+}
+
+/// `:save FILE`: the snippets that ran without an error, as a script.
+fn save(state: &MetaState, file: Option<&str>, replace: bool, out: &mut impl Write) -> std::io::Result<()> {
+    let Some(file) = file else { return writeln!(out, "error: name the file: :save my_test.rhai") };
+    let path = std::path::Path::new(file);
+    if path.exists() && !replace {
+        return writeln!(out, "error: {file} exists: give another name, or :save! {file} to replace it");
+    }
+    let mut script = format!(
+        "// Written by codeact repl on {} ({}): the snippets that ran without an error.\n\n",
+        state.device.replace(['\n', '\r'], " "),
+        jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC")
+    );
+    for snippet in state.kept.iter() {
+        script.push_str(snippet);
+        script.push_str("\n\n");
+    }
+    match crate::files::write_replacing(path, script.as_bytes()) {
+        Ok(()) => writeln!(
+            out,
+            "saved {} snippet{} to {file}",
+            state.kept.len(),
+            if state.kept.len() == 1 { "" } else { "s" }
+        ),
+        Err(e) => writeln!(out, "error: cannot write {file}: {e}"),
+    }
 }
 
 /// Runs one `:command` (all but `:quit`).
@@ -244,11 +333,15 @@ fn meta_command(
     session: &mut Session,
     echo: &Echo,
     command: &str,
-    arg: Option<&str>,
-    shots: &mut usize,
+    args: &[&str],
+    state: &mut MetaState,
     out: &mut impl Write,
 ) {
+    let arg = args.first().copied();
     let _ = match command {
+        "inspect" | "pick" => inspect(session, command, args, out),
+        "save" => save(state, arg, false, out),
+        "save!" => save(state, arg, true, out),
         "h" | "help" => {
             let _ = writeln!(out, "Meta-commands:");
             for (m, doc) in META {
@@ -262,8 +355,8 @@ fn meta_command(
             Err(e) => writeln!(out, "error: {}", clean(&full_message(&e))),
         },
         "screenshot" => {
-            *shots += 1;
-            let path = arg.map_or_else(|| PathBuf::from(format!("screenshot-{shots}.png")), PathBuf::from);
+            *state.shots += 1;
+            let path = arg.map_or_else(|| PathBuf::from(format!("screenshot-{}.png", state.shots)), PathBuf::from);
             // A path the person names is written as named; a numbered default is
             // renamed into place (never written through a link waiting there).
             let write = |png: &[u8]| match arg {
@@ -293,7 +386,12 @@ fn meta_command(
         },
         "load" => match arg {
             None => writeln!(out, "error: name the file: :load scripts/helpers.rhai"),
-            Some(file) => load_file(session, echo, std::path::Path::new(file), out),
+            Some(file) => {
+                if let Some(code) = load_file(session, echo, std::path::Path::new(file), out) {
+                    state.kept.push(code.trim_end().to_string());
+                }
+                Ok(())
+            }
         },
         other => writeln!(out, "unknown command :{other}; :help lists them"),
     };

@@ -1207,3 +1207,34 @@ fn exec_can_refuse_a_completion_that_never_looked() {
     let (exit, _, err) = exec_sim_with("checked", &checked, &["--verify-completion", "on"]);
     assert_eq!(exit, Some(0), "{err}");
 }
+
+/// The REPL's inspector names the element at a point and under a ui_state index,
+/// with the selector exports write (and it finds that element), and `:save` keeps
+/// the snippets that ran without an error as a script `exec` passes.
+#[test]
+fn the_repl_inspects_elements_and_saves_its_lines_as_a_script() {
+    let dir = std::env::temp_dir().join(format!("codeact-repl-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let saved = dir.join("saved.rhai");
+    let input = format!(
+        "start_app(\"com.android.settings\");\n:inspect 940 700\n:pick 1\n:inspect 0.5\ntap(\"No such row\");\n\
+         tap(#{{id: \"wifi_switch\"}});\n:save {0}\n:save {0}\n",
+        saved.display()
+    );
+    let out = repl_output(&input);
+    // The first switch on the screen: its id is its unique selector.
+    assert!(out.contains("Switch #") && out.contains("selector: #{id: \"") && out.contains("   (unique"), "{out}");
+    assert!(out.contains("point:    tap("), "{out}");
+    assert!(out.contains("error: give a point: :inspect 540 1200"), "{out}");
+    assert!(out.contains("saved 2 snippets to"), "{out}");
+    assert!(out.contains("exists: give another name, or :save!"), "a second :save replaces nothing: {out}");
+    let script = std::fs::read_to_string(&saved).expect("saved script");
+    assert!(script.contains("tap(#{id: \"wifi_switch\"});") && !script.contains("No such row"), "{script}");
+    let run = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", saved.to_str().expect("p"), "-d", "sim"])
+        .output()
+        .expect("exec the saved script");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
