@@ -252,7 +252,12 @@ fn run_oracle(
     keep: Option<&mut Vec<crate::sandbox::Action>>,
 ) -> Result<bool, InstanceError> {
     let vars: Vec<(String, rhai::Dynamic)> = params.iter().map(|(k, v)| (k.clone(), judge::to_dynamic(v))).collect();
-    let script = Script { path: PathBuf::from(format!("{}.rhai", task.id)), code: code.to_string(), tags: Vec::new() };
+    let script = Script {
+        path: PathBuf::from(format!("{}.rhai", task.id)),
+        code: code.to_string(),
+        tags: Vec::new(),
+        folder: None,
+    };
     let options = ExecOptions {
         vars: &vars,
         trajectory: Some(written.dir),

@@ -32,7 +32,13 @@ pub struct Context<'a> {
     pub files: &'a dyn FlowFiles,
     /// The flow's folder: where the files it runs are found.
     pub dir: PathBuf,
+    /// Flow files inlined so far, in the whole conversion.
+    pub inlined: &'a std::cell::Cell<usize>,
 }
+
+/// The most flow files one conversion inlines (each `runFlow: file` counts): flows
+/// that run each other several times over would otherwise grow without end.
+const MAX_INLINED: usize = 256;
 
 fn unsupported(line: usize, what: &str, why: &'static str) -> FlowError {
     FlowError::Unsupported { line, what: what.to_string(), why }
@@ -372,6 +378,10 @@ fn run_flow(arg: Option<&Node>, cx: &mut Context, pad: &str, depth: usize, line:
     let file = arg.text().or_else(|| arg.get("file").and_then(Node::text));
     match file {
         Some(file) => {
+            cx.inlined.set(cx.inlined.get() + 1);
+            if cx.inlined.get() > MAX_INLINED {
+                return Err(unsupported(line, "runFlow", "the flow runs more than 256 flow files in all"));
+            }
             let (path, flow) = cx.files.read(&cx.dir, file, line)?;
             let app_id = flow.config.as_ref().and_then(|c| c.get("appId")).and_then(Node::text).map(str::to_string);
             let mut sub = Context {
@@ -379,6 +389,7 @@ fn run_flow(arg: Option<&Node>, cx: &mut Context, pad: &str, depth: usize, line:
                 names: cx.names,
                 files: cx.files,
                 dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                inlined: cx.inlined,
             };
             body.push_str(&flow_body(&flow, &mut sub, &inner_pad, depth + 1)?);
         }

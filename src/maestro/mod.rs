@@ -44,6 +44,12 @@ pub enum FlowError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot read the flow {}", .path.display())]
+    ReadFlow {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("line {line}: {name:?} is not a variable name codeact can give a script (ASCII letters, digits and _)")]
     BadName { line: usize, name: String },
     #[error("in {}, which line {line} runs: {inner}", .path.display())]
@@ -67,7 +73,7 @@ pub fn is_flow(path: &Path) -> bool {
 
 /// `name` as a Rhai variable, or why it cannot be one.
 pub(crate) fn variable(name: &str, line: usize) -> Result<String, FlowError> {
-    match crate::script::is_variable_name(name) {
+    match crate::sandbox::is_variable_name(name) {
         true => Ok(name.to_string()),
         false => Err(FlowError::BadName { line, name: name.to_string() }),
     }
@@ -133,7 +139,8 @@ pub fn convert(path: &Path, text: &str) -> Result<Converted, FlowError> {
     let name = config.and_then(|c| c.get("name")).and_then(Node::text).map(str::to_string);
     let tags = tags(config);
     let mut names = Vec::new();
-    let mut cx = Context { app_id: app_id.clone(), names: &mut names, files: &files, dir };
+    let inlined = std::cell::Cell::new(0);
+    let mut cx = Context { app_id: app_id.clone(), names: &mut names, files: &files, dir, inlined: &inlined };
     let body = flow_body(&flow, &mut cx, "", 0)?;
     let mut script =
         format!("// {}: a Maestro flow, as codeact runs it (`codeact convert` prints this).\n", path.display());
@@ -160,12 +167,8 @@ pub fn convert(path: &Path, text: &str) -> Result<Converted, FlowError> {
 
 /// Reads and translates the flow at `path`.
 pub fn convert_file(path: &Path) -> Result<Converted, FlowError> {
-    let text = crate::files::read_text(path, FLOW_BYTES).map_err(|source| FlowError::Read {
-        line: 0,
-        name: path.display().to_string(),
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::files::read_text(path, FLOW_BYTES)
+        .map_err(|source| FlowError::ReadFlow { path: path.to_path_buf(), source })?;
     convert(path, &text)
 }
 
@@ -206,5 +209,24 @@ mod tests {
         assert!(e.starts_with("line 2: `frobnicate` is not a Maestro command"), "{e}");
         let e = convert(Path::new("f.yaml"), "- runFlow: /etc/passwd.yaml\n").unwrap_err().to_string();
         assert!(e.contains("outside the flow's folder"), "{e}");
+    }
+
+    #[test]
+    fn flows_that_run_themselves_many_times_over_are_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let flow = dir.path().join("a.yaml");
+        std::fs::write(&flow, "- runFlow: a.yaml\n").unwrap();
+        let e = convert_file(&flow).unwrap_err().to_string();
+        assert!(e.contains("more than 16 deep"), "{e}");
+        // Shallow, but ten times over at each level: 1,000 files.
+        for (name, next) in [("b", "c"), ("c", "d"), ("d", "e")] {
+            std::fs::write(dir.path().join(format!("{name}.yaml")), format!("- runFlow: {next}.yaml\n").repeat(10))
+                .unwrap();
+        }
+        std::fs::write(dir.path().join("e.yaml"), "- back\n").unwrap();
+        let e = convert_file(&dir.path().join("b.yaml")).unwrap_err().to_string();
+        assert!(e.contains("more than 256 flow files"), "{e}");
+        let e = convert_file(&dir.path().join("missing.yaml")).unwrap_err().to_string();
+        assert!(e.starts_with("cannot read the flow "), "{e}");
     }
 }

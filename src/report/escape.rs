@@ -1,5 +1,6 @@
-//! Text from a model, a device or a script made safe for a page: what every part
-//! of a report escapes with. Not the page itself (`html.rs`).
+//! Text from a model, a device or a script made safe for a page, and file names
+//! made safe as links: what every part of a report escapes with. Not the page
+//! itself (`html.rs`).
 
 use std::fmt::Write as _;
 
@@ -21,4 +22,23 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// Every byte of a path segment but the unreserved ones (`A-Z a-z 0-9 - . _ ~`).
+const SEGMENT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// A link to `rel`, a path below the page's folder: `./a%20b/report.html`. Each
+/// segment percent-encoded and the whole starting with `./`, so no name (a script
+/// called `javascript:…`, `..`, one with `#` or `?`) can make it another scheme, a
+/// fragment, or a place outside the folder; `None` for a path that is not plainly
+/// below (`..`, `/`, `.`).
+pub fn relative_href(rel: &std::path::Path) -> Option<String> {
+    let mut out = String::from(".");
+    for part in rel.components() {
+        let std::path::Component::Normal(name) = part else { return None };
+        out.push('/');
+        out.extend(percent_encoding::utf8_percent_encode(&name.to_string_lossy(), SEGMENT));
+    }
+    (out.len() > 1).then_some(out)
 }

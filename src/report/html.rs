@@ -9,61 +9,9 @@ use std::fmt::Write as _;
 
 use super::model::{ActionView, RunView, StepView};
 
-pub use super::escape::escape;
+pub use super::code::highlight;
+pub use super::escape::{escape, relative_href};
 use super::images::Shown;
-
-const KEYWORDS: &[&str] = &[
-    "let", "const", "if", "else", "for", "in", "while", "loop", "do", "until", "fn", "return", "break", "continue",
-    "throw", "try", "catch", "switch", "true", "false", "import", "export", "as", "private", "this",
-];
-
-/// Rhai source as highlighted HTML: comments, strings, keywords and numbers.
-pub fn highlight(code: &str) -> String {
-    let mut out = String::with_capacity(code.len() * 2);
-    let chars: Vec<char> = code.chars().collect();
-    let mut i = 0;
-    let span = |out: &mut String, class: &str, text: &str| {
-        let _ = write!(out, "<span class=\"{class}\">{}</span>", escape(text));
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        let start = i;
-        if c == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-            span(&mut out, "c", &chars[start..i].iter().collect::<String>());
-        } else if c == '"' || c == '`' || c == '\'' {
-            i += 1;
-            while i < chars.len() && chars[i] != c {
-                i += if chars[i] == '\\' { 2 } else { 1 };
-            }
-            i = (i + 1).min(chars.len());
-            span(&mut out, "s", &chars[start..i].iter().collect::<String>());
-        } else if c.is_ascii_digit() {
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.' || chars[i] == '_') {
-                i += 1;
-            }
-            span(&mut out, "n", &chars[start..i].iter().collect::<String>());
-        } else if c.is_alphabetic() || c == '_' {
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-                i += 1;
-            }
-            let word: String = chars[start..i].iter().collect();
-            if KEYWORDS.contains(&word.as_str()) {
-                span(&mut out, "k", &word);
-            } else if chars.get(i) == Some(&'(') {
-                span(&mut out, "f", &word);
-            } else {
-                out.push_str(&escape(&word));
-            }
-        } else {
-            out.push_str(&escape(&c.to_string()));
-            i += 1;
-        }
-    }
-    out
-}
 
 const STYLE: &str = "
 body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
@@ -255,25 +203,6 @@ pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> S
     }
     out.push_str("</main></body></html>\n");
     out
-}
-
-/// Every byte of a path segment but the unreserved ones (`A-Z a-z 0-9 - . _ ~`).
-const SEGMENT: &percent_encoding::AsciiSet =
-    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
-
-/// A link to `rel`, a path below the page's folder: `./a%20b/report.html`. Each
-/// segment percent-encoded and the whole starting with `./`, so no name (a script
-/// called `javascript:…`, `..`, one with `#` or `?`) can make it another scheme, a
-/// fragment, or a place outside the folder; `None` for a path that is not plainly
-/// below (`..`, `/`, `.`).
-pub fn relative_href(rel: &std::path::Path) -> Option<String> {
-    let mut out = String::from(".");
-    for part in rel.components() {
-        let std::path::Component::Normal(name) = part else { return None };
-        out.push('/');
-        out.extend(percent_encoding::utf8_percent_encode(&name.to_string_lossy(), SEGMENT));
-    }
-    (out.len() > 1).then_some(out)
 }
 
 /// An index page: a table of rows (each cell's text, the first linked to a path

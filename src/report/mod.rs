@@ -7,6 +7,7 @@
 //! directory; rendered by `html.rs`, images by `images.rs`; the steps as plain
 //! text for JUnit by `step_log.rs`. Not the run directory itself (`trajectory/`).
 
+mod code;
 mod escape;
 pub mod html;
 mod images;

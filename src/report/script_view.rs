@@ -89,7 +89,8 @@ pub fn render_script(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown
         let class = if a.failed { "step act failed" } else { "step act" };
         let _ = write!(cards, "<article class=\"{class}\" id=\"action-{number}\" data-action=\"{number}\">");
         let framed = a.screenshot.as_deref().and_then(|rel| frames.class_of(rel, image));
-        match (&framed, a.screenshot.as_deref().and_then(|rel| super::html::relative_href(std::path::Path::new(rel)))) {
+        match (&framed, a.screenshot.as_deref().and_then(|rel| super::escape::relative_href(std::path::Path::new(rel))))
+        {
             (Some((frame, size)), _) => {
                 let marked = mark(a, number, *size);
                 let _ = write!(
@@ -156,7 +157,7 @@ pub fn render_script(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown
     }
     out.push_str("<main>\n<article class=\"step\" data-step=\"1\"><div class=\"body\"><h2>Script</h2>");
     if let Some(code) = &view.script {
-        let _ = write!(out, "<pre class=\"code\">{}</pre>", super::html::highlight(code));
+        let _ = write!(out, "<pre class=\"code\">{}</pre>", super::code::highlight(code));
     }
     for s in &view.steps {
         if !s.output.is_empty() {
@@ -178,7 +179,7 @@ pub fn render_script(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown
                 "screenrecord.mp4" => "the screen recording",
                 other => other,
             };
-            if let Some(href) = super::html::relative_href(std::path::Path::new(file)) {
+            if let Some(href) = super::escape::relative_href(std::path::Path::new(file)) {
                 let _ = write!(out, " <a href=\"{}\">{what}</a>", escape(&href));
             }
         }

@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::escape::escape;
-use super::html::{page_start, relative_href};
+use super::escape::{escape, relative_href};
+use super::html::page_start;
 
 /// One script of the suite, as its row shows it.
 #[derive(Debug, Clone)]

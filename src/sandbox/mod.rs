@@ -44,7 +44,7 @@ pub use worker::WorkerError;
 use judge::Judge;
 pub(crate) use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
 pub(crate) use sleep::register_sleep;
-pub use source::is_incomplete;
+pub use source::{is_incomplete, is_variable_name};
 use worker::{EngineState, Worker};
 
 /// The most modules a script's imports may bring in.

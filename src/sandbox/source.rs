@@ -2,7 +2,8 @@
 //! is dropped (editors on Windows write one), a NUL byte is refused by name (the
 //! parser would call it an invisible character), and a source with more lines, or a
 //! line with more characters, than the parser can number (65,535) is refused: past
-//! that, Rhai's positions wrap and an error would point at the wrong place.
+//! that, Rhai's positions wrap and an error would point at the wrong place; and
+//! which names a script may be given as variables (`--var`, a flow's `env:`).
 //! Not here: parsing itself.
 
 use super::{ErrorKind, RunError};
@@ -70,6 +71,16 @@ pub fn is_incomplete(code: &str) -> bool {
         P::MissingToken(..) | P::MissingSymbol(..) | P::ExprExpected(..) => at_end,
         _ => false,
     }
+}
+
+/// A name Rhai takes for a variable: ASCII letters, digits and `_`, not starting
+/// with a digit, at least one letter, and not a keyword (the parser is asked).
+pub fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().any(|c| c.is_ascii_alphabetic())
+        && rhai::Engine::new_raw().compile(format!("let {name} = ();")).is_ok()
 }
 
 #[cfg(test)]

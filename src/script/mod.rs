@@ -77,6 +77,9 @@ pub struct Script {
     pub code: String,
     /// What its header comment tags it with (`// tags: smoke, settings`), lower-cased.
     pub tags: Vec<String>,
+    /// Its trajectory folder's name when its stem is not enough (two scripts of a
+    /// suite named alike).
+    pub folder: Option<String>,
 }
 
 impl Script {
@@ -88,7 +91,10 @@ impl Script {
     /// The name as a folder or file name of its own (`...rhai` has the stem `..`,
     /// which must never become a path).
     pub fn folder_name(&self) -> String {
-        crate::files::safe_component(&self.name(), "script")
+        match &self.folder {
+            Some(folder) => folder.clone(),
+            None => crate::files::safe_component(&self.name(), "script"),
+        }
     }
 }
 
@@ -101,10 +107,10 @@ pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
             if crate::maestro::is_flow(path) {
                 let flow = crate::maestro::convert_file(path)
                     .map_err(|source| ScriptError::Flow { path: path.clone(), source })?;
-                return Ok(Script { path: path.clone(), code: flow.script, tags: flow.tags });
+                return Ok(Script { path: path.clone(), code: flow.script, tags: flow.tags, folder: None });
             }
             match crate::files::read_text(path, crate::files::TEXT_BYTES) {
-                Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code }),
+                Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code, folder: None }),
                 Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
             }
         })
@@ -116,22 +122,12 @@ pub fn parse_vars(vars: &[String]) -> Result<Vec<(String, Dynamic)>, ScriptError
     vars.iter()
         .map(|var| {
             let (key, value) = var.split_once('=').ok_or_else(|| ScriptError::VarNotKeyValue(var.clone()))?;
-            if !is_variable_name(key) {
+            if !crate::sandbox::is_variable_name(key) {
                 return Err(ScriptError::VarName { var: var.clone(), key: key.to_string() });
             }
             Ok((key.to_string(), typed_value(value)))
         })
         .collect()
-}
-
-/// A name Rhai takes for a variable: ASCII letters, digits and `_`, not starting
-/// with a digit, at least one letter, and not a keyword (the parser is asked).
-pub(crate) fn is_variable_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.chars().any(|c| c.is_ascii_alphabetic())
-        && rhai::Engine::new_raw().compile(format!("let {name} = ();")).is_ok()
 }
 
 /// A `--var KEY=VALUE` value typed as a script expects: whole numbers, decimals and

@@ -183,6 +183,8 @@ pub fn select(paths: &[PathBuf], filter: &Filter) -> Result<Selection, ScriptErr
             },
         });
     }
+    let mut tagged = tagged;
+    name_folders(&mut tagged);
     let count = tagged.len();
     let scripts = match filter.shard {
         // Round robin over the sorted suite: shards differ by one script at most.
@@ -192,6 +194,26 @@ pub fn select(paths: &[PathBuf], filter: &Filter) -> Result<Selection, ScriptErr
         None => tagged,
     };
     Ok(Selection { scripts, found, tagged: count })
+}
+
+/// Scripts named alike (`a/login.rhai`, `b/login.yaml`) get trajectory folders
+/// named after their whole paths (`a-login-rhai`), so one run can hold them all.
+fn name_folders(scripts: &mut [Script]) {
+    let stems: Vec<String> = scripts.iter().map(Script::folder_name).collect();
+    for (i, script) in scripts.iter_mut().enumerate() {
+        if stems.iter().filter(|s| **s == stems[i]).count() < 2 {
+            continue;
+        }
+        let parts: Vec<String> = script
+            .path
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(p) => Some(p.to_string_lossy().replace('.', "-")),
+                _ => None,
+            })
+            .collect();
+        script.folder = Some(crate::files::safe_component(&parts.join("-"), "script"));
+    }
 }
 
 #[cfg(test)]
@@ -239,6 +261,15 @@ mod tests {
         let none = Filter { exclude: vec!["smoke".into(), "slow".into()], ..Filter::default() };
         let e = select(&[d.to_path_buf()], &none).unwrap_err().to_string();
         assert!(e.contains("(--exclude-tags smoke,slow); the scripts' tags: slow, smoke"), "{e}");
+        // Named alike: each gets a folder of its own.
+        std::fs::write(d.join("b/a.rhai"), "").unwrap();
+        let picked = select(&[d.to_path_buf()], &Filter::default()).unwrap();
+        let folders: Vec<String> = picked.scripts.iter().map(Script::folder_name).collect();
+        assert_eq!(folders.len(), 3);
+        assert!(
+            folders[0].ends_with("-a-rhai") && folders[1].ends_with("-b-a-rhai") && folders[2] == "z",
+            "{folders:?}"
+        );
         std::fs::create_dir_all(d.join("empty")).unwrap();
         assert!(matches!(script_files(&[d.join("empty")]), Err(ScriptError::NoScripts { .. })));
     }

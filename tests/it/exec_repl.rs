@@ -14,13 +14,7 @@ use codeact::config::{FileConfig, Flags};
 use codeact::device::{DeviceSpec, open};
 use codeact::session::Session;
 
-fn codeact(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run codeact")
-}
+use common::codeact;
 
 use common::sim_state as state;
 

@@ -5,19 +5,12 @@
 //! error naming the command and its line.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::common;
 
 const FLOWS: &str = "tests/fixtures/maestro";
 
-fn codeact(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run codeact")
-}
+use common::codeact;
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -11,9 +11,7 @@ use serde_json::Value;
 
 use crate::common;
 
-fn codeact(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_codeact")).args(args).output().expect("run codeact")
-}
+use common::codeact;
 
 /// Twenty scripts in a folder tree, tagged: every one `suite`, the even ones `smoke`,
 /// every fourth `wifi` (it turns Wi-Fi off and checks), the first two `slow` (they

@@ -20,6 +20,16 @@ pub fn worker() -> codeact::isolation::WorkerProgram {
     codeact::isolation::WorkerProgram(env!("CARGO_BIN_EXE_codeact").into())
 }
 
+/// `codeact ARGS` run in the repository's folder (where `scripts/` and the
+/// fixtures are), to its end.
+pub fn codeact(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run codeact")
+}
+
 /// `codeact sim` running as a child process on a free port; killed on drop.
 pub struct SimProcess {
     child: Child,
