@@ -18,6 +18,10 @@
 #              that drives the virtual phone's iOS (WebDriverAgent) door
 #   u2         uiautomator2 3.7.1 from PyPI, in a venv of its own there too: its own
 #              client drives the virtual phone's uiautomator2 server
+#   mcp        the official MCP Python SDK (mcp 2.3.0) from PyPI, in a venv of its
+#              own there too: its client drives `codeact mcp` over stdio and HTTP
+#   inspector  the MCP Inspector 2.12.0 from npm (node and npm needed), installed
+#              under $CODEACT_TOOLS/inspector: its CLI lists and calls the tools
 #   androguard Debian package androguard: the independent APK parser `apk info`
 #              is compared with; aapt and android-framework-res build real APKs
 #   droidrun   DroidRun 0.3.9's wheel from PyPI, unpacked into $CODEACT_TOOLS/droidrun:
@@ -94,6 +98,9 @@ needs_venv=false
 find_phoenix >/dev/null || needs_venv=true
 "${CODEACT_WDA_PYTHON:-$tools/wda/bin/python}" -c 'import wda' 2>/dev/null || needs_venv=true
 "${CODEACT_U2_PYTHON:-$tools/u2/bin/python}" -c 'import uiautomator2' 2>/dev/null || needs_venv=true
+"${CODEACT_MCP_PYTHON:-$tools/mcp/bin/python}" -c 'import mcp' 2>/dev/null || needs_venv=true
+# The MCP Inspector is an npm package: Node.js and npm come from Debian when missing.
+command -v npm >/dev/null || packages+=(nodejs npm)
 if $needs_venv && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     packages+=(python3-venv)
 fi
@@ -130,6 +137,25 @@ if ! "$wda_python" -c 'import wda' 2>/dev/null; then
     wda_python=$tools/wda/bin/python
 fi
 export CODEACT_WDA_PYTHON=$wda_python
+
+mcp_python=${CODEACT_MCP_PYTHON:-$tools/mcp/bin/python}
+if ! "$mcp_python" -c 'import mcp' 2>/dev/null; then
+    echo "installing the MCP Python SDK into $tools/mcp (once)"
+    mkdir -p "$tools"
+    python3 -m venv "$tools/mcp"
+    "$tools/mcp/bin/pip" install -q mcp==2.3.0
+    mcp_python=$tools/mcp/bin/python
+fi
+export CODEACT_MCP_PYTHON=$mcp_python
+
+inspector=${CODEACT_MCP_INSPECTOR:-$tools/inspector/node_modules/.bin/mcp-inspector}
+if [ ! -x "$inspector" ]; then
+    echo "installing the MCP Inspector into $tools/inspector (once)"
+    mkdir -p "$tools/inspector"
+    (cd "$tools/inspector" && npm install --silent --no-audit --no-fund @modelcontextprotocol/inspector@2.12.0 >/dev/null)
+    inspector=$tools/inspector/node_modules/.bin/mcp-inspector
+fi
+export CODEACT_MCP_INSPECTOR=$inspector
 
 u2_python=${CODEACT_U2_PYTHON:-$tools/u2/bin/python}
 if ! "$u2_python" -c 'import uiautomator2' 2>/dev/null; then
@@ -182,7 +208,7 @@ fi
 export CODEACT_REAL_APKS=$apks
 
 if $install_only; then
-    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

@@ -32,6 +32,8 @@ pub mod isolation;
 pub mod llm;
 pub mod locate;
 pub mod maestro;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod memory;
 pub mod persona;
 pub mod repl;

@@ -17,9 +17,14 @@ fn main() -> ExitCode {
         std::process::exit(code);
     }
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("CODEACT_LOG").unwrap_or_else(|_| "warn".into()))
+        // rmcp warns of every request it answers with an error: the client has the
+        // error already, and `codeact mcp`'s stderr is a log, not a conversation.
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CODEACT_LOG").unwrap_or_else(|_| "warn,rmcp=error".into()),
+        )
         // Every log line, a dependency's too, has secrets blotted out.
         .with_writer(codeact::secrets::RedactingStderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match cli::Cli::parse().dispatch() {
         Ok(code) => code,

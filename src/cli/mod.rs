@@ -14,6 +14,8 @@ mod exec_output;
 mod explore;
 mod heal;
 mod interrupt;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod memory;
 mod observe;
 mod person;
@@ -56,6 +58,8 @@ enum Command {
     Assets(assets::AssetsArgs),
     Apk(apk::ApkArgs),
     Explore(explore::ExploreArgs),
+    #[cfg(feature = "mcp")]
+    Mcp(mcp::McpArgs),
 }
 
 /// Serve a virtual Android phone (not in this build: it was made without the `sim`
@@ -96,6 +100,8 @@ impl Cli {
             Command::Assets(a) => a.manage(),
             Command::Apk(a) => a.inspect(),
             Command::Explore(a) => a.explore(),
+            #[cfg(feature = "mcp")]
+            Command::Mcp(a) => a.serve(),
         }
     }
 }

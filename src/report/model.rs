@@ -269,7 +269,11 @@ impl RunView {
                 self.take_node(*step, path, goal, state, detail.as_deref());
             }
             Event::RunEnd(summary) => self.take_facts(&RunFacts::of(summary)),
-            Event::LlmRequest { .. } | Event::NoCode { .. } | Event::Recall { .. } | Event::Unknown => {}
+            Event::LlmRequest { .. }
+            | Event::NoCode { .. }
+            | Event::Recall { .. }
+            | Event::McpCall { .. }
+            | Event::Unknown => {}
         }
     }
 }

@@ -265,6 +265,16 @@ pub enum Event<'a> {
         #[serde(default, skip_serializing_if = "is_zero")]
         more_actions: usize,
     },
+    /// `codeact mcp` answered a tool call: the tool, the step its code ran as (for
+    /// the tools that run code), how long it took, and the error it answered with.
+    McpCall {
+        tool: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<usize>,
+        ms: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<Cow<'a, str>>,
+    },
     /// An event this version does not know (written by a later one): read so that
     /// the rest of the run still reads; never written.
     #[serde(other, skip_serializing)]

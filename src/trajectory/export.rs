@@ -176,7 +176,7 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&s
                 with_end_checks(&code, &checks, &mut out);
             }
             None => {
-                out.push_str(code.trim_end());
+                out.push_str(&terminated(code.trim_end()));
                 out.push('\n');
                 out.push_str(&checks.after(index));
             }
@@ -283,6 +283,19 @@ pub fn replay_anchor(step: &StepRecord) -> Option<String> {
     None
 }
 
+/// `code` ending in a statement, so that the next step's code can follow it: a
+/// snippet that ends in an expression (`sent.len()`, read for its value) gets its
+/// `;` (on a line of its own after a comment).
+fn terminated(code: &str) -> std::borrow::Cow<'_, str> {
+    if code.is_empty() || code.ends_with([';', '}']) {
+        return code.into();
+    }
+    match code.lines().last() {
+        Some(last) if last.contains("//") => format!("{code}\n;").into(),
+        _ => format!("{code};").into(),
+    }
+}
+
 /// `script.rhai`: the run's snippets as they ran; `failed` is why the run did not
 /// succeed, when it did not (the script then ends in that failure).
 pub fn script(header: &str, steps: &[StepRecord], failed: Option<&str>) -> String {
@@ -296,6 +309,14 @@ pub fn selector_script(header: &str, steps: &[StepRecord], failed: Option<&str>)
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_snippet_read_for_its_value_ends_as_a_statement() {
+        assert_eq!(super::terminated("sent.len()"), "sent.len();");
+        assert_eq!(super::terminated("x // the count"), "x // the count\n;");
+        assert_eq!(super::terminated("tap(\"OK\");"), "tap(\"OK\");");
+        assert_eq!(super::terminated("if a { b() }"), "if a { b() }");
+    }
+
     use super::*;
     use crate::sandbox::{Action, Capture, ErrorKind, RunError, RunResult};
     use crate::trajectory::StepTiming;

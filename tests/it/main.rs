@@ -25,6 +25,7 @@ mod hostile;
 mod human_loop;
 mod locate_ai;
 mod maestro;
+mod mcp;
 mod memory;
 mod observe_agents;
 mod report;

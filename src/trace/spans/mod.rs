@@ -409,7 +409,7 @@ impl RunSpans {
                 }
             }
             Event::Node { path, goal, state, detail, .. } => self.node(path, goal, state, detail.as_deref(), at),
-            Event::Observation { .. } | Event::NoCode { .. } | Event::Unknown => {}
+            Event::Observation { .. } | Event::NoCode { .. } | Event::McpCall { .. } | Event::Unknown => {}
         }
     }
 }

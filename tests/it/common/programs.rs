@@ -154,3 +154,29 @@ pub fn real_apks() -> Vec<PathBuf> {
     }
     apks
 }
+
+/// A Python with the official MCP SDK (`mcp` 2.3.0): the client `codeact mcp` is
+/// tested with.
+pub fn mcp_python() -> PathBuf {
+    let places = [tools_dir().join("mcp/bin/python")];
+    find("CODEACT_MCP_PYTHON", &[], &places).unwrap_or_else(|| {
+        panic!(
+            "the MCP tests need Python with the mcp package, found neither in $CODEACT_MCP_PYTHON nor in {places:?}: \
+             {INSTALL_ALL}, or python3 -m venv {venv} && {venv}/bin/pip install mcp==2.3.0",
+            venv = tools_dir().join("mcp").display()
+        )
+    })
+}
+
+/// The MCP Inspector's command (`@modelcontextprotocol/inspector` from npm), whose
+/// CLI mode lists and calls `codeact mcp`'s tools.
+pub fn mcp_inspector() -> PathBuf {
+    let places = [tools_dir().join("inspector/node_modules/.bin/mcp-inspector")];
+    find("CODEACT_MCP_INSPECTOR", &["mcp-inspector"], &places).unwrap_or_else(|| {
+        panic!(
+            "the MCP tests need the MCP Inspector, found neither in $CODEACT_MCP_INSPECTOR, on PATH nor in {places:?}: \
+             {INSTALL_ALL}, or (cd {dir} && npm install @modelcontextprotocol/inspector@2.12.0)",
+            dir = tools_dir().join("inspector").display()
+        )
+    })
+}

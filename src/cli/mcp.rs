@@ -1,0 +1,91 @@
+//! `codeact mcp`: the MCP server, over stdio (default) or streamable HTTP on
+//! 127.0.0.1 with a bearer token.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use codeact::config::Flags;
+use codeact::mcp::{Expose, McpOptions};
+use codeact::tools::{Recording, SensitivePolicy};
+
+use super::args::{DeviceArgs, SessionArgs};
+
+/// Serve codeact to MCP clients (coding agents, agent frameworks, the MCP
+/// Inspector): one `run_script` tool runs a whole Rhai script on the phone in one
+/// call ("code mode"), in a session per client whose variables persist, under every
+/// sandbox limit; `observe`, `screenshot`, `list_devices`, `start_sim`, `reset` and
+/// `export_script` go with it. Each client's calls are written to a run folder under
+/// --out as they happen, with session.rhai, the replayable script of its session.
+///
+/// stdio (the client starts codeact):
+///   {"mcpServers": {"phone": {"command": "codeact", "args": ["mcp", "--device", "sim"]}}}
+///
+/// streamable HTTP on 127.0.0.1 only; the bearer token is printed once at start
+/// (or taken from $CODEACT_MCP_TOKEN):
+///   codeact mcp --http 8765 --device sim
+///   → http://127.0.0.1:8765/mcp, header Authorization: Bearer TOKEN
+///
+/// Sensitive actions (pay, delete... and [sensitive] rules) are confirmed by the
+/// client's person through MCP elicitation when the client offers it; otherwise
+/// --answers, else they are refused (--sensitive allow lets them through).
+#[derive(clap::Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct McpArgs {
+    #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0: any
+    /// free port, printed at start).
+    #[arg(long, value_name = "PORT")]
+    http: Option<u16>,
+    /// Which tools are listed: code (run_script and the server's tools), tools (each
+    /// codeact tool as an MCP tool of its own, one call per gesture, as other mobile
+    /// servers do) or both.
+    #[arg(long, value_enum, default_value = "code", value_name = "WHICH")]
+    expose: Expose,
+    /// Where each client's run folder is made.
+    #[arg(long, default_value = "runs", value_name = "DIR")]
+    out: PathBuf,
+}
+
+impl McpArgs {
+    pub fn serve(self) -> anyhow::Result<ExitCode> {
+        let defaults = Flags {
+            default_sensitive: Some(SensitivePolicy::Ask),
+            default_record: Some(Recording::All),
+            ..Flags::default()
+        };
+        let settings = self.session.settings(&self.device, defaults)?;
+        // stdin and stdout are the protocol's: nobody answers at this terminal.
+        let answers = self.session.person(false)?;
+        let options = McpOptions { settings, out: self.out, answers, expose: self.expose };
+        let runtime = super::interrupt::runtime()?;
+        match self.http {
+            None => runtime.block_on(codeact::mcp::serve_stdio(options)).context("codeact mcp over stdio")?,
+            Some(port) => {
+                let token = match std::env::var("CODEACT_MCP_TOKEN") {
+                    Ok(t) if t.trim().len() >= 16 => t.trim().to_string(),
+                    Ok(t) if !t.trim().is_empty() => {
+                        anyhow::bail!(
+                            "CODEACT_MCP_TOKEN is too short: use at least 16 characters, or unset it for a random one"
+                        )
+                    }
+                    _ => codeact::mcp::new_token()?,
+                };
+                let interrupt = super::interrupt::cancel_on_signal(&runtime, "the MCP server");
+                let shown = token.clone();
+                let served = codeact::mcp::serve_http(options, port, token, interrupt.token.clone(), move |at| {
+                    codeact::errln!("codeact mcp: serving http://{at}/mcp (Ctrl-C stops it)");
+                    codeact::errln!("header: Authorization: Bearer {shown}");
+                });
+                runtime.block_on(served).context("codeact mcp over HTTP")?;
+                if let Some(code) = interrupt.exit_code() {
+                    return Ok(ExitCode::from(code));
+                }
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}

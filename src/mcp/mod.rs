@@ -1,0 +1,30 @@
+//! `codeact mcp`: codeact as an MCP server, on the official SDK (`rmcp`), over
+//! stdio or streamable HTTP on 127.0.0.1 (bearer token required). Code mode:
+//! `run_script` runs a Rhai snippet in a persistent session per client and device,
+//! under every sandbox limit, and answers with what it printed and did, its error
+//! (line and column) and the screen after it; `observe`, `screenshot`,
+//! `list_devices`, `start_sim`, `reset` and `export_script` go with it, and, when
+//! asked, every catalog tool one by one (`--expose tools`). Every call is written
+//! to the client's run directory as it happens; the session exports as a script.
+//!
+//! `tools.rs` lists the tools, `gestures.rs` makes the catalog's tools MCP tools,
+//! `server.rs` speaks the protocol, `client.rs` does a client's work, `record.rs`
+//! writes its run directory, `reply.rs` words the answers, `serve.rs` has the
+//! transports. Not here: the CLI's flags (`cli/mcp.rs`).
+
+mod client;
+mod devices;
+mod gestures;
+mod record;
+mod reply;
+mod serve;
+mod server;
+mod tools;
+
+pub use client::{Answer, CallError, Client, Expose, McpOptions};
+pub use gestures::{GestureArgsError, GestureTool, gesture_call, gesture_tools};
+pub use record::SESSION_SCRIPT;
+pub use reply::{MAX_PICTURE_SIDE, PictureError, run_text, scaled_png};
+pub use serve::{McpServeError, new_token, serve_http, serve_stdio};
+pub use server::{CodeactServer, MAX_CLIENTS};
+pub use tools::{MAX_CODE_BYTES, listed_tools};

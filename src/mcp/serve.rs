@@ -1,0 +1,128 @@
+//! The transports: stdio (one client: the process that started codeact) and
+//! streamable HTTP on 127.0.0.1 only, where every request must carry the bearer
+//! token (`Authorization: Bearer TOKEN`), compared in constant time; a request
+//! without it gets 401 and a JSON-RPC error, and the server goes on. rmcp's own
+//! checks stay on: only loopback `Host` headers are served (no DNS rebinding).
+//! Not the tools (`server.rs`).
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use rmcp::ServiceExt as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use super::client::McpOptions;
+use super::server::CodeactServer;
+
+/// Why the server could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum McpServeError {
+    #[error("could not listen on 127.0.0.1:{port}: pick another --http port, or 0 for any free one")]
+    Bind {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the MCP client did not start a session over stdio")]
+    Start(#[source] Box<rmcp::service::ServerInitializeError>),
+    #[error("the HTTP server stopped")]
+    Http(#[source] std::io::Error),
+    #[error("no random token could be made")]
+    Token(#[source] std::io::Error),
+}
+
+/// Serves one client over stdin and stdout until it goes away.
+pub async fn serve_stdio(options: McpOptions) -> Result<(), McpServeError> {
+    let server = CodeactServer::new(options, true);
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| McpServeError::Start(Box::new(e)))?;
+    // The client closing its end is the normal way out.
+    let _ = running.waiting().await;
+    Ok(())
+}
+
+/// A bearer token of 32 random bytes, as hex.
+pub fn new_token() -> Result<String, McpServeError> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).map_err(McpServeError::Token)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whether `given` is `Bearer TOKEN` with this token, in time that does not depend
+/// on where they differ.
+fn bearer_matches(given: Option<&HeaderValue>, token: &str) -> bool {
+    let Some(given) = given.and_then(|v| v.to_str().ok()) else { return false };
+    let Some(given) = given.strip_prefix("Bearer ").or_else(|| given.strip_prefix("bearer ")) else { return false };
+    let (a, b) = (given.trim().as_bytes(), token.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
+}
+
+fn unauthorized() -> Response {
+    let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"codeact mcp: send the token codeact printed at start as the header Authorization: Bearer TOKEN"}}"#;
+    let mut response = (StatusCode::UNAUTHORIZED, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+/// Serves MCP at `http://127.0.0.1:PORT/mcp` (0: any free port) until `stop` is
+/// cancelled; `ready` hears the address once it listens.
+pub async fn serve_http(
+    options: McpOptions,
+    port: u16,
+    token: String,
+    stop: CancellationToken,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), McpServeError> {
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+        .await
+        .map_err(|source| McpServeError::Bind { port, source })?;
+    let address = listener.local_addr().map_err(|source| McpServeError::Bind { port, source })?;
+    let server = CodeactServer::new(options, false);
+    let mut config = StreamableHttpServerConfig::default();
+    // Clients on protocols before 2026-07-28 get MCP sessions: one codeact session each.
+    config.legacy_session_mode = true;
+    config.cancellation_token = stop.child_token();
+    let service: StreamableHttpService<CodeactServer, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::default(), config);
+    let token = Arc::new(token);
+    let router = axum::Router::new().nest_service("/mcp", service).layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let token = token.clone();
+            async move {
+                if bearer_matches(request.headers().get(header::AUTHORIZATION), &token) {
+                    next.run(request).await
+                } else {
+                    unauthorized()
+                }
+            }
+        },
+    ));
+    ready(address);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move { stop.cancelled_owned().await })
+        .await
+        .map_err(McpServeError::Http)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_exact_bearer_token_passes() {
+        let token = new_token().unwrap();
+        assert_eq!(token.len(), 64);
+        let header = |s: &str| HeaderValue::from_str(s).unwrap();
+        assert!(bearer_matches(Some(&header(&format!("Bearer {token}"))), &token));
+        assert!(!bearer_matches(Some(&header(&format!("Bearer {}", &token[1..]))), &token));
+        assert!(!bearer_matches(Some(&header(&format!("Basic {token}"))), &token));
+        assert!(!bearer_matches(Some(&header("Bearer ")), &token));
+        assert!(!bearer_matches(None, &token));
+    }
+}
