@@ -6,16 +6,23 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use codeact::config::Flags;
-use codeact::mcp::{Expose, McpOptions};
+use std::sync::Arc;
+
+use codeact::agent::Models;
+use codeact::llm::{LlmClient, LlmConfig, LlmError};
+use codeact::mcp::{AgentSetup, Expose, McpOptions};
+use codeact::persona::Persona;
 use codeact::tools::{Recording, SensitivePolicy};
 
-use super::args::{DeviceArgs, SessionArgs};
+use super::args::{DeviceArgs, LlmArgs, SessionArgs, Vision};
 
 /// Serve codeact to MCP clients (coding agents, agent frameworks, the MCP
 /// Inspector): one `run_script` tool runs a whole Rhai script on the phone in one
 /// call ("code mode"), in a session per client whose variables persist, under every
-/// sandbox limit; `observe`, `screenshot`, `list_devices`, `start_sim`, `reset` and
-/// `export_script` go with it. Each client's calls are written to a run folder under
+/// sandbox limit; `observe`, `screenshot`, `list_devices`, `start_sim`, `reset`,
+/// `export_script`, `run_task` (codeact's own agent, with --model) and `eval`
+/// (templates of the task suite) go with it. Each client's calls are written to a
+/// run folder under
 /// --out as they happen, with session.rhai, the replayable script of its session.
 ///
 /// stdio (the client starts codeact):
@@ -48,9 +55,40 @@ pub struct McpArgs {
     /// Where each client's run folder is made.
     #[arg(long, default_value = "runs", value_name = "DIR")]
     out: PathBuf,
+    /// The model run_task and eval's llm agent use (optional: without one they say
+    /// how to give one; run_script needs none).
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// The most steps run_task takes when the call does not say.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=500))]
+    max_steps: u32,
+    /// Whether run_task's model sees a screenshot each step: auto (as the persona
+    /// says), on or off.
+    #[arg(long, value_enum, default_value = "auto")]
+    vision: Vision,
 }
 
 impl McpArgs {
+    /// The model for run_task and eval: none when nothing names one (no flag, no
+    /// key, no [llm] section); a model named wrongly is an error at start.
+    fn agent_setup(&self, settings: &codeact::config::Settings) -> anyhow::Result<Option<AgentSetup>> {
+        let config = match LlmConfig::resolve(&settings.llm, &self.llm.flags()) {
+            Ok(config) => config,
+            Err(LlmError::NotConfigured { .. }) if !self.llm.given() => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let persona = match settings.persona.clone() {
+            Some(p) => p,
+            None => Persona::load("default")?,
+        };
+        Ok(Some(AgentSetup {
+            models: Arc::new(Models::single(LlmClient::new(config)?)),
+            vision: self.vision.for_persona(&persona),
+            persona,
+            max_steps: self.max_steps as usize,
+        }))
+    }
+
     pub fn serve(self) -> anyhow::Result<ExitCode> {
         let defaults = Flags {
             default_sensitive: Some(SensitivePolicy::Ask),
@@ -60,7 +98,8 @@ impl McpArgs {
         let settings = self.session.settings(&self.device, defaults)?;
         // stdin and stdout are the protocol's: nobody answers at this terminal.
         let answers = self.session.person(false)?;
-        let options = McpOptions { settings, out: self.out, answers, expose: self.expose };
+        let agent = self.agent_setup(&settings)?;
+        let options = McpOptions { settings, out: self.out, answers, expose: self.expose, agent };
         let runtime = super::interrupt::runtime()?;
         match self.http {
             None => runtime.block_on(codeact::mcp::serve_stdio(options)).context("codeact mcp over stdio")?,

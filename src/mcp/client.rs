@@ -31,6 +31,9 @@ pub struct McpOptions {
     /// Answers confirmations and questions when the client cannot (an answers file).
     pub answers: Option<Human>,
     pub expose: Expose,
+    /// The model `run_task` and `eval` with the llm agent use (`None`: the server
+    /// was given none; those calls say how to give one).
+    pub agent: Option<super::tasks::AgentSetup>,
 }
 
 /// Which tools the server lists besides its own.
@@ -70,6 +73,16 @@ pub enum CallError {
     Picture(#[from] PictureError),
     #[error("nothing has run in this session yet: call run_script first")]
     NothingRan,
+    #[error(
+        "no model: start codeact mcp with --model NAME and an API key in $OPENAI_API_KEY, or --base-url URL for a local server (Ollama: --base-url http://localhost:11434/v1 --model qwen2.5:7b)"
+    )]
+    NoModel,
+    #[error("the agent could not run")]
+    Agent(#[source] Box<crate::agent::AgentError>),
+    #[error("the task suite could not run")]
+    Eval(#[source] Box<crate::eval::suite::SuiteError>),
+    #[error("no such templates")]
+    Tasks(#[source] Box<crate::eval::TaskError>),
     #[error("could not write the run directory in {out}")]
     Record {
         out: PathBuf,
@@ -98,7 +111,7 @@ pub struct Answer {
 type DeviceName = String;
 
 pub struct Client {
-    options: Arc<McpOptions>,
+    pub(super) options: Arc<McpOptions>,
     /// Who the client said it is (for its run directory's name).
     name: String,
     sessions: Vec<(DeviceName, Session)>,
@@ -140,6 +153,11 @@ impl Client {
         Ok(self.record()?.dir())
     }
 
+    /// The sink that files a session's actions in the run directory.
+    pub(super) fn record_sink(&mut self) -> Result<crate::sandbox::ActionSink, CallError> {
+        Ok(self.record()?.action_sink())
+    }
+
     fn record(&mut self) -> Result<&mut Record, CallError> {
         if self.record.is_none() {
             let out = &self.options.out;
@@ -168,7 +186,7 @@ impl Client {
     }
 
     /// The session on `device` (the default one when `None`), opened on first use.
-    fn session(&mut self, device: Option<&str>) -> Result<&mut Session, CallError> {
+    pub(super) fn session(&mut self, device: Option<&str>) -> Result<&mut Session, CallError> {
         let name = self.device_name(device);
         if let Some(i) = self.sessions.iter().position(|(n, _)| *n == name) {
             return Ok(&mut self.sessions[i].1);

@@ -19,6 +19,7 @@ mod record;
 mod reply;
 mod serve;
 mod server;
+mod tasks;
 mod tools;
 
 pub use client::{Answer, CallError, Client, Expose, McpOptions};
@@ -27,4 +28,5 @@ pub use record::SESSION_SCRIPT;
 pub use reply::{MAX_PICTURE_SIDE, PictureError, run_text, scaled_png};
 pub use serve::{McpServeError, new_token, serve_http, serve_stdio};
 pub use server::{CodeactServer, MAX_CLIENTS};
+pub use tasks::{AgentSetup, EvalAgent, MAX_EVAL_INSTANCES};
 pub use tools::{MAX_CODE_BYTES, listed_tools};

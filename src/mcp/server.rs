@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use super::client::{Answer, CallError, Client, McpOptions};
 use super::gestures::gesture_call;
+use super::tasks::EvalAgent;
 use super::tools::{self as listed, MAX_CODE_BYTES};
 use crate::human::{Human, HumanRequest};
 
@@ -103,6 +104,8 @@ enum Call {
     Reset { device: Option<String> },
     ExportScript,
     Gesture { tool: String, code: String, device: Option<String> },
+    RunTask { goal: String, device: Option<String>, max_steps: Option<usize> },
+    Eval { tasks: String, agent: EvalAgent, instances: usize },
 }
 
 fn invalid(message: String) -> ErrorData {
@@ -154,6 +157,16 @@ impl<'a> Args<'a> {
             Some(_) => Err(invalid(format!("{}: max_side must be an integer from 16 to 2000", self.tool))),
         }
     }
+    /// An integer argument from `low` to `high`.
+    fn count(&self, name: &str, low: u64, high: u64) -> Result<Option<usize>, ErrorData> {
+        match self.args.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => match v.as_u64().filter(|n| (low..=high).contains(n)) {
+                Some(n) => Ok(Some(n as usize)),
+                None => Err(invalid(format!("{}: {name} must be an integer from {low} to {high}", self.tool))),
+            },
+        }
+    }
     /// The screenshot asked for: its longest side, or none.
     fn picture(&self) -> Result<Option<u32>, ErrorData> {
         let side = self.side()?;
@@ -196,6 +209,30 @@ impl CodeactServer {
                 Ok(Call::Reset { device: a.string("device")? })
             }
             listed::EXPORT_SCRIPT => a.only(&[]).map(|()| Call::ExportScript),
+            listed::RUN_TASK => {
+                a.only(&["goal", "device", "max_steps"])?;
+                let goal = a.string("goal")?.filter(|g| !g.trim().is_empty());
+                let goal = goal.ok_or_else(|| invalid("run_task needs goal: what to do, in words".into()))?;
+                if goal.len() > 4096 {
+                    return Err(invalid("run_task: the goal is over 4 KiB; say it shorter".into()));
+                }
+                Ok(Call::RunTask { goal, device: a.string("device")?, max_steps: a.count("max_steps", 1, 500)? })
+            }
+            listed::EVAL => {
+                a.only(&["tasks", "agent", "instances"])?;
+                let tasks = a.string("tasks")?.filter(|t| !t.trim().is_empty());
+                let tasks = tasks.ok_or_else(|| {
+                    invalid("eval needs tasks: template ids or patterns, e.g. \"settings_wifi_*\"".into())
+                })?;
+                let agent = match a.string("agent")?.as_deref() {
+                    None if self.options.agent.is_some() => EvalAgent::Llm,
+                    None | Some("oracle") => EvalAgent::Oracle,
+                    Some("llm") => EvalAgent::Llm,
+                    Some(_) => return Err(invalid("eval: agent is oracle or llm".into())),
+                };
+                let instances = a.count("instances", 1, super::MAX_EVAL_INSTANCES as u64)?.unwrap_or(1);
+                Ok(Call::Eval { tasks, agent, instances })
+            }
             gesture if listed => {
                 let mut rest = args.clone();
                 rest.remove("session");
@@ -228,6 +265,10 @@ fn work(client: &mut Client, call: Call) -> Result<Answer, CallError> {
         Call::StartSim { platform } => (listed::START_SIM, client.start_sim(platform.as_deref())),
         Call::Reset { device } => (listed::RESET, client.reset(device.as_deref())),
         Call::ExportScript => (listed::EXPORT_SCRIPT, client.export_script()),
+        Call::RunTask { goal, device, max_steps } => {
+            (listed::RUN_TASK, client.run_task(&goal, device.as_deref(), max_steps))
+        }
+        Call::Eval { tasks, agent, instances } => (listed::EVAL, client.eval(&tasks, agent, instances)),
     };
     let error = result.as_ref().err().map(|e| crate::error_text::full_message(e));
     client.note_call(tool, None, started, error.as_deref());

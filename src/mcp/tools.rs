@@ -1,5 +1,5 @@
 //! The MCP tools the server lists: its own (`run_script`, `observe`, `screenshot`,
-//! `list_devices`, `start_sim`, `reset`, `export_script`), each with its JSON Schema
+//! `list_devices`, `start_sim`, `reset`, `export_script`, `run_task`, `eval`), each with its JSON Schema
 //! and annotations, `run_script`'s description carrying the typed API made from the
 //! catalog's [`ToolSpec`](crate::tools::ToolSpec)s; and, when asked, the catalog's
 //! tools one by one (`gestures.rs`). Not what a call does (`client.rs`) nor the
@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use super::client::Expose;
 use super::gestures::gesture_tools;
 use super::reply::MAX_PICTURE_SIDE;
+use super::tasks::MAX_EVAL_INSTANCES;
 use crate::tools::Access;
 
 /// The longest snippet `run_script` takes.
@@ -26,6 +27,8 @@ pub const LIST_DEVICES: &str = "list_devices";
 pub const START_SIM: &str = "start_sim";
 pub const RESET: &str = "reset";
 pub const EXPORT_SCRIPT: &str = "export_script";
+pub const RUN_TASK: &str = "run_task";
+pub const EVAL: &str = "eval";
 
 fn schema(value: Value) -> Arc<Map<String, Value>> {
     Arc::new(value.as_object().cloned().unwrap_or_default())
@@ -158,6 +161,45 @@ pub fn listed_tools(expose: Expose, allowed: &dyn Fn(&str) -> bool) -> Vec<Tool>
         )
         .with_annotations(annotations("Export the session as a script", true, false, true)),
     );
+    out.push(
+        Tool::new(
+            RUN_TASK,
+            "Hand a goal in plain words to codeact's own agent (the model codeact mcp was started with): it \
+             observes, writes and runs scripts step by step on this client's phone until it completes or runs \
+             out of steps, and answers with the outcome, its reason, and its run directory with a replay script.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "goal": {"type": "string", "description": "what to do, e.g. \"Turn off Wi-Fi\""},
+                    "device": device_property(),
+                    "max_steps": {"type": "integer", "minimum": 1, "maximum": 500, "description": "default 15"}
+                },
+                "required": ["goal"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(annotations("Run a task with codeact's agent", false, true, false).open_world(true)),
+    );
+    out.push(
+        Tool::new(
+            EVAL,
+            "Run chosen templates of codeact's task suite (79 seeded tasks over the virtual phone's apps: \
+             settings, messages, notes, clock, calendar, contacts, expenses, files, arcade), each on a fresh \
+             virtual phone, judged on the phone's state; by the oracle (each template's reference script) or \
+             the llm agent. Answers with the scores and where the results are. At most 20 instances a call.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "tasks": {"type": "string", "description": "template ids or patterns, comma-separated: \"settings_wifi_*,clock_*\""},
+                    "agent": {"type": "string", "enum": ["oracle", "llm"], "description": "default: llm when the server has a model, else oracle"},
+                    "instances": {"type": "integer", "minimum": 1, "maximum": MAX_EVAL_INSTANCES, "description": "parameter draws per template (default 1)"}
+                },
+                "required": ["tasks"],
+                "additionalProperties": false
+            })),
+        )
+        .with_annotations(annotations("Evaluate on the task suite", false, false, true)),
+    );
     if expose != Expose::Code {
         for g in gesture_tools(allowed) {
             let read_only = matches!(g.access, Access::Reads | Access::Asserts);
@@ -179,7 +221,10 @@ mod tests {
     fn code_mode_lists_run_script_with_the_api_and_no_gestures() {
         let tools = listed_tools(Expose::Code, &|_| true);
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, [RUN_SCRIPT, OBSERVE, SCREENSHOT, LIST_DEVICES, START_SIM, RESET, EXPORT_SCRIPT]);
+        assert_eq!(
+            names,
+            [RUN_SCRIPT, OBSERVE, SCREENSHOT, LIST_DEVICES, START_SIM, RESET, EXPORT_SCRIPT, RUN_TASK, EVAL]
+        );
         let run = &tools[0];
         let doc = run.description.as_deref().unwrap_or("");
         assert!(doc.contains("- tap(sel)") && doc.contains("- swipe(x1, y1, x2, y2[, ms])"), "{doc}");

@@ -171,44 +171,107 @@ fn the_python_sdk_and_the_inspector_drive_it_over_http_with_the_token() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `codeact mcp` over stdio, spoken to line by line as raw JSON-RPC.
+struct RawStdio {
+    child: Child,
+    stdin: std::process::ChildStdin,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl RawStdio {
+    fn start(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(CODEACT)
+            .arg("mcp")
+            .args(args)
+            .current_dir(dir)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start codeact mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let mut raw = Self { child, stdin, lines };
+        raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+        let first = raw.lines.next().expect("an answer").expect("a line");
+        assert!(first.contains("\"serverInfo\""), "{first}");
+        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        raw
+    }
+
+    fn send(&mut self, line: &str) {
+        let sent = self.stdin.write_all(line.as_bytes()).and_then(|()| self.stdin.write_all(b"\n"));
+        sent.and_then(|()| self.stdin.flush()).expect("send a line");
+    }
+
+    /// The lines that came until the answer to request `id`, that answer last.
+    fn until_answer(&mut self, id: u32) -> Vec<String> {
+        let mut seen = Vec::new();
+        for line in self.lines.by_ref() {
+            let line = line.expect("a line");
+            let done = line.contains(&format!("\"id\":{id}"));
+            seen.push(line);
+            if done {
+                break;
+            }
+        }
+        seen
+    }
+}
+
+impl Drop for RawStdio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn malformed_json_rpc_over_stdio_gets_errors_and_the_server_goes_on() {
     let dir = scratch("raw-stdio");
-    let mut child = Command::new(CODEACT)
-        .args(["mcp", "--device", "sim"])
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start codeact mcp");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let mut send = |line: &str| {
-        stdin.write_all(line.as_bytes()).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush())
-    };
-    send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#).expect("send");
-    let first = lines.next().expect("an answer").expect("a line");
-    assert!(first.contains("\"serverInfo\""), "{first}");
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).expect("send");
-    send("{this is not json").expect("send");
-    send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#)
-        .expect("send");
-    send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_script","arguments":{"code":"let x = 40 + 2; x"}}}"#).expect("send");
-    let mut seen = Vec::new();
-    for line in lines.by_ref() {
-        let line = line.expect("a line");
-        let done = line.contains("\"id\":4");
-        seen.push(line);
-        if done {
-            break;
-        }
-    }
-    let all = seen.join("\n");
+    let mut raw = RawStdio::start(&dir, &["--device", "sim"], &[]);
+    raw.send("{this is not json");
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#);
+    raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_script","arguments":{"code":"let x = 40 + 2; x"}}}"#);
+    let all = raw.until_answer(4).join("\n");
     assert!(all.contains("\"id\":3") && all.contains("-32602") && all.contains("no tool"), "{all}");
     assert!(all.contains("value: 42"), "the server went on after the bad lines: {all}");
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(raw);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_task_hands_a_goal_to_the_agent_and_eval_runs_templates() {
+    use crate::common::llm::{ScriptedLlm, reply};
+    let sim = common::SimProcess::start(&[]);
+    let dir = scratch("agent");
+    let llm = ScriptedLlm::start(vec![reply(
+        "Thought: Wi-Fi is in Settings.\n```rhai\nstart_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\n\
+         assert_visible(#{id: \"wifi_switch\", checked: false});\ncomplete(true, \"Wi-Fi is off\");\n```",
+    )]);
+    let args = ["--device", &sim.addr, "--base-url", &llm.base_url, "--model", "scripted"];
+    let mut raw = RawStdio::start(&dir, &args, &[("OPENAI_API_KEY", crate::agent_run::FAKE_KEY)]);
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_task","arguments":{"goal":"Turn off Wi-Fi"}}}"#);
+    let answer = raw.until_answer(2).join("\n");
+    assert!(answer.contains("Success after 1 step") && answer.contains("Wi-Fi is off"), "{answer}");
+    assert_eq!(common::sim_state(&sim.addr)["settings"]["wifi"], false, "the agent's run left Wi-Fi on");
+    assert!(!answer.contains(crate::agent_run::FAKE_KEY));
+    // The session goes on after the agent's run, and its actions are filed again.
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_script","arguments":{"code":"home()"}}}"#);
+    assert!(raw.until_answer(3).join("\n").contains("home() ok"));
+    raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"eval","arguments":{"tasks":"settings_wifi_off,clock_*x","agent":"oracle"}}}"#);
+    let answer = raw.until_answer(4).join("\n");
+    assert!(answer.contains("1 instances of 1 templates: mean score 1.000, 1 solved"), "{answer}");
+    raw.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"eval","arguments":{"tasks":"*","instances":20}}}"#);
+    let answer = raw.until_answer(5).join("\n");
+    assert!(answer.contains("at most 20") && answer.contains("\"isError\":true"), "{answer}");
+    drop(raw);
+    let runs = std::fs::read_dir(dir.join("runs")).expect("runs").flatten().next().expect("a run folder").path();
+    assert!(runs.join("tasks").is_dir() && runs.join("evals/1/results.json").is_file(), "{}", runs.display());
+    let events = std::fs::read_to_string(runs.join("events.jsonl")).expect("events");
+    assert!(events.contains("\"tool\":\"run_task\"") && events.contains("\"tool\":\"home\""), "{events}");
+    assert!(!events.contains(crate::agent_run::FAKE_KEY));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
