@@ -40,6 +40,13 @@ pub struct Persona {
     /// file and the flag are laid over it.
     #[serde(default)]
     pub watchers: Option<String>,
+    /// Rhai files whose documented public functions are tools of this persona
+    /// (`tools/checkout.rhai`, relative to the persona's file).
+    #[serde(default)]
+    pub tools_from: Vec<String>,
+    /// The folder of the persona's file (`tools_from` is relative to it).
+    #[serde(skip)]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,7 +93,9 @@ impl Persona {
         if path.extension().is_some_and(|e| e == "toml") || path.exists() {
             let text = crate::files::read_text(path, crate::files::TEXT_BYTES)
                 .map_err(|source| PersonaError::Read { path: name_or_path.into(), source })?;
-            return Self::parse(&text, name_or_path);
+            let mut persona = Self::parse(&text, name_or_path)?;
+            persona.dir = Some(path.parent().map_or_else(|| ".".into(), Path::to_path_buf));
+            return Ok(persona);
         }
         Err(PersonaError::Unknown(name_or_path.into()))
     }
@@ -146,7 +155,14 @@ impl Persona {
 
     /// The system prompt with this persona's tool list filled in.
     pub fn system_prompt(&self) -> String {
-        self.prompt.replace("{tool_descriptions}", crate::tools::describe(&|t| self.allows(t)).trim_end())
+        self.system_prompt_with("")
+    }
+
+    /// The system prompt with this persona's tool list filled in, then `more_tools`
+    /// (the session's tools written in Rhai, one `- name(params): doc` line each).
+    pub fn system_prompt_with(&self, more_tools: &str) -> String {
+        let tools = crate::tools::describe_with(&|t| self.allows(t), more_tools);
+        self.prompt.replace("{tool_descriptions}", tools.trim_end())
     }
 }
 

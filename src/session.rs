@@ -128,6 +128,8 @@ pub struct Session {
     host: ToolHost,
     tool_names: Vec<&'static str>,
     registered: Registered,
+    /// Tools written in Rhai, loaded into the engine.
+    script_tools: Arc<crate::tools::script_tools::ScriptTools>,
 }
 
 /// The ways beside the tree a session can find things by (see
@@ -151,11 +153,18 @@ impl Session {
         let tools = ToolContext::new(device, settings.tools.clone(), shared.clone());
         let (tool_names, table) = tools::install(tools.clone(), shared.clone(), &allows);
         crate::tools::lock(&tools).allow_locating(allows("locate"));
-        let hint = format!("the functions this session has: {}", tool_names.join(", "));
+        let mut names: Vec<&str> = tool_names.clone();
+        names.extend(settings.script_tools.tools.iter().map(|t| t.name.as_str()));
+        let hint = format!("the functions this session has: {}", names.join(", "));
         let registered = table.arities();
-        let worker = WorkerProcess::start(settings.worker.clone(), settings.limits.clone(), table.signatures(), hint)?;
+        let mut worker =
+            WorkerProcess::start(settings.worker.clone(), settings.limits.clone(), table.signatures(), hint)?;
+        let script_tools = settings.script_tools.clone();
+        if !script_tools.is_empty() {
+            worker.set_tools(script_tools.sources.clone())?;
+        }
         let host = ToolHost { allowed: None, table, tools, shared, print_sink: None };
-        Ok(Self { worker, host, tool_names, registered })
+        Ok(Self { worker, host, tool_names, registered, script_tools })
     }
 
     fn tools(&self) -> std::sync::MutexGuard<'_, ToolContext> {
@@ -182,9 +191,15 @@ impl Session {
         &self.registered
     }
 
-    /// This session's tools with their docs, as the prompt and `:help` show them.
+    /// This session's tools with their docs, as the prompt and `:help` show them
+    /// (the tools written in Rhai after the built-in ones).
     pub fn describe_tools(&self) -> String {
-        tools::describe(&|t| self.tool_names.contains(&t))
+        tools::describe_with(&|t| self.tool_names.contains(&t), &self.script_tools.describe())
+    }
+
+    /// The tools written in Rhai this session has (`tools_from`).
+    pub fn script_tools(&self) -> &crate::tools::script_tools::ScriptTools {
+        &self.script_tools
     }
 
     pub fn limits(&self) -> &Limits {

@@ -24,7 +24,7 @@ const FOCUS_BYTES: usize = 8 * 1024;
 
 /// The system prompt for `persona`, with rules that name only the tools it has;
 /// `coordinate_scale` N tells the model integer coordinates are 0..N, not pixels.
-pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
+pub fn system(persona: &Persona, coordinate_scale: Option<u32>, script_tools: &str) -> String {
     let has = |t: &str| persona.allows(t);
     let mut rules = String::from(
         "\n\nHow to answer:\n\
@@ -70,7 +70,7 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
     } else {
         ""
     };
-    format!("{}{rules}{example}", persona.system_prompt().trim_end())
+    format!("{}{rules}{example}", persona.system_prompt_with(script_tools).trim_end())
 }
 
 /// What the model is told when its reply held no code.
@@ -419,8 +419,8 @@ mod tests {
     #[test]
     fn the_system_prompt_lists_only_the_persona_tools() {
         let p = Persona::load("app_starter").unwrap();
-        let s = system(&p, None);
-        assert!(system(&p, Some(1000)).contains("0..1000 across the screen"));
+        let s = system(&p, None, "");
+        assert!(system(&p, Some(1000), "").contains("0..1000 across the screen"));
         assert!(s.contains("- start_app(package[, activity or options])") && !s.contains("tap_by_index"), "{s}");
         assert!(s.contains("complete(true"));
     }

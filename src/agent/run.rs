@@ -98,7 +98,7 @@ impl<'a> Run<'a> {
             None
         };
         let prompt = Prompt {
-            system: prompt::system(persona, session.coordinate_scale()),
+            system: prompt::system(persona, session.coordinate_scale(), &session.script_tools().describe()),
             task: options.task.clone(),
             max_steps: options.max_steps,
             packages,
@@ -168,7 +168,8 @@ impl<'a> Run<'a> {
     pub(super) fn begin_phase(&mut self, persona: &'a Persona, task: String) {
         self.persona = persona;
         let prompt = &mut self.history.prompt;
-        prompt.system = prompt::system(persona, self.session.coordinate_scale());
+        prompt.system =
+            prompt::system(persona, self.session.coordinate_scale(), &self.session.script_tools().describe());
         prompt.task = task;
         if persona.wants("packages") && prompt.packages.is_none() {
             prompt.packages = tokio::task::block_in_place(|| self.session.apps_worth_naming()).ok();

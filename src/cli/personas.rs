@@ -17,7 +17,8 @@ impl PersonasArgs {
     pub fn print(self) -> anyhow::Result<ExitCode> {
         if let Some(name) = self.prompt {
             let persona = Persona::load(&name)?;
-            codeact::outln!("{}", codeact::agent::prompt::system(&persona, None));
+            let script_tools = codeact::tools::script_tools::load(&persona.tools_from, persona.dir.as_deref())?;
+            codeact::outln!("{}", codeact::agent::prompt::system(&persona, None, &script_tools.describe()));
             return Ok(ExitCode::SUCCESS);
         }
         for p in Persona::built_in() {

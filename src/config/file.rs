@@ -146,6 +146,10 @@ pub struct FileConfig {
     /// The LLM for `codeact run`.
     #[serde(default)]
     pub llm: LlmSection,
+    /// Rhai files whose documented public functions are tools of every session
+    /// (relative to this file).
+    #[serde(default)]
+    pub tools_from: Vec<String>,
     /// Where the file came from, for messages.
     #[serde(skip)]
     pub origin: Option<PathBuf>,

@@ -6,6 +6,7 @@
 mod file;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use file::{FILE_NAME, FileConfig, SensitiveSection, ToolsSection};
@@ -52,6 +53,8 @@ pub enum ConfigError {
     LimitFlagValue(String),
     #[error(transparent)]
     Persona(#[from] PersonaError),
+    #[error(transparent)]
+    ScriptTools(#[from] crate::tools::script_tools::ScriptToolError),
     #[error("coordinate_scale must be above 0, e.g. 1000")]
     ZeroScale,
     #[error("{origin}")]
@@ -121,6 +124,8 @@ pub struct Settings {
     /// The reference pictures' gallery: `--assets`, else `[assets] dir` (relative to
     /// codeact.toml), else `assets` here.
     pub assets: PathBuf,
+    /// Tools written in Rhai: `tools_from` of codeact.toml, then of the persona.
+    pub script_tools: Arc<crate::tools::script_tools::ScriptTools>,
 }
 
 impl Settings {
@@ -141,6 +146,7 @@ impl FileConfig {
             .or_else(|| self.persona.clone())
             .or_else(|| flags.default_persona.clone());
         let persona = persona_name.as_deref().map(Persona::load).transpose()?;
+        let script_tools = self.script_tools(persona.as_ref())?;
 
         let mut cli = toml::Table::new();
         for item in &flags.limits {
@@ -213,11 +219,31 @@ impl FileConfig {
             llm: self.llm.clone(),
             worker: crate::isolation::WorkerProgram::from_env(),
             assets,
+            script_tools: Arc::new(script_tools),
         })
     }
 }
 
 impl FileConfig {
+    /// The tools written in Rhai: this file's `tools_from` (relative to it), then the
+    /// persona's (relative to the persona's file).
+    pub fn script_tools(
+        &self,
+        persona: Option<&Persona>,
+    ) -> Result<crate::tools::script_tools::ScriptTools, ConfigError> {
+        let here = self.origin.as_deref().and_then(std::path::Path::parent);
+        let mut files: Vec<String> = Vec::new();
+        for f in &self.tools_from {
+            files.push(here.map_or_else(|| f.clone(), |d| d.join(f).display().to_string()));
+        }
+        if let Some(p) = persona {
+            for f in &p.tools_from {
+                files.push(p.dir.as_ref().map_or_else(|| f.clone(), |d| d.join(f).display().to_string()));
+            }
+        }
+        Ok(crate::tools::script_tools::load(&files, None)?)
+    }
+
     /// The sensitive-action gate: the flag's policy, else the file's, else the
     /// command's default; the built-in rules unless the file drops them, and its own.
     fn sensitive_gate(&self, flags: &Flags) -> Result<Sensitive, ConfigError> {

@@ -121,6 +121,11 @@ pub enum ToWorker {
     Modules {
         modules: Vec<(String, String)>,
     },
+    /// Tools written in Rhai (file name, source): each file's public functions
+    /// become functions every snippet can call, protected like the built-in tools.
+    Tools {
+        files: Vec<(String, String)>,
+    },
 }
 
 /// What a snippet left, as the worker reports it (actions and completion are the
@@ -296,6 +301,14 @@ impl ToWorker {
                     w.str(source);
                 }
             }
+            Self::Tools { files } => {
+                w.u8(14);
+                w.len(files.len());
+                for (name, source) in files {
+                    w.str(name);
+                    w.str(source);
+                }
+            }
         }
         Ok(w.bytes)
     }
@@ -351,6 +364,14 @@ impl ToWorker {
                     modules.push((r.str()?.to_string(), r.str()?.to_string()));
                 }
                 Self::Modules { modules }
+            }
+            14 => {
+                let n = r.len()?;
+                let mut files = Vec::with_capacity(n.min(64));
+                for _ in 0..n {
+                    files.push((r.str()?.to_string(), r.str()?.to_string()));
+                }
+                Self::Tools { files }
             }
             other => return Err(WireError::BadTag(other).into()),
         })

@@ -396,6 +396,11 @@ impl WorkerProcess {
         self.ask_done(&ToWorker::Modules { modules })
     }
 
+    /// Gives the engine tools written in Rhai (see `Sandbox::set_tools`).
+    pub fn set_tools(&mut self, files: Vec<(String, String)>) -> Result<(), IsolationError> {
+        self.ask_done(&ToWorker::Tools { files })
+    }
+
     pub fn reset(&mut self) -> Result<(), IsolationError> {
         self.ask_done(&ToWorker::Reset)
     }

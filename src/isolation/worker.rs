@@ -446,6 +446,16 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
                     Err(e) => FromWorker::Refused(e.to_string()),
                 }
             }
+            ToWorker::Tools { files } => {
+                sandbox.shared().begin(timeout);
+                lock(link).loading_modules = true;
+                let loaded = sandbox.set_tools(files);
+                lock(link).loading_modules = false;
+                match loaded {
+                    Ok(()) => FromWorker::Done,
+                    Err(e) => FromWorker::Refused(e.to_string()),
+                }
+            }
             // A cancel (or a deadline move) that came after its snippet ended.
             ToWorker::Cancel { .. } | ToWorker::Extend { .. } => continue,
             ToWorker::Setup { .. } | ToWorker::Tool(_) | ToWorker::State { .. } => return exit::PROTOCOL,

@@ -9,12 +9,14 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::tools::script_tools::{ScriptTool, ScriptTools};
+
 use crate::tools::{Access, CATALOG, ParamKind, ToolSpec};
 
 /// One MCP tool made from a catalog tool's forms.
 #[derive(Debug, Clone)]
 pub struct GestureTool {
-    pub name: &'static str,
+    pub name: String,
     /// Its forms' docs and signatures.
     pub description: String,
     pub input_schema: Map<String, Value>,
@@ -96,9 +98,51 @@ pub fn gesture_tools(allowed: &dyn Fn(&str) -> bool) -> Vec<GestureTool> {
             schema.insert("required".into(), json!(required));
         }
         schema.insert("additionalProperties".into(), json!(false));
-        out.push(GestureTool { name: spec.name, description, input_schema: schema, access: spec.access });
+        out.push(GestureTool { name: spec.name.to_string(), description, input_schema: schema, access: spec.access });
     }
     out
+}
+
+/// The tools written in Rhai as MCP tools: every parameter required, of any JSON
+/// type (passed to Rhai as the value it reads as).
+pub fn script_gesture_tools(tools: &ScriptTools) -> Vec<GestureTool> {
+    tools
+        .tools
+        .iter()
+        .map(|t| {
+            let properties: Map<String, Value> =
+                t.params.iter().map(|p| (p.clone(), json!({"description": format!("{p} (any JSON value)")}))).collect();
+            let mut schema = Map::new();
+            schema.insert("type".into(), json!("object"));
+            schema.insert("properties".into(), Value::Object(properties));
+            schema.insert("required".into(), json!(t.params));
+            schema.insert("additionalProperties".into(), json!(false));
+            GestureTool {
+                name: t.name.clone(),
+                description: format!("{}: {} (written in Rhai)", t.signature(), t.doc),
+                input_schema: schema,
+                access: Access::Acts,
+            }
+        })
+        .collect()
+}
+
+/// The snippet that calls the Rhai tool `tool` with `args`, or why not.
+pub fn script_call(tool: &ScriptTool, args: &Map<String, Value>) -> Result<String, GestureArgsError> {
+    if let Some(unknown) = args.keys().find(|k| !tool.params.contains(k)) {
+        let takes = if tool.params.is_empty() { "nothing".to_string() } else { tool.params.join(", ") };
+        return Err(GestureArgsError::Unknown { tool: tool.name.clone(), name: unknown.clone(), takes });
+    }
+    let mut literals = Vec::new();
+    for p in &tool.params {
+        let Some(value) = args.get(p) else {
+            let given = args.keys().cloned().collect::<Vec<_>>().join(", ");
+            let given = if given.is_empty() { "none".to_string() } else { given };
+            return Err(GestureArgsError::NoForm { tool: tool.name.clone(), given, forms: tool.signature() });
+        };
+        literals.push(rhai_literal(value));
+    }
+    Ok(format!("{}({})", tool.name, literals.join(", ")))
 }
 
 /// The Rhai snippet that calls `tool` with `args` (JSON, by parameter name): the

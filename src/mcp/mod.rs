@@ -23,7 +23,7 @@ mod tasks;
 mod tools;
 
 pub use client::{Answer, CallError, Client, Expose, McpOptions};
-pub use gestures::{GestureArgsError, GestureTool, gesture_call, gesture_tools};
+pub use gestures::{GestureArgsError, GestureTool, gesture_call, gesture_tools, script_call, script_gesture_tools};
 pub use record::SESSION_SCRIPT;
 pub use reply::{MAX_PICTURE_SIDE, PictureError, run_text, scaled_png};
 pub use serve::{McpServeError, new_token, serve_http, serve_stdio};

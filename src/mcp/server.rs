@@ -24,7 +24,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use super::client::{Answer, CallError, Client, McpOptions};
-use super::gestures::gesture_call;
+use super::gestures::{gesture_call, script_call};
 use super::tasks::EvalAgent;
 use super::tools::{self as listed, MAX_CODE_BYTES};
 use crate::human::{Human, HumanRequest};
@@ -50,7 +50,7 @@ impl CodeactServer {
     pub fn new(options: McpOptions, single_client: bool) -> Self {
         let persona = options.settings.persona.clone();
         let allowed = |t: &str| persona.as_ref().is_none_or(|p| p.allows(t));
-        let tools = listed::listed_tools(options.expose, &allowed);
+        let tools = listed::listed_tools(options.expose, &allowed, &options.settings.script_tools);
         Self { options: Arc::new(options), tools: Arc::new(tools), clients: Arc::default(), single_client }
     }
 
@@ -241,7 +241,11 @@ impl CodeactServer {
                     Some(Value::String(d)) => Some(d),
                     Some(_) => return Err(invalid(format!("{gesture}: device must be a string"))),
                 };
-                let code = gesture_call(gesture, &rest).map_err(|e| invalid(e.to_string()))?;
+                let code = match self.options.settings.script_tools.tools.iter().find(|t| t.name == gesture) {
+                    Some(rhai_tool) => script_call(rhai_tool, &rest),
+                    None => gesture_call(gesture, &rest),
+                };
+                let code = code.map_err(|e| invalid(e.to_string()))?;
                 Ok(Call::Gesture { tool: gesture.to_string(), code, device })
             }
             unknown => {

@@ -11,10 +11,11 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
 use super::client::Expose;
-use super::gestures::gesture_tools;
+use super::gestures::{gesture_tools, script_gesture_tools};
 use super::reply::MAX_PICTURE_SIDE;
 use super::tasks::MAX_EVAL_INSTANCES;
 use crate::tools::Access;
+use crate::tools::script_tools::ScriptTools;
 
 /// The longest snippet `run_script` takes.
 pub const MAX_CODE_BYTES: usize = 256 * 1024;
@@ -62,10 +63,10 @@ fn run_script_description(api: &str) -> String {
 }
 
 /// Every tool the server lists, for a session allowing `allowed`.
-pub fn listed_tools(expose: Expose, allowed: &dyn Fn(&str) -> bool) -> Vec<Tool> {
+pub fn listed_tools(expose: Expose, allowed: &dyn Fn(&str) -> bool, script_tools: &ScriptTools) -> Vec<Tool> {
     let mut out = Vec::new();
     if expose != Expose::Tools {
-        let api = crate::tools::describe(allowed);
+        let api = crate::tools::describe_with(allowed, &script_tools.describe());
         out.push(
             Tool::new(
                 RUN_SCRIPT,
@@ -201,7 +202,7 @@ pub fn listed_tools(expose: Expose, allowed: &dyn Fn(&str) -> bool) -> Vec<Tool>
         .with_annotations(annotations("Evaluate on the task suite", false, false, true)),
     );
     if expose != Expose::Code {
-        for g in gesture_tools(allowed) {
+        for g in gesture_tools(allowed).into_iter().chain(script_gesture_tools(script_tools)) {
             let read_only = matches!(g.access, Access::Reads | Access::Asserts);
             let title = format!("{} (codeact tool)", g.name);
             out.push(
@@ -219,7 +220,7 @@ mod tests {
 
     #[test]
     fn code_mode_lists_run_script_with_the_api_and_no_gestures() {
-        let tools = listed_tools(Expose::Code, &|_| true);
+        let tools = listed_tools(Expose::Code, &|_| true, &ScriptTools::default());
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(
             names,
@@ -234,7 +235,7 @@ mod tests {
 
     #[test]
     fn tools_mode_lists_each_gesture_with_its_schema_and_a_persona_narrows_it() {
-        let tools = listed_tools(Expose::Tools, &|t| t != "shell");
+        let tools = listed_tools(Expose::Tools, &|t| t != "shell", &ScriptTools::default());
         assert!(!tools.iter().any(|t| t.name == RUN_SCRIPT || t.name == "shell"));
         let swipe = tools.iter().find(|t| t.name == "swipe").unwrap();
         let mut required: Vec<&str> =

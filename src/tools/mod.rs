@@ -32,6 +32,7 @@ mod notes;
 mod options;
 mod registry;
 mod screen_view;
+pub mod script_tools;
 pub mod select;
 pub mod sensitive;
 mod settling;
@@ -116,8 +117,15 @@ pub fn install(
 
 /// The catalog as the prompt, `codeact tools` and the REPL print it.
 pub fn describe(allowed: &dyn Fn(&str) -> bool) -> String {
+    describe_with(allowed, "")
+}
+
+/// The catalog, then `more_tools` (tools written in Rhai, one line each), then the
+/// selector keys.
+pub fn describe_with(allowed: &dyn Fn(&str) -> bool, more_tools: &str) -> String {
     let mut out: String =
         CATALOG.iter().filter(|t| allowed(t.name)).map(|t| format!("- {}: {}\n", t.signature(), t.doc)).collect();
+    out.push_str(more_tools);
     if takes_selectors(allowed) {
         out.push_str(&select::selector_help());
     }

@@ -172,14 +172,14 @@ fn the_python_sdk_and_the_inspector_drive_it_over_http_with_the_token() {
 }
 
 /// `codeact mcp` over stdio, spoken to line by line as raw JSON-RPC.
-struct RawStdio {
+pub(crate) struct RawStdio {
     child: Child,
     stdin: std::process::ChildStdin,
     lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
 }
 
 impl RawStdio {
-    fn start(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Self {
+    pub(crate) fn start(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(CODEACT)
             .arg("mcp")
             .args(args)
@@ -200,13 +200,13 @@ impl RawStdio {
         raw
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let sent = self.stdin.write_all(line.as_bytes()).and_then(|()| self.stdin.write_all(b"\n"));
         sent.and_then(|()| self.stdin.flush()).expect("send a line");
     }
 
     /// The lines that came until the answer to request `id`, that answer last.
-    fn until_answer(&mut self, id: u32) -> Vec<String> {
+    pub(crate) fn until_answer(&mut self, id: u32) -> Vec<String> {
         let mut seen = Vec::new();
         for line in self.lines.by_ref() {
             let line = line.expect("a line");
