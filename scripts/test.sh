@@ -215,6 +215,9 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
+# Most tests wait on a phone, a server or a client they started: four at a time keep
+# two cores busy (measured here: the integration tests take 5:51 instead of 7:02).
+export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 cargo test --workspace --all-targets "${cargo_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e

@@ -22,8 +22,8 @@ use super::args::{DeviceArgs, LlmArgs, SessionArgs, Vision};
 /// sandbox limit; `observe`, `screenshot`, `list_devices`, `start_sim`, `reset`,
 /// `export_script`, `run_task` (codeact's own agent, with --model) and `eval`
 /// (templates of the task suite) go with it. Each client's calls are written to a
-/// run folder under
-/// --out as they happen, with session.rhai, the replayable script of its session.
+/// run folder under --out as they happen, with session.rhai, the replayable script
+/// of its session.
 ///
 /// stdio (the client starts codeact):
 ///   {"mcpServers": {"phone": {"command": "codeact", "args": ["mcp", "--device", "sim"]}}}

@@ -202,6 +202,24 @@ fn read_opt_str(r: &mut Reader) -> Result<Option<String>, FrameError> {
     Ok(if r.u8()? == 1 { Some(r.str()?.to_string()) } else { None })
 }
 
+/// (name, source) pairs: modules, tools files.
+fn write_named_sources(w: &mut Writer, sources: &[(String, String)]) {
+    w.len(sources.len());
+    for (name, source) in sources {
+        w.str(name);
+        w.str(source);
+    }
+}
+
+fn named_sources(r: &mut Reader) -> Result<Vec<(String, String)>, FrameError> {
+    let n = r.len()?;
+    let mut out = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        out.push((r.str()?.to_string(), r.str()?.to_string()));
+    }
+    Ok(out)
+}
+
 impl ToWorker {
     /// The frame's bytes; `Err` when a value in it cannot cross.
     pub fn encode(&self) -> Result<Vec<u8>, WireError> {
@@ -295,19 +313,11 @@ impl ToWorker {
             }
             Self::Modules { modules } => {
                 w.u8(11);
-                w.len(modules.len());
-                for (name, source) in modules {
-                    w.str(name);
-                    w.str(source);
-                }
+                write_named_sources(&mut w, modules);
             }
             Self::Tools { files } => {
                 w.u8(14);
-                w.len(files.len());
-                for (name, source) in files {
-                    w.str(name);
-                    w.str(source);
-                }
+                write_named_sources(&mut w, files);
             }
         }
         Ok(w.bytes)
@@ -357,22 +367,8 @@ impl ToWorker {
             9 => Self::Summaries { width: r.u64()? },
             10 => Self::Reset,
             12 => Self::StreamPrints(r.u8()? == 1),
-            11 => {
-                let n = r.len()?;
-                let mut modules = Vec::with_capacity(n.min(64));
-                for _ in 0..n {
-                    modules.push((r.str()?.to_string(), r.str()?.to_string()));
-                }
-                Self::Modules { modules }
-            }
-            14 => {
-                let n = r.len()?;
-                let mut files = Vec::with_capacity(n.min(64));
-                for _ in 0..n {
-                    files.push((r.str()?.to_string(), r.str()?.to_string()));
-                }
-                Self::Tools { files }
-            }
+            11 => Self::Modules { modules: named_sources(&mut r)? },
+            14 => Self::Tools { files: named_sources(&mut r)? },
             other => return Err(WireError::BadTag(other).into()),
         })
     }
@@ -487,5 +483,19 @@ impl FromWorker {
             10 => Self::Refused(r.str()?.to_string()),
             other => return Err(WireError::BadTag(other).into()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modules_and_tools_files_cross_the_pipe_whole() {
+        let sources = vec![("tools/a.rhai".to_string(), "/// A.\nfn a() { \"å\" }\n".to_string())];
+        for frame in [ToWorker::Modules { modules: sources.clone() }, ToWorker::Tools { files: sources.clone() }] {
+            let back = ToWorker::decode(&frame.encode().unwrap()).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{frame:?}"));
+        }
     }
 }

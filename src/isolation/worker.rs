@@ -436,26 +436,8 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
                 lock(link).stream_prints = on;
                 FromWorker::Done
             }
-            ToWorker::Modules { modules } => {
-                sandbox.shared().begin(timeout);
-                lock(link).loading_modules = true;
-                let loaded = sandbox.set_modules(modules);
-                lock(link).loading_modules = false;
-                match loaded {
-                    Ok(()) => FromWorker::Done,
-                    Err(e) => FromWorker::Refused(e.to_string()),
-                }
-            }
-            ToWorker::Tools { files } => {
-                sandbox.shared().begin(timeout);
-                lock(link).loading_modules = true;
-                let loaded = sandbox.set_tools(files);
-                lock(link).loading_modules = false;
-                match loaded {
-                    Ok(()) => FromWorker::Done,
-                    Err(e) => FromWorker::Refused(e.to_string()),
-                }
-            }
+            ToWorker::Modules { modules } => load_sources(sandbox, link, timeout, |s| s.set_modules(modules)),
+            ToWorker::Tools { files } => load_sources(sandbox, link, timeout, |s| s.set_tools(files)),
             // A cancel (or a deadline move) that came after its snippet ended.
             ToWorker::Cancel { .. } | ToWorker::Extend { .. } => continue,
             ToWorker::Setup { .. } | ToWorker::Tool(_) | ToWorker::State { .. } => return exit::PROTOCOL,
@@ -472,6 +454,24 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
 }
 
 /// Readies the engine for snippet `seq`: its cancel state and its CPU allowance.
+/// Loads sources whose top level runs once (modules, tools written in Rhai) under
+/// the snippet limits, with `ui_state` unreadable while it does.
+fn load_sources(
+    sandbox: &mut Sandbox,
+    link: &SharedLink,
+    timeout: Duration,
+    load: impl FnOnce(&mut Sandbox) -> Result<(), crate::sandbox::RunError>,
+) -> FromWorker {
+    sandbox.shared().begin(timeout);
+    lock(link).loading_modules = true;
+    let loaded = load(sandbox);
+    lock(link).loading_modules = false;
+    match loaded {
+        Ok(()) => FromWorker::Done,
+        Err(e) => FromWorker::Refused(e.to_string()),
+    }
+}
+
 fn begin(link: &SharedLink, sandbox: &Sandbox, seq: u64, stop: bool, cancelled: &CancellationToken, timeout: Duration) {
     lock(link).seq = seq;
     sandbox.stop_on(if stop { cancelled.clone() } else { CancellationToken::new() });

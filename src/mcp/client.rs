@@ -120,6 +120,8 @@ pub struct Client {
     record: Option<Record>,
     /// Asks the client in hand (elicitation), when it can be asked.
     asker: Arc<Mutex<Option<Human>>>,
+    /// Cancelled when the client cancels the call in hand: its script stops.
+    stop: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl Client {
@@ -131,6 +133,7 @@ impl Client {
             current: None,
             record: None,
             asker: Arc::new(Mutex::new(None)),
+            stop: None,
         }
     }
 
@@ -146,6 +149,16 @@ impl Client {
     /// cannot be asked).
     pub fn set_asker(&self, asker: Option<Human>) {
         *crate::trajectory::lock(&self.asker) = asker;
+    }
+
+    /// What stops the call in hand's script when it is cancelled.
+    pub fn set_stop(&mut self, stop: Option<tokio_util::sync::CancellationToken>) {
+        self.stop = stop;
+    }
+
+    /// The call in hand's cancellation (a token nobody cancels outside a call).
+    pub(super) fn stop_token(&self) -> tokio_util::sync::CancellationToken {
+        self.stop.clone().unwrap_or_default()
     }
 
     /// The run directory, made on the first call.
@@ -230,7 +243,10 @@ impl Client {
         let started = Instant::now();
         self.session(device)?;
         let step = self.record()?.begin_step(code);
+        let stop = self.stop_token();
         let session = self.session(device)?;
+        // A fresh token when none is given: the last call's, cancelled, must not stop this one.
+        session.stop_on(stop);
         let result = session.eval(code);
         let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
         let after = session.observe(picture.is_some());

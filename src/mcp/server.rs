@@ -30,8 +30,15 @@ use super::tools::{self as listed, MAX_CODE_BYTES};
 use crate::human::{Human, HumanRequest};
 
 /// At most this many clients hold sessions at once (each may hold phones and an
-/// engine process); the next is refused until the server restarts.
+/// engine process); a new one then takes the place of the one idle longest (its
+/// sessions end; its run folder stays).
 pub const MAX_CLIENTS: usize = 32;
+
+/// A client and when a call last came for it.
+struct Held {
+    client: Arc<Mutex<Client>>,
+    last_call: Instant,
+}
 
 /// How long a person has to answer a confirmation sent to the client.
 const ASK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
@@ -41,7 +48,7 @@ const ASK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 pub struct CodeactServer {
     options: Arc<McpOptions>,
     tools: Arc<Vec<Tool>>,
-    clients: Arc<Mutex<HashMap<String, Arc<Mutex<Client>>>>>,
+    clients: Arc<Mutex<HashMap<String, Held>>>,
     /// Over stdio every call is the one client's.
     single_client: bool,
 }
@@ -57,19 +64,30 @@ impl CodeactServer {
     /// The client a call belongs to, made on its first call.
     fn client_for(&self, key: String, name: &str) -> Result<Arc<Mutex<Client>>, ErrorData> {
         let mut clients = crate::trajectory::lock(&self.clients);
-        if let Some(c) = clients.get(&key) {
-            return Ok(c.clone());
+        if let Some(held) = clients.get_mut(&key) {
+            held.last_call = Instant::now();
+            return Ok(held.client.clone());
         }
         if clients.len() >= MAX_CLIENTS {
-            return Err(ErrorData::internal_error(
-                format!("this server already holds {MAX_CLIENTS} client sessions: restart it, or reuse a session"),
-                None,
-            ));
+            // The client idle longest (no call of its under way) makes room.
+            let idle = clients
+                .iter()
+                .filter(|(_, h)| Arc::strong_count(&h.client) == 1)
+                .min_by_key(|(_, h)| h.last_call)
+                .map(|(k, _)| k.clone());
+            let Some(evicted) = idle.and_then(|k| clients.remove(&k)) else {
+                return Err(ErrorData::internal_error(
+                    format!("all {MAX_CLIENTS} client sessions of this server are busy: try again when a call ends"),
+                    None,
+                ));
+            };
+            // Its phones and engine stop off the runtime: that may take a moment.
+            drop(tokio::task::spawn_blocking(move || drop(evicted)));
         }
         let mut client = Client::new(self.options.clone());
         client.set_name(name);
         let client = Arc::new(Mutex::new(client));
-        clients.insert(key, client.clone());
+        clients.insert(key, Held { client: client.clone(), last_call: Instant::now() });
         Ok(client)
     }
 }
@@ -379,11 +397,15 @@ impl ServerHandler for CodeactServer {
             }
         };
         let asker = can_elicit(&context).then(|| elicitor(context.peer.clone(), tokio::runtime::Handle::current()));
+        // A call the client cancels (or an HTTP client that goes away) stops its script.
+        let stop = context.ct.clone();
         let done = tokio::task::spawn_blocking(move || {
             let mut client = crate::trajectory::lock(&client);
             client.set_asker(asker);
+            client.set_stop(Some(stop));
             let result = work(&mut client, call);
             client.set_asker(None);
+            client.set_stop(None);
             result
         })
         .await

@@ -8,8 +8,6 @@
 
 use std::sync::Arc;
 
-use tokio_util::sync::CancellationToken;
-
 use super::client::{Answer, CallError, Client};
 use crate::agent::{self, AgentOptions, Models, SaveMode};
 use crate::device::DeviceSpec;
@@ -57,6 +55,7 @@ impl Client {
         let out_dir = self.run_dir()?.join("tasks");
         let sink = self.record_sink()?;
         let device_spec = self.options.settings.device.clone();
+        let stop = self.stop_token();
         let session = self.session(device)?;
         let options = AgentOptions {
             max_steps: max_steps.unwrap_or(setup.max_steps).clamp(1, 500),
@@ -67,14 +66,8 @@ impl Client {
             ..AgentOptions::new(goal)
         };
         let runtime = tokio::runtime::Handle::current();
-        let ran = runtime.block_on(agent::run_task(
-            session,
-            &setup.models,
-            &setup.persona,
-            &options,
-            &CancellationToken::new(),
-            &mut |_| {},
-        ));
+        let ran =
+            runtime.block_on(agent::run_task(session, &setup.models, &setup.persona, &options, &stop, &mut |_| {}));
         // The agent's run directory took the session's actions; they come back here.
         session.set_action_sink(Some(sink));
         let summary = ran.map_err(|e| CallError::Agent(Box::new(e)))?;
@@ -160,8 +153,8 @@ impl Client {
             let device = crate::device::connect::open_observing(&spec, settings.device_timeout, settings.observe)?;
             Ok(Session::new(device, &settings)?)
         };
-        let run = eval::suite::run(request, &open, &CancellationToken::new(), &|_| {})
-            .map_err(|e| CallError::Eval(Box::new(e)))?;
+        let run =
+            eval::suite::run(request, &open, &self.stop_token(), &|_| {}).map_err(|e| CallError::Eval(Box::new(e)))?;
         let all = &run.results.summary.all;
         let text = format!(
             "{}\nresults: {}\nreport: {}\n",

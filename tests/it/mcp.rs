@@ -230,14 +230,26 @@ impl Drop for RawStdio {
 #[test]
 fn malformed_json_rpc_over_stdio_gets_errors_and_the_server_goes_on() {
     let dir = scratch("raw-stdio");
-    let mut raw = RawStdio::start(&dir, &["--device", "sim"], &[]);
+    let mut raw = RawStdio::start(&dir, &["--device", "sim", "--limit", "timeout_ms=60000"], &[]);
     raw.send("{this is not json");
     raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#);
     raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_script","arguments":{"code":"let x = 40 + 2; x"}}}"#);
     let all = raw.until_answer(4).join("\n");
     assert!(all.contains("\"id\":3") && all.contains("-32602") && all.contains("no tool"), "{all}");
     assert!(all.contains("value: 42"), "the server went on after the bad lines: {all}");
+    // A call the client cancels stops its script (here long before its minute is up).
+    raw.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_script","arguments":{"code":"loop { sleep(100); }"}}}"#);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"enough"}}"#);
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_script","arguments":{"code":"x + 1"}}}"#,
+    );
+    let after = raw.until_answer(6).join("\n");
+    assert!(after.contains("value: 43"), "{after}");
     drop(raw);
+    let run = std::fs::read_dir(dir.join("runs")).expect("runs").flatten().next().expect("a run folder").path();
+    let events = std::fs::read_to_string(run.join("events.jsonl")).expect("events");
+    assert!(events.contains("the snippet was cancelled"), "{events}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
