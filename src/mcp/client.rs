@@ -10,45 +10,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::config::Settings;
 use crate::device::{DeviceError, DeviceSpec};
 use crate::human::{Human, HumanRequest};
 use crate::isolation::IsolationError;
 use crate::session::{Session, SessionError};
 use crate::trajectory::TrajectoryError;
 
+use super::options::McpOptions;
 use super::record::{Record, SESSION_SCRIPT};
 use super::reply::{self, MAX_PICTURE_SIDE, PictureError};
-
-/// What the server offers and how its sessions are set up.
-#[derive(Clone)]
-pub struct McpOptions {
-    /// Persona, limits, tool options; `device` is where a call that names no
-    /// device goes (`None`: the one phone the adb server sees).
-    pub settings: Settings,
-    /// Each client's run directory is made in here.
-    pub out: PathBuf,
-    /// Answers confirmations and questions when the client cannot (an answers file).
-    pub answers: Option<Human>,
-    pub expose: Expose,
-    /// The model `run_task` and `eval` with the llm agent use (`None`: the server
-    /// was given none; those calls say how to give one).
-    pub agent: Option<super::tasks::AgentSetup>,
-}
-
-/// Which tools the server lists besides its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Expose {
-    /// `run_script` and the server's tools (code mode).
-    #[default]
-    Code,
-    /// The catalog's tools one by one, as MCP tools (one call per gesture), and the
-    /// server's tools but `run_script`.
-    Tools,
-    /// Both.
-    Both,
-}
 
 /// Why a call could not do its work (the client reads it as the tool's error).
 #[derive(Debug, thiserror::Error)]

@@ -8,13 +8,15 @@
 //! to the client's run directory as it happens; the session exports as a script.
 //!
 //! `tools.rs` lists the tools, `gestures.rs` makes the catalog's tools MCP tools,
-//! `server.rs` speaks the protocol, `client.rs` does a client's work, `record.rs`
+//! `options.rs` is what a server starts with, `server.rs` speaks the protocol, `client.rs`
+//! does a client's work, `tasks.rs` hands goals to the agent and the task suite, `record.rs`
 //! writes its run directory, `reply.rs` words the answers, `serve.rs` has the
 //! transports. Not here: the CLI's flags (`cli/mcp.rs`).
 
 mod client;
 mod devices;
 mod gestures;
+mod options;
 mod record;
 mod reply;
 mod serve;
@@ -22,11 +24,12 @@ mod server;
 mod tasks;
 mod tools;
 
-pub use client::{Answer, CallError, Client, Expose, McpOptions};
+pub use client::{Answer, CallError, Client};
 pub use gestures::{GestureArgsError, GestureTool, gesture_call, gesture_tools, script_call, script_gesture_tools};
+pub use options::{AgentSetup, Expose, McpOptions};
 pub use record::SESSION_SCRIPT;
 pub use reply::{MAX_PICTURE_SIDE, PictureError, run_text, scaled_png};
 pub use serve::{McpServeError, new_token, serve_http, serve_stdio};
 pub use server::{CodeactServer, MAX_CLIENTS};
-pub use tasks::{AgentSetup, EvalAgent, MAX_EVAL_INSTANCES};
+pub use tasks::{EvalAgent, MAX_EVAL_INSTANCES};
 pub use tools::{MAX_CODE_BYTES, listed_tools};

@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use super::client::McpOptions;
+use super::options::McpOptions;
 use super::server::CodeactServer;
 
 /// Why the server could not serve.

@@ -23,8 +23,9 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
-use super::client::{Answer, CallError, Client, McpOptions};
+use super::client::{Answer, CallError, Client};
 use super::gestures::{gesture_call, script_call};
+use super::options::McpOptions;
 use super::tasks::EvalAgent;
 use super::tools::{self as listed, MAX_CODE_BYTES};
 use crate::human::{Human, HumanRequest};

@@ -6,25 +6,12 @@
 //! agent on the server's runtime from the call's blocking thread. Not the agent
 //! (`agent/`) nor the suite (`eval/`).
 
-use std::sync::Arc;
-
 use super::client::{Answer, CallError, Client};
-use crate::agent::{self, AgentOptions, Models, SaveMode};
+use super::options::AgentSetup;
+use crate::agent::{self, AgentOptions, SaveMode};
 use crate::device::DeviceSpec;
 use crate::eval::{self, Agent, EvalOptions, LlmAgent};
-use crate::persona::Persona;
 use crate::session::Session;
-
-/// The model `run_task` and `eval` use, when the server was given one.
-#[derive(Clone)]
-pub struct AgentSetup {
-    pub models: Arc<Models>,
-    pub persona: Persona,
-    /// Steps a task may take at most.
-    pub max_steps: usize,
-    /// Whether the model is shown screenshots.
-    pub vision: bool,
-}
 
 /// How many instances one `eval` call may run.
 pub const MAX_EVAL_INSTANCES: usize = 20;

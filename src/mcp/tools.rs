@@ -10,8 +10,8 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use super::client::Expose;
 use super::gestures::{gesture_tools, script_gesture_tools};
+use super::options::Expose;
 use super::reply::MAX_PICTURE_SIDE;
 use super::tasks::MAX_EVAL_INSTANCES;
 use crate::tools::Access;
