@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's second command: installs what the tests need when it is missing, then
-# runs every test (`cargo test --workspace --all-targets`) and prints one total.
+# runs every test (`cargo test --workspace --lib --bins --tests --examples`: every
+# target but the benches, which clippy checks and `cargo bench` runs) and prints one total.
 #
 #   scripts/test.sh                  install what is missing, then test
 #   scripts/test.sh --install-only   install what is missing, then stop (CI runs this
@@ -218,7 +219,9 @@ set +e
 # Most tests wait on a phone, a server or a client they started: four at a time keep
 # two cores busy (measured here: the integration tests take 5:51 instead of 7:02).
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
-cargo test --workspace --all-targets "${cargo_args[@]}" 2>&1 | tee "$log"
+# Every target but the benches: clippy checks them, `cargo bench` runs them (run once
+# here, they took about two minutes of the CI's thirty for no test of their own).
+cargo test --workspace --lib --bins --tests --examples "${cargo_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # One closing total, so the last line is not the last target's (often empty) summary.
