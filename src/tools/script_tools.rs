@@ -94,6 +94,12 @@ fn doc_text(comments: &[&str]) -> String {
     lines.join(" ")
 }
 
+/// Where `fn name(` first stands in `source` (the end when it cannot be found).
+fn defined_at(source: &str, name: &str) -> usize {
+    let pattern = format!(r"\bfn\s+{}\s*\(", regex::escape(name));
+    regex::Regex::new(&pattern).ok().and_then(|re| re.find(source)).map_or(source.len(), |m| m.start())
+}
+
 /// Reads the files at `paths` (each relative to `base` when not absolute).
 pub fn load(paths: &[String], base: Option<&Path>) -> Result<ScriptTools, ScriptToolError> {
     let mut out = ScriptTools::default();
@@ -109,7 +115,10 @@ pub fn load(paths: &[String], base: Option<&Path>) -> Result<ScriptTools, Script
             .compile(&source)
             .map_err(|e| ScriptToolError::Syntax { path: path.clone(), message: e.to_string() })?;
         let mut names_here: Vec<String> = Vec::new();
-        for f in ast.iter_functions() {
+        // Rhai keeps a file's functions unordered: they are listed as the file has them.
+        let mut functions: Vec<_> = ast.iter_functions().collect();
+        functions.sort_by_key(|f| defined_at(&source, f.name));
+        for f in functions {
             if f.access == rhai::FnAccess::Private {
                 continue;
             }
@@ -162,6 +171,13 @@ mod tests {
         let names: Vec<String> = tools.tools.iter().map(ScriptTool::signature).collect();
         assert_eq!(names, ["wifi_off()", "add_note(title, body)"]);
         assert_eq!(tools.tools[0].doc, "Turns Wi-Fi off and checks it.");
+        // However Rhai keeps them, tools are listed in the file's order.
+        let many: String = (0..12).rev().map(|i| format!("/// Tool {i}.\nfn t{i}() {{ {i} }}\n")).collect();
+        let path = file("many.rhai", &many);
+        let names: Vec<String> =
+            load(&[path.display().to_string()], None).unwrap().tools.into_iter().map(|t| t.name).collect();
+        let want: Vec<String> = (0..12).rev().map(|i| format!("t{i}")).collect();
+        assert_eq!(names, want);
         assert!(tools.describe().contains("- add_note(title, body): Adds a note.\n"));
     }
 
