@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command: installs what the tests need when it is missing, then
 # runs every test (`cargo test --workspace --lib --bins --tests --examples`: every
-# target but the benches, which clippy checks and `cargo bench` runs) and prints one total.
+# target but the benches, which clippy checks and `cargo bench` runs), then the Python
+# package's pytest (crates/py/tests, on a wheel built here), and prints one total.
 #
 #   scripts/test.sh                  install what is missing, then test
 #   scripts/test.sh --install-only   install what is missing, then stop (CI runs this
@@ -21,6 +22,9 @@
 #              client drives the virtual phone's uiautomator2 server
 #   mcp        the official MCP Python SDK (mcp 2.3.0) from PyPI, in a venv of its
 #              own there too: its client drives `codeact mcp` over stdio and HTTP
+#   py         maturin 1.16.0 and pytest 8.4.2 from PyPI, in a venv of its own there
+#              too: maturin builds the Python package's wheel, which is installed
+#              there for pytest
 #   inspector  the MCP Inspector 2.12.0 from npm (node and npm needed), installed
 #              under $CODEACT_TOOLS/inspector: its CLI lists and calls the tools
 #   androguard Debian package androguard: the independent APK parser `apk info`
@@ -45,7 +49,7 @@ while [ $# -gt 0 ]; do
         --install-only) install_only=true ;;
         --toolchain-only) toolchain_only=true ;;
         --) shift; cargo_args=("$@"); break ;;
-        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "scripts/test.sh: unknown argument $1 (see scripts/test.sh --help)" >&2; exit 2 ;;
     esac
     shift
@@ -100,6 +104,7 @@ find_phoenix >/dev/null || needs_venv=true
 "${CODEACT_WDA_PYTHON:-$tools/wda/bin/python}" -c 'import wda' 2>/dev/null || needs_venv=true
 "${CODEACT_U2_PYTHON:-$tools/u2/bin/python}" -c 'import uiautomator2' 2>/dev/null || needs_venv=true
 "${CODEACT_MCP_PYTHON:-$tools/mcp/bin/python}" -c 'import mcp' 2>/dev/null || needs_venv=true
+"${CODEACT_PY_PYTHON:-$tools/py/bin/python}" -c 'import maturin, pytest' 2>/dev/null || needs_venv=true
 # The MCP Inspector is an npm package: Node.js and npm come from Debian when missing.
 command -v npm >/dev/null || packages+=(nodejs npm)
 if $needs_venv && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
@@ -129,24 +134,25 @@ if ! phoenix=$(find_phoenix); then
 fi
 export CODEACT_PHOENIX=$phoenix
 
-wda_python=${CODEACT_WDA_PYTHON:-$tools/wda/bin/python}
-if ! "$wda_python" -c 'import wda' 2>/dev/null; then
-    echo "installing facebook-wda into $tools/wda (once)"
-    mkdir -p "$tools"
-    python3 -m venv "$tools/wda"
-    "$tools/wda/bin/pip" install -q facebook-wda==1.5.4
-    wda_python=$tools/wda/bin/python
-fi
+# venv_python OVERRIDE DIR MODULE PACKAGE...: OVERRIDE when set, else the python of
+# the venv $tools/DIR, made once with PACKAGE... when MODULE does not import there.
+venv_python() {
+    local python=${1:-$tools/$2/bin/python} dir=$2 module=$3
+    shift 3
+    if ! "$python" -c "import $module" 2>/dev/null; then
+        echo "installing $* into $tools/$dir (once)" >&2
+        mkdir -p "$tools"
+        python3 -m venv "$tools/$dir"
+        "$tools/$dir/bin/pip" install -q "$@" >&2
+        python=$tools/$dir/bin/python
+    fi
+    echo "$python"
+}
+
+wda_python=$(venv_python "${CODEACT_WDA_PYTHON:-}" wda wda facebook-wda==1.5.4)
 export CODEACT_WDA_PYTHON=$wda_python
 
-mcp_python=${CODEACT_MCP_PYTHON:-$tools/mcp/bin/python}
-if ! "$mcp_python" -c 'import mcp' 2>/dev/null; then
-    echo "installing the MCP Python SDK into $tools/mcp (once)"
-    mkdir -p "$tools"
-    python3 -m venv "$tools/mcp"
-    "$tools/mcp/bin/pip" install -q mcp==2.3.0
-    mcp_python=$tools/mcp/bin/python
-fi
+mcp_python=$(venv_python "${CODEACT_MCP_PYTHON:-}" mcp mcp mcp==2.3.0)
 export CODEACT_MCP_PYTHON=$mcp_python
 
 inspector=${CODEACT_MCP_INSPECTOR:-$tools/inspector/node_modules/.bin/mcp-inspector}
@@ -158,15 +164,13 @@ if [ ! -x "$inspector" ]; then
 fi
 export CODEACT_MCP_INSPECTOR=$inspector
 
-u2_python=${CODEACT_U2_PYTHON:-$tools/u2/bin/python}
-if ! "$u2_python" -c 'import uiautomator2' 2>/dev/null; then
-    echo "installing uiautomator2 into $tools/u2 (once)"
-    mkdir -p "$tools"
-    python3 -m venv "$tools/u2"
-    "$tools/u2/bin/pip" install -q uiautomator2==3.7.1
-    u2_python=$tools/u2/bin/python
-fi
+u2_python=$(venv_python "${CODEACT_U2_PYTHON:-}" u2 uiautomator2 uiautomator2==3.7.1)
 export CODEACT_U2_PYTHON=$u2_python
+
+# The Python package's tools: maturin builds its wheel, pytest tests it (installed
+# into this venv).
+py_python=$(venv_python "${CODEACT_PY_PYTHON:-}" py "maturin, pytest" maturin==1.16.0 pytest==8.4.2)
+export CODEACT_PY_PYTHON=$py_python
 
 # DroidRun 0.3.9's sources (its Portal client, tools/adb.py), from its wheel: run
 # with the uiautomator2 venv's adbutils and requests.
@@ -221,10 +225,28 @@ set +e
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 # Every target but the benches: clippy checks them, `cargo bench` runs them (run once
 # here, they took about two minutes of the CI's thirty for no test of their own).
-cargo test --workspace --lib --bins --tests --examples "${cargo_args[@]}" 2>&1 | tee "$log"
+# codeact-py is the Python package's extension: pytest tests it (below), and a Rust
+# harness for it would link libpython.
+cargo test --workspace --exclude codeact-py --lib --bins --tests --examples "${cargo_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+# The Python package (crates/py): its wheel built by maturin, installed into the tools
+# venv, tested by pytest. The wheel is a dev build, so it links the crates the test
+# build just compiled (crates/py/Cargo.toml says how) instead of building them again;
+# with cargo arguments (a filter, --release) the Python tests are left out.
+if [ ${#cargo_args[@]} -eq 0 ]; then
+    wheels=${CARGO_TARGET_DIR:-target}/wheels
+    py_bin=$(dirname "$py_python")
+    rm -f "$wheels"/codeact-*.whl
+    { "$py_bin/maturin" build --quiet -m crates/py/Cargo.toml --profile dev --strip --compression-method stored \
+          -i "$py_python" -o "$wheels" &&
+        "$py_bin/pip" install -q --force-reinstall --no-deps "$wheels"/codeact-*.whl &&
+        "$py_python" -m pytest -q -p no:cacheprovider crates/py/tests; } 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
 set -e
-# One closing total, so the last line is not the last target's (often empty) summary.
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+# One closing total, so the last line is not the last target's (often empty) summary:
+# cargo's "test result:" lines and pytest's closing line.
+awk '/^test result:/ || /^[0-9]+ (passed|failed|errors?)(, [0-9]+ [a-z]+)* in [0-9.]+s/ {
+         for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^(failed|errors?)/) f += $i } }
      END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
 exit "$status"

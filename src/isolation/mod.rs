@@ -26,4 +26,4 @@ pub use host::Host;
 pub use process::{CompiledRef, Ran, WorkerProcess};
 pub use program::{IsolationError, WorkerProgram};
 pub use wire::{MAX_NESTING, WireError};
-pub use worker::{WORKER_ARG, serve_if_worker};
+pub use worker::{WORKER_ARG, serve_if_worker, serve_worker};

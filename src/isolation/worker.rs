@@ -47,7 +47,17 @@ const KEPT_COMPILED: usize = 32;
 /// ```
 pub fn serve_if_worker() -> Option<i32> {
     let mut args = std::env::args_os();
-    (args.nth(1).as_deref() == Some(std::ffi::OsStr::new(WORKER_ARG))).then(serve)
+    (args.nth(1).as_deref() == Some(std::ffi::OsStr::new(WORKER_ARG))).then(serve_worker)
+}
+
+/// Serves this process as a sandbox worker, whatever its arguments, and returns the
+/// exit code once the runtime closes the pipe: stdin and stdout must be the pipes the
+/// runtime started it with, and it caps this process's memory, CPU, open files and
+/// processes. For a worker program that checks its arguments itself (the Python
+/// package's `codeact-worker`, whose executable is the interpreter); any other
+/// program calls [`serve_if_worker`].
+pub fn serve_worker() -> i32 {
+    serve()
 }
 
 /// Exit codes the runtime tells apart.
