@@ -107,7 +107,11 @@ fn client_key(context: &RequestContext<RoleServer>, args: &Map<String, Value>, s
     {
         return (format!("mcp-session:{id}"), name);
     }
-    match args.get("session").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+    match args
+        .get("session")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty() && s.chars().count() <= listed::MAX_SESSION_NAME)
+    {
         Some(session) => (format!("named:{session}"), name),
         None => (format!("client:{name}"), name),
     }
@@ -139,6 +143,21 @@ struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
+    /// The `session` name, which every tool takes, checked.
+    fn session(&self) -> Result<(), ErrorData> {
+        match self.args.get("session") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) if s.chars().count() <= listed::MAX_SESSION_NAME => {}
+            Some(_) => {
+                return Err(invalid(format!(
+                    "{}: session must be a name of at most {} characters",
+                    self.tool,
+                    listed::MAX_SESSION_NAME
+                )));
+            }
+        }
+        Ok(())
+    }
     fn only(&self, names: &[&str]) -> Result<(), ErrorData> {
         match self.args.keys().find(|k| !names.contains(&k.as_str()) && k.as_str() != "session") {
             Some(k) => Err(invalid(format!(
@@ -196,6 +215,7 @@ impl<'a> Args<'a> {
 impl CodeactServer {
     fn parse(&self, tool: &str, args: &Map<String, Value>) -> Result<Call, ErrorData> {
         let a = Args { tool, args };
+        a.session()?;
         let listed = self.tools.iter().any(|t| t.name == tool);
         match tool {
             listed::RUN_SCRIPT if listed => {

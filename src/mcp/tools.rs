@@ -20,6 +20,9 @@ use crate::tools::script_tools::ScriptTools;
 /// The longest snippet `run_script` takes.
 pub const MAX_CODE_BYTES: usize = 256 * 1024;
 
+/// The longest `session` name a caller may give.
+pub const MAX_SESSION_NAME: usize = 128;
+
 /// The server's own tools, by name.
 pub const RUN_SCRIPT: &str = "run_script";
 pub const OBSERVE: &str = "observe";
@@ -211,12 +214,38 @@ pub fn listed_tools(expose: Expose, allowed: &dyn Fn(&str) -> bool, script_tools
             );
         }
     }
+    // Over protocol 2026-07-28 there are no MCP sessions: a caller keeps its variables
+    // and phones apart from another program's by naming its own (server.rs's client_key).
+    for tool in &mut out {
+        if let Some(Value::Object(properties)) = Arc::make_mut(&mut tool.input_schema).get_mut("properties") {
+            properties.entry("session").or_insert_with(session_property);
+        }
+    }
     out
+}
+
+fn session_property() -> Value {
+    json!({"type": "string", "maxLength": MAX_SESSION_NAME, "description": "only over HTTP without an MCP session (protocol \
+        2026-07-28): a name for this caller's session; calls that give the same name share variables, functions \
+        and phones (default: one session per client name)"})
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_tool_takes_a_session_name() {
+        for tools in [
+            listed_tools(Expose::Both, &|_| true, &ScriptTools::default()),
+            listed_tools(Expose::Code, &|_| true, &ScriptTools::default()),
+        ] {
+            for tool in tools {
+                assert_eq!(tool.input_schema["properties"]["session"]["type"], "string", "{}", tool.name);
+                assert!(!tool.input_schema.get("required").is_some_and(|r| r.to_string().contains("session")));
+            }
+        }
+    }
 
     #[test]
     fn code_mode_lists_run_script_with_the_api_and_no_gestures() {

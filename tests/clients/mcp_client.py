@@ -139,6 +139,18 @@ def main():
         async def over_http():
             async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
                 await with_client(Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120), device)
+                # Protocol 2026-07-28 has no MCP sessions: callers that name their own
+                # keep their variables apart; the same name shares them.
+                async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120) as c:
+                    run = next(t for t in (await c.list_tools()).tools if t.name == "run_script")
+                    check("every tool takes a session name", "session" in run.input_schema["properties"], run.input_schema)
+                    await c.call_tool("run_script", {"code": "let mine = 41;", "device": device, "session": "alpha"})
+                    same = await c.call_tool("run_script", {"code": "mine + 1", "device": device, "session": "alpha"})
+                    other = await c.call_tool("run_script", {"code": "mine + 1", "device": device, "session": "beta"})
+                    check("a named session keeps its variables", "value: 42" in text_of(same), text_of(same))
+                    check("another name is another session", other.is_error and "mine" in text_of(other), text_of(other))
+                    long_name = await rpc_error(c.call_tool("run_script", {"code": "1", "session": "s" * 129}))
+                    check("a session name over 128 characters is refused", long_name == -32602, long_name)
             async with httpx2.AsyncClient(headers={"Authorization": "Bearer wrong"}, timeout=30) as http:
                 try:
                     async with Client(streamable_http_client(url, http_client=http)) as c:

@@ -132,7 +132,10 @@ fn the_python_sdk_and_the_inspector_drive_it_over_http_with_the_token() {
     let server = HttpServer::start(&dir, &[]);
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
     let text = passed(&python(&[CLIENT, "http", &sim.addr, &url, TOKEN], &dir));
-    assert!(text.contains("ok a wrong token is refused"), "{text}");
+    assert!(
+        text.contains("ok a wrong token is refused") && text.contains("ok another name is another session"),
+        "{text}"
+    );
     assert!(sent_to_zhang(&sim.addr), "the virtual phone has no message to 张三");
 
     // The MCP Inspector's CLI: the tool list, then a call that reads a variable

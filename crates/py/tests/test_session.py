@@ -181,3 +181,18 @@ def test_run_task_without_a_model_says_how_to_give_one(tmp_path):
 def test_the_worker_is_the_installed_script():
     program = codeact.worker_program()
     assert os.path.basename(program) == "codeact-worker" and os.access(program, os.X_OK), program
+
+
+def test_the_readme_example_runs(tmp_path, capsys):
+    """The first Python example of the README's "From Python" section, as a builder
+    would paste it."""
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
+    with open(readme, encoding="utf-8") as f:
+        section = f.read().split("## From Python", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(example.strip().splitlines()) <= 5, example
+    exec(compile(example, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert printed.startswith("false ") and "checked → unchecked" in printed, printed
+    with open(tmp_path / "screen.png", "rb") as f:
+        assert f.read().startswith(PNG)

@@ -2,8 +2,8 @@
 
     import codeact
     with codeact.Session(device="sim") as phone:
-        result = phone.run('open_app("Settings"); tap("Network & internet"); tap("Wi-Fi")')
-        print([a.tool for a in result.actions], phone.observe().app)
+        result = phone.run('open_app("Settings"); tap("Wi-Fi"); find(#{id: "wifi_switch"}).checked')
+        print(result.value, [a.effect for a in result.actions], phone.observe().app)
         open("wifi.png", "wb").write(phone.screenshot())
 
 Session.run raises ScriptError (a CodeactError) when a snippet fails; a phone that
