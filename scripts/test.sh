@@ -2,7 +2,7 @@
 # The README's second command: installs what the tests need when it is missing, then
 # runs every test (`cargo test --workspace --lib --bins --tests --examples`: every
 # target but the benches, which clippy checks and `cargo bench` runs), then the Python
-# package's pytest (crates/py/tests, on a wheel built here), and prints one total.
+# package's pytest (bindings/python/tests, on a wheel built here), and prints one total.
 #
 #   scripts/test.sh                  install what is missing, then test
 #   scripts/test.sh --install-only   install what is missing, then stop (CI runs this
@@ -229,19 +229,21 @@ export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 # harness for it would link libpython.
 cargo test --workspace --exclude codeact-py --lib --bins --tests --examples "${cargo_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-# The Python package (crates/py): its wheel built by maturin, installed into the tools
-# venv, tested by pytest. The wheel is a dev build, so it links the crates the test
-# build just compiled (crates/py/Cargo.toml says how) instead of building them again;
-# with cargo arguments (a filter, --release) the Python tests are left out.
+# The Python package (bindings/python): its wheel built by maturin, installed into the
+# tools venv, tested by pytest. The wheel is a dev build, so it links the crates the
+# test build just compiled (bindings/python/Cargo.toml says how) instead of building
+# them again; with cargo arguments (a filter, --release) the Python tests are left out.
 if [ ${#cargo_args[@]} -eq 0 ]; then
     wheels=${CARGO_TARGET_DIR:-target}/wheels
     py_bin=$(dirname "$py_python")
     rm -f "$wheels"/codeact-*.whl
-    { "$py_bin/maturin" build --quiet -m crates/py/Cargo.toml --profile dev --strip --compression-method stored \
+    py_started=$SECONDS
+    { "$py_bin/maturin" build --quiet -m bindings/python/Cargo.toml --profile dev --strip --compression-method stored \
           -i "$py_python" -o "$wheels" &&
         "$py_bin/pip" install -q --force-reinstall --no-deps "$wheels"/codeact-*.whl &&
-        "$py_python" -m pytest -q -p no:cacheprovider crates/py/tests; } 2>&1 | tee -a "$log"
+        "$py_python" -m pytest -q -p no:cacheprovider bindings/python/tests; } 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    echo "the Python package: built, installed and tested in $((SECONDS - py_started)) s"
 fi
 set -e
 # One closing total, so the last line is not the last target's (often empty) summary:

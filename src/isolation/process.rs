@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 use rhai::Dynamic;
 
 use super::death::{explain, keep_tail, stop, tail_text};
+use super::entry::WORKER_ARG;
 use super::frames::{Finished, FromWorker, PROTOCOL, ToWorker, ToolOutcome, ToolSignature};
 use super::host::Host;
 use super::pipe::{FrameReader, FrameWriter, PipeError};
 use super::program::{IsolationError, WorkerProgram};
-use super::worker::WORKER_ARG;
 use crate::sandbox::{ErrorKind, Limit, Limits, RunError};
 
 /// How long a worker may take to start and accept its set-up.

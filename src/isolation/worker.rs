@@ -23,10 +23,6 @@ use super::os_limits;
 use super::pipe::{FrameReader, FrameWriter, PipeError};
 use crate::sandbox::{Compiled, Limits, RunResult, Sandbox, Shared, Stopped};
 
-/// The argument that makes the `codeact` binary (or any program that calls
-/// [`serve_if_worker`] first) a sandbox worker.
-pub const WORKER_ARG: &str = "__codeact-sandbox-worker";
-
 /// How long the worker spins for a tool's answer before it sleeps.
 const SPIN: Duration = Duration::from_micros(200);
 
@@ -35,30 +31,6 @@ const CANCEL_POLL: Duration = Duration::from_millis(2);
 
 /// Compiled snippets kept for a later run.
 const KEPT_COMPILED: usize = 32;
-
-/// Runs the worker and returns its exit code when this process was started as one
-/// (its first argument is [`WORKER_ARG`]); `None` otherwise. A program that opens
-/// sessions calls this first thing in `main`:
-///
-/// ```no_run
-/// if let Some(code) = codeact::isolation::serve_if_worker() {
-///     std::process::exit(code);
-/// }
-/// ```
-pub fn serve_if_worker() -> Option<i32> {
-    let mut args = std::env::args_os();
-    (args.nth(1).as_deref() == Some(std::ffi::OsStr::new(WORKER_ARG))).then(serve_worker)
-}
-
-/// Serves this process as a sandbox worker, whatever its arguments, and returns the
-/// exit code once the runtime closes the pipe: stdin and stdout must be the pipes the
-/// runtime started it with, and it caps this process's memory, CPU, open files and
-/// processes. For a worker program that checks its arguments itself (the Python
-/// package's `codeact-worker`, whose executable is the interpreter); any other
-/// program calls [`serve_if_worker`].
-pub fn serve_worker() -> i32 {
-    serve()
-}
 
 /// Exit codes the runtime tells apart.
 pub mod exit {
@@ -358,8 +330,9 @@ fn build(
     builder.start(hint)
 }
 
-/// The worker's main loop; returns the exit code.
-fn serve() -> i32 {
+/// The worker's main loop; returns the exit code. A process becomes a worker
+/// through `entry.rs`.
+pub(super) fn serve() -> i32 {
     let Some((reader, writer)) = protocol_pipes() else { return exit::PROTOCOL };
     let link = Arc::new(Mutex::new(Link {
         reader,

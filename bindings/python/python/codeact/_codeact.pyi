@@ -1,4 +1,4 @@
-"""Types of the extension module (crates/py/src/lib.rs); keep the two in step."""
+"""Types of the extension module (bindings/python/src/); keep the two in step."""
 
 import os
 from pathlib import Path

@@ -5,13 +5,13 @@
 use codeact::device::DeviceError as PhoneError;
 use codeact::error_text::full_message;
 use codeact::isolation::IsolationError;
-use codeact::sandbox::{ErrorKind, FailureKind, Limit, RunError};
+use codeact::sandbox::{ErrorKind, Limit, RunError};
 use codeact::session::SessionError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyBaseException, PyException};
 use pyo3::prelude::*;
 
-use crate::results::PyRunResult;
+use crate::results::{PyRunResult, failure_word};
 
 create_exception!(codeact, CodeactError, PyException, "An error of codeact: configuration, session, model or agent.");
 create_exception!(
@@ -81,18 +81,5 @@ fn limit_word(limit: Limit) -> &'static str {
         Limit::Size => "size",
         Limit::Memory => "memory",
         Limit::Stack => "stack",
-    }
-}
-
-pub(crate) fn failure_word(failure: FailureKind) -> &'static str {
-    match failure {
-        FailureKind::Assertion => "assertion",
-        FailureKind::Stale => "stale",
-        FailureKind::Device => "device",
-        FailureKind::BadArgument => "bad_argument",
-        FailureKind::NotFound => "not_found",
-        FailureKind::TimeLimit => "time_limit",
-        FailureKind::Cancelled => "cancelled",
-        FailureKind::Refused => "refused",
     }
 }

@@ -1,6 +1,6 @@
 """codeact's Python package on the built-in virtual phone (device="sim"): no
 device, no model, no network. Run after installing the wheel (see NOTES):
-    python -m pytest -q crates/py/tests
+    python -m pytest -q bindings/python/tests
 """
 
 import _thread

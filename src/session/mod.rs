@@ -10,16 +10,17 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rhai::{Dynamic, EvalAltResult};
+use rhai::Dynamic;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Settings;
 use crate::device::{Device, DeviceError, Observation};
-use crate::isolation::{CompiledRef, Host, IsolationError, Ran, ToWorker, ToolOutcome, WorkerProcess};
-use crate::sandbox::{
-    ActionSink, CancelHandle, ErrorKind, FailureKind, Limits, RunError, RunResult, STOP_COMPLETE, SandboxError, Shared,
-};
-use crate::tools::{self, Registered, SharedContext, ToolContext, ToolTable};
+use crate::isolation::{CompiledRef, IsolationError, Ran, WorkerProcess};
+use crate::sandbox::{ActionSink, CancelHandle, ErrorKind, Limits, RunError, RunResult, SandboxError, Shared};
+use crate::tools::{self, Registered, ToolContext};
+
+mod tool_host;
+use tool_host::ToolHost;
 
 /// A snippet parsed once by the session's engine, ready to run.
 #[derive(Debug, Clone)]
@@ -32,87 +33,8 @@ impl Compiled {
     }
 }
 
-/// Answers the worker's tool calls and state reads.
-struct ToolHost {
-    /// Only these tools answer (a sub-agent's persona, and its name), when set.
-    allowed: Option<(String, Vec<String>)>,
-    table: ToolTable,
-    tools: SharedContext,
-    shared: Arc<Shared>,
-    /// Where printed lines go as they are printed, when someone watches.
-    print_sink: Option<PrintSink>,
-}
-
 /// Receives each line a snippet prints, the moment it is printed.
 pub type PrintSink = Box<dyn FnMut(&str) + Send>;
-
-impl Host for ToolHost {
-    fn call_tool(&mut self, index: usize, args: Vec<Dynamic>, watchers: bool) -> ToolOutcome {
-        let tool = self.table.tool(index).unwrap_or("?");
-        if let Some((persona, allowed)) = &self.allowed
-            && tool != "complete"
-            && !allowed.iter().any(|t| t == tool)
-        {
-            let message =
-                format!("{tool} is not one of the {persona} sub-agent's tools; it has: {}", allowed.join(", "));
-            return ToolOutcome::Failed { tool: tool.into(), failure: Some(FailureKind::BadArgument), message };
-        }
-        tools::lock(&self.tools).allow_watchers(watchers);
-        let result = self.table.call(index, args);
-        if let Some((name, element)) = tools::lock(&self.tools).take_fired_watch() {
-            return ToolOutcome::Watch { name, element };
-        }
-        match result {
-            None => ToolOutcome::Failed { tool: tool.into(), failure: None, message: "no such tool".into() },
-            Some(Ok(value)) => ToolOutcome::Value(value),
-            Some(Err(e)) => self.outcome_of(tool, &e),
-        }
-    }
-
-    fn read_state(&mut self, phone: bool, have: u64) -> ToWorker {
-        if !phone && have != 0 && have == tools::state_generation(&self.tools) {
-            return ToWorker::State { generation: have, value: None };
-        }
-        let name = if phone { "phone_state" } else { "ui_state" };
-        match tools::state_value(&self.tools, &self.shared, phone) {
-            (generation, Ok(value)) => ToWorker::State { generation, value: Some(value) },
-            (_, Err(e)) => ToWorker::Tool(self.outcome_of(name, &e)),
-        }
-    }
-
-    fn cancelled(&self) -> bool {
-        self.shared.cancelled()
-    }
-
-    fn printed(&mut self, text: &str) {
-        if let Some(sink) = self.print_sink.as_mut() {
-            sink(text);
-        }
-    }
-
-    fn take_extension(&mut self) -> Duration {
-        self.shared.take_extension()
-    }
-}
-
-impl ToolHost {
-    /// A tool's error as the worker hands it to the script.
-    fn outcome_of(&self, tool: &str, e: &EvalAltResult) -> ToolOutcome {
-        match e {
-            EvalAltResult::ErrorTerminated(token, _) if token.to_string() == STOP_COMPLETE => ToolOutcome::Completed,
-            EvalAltResult::ErrorTerminated(..) => ToolOutcome::Stopped,
-            EvalAltResult::ErrorRuntime(value, _) => {
-                let message = value.to_string();
-                let failure = self.shared.failure().filter(|f| f.message.as_str() == message);
-                match failure {
-                    Some(f) => ToolOutcome::Failed { tool: f.tool, failure: Some(f.kind), message },
-                    None => ToolOutcome::Failed { tool: tool.into(), failure: None, message },
-                }
-            }
-            other => ToolOutcome::Failed { tool: tool.into(), failure: None, message: other.to_string() },
-        }
-    }
-}
 
 /// Why a session could not be opened.
 #[derive(Debug, thiserror::Error)]

@@ -3,9 +3,8 @@
 //! own types; not how they are obtained (session.rs).
 
 use codeact::device::Observation;
+use codeact::sandbox::FailureKind;
 use pyo3::prelude::*;
-
-use crate::errors::failure_word;
 
 /// One tool call a snippet made.
 #[pyclass(module = "codeact", name = "Action", frozen, get_all)]
@@ -180,4 +179,18 @@ pub(crate) fn screen_of(seen: &Observation) -> (PyScreen, Vec<PyElement>) {
         elements: Vec::new(),
     };
     (screen, elements)
+}
+
+/// A failure's kind as codeact's JSON names it.
+pub(crate) fn failure_word(failure: FailureKind) -> &'static str {
+    match failure {
+        FailureKind::Assertion => "assertion",
+        FailureKind::Stale => "stale",
+        FailureKind::Device => "device",
+        FailureKind::BadArgument => "bad_argument",
+        FailureKind::NotFound => "not_found",
+        FailureKind::TimeLimit => "time_limit",
+        FailureKind::Cancelled => "cancelled",
+        FailureKind::Refused => "refused",
+    }
 }
