@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's second command: installs what the tests need when it is missing, then
-# runs every test (`cargo test --workspace --lib --bins --tests --examples`: every
-# target but the benches, which clippy checks and `cargo bench` runs), then the Python
-# package's pytest (bindings/python/tests, on a wheel built here), and prints one total.
+# runs every test (`cargo test --workspace --exclude codeact-py --lib --bins --tests
+# --examples`: every target but the benches, which clippy checks and `cargo bench`
+# runs), then the Python package's pytest (bindings/python/tests, on a wheel built
+# here), and prints one total.
 #
 #   scripts/test.sh                  install what is missing, then test
 #   scripts/test.sh --install-only   install what is missing, then stop (CI runs this
@@ -36,7 +37,9 @@
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
 # already there is installed again. Tests find the programs the same way
 # (tests/it/common/programs.rs): $CODEACT_CHROMIUM / $CODEACT_PHOENIX /
-# $CODEACT_WDA_PYTHON / $CODEACT_U2_PYTHON, PATH, then the known places.
+# $CODEACT_WDA_PYTHON / $CODEACT_U2_PYTHON, PATH, then the known places; the Python
+# package is built and tested with $CODEACT_PY_PYTHON (any Python with maturin and
+# pytest) when set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,7 +52,7 @@ while [ $# -gt 0 ]; do
         --install-only) install_only=true ;;
         --toolchain-only) toolchain_only=true ;;
         --) shift; cargo_args=("$@"); break ;;
-        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "scripts/test.sh: unknown argument $1 (see scripts/test.sh --help)" >&2; exit 2 ;;
     esac
     shift
@@ -235,12 +238,11 @@ status=${PIPESTATUS[0]}
 # them again; with cargo arguments (a filter, --release) the Python tests are left out.
 if [ ${#cargo_args[@]} -eq 0 ]; then
     wheels=${CARGO_TARGET_DIR:-target}/wheels
-    py_bin=$(dirname "$py_python")
     rm -f "$wheels"/codeact-*.whl
     py_started=$SECONDS
-    { "$py_bin/maturin" build --quiet -m bindings/python/Cargo.toml --profile dev --strip --compression-method stored \
-          -i "$py_python" -o "$wheels" &&
-        "$py_bin/pip" install -q --force-reinstall --no-deps "$wheels"/codeact-*.whl &&
+    { "$py_python" -m maturin build --quiet -m bindings/python/Cargo.toml --profile dev --strip \
+          --compression-method stored -i "$py_python" -o "$wheels" &&
+        "$py_python" -m pip install -q --force-reinstall --no-deps "$wheels"/codeact-*.whl &&
         "$py_python" -m pytest -q -p no:cacheprovider bindings/python/tests; } 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
     echo "the Python package: built, installed and tested in $((SECONDS - py_started)) s"
