@@ -5,13 +5,13 @@
 use codeact::device::DeviceError as PhoneError;
 use codeact::error_text::full_message;
 use codeact::isolation::IsolationError;
-use codeact::sandbox::{ErrorKind, Limit, RunError};
+use codeact::sandbox::RunError;
 use codeact::session::SessionError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyBaseException, PyException};
 use pyo3::prelude::*;
 
-use crate::results::{PyRunResult, failure_word};
+use crate::results::PyRunResult;
 
 create_exception!(codeact, CodeactError, PyException, "An error of codeact: configuration, session, model or agent.");
 create_exception!(
@@ -58,28 +58,11 @@ fn describe(value: &Bound<'_, PyBaseException>, error: &RunError, result: Py<PyR
     value.setattr("message", error.message.as_str())?;
     value.setattr("line", error.line)?;
     value.setattr("column", error.column)?;
-    let (kind, limit, tool, failure) = match &error.kind {
-        ErrorKind::Syntax => ("syntax", None, None, None),
-        ErrorKind::Script => ("script", None, None, None),
-        ErrorKind::Limit { limit } => ("limit", Some(limit_word(*limit)), None, None),
-        ErrorKind::Cancelled => ("cancelled", None, None, None),
-        ErrorKind::Tool { tool, failure } => ("tool", None, Some(tool.as_str()), Some(failure_word(*failure))),
-        ErrorKind::Crashed => ("crashed", None, None, None),
-    };
-    value.setattr("kind", kind)?;
-    value.setattr("limit", limit)?;
-    value.setattr("tool", tool)?;
-    value.setattr("failure", failure)?;
-    value.setattr("result", result)
-}
-
-fn limit_word(limit: Limit) -> &'static str {
-    match limit {
-        Limit::Operations => "operations",
-        Limit::Time => "time",
-        Limit::CallDepth => "call_depth",
-        Limit::Size => "size",
-        Limit::Memory => "memory",
-        Limit::Stack => "stack",
+    // The kind and its parts named as codeact's JSON writes them
+    // (`{"kind": "tool", "tool": "tap", "failure": "not_found"}`), so they cannot drift.
+    let kind = serde_json::to_value(&error.kind).unwrap_or_default();
+    for key in ["kind", "limit", "tool", "failure"] {
+        value.setattr(key, kind.get(key).and_then(serde_json::Value::as_str))?;
     }
+    value.setattr("result", result)
 }

@@ -3,7 +3,6 @@
 //! own types; not how they are obtained (session.rs).
 
 use codeact::device::Observation;
-use codeact::sandbox::FailureKind;
 use pyo3::prelude::*;
 
 /// One tool call a snippet made.
@@ -15,7 +14,7 @@ pub(crate) struct PyAction {
     /// "ok", or the error the call ended with.
     result: String,
     /// How it failed (assertion, not_found, device...); None when it succeeded.
-    failure: Option<&'static str>,
+    failure: Option<String>,
     /// What it visibly changed ("opened .SubSettings"), when that was seen.
     effect: Option<String>,
     started_ms: f64,
@@ -71,7 +70,7 @@ impl PyRunResult {
             .into_iter()
             .map(|a| {
                 let action = PyAction {
-                    failure: a.failure.map(failure_word),
+                    failure: a.failure.map(|f| json_name(serde_json::to_value(f))),
                     effect: a.capture.effect,
                     tool: a.tool,
                     args: a.args,
@@ -181,16 +180,7 @@ pub(crate) fn screen_of(seen: &Observation) -> (PyScreen, Vec<PyElement>) {
     (screen, elements)
 }
 
-/// A failure's kind as codeact's JSON names it.
-pub(crate) fn failure_word(failure: FailureKind) -> &'static str {
-    match failure {
-        FailureKind::Assertion => "assertion",
-        FailureKind::Stale => "stale",
-        FailureKind::Device => "device",
-        FailureKind::BadArgument => "bad_argument",
-        FailureKind::NotFound => "not_found",
-        FailureKind::TimeLimit => "time_limit",
-        FailureKind::Cancelled => "cancelled",
-        FailureKind::Refused => "refused",
-    }
+/// A unit variant's name as codeact's JSON writes it ("not_found", "success").
+pub(crate) fn json_name(value: serde_json::Result<serde_json::Value>) -> String {
+    value.ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }

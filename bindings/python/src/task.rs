@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;
 
 use crate::errors::{CodeactError, codeact_error};
+use crate::results::json_name;
 use crate::session::{open_session, settings, worker_program};
 use crate::waiting::blocking;
 
@@ -22,7 +23,7 @@ pub(crate) struct PyTaskResult {
     /// outcome == "success".
     success: bool,
     /// success, failure, interrupted or error.
-    outcome: &'static str,
+    outcome: String,
     steps: usize,
     reason: String,
     /// The run's folder (absolute): events, screenshots, report.html, script.rhai.
@@ -134,15 +135,9 @@ pub(crate) fn run_task(
             let summary = runtime
                 .block_on(codeact::agent::run_task(&mut session, &models, &persona, &options, &interrupt, &mut |_| {}))
                 .map_err(|e| codeact_error(&e))?;
-            let outcome = match summary.outcome {
-                Outcome::Success => "success",
-                Outcome::Failure => "failure",
-                Outcome::Interrupted => "interrupted",
-                Outcome::Error => "error",
-            };
             Ok(PyTaskResult {
                 success: summary.outcome == Outcome::Success,
-                outcome,
+                outcome: json_name(serde_json::to_value(summary.outcome)),
                 steps: summary.steps,
                 reason: summary.reason,
                 // Absolute: the caller may change directory before reading it.
