@@ -23,6 +23,7 @@ pub mod apk;
 pub mod clip;
 pub mod config;
 pub mod device;
+pub mod emit;
 pub mod error_text;
 pub mod eval;
 pub mod explore;

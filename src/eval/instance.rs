@@ -280,7 +280,7 @@ fn run_oracle(
         if let Some(c) = &report.result.completion {
             keep.push(crate::sandbox::Action {
                 tool: "complete".into(),
-                args: vec![c.success.to_string(), format!("{:?}", rhai::Dynamic::from(c.reason.clone()))],
+                args: vec![c.success.to_string(), crate::emit::rhai::string(&c.reason)],
                 result: "ok".into(),
                 failure: None,
                 started_ms: 0.0,

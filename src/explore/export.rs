@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::graph::Graph;
-use crate::tools::rhai_string;
+use crate::emit::rhai::{comment, string as rhai_string, tags_comment};
 
 /// One test written.
 #[derive(Debug, Clone, Serialize)]
@@ -40,14 +40,15 @@ pub fn test_for(graph: &Graph, state: usize, app: &str, strategy: &str, clean: b
     let target = graph.states.get(state)?;
     let path = graph.path(start, state)?;
     let place = if target.activity.is_empty() { &target.name } else { &target.activity };
-    let mut s = format!(
-        "// codeact explore ({strategy}) found the way to {} in {app}\n// tags: explore, {app}\n\n",
-        super::findings::one_line(place)
-    );
+    let mut s = comment(&format!("codeact explore ({strategy}) found the way to {place} in {app}"));
+    s.push('\n');
+    s.push_str(&tags_comment(&["explore", app]));
+    s.push('\n');
     s.push_str(&format!("{};\n", super::screen::start_line(app, clean)));
     for (n, e) in path.iter().enumerate() {
         let edge = &graph.edges[*e];
-        s.push_str(&format!("{}; // step {}: {}\n", edge.code, n + 1, super::findings::one_line(&edge.label)));
+        let said = comment(&format!("step {}: {}", n + 1, super::findings::one_line(&edge.label)));
+        s.push_str(&format!("{}; {said}\n", edge.code));
     }
     if let Some(anchor) = &target.anchor {
         s.push_str(&format!("wait_for({anchor}, 5000);\nassert_visible({anchor});\n"));
@@ -56,11 +57,12 @@ pub fn test_for(graph: &Graph, state: usize, app: &str, strategy: &str, clean: b
         return None;
     }
     if !target.activity.is_empty() {
+        let short = target.activity.rsplit('.').next().unwrap_or(&target.activity);
         s.push_str(&format!(
-        "if phone_state.activity != {want} {{ throw `expected {short} in front, found ${{phone_state.activity}}`; }}\n",
-        want = rhai_string(&target.activity),
-        short = target.activity.rsplit('.').next().unwrap_or(&target.activity).replace(['`', '$', '{', '}'], ""),
-    ));
+            "if phone_state.activity != {want} {{ throw {expected} + phone_state.activity; }}\n",
+            want = rhai_string(&target.activity),
+            expected = rhai_string(&format!("expected {short} in front, found ")),
+        ));
     }
     s.push_str(&format!("complete(true, {});\n", rhai_string(&format!("reached {place}"))));
     Some((s, path.len()))
@@ -177,10 +179,10 @@ fn steps_marked(selector_script: &str) -> String {
 /// replays it without a model. Returns its file name and text.
 pub fn task_test(n: usize, app: &str, goal: &str, clean: bool, selector_script: &str) -> (String, String) {
     let file = format!("tests/{n:02}-{}.rhai", goal_slug(goal));
-    let mut s = format!(
-        "// codeact explore (llm) did this task in {app}: {}\n// tags: explore, {app}, task\n\n",
-        super::findings::one_line(goal)
-    );
+    let mut s = comment(&format!("codeact explore (llm) did this task in {app}: {}", super::findings::one_line(goal)));
+    s.push('\n');
+    s.push_str(&tags_comment(&["explore", app, "task"]));
+    s.push('\n');
     s.push_str(&format!("{};\nwait(500);\n\n", super::screen::start_line(app, clean)));
     s.push_str(&steps_marked(selector_script));
     (file, s)

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use crate::device::Observation;
-use crate::tools::rhai_string;
+use crate::emit::rhai::{comment, string as rhai_string, tags_comment};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -178,16 +178,19 @@ pub fn happens_again(session: &mut crate::session::Session, app: &str, clean: bo
 /// The reproduction as a test: it does the steps from a clean start and fails
 /// while the problem is there (so it passes once it is fixed).
 pub fn reproduction_script(app: &str, finding: &Finding, clean: bool) -> String {
-    let mut s = format!("// codeact explore found a {} in {app}: {}\n", finding.kind.word(), one_line(&finding.title));
+    let mut s = String::new();
+    let mut line = |text: String| {
+        s.push_str(&comment(&text));
+        s.push('\n');
+    };
+    line(format!("codeact explore found a {} in {app}: {}", finding.kind.word(), one_line(&finding.title)));
     if let Some(e) = &finding.exception {
-        s.push_str(&format!("// {}\n", one_line(e)));
+        line(one_line(e));
     }
-    s.push_str(&format!(
-        "// on {} after: {}\n// This test fails while the problem is there and passes once it is fixed.\n// tags: explore, {}\n\n",
-        one_line(&finding.activity),
-        one_line(&finding.action),
-        finding.kind.word().to_lowercase()
-    ));
+    line(format!("on {} after: {}", one_line(&finding.activity), one_line(&finding.action)));
+    line("This test fails while the problem is there and passes once it is fixed.".into());
+    s.push_str(&tags_comment(&["explore".to_string(), finding.kind.word().to_lowercase()]));
+    s.push('\n');
     s.push_str(&format!("{};\n", super::screen::start_line(app, clean)));
     for (n, step) in finding.steps.iter().enumerate() {
         s.push_str(&format!("{step}; // step {}\n", n + 1));
@@ -201,9 +204,10 @@ pub fn reproduction_script(app: &str, finding: &Finding, clean: bool) -> String 
         rhai_string(words)
     ));
     s.push_str(&format!(
-        "if phone_state.app != {app_lit} {{ throw \"{app} is no longer in front\"; }}\ncomplete(true, \"no {} after the steps\");\n",
+        "if phone_state.app != {app_lit} {{ throw {gone}; }}\ncomplete(true, \"no {} after the steps\");\n",
         finding.kind.word(),
         app_lit = rhai_string(app),
+        gone = rhai_string(&format!("{app} is no longer in front")),
     ));
     s
 }

@@ -4,7 +4,8 @@
 //! script that replays. Not the walk itself (`systematic.rs`).
 
 use crate::device::Observation;
-use crate::tools::{rhai_string, selector_for, toggle_selector_for};
+use crate::emit::rhai::string as rhai_string;
+use crate::tools::{selector_for, toggle_selector_for};
 use crate::ui::StableHasher;
 use crate::ui::{Element, UiTree};
 

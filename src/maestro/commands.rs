@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::FlowError;
 use super::selectors::{boolean, number, point, selector, text_expr};
 use super::yaml::{FlowFile, Node, Value};
-use crate::tools::rhai_string;
+use crate::emit::rhai::string as rhai_string;
 
 /// How long Maestro looks for an element before a command fails.
 pub const LOOKUP_MS: i64 = 17_000;
@@ -32,13 +32,55 @@ pub struct Context<'a> {
     pub files: &'a dyn FlowFiles,
     /// The flow's folder: where the files it runs are found.
     pub dir: PathBuf,
-    /// Flow files inlined so far, in the whole conversion.
-    pub inlined: &'a std::cell::Cell<usize>,
+    /// What the whole conversion has produced so far.
+    pub budget: &'a Budget,
 }
 
 /// The most flow files one conversion inlines (each `runFlow: file` counts): flows
 /// that run each other several times over would otherwise grow without end.
 const MAX_INLINED: usize = 256;
+/// The most commands one conversion writes, inlined ones included (each is at
+/// least two lines, and a script runs at most 65,535).
+const MAX_COMMANDS: usize = 20_000;
+/// The most Rhai one conversion writes (a command inside a block counts with the
+/// block too: a bound, not a measure). Small flows inlining a big one many times
+/// over would otherwise make gigabytes of script from kilobytes of YAML.
+pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
+
+/// What one conversion may produce in all, counted as it goes: bounding the files
+/// alone lets a few files inlined many times over grow without end.
+#[derive(Default)]
+pub struct Budget {
+    files: std::cell::Cell<usize>,
+    commands: std::cell::Cell<usize>,
+    bytes: std::cell::Cell<usize>,
+}
+
+impl Budget {
+    fn inline_file(&self, line: usize) -> Result<(), FlowError> {
+        self.files.set(self.files.get() + 1);
+        match self.files.get() > MAX_INLINED {
+            true => Err(unsupported(line, "runFlow", "the flow runs more than 256 flow files in all")),
+            false => Ok(()),
+        }
+    }
+
+    fn command(&self, line: usize) -> Result<(), FlowError> {
+        self.commands.set(self.commands.get() + 1);
+        match self.commands.get() > MAX_COMMANDS {
+            true => Err(FlowError::TooBig { line, what: "commands", limit: MAX_COMMANDS }),
+            false => Ok(()),
+        }
+    }
+
+    fn written(&self, line: usize, bytes: usize) -> Result<(), FlowError> {
+        self.bytes.set(self.bytes.get().saturating_add(bytes));
+        match self.bytes.get() > MAX_SCRIPT_BYTES {
+            true => Err(FlowError::TooBig { line, what: "bytes of script", limit: MAX_SCRIPT_BYTES }),
+            false => Ok(()),
+        }
+    }
+}
 
 fn unsupported(line: usize, what: &str, why: &'static str) -> FlowError {
     FlowError::Unsupported { line, what: what.to_string(), why }
@@ -132,6 +174,7 @@ fn key_name(name: &str) -> Option<&'static str> {
 /// The Rhai for one command, each line after `pad`.
 pub fn command(node: &Node, cx: &mut Context, pad: &str, depth: usize) -> Result<String, FlowError> {
     let line = node.line;
+    cx.budget.command(line)?;
     let (name, arg) = split(node)?;
     let mut out = format!("{pad}// line {line}: {name}\n");
     let text_arg = |cx: &mut Context| -> Result<String, FlowError> {
@@ -326,6 +369,7 @@ pub fn command(node: &Node, cx: &mut Context, pad: &str, depth: usize) -> Result
         other => return Err(FlowError::UnknownCommand { line, command: other.to_string() }),
     };
     out.push_str(&body);
+    cx.budget.written(line, out.len())?;
     Ok(out)
 }
 
@@ -378,10 +422,7 @@ fn run_flow(arg: Option<&Node>, cx: &mut Context, pad: &str, depth: usize, line:
     let file = arg.text().or_else(|| arg.get("file").and_then(Node::text));
     match file {
         Some(file) => {
-            cx.inlined.set(cx.inlined.get() + 1);
-            if cx.inlined.get() > MAX_INLINED {
-                return Err(unsupported(line, "runFlow", "the flow runs more than 256 flow files in all"));
-            }
+            cx.budget.inline_file(line)?;
             let (path, flow) = cx.files.read(&cx.dir, file, line)?;
             let app_id = flow.config.as_ref().and_then(|c| c.get("appId")).and_then(Node::text).map(str::to_string);
             let mut sub = Context {
@@ -389,7 +430,7 @@ fn run_flow(arg: Option<&Node>, cx: &mut Context, pad: &str, depth: usize, line:
                 names: cx.names,
                 files: cx.files,
                 dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-                inlined: cx.inlined,
+                budget: cx.budget,
             };
             body.push_str(&flow_body(&flow, &mut sub, &inner_pad, depth + 1)?);
         }

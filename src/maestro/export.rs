@@ -10,6 +10,7 @@
 use rhai::{Dynamic, Map};
 
 use super::commands::LOOKUP_MS;
+use crate::emit::yaml;
 use crate::sandbox::Action;
 
 /// A flow and what it could not say.
@@ -20,22 +21,6 @@ pub struct Exported {
     pub left_out: Vec<String>,
 }
 
-/// `text` as a YAML double-quoted scalar.
-fn quoted(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
 
 /// A literal as Maestro's text regex matches it (a `.` matches itself).
 fn literal_regex(text: &str) -> String {
@@ -63,26 +48,26 @@ fn selector(sel: &Dynamic, depth: usize) -> Option<String> {
         return None;
     }
     if let Some(text) = sel.clone().try_cast::<rhai::ImmutableString>() {
-        return Some(quoted(&literal_regex(&text)));
+        return Some(yaml::string(&literal_regex(&text)));
     }
     let map = sel.clone().try_cast::<Map>()?;
     let mut keys = Vec::new();
     for (key, value) in &map {
         let text = || value.clone().try_cast::<rhai::ImmutableString>().map(|s| s.to_string());
         let pair = match key.as_str() {
-            "text" | "desc" | "hint" | "label" => format!("text: {}", quoted(&literal_regex(&text()?))),
+            "text" | "desc" | "hint" | "label" => format!("text: {}", yaml::string(&literal_regex(&text()?))),
             "text_contains" | "desc_contains" | "hint_contains" | "label_contains" => {
-                format!("text: {}", quoted(&format!(".*{}.*", literal_regex(&text()?))))
+                format!("text: {}", yaml::string(&format!(".*{}.*", literal_regex(&text()?))))
             }
             "text_starts_with" | "desc_starts_with" | "hint_starts_with" | "label_starts_with" => {
-                format!("text: {}", quoted(&format!("{}.*", literal_regex(&text()?))))
+                format!("text: {}", yaml::string(&format!("{}.*", literal_regex(&text()?))))
             }
             "text_matches" | "desc_matches" | "hint_matches" | "label_matches" => {
-                format!("text: {}", quoted(text()?.trim_start_matches("(?i)")))
+                format!("text: {}", yaml::string(text()?.trim_start_matches("(?i)")))
             }
-            "id" => format!("id: {}", quoted(&literal_regex(&text()?))),
-            "id_matches" => format!("id: {}", quoted(&text()?)),
-            "id_contains" => format!("id: {}", quoted(&format!(".*{}.*", literal_regex(&text()?)))),
+            "id" => format!("id: {}", yaml::string(&literal_regex(&text()?))),
+            "id_matches" => format!("id: {}", yaml::string(&text()?)),
+            "id_contains" => format!("id: {}", yaml::string(&format!(".*{}.*", literal_regex(&text()?)))),
             "nth" => format!("index: {}", value.as_int().ok()?),
             "checked" | "enabled" | "focused" | "selected" => format!("{key}: {}", value.as_bool().ok()?),
             "below" | "above" => format!("{key}: {}", selector(value, depth + 1)?),
@@ -106,7 +91,7 @@ fn coordinate(v: &Dynamic) -> Option<String> {
 }
 
 fn point(x: &Dynamic, y: &Dynamic) -> Option<String> {
-    Some(quoted(&format!("{}, {}", coordinate(x)?, coordinate(y)?)))
+    Some(yaml::string(&format!("{}, {}", coordinate(x)?, coordinate(y)?)))
 }
 
 /// A key as Maestro's pressKey names it.
@@ -145,12 +130,12 @@ fn command(a: &Action) -> Result<Option<String>, ()> {
             let verb = if a.tool == "tap_by_index" { "tapOn" } else { "longPressOn" };
             format!("{verb}: {}", selector(&target().ok_or(())?, 0).ok_or(())?)
         }
-        ("input_text", 1) => format!("inputText: {}", quoted(&text(0).ok_or(())?)),
+        ("input_text", 1) => format!("inputText: {}", yaml::string(&text(0).ok_or(())?)),
         ("erase", 1) => format!("eraseText: {}", ms(0).ok_or(())?),
         ("clear_text", 0) => "eraseText: 1000".into(),
         ("set_text", 2) => {
             let sel = selector(&args[0], 0).ok_or(())?;
-            format!("tapOn: {sel}\n- eraseText: 1000\n- inputText: {}", quoted(&text(1).ok_or(())?))
+            format!("tapOn: {sel}\n- eraseText: 1000\n- inputText: {}", yaml::string(&text(1).ok_or(())?))
         }
         ("assert_visible" | "assert_not_visible", 1 | 2) => {
             let verb = if a.tool == "assert_visible" { "assertVisible" } else { "assertNotVisible" };
@@ -182,16 +167,16 @@ fn command(a: &Action) -> Result<Option<String>, ()> {
             format!("pressKey: {}", key_name(&text(0).or_else(|| ms(0).map(|n| n.to_string())).ok_or(())?).ok_or(())?)
         }
         ("hide_keyboard", 0) => "hideKeyboard".into(),
-        ("open_url", 1) => format!("openLink: {}", quoted(&text(0).ok_or(())?)),
-        ("start_app", 1) => format!("launchApp: {{appId: {}, stopApp: false}}", quoted(&text(0).ok_or(())?)),
+        ("open_url", 1) => format!("openLink: {}", yaml::string(&text(0).ok_or(())?)),
+        ("start_app", 1) => format!("launchApp: {{appId: {}, stopApp: false}}", yaml::string(&text(0).ok_or(())?)),
         ("open_app", 1) => format!(
             "launchApp: {{appId: {}, stopApp: false}}",
-            quoted(&a.capture.name.clone().or_else(|| text(0)).ok_or(())?)
+            yaml::string(&a.capture.name.clone().or_else(|| text(0)).ok_or(())?)
         ),
-        ("stop_app", 1) => format!("stopApp: {}", quoted(&text(0).ok_or(())?)),
-        ("clear_app_data", 1) => format!("clearState: {}", quoted(&text(0).ok_or(())?)),
+        ("stop_app", 1) => format!("stopApp: {}", yaml::string(&text(0).ok_or(())?)),
+        ("clear_app_data", 1) => format!("clearState: {}", yaml::string(&text(0).ok_or(())?)),
         ("screenshot", 0) => "takeScreenshot: \"screenshot\"".into(),
-        ("screenshot", 1) => format!("takeScreenshot: {}", quoted(&text(0).ok_or(())?)),
+        ("screenshot", 1) => format!("takeScreenshot: {}", yaml::string(&text(0).ok_or(())?)),
         ("refresh", 0) => "waitForAnimationToEnd".into(),
         (
             "find" | "find_all" | "locate" | "memory" | "remember" | "answer" | "complete" | "get_clipboard"
@@ -214,7 +199,7 @@ pub fn flow(actions: &[Action], app_id: Option<&str>, title: &str) -> Exported {
         i += 1;
         if a.is_watcher() || !a.succeeded() {
             if a.is_watcher() {
-                lines.push(format!("# a watcher acted here: {}", one_line(&a.summary())));
+                lines.push(yaml::comment(&format!("a watcher acted here: {}", a.summary())));
             }
             continue;
         }
@@ -233,7 +218,7 @@ pub fn flow(actions: &[Action], app_id: Option<&str>, title: &str) -> Exported {
         if let Some(app) = app.filter(|_| a.tool == "stop_app")
             && next.is_some_and(|n| n.tool == "start_app" && n.args == a.args)
         {
-            lines.push(format!("- launchApp: {}", quoted(&app)));
+            lines.push(format!("- launchApp: {}", yaml::string(&app)));
             i += 1;
             continue;
         }
@@ -242,16 +227,16 @@ pub fn flow(actions: &[Action], app_id: Option<&str>, title: &str) -> Exported {
             Ok(None) => {}
             Err(()) => {
                 let call = format!("{}({})", a.tool, a.args.join(", "));
-                lines.push(format!("# not in Maestro: {}", one_line(&call)));
+                lines.push(yaml::comment(&format!("not in Maestro: {call}")));
                 left_out.push(call);
             }
         }
     }
     let mut yaml = String::new();
     if let Some(app) = app_id {
-        yaml.push_str(&format!("appId: {}\n", quoted(app)));
+        yaml.push_str(&format!("appId: {}\n", yaml::string(app)));
     }
-    yaml.push_str(&format!("name: {}\n---\n", quoted(title)));
+    yaml.push_str(&format!("name: {}\n---\n", yaml::string(title)));
     for line in lines {
         yaml.push_str(&line);
         yaml.push('\n');
@@ -291,10 +276,6 @@ pub fn write_run_flow(dir: &std::path::Path, title: &str) -> std::io::Result<(st
     Ok((path, exported))
 }
 
-/// Text for a YAML comment: one line.
-fn one_line(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
-}
 
 #[cfg(test)]
 mod tests {

@@ -52,6 +52,10 @@ pub enum FlowError {
     },
     #[error("line {line}: {name:?} is not a variable name codeact can give a script (ASCII letters, digits and _)")]
     BadName { line: usize, name: String },
+    #[error(
+        "line {line}: the flow makes more than {limit} {what} of script (flows inlined many times over?): split it into several flows"
+    )]
+    TooBig { line: usize, what: &'static str, limit: usize },
     #[error("in {}, which line {line} runs: {inner}", .path.display())]
     InFlow { path: PathBuf, line: usize, inner: Box<FlowError> },
 }
@@ -139,31 +143,47 @@ pub fn convert(path: &Path, text: &str) -> Result<Converted, FlowError> {
     let name = config.and_then(|c| c.get("name")).and_then(Node::text).map(str::to_string);
     let tags = tags(config);
     let mut names = Vec::new();
-    let inlined = std::cell::Cell::new(0);
-    let mut cx = Context { app_id: app_id.clone(), names: &mut names, files: &files, dir, inlined: &inlined };
+    let budget = commands::Budget::default();
+    let mut cx = Context { app_id: app_id.clone(), names: &mut names, files: &files, dir, budget: &budget };
     let body = flow_body(&flow, &mut cx, "", 0)?;
-    let mut script =
-        format!("// {}: a Maestro flow, as codeact runs it (`codeact convert` prints this).\n", path.display());
+    names.sort_unstable();
+    names.dedup();
+    let defined = defined_names(&body);
+    use crate::emit::rhai::{comment, string};
+    let mut script = comment(&format!(
+        "A Maestro flow, as codeact runs it (`codeact convert` prints this): {}",
+        path.display()
+    ));
+    script.push('\n');
     if let Some(name) = &name {
-        script.push_str(&format!("// name: {}\n", name.replace(['\n', '\r'], " ")));
+        script.push_str(&comment(&format!("name: {name}")));
+        script.push('\n');
     }
     if let Some(app) = &app_id {
-        script.push_str(&format!("// appId: {}\n", app.replace(['\n', '\r'], " ")));
+        script.push_str(&comment(&format!("appId: {app}")));
+        script.push('\n');
     }
     if !tags.is_empty() {
-        script.push_str(&format!("// tags: {}\n", tags.join(", ").replace(['\n', '\r'], " ")));
+        script.push_str(&crate::emit::rhai::tags_comment(&tags));
     }
     script.push('\n');
     // A variable no env defines must come from the command line.
-    for needed in names.iter().filter(|n| !body.contains(&format!("let {n} = "))) {
-        script.push_str(&format!(
-            "if !is_def_var({0:?}) {{ throw \"the flow reads ${{{0}}}: give it with --var {0}=VALUE or under env:\"; }}\n",
-            needed
-        ));
+    for needed in names.iter().filter(|n| !defined.contains(n.as_str())) {
+        let why = format!("the flow reads ${{{needed}}}: give it with --var {needed}=VALUE or under env:");
+        script.push_str(&format!("if !is_def_var({}) {{ throw {}; }}\n", string(needed), string(&why)));
     }
     script.push_str(&body);
     Ok(Converted { script, tags, name })
 }
+
+/// The variables `body` defines at the start of a line (`let NAME = `), read once.
+fn defined_names(body: &str) -> std::collections::HashSet<&str> {
+    body.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("let "))
+        .filter_map(|rest| rest.split_once(" = ").map(|(name, _)| name))
+        .collect()
+}
+
 
 /// Reads and translates the flow at `path`.
 pub fn convert_file(path: &Path) -> Result<Converted, FlowError> {

@@ -8,7 +8,7 @@
 
 use super::FlowError;
 use super::yaml::{Node, Value};
-use crate::tools::rhai_string;
+use crate::emit::rhai::string as rhai_string;
 
 /// Characters that make a Maestro text a regex (a `.` alone also matches itself).
 const REGEX_CHARS: &[char] = &['*', '+', '?', '[', ']', '(', ')', '{', '}', '|', '^', '$', '\\'];
@@ -31,13 +31,13 @@ pub fn text_expr(text: &str, line: usize, names: &mut Vec<String>) -> Result<Str
                 why: "codeact runs no JavaScript; only ${NAME} variables are read",
             });
         }
+        let inner = crate::emit::rhai::ident(inner).ok_or_else(|| FlowError::BadName { line, name: inner.to_string() })?;
         if start > 0 {
             parts.push(rhai_string(&rest[..start]));
         }
         parts.push(inner.to_string());
-        if !names.iter().any(|n| n == inner) {
-            names.push(inner.to_string());
-        }
+        // Duplicates are dropped once, after the whole flow (`convert`).
+        names.push(inner.to_string());
         rest = &rest[start + len + 1..];
     }
     if !rest.is_empty() || parts.is_empty() {
@@ -216,7 +216,7 @@ mod tests {
         let mut names = Vec::new();
         assert_eq!(text_expr("Hi ${USER}!", 1, &mut names).unwrap(), "\"Hi \" + USER + \"!\"");
         assert_eq!(text_expr("${USER}", 1, &mut names).unwrap(), "\"\" + USER");
-        assert_eq!(names, ["USER"]);
+        assert_eq!(names, ["USER", "USER"], "kept as read; convert drops the duplicates");
         assert!(text_expr("${output.x}", 3, &mut names).is_err());
         assert_eq!(point("50%, 25%", 1).unwrap(), "0.5000, 0.2500");
         assert_eq!(point("100,200", 1).unwrap(), "100, 200");

@@ -326,7 +326,8 @@ impl Client {
         let record = self.record()?;
         let dir = record.dir();
         let script = record.script();
-        let text = format!("// kept as {}\n{script}", dir.join(SESSION_SCRIPT).display());
+        let kept = crate::emit::rhai::comment(&format!("kept as {}", dir.join(SESSION_SCRIPT).display()));
+        let text = format!("{kept}\n{script}");
         Ok(Answer { text, picture: None, failed: false })
     }
 }

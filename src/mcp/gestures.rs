@@ -179,7 +179,7 @@ pub fn gesture_call(tool: &str, args: &Map<String, Value>) -> Result<String, Ges
             (ParamKind::Integer, _) => return Err(kind_error("an integer")),
             (ParamKind::Coordinate, Value::Number(n)) => number_literal(n),
             (ParamKind::Coordinate, _) => return Err(kind_error("a number (pixels, or a fraction in 0..1)")),
-            (ParamKind::Text, Value::String(s)) => crate::tools::rhai_string(s),
+            (ParamKind::Text, Value::String(s)) => crate::emit::rhai::string(s),
             (ParamKind::Text, _) => return Err(kind_error("a string")),
             (ParamKind::Boolean, Value::Bool(b)) => b.to_string(),
             (ParamKind::Boolean, _) => return Err(kind_error("true or false")),
@@ -209,11 +209,11 @@ fn rhai_literal(value: &Value) -> String {
         Value::Null => "()".into(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => number_literal(n),
-        Value::String(s) => crate::tools::rhai_string(s),
+        Value::String(s) => crate::emit::rhai::string(s),
         Value::Array(items) => format!("[{}]", items.iter().map(rhai_literal).collect::<Vec<_>>().join(", ")),
         Value::Object(map) => {
             let fields: Vec<String> =
-                map.iter().map(|(k, v)| format!("{}: {}", crate::tools::rhai_string(k), rhai_literal(v))).collect();
+                map.iter().map(|(k, v)| format!("{}: {}", crate::emit::rhai::string(k), rhai_literal(v))).collect();
             format!("#{{{}}}", fields.join(", "))
         }
     }

@@ -123,12 +123,9 @@ impl Record {
         let mut script = export::selector_script(&self.header, &done, None);
         for step in failed {
             let why = step.ran().and_then(|r| r.error.as_ref()).map(|e| e.to_string()).unwrap_or_default();
-            script.push_str(&format!("\n// Call {} failed and is left out: {}\n", step.number, one_line(&why)));
-            for line in step.code.as_deref().unwrap_or("").lines() {
-                script.push_str("// ");
-                script.push_str(line);
-                script.push('\n');
-            }
+            let said = format!("Call {} failed and is left out: {}", step.number, one_line(&why));
+            script.push_str(&format!("\n{}\n", crate::emit::rhai::comment(&said)));
+            script.push_str(&crate::emit::rhai::commented_out(step.code.as_deref().unwrap_or(""), ""));
         }
         script
     }

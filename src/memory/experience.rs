@@ -139,7 +139,8 @@ impl Experience {
         let mut code = String::new();
         for s in &self.steps {
             if !s.intent.is_empty() {
-                code.push_str(&format!("// {}\n", s.intent.lines().next().unwrap_or("")));
+                code.push_str(&crate::emit::rhai::comment(s.intent.lines().next().unwrap_or("")));
+                code.push('\n');
             }
             code.push_str(s.code.trim_end());
             code.push('\n');

@@ -5,7 +5,8 @@
 //! tree; changes nothing. Not the REPL's loop (`mod.rs`).
 
 use crate::tools::select::Selector;
-use crate::tools::{rhai_string, selector_for, toggle_selector_for};
+use crate::emit::rhai::string as rhai_string;
+use crate::tools::{selector_for, toggle_selector_for};
 use crate::ui::{Element, UiTree};
 
 /// The visible element deepest under the point (the smallest that contains it).

@@ -308,13 +308,15 @@ fn save(state: &MetaState, file: Option<&str>, replace: bool, out: &mut impl Wri
     if path.exists() && !replace {
         return writeln!(out, "error: {file} exists: give another name, or :save! {file} to replace it");
     }
-    let mut script = format!(
-        "// Written by codeact repl on {} ({}): the snippets that ran without an error.\n\n",
-        state.device.replace(['\n', '\r'], " "),
-        jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC")
-    );
+    let mut script = crate::emit::rhai::comment(&format!(
+        "Written by codeact repl ({}) on {}: the snippets that ran without an error.",
+        jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC"),
+        state.device,
+    ));
+    script.push_str("\n\n");
     for snippet in state.kept.iter() {
-        script.push_str(snippet);
+        // Typed at a prompt, a statement needs no `;`; in a file the next one does.
+        script.push_str(&crate::emit::rhai::terminated(snippet));
         script.push_str("\n\n");
     }
     match crate::files::write_replacing(path, script.as_bytes()) {
@@ -381,7 +383,11 @@ fn meta_command(
             Ok(())
         }
         "reset" => match session.reset() {
-            Ok(()) => writeln!(out, "forgot every variable, function and remembered fact"),
+            Ok(()) => {
+                // What ran before is gone from the session: a saved script starts here too.
+                state.kept.clear();
+                writeln!(out, "forgot every variable, function and remembered fact (:save starts from here)")
+            }
             Err(e) => writeln!(out, "error: {e}"),
         },
         "load" => match arg {

@@ -21,7 +21,7 @@ mod loading;
 mod shared;
 mod sized;
 mod sleep;
-mod source;
+pub(crate) mod source;
 mod worker;
 
 use std::collections::HashMap;

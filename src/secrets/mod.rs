@@ -131,13 +131,13 @@ pub fn redact_code(code: &str) -> Cow<'_, str> {
     if short.is_empty() {
         return out;
     }
-    let quoted = literal_spans(&out);
+    let quoted = crate::emit::rhai::literal_spans(&out);
     let mut result = out.clone().into_owned();
     let mut changed = false;
     for secret in short {
         let places: Vec<(usize, usize)> = occurrences(&result, secret)
             .into_iter()
-            .filter(|(start, end)| literal_spans_hold(&quoted, *start, *end))
+            .filter(|(start, end)| crate::emit::rhai::inside_spans(&quoted, *start, *end))
             .collect();
         if places.is_empty() {
             continue;
@@ -185,39 +185,6 @@ fn redact_long(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// The byte ranges of a script's string literals and comments.
-fn literal_spans(code: &str) -> Vec<(usize, usize)> {
-    let bytes = code.as_bytes();
-    let mut spans = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let start = i;
-        let end = match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                bytes[i..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |p| i + p)
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => code[i + 2..].find("*/").map_or(bytes.len(), |p| i + 2 + p + 2),
-            quote @ (b'"' | b'`' | b'\'') => {
-                let mut j = i + 1;
-                while j < bytes.len() && bytes[j] != quote {
-                    j += if bytes[j] == b'\\' { 2 } else { 1 };
-                }
-                (j + 1).min(bytes.len())
-            }
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        spans.push((start, end));
-        i = end.max(start + 1);
-    }
-    spans
-}
-
-fn literal_spans_hold(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
-    spans.iter().any(|(s, e)| *s <= start && end <= *e)
-}
 
 /// Each run of stand-in marks becomes one [`REDACTED`].
 fn collapse_marks(text: &str) -> String {

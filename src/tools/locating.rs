@@ -20,7 +20,8 @@ use super::context::ToolContext;
 use super::error::ToolError;
 use super::image_lookup::find_picture;
 use super::select::{AI_CLASS, IMAGE_CLASS, ImageWant, Selector, ai_id, image_id, is_located};
-use super::unique_selector::{rhai_string, selector_for};
+use super::unique_selector::selector_for;
+use crate::emit::rhai::string as rhai_string;
 use crate::locate::Place;
 
 /// An element the tree has under a model's point stands for it when it is at most

@@ -56,7 +56,7 @@ pub(crate) use registry::{state_generation, state_value};
 pub use select::{ImageWant, SelectorError};
 pub use sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
 pub use spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
-pub use unique_selector::{rhai_string, selector_for, toggle_selector_for};
+pub use unique_selector::{selector_for, toggle_selector_for};
 pub use watchers::{PermissionPolicy, WatchMode, WatcherSpecError, Watchers};
 
 use std::sync::Arc;

@@ -74,6 +74,9 @@ impl ToolTable {
 pub trait ToolParam: Sized {
     const PARAM: Param;
     fn from_dynamic(d: Dynamic) -> Option<Self>;
+    /// The argument as the Rhai literal a replay passes again (written by the one
+    /// emitter, so a text from the screen is always data in the replay).
+    fn literal(&self) -> String;
     /// Whether the argument holds a typed secret as text (a number never does:
     /// a PIN's digits may be anybody's coordinate).
     fn holds_secret(&self) -> bool {
@@ -85,6 +88,11 @@ impl ToolParam for Dynamic {
     const PARAM: Param = Param::Any;
     fn from_dynamic(d: Dynamic) -> Option<Self> {
         Some(d)
+    }
+    fn literal(&self) -> String {
+        crate::emit::rhai::value(self).unwrap_or_else(|| {
+            format!("{}a {} has no literal to replay]", crate::sandbox::ARGS_NOT_KEPT, self.type_name())
+        })
     }
     fn holds_secret(&self) -> bool {
         dynamic_holds_secret(self, 0)
@@ -114,6 +122,9 @@ impl ToolParam for ImmutableString {
     fn from_dynamic(d: Dynamic) -> Option<Self> {
         d.into_immutable_string().ok()
     }
+    fn literal(&self) -> String {
+        crate::emit::rhai::string(self)
+    }
     fn holds_secret(&self) -> bool {
         crate::secrets::appears_in(self)
     }
@@ -124,12 +135,18 @@ impl ToolParam for i64 {
     fn from_dynamic(d: Dynamic) -> Option<Self> {
         d.as_int().ok()
     }
+    fn literal(&self) -> String {
+        self.to_string()
+    }
 }
 
 impl ToolParam for bool {
     const PARAM: Param = Param::Bool;
     fn from_dynamic(d: Dynamic) -> Option<Self> {
         d.as_bool().ok()
+    }
+    fn literal(&self) -> String {
+        self.to_string()
     }
 }
 
@@ -162,7 +179,7 @@ macro_rules! tool {
             let mut args = args.into_iter();
             $(let $arg: $ty = $crate::tools::registry::take(tool, &mut args)?;)*
             let secret = false $(|| $crate::tools::registry::ToolParam::holds_secret(&$arg))*;
-            let shown: Vec<String> = vec![$(format!("{:?}", $arg)),*];
+            let shown: Vec<String> = vec![$($crate::tools::registry::ToolParam::literal(&$arg)),*];
             $crate::tools::registry::call(&ctx, &shared, (tool, gates), shown, secret, |$c: &mut $crate::tools::ToolContext| $body)
                 .map(rhai::Dynamic::from)
         }));

@@ -7,26 +7,8 @@
 use rhai::{Dynamic, Map};
 
 use super::select::Selector;
+use crate::emit::rhai::string as rhai_string;
 use crate::ui::UiTree;
-
-/// `text` as a Rhai string literal.
-pub fn rhai_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
 
 enum Part {
     Text(String),

@@ -184,6 +184,6 @@ impl ToolContext {
         if self.options.record != Recording::None {
             capture.ui_xml = self.screen.latest.as_ref().map(|o| Arc::from(o.dump.as_str()));
         }
-        self.shared.record("watcher", vec![format!("{watcher:?}")], Ok(()), started, capture);
+        self.shared.record("watcher", vec![crate::emit::rhai::string(watcher)], Ok(()), started, capture);
     }
 }

@@ -8,7 +8,7 @@
 use super::effects::{RunEffects, toggle_words};
 use super::step::StepRecord;
 use crate::sandbox::Toggled;
-use crate::tools::rhai_string;
+use crate::emit::rhai::string as rhai_string;
 
 /// The checks a replay of a successful run makes.
 #[derive(Debug, Default)]
@@ -53,7 +53,8 @@ impl EffectChecks {
             if !shown_at_end_of(&records[step], toggle) {
                 continue;
             }
-            let line = format!("assert_visible({selector}); // the recorded run left {}\n", toggle_words(toggle));
+            let said = crate::emit::rhai::comment(&format!("the recorded run left {}", toggle_words(toggle)));
+            let line = format!("assert_visible({selector}); {said}\n");
             match Some(step) == completing {
                 true => checks.at_end.push_str(&line),
                 false => checks.after_step.push((step, line)),

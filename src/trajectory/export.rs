@@ -14,15 +14,11 @@ use regex::Regex;
 use super::effect_checks::{EffectChecks, split_at_completion};
 use super::step::{StepOutcome, StepRecord};
 use crate::sandbox::Action;
+use crate::emit::rhai::terminated;
 use crate::tools::{Replay, index_tools, replay_of};
 
 fn comment(text: &str, out: &mut String) {
-    // A lone `\r` ends a line for some readers: text from a model must not end its comment.
-    for line in text.split(['\n', '\r']).filter(|l| !l.trim().is_empty()) {
-        out.push_str("// ");
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    out.push_str(&crate::emit::rhai::comment_lines(text));
 }
 
 /// The call a replay makes for `action` when the tool acted on an index and the
@@ -45,8 +41,14 @@ fn with_selectors(code: &str, targets: &[(&str, i64, Option<&str>)]) -> String {
         return code.to_string();
     };
     let mut used = vec![false; targets.len()];
+    let literals = crate::emit::rhai::literal_spans(code);
     pattern
         .replace_all(code, |caps: &regex::Captures| {
+            let whole = caps.get(0).map_or(0..0, |m| m.range());
+            if crate::emit::rhai::inside_spans(&literals, whole.start, whole.end) {
+                // Inside a string or a comment: text, not a call.
+                return caps[0].to_string();
+            }
             let tool = &caps[1];
             let index: i64 = caps[2].parse().unwrap_or(-1);
             let found = targets
@@ -74,7 +76,14 @@ fn with_located(code: &str, located: &[(&str, Option<&str>)]) -> String {
     let Ok(pattern) = Regex::new(r#"\b([a-z_]+)\s*\(\s*(#\{[^{}]*(?:\bai|"ai")\s*:[^{}]*\})\s*\)"#) else {
         return code.to_string();
     };
-    let calls: Vec<&str> = pattern.captures_iter(code).filter_map(|c| c.get(1)).map(|m| m.as_str()).collect();
+    let literals = crate::emit::rhai::literal_spans(code);
+    let in_code = |m: &regex::Match| !crate::emit::rhai::inside_spans(&literals, m.start(), m.end());
+    let calls: Vec<&str> = pattern
+        .captures_iter(code)
+        .filter(|c| c.get(0).is_some_and(|m| in_code(&m)))
+        .filter_map(|c| c.get(1))
+        .map(|m| m.as_str())
+        .collect();
     let pairs = calls.len() == located.len() && calls.iter().zip(located).all(|(call, (tool, _))| call == tool);
     if !pairs || located.iter().all(|(_, with)| with.is_none()) {
         return code.to_string();
@@ -82,6 +91,9 @@ fn with_located(code: &str, located: &[(&str, Option<&str>)]) -> String {
     let mut next = 0;
     pattern
         .replace_all(code, |caps: &regex::Captures| {
+            if !caps.get(0).is_some_and(|m| in_code(&m)) {
+                return caps[0].to_string();
+            }
             let stand_in = located.get(next).and_then(|(_, with)| *with);
             next += 1;
             match stand_in {
@@ -203,7 +215,7 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&s
     if let Some(reason) = failed {
         out.push('\n');
         let reason = format!("the recorded run did not succeed: {reason}");
-        out.push_str(&format!("complete(false, {});\n", crate::tools::rhai_string(&reason)));
+        out.push_str(&format!("complete(false, {});\n", crate::emit::rhai::string(&reason)));
     }
     out
 }
@@ -215,7 +227,8 @@ fn repeated_call(a: &Action) -> String {
     if a.args_whole() {
         return format!("{}({});", a.tool, a.args.join(", "));
     }
-    format!("throw {:?};", format!("{}(...) cannot be replayed: its arguments were too long to record whole", a.tool))
+    let why = format!("{}(...) cannot be replayed: its arguments were too long to record whole", a.tool);
+    format!("throw {};", crate::emit::rhai::string(&why))
 }
 
 /// `code` with its `complete(...)` statements turned into comments (the gate held
@@ -283,18 +296,6 @@ pub fn replay_anchor(step: &StepRecord) -> Option<String> {
     None
 }
 
-/// `code` ending in a statement, so that the next step's code can follow it: a
-/// snippet that ends in an expression (`sent.len()`, read for its value) gets its
-/// `;` (on a line of its own after a comment).
-fn terminated(code: &str) -> std::borrow::Cow<'_, str> {
-    if code.is_empty() || code.ends_with([';', '}']) {
-        return code.into();
-    }
-    match code.lines().last() {
-        Some(last) if last.contains("//") => format!("{code}\n;").into(),
-        _ => format!("{code};").into(),
-    }
-}
 
 /// `script.rhai`: the run's snippets as they ran; `failed` is why the run did not
 /// succeed, when it did not (the script then ends in that failure).
@@ -309,14 +310,6 @@ pub fn selector_script(header: &str, steps: &[StepRecord], failed: Option<&str>)
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_snippet_read_for_its_value_ends_as_a_statement() {
-        assert_eq!(super::terminated("sent.len()"), "sent.len();");
-        assert_eq!(super::terminated("x // the count"), "x // the count\n;");
-        assert_eq!(super::terminated("tap(\"OK\");"), "tap(\"OK\");");
-        assert_eq!(super::terminated("if a { b() }"), "if a { b() }");
-    }
-
     use super::*;
     use crate::sandbox::{Action, Capture, ErrorKind, RunError, RunResult};
     use crate::trajectory::StepTiming;

@@ -6,7 +6,7 @@
 //! ride along. Consecutive ones run as one step, one line each (an error's line
 //! says which failed). Not the running (`tree.rs`, `Run::fire`).
 
-use crate::tools::rhai_string;
+use crate::emit::rhai::string as rhai_string;
 
 /// The longest wait a sub-goal may be.
 const MOST_WAIT_MS: i64 = 10_000;
