@@ -15,6 +15,7 @@
 //! [`Device`]: crate::device::Device
 
 mod manifest;
+mod references;
 pub mod pull;
 
 use std::io::{Read, Seek};
@@ -124,6 +125,10 @@ pub enum ApkError {
     NoPackage { path: String },
     #[error("the manifest parser failed on {path}; the file is malformed")]
     ParserFailed { path: String },
+    #[error(
+        "AndroidManifest.xml in {path} nests elements {depth} deep, past the {max} any real manifest needs; the file is crafted or broken"
+    )]
+    TooDeep { path: String, depth: usize, max: usize },
 }
 
 /// Reads the APK at `path`.

@@ -33,12 +33,17 @@ fn engine() -> Engine {
     let mut engine = Engine::new();
     engine.set_max_operations(2_000_000);
     engine.set_max_string_size(1 << 20);
-    engine.set_max_array_size(100_000);
-    engine.set_max_map_size(100_000);
+    // Values nest at most as deep as these allow: see `on_judge_stack`.
+    engine.set_max_array_size(20_000);
+    engine.set_max_map_size(20_000);
     engine.set_max_expr_depths(64, 32);
     engine.set_max_call_levels(32);
     engine.disable_symbol("eval");
     engine.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
+    // Operations are counted, but a size check under limits costs as much as the
+    // value is deep: the clock bounds what the count cannot.
+    let started = std::time::Instant::now();
+    engine.on_progress(move |_| (started.elapsed() > JUDGE_TIME).then(|| "the judge ran past its 5 s".into()));
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
     engine.register_fn("norm", |v: Dynamic| norm(&text(&v)));
@@ -75,6 +80,19 @@ fn engine() -> Engine {
     engine
 }
 
+/// A judge's error as it is reported: the deadline by name.
+fn script_error(e: Box<rhai::EvalAltResult>) -> JudgeError {
+    match *e {
+        rhai::EvalAltResult::ErrorTerminated(..) => {
+            JudgeError::Script(format!("it ran past its {} s", JUDGE_TIME.as_secs()))
+        }
+        e => JudgeError::Script(e.to_string()),
+    }
+}
+
+/// The longest a judge (or a parameter's `expr`) may run.
+const JUDGE_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A value as text; `()` is empty.
 fn text(v: &Dynamic) -> String {
     if v.is_unit() { String::new() } else { v.to_string() }
@@ -99,8 +117,28 @@ pub fn check(judge: &str) -> Result<(), JudgeError> {
     engine().compile(judge).map(|_| ()).map_err(|e| JudgeError::Script(e.to_string()))
 }
 
+/// The stack judges run on: the values a judge builds (a map in a map in a map…)
+/// nest as deep as the size limits allow, and Rhai clones, measures, prints and
+/// drops them one level per frame.
+const JUDGE_STACK: usize = 64 << 20;
+
+/// Runs `work` on a thread with [`JUDGE_STACK`]: a judge comes from a task file,
+/// and what it builds must not end the process that runs the suite.
+fn on_judge_stack<T: Send>(work: impl FnOnce() -> Result<T, JudgeError> + Send) -> Result<T, JudgeError> {
+    std::thread::scope(|s| {
+        match std::thread::Builder::new().name("codeact-judge".into()).stack_size(JUDGE_STACK).spawn_scoped(s, work) {
+            Ok(judge) => judge.join().unwrap_or_else(|_| Err(JudgeError::Script("the judge's engine failed".into()))),
+            Err(e) => Err(JudgeError::Script(format!("cannot start a thread for the judge: {e}"))),
+        }
+    })
+}
+
 /// The score `judge` gives this evidence, in 0..=1.
 pub fn score(judge: &str, evidence: &Evidence) -> Result<f64, JudgeError> {
+    on_judge_stack(|| score_here(judge, evidence))
+}
+
+fn score_here(judge: &str, evidence: &Evidence) -> Result<f64, JudgeError> {
     let mut scope = Scope::new();
     scope.push_constant("state", to_dynamic(evidence.state));
     scope.push_constant("initial", to_dynamic(evidence.initial));
@@ -109,7 +147,7 @@ pub fn score(judge: &str, evidence: &Evidence) -> Result<f64, JudgeError> {
     scope.push_constant("done", evidence.done);
     scope.push_constant("screen", evidence.screen.to_string());
     let result =
-        engine().eval_with_scope::<Dynamic>(&mut scope, judge).map_err(|e| JudgeError::Script(e.to_string()))?;
+        engine().eval_with_scope::<Dynamic>(&mut scope, judge).map_err(script_error)?;
     if let Ok(b) = result.as_bool() {
         return Ok(if b { 1.0 } else { 0.0 });
     }
@@ -127,11 +165,37 @@ pub fn score(judge: &str, evidence: &Evidence) -> Result<f64, JudgeError> {
 /// A parameter's `expr`: a value computed from the parameters drawn before it and
 /// the phone's first state.
 pub fn compute(expr: &str, params: &serde_json::Map<String, Value>, initial: &Value) -> Result<Value, JudgeError> {
-    let mut scope = Scope::new();
-    scope.push_constant("params", to_dynamic(&Value::Object(params.clone())));
-    scope.push_constant("initial", to_dynamic(initial));
-    let value = engine().eval_with_scope::<Dynamic>(&mut scope, expr).map_err(|e| JudgeError::Script(e.to_string()))?;
-    Ok(to_json(&value))
+    on_judge_stack(|| {
+        let mut scope = Scope::new();
+        scope.push_constant("params", to_dynamic(&Value::Object(params.clone())));
+        scope.push_constant("initial", to_dynamic(initial));
+        let value =
+            engine().eval_with_scope::<Dynamic>(&mut scope, expr).map_err(script_error)?;
+        let json = to_json(&value);
+        if json_depth(&json) > JSON_DEPTH {
+            return Err(JudgeError::NotAScore(format!("a value nested more than {JSON_DEPTH} deep")));
+        }
+        Ok(json)
+    })
+}
+
+/// The deepest a computed parameter may nest (it is kept as JSON, and JSON readers
+/// stop at 128).
+const JSON_DEPTH: usize = 64;
+
+/// How deep `v` nests, counted without recursion.
+fn json_depth(v: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// JSON as Rhai values (whole numbers as integers).

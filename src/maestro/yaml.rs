@@ -93,24 +93,48 @@ fn node(yaml: &MarkedYamlOwned, depth: usize) -> Result<Node, String> {
     Ok(Node { value, line })
 }
 
-/// The line of the first alias (`*name`), if any: the loader copies what an alias
-/// names, so a few lines of aliases to aliases could grow to gigabytes.
-fn first_alias(text: &str) -> Result<Option<usize>, FlowError> {
+/// What the loader must never see, found by the parser's own events (which it
+/// yields one at a time, without recursing): a NUL, which the parser takes for the
+/// end of the file (every later command would be dropped, silently); an alias
+/// (`*name`), whose target the loader copies (a few lines of aliases to aliases
+/// grow to gigabytes); and lists or maps nested deeper than a flow's commands ever
+/// are, which the loader would recurse into until the stack ran out.
+fn prescan(text: &str) -> Result<(), FlowError> {
+    if let Some(at) = text.find('\0') {
+        let line = text[..at].matches('\n').count() + 1;
+        return Err(FlowError::Yaml(format!(
+            "line {line}: the flow holds a NUL byte (\\0); remove it (a file saved as UTF-16 holds many)"
+        )));
+    }
+    let mut depth = 0usize;
     for event in saphyr_parser::Parser::new_from_str(text) {
         match event {
-            Ok((saphyr_parser::Event::Alias(_), span)) => return Ok(Some(span.start.line())),
+            Ok((saphyr_parser::Event::Alias(_), span)) => {
+                let line = span.start.line();
+                return Err(FlowError::Yaml(format!("line {line}: YAML aliases (*name) are not supported")));
+            }
+            Ok((saphyr_parser::Event::SequenceStart(..) | saphyr_parser::Event::MappingStart(..), span)) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    let line = span.start.line();
+                    return Err(FlowError::Yaml(format!(
+                        "line {line}: lists and maps nest more than {MAX_DEPTH} deep here; a flow's commands never do"
+                    )));
+                }
+            }
+            Ok((saphyr_parser::Event::SequenceEnd | saphyr_parser::Event::MappingEnd, _)) => {
+                depth = depth.saturating_sub(1);
+            }
             Ok(_) => {}
             Err(e) => return Err(FlowError::Yaml(e.to_string())),
         }
     }
-    Ok(None)
+    Ok(())
 }
 
 /// Reads a flow: `config --- commands`, or commands alone.
 pub fn read_flow(text: &str) -> Result<FlowFile, FlowError> {
-    if let Some(line) = first_alias(text)? {
-        return Err(FlowError::Yaml(format!("line {line}: YAML aliases (*name) are not supported")));
-    }
+    prescan(text)?;
     // The parser is not ours: a panic inside it is a flow it cannot read.
     let parsed = std::panic::catch_unwind(|| MarkedYamlOwned::load_from_str(text))
         .map_err(|_| FlowError::Yaml("the YAML parser gave up on this file".into()))?
@@ -157,5 +181,10 @@ mod tests {
         }
         let deep = format!("{}1{}", "[".repeat(100), "]".repeat(100));
         assert!(read_flow(&deep).is_err());
+        // Block nesting has no limit in the parser: the loader would recurse 100,000 deep.
+        let e = read_flow(&"- ".repeat(100_000)).unwrap_err().to_string();
+        assert!(e.contains("nest more than 64 deep"), "{e}");
+        let e = read_flow("- tapOn: a\n- back\0\n- tapOn: b\n").unwrap_err().to_string();
+        assert!(e.contains("line 2: the flow holds a NUL byte"), "{e}");
     }
 }

@@ -105,19 +105,23 @@ pub fn redact_json(value: &mut serde_json::Value) {
 }
 
 fn redact_json_as(value: &mut serde_json::Value, code: bool) {
-    match value {
-        serde_json::Value::String(s) => {
-            let redacted = if code { redact_code(s) } else { redact_reply(s) };
-            if let Cow::Owned(r) = redacted {
-                *s = r;
+    // Without recursion: however deep the value nests, the stack does not.
+    let mut stack = vec![(value, code)];
+    while let Some((value, code)) = stack.pop() {
+        match value {
+            serde_json::Value::String(s) => {
+                let redacted = if code { redact_code(s) } else { redact_reply(s) };
+                if let Cow::Owned(r) = redacted {
+                    *s = r;
+                }
             }
+            serde_json::Value::Array(items) => stack.extend(items.iter_mut().map(|v| (v, code))),
+            serde_json::Value::Object(fields) => {
+                // A call's arguments are Rhai literals, code too.
+                stack.extend(fields.iter_mut().map(|(key, v)| (v, code || key == "code" || key == "args")))
+            }
+            _ => {}
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| redact_json_as(v, code)),
-        serde_json::Value::Object(fields) => {
-            // A call's arguments are Rhai literals, code too.
-            fields.iter_mut().for_each(|(key, v)| redact_json_as(v, code || key == "code" || key == "args"))
-        }
-        _ => {}
     }
 }
 

@@ -35,7 +35,13 @@ pub enum ParseError {
     NotUitest { start: String },
     #[error("the layout is not readable JSON at line {line}, column {column}: {message}")]
     Json { line: usize, column: usize, message: String },
+    #[error("the hierarchy nests elements more than {max} deep; no screen does: this dump is not one to trust")]
+    TooDeep { max: usize },
 }
+
+/// The deepest a hierarchy may nest: real screens stay under a hundred levels, and
+/// every walk over a tree (selectors' ancestors, the screen text) is paid per level.
+pub const MAX_DEPTH: usize = 512;
 
 /// Where a node sits: its id (its position in pre-order), its parent, its depth and
 /// its place among its siblings.
@@ -49,18 +55,22 @@ pub(super) struct Place {
 
 /// Reads the trees under `top` into `tree` in pre-order, without recursion (deep
 /// trees cannot overflow the stack): `children` lists a node's children in order,
-/// `element` makes a node's element at its place.
+/// `element` makes a node's element at its place. A tree deeper than
+/// [`MAX_DEPTH`] is refused.
 pub(super) fn walk<N>(
     tree: &mut UiTree,
     top: Vec<N>,
     children: impl Fn(&N) -> Vec<N>,
     element: impl Fn(&N, Place) -> crate::ui::Element,
-) {
+) -> Result<(), ParseError> {
     let mut stack: Vec<(N, Option<usize>, usize, usize)> = Vec::new();
     for (sibling, node) in top.into_iter().enumerate().rev() {
         stack.push((node, None, 0, sibling));
     }
     while let Some((node, parent, depth, sibling)) = stack.pop() {
+        if depth >= MAX_DEPTH {
+            return Err(ParseError::TooDeep { max: MAX_DEPTH });
+        }
         let id = tree.elements.len();
         tree.elements.push(element(&node, Place { id, parent, depth, sibling }));
         match parent.and_then(|p| tree.elements.get_mut(p)) {
@@ -71,6 +81,7 @@ pub(super) fn walk<N>(
             stack.push((child, Some(id), depth + 1, sibling));
         }
     }
+    Ok(())
 }
 
 /// Centre, actions, visibility and signatures, computed once.

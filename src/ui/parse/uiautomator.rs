@@ -29,12 +29,12 @@ pub fn parse_uiautomator(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, Par
             // Only pay for the repair pass when the dump needs it.
             let repaired = repair(xml);
             match roxmltree::Document::parse(&repaired) {
-                Ok(doc) => return Ok(build(&doc, screen)),
+                Ok(doc) => return build(&doc, screen),
                 Err(_) => return Err(xml_error(&first)),
             }
         }
     };
-    Ok(build(&doc, screen))
+    build(&doc, screen)
 }
 
 /// The `<hierarchy ...>...</hierarchy>` part, without what devices print around it.
@@ -159,14 +159,14 @@ fn element_from(node: roxmltree::Node, at: Place) -> Element {
     }
 }
 
-fn build(doc: &roxmltree::Document, screen: (u32, u32)) -> UiTree {
+fn build(doc: &roxmltree::Document, screen: (u32, u32)) -> Result<UiTree, ParseError> {
     let root = doc.root_element();
     let rotation = root.attribute("rotation").and_then(|r| r.parse::<u8>().ok()).unwrap_or(0).min(3);
     let mut tree = UiTree { rotation, screen, ..Default::default() };
     let top: Vec<_> = root.children().filter(|n| n.is_element()).collect();
-    walk(&mut tree, top, |n| n.children().filter(|c| c.is_element()).collect(), |n, at| element_from(*n, at));
+    walk(&mut tree, top, |n| n.children().filter(|c| c.is_element()).collect(), |n, at| element_from(*n, at))?;
     derive(&mut tree);
-    tree
+    Ok(tree)
 }
 
 #[cfg(test)]
@@ -178,6 +178,20 @@ mod tests {
 
     fn dump(body: &str) -> String {
         format!("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">{body}</hierarchy>")
+    }
+
+    #[test]
+    fn a_hierarchy_nested_without_end_is_refused_not_followed() {
+        let n = 100_000;
+        let dump = format!(
+            "<hierarchy rotation=\"0\">{}{}</hierarchy>",
+            "<node class=\"a\" bounds=\"[0,0][1,1]\">".repeat(n),
+            "</node>".repeat(n)
+        );
+        let e = parse(dump.as_bytes(), (1, 1)).unwrap_err();
+        assert!(matches!(e, ParseError::TooDeep { max: 512 }), "{e}");
+        let fine = format!("<hierarchy>{}{}</hierarchy>", "<node bounds=\"[0,0][1,1]\">".repeat(500), "</node>".repeat(500));
+        assert_eq!(parse(fine.as_bytes(), (1, 1)).map(|t| t.elements.len()).ok(), Some(500));
     }
 
     #[test]

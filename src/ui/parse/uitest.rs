@@ -66,7 +66,7 @@ pub fn parse_uitest(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseErr
         .into_iter()
         .map(|w| (w, attrs(w).map(|a| text_of(a, "bundleName").to_string()).unwrap_or_default()))
         .collect();
-    walk(&mut tree, top, with_bundle, |(node, package), at| element_from(node, at, package));
+    walk(&mut tree, top, with_bundle, |(node, package), at| element_from(node, at, package))?;
     derive(&mut tree);
     Ok(tree)
 }

@@ -65,7 +65,7 @@ pub fn parse_xcui(bytes: &[u8], scale: f64, screen: (u32, u32)) -> Result<UiTree
     let package = root.attribute("bundleId").unwrap_or("").to_string();
     let mut tree = UiTree { screen, ..Default::default() };
     let make = |n: &roxmltree::Node, at| element_from(*n, at, scale, &package);
-    walk(&mut tree, vec![root], |n| n.children().filter(|c| c.is_element()).collect(), make);
+    walk(&mut tree, vec![root], |n| n.children().filter(|c| c.is_element()).collect(), make)?;
     derive(&mut tree);
     Ok(tree)
 }
