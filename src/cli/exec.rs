@@ -168,6 +168,14 @@ fn write_exec_index(root: &std::path::Path, reports: &[Report], seconds: f64) ->
 
 impl ExecArgs {
     pub fn exec(self) -> anyhow::Result<ExitCode> {
+        // SIGINT or SIGTERM: the scripts in hand are cancelled and end as
+        // interrupted (one whose phone was still opening too), no other starts, and
+        // the records of those that ran are written before the exit (130 or 143).
+        // Heard from the start: a CI job's limit can come at any moment. (A heal
+        // is a run: it listens for itself.)
+        let runtime = super::interrupt::runtime()?;
+        let interrupt = (!self.heal)
+            .then(|| super::interrupt::cancel_on_signal(&runtime, "the scripts in hand, then the records"));
         let default_record = self.trajectory.is_some().then_some(Recording::All);
         let defaults = Flags { default_record, default_sensitive: Some(SensitivePolicy::Allow), ..Flags::default() };
         let filter =
@@ -216,11 +224,6 @@ impl ExecArgs {
             "shard": self.shard.map(|s| s.to_string()),
             "workers": workers.len().min(scripts.len().max(1)),
         }));
-        // SIGINT or SIGTERM: the scripts in hand are cancelled and end as
-        // interrupted, no other starts, and the records of those that ran are
-        // written before the exit (130 or 143).
-        let runtime = super::interrupt::runtime()?;
-        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the scripts in hand, then the records");
         let heard = printer.clone();
         let options = ExecOptions {
             vars: &vars,
@@ -234,7 +237,7 @@ impl ExecArgs {
             verify_completion: self.verify_completion == Switch::On,
             fresh_world: !self.keep_state && on_sim,
             traces: traces.as_deref(),
-            interrupt: Some(&interrupt.token),
+            interrupt: interrupt.as_ref().map(|i| &i.token),
             listener: Some(Arc::new(move |worker, event| heard.hear(worker, event))),
             record_screen: self.screen_recording == Switch::On
                 && !workers.iter().any(|w| is_virtual(w.device.as_deref())),
@@ -268,7 +271,7 @@ impl ExecArgs {
             _ => None,
         };
         printer.summary(Totals::of(&reports), empty_shard.as_deref());
-        if let Some(code) = interrupt.exit_code() {
+        if let Some(code) = interrupt.as_ref().and_then(|i| i.exit_code()) {
             let kept = [
                 self.junit.as_ref().map(|p| p.display().to_string()),
                 self.trajectory.as_ref().map(|p| p.display().to_string()),

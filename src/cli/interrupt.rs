@@ -5,13 +5,18 @@
 //! finishes its directory (events, summary, report), a suite the instances under way,
 //! a heal its run directory, `exec` the script in hand (its JUnit case marked
 //! interrupted) and then its records, and each says so on stderr; the mode then exits
-//! 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once. The REPL's Ctrl-C
+//! 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once — unless it came
+//! within [`SAME_SIGNAL`] of the first: coreutils `timeout` (a CI job's limit) sends
+//! its signal to the process and then to its group, so one signal arrives twice in
+//! the same instant, and counts once. Listening starts before a mode does any work,
+//! so a signal during start-up is heard too. The REPL's Ctrl-C
 //! stops the snippet that runs, never the REPL (at its prompt the line editor reads
 //! the key), and `codeact sim` serves until Ctrl-C. Not the library's cancelling (a
 //! `CancellationToken` the library takes and honours).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use codeact::sandbox::CancelHandle;
@@ -45,32 +50,54 @@ impl Interrupt {
     }
 }
 
+/// Within this of the first signal, another is the same one delivered twice (to the
+/// process, then to its group); a person's second Ctrl-C comes later.
+pub(super) const SAME_SIGNAL: Duration = Duration::from_millis(250);
+
 /// The next SIGINT or SIGTERM, as the exit code it calls for; `None` when neither
 /// can be listened for.
-async fn next_signal(term: &mut Option<Signal>) -> Option<u8> {
-    match term {
-        Some(term) => tokio::select! {
-            r = tokio::signal::ctrl_c() => r.ok().map(|()| 130),
-            r = term.recv() => r.map(|()| 143),
-        },
-        None => tokio::signal::ctrl_c().await.ok().map(|()| 130),
+async fn next_signal(int: &mut Option<Signal>, term: &mut Option<Signal>) -> Option<u8> {
+    if int.is_none() && term.is_none() {
+        return None;
+    }
+    let interrupted = async {
+        match int {
+            Some(s) => s.recv().await.map(|()| 130),
+            None => std::future::pending().await,
+        }
+    };
+    let terminated = async {
+        match term {
+            Some(s) => s.recv().await.map(|()| 143),
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        code = interrupted => code,
+        code = terminated => code,
     }
 }
 
 /// An [`Interrupt`] the first SIGINT or SIGTERM cancels, after telling the person
-/// that `finishing` goes on (and that a second signal quits at once).
+/// that `finishing` goes on (and that a second signal quits at once). The signals
+/// are listened for from this call on, before the mode starts any work.
 pub(super) fn cancel_on_signal(runtime: &Runtime, finishing: &'static str) -> Interrupt {
     let interrupt = Interrupt { token: CancellationToken::new(), exit_code: Arc::default() };
     let on_signal = interrupt.clone();
+    let (mut int, mut term) = {
+        let _in_runtime = runtime.enter();
+        (signal(SignalKind::interrupt()).ok(), signal(SignalKind::terminate()).ok())
+    };
     runtime.spawn(async move {
-        let mut term = signal(SignalKind::terminate()).ok();
-        if let Some(code) = next_signal(&mut term).await {
-            let name = if code == 143 { "terminated" } else { "interrupted" };
-            codeact::errln!("\n{name}: finishing {finishing} (Ctrl-C again to quit at once)");
-            on_signal.exit_code.store(code, Ordering::SeqCst);
-            on_signal.token.cancel();
-            if let Some(code) = next_signal(&mut term).await {
-                std::process::exit(i32::from(code));
+        let Some(code) = next_signal(&mut int, &mut term).await else { return };
+        let first = Instant::now();
+        let name = if code == 143 { "terminated" } else { "interrupted" };
+        codeact::errln!("\n{name}: finishing {finishing} (Ctrl-C again to quit at once)");
+        on_signal.exit_code.store(code, Ordering::SeqCst);
+        on_signal.token.cancel();
+        while let Some(again) = next_signal(&mut int, &mut term).await {
+            if first.elapsed() >= SAME_SIGNAL {
+                std::process::exit(i32::from(again));
             }
         }
     });

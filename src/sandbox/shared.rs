@@ -123,6 +123,10 @@ pub(crate) fn stop_error(token: &str) -> Box<EvalAltResult> {
     EvalAltResult::ErrorTerminated(Dynamic::from(token.to_string()), Position::NONE).into()
 }
 
+/// The longest a wait sleeps before it looks whether it was stopped: every
+/// blocking tool observes a cancel (Ctrl-C, a CI job's SIGTERM) well within 200 ms.
+const PAUSE_SLICE: Duration = Duration::from_millis(50);
+
 impl Shared {
     pub(crate) fn new(limits: &super::Limits) -> Self {
         let now = Instant::now();
@@ -332,8 +336,10 @@ impl Shared {
             if left.is_zero() {
                 return Ok(());
             }
-            // Woken by `cancel`; an early or spurious wake-up goes round again.
-            std::thread::park_timeout(left);
+            // Woken at once by `cancel`; a session's token (a signal cancels it)
+            // wakes nobody, so the wait looks again every slice. An early or
+            // spurious wake-up goes round again.
+            std::thread::park_timeout(left.min(PAUSE_SLICE));
         }
     }
 

@@ -199,6 +199,23 @@ pub struct Report {
 }
 
 impl Report {
+    /// A script an interrupt stopped before it ran a line: an error of kind
+    /// `cancelled`, so JUnit and the summary say "interrupted".
+    pub fn not_started(script: Script, why: &str) -> Self {
+        let error = crate::sandbox::RunError::plain(why, crate::sandbox::ErrorKind::Cancelled);
+        let result = RunResult { error: Some(error), ..RunResult::default() };
+        Report {
+            verdict: Verdict::of(&result),
+            script,
+            result,
+            trajectory: None,
+            attempt: 1,
+            failure_screenshot: None,
+            device_log: None,
+            recording: None,
+        }
+    }
+
     /// The report as a JUnit test case: what it printed, then its action log.
     pub fn junit_case(&self) -> Case {
         let mut log = self.result.output.clone();

@@ -55,7 +55,16 @@ pub fn run_suite(
         for worker in 0..workers {
             let (next, done, fatal) = (&next, &done, &fatal);
             scope.spawn(move || {
-                let mut session = match open(worker) {
+                let opened = open(worker);
+                // Interrupted while its phone opened: the script it was to run is
+                // in hand, and ends as interrupted (the records name it).
+                if options.interrupt.is_some_and(|i| i.is_cancelled()) {
+                    if let Some((i, report)) = claim_unstarted(scripts, next, options, worker) {
+                        lock(done).push((i, report));
+                    }
+                    return;
+                }
+                let mut session = match opened {
                     Ok(session) => session,
                     Err(source) => {
                         lock(fatal).get_or_insert(ScriptError::Open { worker: worker + 1, source });
@@ -97,6 +106,23 @@ fn check_names(scripts: &[Script], options: &ExecOptions) -> Result<(), ScriptEr
         }
     }
     Ok(())
+}
+
+/// The next script nobody has taken, as a report of a run an interrupt stopped
+/// before it started (the worker's phone was still opening).
+fn claim_unstarted(
+    scripts: &[Script],
+    next: &AtomicUsize,
+    options: &ExecOptions,
+    worker: usize,
+) -> Option<(usize, Report)> {
+    let i = next.fetch_add(1, Ordering::SeqCst);
+    let script = scripts.get(i)?;
+    let report = Report::not_started(script.clone(), "interrupted before it started (its phone was opening)");
+    if let Some(listener) = &options.listener {
+        listener(worker, &ExecEvent::Finished { report: &report, last: true });
+    }
+    Some((i, report))
 }
 
 /// Takes the next script nobody has taken until none is left (or an interrupt

@@ -322,6 +322,10 @@ impl ToolContext {
             self.watchers_before(obs)?;
         }
         self.judge(&act)?;
+        // Stopped while it looked, asked or waited: the act is not made.
+        if self.shared.cancelled() {
+            return Err(ToolError::Stopped);
+        }
         let out = act.perform(self.device.as_mut())?;
         if act.changes_the_screen() {
             self.after_action();

@@ -36,7 +36,7 @@ impl ToolContext {
         }
         let until = Instant::now() + self.options.settle.timeout.min(self.left());
         let mut last = None;
-        while Instant::now() < until {
+        while Instant::now() < until && !self.shared.cancelled() {
             let Ok(obs) = self.runtime_device().observe() else { break };
             let print = obs.ui.fingerprint();
             let done = obs.idle || last == Some(print);

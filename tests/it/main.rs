@@ -30,6 +30,7 @@ mod memory;
 mod observe_agents;
 mod report;
 mod script_tools;
+mod signals;
 mod strategies;
 mod suites;
 mod traces;
