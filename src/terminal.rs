@@ -1,7 +1,11 @@
-//! Text from a model, a device or a script made safe for a terminal: control
-//! characters (ESC, NUL, C1 codes) and the bidirectional overrides that reorder what
-//! a reader sees are shown as `\u{..}` escapes; line breaks and tabs stay. Files keep
-//! the exact text; only what is printed goes through here.
+//! Text from a model, a device or a script made safe for a terminal: secrets out
+//! (every registered secret — keys, `type_secret` values — and anything shaped like
+//! a key, by value, as files have them), control characters (ESC, NUL, C1 codes)
+//! and the bidirectional overrides that reorder what a reader sees shown as
+//! `\u{..}` escapes; line breaks and tabs stay in [`clean`] (a script's output is
+//! lines) and are escaped too in [`one_line`] (a name, a reason on a verdict line:
+//! one line, so nothing can forge the next). Everything codeact prints goes through
+//! here: [`outln!`]-style macros redact what they print too.
 
 use std::borrow::Cow;
 
@@ -12,14 +16,39 @@ fn is_unsafe(c: char) -> bool {
         || c == '\u{feff}'
 }
 
-/// `text` with every unsafe character escaped (borrowed when there is none).
+/// `text` with its secrets out and every unsafe character escaped (borrowed when
+/// there is nothing to change).
 pub fn clean(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
-        return Cow::Borrowed(text);
+    escaped(crate::secrets::redact(text), is_unsafe)
+}
+
+/// [`clean`], and line breaks and tabs escaped too (`\n`, `\r`, `\t`; the Unicode
+/// line separators as `\u{..}`): a file name, a script's name, a reason on a verdict
+/// line, always one line.
+pub fn one_line(text: &str) -> String {
+    let redacted = crate::secrets::redact(text);
+    let mut out = String::with_capacity(redacted.len());
+    for c in redacted.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe(c) || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn escaped(text: Cow<'_, str>, unsafe_char: fn(char) -> bool) -> Cow<'_, str> {
+    if !text.chars().any(unsafe_char) {
+        return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if is_unsafe(c) {
+        if unsafe_char(c) {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);
@@ -28,13 +57,24 @@ pub fn clean(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// What a print macro writes: `text` with its secrets out (the macros' arguments
+/// are codeact's own words around foreign text, which may hold a secret).
+#[doc(hidden)]
+pub fn printed(text: std::fmt::Arguments<'_>) -> String {
+    let text = text.to_string();
+    match crate::secrets::redact(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(o) => o,
+    }
+}
+
 /// `println!` that never panics: a closed pipe (`codeact tools | head -1`) or a
 /// closed stdout is not worth a crash, and the exit code stays the command's own.
 #[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        let _ = writeln!(std::io::stdout(), "{}", $crate::terminal::printed(format_args!($($arg)*)));
     }};
 }
 
@@ -43,7 +83,7 @@ macro_rules! outln {
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($arg)*);
+        let _ = write!(std::io::stdout(), "{}", $crate::terminal::printed(format_args!($($arg)*)));
     }};
 }
 
@@ -52,7 +92,7 @@ macro_rules! out {
 macro_rules! errln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::terminal::printed(format_args!($($arg)*)));
     }};
 }
 
@@ -64,5 +104,6 @@ mod tests {
     fn escapes_what_a_terminal_would_obey_and_keeps_the_rest() {
         assert_eq!(clean("plain\ttext\nnext 变量"), "plain\ttext\nnext 变量");
         assert_eq!(clean("\u{1b}[2Jx\0y\u{202e}z\r"), "\\u{1b}[2Jx\\u{0}y\\u{202e}z\\u{d}");
+        assert_eq!(one_line("a.rhai\nPASS b\r\u{2028}"), "a.rhai\\nPASS b\\r\\u{2028}");
     }
 }

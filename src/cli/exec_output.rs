@@ -227,17 +227,21 @@ impl ExecPrinter {
         if self.prefixed { format!("[{}] ", clean(&script.name())) } else { String::new() }
     }
 
+    // Every line goes out with its secrets blotted, as files have them: a script
+    // can print back what `type_secret` typed.
     fn out(&self, line: &str) {
         let _guard = lock(&self.writing);
-        let _ = anstream::stdout().write_all(format!("{line}\n").as_bytes());
+        let _ = anstream::stdout().write_all(format!("{}\n", codeact::secrets::redact(line)).as_bytes());
     }
 
     fn err(&self, line: &str) {
         let _guard = lock(&self.writing);
-        let _ = anstream::stderr().write_all(format!("{line}\n").as_bytes());
+        let _ = anstream::stderr().write_all(format!("{}\n", codeact::secrets::redact(line)).as_bytes());
     }
 
     fn json_line(&self, value: &serde_json::Value) {
+        let mut value = value.clone();
+        codeact::secrets::redact_json(&mut value);
         let _guard = lock(&self.writing);
         let _ = std::io::stdout().write_all(format!("{value}\n").as_bytes());
     }

@@ -33,6 +33,9 @@ pub fn person(answers: Option<&Path>, terminal: bool) -> anyhow::Result<Option<H
     })))
 }
 
+/// The longest answer read at the terminal.
+const ANSWER_BYTES: u64 = 64 * 1024;
+
 /// Asks at the terminal; `None` when stdin is closed.
 fn prompt(request: &HumanRequest) -> Option<String> {
     let mut err = std::io::stderr();
@@ -54,7 +57,9 @@ fn prompt(request: &HumanRequest) -> Option<String> {
     };
     let _ = err.flush();
     let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
+    // An answer is a line a person types: what a pipe sends without a line break
+    // is read no further than this.
+    match std::io::Read::take(std::io::stdin().lock(), ANSWER_BYTES).read_line(&mut line) {
         Ok(0) | Err(_) => None,
         Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),
     }

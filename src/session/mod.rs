@@ -265,6 +265,7 @@ impl Session {
         };
         let error = f.error.map(|mut e| {
             e.message = blot(std::mem::take(&mut e.message));
+            e.source_line = e.source_line.map(blot);
             e
         });
         let completion = completion.map(|mut c| {

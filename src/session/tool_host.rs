@@ -63,7 +63,9 @@ impl Host for ToolHost {
 
     fn printed(&mut self, text: &str) {
         if let Some(sink) = self.print_sink.as_mut() {
-            sink(text);
+            // Streamed as printed (to a terminal, a client): a typed secret read
+            // back, or rebuilt, is blotted as in the run's output.
+            sink(&crate::secrets::redact(text));
         }
     }
 
