@@ -31,7 +31,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // `{:#}` prints each cause once after the error: library errors never
             // repeat their source in their own message.
-            codeact::errln!("codeact: {}", codeact::terminal::clean(&format!("{e:#}")));
+            codeact::errln!("codeact: {}", codeact::terminal::one_line(&format!("{e:#}")));
             ExitCode::from(cli::EXIT_ERROR)
         }
     }

@@ -42,6 +42,11 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
+/// A path as [`one_line`] shows it: a file name can hold a line break.
+pub fn path(path: &std::path::Path) -> String {
+    one_line(&path.display().to_string())
+}
+
 fn escaped(text: Cow<'_, str>, unsafe_char: fn(char) -> bool) -> Cow<'_, str> {
     if !text.chars().any(unsafe_char) {
         return text;

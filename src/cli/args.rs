@@ -420,7 +420,7 @@ pub fn finish_traces(traces: Option<&codeact::trace::Traces>) {
             "traces: {} of {} spans not sent to {url}: {}; is the collector running there?",
             exported.lost,
             exported.lost + exported.spans,
-            codeact::terminal::clean(why)
+            codeact::terminal::one_line(why)
         ),
     }
 }

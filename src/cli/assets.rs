@@ -86,20 +86,23 @@ impl AssetsArgs {
                 if gallery.references().is_empty() {
                     codeact::outln!(
                         "No references in {}; add one with `codeact assets add NAME --from-screen x1,y1,x2,y2`.",
-                        dir.display()
+                        codeact::terminal::path(&dir)
                     );
                 }
                 for r in gallery.references() {
-                    let aliases =
-                        if r.aliases.is_empty() { String::new() } else { format!(" (also {})", r.aliases.join(", ")) };
+                    let aliases = if r.aliases.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (also {})", codeact::terminal::one_line(&r.aliases.join(", ")))
+                    };
                     let [x, y, w, h] = r.at;
                     let threshold = r.threshold.map(|t| format!(", threshold {t}")).unwrap_or_default();
                     codeact::outln!(
                         "{}{aliases}: {w}x{h} at {x},{y} on a {}x{} screen{threshold} ({})",
-                        r.name,
+                        codeact::terminal::one_line(&r.name),
                         r.screen[0],
                         r.screen[1],
-                        r.file
+                        codeact::terminal::one_line(&r.file)
                     );
                 }
                 Ok(ExitCode::SUCCESS)
@@ -136,7 +139,7 @@ impl AssetsArgs {
                     threshold,
                 };
                 gallery.add(reference, bytes.get_ref(), replace)?;
-                codeact::outln!("added {name} ({}x{} at {x1},{y1}) to {}", x2 - x1, y2 - y1, gallery.dir().display());
+                codeact::outln!("added {name} ({}x{} at {x1},{y1}) to {}", x2 - x1, y2 - y1, codeact::terminal::path(&gallery.dir()));
                 // Said now rather than at the first lookup: a picture seen twice is ambiguous.
                 let screen = Screen::new(shot.as_raw(), sw as usize, sh as usize);
                 let options = MatchOptions { threshold: threshold.unwrap_or(0.8), ..MatchOptions::default() };

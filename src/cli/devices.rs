@@ -23,7 +23,7 @@ impl DevicesArgs {
             Ok(devices) => devices,
             Err(e) if hdc.is_empty() => return Err(e.into()),
             Err(e) => {
-                codeact::errln!("codeact: {}", codeact::terminal::clean(&e.to_string()));
+                codeact::errln!("codeact: {}", codeact::terminal::one_line(&e.to_string()));
                 Vec::new()
             }
         };
@@ -32,10 +32,10 @@ impl DevicesArgs {
         }
         for d in devices {
             let model = if d.model.is_empty() { "-".to_string() } else { d.model };
-            codeact::outln!("{}", codeact::terminal::clean(&format!("{}\t{}\t{}", d.serial, d.state, model)));
+            codeact::outln!("{}", codeact::terminal::one_line(&format!("{}\t{}\t{}", d.serial, d.state, model)));
         }
         for key in hdc {
-            codeact::outln!("{}", codeact::terminal::clean(&format!("hdc:{key}\tdevice\tHarmonyOS")));
+            codeact::outln!("{}", codeact::terminal::one_line(&format!("hdc:{key}\tdevice\tHarmonyOS")));
         }
         Ok(ExitCode::SUCCESS)
     }

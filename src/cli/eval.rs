@@ -177,7 +177,7 @@ fn progress_line(r: &InstanceResult, done: usize, total: usize) -> String {
         line.push_str("  BROKEN");
     }
     if let Some(e) = &r.error {
-        line.push_str(&format!("  {}", clean(e.lines().next().unwrap_or(""))));
+        line.push_str(&format!("  {}", codeact::terminal::one_line(e.lines().next().unwrap_or(""))));
     }
     line
 }
@@ -201,21 +201,27 @@ impl EvalArgs {
             std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
             merged.write(&out_dir)?;
             codeact::out!("{}", clean(&merged.markdown()));
-            codeact::errln!("results: {}", out_dir.join("results.json").display());
+            codeact::errln!("results: {}", codeact::terminal::path(&out_dir.join("results.json")));
             return Ok(ExitCode::SUCCESS);
         }
         let mut tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
         if self.platform == EvalPlatform::Ios {
             let (not_on_ios, rest): (Vec<_>, Vec<_>) = tasks.into_iter().partition(|t| t.not_on_ios.is_some());
             for t in &not_on_ios {
-                codeact::errln!("left out on iOS: {} ({})", t.id, clean(t.not_on_ios.as_deref().unwrap_or("")));
+                codeact::errln!("left out on iOS: {} ({})", t.id, codeact::terminal::one_line(t.not_on_ios.as_deref().unwrap_or("")));
             }
             anyhow::ensure!(!rest.is_empty(), "no template chosen runs on iOS; choose others with --tasks");
             tasks = rest;
         }
         if self.list {
             for t in &tasks {
-                codeact::outln!("{:<34} {:<10} {:<9} {}", t.id, t.apps[0], t.kind.as_str(), clean(&t.goal));
+                codeact::outln!(
+                    "{:<34} {:<10} {:<9} {}",
+                    codeact::terminal::one_line(&t.id),
+                    codeact::terminal::one_line(&t.apps[0]),
+                    t.kind.as_str(),
+                    codeact::terminal::one_line(&t.goal)
+                );
             }
             codeact::outln!("{} templates", tasks.len());
             return Ok(ExitCode::SUCCESS);
@@ -345,13 +351,13 @@ impl EvalArgs {
             );
         } else {
             codeact::out!("{}", clean(&results.markdown()));
-            codeact::errln!("results: {}", out_dir.join("results.json").display());
-            codeact::errln!("report: {}", ran.report.display());
+            codeact::errln!("results: {}", codeact::terminal::path(&out_dir.join("results.json")));
+            codeact::errln!("report: {}", codeact::terminal::path(&ran.report));
         }
         if let Some(why) = results.results.iter().find_map(|r| r.stopped_suite.as_ref()) {
             anyhow::bail!(
                 "stopped: an instance ended before the LLM answered once ({}); every other instance would too: check --base-url, --model and the key, then run again",
-                clean(why)
+                codeact::terminal::one_line(why)
             );
         }
         let sound = all.broken == 0 && results.results.len() == ran.planned;
@@ -430,7 +436,7 @@ impl EvalArgs {
             ),
             Err(SurvivalError::HealerSilent(why)) => anyhow::bail!(
                 "stopped: the healer never answered ({}); check --base-url, --model and the key, then run again",
-                clean(&why)
+                codeact::terminal::one_line(&why)
             ),
             Err(e) => return Err(e.into()),
         };

@@ -11,7 +11,6 @@ use codeact::config::{Flags, Settings};
 use codeact::script::suite::{self, Filter, Shard};
 use codeact::script::{self, ExecOptions, Report, Script};
 use codeact::session::Session;
-use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 use codeact::trajectory::junit::{self, Verdict};
 
@@ -161,7 +160,7 @@ fn write_exec_index(root: &std::path::Path, reports: &[Report], seconds: f64) ->
             }
         };
     if let Some(path) = report.filter(|p| p.is_file()) {
-        codeact::errln!("report: {}", path.display());
+        codeact::errln!("report: {}", codeact::terminal::path(&path));
     }
     Ok(())
 }
@@ -291,7 +290,7 @@ impl ExecArgs {
         }
         if format == Format::Text {
             let names: Vec<String> =
-                not_passed.iter().map(|r| clean(&r.script.path.display().to_string()).into_owned()).collect();
+                not_passed.iter().map(|r| codeact::terminal::path(&r.script.path)).collect();
             codeact::errln!(
                 "codeact: {} of {} scripts did not pass: {}",
                 not_passed.len(),
@@ -338,10 +337,10 @@ fn check_scripts(scripts: &[Script], settings: &Settings) -> anyhow::Result<Exit
     let mut bad = 0;
     for (s, error) in scripts.iter().zip(&errors) {
         match error {
-            None => codeact::outln!("{}: parses, and every function it calls exists", s.path.display()),
+            None => codeact::outln!("{}: parses, and every function it calls exists", codeact::terminal::path(&s.path)),
             Some(e) => {
                 bad += 1;
-                codeact::errln!("{}: {}", s.path.display(), clean(&e.to_string()));
+                codeact::errln!("{}: {}", codeact::terminal::path(&s.path), codeact::terminal::one_line(&e.to_string()));
             }
         }
     }
@@ -360,9 +359,9 @@ fn list_scripts(scripts: &[Script], found: usize, shard: Option<Shard>, format: 
                 "{}",
                 serde_json::json!({"event": "script", "script": s.path.display().to_string(), "tags": s.tags})
             ),
-            Format::Text if s.tags.is_empty() => codeact::outln!("{}", clean(&s.path.display().to_string())),
+            Format::Text if s.tags.is_empty() => codeact::outln!("{}", codeact::terminal::path(&s.path)),
             Format::Text => {
-                codeact::outln!("{}  [{}]", clean(&s.path.display().to_string()), clean(&s.tags.join(", ")))
+                codeact::outln!("{}  [{}]", codeact::terminal::path(&s.path), codeact::terminal::one_line(&s.tags.join(", ")))
             }
         }
     }

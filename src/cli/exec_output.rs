@@ -11,7 +11,7 @@ use std::time::Instant;
 use anstyle::{AnsiColor, Style};
 use codeact::sandbox::{Action, LISTED_ACTIONS};
 use codeact::script::{ExecEvent, Report, Script};
-use codeact::terminal::clean;
+use codeact::terminal::{clean, one_line};
 use codeact::trajectory::junit::Verdict;
 use serde_json::json;
 
@@ -154,13 +154,13 @@ impl ExecPrinter {
         let file = shown(script);
         let calls = result.actions.len() + result.more_actions;
         let line = match (&result.error, &result.completion) {
-            (Some(e), _) => format!("{verdict} {file}: {}", clean(&e.to_string())),
-            (None, Some(c)) if !c.success => format!("{verdict} {file}: completed as failed: {}", clean(&c.reason)),
+            (Some(e), _) => format!("{verdict} {file}: {}", error_lines(e)),
+            (None, Some(c)) if !c.success => format!("{verdict} {file}: completed as failed: {}", one_line(&c.reason)),
             (None, Some(c)) => {
                 format!(
                     "{verdict} {file} ({calls} actions, {:.0} ms) completed: {}",
                     result.duration_ms,
-                    clean(&c.reason)
+                    one_line(&c.reason)
                 )
             }
             (None, None) => format!("{verdict} {file} ({calls} actions, {:.0} ms)", result.duration_ms),
@@ -172,11 +172,11 @@ impl ExecPrinter {
             ("screen recording", &report.recording),
         ] {
             if let Some(file) = file {
-                self.err(&format!("  {what}: {}", file.display()));
+                self.err(&format!("  {what}: {}", one_line(&file.display().to_string())));
             }
         }
         if let Some(dir) = &report.trajectory {
-            self.err(&format!("  trajectory: {}", dir.display()));
+            self.err(&format!("  trajectory: {}", one_line(&dir.display().to_string())));
         }
     }
 
@@ -224,7 +224,7 @@ impl ExecPrinter {
     }
 
     fn prefix(&self, script: &Script) -> String {
-        if self.prefixed { format!("[{}] ", clean(&script.name())) } else { String::new() }
+        if self.prefixed { format!("[{}] ", one_line(&script.name())) } else { String::new() }
     }
 
     // Every line goes out with its secrets blotted, as files have them: a script
@@ -247,9 +247,24 @@ impl ExecPrinter {
     }
 }
 
-/// The script as its lines name it.
+/// The script as its lines name it: one line, whatever its file is called.
 fn shown(script: &Script) -> String {
-    clean(&script.path.display().to_string()).into_owned()
+    one_line(&script.path.display().to_string())
+}
+
+/// A script's error on its verdict line: where, and the message as one line (its
+/// text may come from the script, a device or a file), then the source line and
+/// the caret under the place, each on a line of its own.
+fn error_lines(e: &codeact::sandbox::RunError) -> String {
+    let mut text = match (e.line, e.column) {
+        (Some(l), Some(c)) => format!("line {l}, column {c}: {}", one_line(&e.message)),
+        (Some(l), None) => format!("line {l}: {}", one_line(&e.message)),
+        _ => one_line(&e.message),
+    };
+    if let (Some(src), Some(c)) = (&e.source_line, e.column) {
+        text.push_str(&format!("\n  {}\n  {}^", one_line(src), " ".repeat(c.saturating_sub(1))));
+    }
+    text
 }
 
 /// A live action line: a failed call says what kind of failure it was (the

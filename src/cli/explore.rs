@@ -129,8 +129,9 @@ fn counted(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
 
+/// Text from the app, the model or a file, as one line.
 fn clean(text: &str) -> String {
-    codeact::terminal::clean(text).into_owned()
+    codeact::terminal::one_line(text)
 }
 
 impl ExploreArgs {
@@ -248,15 +249,15 @@ impl ExploreArgs {
                     "{}: {} → {}{again}",
                     f.kind.word(),
                     clean(&f.title),
-                    summary.dir.join(&f.script).display()
+                    codeact::terminal::path(&summary.dir.join(&f.script))
                 );
             }
             if !summary.tasks.is_empty() {
                 let done = summary.tasks.iter().filter(|t| t.success).count();
                 codeact::outln!("{}, {done} done", counted(summary.tasks.len(), "task"));
             }
-            codeact::outln!("{} in {}", counted(summary.tests.len(), "test"), summary.dir.join("tests").display());
-            codeact::outln!("report: {}", summary.dir.join("report.html").display());
+            codeact::outln!("{} in {}", counted(summary.tests.len(), "test"), codeact::terminal::path(&summary.dir.join("tests")));
+            codeact::outln!("report: {}", codeact::terminal::path(&summary.dir.join("report.html")));
         }
         if let Some(code) = interrupt.exit_code() {
             return Ok(ExitCode::from(code));
@@ -265,7 +266,7 @@ impl ExploreArgs {
             codeact::errln!(
                 "codeact: the exploration stopped early: {}; what it found until then is in {}",
                 clean(error),
-                summary.dir.display()
+                codeact::terminal::path(&summary.dir)
             );
             return Ok(ExitCode::from(super::EXIT_ERROR));
         }

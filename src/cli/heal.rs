@@ -57,9 +57,9 @@ pub(super) fn heal_script(flags: HealFlags, settings: &Settings, session: &mut S
         summary.steps,
         if summary.steps == 1 { "" } else { "s" },
         if calls == 1 { "" } else { "s" },
-        clean(&summary.reason)
+        codeact::terminal::one_line(&summary.reason)
     );
-    codeact::outln!("run directory: {}", summary.run_dir.display());
+    codeact::outln!("run directory: {}", codeact::terminal::path(&summary.run_dir));
     match healed.healed_script {
         Some(Ok(healed)) => {
             codeact::out!("{}", clean(&healed.diff));

@@ -98,10 +98,10 @@ fn edit_text(text: &str) -> anyhow::Result<String> {
 /// Replay steps as `memory show` prints them, each line after `indent`.
 fn show_steps(steps: &[codeact::memory::ReplayStep], indent: &str) {
     for (n, s) in steps.iter().enumerate() {
-        codeact::outln!("\n{indent}step {}: {}", n + 1, clean(&s.intent));
+        codeact::outln!("\n{indent}step {}: {}", n + 1, codeact::terminal::one_line(&s.intent));
         let anchor = s.anchor.as_deref().map(|a| format!(", {a} visible")).unwrap_or_default();
         let app = if s.app.is_empty() { "any app".to_string() } else { s.app.clone() };
-        codeact::outln!("{indent}  when: {app} in front{}", clean(&anchor));
+        codeact::outln!("{indent}  when: {app} in front{}", codeact::terminal::one_line(&anchor));
         for line in s.code.lines() {
             codeact::outln!("{indent}  | {}", clean(line));
         }
@@ -120,7 +120,7 @@ impl MemoryArgs {
             Action::List { json } => {
                 let rows = store.list()?;
                 if rows.is_empty() {
-                    codeact::errln!("memory {} holds no experience yet", path.display());
+                    codeact::errln!("memory {} holds no experience yet", codeact::terminal::path(&path));
                 }
                 for r in rows {
                     if json {
@@ -144,7 +144,7 @@ impl MemoryArgs {
                     codeact::outln!(
                         "{:>4}  {}  [{}] {} steps, replayed {}{}{unverified}",
                         r.id,
-                        clean(&r.experience.task),
+                        codeact::terminal::one_line(&r.experience.task),
                         r.experience.apps.join(", "),
                         r.experience.steps.len(),
                         r.replays,
@@ -154,20 +154,20 @@ impl MemoryArgs {
             }
             Action::Show { id } => {
                 let r = store.get(id)?;
-                codeact::outln!("{}: {} (kept {})", r.id, clean(&r.experience.task), r.created);
+                codeact::outln!("{}: {} (kept {})", r.id, codeact::terminal::one_line(&r.experience.task), r.created);
                 let effects = r.experience.effects.as_ref().map(|e| e.describe());
                 let effects = effects.unwrap_or_else(|| "not recorded (kept before effects were)".into());
-                codeact::outln!("what it did: {}", clean(&effects));
+                codeact::outln!("what it did: {}", codeact::terminal::one_line(&effects));
                 show_steps(&r.experience.steps, "");
                 for c in store.candidates(id)? {
                     codeact::outln!(
                         "\nunverified heal, candidate {} (kept {}): it did not end with {}",
                         c.id,
                         c.created,
-                        clean(&c.missing.join("; "))
+                        codeact::terminal::one_line(&c.missing.join("; "))
                     );
                     if let Some(effects) = &c.effects {
-                        codeact::outln!("  what it did: {}", clean(&effects.describe()));
+                        codeact::outln!("  what it did: {}", codeact::terminal::one_line(&effects.describe()));
                     }
                     show_steps(&c.steps, "  ");
                     codeact::outln!("  `codeact memory accept {}` makes it the experience's steps", c.id);
@@ -189,7 +189,7 @@ impl MemoryArgs {
                     writeln!(out, "{}", serde_json::to_string(&r.experience)?)
                         .with_context(|| format!("cannot write {}", file.display()))?;
                 }
-                codeact::outln!("exported {} experiences to {}", rows.len(), file.display());
+                codeact::outln!("exported {} experiences to {}", rows.len(), codeact::terminal::path(&file));
             }
             Action::Import { file } => {
                 let text = codeact::files::read_text(&file, codeact::files::DATA_BYTES)
@@ -201,7 +201,7 @@ impl MemoryArgs {
                     0 => String::new(),
                     n => format!(" ({n} already there, not added again)"),
                 };
-                codeact::outln!("imported {added} experiences into {}{already}", path.display());
+                codeact::outln!("imported {added} experiences into {}{already}", codeact::terminal::path(&path));
             }
             Action::Card { package: None, .. } => {
                 for (package, markdown) in store.cards()? {

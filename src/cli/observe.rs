@@ -32,7 +32,7 @@ impl ObserveArgs {
                 obs.took_ms
             );
             if let Some(why) = &obs.fallback {
-                codeact::outln!("note: {}", codeact::terminal::clean(why));
+                codeact::outln!("note: {}", codeact::terminal::one_line(why));
             }
             codeact::out!("{}", codeact::terminal::clean(&obs.screen_text()));
         }

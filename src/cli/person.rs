@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use codeact::human::{Answers, Human, HumanRequest};
-use codeact::terminal::clean;
 
 /// A [`Human`] from an answers file (if given) and the terminal (when `terminal`
 /// and stdin is one).
@@ -22,7 +21,7 @@ pub fn person(answers: Option<&Path>, terminal: bool) -> anyhow::Result<Option<H
     let prompting = Arc::new(Mutex::new(()));
     Ok(Some(Arc::new(move |request: &HumanRequest| {
         if let Some(answer) = answers.as_ref().and_then(|a| a.answer(request)) {
-            codeact::errln!("    ({} answered from --answers: {})", request.kind(), clean(&answer));
+            codeact::errln!("    ({} answered from --answers: {})", request.kind(), codeact::terminal::one_line(&answer));
             return Some(answer);
         }
         if !terminal {
@@ -41,18 +40,18 @@ fn prompt(request: &HumanRequest) -> Option<String> {
     let mut err = std::io::stderr();
     let _ = match request {
         HumanRequest::Question { question } => {
-            write!(err, "\n? The agent asks: {}\n  your answer> ", clean(question))
+            write!(err, "\n? The agent asks: {}\n  your answer> ", codeact::terminal::one_line(question))
         }
         HumanRequest::Confirm { action, rule } => write!(
             err,
             "\n! Sensitive action: {} (rule {:?}).\n  Allow it? [y]es, [a]lways for this rule, [N]o> ",
-            clean(action),
-            clean(rule)
+            codeact::terminal::one_line(action),
+            codeact::terminal::one_line(rule)
         ),
         HumanRequest::TakeOver { reason } => write!(
             err,
             "\n> Take over the phone: {}\n  Do what is needed on the device, then press Enter (a note for the agent is welcome)> ",
-            clean(reason)
+            codeact::terminal::one_line(reason)
         ),
     };
     let _ = err.flush();

@@ -112,7 +112,7 @@ pub(super) fn print_progress(p: Progress) {
         Progress::Reply { headline, usage, llm_ms, .. } => writeln!(
             err,
             "· {} ({} prompt + {} reply tokens, {:.1} s)",
-            clean(headline),
+            codeact::terminal::one_line(headline),
             usage.prompt_tokens,
             usage.completion_tokens,
             llm_ms / 1000.0
@@ -121,18 +121,18 @@ pub(super) fn print_progress(p: Progress) {
             if let Some(ran) = record.ran() {
                 let (listed, more) = ran.listed_actions(codeact::sandbox::LISTED_ACTIONS);
                 for a in listed {
-                    let _ = writeln!(err, "    {}", clean(&a.summary()));
+                    let _ = writeln!(err, "    {}", codeact::terminal::one_line(&a.summary()));
                 }
                 if let Some(more) = more {
                     let _ = writeln!(err, "    {more}");
                 }
             }
             match record.ran().and_then(|r| r.error.as_ref()) {
-                Some(e) => writeln!(err, "    error: {}", clean(e.to_string().lines().next().unwrap_or(""))),
+                Some(e) => writeln!(err, "    error: {}", codeact::terminal::one_line(e.to_string().lines().next().unwrap_or(""))),
                 None => Ok(()),
             }
         }
-        Progress::Note { text, .. } => writeln!(err, "    ({})", clean(text)),
+        Progress::Note { text, .. } => writeln!(err, "    ({})", codeact::terminal::one_line(text)),
     };
 }
 
@@ -204,15 +204,15 @@ impl RunArgs {
                 if summary.steps == 1 { "" } else { "s" },
                 summary.wall_ms / 1000.0,
                 summary.tokens.total_tokens,
-                clean(&summary.reason)
+                codeact::terminal::one_line(&summary.reason)
             );
-            codeact::outln!("run directory: {}", summary.run_dir.display());
+            codeact::outln!("run directory: {}", codeact::terminal::path(&summary.run_dir));
             match &summary.report {
-                Ok(path) => codeact::outln!("report: {}", path.display()),
-                Err(why) => codeact::errln!("report not written: {}", clean(&full_message(why.as_ref()))),
+                Ok(path) => codeact::outln!("report: {}", codeact::terminal::path(&path)),
+                Err(why) => codeact::errln!("report not written: {}", codeact::terminal::one_line(&full_message(why.as_ref()))),
             }
             if let Some(memory) = &summary.memory {
-                codeact::outln!("memory: {}", clean(memory));
+                codeact::outln!("memory: {}", codeact::terminal::one_line(memory));
             }
             codeact::outln!("replay: {}", summary.replay);
         }
@@ -237,16 +237,16 @@ pub enum ExportFormat {
 pub(super) fn export_flow(dir: &std::path::Path, title: &str) {
     match codeact::maestro::export::write_run_flow(dir, title) {
         Ok((path, exported)) => {
-            codeact::errln!("maestro flow: {}", path.display());
+            codeact::errln!("maestro flow: {}", codeact::terminal::path(&path));
             if !exported.left_out.is_empty() {
                 let n = exported.left_out.len();
                 codeact::errln!(
                     "  note: {n} action{} Maestro has no command for, kept as comments: {}",
                     if n == 1 { "" } else { "s" },
-                    clean(&exported.left_out.join(", "))
+                    codeact::terminal::one_line(&exported.left_out.join(", "))
                 );
             }
         }
-        Err(e) => codeact::errln!("maestro flow not written in {}: {e}", dir.display()),
+        Err(e) => codeact::errln!("maestro flow not written in {}: {e}", codeact::terminal::path(&dir)),
     }
 }

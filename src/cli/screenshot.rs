@@ -32,7 +32,7 @@ impl ScreenshotArgs {
             }
         };
         written.with_context(|| format!("cannot write {}", out.display()))?;
-        codeact::outln!("{} ({} bytes) from {}", out.display(), png.len(), phone.name());
+        codeact::outln!("{} ({} bytes) from {}", codeact::terminal::path(&out), png.len(), phone.name());
         Ok(ExitCode::SUCCESS)
     }
 }

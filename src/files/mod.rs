@@ -5,5 +5,5 @@
 mod read;
 mod write;
 
-pub use read::{DATA_BYTES, TEXT_BYTES, read_bytes_from, read_text, read_text_from};
+pub use read::{DATA_BYTES, TEXT_BYTES, read_bytes, read_bytes_from, read_text, read_text_from};
 pub use write::{create_fresh_folder, create_run_folder, safe_component, write_new, write_replacing};

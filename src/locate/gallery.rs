@@ -27,6 +27,8 @@ const MAX_REFERENCES: usize = 1000;
 /// A reference picture's sides, at most (pixels).
 const MAX_SIDE: u32 = 4096;
 /// The index file's size, at most.
+/// The largest reference picture file read.
+const MAX_PICTURE_BYTES: usize = 32 << 20;
 const MAX_INDEX_BYTES: u64 = 4 * 1024 * 1024;
 
 /// One reference picture.
@@ -106,16 +108,11 @@ impl Gallery {
     /// empty gallery.
     pub fn open(dir: &Path) -> Result<Self, GalleryError> {
         let path = dir.join(INDEX);
-        let index = match std::fs::metadata(&path) {
+        // Read capped, whatever it is (a link to /dev/zero says its size is 0).
+        let index = match crate::files::read_text(&path, MAX_INDEX_BYTES as usize) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Index { version: 1, references: Vec::new() },
             Err(source) => return Err(GalleryError::Read { path, source }),
-            Ok(meta) if meta.len() > MAX_INDEX_BYTES => {
-                let message = format!("{} bytes; an index holds at most {MAX_INDEX_BYTES}", meta.len());
-                return Err(GalleryError::Invalid { path, message });
-            }
-            Ok(_) => {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|source| GalleryError::Read { path: path.clone(), source })?;
+            Ok(text) => {
                 let index: Index = serde_json::from_str(&text).map_err(|e| GalleryError::Parse {
                     path: path.clone(),
                     line: e.line(),
@@ -153,7 +150,11 @@ impl Gallery {
             _ => GalleryError::Read { path: path.clone(), source },
         };
         let image_err = |source| GalleryError::Image { path: path.clone(), source };
-        let reader = || image::ImageReader::open(&path).and_then(|r| r.with_guessed_format()).map_err(read_err);
+        // Read capped (a picture file can be a link to anything), then decoded.
+        let bytes = crate::files::read_bytes(&path, MAX_PICTURE_BYTES).map_err(read_err)?;
+        let reader = || {
+            image::ImageReader::new(std::io::Cursor::new(&bytes)).with_guessed_format().map_err(read_err)
+        };
         // The size first, from the header: a small file may declare a huge picture.
         let (w, h) = reader()?.into_dimensions().map_err(image_err)?;
         if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE {
