@@ -176,7 +176,13 @@ impl ExecArgs {
         let interrupt = (!self.heal)
             .then(|| super::interrupt::cancel_on_signal(&runtime, "the scripts in hand, then the records"));
         let default_record = self.trajectory.is_some().then_some(Recording::All);
-        let defaults = Flags { default_record, default_sensitive: Some(SensitivePolicy::Allow), ..Flags::default() };
+        // codeact.toml is the scripts' project's: looked for from their folder up.
+        let defaults = Flags {
+            default_record,
+            default_sensitive: Some(SensitivePolicy::Allow),
+            config_from: codeact::script::suite_folder(&self.paths),
+            ..Flags::default()
+        };
         let filter =
             Filter { include: self.include_tags.clone(), exclude: self.exclude_tags.clone(), shard: self.shard };
         let selection = suite::select(&self.paths, &filter)?;

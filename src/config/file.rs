@@ -47,7 +47,8 @@ use crate::sandbox::Limits;
 use crate::toml_error::TomlError;
 use crate::tools::Recording;
 
-/// The file's name in the current directory.
+/// The file's name: looked for in the current folder (`exec`: its scripts' folder)
+/// and then each folder above it.
 pub const FILE_NAME: &str = "codeact.toml";
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -159,14 +160,28 @@ impl FileConfig {
     /// `explicit`, else `$CODEACT_CONFIG`, else `./codeact.toml` when it exists, else
     /// nothing. A file that was asked for must exist.
     pub fn find(explicit: Option<&Path>) -> Result<Self, ConfigError> {
+        Self::find_from(explicit, Path::new("."))
+    }
+
+    /// [`find`](Self::find), looking for `codeact.toml` in `from` and then each
+    /// folder above it, as cargo looks for `Cargo.toml` (`--config` and
+    /// `$CODEACT_CONFIG` first); paths inside it are its own folder's.
+    pub fn find_from(explicit: Option<&Path>, from: &Path) -> Result<Self, ConfigError> {
         if let Some(path) = explicit {
             return Self::read(path);
         }
         if let Some(path) = std::env::var_os("CODEACT_CONFIG").filter(|p| !p.is_empty()) {
             return Self::read(Path::new(&path));
         }
-        let here = Path::new(FILE_NAME);
-        if here.is_file() { Self::read(here) } else { Ok(Self::default()) }
+        match nearest(from) {
+            Some(found) => Self::read(&found),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// The folder of the `codeact.toml` nearest above `from` (itself included).
+    pub fn folder_above(from: &Path) -> Option<PathBuf> {
+        nearest(from).and_then(|f| f.parent().map(Path::to_path_buf))
     }
 
     pub fn read(path: &Path) -> Result<Self, ConfigError> {
@@ -183,4 +198,11 @@ impl FileConfig {
         config.origin = Some(path.to_path_buf());
         Ok(config)
     }
+}
+
+/// The `codeact.toml` in `from` or the nearest folder above it, as an absolute path.
+fn nearest(from: &Path) -> Option<PathBuf> {
+    let start = std::path::absolute(from).ok()?;
+    let start = start.canonicalize().unwrap_or(start);
+    start.ancestors().map(|dir| dir.join(FILE_NAME)).find(|f| f.is_file())
 }

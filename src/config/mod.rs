@@ -104,6 +104,9 @@ pub struct Flags {
     pub secrets: Option<PathBuf>,
     /// `--assets DIR`: the reference pictures' gallery.
     pub assets: Option<PathBuf>,
+    /// Where `codeact.toml` is looked for, then each folder above (default: the
+    /// current folder; `exec` looks from its scripts' folder).
+    pub config_from: Option<PathBuf>,
 }
 
 /// Everything a command needs, resolved.
@@ -132,7 +135,8 @@ impl Settings {
     /// Finds codeact.toml (`config`, `$CODEACT_CONFIG` or `./codeact.toml`) and lays
     /// the flags over it.
     pub fn load(config: Option<&std::path::Path>, flags: &Flags) -> Result<Self, ConfigError> {
-        FileConfig::find(config)?.resolve(flags)
+        let from = flags.config_from.as_deref().unwrap_or(std::path::Path::new("."));
+        FileConfig::find_from(config, from)?.resolve(flags)
     }
 }
 
@@ -191,7 +195,8 @@ impl FileConfig {
         let secrets = SecretStore::load(secrets_file.as_deref())?;
         let assets = flags.assets.clone().unwrap_or_else(|| match &self.assets.dir {
             Some(dir) => self.origin.as_deref().and_then(|p| p.parent()).unwrap_or(std::path::Path::new("")).join(dir),
-            None => PathBuf::from("assets"),
+            // Beside the config, when one was found (the project's own gallery).
+            None => self.origin.as_deref().and_then(|p| p.parent()).map_or_else(|| PathBuf::from("assets"), |d| d.join("assets")),
         });
         let tools = ToolOptions {
             settle,

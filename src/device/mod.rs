@@ -27,6 +27,15 @@ pub use hdc::HarmonyDevice;
 pub use observation::{Observation, ObservedVia, PhoneState};
 pub use wda::IosDevice;
 
+/// What a device said, as an error shows it: cut at 2 KiB (a device can answer
+/// with megabytes where a line is expected), saying how big the whole was.
+fn shown(said: &str) -> std::borrow::Cow<'_, str> {
+    crate::clip::clip(said, SAID_BYTES)
+}
+
+/// The most of a device's own words an error quotes.
+const SAID_BYTES: usize = 2048;
+
 /// Why a device operation failed: always names the device (and the operation), and
 /// says what to try.
 #[derive(Debug, thiserror::Error)]
@@ -35,14 +44,14 @@ pub enum DeviceError {
     #[error("withheld: a secret typed with type_secret is on screen (pixels cannot be redacted)")]
     SecretOnScreen,
     /// `simctl` asked of a device that is not the built-in virtual phone.
-    #[error("this is not the built-in virtual phone (it said: {said})")]
+    #[error("this is not the built-in virtual phone (it said: {})", shown(.said))]
     NotVirtual { said: String },
     #[error("{device}: {op} timed out after {secs:.1} s; the device may be busy or gone (check `adb devices`)")]
     Timeout { device: String, op: String, secs: f64 },
     #[error("{device}: {op} failed: the connection was lost; reconnect the device (`adb devices`), then retry")]
     Disconnected { device: String, op: String },
     /// The device ran the command and reported a failure (its own words).
-    #[error("{device}: {op} failed: {output}")]
+    #[error("{device}: {op} failed: {}", shown(.output))]
     Command { device: String, op: String, output: String },
     /// An on-device agent failed (the source says how).
     #[error("{device}: {op} through {agent} failed")]
@@ -53,7 +62,7 @@ pub enum DeviceError {
         #[source]
         source: AgentError,
     },
-    #[error("{device}: --observe {asked} needs {agent}, but {why}; {fix}, or use --observe auto (or dump)")]
+    #[error("{device}: --observe {asked} needs {agent}, but {}; {fix}, or use --observe auto (or dump)", shown(.why))]
     AgentMissing { device: String, asked: &'static str, agent: &'static str, why: String, fix: &'static str },
     /// The transport failed in a way that is neither a timeout nor a lost connection.
     #[error("{device}: {op} failed")]
@@ -64,7 +73,8 @@ pub enum DeviceError {
         source: TransportError,
     },
     #[error(
-        "{device}: cannot type {text:?}: text that `input text` cannot carry (non-ASCII, `%s`, control characters) needs the ADBKeyboard input method, which is {} (current: {current:?}); install ADBKeyboard (package com.android.adbkeyboard) if needed, then run `adb shell ime enable {ADB_KEYBOARD}` and `adb shell ime set {ADB_KEYBOARD}`",
+        "{device}: cannot type {:?}: text that `input text` cannot carry (non-ASCII, `%s`, control characters) needs the ADBKeyboard input method, which is {} (current: {current:?}); install ADBKeyboard (package com.android.adbkeyboard) if needed, then run `adb shell ime enable {ADB_KEYBOARD}` and `adb shell ime set {ADB_KEYBOARD}`",
+        shown(.text),
         if *.installed { "installed but not the current input method" } else { "not installed" }
     )]
     NeedsAdbKeyboard { device: String, text: String, installed: bool, current: String },
@@ -72,12 +82,12 @@ pub enum DeviceError {
     NotInstalled { device: String, package: String },
     #[error("{device}: {package} has no launcher activity; give one: start_app(package, activity)")]
     NoLauncherActivity { device: String, package: String },
-    #[error("{device}: {name:?} is not a valid Android {what} name")]
+    #[error("{device}: {:?} is not a valid Android {what} name", shown(.name))]
     InvalidName { device: String, name: String, what: &'static str },
-    #[error("unknown key {0:?}; use back, home, enter, delete, tab, space, a KEYCODE_* name or a number")]
+    #[error("unknown key {:?}; use back, home, enter, delete, tab, space, a KEYCODE_* name or a number", shown(.0))]
     UnknownKey(String),
     /// WebDriverAgent answered with an error (its W3C code and message).
-    #[error("{device}: {op} failed: WebDriverAgent says {error}: {message}")]
+    #[error("{device}: {op} failed: WebDriverAgent says {}: {}", shown(.error), shown(.message))]
     Wda { device: String, op: String, error: String, message: String },
     #[error(
         "{device}: {op}: WebDriverAgent does not answer; is it running and forwarded (iproxy 8100 8100), or try `codeact sim --platform ios`"
@@ -105,7 +115,7 @@ pub enum DeviceError {
         #[source]
         source: crate::ui::ParseError,
     },
-    #[error("{device}: {op} printed something unexpected: {output:?}")]
+    #[error("{device}: {op} printed something unexpected: {:?}", shown(.output))]
     Unexpected { device: String, op: String, output: String },
     #[error("{device}: the screenshot is not a PNG ({bytes} bytes)")]
     NotAPng {
@@ -134,9 +144,9 @@ pub enum DeviceError {
     },
     #[error("{serial} is {state}; {}", not_ready_hint(.state))]
     NotReady { serial: String, state: String },
-    #[error("no device {serial}; {seen}")]
+    #[error("no device {serial}; {}", shown(.seen))]
     NoSuchDevice { serial: String, seen: String },
-    #[error("no device is attached ({seen}); connect a phone, or use the virtual device with `--device sim`")]
+    #[error("no device is attached ({}); connect a phone, or use the virtual device with `--device sim`", shown(.seen))]
     NoDevice { seen: String },
     #[error("several devices are attached; pick one with --device: {seen}")]
     SeveralDevices { seen: String },

@@ -42,7 +42,7 @@ pub enum InstanceError {
     /// A parameter's generator failed (its message names the parameter).
     #[error(transparent)]
     Generator(#[from] ParamError),
-    #[error("set-up `{line}` failed: {stderr}")]
+    #[error("set-up `{line}` failed: {}", crate::clip::clip(.stderr, 2048))]
     SetUp { line: String, stderr: String },
     #[error("judge")]
     Judge(#[source] JudgeError),
@@ -257,6 +257,7 @@ fn run_oracle(
         code: code.to_string(),
         tags: Vec::new(),
         folder: None,
+        root: None,
     };
     let options = ExecOptions {
         vars: &vars,

@@ -193,11 +193,13 @@ pub struct Results {
 }
 
 pub fn summarize(results: &[InstanceResult]) -> Summary {
+    // One pass per grouping (a merged results file can hold many thousands).
     let group = |key: fn(&InstanceResult) -> String| {
-        let mut keys: Vec<String> = results.iter().map(key).collect();
-        keys.sort();
-        keys.dedup();
-        keys.into_iter().map(|k| (k.clone(), Totals::of(results.iter().filter(|r| key(r) == k)))).collect()
+        let mut groups: std::collections::BTreeMap<String, Vec<&InstanceResult>> = Default::default();
+        for r in results {
+            groups.entry(key(r)).or_default().push(r);
+        }
+        groups.into_iter().map(|(k, rs)| (k, Totals::of(rs.into_iter()))).collect()
     };
     Summary {
         all: Totals::of(results.iter()),
@@ -309,12 +311,11 @@ impl Results {
         let mut md = String::new();
         let _ = writeln!(md, "| task | app | kind | n | score | solved | steps | tokens | time s |");
         let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---:|---:|");
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for r in &self.results {
-            if seen.contains(&r.task.as_str()) {
+            if !seen.insert(r.task.as_str()) {
                 continue;
             }
-            seen.push(&r.task);
             if let Some(t) = self.summary.by_task.get(&r.task) {
                 let flag = if t.broken > 0 { " ⚠ broken" } else { "" };
                 let _ = writeln!(

@@ -219,18 +219,34 @@ pub fn load(dir: Option<&Path>) -> Result<Vec<TaskSpec>, TaskError> {
 /// characters, `?` one): `clock_*,wifi_*`.
 pub fn select(tasks: Vec<TaskSpec>, patterns: Option<&str>) -> Result<Vec<TaskSpec>, TaskError> {
     let Some(patterns) = patterns else { return Ok(tasks) };
-    let wanted: Vec<&str> = patterns.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
-    let chosen: Vec<TaskSpec> =
-        tasks.into_iter().filter(|t| wanted.iter().any(|p| wildcard(p, &t.id) || wildcard(p, &t.apps[0]))).collect();
+    if patterns.len() > MAX_PATTERN_BYTES {
+        return Err(TaskError::NoMatch(format!(
+            "{} (the patterns are {} bytes; give at most {MAX_PATTERN_BYTES})",
+            crate::clip::clip(patterns, 200),
+            patterns.len()
+        )));
+    }
+    // Each pattern once, its characters read once: the work is patterns × templates.
+    let mut wanted: Vec<&str> = patterns.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let wanted: Vec<Vec<char>> = wanted.iter().map(|p| p.chars().collect()).collect();
+    let matches = |p: &[char], text: &str| wildcard(p, &text.chars().collect::<Vec<_>>());
+    let chosen: Vec<TaskSpec> = tasks
+        .into_iter()
+        .filter(|t| wanted.iter().any(|p| matches(p, &t.id) || t.apps.first().is_some_and(|a| matches(p, a))))
+        .collect();
     if chosen.is_empty() {
-        return Err(TaskError::NoMatch(patterns.to_string()));
+        return Err(TaskError::NoMatch(crate::clip::clip(patterns, 200).into_owned()));
     }
     Ok(chosen)
 }
 
+/// The longest list of patterns taken (a few dozen template ids).
+const MAX_PATTERN_BYTES: usize = 4096;
+
 /// `*` and `?` matching, whole string.
-fn wildcard(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+fn wildcard(p: &[char], t: &[char]) -> bool {
     let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
     while ti < t.len() {
         if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
@@ -445,7 +461,8 @@ mod tests {
         let clock = select(tasks.clone(), Some("clock_*")).unwrap();
         assert!(!clock.is_empty() && clock.iter().all(|t| t.id.starts_with("clock_")));
         assert!(matches!(select(tasks, Some("nothing_like_this")), Err(TaskError::NoMatch(_))));
-        assert!(wildcard("a*c", "abbc") && wildcard("a?c", "abc") && !wildcard("a*d", "abc"));
+        let w = |p: &str, t: &str| wildcard(&p.chars().collect::<Vec<_>>(), &t.chars().collect::<Vec<_>>());
+        assert!(w("a*c", "abbc") && w("a?c", "abc") && !w("a*d", "abc"));
     }
 
     #[test]

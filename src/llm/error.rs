@@ -34,13 +34,13 @@ pub enum LlmError {
     Runtime(#[source] std::io::Error),
     #[error("cannot build the request")]
     Request(#[source] serde_json::Error),
-    #[error("{provider} answered {status}: {message}; {hint}")]
+    #[error("{provider} answered {status}: {}; {hint}", crate::clip::clip(.message, 2048))]
     Api { provider: String, status: u16, message: String, hint: String },
     #[error(
         "{provider} did not answer within {secs:.0} s (after {attempts} attempts); raise [llm] timeout_s or check the server's load"
     )]
     Timeout { provider: String, secs: f64, attempts: u32 },
-    #[error("cannot reach {provider}: {message}; is the server running and is --base-url right?")]
+    #[error("cannot reach {provider}: {}; is the server running and is --base-url right?", crate::clip::clip(.message, 2048))]
     Unreachable { provider: String, message: String },
     /// Connected, but the exchange broke off (a reset, a cut or garbled body).
     #[error(

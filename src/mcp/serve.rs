@@ -61,6 +61,25 @@ fn bearer_matches(given: Option<&HeaderValue>, token: &str) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
+/// The header an MCP session is named by.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// At most this many MCP sessions are open at once (each initialize opens one);
+/// past it a new one is refused until one ends or idles out (after 5 minutes).
+pub const MAX_HTTP_SESSIONS: usize = 64;
+
+/// The largest request body taken.
+pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+fn too_many_sessions() -> Response {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32000,"message":"codeact mcp: {MAX_HTTP_SESSIONS} sessions are open; end one (HTTP DELETE with its mcp-session-id) or wait until one idles out (5 minutes)"}}}}"#
+    );
+    let mut response = (StatusCode::SERVICE_UNAVAILABLE, body).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
 fn unauthorized() -> Response {
     let body = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"codeact mcp: send the token codeact printed at start as the header Authorization: Bearer TOKEN"}}"#;
     let mut response = (StatusCode::UNAUTHORIZED, body).into_response();
@@ -88,18 +107,40 @@ pub async fn serve_http(
     // Clients on protocols before 2026-07-28 get MCP sessions: one codeact session each.
     config.legacy_session_mode = true;
     config.cancellation_token = stop.child_token();
+    // Requests are code and arguments, not files: a script is at most 256 KiB.
+    config.max_request_body_bytes = MAX_REQUEST_BYTES;
+    // A page in a browser on this machine may not call it (Host is loopback-only already).
+    let port = address.port();
+    config.allowed_origins = vec![format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")];
+    let sessions = Arc::new(LocalSessionManager::default());
+    let handler = server.clone();
     let service: StreamableHttpService<CodeactServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::default(), config);
+        StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
     let token = Arc::new(token);
     let router = axum::Router::new().nest_service("/mcp", service).layer(axum::middleware::from_fn(
         move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let token = token.clone();
+            let (token, sessions, server) = (token.clone(), sessions.clone(), server.clone());
             async move {
-                if bearer_matches(request.headers().get(header::AUTHORIZATION), &token) {
-                    next.run(request).await
-                } else {
-                    unauthorized()
+                if !bearer_matches(request.headers().get(header::AUTHORIZATION), &token) {
+                    return unauthorized();
                 }
+                let session = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
+                if request.method() == axum::http::Method::POST
+                    && session.is_none()
+                    && sessions.sessions.read().await.len() >= MAX_HTTP_SESSIONS
+                {
+                    return too_many_sessions();
+                }
+                let deleting = request.method() == axum::http::Method::DELETE;
+                let mut response = next.run(request).await;
+                if deleting && response.status().is_success() {
+                    // The MCP SDKs take 200 or 204 for an ended session (rmcp says 202).
+                    *response.status_mut() = StatusCode::OK;
+                    if let Some(id) = &session {
+                        server.end_session(id);
+                    }
+                }
+                response
             }
         },
     ));

@@ -62,6 +62,15 @@ impl CodeactServer {
         Self { options: Arc::new(options), tools: Arc::new(tools), clients: Arc::default(), single_client }
     }
 
+    /// Forgets the client of MCP session `id` (its client ended the session):
+    /// its phones and engine stop off the runtime; its run folder stays.
+    pub fn end_session(&self, id: &str) {
+        let ended = crate::trajectory::lock(&self.clients).remove(&format!("mcp-session:{id}"));
+        if let Some(held) = ended {
+            drop(tokio::task::spawn_blocking(move || drop(held)));
+        }
+    }
+
     /// The client a call belongs to, made on its first call.
     fn client_for(&self, key: String, name: &str) -> Result<Arc<Mutex<Client>>, ErrorData> {
         let mut clients = crate::trajectory::lock(&self.clients);

@@ -245,7 +245,8 @@ fn load_file(session: &mut Session, echo: &Echo, path: &std::path::Path, out: &m
             return None;
         }
     };
-    let refused = match crate::script::modules_imported_by(path, &code) {
+    let root = crate::script::suite::import_root(path, &[]);
+    let refused = match crate::script::modules_imported_by(path, Some(&root), &code) {
         Ok(modules) if modules.is_empty() => None,
         Ok(modules) => session.set_modules(modules).err().map(|e| full_message(&e)),
         Err(e) => Some(full_message(&e)),

@@ -170,7 +170,9 @@ impl RunView {
 
     /// The step `number`, made when first named.
     fn step(&mut self, number: usize) -> &mut StepView {
-        if let Some(i) = self.steps.iter().position(|s| s.number == number) {
+        // Events come step by step: the newest step first, then a search.
+        let newest = self.steps.last().filter(|s| s.number == number).map(|_| self.steps.len() - 1);
+        if let Some(i) = newest.or_else(|| self.steps.iter().rposition(|s| s.number == number)) {
             return &mut self.steps[i];
         }
         self.steps.push(StepView { number, ..StepView::default() });

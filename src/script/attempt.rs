@@ -149,7 +149,7 @@ pub(super) fn run_one(
 
 /// Gives the session the modules the script imports, or says why it cannot.
 fn load_modules(session: &mut Session, script: &Script) -> Result<(), RunError> {
-    let modules = subflows::collect(&script.path, &script.code)
+    let modules = subflows::collect(&script.path, script.root.as_deref(), &script.code)
         .map_err(|e| RunError::plain(crate::error_text::full_message(&e), ErrorKind::Script))?;
     if modules.is_empty() {
         return Ok(());

@@ -18,6 +18,7 @@ mod subflows;
 pub mod suite;
 mod workers;
 pub use subflows::{SubflowError, collect as modules_imported_by};
+pub use suite::suite_folder;
 pub use workers::{SessionOpener, run_scripts, run_suite};
 
 use crate::sandbox::{ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
@@ -80,6 +81,9 @@ pub struct Script {
     /// Its trajectory folder's name when its stem is not enough (two scripts of a
     /// suite named alike).
     pub folder: Option<String>,
+    /// The folder its imports may reach (`import "../lib/x"`): the suite's; `None`
+    /// is the script's own folder.
+    pub root: Option<PathBuf>,
 }
 
 impl Script {
@@ -107,10 +111,10 @@ pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
             if crate::maestro::is_flow(path) {
                 let flow = crate::maestro::convert_file(path)
                     .map_err(|source| ScriptError::Flow { path: path.clone(), source })?;
-                return Ok(Script { path: path.clone(), code: flow.script, tags: flow.tags, folder: None });
+                return Ok(Script { path: path.clone(), code: flow.script, tags: flow.tags, folder: None, root: None });
             }
             match crate::files::read_text(path, crate::files::TEXT_BYTES) {
-                Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code, folder: None }),
+                Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code, folder: None, root: None }),
                 Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
             }
         })

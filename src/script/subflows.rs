@@ -1,7 +1,9 @@
 //! Subflows for `codeact exec`: the modules a script's `import "helpers" as h;`
-//! names, read from the script's own folder only (no absolute paths, no `..`, no
-//! link leading out of it), nested imports included, in an order where each comes
-//! after the ones it imports. The engine compiles and runs them under the snippet
+//! names, each name read from the script's folder (`"lib/steps"`, `"../lib/x"`:
+//! a suite shares a helper folder) and never from outside the suite's root (no
+//! absolute path, no `..` or link leading out of it), nested imports included and
+//! named the same way, in an order where each comes after the ones it imports, at
+//! most 16 MiB of them in all. The engine compiles and runs them under the snippet
 //! limits; LLM snippets and the REPL never get a module. Not here: the engine side
 //! (`Sandbox::set_modules`).
 
@@ -11,6 +13,8 @@ use std::sync::LazyLock;
 /// The most modules one script may bring in, and how deep imports may nest.
 const MAX_MODULES: usize = 32;
 const MAX_DEPTH: usize = 8;
+/// The most source all of one script's modules may hold.
+const MAX_TOTAL_BYTES: usize = crate::files::TEXT_BYTES;
 
 static IMPORT: LazyLock<Option<regex::Regex>> =
     LazyLock::new(|| regex::Regex::new(r#"(?m)^\s*import\s+"([^"\\]*)""#).ok());
@@ -19,9 +23,10 @@ static IMPORT: LazyLock<Option<regex::Regex>> =
 #[derive(Debug, thiserror::Error)]
 pub enum SubflowError {
     #[error(
-        "import {0:?}: only files in the script's own folder can be imported (a name like \"helpers\" or \"lib/steps\", no absolute path, no ..)"
+        "import {name:?}: only files inside {} can be imported (the suite's folder: a name like \"helpers\", \"lib/steps\" or \"../lib/x\" from the script's folder, no absolute path)",
+        .root.display()
     )]
-    OutsideFolder(String),
+    OutsideFolder { name: String, root: PathBuf },
     #[error("import {name:?}: cannot read {}", .path.display())]
     Read {
         name: String,
@@ -33,27 +38,44 @@ pub enum SubflowError {
     Circle(String),
     #[error("a script may bring in at most {MAX_MODULES} modules, nested at most {MAX_DEPTH} deep")]
     TooMany,
+    #[error("the modules a script brings in hold more than {} MiB in all", MAX_TOTAL_BYTES >> 20)]
+    TooBig,
+}
+
+/// Where names resolve (the script's folder) and the folder none may leave.
+struct Place {
+    folder: PathBuf,
+    root: PathBuf,
+}
+
+impl Place {
+    fn of(script: &Path, root: Option<&Path>) -> Self {
+        let folder = script.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+        let root = root.map_or_else(|| folder.clone(), |r| r.canonicalize().unwrap_or_else(|_| r.to_path_buf()));
+        // A root the script is not in is no root of its: its own folder is.
+        let root = if folder.starts_with(&root) { root } else { folder.clone() };
+        Place { folder, root }
+    }
 }
 
 /// The modules `code` (the script at `script`) imports, as (name, source), each after
-/// its own imports.
-pub fn collect(script: &Path, code: &str) -> Result<Vec<(String, String)>, SubflowError> {
-    let folder = script.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
+/// its own imports; `root` is the folder they must be in (`None`: the script's).
+pub fn collect(script: &Path, root: Option<&Path>, code: &str) -> Result<Vec<(String, String)>, SubflowError> {
+    let place = Place::of(script, root);
     let mut loaded = Vec::new();
     let mut open = Vec::new();
     for name in imports(code) {
-        load(&folder, &name, &mut loaded, &mut open)?;
+        load(&place, &name, &mut loaded, &mut open)?;
     }
     Ok(loaded)
 }
 
 /// The files `code` (the script at `script`) imports directly, as real paths; names
 /// that do not resolve are left out (running the script says why).
-pub fn imported_files(script: &Path, code: &str) -> Vec<PathBuf> {
-    let folder = script.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let folder = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
-    imports(code).iter().filter_map(|name| inside(&folder, name).ok()).collect()
+pub fn imported_files(script: &Path, root: &Path, code: &str) -> Vec<PathBuf> {
+    let place = Place::of(script, Some(root));
+    imports(code).iter().filter_map(|name| inside(&place, name).ok()).collect()
 }
 
 fn imports(code: &str) -> Vec<String> {
@@ -61,7 +83,7 @@ fn imports(code: &str) -> Vec<String> {
 }
 
 fn load(
-    folder: &Path,
+    place: &Place,
     name: &str,
     loaded: &mut Vec<(String, String)>,
     open: &mut Vec<String>,
@@ -75,35 +97,45 @@ fn load(
     if open.len() >= MAX_DEPTH || loaded.len() >= MAX_MODULES {
         return Err(SubflowError::TooMany);
     }
-    let path = inside(folder, name)?;
+    let path = inside(place, name)?;
     let source = crate::files::read_text(&path, crate::files::TEXT_BYTES).map_err(|source| SubflowError::Read {
         name: name.to_string(),
         path: path.clone(),
         source,
     })?;
+    let total: usize = loaded.iter().map(|(_, s)| s.len()).sum::<usize>() + source.len();
+    if total > MAX_TOTAL_BYTES {
+        return Err(SubflowError::TooBig);
+    }
     open.push(name.to_string());
     for inner in imports(&source) {
-        load(folder, &inner, loaded, open)?;
+        load(place, &inner, loaded, open)?;
     }
     open.pop();
     loaded.push((name.to_string(), source));
     Ok(())
 }
 
-/// The file `name` names inside `folder` (`.rhai` added when missing), or why not.
-fn inside(folder: &Path, name: &str) -> Result<PathBuf, SubflowError> {
-    let outside = || SubflowError::OutsideFolder(name.to_string());
+/// The file `name` names from the script's folder (`.rhai` added when missing),
+/// inside the root, or why not.
+fn inside(place: &Place, name: &str) -> Result<PathBuf, SubflowError> {
+    let outside = || SubflowError::OutsideFolder { name: name.to_string(), root: place.root.clone() };
     let relative = Path::new(name);
     let plain = !name.is_empty()
         && !name.contains('\\')
-        && relative.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        && relative.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::ParentDir));
     if !plain {
         return Err(outside());
     }
+    let folder = &place.folder;
     let file = if relative.extension().is_some() { folder.join(relative) } else { folder.join(format!("{name}.rhai")) };
-    // A link inside the folder must not lead out of it.
+    // Held to the root as written (nothing outside it is even looked at), then
+    // resolved whole (links too) and held to it again.
+    if !lexically(&file).starts_with(&place.root) {
+        return Err(outside());
+    }
     match file.canonicalize() {
-        Ok(real) if real.starts_with(folder) => Ok(real),
+        Ok(real) if real.starts_with(&place.root) => Ok(real),
         Ok(_) => Err(outside()),
         Err(source) => Err(SubflowError::Read { name: name.to_string(), path: file, source }),
     }
@@ -134,4 +166,19 @@ mod tests {
         assert!(matches!(names("import \"missing\" as m;"), Err(SubflowError::Read { .. })));
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// `path` with its `..` and `.` taken away as written (links are not followed).
+fn lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }

@@ -108,7 +108,7 @@ pub fn script_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ScriptError> {
             .filter_map(|f| crate::files::read_text(f, crate::files::TEXT_BYTES).ok().map(|code| (f, code)))
             .flat_map(|(f, code)| match crate::maestro::is_flow(f) {
                 true => crate::maestro::flows_run_by(f, &code),
-                false => super::subflows::imported_files(f, &code),
+                false => super::subflows::imported_files(f, &import_root(f, std::slice::from_ref(path)), &code),
             })
             .collect();
         let before = found.len();
@@ -155,9 +155,40 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, depth: usize) -> Result<(), Script
     Ok(())
 }
 
+/// The folder the scripts `paths` name have in common (a file stands for its
+/// folder): where their project's `codeact.toml` is looked for, from there up.
+pub fn suite_folder(paths: &[PathBuf]) -> Option<PathBuf> {
+    let folders = paths.iter().map(|p| {
+        let folder = if p.is_dir() { p.as_path() } else { p.parent().unwrap_or(Path::new(".")) };
+        let folder = if folder.as_os_str().is_empty() { Path::new(".") } else { folder };
+        std::path::absolute(folder).ok().map(|f| f.canonicalize().unwrap_or(f))
+    });
+    folders.reduce(|common, next| {
+        let (common, next) = (common?, next?);
+        common.ancestors().find(|a| next.starts_with(a)).map(Path::to_path_buf)
+    })?
+}
+
+/// Where the imports of the scripts in `path` resolve: a folder named on the
+/// command line is the suite's root; a file's root is its project's (the folder of
+/// the nearest `codeact.toml` above it), else its own folder. Imports never leave it.
+pub(crate) fn import_root(path: &Path, named: &[PathBuf]) -> PathBuf {
+    let real = |p: &Path| std::path::absolute(p).ok().map(|a| a.canonicalize().unwrap_or(a));
+    let file = real(path).unwrap_or_else(|| path.to_path_buf());
+    let folder = file.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    let suites = named.iter().filter(|n| n.is_dir()).filter_map(|n| real(n)).filter(|d| file.starts_with(d));
+    if let Some(root) = suites.min_by_key(|d| d.components().count()) {
+        return root;
+    }
+    crate::config::FileConfig::folder_above(&folder).filter(|r| folder.starts_with(r)).unwrap_or(folder)
+}
+
 /// Reads the scripts `paths` name and keeps those the filter chooses, in order.
 pub fn select(paths: &[PathBuf], filter: &Filter) -> Result<Selection, ScriptError> {
-    let scripts = super::read_scripts(&script_files(paths)?)?;
+    let mut scripts = super::read_scripts(&script_files(paths)?)?;
+    for s in &mut scripts {
+        s.root = Some(import_root(&s.path, paths));
+    }
     let found = scripts.len();
     let lower = |tags: &[String]| tags.iter().map(|t| t.to_lowercase()).collect::<Vec<_>>();
     let (include, exclude) = (lower(&filter.include), lower(&filter.exclude));

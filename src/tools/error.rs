@@ -96,7 +96,7 @@ pub enum ToolError {
     LocatorAnswer { description: String, model: String, why: crate::locate::ai::AnswerError },
     #[error("the screenshot to find {name:?} on is not a picture")]
     NotAScreenshot { name: String },
-    #[error("no app opened {uri:?} (the device said {said:?})")]
+    #[error("no app opened {:?} (the device said {:?})", crate::clip::clip(.uri, 2048), crate::clip::clip(.said, 2048))]
     NoAppForUrl { uri: String, said: String },
     #[error("start_app options: {0}; use an activity (\".Settings\") or #{{clear: true, activity: \".X\"}}")]
     BadStartOption(String),

@@ -54,7 +54,7 @@ pub enum HdcError {
     NotHdc { what: String },
     #[error("the reply passed {limit} bytes; ask for less (a smaller file, a narrower command)")]
     TooLarge { limit: usize },
-    #[error("the hdc server refused: {message}")]
+    #[error("the hdc server refused: {}", crate::clip::clip(.message, 2048))]
     Refused { message: String },
     #[error("the connect key {0:?} is longer than hdc's 31 bytes; use a key `hdc list targets` prints")]
     KeyTooLong(String),

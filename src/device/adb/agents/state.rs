@@ -75,7 +75,7 @@ pub enum AgentError {
     Transport(#[source] TransportError),
     #[error("its reply could not be read")]
     Http(#[from] super::http::HttpError),
-    #[error("it answered HTTP {status}: {body}")]
+    #[error("it answered HTTP {status}: {}", crate::clip::clip(.body, 2048))]
     Status { status: u16, body: String },
     #[error("its reply is not the JSON-RPC it should be ({0})")]
     NotJsonRpc(String),
