@@ -141,6 +141,21 @@ fn inside(place: &Place, name: &str) -> Result<PathBuf, SubflowError> {
     }
 }
 
+/// `path` with its `..` and `.` taken away as written (links are not followed).
+fn lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,30 +170,24 @@ mod tests {
         std::fs::write(dir.join("loop_a.rhai"), "import \"loop_b\" as b;\n").unwrap();
         std::fs::write(dir.join("loop_b.rhai"), "import \"loop_a\" as a;\n").unwrap();
         let script = dir.join("main.rhai");
-        let names = |code: &str| collect(&script, code).map(|m| m.into_iter().map(|(n, _)| n).collect::<Vec<_>>());
+        let names =
+            |code: &str| collect(&script, None, code).map(|m| m.into_iter().map(|(n, _)| n).collect::<Vec<_>>());
         assert_eq!(names("import \"helpers\" as h;\nprint(h::twice(2));").unwrap(), ["lib/steps", "helpers"]);
         assert!(names("let x = 1;").unwrap().is_empty());
-        for bad in ["../etc/passwd", "/etc/passwd", "lib/../helpers", ""] {
+        for bad in ["../etc/passwd", "/etc/passwd", "lib/../../x", ""] {
             let e = names(&format!("import \"{bad}\" as h;")).unwrap_err();
-            assert!(matches!(e, SubflowError::OutsideFolder(_)), "{bad}: {e}");
+            assert!(matches!(e, SubflowError::OutsideFolder { .. }), "{bad}: {e}");
         }
+        assert_eq!(names("import \"lib/../helpers\" as h;").unwrap(), ["lib/steps", "lib/../helpers"]);
+        // A script deeper in the suite reaches a shared folder, never past the root.
+        std::fs::create_dir_all(dir.join("tests")).unwrap();
+        let deep = dir.join("tests/t.rhai");
+        let from_tests = |code: &str| collect(&deep, Some(&dir), code).map(|m| m.len());
+        assert_eq!(from_tests("import \"../lib/steps\" as s;").unwrap(), 1);
+        assert!(matches!(from_tests("import \"../../x\" as s;"), Err(SubflowError::OutsideFolder { .. })));
+        assert!(matches!(collect(&deep, None, "import \"../lib/steps\" as s;"), Err(SubflowError::OutsideFolder { .. })));
         assert!(matches!(names("import \"loop_a\" as a;"), Err(SubflowError::Circle(_))));
         assert!(matches!(names("import \"missing\" as m;"), Err(SubflowError::Read { .. })));
         let _ = std::fs::remove_dir_all(&dir);
     }
-}
-
-/// `path` with its `..` and `.` taken away as written (links are not followed).
-fn lexically(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
