@@ -21,11 +21,26 @@ fn set(resource: Resource, soft: u64, what: &'static str) -> Result<(), OsLimitE
     setrlimit(resource, soft.min(hard), hard).map_err(|source| OsLimitError { what, source })
 }
 
-/// Caps the address space at `max_memory_mb` MiB and turns core dumps off (a worker
-/// stopped by a limit must not leave gigabytes on disk).
+/// Caps the address space at what the worker maps now (its program, libraries, the
+/// engine's thread and stack) plus `max_memory_mb` MiB — the limit is what a
+/// snippet may take, the same on every build whatever the worker itself maps —
+/// and turns core dumps off (a worker stopped by a limit must not leave gigabytes
+/// on disk).
 pub fn cap_memory(max_memory_mb: u64) -> Result<(), OsLimitError> {
     set(Resource::RLIMIT_CORE, 0, "core dump")?;
-    set(Resource::RLIMIT_AS, max_memory_mb.saturating_mul(1024 * 1024), "address space")
+    let allowed = max_memory_mb.saturating_mul(1024 * 1024);
+    set(Resource::RLIMIT_AS, mapped_now().saturating_add(allowed), "address space")
+}
+
+/// The bytes of address space this process maps now (0 where it cannot be read).
+fn mapped_now() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    kib.saturating_mul(1024)
 }
 
 /// After the worker's threads are up: no new processes or threads, no more than a

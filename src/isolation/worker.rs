@@ -371,11 +371,8 @@ pub(super) fn serve() -> i32 {
         return exit::PROTOCOL;
     }
     let Some(ToWorker::Setup { limits, tools, function_hint }) = next_request(&link) else { return exit::PROTOCOL };
-    if let Err(e) = os_limits::cap_memory(limits.max_memory_mb) {
-        let _ = lock(&link).send(&FromWorker::Refused(crate::error_text::full_message(&e)));
-        return exit::SETUP;
-    }
     let timeout = limits.timeout();
+    let max_memory_mb = limits.max_memory_mb;
     let mut sandbox = match build(limits, tools, function_hint, link.clone()) {
         Ok(sandbox) => sandbox,
         Err(why) => {
@@ -383,6 +380,11 @@ pub(super) fn serve() -> i32 {
             return exit::SETUP;
         }
     };
+    // Once the engine stands: `max_memory_mb` is what snippets may take on top.
+    if let Err(e) = os_limits::cap_memory(max_memory_mb) {
+        let _ = lock(&link).send(&FromWorker::Refused(crate::error_text::full_message(&e)));
+        return exit::SETUP;
+    }
     os_limits::forbid_spawning();
     if lock(&link).send(&FromWorker::Ready).is_err() {
         return exit::PROTOCOL;

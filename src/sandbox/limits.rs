@@ -26,7 +26,8 @@ pub struct Limits {
     pub max_functions: usize,
     /// Bytes of `print`/`debug` output kept per snippet (the rest is cut, with a note).
     pub max_output: usize,
-    /// The address space of the process the engine runs in, in MiB: a snippet that
+    /// The memory snippets may take, in MiB, beyond what the engine's worker process
+    /// maps when it starts (its program and the engine's thread): a snippet that
     /// needs more is stopped (and the session's engine starts afresh).
     pub max_memory_mb: u64,
 }
