@@ -184,6 +184,14 @@ impl SimDevice {
         LineOutcome::Done(shell::run_script(line, &env))
     }
 
+    /// A request at any door but the shell's (a screen grab, a file transfer, an
+    /// on-device agent's request, a WebDriverAgent call) through the same faults as
+    /// a command line, so that fault tests test what users run (`simctl stats`
+    /// still counts command lines only).
+    pub(crate) fn at_door(&self) -> Option<LineOutcome> {
+        self.apply_faults()
+    }
+
     /// Counts one command against the drop/hang faults and waits out the injected
     /// latency; `Some` when this command must be dropped or hung instead.
     pub(crate) fn apply_faults(&self) -> Option<LineOutcome> {

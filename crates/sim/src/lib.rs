@@ -83,11 +83,7 @@ async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: Plat
     match platform {
         Platform::Android => accept_forever(listener, device).await,
         Platform::Harmony => hdc::accept_forever(listener, device).await,
-        Platform::Ios => {
-            if let Err(e) = axum::serve(listener, wda::router(device)).await {
-                tracing::warn!("the WebDriverAgent door stopped: {e}");
-            }
-        }
+        Platform::Ios => wda::accept_forever(listener, device).await,
     }
 }
 

@@ -97,7 +97,13 @@ impl Service {
                     None => End::Dropped,
                 }
             }
-            Self::Sync => super::sync::serve(&mut io, &device).await.into(),
+            Self::Sync => {
+                let dev = device.clone();
+                match tokio::task::spawn_blocking(move || dev.at_door()).await {
+                    Ok(Some(outcome)) => fault_end(&mut io, outcome).await,
+                    _ => super::sync::serve(&mut io, &device).await.into(),
+                }
+            }
             Self::Framebuffer => framebuffer(&mut io, &device).await,
             Self::Tcp { port } => {
                 crate::agents::serve_port(port, io, device).await;
@@ -115,7 +121,7 @@ impl Service {
 async fn framebuffer(io: &mut StreamIo, device: &Arc<SimDevice>) -> End {
     let dev = device.clone();
     // Rendering is CPU work: keep it off the async workers. Faults apply as to commands.
-    let frame = match tokio::task::spawn_blocking(move || dev.apply_faults().map_or_else(|| Ok(dev.frame()), Err)).await
+    let frame = match tokio::task::spawn_blocking(move || dev.at_door().map_or_else(|| Ok(dev.frame()), Err)).await
     {
         Ok(Ok(frame)) => frame,
         Ok(Err(outcome)) => return fault_end(io, outcome).await,

@@ -24,6 +24,17 @@ pub(crate) use ports::{PORTAL_PORT, U2_PORT};
 
 /// Serves one `tcp:PORT` stream as an HTTP connection to the agent on `port`.
 pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevice>) {
+    // The phone's faults first, as for a shell command: each stream is one request.
+    let dev = device.clone();
+    match tokio::task::spawn_blocking(move || dev.at_door()).await {
+        Ok(Some(crate::device::LineOutcome::Drop)) => return io.kill_connection(),
+        Ok(Some(_)) => {
+            // Hung: everything read, nothing answered, until the host gives up.
+            while io.read().await.is_some() {}
+            return;
+        }
+        _ => {}
+    }
     let fault = device.agents().fault().clone();
     match fault {
         // Bytes no HTTP client can read, then the close.

@@ -26,7 +26,9 @@ const HELP: &str = r#"usage: simctl COMMAND
   drawn                 print what is drawn but in no page source (a game's sprites) as
                         JSON lines: {"picture","desc","bounds":[left,top,right,bottom]}
   stats                 print the number of command lines served (simctl excluded) as JSON
-  faults                print the injected faults
+  faults                print the injected faults (they act at every door: on shell
+                        lines, screen grabs, file transfers, on-device agents'
+                        requests and WebDriverAgent calls alike, each one command)
   fault latency MS      add MS of latency before every command
   fault drop N          after N more commands, drop the connection on the next one
   fault hang N          after N more commands, never answer the next one

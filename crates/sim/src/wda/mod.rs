@@ -22,7 +22,10 @@
 //! phone's own test hooks at `POST /codeact/simctl` (`{"args": "state"}`). Learned from WDA's public source (`Commands/*.m`, `Routing/*.m`);
 //! no code copied. Not here: the XML (`source.rs`).
 
+mod serve;
 pub(crate) mod source;
+
+pub(crate) use serve::accept_forever;
 
 use std::sync::{Arc, Mutex};
 
