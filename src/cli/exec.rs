@@ -258,7 +258,11 @@ impl ExecArgs {
             if self.export.is_some() {
                 for report in &reports {
                     if let Some(dir) = &report.trajectory {
-                        super::run::export_flow(dir, &report.script.name());
+                        // A flow's own name stays its name: exported again, it is unchanged.
+                        let named = codeact::maestro::is_flow(&report.script.path)
+                            .then(|| codeact::maestro::convert_file(&report.script.path).ok().and_then(|c| c.name))
+                            .flatten();
+                        super::run::export_flow(dir, &named.unwrap_or_else(|| report.script.name()));
                     }
                 }
             }

@@ -258,6 +258,7 @@ fn run_oracle(
         tags: Vec::new(),
         folder: None,
         root: None,
+        screenshot_files: Vec::new(),
     };
     let options = ExecOptions {
         vars: &vars,

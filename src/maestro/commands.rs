@@ -34,6 +34,9 @@ pub struct Context<'a> {
     pub dir: PathBuf,
     /// What the whole conversion has produced so far.
     pub budget: &'a Budget,
+    /// The inlined flow file these commands are from (`None`: the flow itself),
+    /// as `runFlow` named it: each command's marker names its line there.
+    pub file: Option<String>,
 }
 
 /// The most flow files one conversion inlines (each `runFlow: file` counts): flows
@@ -54,6 +57,9 @@ pub struct Budget {
     files: std::cell::Cell<usize>,
     commands: std::cell::Cell<usize>,
     bytes: std::cell::Cell<usize>,
+    /// The screenshots `takeScreenshot` names: the name the call takes, the file
+    /// Maestro writes (`PATH.png`, from the working folder).
+    pub screenshots: std::cell::RefCell<Vec<(String, String)>>,
 }
 
 impl Budget {
@@ -176,7 +182,11 @@ pub fn command(node: &Node, cx: &mut Context, pad: &str, depth: usize) -> Result
     let line = node.line;
     cx.budget.command(line)?;
     let (name, arg) = split(node)?;
-    let mut out = format!("{pad}// line {line}: {name}\n");
+    let marker = match &cx.file {
+        None => format!("line {line}: {name}"),
+        Some(file) => format!("line {line} of {file}: {name}"),
+    };
+    let mut out = format!("{pad}{}\n", crate::emit::rhai::comment(&marker));
     let text_arg = |cx: &mut Context| -> Result<String, FlowError> {
         let t = arg.and_then(Node::text).ok_or_else(|| unsupported(line, name, "it takes a text"))?;
         text_expr(t, line, cx.names)
@@ -328,13 +338,17 @@ pub fn command(node: &Node, cx: &mut Context, pad: &str, depth: usize) -> Result
         "takeScreenshot" => {
             let shot = match arg {
                 Some(a) if a.text().is_some() => a.text(),
-                Some(a) => a.get("path").and_then(Node::text),
+                Some(a) => {
+                    if a.get("cropOn").is_some() {
+                        return Err(unsupported(line, "cropOn", "codeact saves the whole screen"));
+                    }
+                    a.get("path").and_then(Node::text)
+                }
                 None => None,
             };
-            match shot {
-                Some(n) => format!("{pad}screenshot({});\n", text_expr(n, line, cx.names)?),
-                None => format!("{pad}screenshot();\n"),
-            }
+            let path = shot.ok_or_else(|| unsupported(line, name, "it takes the file's path"))?;
+            let name = screenshot_name(path, line, cx.budget)?;
+            format!("{pad}screenshot({});\n", rhai_string(&name))
         }
         "stopApp" | "killApp" => format!("{pad}stop_app({});\n", app_of(arg, "appId", cx, line)?),
         "clearState" => format!("{pad}clear_app_data({});\n", app_of(arg, "appId", cx, line)?),
@@ -371,6 +385,27 @@ pub fn command(node: &Node, cx: &mut Context, pad: &str, depth: usize) -> Result
     out.push_str(&body);
     cx.budget.written(line, out.len())?;
     Ok(out)
+}
+
+/// The name `takeScreenshot: PATH`'s call takes (the tool's: letters, digits, `_`,
+/// `-`), kept with the file Maestro writes, `PATH.png` below the working folder.
+fn screenshot_name(path: &str, line: usize, budget: &Budget) -> Result<String, FlowError> {
+    if path.contains("${") {
+        return Err(unsupported(line, "takeScreenshot", "write its path out: variables in it are not read"));
+    }
+    let relative = std::path::Path::new(path);
+    let plain = !path.is_empty()
+        && !path.contains('\\')
+        && relative.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !plain {
+        return Err(unsupported(line, "takeScreenshot", "its path is a file below the working folder (relative, without ..)"));
+    }
+    let file = if path.ends_with(".png") { path.to_string() } else { format!("{path}.png") };
+    let stem: String = file.trim_end_matches(".png").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let mut shots = budget.screenshots.borrow_mut();
+    let name = format!("{}_{}", stem.chars().take(56).collect::<String>(), shots.len() + 1);
+    shots.push((name.clone(), file));
+    Ok(name)
 }
 
 /// A `when:`/`while:` condition: `visible:` or `notVisible:`.
@@ -431,6 +466,7 @@ fn run_flow(arg: Option<&Node>, cx: &mut Context, pad: &str, depth: usize, line:
                 files: cx.files,
                 dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
                 budget: cx.budget,
+                file: Some(file.to_string()),
             };
             body.push_str(&flow_body(&flow, &mut sub, &inner_pad, depth + 1)?);
         }

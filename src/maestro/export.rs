@@ -10,6 +10,7 @@
 use rhai::{Dynamic, Map};
 
 use super::commands::LOOKUP_MS;
+use super::selectors::maestro_text;
 use crate::emit::yaml;
 use crate::sandbox::Action;
 
@@ -63,10 +64,10 @@ fn selector(sel: &Dynamic, depth: usize) -> Option<String> {
                 format!("text: {}", yaml::string(&format!("{}.*", literal_regex(&text()?))))
             }
             "text_matches" | "desc_matches" | "hint_matches" | "label_matches" => {
-                format!("text: {}", yaml::string(text()?.trim_start_matches("(?i)")))
+                format!("text: {}", yaml::string(&maestro_text(&text()?)))
             }
             "id" => format!("id: {}", yaml::string(&literal_regex(&text()?))),
-            "id_matches" => format!("id: {}", yaml::string(&text()?)),
+            "id_matches" => format!("id: {}", yaml::string(&maestro_text(&text()?))),
             "id_contains" => format!("id: {}", yaml::string(&format!(".*{}.*", literal_regex(&text()?)))),
             "nth" => format!("index: {}", value.as_int().ok()?),
             "checked" | "enabled" | "focused" | "selected" => format!("{key}: {}", value.as_bool().ok()?),
@@ -169,10 +170,20 @@ fn command(a: &Action) -> Result<Option<String>, ()> {
         ("hide_keyboard", 0) => "hideKeyboard".into(),
         ("open_url", 1) => format!("openLink: {}", yaml::string(&text(0).ok_or(())?)),
         ("start_app", 1) => format!("launchApp: {{appId: {}, stopApp: false}}", yaml::string(&text(0).ok_or(())?)),
-        ("open_app", 1) => format!(
-            "launchApp: {{appId: {}, stopApp: false}}",
-            yaml::string(&a.capture.name.clone().or_else(|| text(0)).ok_or(())?)
-        ),
+        ("start_app", 2) => {
+            // `#{clear: true}` is Maestro's clearState; an activity it cannot name.
+            let options = args[1].clone().try_cast::<Map>().ok_or(())?;
+            let clear = match (options.len(), options.get("clear").map(|c| c.as_bool())) {
+                (1, Some(Ok(clear))) => clear,
+                _ => return Err(()),
+            };
+            format!("launchApp: {{appId: {}, clearState: {clear}, stopApp: false}}", yaml::string(&text(0).ok_or(())?))
+        }
+        // By the package it opened (a label is no appId): what was in front after it.
+        ("open_app", 1) => {
+            let app = a.capture.screen.as_ref().map(|s| s.app.clone()).filter(|p| !p.is_empty()).ok_or(())?;
+            format!("launchApp: {{appId: {}, stopApp: false}}", yaml::string(&app))
+        }
         ("stop_app", 1) => format!("stopApp: {}", yaml::string(&text(0).ok_or(())?)),
         ("clear_app_data", 1) => format!("clearState: {}", yaml::string(&text(0).ok_or(())?)),
         ("screenshot", 0) => "takeScreenshot: \"screenshot\"".into(),
@@ -244,6 +255,20 @@ pub fn flow(actions: &[Action], app_id: Option<&str>, title: &str) -> Exported {
     Exported { yaml, left_out }
 }
 
+/// The app a flow of `actions` is about (Maestro needs its `appId`): the first one
+/// a call named by package, else the first in front after an action.
+fn app_of(actions: &[Action]) -> Option<String> {
+    let named = actions
+        .iter()
+        .filter(|a| a.succeeded() && matches!(a.tool.as_str(), "start_app" | "stop_app" | "clear_app_data"))
+        .find_map(|a| a.args.first().and_then(|arg| value_of(arg)))
+        .and_then(|v| v.try_cast::<rhai::ImmutableString>())
+        .map(|s| s.to_string());
+    named.or_else(|| {
+        actions.iter().filter_map(|a| a.capture.screen.as_ref()).map(|s| s.app.clone()).find(|a| !a.is_empty())
+    })
+}
+
 /// The flow of a run directory's actions (`events.jsonl`), its app the first one
 /// started, and where it was written (`flow.yaml` beside the events).
 pub fn write_run_flow(dir: &std::path::Path, title: &str) -> std::io::Result<(std::path::PathBuf, Exported)> {
@@ -251,26 +276,23 @@ pub fn write_run_flow(dir: &std::path::Path, title: &str) -> std::io::Result<(st
     let actions: Vec<Action> = crate::trajectory::read_events(dir)
         .into_iter()
         .filter_map(|e| match e {
-            Event::Action { tool, args, result, failure, target, .. } => Some(Action {
+            Event::Action { tool, args, result, failure, target, screen, .. } => Some(Action {
                 tool: tool.into_owned(),
                 args: args.into_owned(),
                 result: result.into_owned(),
                 failure,
                 started_ms: 0.0,
                 duration_ms: 0.0,
-                capture: crate::sandbox::Capture { target: target.map(|t| t.into_owned()), ..Default::default() },
+                capture: crate::sandbox::Capture {
+                    target: target.map(|t| t.into_owned()),
+                    screen: screen.map(|s| s.into_owned()),
+                    ..Default::default()
+                },
             }),
             _ => None,
         })
         .collect();
-    let app = actions
-        .iter()
-        .find(|a| matches!(a.tool.as_str(), "start_app" | "stop_app" | "clear_app_data"))
-        .and_then(|a| a.args.first())
-        .and_then(|arg| value_of(arg))
-        .and_then(|v| v.try_cast::<rhai::ImmutableString>())
-        .map(|s| s.to_string());
-    let exported = flow(&actions, app.as_deref(), title);
+    let exported = flow(&actions, app_of(&actions).as_deref(), title);
     let path = dir.join("flow.yaml");
     crate::files::write_replacing(&path, exported.yaml.as_bytes())?;
     Ok((path, exported))
@@ -321,6 +343,6 @@ mod tests {
         let script = super::super::convert(std::path::Path::new("x.yaml"), y).unwrap().script;
         assert!(script.contains("stop_app(\"com.x\");\nstart_app(\"com.x\");"), "{script}");
         assert!(script.contains("tap(\"Log in\");") && script.contains("tap(0.5000, 0.2500);"), "{script}");
-        assert!(script.contains("assert_visible(#{label_matches: \"(?i)Price \\\\(€\\\\)\"}, 17000);"), "{script}");
+        assert!(script.contains("assert_visible(#{label_matches: \"(?is)Price \\\\(€\\\\)\"}, 17000);"), "{script}");
     }
 }

@@ -68,6 +68,8 @@ pub struct Converted {
     pub tags: Vec<String>,
     /// The config's `name`.
     pub name: Option<String>,
+    /// The files `takeScreenshot` writes, by the name its `screenshot` call takes.
+    pub screenshots: Vec<(String, String)>,
 }
 
 /// Whether `path` names a flow (`.yaml` or `.yml`).
@@ -144,7 +146,7 @@ pub fn convert(path: &Path, text: &str) -> Result<Converted, FlowError> {
     let tags = tags(config);
     let mut names = Vec::new();
     let budget = commands::Budget::default();
-    let mut cx = Context { app_id: app_id.clone(), names: &mut names, files: &files, dir, budget: &budget };
+    let mut cx = Context { app_id: app_id.clone(), names: &mut names, files: &files, dir, budget: &budget, file: None };
     let body = flow_body(&flow, &mut cx, "", 0)?;
     names.sort_unstable();
     names.dedup();
@@ -173,7 +175,8 @@ pub fn convert(path: &Path, text: &str) -> Result<Converted, FlowError> {
         script.push_str(&format!("if !is_def_var({}) {{ throw {}; }}\n", string(needed), string(&why)));
     }
     script.push_str(&body);
-    Ok(Converted { script, tags, name })
+    let screenshots = budget.screenshots.take();
+    Ok(Converted { script, tags, name, screenshots })
 }
 
 /// The variables `body` defines at the start of a line (`let NAME = `), read once.
@@ -184,6 +187,60 @@ fn defined_names(body: &str) -> std::collections::HashSet<&str> {
         .collect()
 }
 
+
+/// A command marker the translation writes (`// line N: tapOn`, `// line N of
+/// FILE: tapOn` for an inlined flow's): its file, its line.
+fn marker(line: &str) -> Option<(Option<String>, usize)> {
+    let marker = line.trim_start().strip_prefix("// line ")?;
+    let (place, _command) = marker.rsplit_once(": ")?;
+    match place.split_once(" of ") {
+        Some((n, file)) => Some((Some(file.to_string()), n.parse().ok()?)),
+        None => Some((None, place.parse().ok()?)),
+    }
+}
+
+/// Where line `line` of a translated flow comes from, innermost first: the flow
+/// file's line (`None`: the flow itself), then the `runFlow` lines that inlined it
+/// — read from the command markers, each the nearest above at its depth or less.
+pub fn origin(script: &str, line: usize) -> Vec<(Option<String>, usize)> {
+    let lines: Vec<&str> = script.lines().take(line).collect();
+    let depth = |l: &str| l.len() - l.trim_start().len();
+    let mut found = Vec::new();
+    let mut within = match lines.last() {
+        Some(l) => depth(l),
+        None => return found,
+    };
+    for l in lines.iter().rev() {
+        if depth(l) > within {
+            continue;
+        }
+        if let Some(m) = marker(l) {
+            let top = m.0.is_none();
+            found.push(m);
+            if top {
+                break;
+            }
+            // The runFlow that inlined it is further out.
+            within = depth(l).saturating_sub(1);
+        }
+    }
+    found
+}
+
+/// A failure of a translated flow, told at the flow's line rather than the
+/// translation's (a person reads the YAML); in a flow it inlined, that file's line
+/// too.
+pub fn relocate(error: &mut crate::sandbox::RunError, script: &str) {
+    let Some(at) = error.line else { return };
+    let chain = origin(script, at);
+    let Some((_, top)) = chain.iter().find(|(file, _)| file.is_none()) else { return };
+    error.line = Some(*top);
+    error.column = None;
+    error.source_line = None;
+    if let Some((Some(file), line)) = chain.first() {
+        error.message = format!("{file} line {line} (which this line's runFlow runs): {}", error.message);
+    }
+}
 
 /// Reads and translates the flow at `path`.
 pub fn convert_file(path: &Path) -> Result<Converted, FlowError> {

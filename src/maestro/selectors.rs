@@ -1,7 +1,10 @@
-//! Maestro's element selectors and texts as Rhai: `"Log in"` stays a string
-//! selector (text, desc or hint, exact else contained, any case, as Maestro's text
-//! matches text, hint and accessibility text); a text that is a regex becomes
-//! `text_matches` (whole, any case, as Maestro's); `id`, `index`, `below`,
+//! Maestro's element selectors and texts as Rhai, as Maestro reads them: a text is
+//! a regular expression matched whole, any case, `.` matching a line break too —
+//! or the same text literally (`Price (€)` finds "Price (€)"), or, when it is no
+//! regex at all, a literal. So `"Log in"` (nothing a regex would read otherwise)
+//! stays a string selector (text, desc or hint, exact else contained, any case, as
+//! Maestro's text matches text, hint and accessibility text); `Wi.Fi`, `Don.t
+//! allow` or `Item [0-9]+` become `label_matches` (whole); `id`, `index`, `below`,
 //! `rightOf`, `childOf`, `containsChild`, `enabled`... their codeact keys; and
 //! `${NAME}` in any text the variable `NAME`. A key codeact cannot honour is an
 //! error that names it, never dropped. Not here: the commands (`commands.rs`).
@@ -10,8 +13,8 @@ use super::FlowError;
 use super::yaml::{Node, Value};
 use crate::emit::rhai::string as rhai_string;
 
-/// Characters that make a Maestro text a regex (a `.` alone also matches itself).
-const REGEX_CHARS: &[char] = &['*', '+', '?', '[', ']', '(', ')', '{', '}', '|', '^', '$', '\\'];
+/// Characters a regex reads otherwise than as themselves.
+const REGEX_CHARS: &[char] = &['.', '*', '+', '?', '[', ']', '(', ')', '{', '}', '|', '^', '$', '\\'];
 
 /// Rhai source for a Maestro text: a literal, or `"a " + NAME + "!"` where it holds
 /// `${NAME}`. `names` collects the variables it reads.
@@ -50,14 +53,40 @@ pub fn text_expr(text: &str, line: usize, names: &mut Vec<String>) -> Result<Str
     Ok(parts.join(" + "))
 }
 
-/// Whether a text is meant as a regex (Maestro matches texts as regexes).
+/// Whether a text reads otherwise as a regex than as itself (then it is matched
+/// as Maestro matches it, [`pattern`]); `${NAME}` texts are known only when run.
 fn is_regex(text: &str) -> bool {
-    text.contains(REGEX_CHARS) && !text.contains("${") && regex::Regex::new(text).is_ok()
+    text.contains(REGEX_CHARS) && !text.contains("${")
 }
 
-/// A Maestro text as a `text_matches` value: whole, any case.
-fn any_case(pattern: &str) -> String {
-    rhai_string(&format!("(?i){pattern}"))
+/// A Maestro text as the `_matches` value that matches what Maestro's would: the
+/// regex, whole, any case, `.` across lines; or the text itself, literally; a text
+/// that is no regex Rust reads (Java's look-arounds) is matched literally, as
+/// Maestro does with one it cannot compile.
+pub(super) fn pattern(text: &str) -> String {
+    let literal = regex::escape(text);
+    let wanted = match regex::Regex::new(&format!("^(?is:{text})$")) {
+        Err(_) => format!("(?i){literal}"),
+        // Matching itself, or written with escapes (a regex's author's), it is one.
+        Ok(re) if re.is_match(text) || text.contains('\\') => format!("(?is){text}"),
+        Ok(_) => format!("(?is)(?:{text})|{literal}"),
+    };
+    rhai_string(&wanted)
+}
+
+/// The text a `_matches` value written by [`pattern`] says, back as Maestro's.
+pub fn maestro_text(pattern: &str) -> String {
+    if let Some(rest) = pattern.strip_prefix("(?is)") {
+        // `(?:P)|escaped`: P.
+        if let Some(inner) = rest.strip_prefix("(?:")
+            && let Some((p, escaped)) = inner.rsplit_once(")|")
+            && regex::escape(p) == escaped
+        {
+            return p.to_string();
+        }
+        return rest.to_string();
+    }
+    pattern.strip_prefix("(?i)").unwrap_or(pattern).to_string()
 }
 
 /// Rhai source for a Maestro selector: a text, or a map of keys.
@@ -74,7 +103,7 @@ fn selector_at(node: &Node, names: &mut Vec<String>, depth: usize) -> Result<Str
         });
     }
     let entries = match &node.value {
-        Value::Text(text) if is_regex(text) => return Ok(format!("#{{label_matches: {}}}", any_case(text))),
+        Value::Text(text) if is_regex(text) => return Ok(format!("#{{label_matches: {}}}", pattern(text))),
         Value::Text(text) => return text_expr(text, node.line, names),
         Value::Map(entries) => entries,
         _ => {
@@ -93,17 +122,16 @@ fn selector_at(node: &Node, names: &mut Vec<String>, depth: usize) -> Result<Str
         let pair = match key.as_str() {
             "text" => {
                 let t = scalar()?;
-                if is_regex(t) || !t.contains("${") {
-                    let pattern = if is_regex(t) { t.to_string() } else { regex::escape(t) };
-                    format!("label_matches: {}", any_case(&pattern))
-                } else {
+                if t.contains("${") {
                     format!("label: {}", text_expr(t, line, names)?)
+                } else {
+                    format!("label_matches: {}", pattern(t))
                 }
             }
             "id" => {
                 let t = scalar()?;
                 if is_regex(t) {
-                    format!("id_matches: {}", rhai_string(t))
+                    format!("id_matches: {}", pattern(t))
                 } else {
                     format!("id: {}", text_expr(t, line, names)?)
                 }
@@ -201,15 +229,24 @@ mod tests {
     #[test]
     fn selectors_become_codeacts() {
         assert_eq!(sel("Log in").unwrap(), "\"Log in\"");
-        assert_eq!(sel("\"Item [0-9]+\"").unwrap(), "#{label_matches: \"(?i)Item [0-9]+\"}");
+        assert_eq!(
+            sel("\"Item [0-9]+\"").unwrap(),
+            "#{label_matches: \"(?is)(?:Item [0-9]+)|Item \\\\[0\\\\-9\\\\]\\\\+\"}",
+            "a regex, or the very text (Maestro's equality)"
+        );
+        assert_eq!(sel("Wi.Fi").unwrap(), "#{label_matches: \"(?is)Wi.Fi\"}", "a dot is any character");
+        assert_eq!(sel("\"Don.t allow\"").unwrap(), "#{label_matches: \"(?is)Don.t allow\"}");
+        assert_eq!(sel("\"(?<=x)y\"").unwrap(), "#{label_matches: \"(?i)\\\\(\\\\?<=x\\\\)y\"}", "no Rust regex: literal");
+        assert_eq!(maestro_text("(?is)(?:Item [0-9]+)|Item \\[0\\-9\\]\\+"), "Item [0-9]+");
+        assert_eq!(maestro_text("(?is)Wi.Fi"), "Wi.Fi");
         assert_eq!(sel("{id: send, index: 1}").unwrap(), "#{id: \"send\", nth: 1}");
         assert_eq!(
             sel("{text: Wi-Fi, rightOf: {id: icon}, enabled: true}").unwrap(),
-            "#{label_matches: \"(?i)Wi\\\\-Fi\", right_of: #{id: \"icon\"}, enabled: true}"
+            "#{label_matches: \"(?is)Wi-Fi\", right_of: #{id: \"icon\"}, enabled: true}"
         );
         assert_eq!(
             sel("{childOf: {id: card}, text: Buy}").unwrap(),
-            "#{inside: #{id: \"card\"}, label_matches: \"(?i)Buy\"}"
+            "#{inside: #{id: \"card\"}, label_matches: \"(?is)Buy\"}"
         );
         let e = sel("{width: 100}").unwrap_err().to_string();
         assert!(e.contains("line 1") && e.contains("`width`"), "{e}");

@@ -88,6 +88,11 @@ pub(super) fn run_one(
         session
             .set_print_sink(Some(Box::new(move |text| heard(worker, &ExecEvent::Printed { script: &shared, text }))))?;
     }
+    // A flow's takeScreenshot writes its file, as Maestro does.
+    if !script.screenshot_files.is_empty() {
+        let files = script.screenshot_files.clone();
+        sinks.push(Box::new(move |action| save_flow_screenshot(action, &files)));
+    }
     session.set_action_sink(match sinks.len() {
         0 => None,
         1 => sinks.pop(),
@@ -98,6 +103,10 @@ pub(super) fn run_one(
         Ok(()) => session.eval(&script.code),
         Err(error) => RunResult { error: Some(error), ..RunResult::default() },
     };
+    // A flow's failure is told at its YAML line, not the translation's.
+    if let Some(error) = result.error.as_mut().filter(|_| crate::maestro::is_flow(&script.path)) {
+        crate::maestro::relocate(error, &script.code);
+    }
     if options.listener.is_some() {
         session.set_print_sink(None)?;
     }
@@ -196,4 +205,24 @@ fn finish_trajectory(
     crate::report::write_run_report(&dir, crate::report::Assets::Embedded)
         .map_err(|e| TrajectoryError::Write { path: e.path, source: e.source })?;
     Ok(dir)
+}
+
+/// Writes the picture of a flow's `takeScreenshot` to the file it names (below the
+/// working folder, its folders made); a picture that cannot be written is said on
+/// stderr and the flow goes on, as Maestro's does.
+fn save_flow_screenshot(action: &crate::sandbox::Action, files: &[(String, String)]) {
+    if action.tool != "screenshot" {
+        return;
+    }
+    let (Some(name), Some(png)) = (&action.capture.name, &action.capture.screenshot) else { return };
+    let Some((_, file)) = files.iter().find(|(n, _)| n == name) else { return };
+    let path = std::path::Path::new(file);
+    let written = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| crate::files::write_replacing(path, png));
+    if let Err(e) = written {
+        crate::errln!("takeScreenshot: cannot write {}: {e}", crate::terminal::path(path));
+    }
 }

@@ -84,6 +84,9 @@ pub struct Script {
     /// The folder its imports may reach (`import "../lib/x"`): the suite's; `None`
     /// is the script's own folder.
     pub root: Option<PathBuf>,
+    /// A flow's `takeScreenshot` files: the `screenshot` call's name, and the file
+    /// (below the working folder) the picture is written to, as Maestro writes it.
+    pub screenshot_files: Vec<(String, String)>,
 }
 
 impl Script {
@@ -111,10 +114,24 @@ pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
             if crate::maestro::is_flow(path) {
                 let flow = crate::maestro::convert_file(path)
                     .map_err(|source| ScriptError::Flow { path: path.clone(), source })?;
-                return Ok(Script { path: path.clone(), code: flow.script, tags: flow.tags, folder: None, root: None });
+                return Ok(Script {
+                    path: path.clone(),
+                    code: flow.script,
+                    tags: flow.tags,
+                    folder: None,
+                    root: None,
+                    screenshot_files: flow.screenshots,
+                });
             }
             match crate::files::read_text(path, crate::files::TEXT_BYTES) {
-                Ok(code) => Ok(Script { path: path.clone(), tags: suite::tags_of(&code), code, folder: None, root: None }),
+                Ok(code) => Ok(Script {
+                    path: path.clone(),
+                    tags: suite::tags_of(&code),
+                    code,
+                    folder: None,
+                    root: None,
+                    screenshot_files: Vec::new(),
+                }),
                 Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
             }
         })
