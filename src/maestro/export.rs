@@ -256,17 +256,21 @@ pub fn flow(actions: &[Action], app_id: Option<&str>, title: &str) -> Exported {
 }
 
 /// The app a flow of `actions` is about (Maestro needs its `appId`): the first one
-/// a call named by package, else the first in front after an action.
+/// a call opened (by package, or `open_app`'s by what it opened), else the first
+/// in front after an action.
 fn app_of(actions: &[Action]) -> Option<String> {
-    let named = actions
-        .iter()
-        .filter(|a| a.succeeded() && matches!(a.tool.as_str(), "start_app" | "stop_app" | "clear_app_data"))
-        .find_map(|a| a.args.first().and_then(|arg| value_of(arg)))
-        .and_then(|v| v.try_cast::<rhai::ImmutableString>())
-        .map(|s| s.to_string());
-    named.or_else(|| {
-        actions.iter().filter_map(|a| a.capture.screen.as_ref()).map(|s| s.app.clone()).find(|a| !a.is_empty())
-    })
+    let in_front = |a: &Action| a.capture.screen.as_ref().map(|s| s.app.clone()).filter(|p| !p.is_empty());
+    let opened = actions.iter().filter(|a| a.succeeded()).find_map(|a| match a.tool.as_str() {
+        "start_app" | "stop_app" | "clear_app_data" => a
+            .args
+            .first()
+            .and_then(|arg| value_of(arg))
+            .and_then(|v| v.try_cast::<rhai::ImmutableString>())
+            .map(|s| s.to_string()),
+        "open_app" => in_front(a),
+        _ => None,
+    });
+    opened.or_else(|| actions.iter().find_map(in_front))
 }
 
 /// The flow of a run directory's actions (`events.jsonl`), its app the first one
