@@ -164,3 +164,12 @@ mod tests {
         assert_eq!(distance("kitten", "sitting"), 3);
     }
 }
+
+/// The error for a selector whose position anchor matches several places: each
+/// place named, and a selector that finds each one alone.
+pub fn ambiguous_anchor(tree: &crate::ui::UiTree, sel: &Selector, a: super::select::AmbiguousAnchor) -> ToolError {
+    let shown: Vec<&Element> = a.candidates.iter().filter_map(|id| tree.get(*id)).take(NAMED).collect();
+    let places = shown.iter().map(|e| described(e)).collect();
+    let fixes = shown.iter().filter_map(|e| selector_for(tree, e.id)).map(|s| format!("{}: {s}", a.relation)).collect();
+    ToolError::AmbiguousAnchor { selector: sel.shown.clone(), relation: a.relation, anchor: a.anchor, places, fixes }
+}

@@ -81,6 +81,13 @@ pub enum ToolError {
     #[error("#{{image: {name:?}}} shows in {} places ({}); cut a reference with more around it, or find by the tree", .places.len(), .places.join("; "))]
     ImageAmbiguous { name: String, places: Vec<String> },
     #[error(
+        "{relation}: {anchor} matches {} places, so where {selector} is cannot be told: {}; say which, with a selector that finds one ({}) or nth: {relation}: #{{label: ..., nth: 1}}",
+        .places.len(),
+        .places.join(", "),
+        .fixes.join(" or ")
+    )]
+    AmbiguousAnchor { selector: String, relation: &'static str, anchor: String, places: Vec<String>, fixes: Vec<String> },
+    #[error(
         "no model to locate by description: give a vision model with --base-url URL --model NAME (exec, repl, run), or [llm.locator] base_url and model in codeact.toml; or find it by the tree or by picture (#{{image: \"NAME\"}})"
     )]
     NoLocator,
@@ -216,6 +223,7 @@ impl ToolError {
             | ToolError::Gallery(_)
             | ToolError::NoReference { .. }
             | ToolError::ImageAmbiguous { .. }
+            | ToolError::AmbiguousAnchor { .. }
             | ToolError::NotAScreenshot { .. }
             | ToolError::NoLocator
             | ToolError::LocatorNotAllowed

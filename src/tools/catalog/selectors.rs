@@ -30,6 +30,7 @@ const MAX_SWIPES: usize = 15;
 /// again), else the built-in ones clear what they know.
 fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
     let obs = locating::look(c, sel)?;
+    refuse_ambiguous(&obs.ui, sel)?;
     let ids: Vec<usize> = sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect();
     if !ids.is_empty() {
         return Ok(ids);
@@ -37,6 +38,15 @@ fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError>
     let fired = c.run_watchers(obs.clone())?;
     let now = if fired.is_empty() { obs } else { locating::screen_for(c, c.live_arc().unwrap_or(obs), sel)? };
     Ok(sel.find_all(&now.ui).into_iter().map(|e| e.id).collect())
+}
+
+/// A selector whose position anchor matches several places is an error that names
+/// them: a guess would act on the wrong element and report success.
+fn refuse_ambiguous(tree: &UiTree, sel: &Selector) -> Result<(), ToolError> {
+    match sel.ambiguous_anchor(tree) {
+        Some(a) => Err(closest::ambiguous_anchor(tree, sel, a)),
+        None => Ok(()),
+    }
 }
 
 /// What an acting lookup found.
@@ -56,6 +66,7 @@ enum Found {
 /// as it is.
 fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, ToolError> {
     let obs = locating::look(c, sel)?;
+    refuse_ambiguous(&obs.ui, sel)?;
     let first_match = sel.find_all(&obs.ui).first().map(|e| (*e).clone());
     if !c.watchers_ahead()
         && let Some(e) = first_match.as_ref().filter(|e| !c.blocked(&obs, e))

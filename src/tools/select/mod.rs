@@ -11,11 +11,13 @@
 //! The keys are `keys.rs`'s, compiling within limits `compile.rs`'s, the errors
 //! `error.rs`'s; this file holds the compiled selector and matches it on a screen.
 
+mod anchors;
 mod compile;
 mod error;
 mod keys;
 mod limits;
 
+pub use anchors::AmbiguousAnchor;
 pub use error::SelectorError;
 use keys::{Field, Flag, Pattern, Relation};
 pub use keys::{SELECTOR_KEYS, selector_help, selector_markdown};
@@ -194,7 +196,10 @@ impl Selector {
                     found.retain(|e| holders.contains(&e.id));
                 }
                 _ => {
-                    let Some(anchor) = anchor_sel.find_in_tree(tree).into_iter().next() else { return Vec::new() };
+                    // An anchor that names several places is no anchor: nothing is
+                    // guessed (a tool says which places, `ambiguous_anchor`).
+                    let anchors = anchor_sel.find_in_tree(tree);
+                    let [anchor] = anchors::places(tree, &anchors)[..] else { return Vec::new() };
                     let a = anchor.bounds;
                     found.retain(|e| {
                         let b = e.bounds;
