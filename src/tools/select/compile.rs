@@ -123,6 +123,9 @@ impl Selector {
         let Some(map) = v.read_lock::<Map>() else {
             return Err(SelectorError::NotASelector(v.type_name().to_string()));
         };
+        if let Some(element) = Self::element(&map) {
+            return element;
+        }
         let mut sel = Selector::empty();
         for (key, value) in map.iter() {
             let wrong = |expected: &'static str, found: &str| SelectorError::WrongType {
@@ -209,6 +212,28 @@ impl Selector {
             image: None,
             ai: None,
             shown: String::new(),
+            identity: None,
         }
+    }
+
+    /// An element map as `find()` and `ui_state` give them (it has a `signature`
+    /// and `bounds`, which no selector key is): that very element, whatever else
+    /// the map holds (its `checked` then is what it was, not a condition).
+    fn element(map: &Map) -> Option<Result<Self, SelectorError>> {
+        let signature = map.get("signature")?.read_lock::<rhai::ImmutableString>()?.to_string();
+        let bounds = map.get("bounds")?.read_lock::<rhai::Array>()?.clone();
+        let bad = || Err(SelectorError::NotAnElement);
+        let Ok(signature) = u64::from_str_radix(&signature, 16) else { return Some(bad()) };
+        let sides: Vec<i32> = bounds.iter().filter_map(|v| v.as_int().ok()).filter_map(|v| i32::try_from(v).ok()).collect();
+        let [left, top, right, bottom] = sides[..] else { return Some(bad()) };
+        let word = |k: &str| map.get(k).and_then(|v| v.read_lock::<rhai::ImmutableString>().map(|s| s.to_string()));
+        let label = [word("text"), word("desc")].into_iter().flatten().find(|t| !t.is_empty());
+        let class = word("class").unwrap_or_else(|| "element".into());
+        let shown = match label {
+            Some(l) => format!("the {class} {l:?} at [{left},{top}][{right},{bottom}]"),
+            None => format!("the {class} at [{left},{top}][{right},{bottom}]"),
+        };
+        let bounds = crate::ui::Bounds { left, top, right, bottom };
+        Some(Ok(Selector { shown: shorten(shown), identity: Some((signature, bounds)), ..Self::empty() }))
     }
 }

@@ -8,10 +8,12 @@ use super::limits::{MAX_NESTING, MAX_PARTS, MAX_PATTERNS, MAX_TEXT_BYTES};
 pub enum SelectorError {
     #[error("a selector is a string or a map like #{{text: \"OK\"}}, not {0}")]
     NotASelector(String),
-    #[error(
-        "unknown selector key {0:?}; the keys are text, desc, hint, id, class (each also _contains, _starts_with, _matches), app, clickable, checkable, checked, enabled, focused, focusable, editable, scrollable, selected, long_clickable, password, below, above, left_of, right_of, inside, has, nth, no_scroll, image, threshold, ai (`codeact tools` shows examples)"
-    )]
+    #[error("unknown selector key {:?}; the keys are {} (`codeact tools` shows examples)", .0, key_names())]
     UnknownKey(String),
+    #[error(
+        "this element's signature or bounds were changed: pass an element as find() or ui_state gave it, or write a selector for it (#{{id: el.id}}, #{{text: el.text}})"
+    )]
+    NotAnElement,
     #[error(
         "`index` in a selector is refused: an element's index is its place in ui_state, so use tap_by_index({0}) for it, or nth: {0} for the n-th match of a selector"
     )]
@@ -59,4 +61,9 @@ pub enum SelectorError {
     OutOfTime,
     #[error("not a selector literal (a string or a map of literals): {0}")]
     NotALiteral(String),
+}
+
+/// Every selector key, as the one list has them.
+fn key_names() -> String {
+    super::keys::SELECTOR_KEYS.iter().map(|(k, _, _)| *k).collect::<Vec<_>>().join(", ")
 }

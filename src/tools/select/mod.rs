@@ -46,6 +46,9 @@ pub struct Selector {
     pub ai: Option<String>,
     /// How the script wrote it, for messages.
     pub shown: String,
+    /// An element a lookup returned (`find()`, `ui_state[i]`), passed back as it is:
+    /// that element, by its signature and frame.
+    identity: Option<(u64, crate::ui::Bounds)>,
 }
 
 /// A reference picture a selector names, and the score a match must reach (else
@@ -108,6 +111,9 @@ impl Selector {
 
     /// `e` on its own (no relations); `loose` takes a bare string as "contains, any case".
     fn matches_self(&self, e: &Element, loose: bool) -> bool {
+        if let Some((signature, bounds)) = self.identity {
+            return e.signature == signature && e.bounds == bounds;
+        }
         let any_text = self.any_text.as_ref().is_none_or(|want| {
             let texts = [&e.text, &e.content_desc, &e.hint];
             if loose {
@@ -143,7 +149,11 @@ impl Selector {
     /// Whether the selector says something about the tree (besides a picture or a
     /// description): that way is tried first.
     pub fn has_tree_part(&self) -> bool {
-        self.any_text.is_some() || !self.fields.is_empty() || !self.flags.is_empty() || !self.relations.is_empty()
+        self.any_text.is_some()
+            || !self.fields.is_empty()
+            || !self.flags.is_empty()
+            || !self.relations.is_empty()
+            || self.identity.is_some()
     }
 
     /// Whether it names a way besides the tree (a picture, a description).
@@ -181,6 +191,14 @@ impl Selector {
         let mut found = pick(false);
         if found.is_empty() && self.any_text.is_some() {
             found = pick(true);
+        }
+        // An element that moved since it was read: the one with its signature, if
+        // only one has it (as an index tap finds one).
+        if let (true, Some((signature, _))) = (found.is_empty(), self.identity) {
+            found = tree.elements.iter().filter(|e| e.visible && e.signature == signature).collect();
+            if found.len() > 1 {
+                found.clear();
+            }
         }
         found.sort_by_key(|e| (e.bounds.top, e.bounds.left));
         for (rel, anchor_sel) in &self.relations {
