@@ -86,6 +86,7 @@ pub(crate) fn nothing_matches(screen: Option<&Observation>, sel: &Selector, sear
     };
     let shown = super::state::listed(&obs.ui);
     ways.insert(0, format!("nearest on screen: {}", nearest_list(sel, &shown)));
+    ways.extend(regex_hint(sel, &shown));
     ToolError::NothingMatches {
         selector,
         searched,
@@ -172,4 +173,51 @@ pub fn ambiguous_anchor(tree: &crate::ui::UiTree, sel: &Selector, a: super::sele
     let places = shown.iter().map(|e| described(e)).collect();
     let fixes = shown.iter().filter_map(|e| selector_for(tree, e.id)).map(|s| format!("{}: {s}", a.relation)).collect();
     ToolError::AmbiguousAnchor { selector: sel.shown.clone(), relation: a.relation, anchor: a.anchor, places, fixes }
+}
+
+/// What a wait that timed out says after its selector: what is on screen nearest
+/// to what it wanted (and whether its text reads as a regex), or, waiting for it
+/// to go, what still matches.
+pub(crate) fn after_wait(screen: Option<&Observation>, sel: &Selector, awaited: super::Awaited) -> String {
+    let Some(obs) = screen else { return String::new() };
+    let shown = super::state::listed(&obs.ui);
+    match awaited {
+        super::Awaited::GoAway => {
+            let still: Vec<String> = sel.find_all(&obs.ui).iter().take(NAMED).map(|e| described(e)).collect();
+            if still.is_empty() { String::new() } else { format!("; still on screen: {}", still.join(", ")) }
+        }
+        super::Awaited::Appear if sel.locates() && !sel.has_tree_part() => String::new(),
+        super::Awaited::Appear => {
+            let mut said = format!("; nearest on screen: {}", nearest_list(sel, &shown));
+            if let Some(hint) = regex_hint(sel, &shown) {
+                said.push_str(&format!("; {hint}"));
+            }
+            said
+        }
+    }
+}
+
+/// When the literal text a selector looks for reads as a regex: what it would
+/// match as one, and the key that says so (values are literal unless the key ends
+/// in `_matches`).
+pub(crate) fn regex_hint(sel: &Selector, elements: &[&Element]) -> Option<String> {
+    let text = sel.wanted_text()?;
+    if !text.contains(['\\', '.', '*', '+', '?', '[', '(', '|', '^', '$', '{']) {
+        return None;
+    }
+    let re = regex::RegexBuilder::new(&format!("^(?:{text})$")).size_limit(1 << 20).build().ok()?;
+    let hit = elements
+        .iter()
+        .find(|e| [&e.text, &e.content_desc, &e.hint].iter().any(|t| !t.is_empty() && t.as_str() != text && re.is_match(t)));
+    let literal = crate::emit::rhai::string(text);
+    match hit {
+        Some(e) => Some(format!(
+            "{literal} is matched literally; as a regex it matches {}: write #{{text_matches: {literal}}} (or desc_matches, label_matches)",
+            described(e)
+        )),
+        None if ["\\d", "\\w", "\\s", ".*", ".+", "(?i)", "[0-9]"].iter().any(|sign| text.contains(sign)) => Some(format!(
+            "values are literal unless the key ends in _matches: #{{text_matches: {literal}}} reads it as a regex"
+        )),
+        None => None,
+    }
 }

@@ -115,8 +115,8 @@ pub enum ToolError {
     TooSmall { selector: String, width: i32, height: i32 },
     #[error("nothing on screen matches {selector}{searched}{}; {visible}", closest.as_ref().map(|c| format!(" (closest: {c})")).unwrap_or_default())]
     NothingMatches { selector: String, searched: String, visible: String, closest: Option<String> },
-    #[error("{selector} did not {} within {ms} ms{}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
-    WaitTimedOut { selector: String, awaited: Awaited, ms: u64, cut_by_limit: bool },
+    #[error("{selector} did not {} within {ms} ms{}{near}", awaited_verb(*.awaited), if *.cut_by_limit { " (the snippet's time limit came first)" } else { "" })]
+    WaitTimedOut { selector: String, awaited: Awaited, ms: u64, cut_by_limit: bool, near: String },
     #[error("reached the end of the list without finding {0}")]
     EndOfList(String),
     #[error("{selector} did not show after {swipes} swipes")]

@@ -25,7 +25,7 @@ const WITHIN_MS: ParamSpec = ParamSpec::optional(
 fn assert_on_screen(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result<(), ToolError> {
     match wait(c, sel, ms, awaited) {
         Ok(_) => Ok(()),
-        Err(ToolError::WaitTimedOut { selector, awaited, ms, cut_by_limit }) => {
+        Err(ToolError::WaitTimedOut { selector, awaited, ms, cut_by_limit, near }) => {
             let state = match awaited {
                 Awaited::Appear => "is not on screen",
                 Awaited::GoAway => "is on screen",
@@ -35,7 +35,7 @@ fn assert_on_screen(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaite
                 (_, false) => format!(" (looked for {ms} ms)"),
                 (_, true) => format!(" (looked until the snippet's time limit, before {ms} ms)"),
             };
-            Err(ToolError::Assertion(format!("{selector} {state}{waited}")))
+            Err(ToolError::Assertion(format!("{selector} {state}{waited}{near}")))
         }
         Err(e) => Err(e),
     }

@@ -235,7 +235,8 @@ pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited
             Ok(ids) => ids,
             // A look cut short by the snippet's deadline ends the wait, not the device.
             Err(_) if c.left().is_zero() => {
-                return Err(ToolError::WaitTimedOut { selector: sel.shown, awaited, ms, cut_by_limit: true });
+                let near = closest::after_wait(c.live(), &sel, awaited);
+                return Err(ToolError::WaitTimedOut { selector: sel.shown, awaited, ms, cut_by_limit: true, near });
             }
             Err(e) => return Err(e),
         };
@@ -260,7 +261,9 @@ pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited
             continue;
         }
         if Instant::now() >= until {
-            return Err(ToolError::WaitTimedOut { selector: sel.shown, awaited, ms, cut_by_limit: wanted > limit });
+            let near = closest::after_wait(c.live(), &sel, awaited);
+            let cut_by_limit = wanted > limit;
+            return Err(ToolError::WaitTimedOut { selector: sel.shown, awaited, ms, cut_by_limit, near });
         }
     }
 }
