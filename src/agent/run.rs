@@ -326,6 +326,7 @@ impl<'a> Run<'a> {
             outcome,
             reason,
             steps,
+            actions: records.iter().filter_map(|r| r.ran()).map(|r| r.actions.len() + r.more_actions).sum(),
             tokens,
             prompt_tokens_per_step: records.iter().map(|r| r.usage.prompt_tokens).collect(),
             strategy: self.options.strategy.as_str().to_string(),

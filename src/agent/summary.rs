@@ -38,6 +38,9 @@ pub struct Summary {
     pub outcome: Outcome,
     pub reason: String,
     pub steps: usize,
+    /// The device actions the run's steps made (replayed ones too), as a script's
+    /// are counted.
+    pub actions: usize,
     pub tokens: Usage,
     /// Prompt tokens of each request, in order (as the server counted them).
     pub prompt_tokens_per_step: Vec<u64>,

@@ -21,15 +21,21 @@ pub struct PhoneState {
     pub focused: Option<usize>,
     /// What the phone runs.
     pub platform: super::Platform,
+    /// The screen's name where the platform has no activities (iOS: the title of
+    /// its navigation bar, as UIKit names a view controller).
+    pub title: String,
 }
 
 impl PhoneState {
     /// The screen's short name, the same on every platform: the activity's (or
     /// HarmonyOS ability's) class name without its package (`Settings` for
-    /// `com.android.settings.Settings` and for the ability `Settings`); empty where
-    /// the platform has none (iOS).
+    /// `com.android.settings.Settings` and for the ability `Settings`); on iOS the
+    /// navigation bar's title; empty only where a screen shows no name at all.
     pub fn screen(&self) -> &str {
-        self.activity.rsplit(['.', '/']).next().unwrap_or("")
+        match self.activity.rsplit(['.', '/']).next() {
+            Some(short) if !short.is_empty() => short,
+            _ => &self.title,
+        }
     }
 }
 

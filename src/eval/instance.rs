@@ -333,6 +333,7 @@ fn run_llm(
         .block_on(agent::run_task(session, llm.models, llm.persona, &agent_options, &child, &mut |_| {}))
         .map_err(InstanceError::Agent)?;
     result.steps = summary.steps;
+    result.actions = summary.actions;
     result.llm_calls = summary.llm_calls();
     result.prompt_tokens = summary.tokens.prompt_tokens;
     result.completion_tokens = summary.tokens.completion_tokens;

@@ -46,7 +46,7 @@ pub struct InstanceResult {
     pub answer: Option<String>,
     /// Agent steps (1 for the oracle's single script).
     pub steps: usize,
-    /// Device actions (the oracle's).
+    /// Device actions (the oracle's script's, or the agent's steps').
     pub actions: usize,
     pub llm_calls: usize,
     pub prompt_tokens: u64,

@@ -78,6 +78,8 @@ pub fn phone_state(obs: &Observation) -> Dynamic {
         .phone
         .focused
         .and_then(|f| obs.ui.get(f))
+        // Android's dump writes an empty field's hint as its text: it holds nothing.
+        .filter(|e| !(e.is_editable() && !e.hint.is_empty() && e.text == e.hint))
         .map(|e| crate::secrets::blot_registered(&e.text).into_owned())
         .unwrap_or_default();
     m.insert("focused_text".into(), Dynamic::from(focused));

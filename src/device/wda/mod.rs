@@ -119,9 +119,22 @@ impl Device for IosDevice {
         let package = ui.roots.first().and_then(|r| ui.get(*r)).map(|e| e.package.clone()).unwrap_or_default();
         let keyboard_shown = ui.elements.iter().any(|e| e.native_class == "XCUIElementTypeKeyboard");
         let focused = if keyboard_shown { self.focused(&ui) } else { None };
-        // iOS has no activities: the app is the screen's name.
-        let phone =
-            PhoneState { package, activity: String::new(), keyboard_shown, focused, platform: super::Platform::Ios };
+        // iOS has no activities: the navigation bar names the screen.
+        let title = ui
+            .elements
+            .iter()
+            .find(|e| e.native_class == "XCUIElementTypeNavigationBar")
+            .map(|bar| [&bar.resource_id, &bar.text, &bar.content_desc].into_iter().find(|t| !t.is_empty()).cloned())
+            .flatten()
+            .unwrap_or_default();
+        let phone = PhoneState {
+            package,
+            activity: String::new(),
+            keyboard_shown,
+            focused,
+            platform: super::Platform::Ios,
+            title,
+        };
         let via = super::ObservedVia::Wda;
         Ok(Observation { ui, phone, screen: self.screen, dump: xml, via, ..Default::default() }.stamped(began, started))
     }

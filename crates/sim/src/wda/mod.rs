@@ -247,7 +247,9 @@ impl Door {
         let world = self.device.world();
         let package = world.foreground_package();
         let name = world.top().map(|(app, _, _)| app.label.clone()).unwrap_or_default();
-        Ok(Value::String(source::to_xml(&world.screen(), &package, &name)))
+        let activity = world.activity();
+        let title = activity.rsplit('.').next().unwrap_or("");
+        Ok(Value::String(source::to_xml(&world.screen(), &package, &name, title)))
     }
 
     fn window_size(&self) -> Value {

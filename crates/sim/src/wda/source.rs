@@ -44,9 +44,10 @@ fn xcui_type(node: &Node) -> &'static str {
     }
 }
 
-/// The page source of `screen`, with `package` (the app in front) as its bundle id
-/// and `name` as its label.
-pub(crate) fn to_xml(screen: &Screen, package: &str, name: &str) -> String {
+/// The page source of `screen`, with `package` (the app in front) as its bundle id,
+/// `name` as its label and `title` (the screen's: its activity's short name) as
+/// its navigation bar's, as a UIKit app names its view controllers.
+pub(crate) fn to_xml(screen: &Screen, package: &str, name: &str, title: &str) -> String {
     let scale = scale(screen) as i32;
     let (w, h) = (screen.width as i32 / scale, screen.height as i32 / scale);
     let mut out = String::with_capacity(16 * 1024);
@@ -76,6 +77,13 @@ pub(crate) fn to_xml(screen: &Screen, package: &str, name: &str) -> String {
             continue;
         }
         write_node(&mut out, window, Some("XCUIElementTypeWindow"), index, 1, scale);
+    }
+    if !title.is_empty() {
+        // Last, so the elements before it keep their places; no frame of its own.
+        out.push_str("  <XCUIElementTypeNavigationBar type=\"XCUIElementTypeNavigationBar\"");
+        attr(&mut out, "name", title);
+        out.push_str(" enabled=\"true\" visible=\"false\" accessible=\"false\" x=\"0\" y=\"0\" width=\"0\" height=\"0\"");
+        out.push_str(&format!(" index=\"{}\" traits=\"\"/>\n", screen.windows.len()));
     }
     out.push_str("</XCUIElementTypeApplication>\n");
     out
