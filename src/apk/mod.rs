@@ -15,8 +15,8 @@
 //! [`Device`]: crate::device::Device
 
 mod manifest;
-mod references;
 pub mod pull;
+mod references;
 
 use std::io::{Read, Seek};
 use std::path::Path;

@@ -17,13 +17,15 @@ use super::args::DeviceArgs;
 ///   codeact assets list
 ///   codeact assets find send_button --device sim
 ///
-/// The folder is --assets DIR, else `[assets] dir` in codeact.toml, else ./assets.
+/// The folder is --assets DIR, else `[assets] dir` in codeact.toml, else the `assets`
+/// folder beside codeact.toml (found from here upward), else ./assets.
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct AssetsArgs {
     #[command(subcommand)]
     action: Action,
-    /// The gallery folder (default: [assets] dir in codeact.toml, else ./assets).
+    /// The gallery folder (default: [assets] dir in codeact.toml, else assets/ beside
+    /// codeact.toml, else ./assets).
     #[arg(long, global = true, value_name = "DIR")]
     assets: Option<PathBuf>,
 }
@@ -139,7 +141,12 @@ impl AssetsArgs {
                     threshold,
                 };
                 gallery.add(reference, bytes.get_ref(), replace)?;
-                codeact::outln!("added {name} ({}x{} at {x1},{y1}) to {}", x2 - x1, y2 - y1, codeact::terminal::path(&gallery.dir()));
+                codeact::outln!(
+                    "added {name} ({}x{} at {x1},{y1}) to {}",
+                    x2 - x1,
+                    y2 - y1,
+                    codeact::terminal::path(&gallery.dir())
+                );
                 // Said now rather than at the first lookup: a picture seen twice is ambiguous.
                 let screen = Screen::new(shot.as_raw(), sw as usize, sh as usize);
                 let options = MatchOptions { threshold: threshold.unwrap_or(0.8), ..MatchOptions::default() };

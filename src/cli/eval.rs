@@ -208,7 +208,11 @@ impl EvalArgs {
         if self.platform == EvalPlatform::Ios {
             let (not_on_ios, rest): (Vec<_>, Vec<_>) = tasks.into_iter().partition(|t| t.not_on_ios.is_some());
             for t in &not_on_ios {
-                codeact::errln!("left out on iOS: {} ({})", t.id, codeact::terminal::one_line(t.not_on_ios.as_deref().unwrap_or("")));
+                codeact::errln!(
+                    "left out on iOS: {} ({})",
+                    t.id,
+                    codeact::terminal::one_line(t.not_on_ios.as_deref().unwrap_or(""))
+                );
             }
             anyhow::ensure!(!rest.is_empty(), "no template chosen runs on iOS; choose others with --tasks");
             tasks = rest;

@@ -173,8 +173,8 @@ impl ExecArgs {
         // Heard from the start: a CI job's limit can come at any moment. (A heal
         // is a run: it listens for itself.)
         let runtime = super::interrupt::runtime()?;
-        let interrupt = (!self.heal)
-            .then(|| super::interrupt::cancel_on_signal(&runtime, "the scripts in hand, then the records"));
+        let interrupt =
+            (!self.heal).then(|| super::interrupt::cancel_on_signal(&runtime, "the scripts in hand, then the records"));
         let default_record = self.trajectory.is_some().then_some(Recording::All);
         // codeact.toml is the scripts' project's: looked for from their folder up.
         let defaults = Flags {
@@ -299,8 +299,7 @@ impl ExecArgs {
             return Ok(ExitCode::SUCCESS);
         }
         if format == Format::Text {
-            let names: Vec<String> =
-                not_passed.iter().map(|r| codeact::terminal::path(&r.script.path)).collect();
+            let names: Vec<String> = not_passed.iter().map(|r| codeact::terminal::path(&r.script.path)).collect();
             codeact::errln!(
                 "codeact: {} of {} scripts did not pass: {}",
                 not_passed.len(),
@@ -350,7 +349,11 @@ fn check_scripts(scripts: &[Script], settings: &Settings) -> anyhow::Result<Exit
             None => codeact::outln!("{}: parses, and every function it calls exists", codeact::terminal::path(&s.path)),
             Some(e) => {
                 bad += 1;
-                codeact::errln!("{}: {}", codeact::terminal::path(&s.path), codeact::terminal::one_line(&e.to_string()));
+                codeact::errln!(
+                    "{}: {}",
+                    codeact::terminal::path(&s.path),
+                    codeact::terminal::one_line(&e.to_string())
+                );
             }
         }
     }
@@ -371,7 +374,11 @@ fn list_scripts(scripts: &[Script], found: usize, shard: Option<Shard>, format: 
             ),
             Format::Text if s.tags.is_empty() => codeact::outln!("{}", codeact::terminal::path(&s.path)),
             Format::Text => {
-                codeact::outln!("{}  [{}]", codeact::terminal::path(&s.path), codeact::terminal::one_line(&s.tags.join(", ")))
+                codeact::outln!(
+                    "{}  [{}]",
+                    codeact::terminal::path(&s.path),
+                    codeact::terminal::one_line(&s.tags.join(", "))
+                )
             }
         }
     }

@@ -256,7 +256,11 @@ impl ExploreArgs {
                 let done = summary.tasks.iter().filter(|t| t.success).count();
                 codeact::outln!("{}, {done} done", counted(summary.tasks.len(), "task"));
             }
-            codeact::outln!("{} in {}", counted(summary.tests.len(), "test"), codeact::terminal::path(&summary.dir.join("tests")));
+            codeact::outln!(
+                "{} in {}",
+                counted(summary.tests.len(), "test"),
+                codeact::terminal::path(&summary.dir.join("tests"))
+            );
             codeact::outln!("report: {}", codeact::terminal::path(&summary.dir.join("report.html")));
         }
         if let Some(code) = interrupt.exit_code() {

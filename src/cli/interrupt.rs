@@ -105,12 +105,19 @@ pub(super) fn cancel_on_signal(runtime: &Runtime, finishing: &'static str) -> In
 }
 
 /// The REPL's Ctrl-C: each one stops the snippet that runs (if any), not the REPL.
-/// A thread of its own, as the REPL has no runtime.
+/// Listened for from this call on (so after the line editor, which takes SIGINT for
+/// itself when it starts: the listener set up last is called first, then hands the
+/// signal on), on a thread of its own, as the REPL has no runtime.
 pub(super) fn stop_snippets_on_ctrl_c(handle: CancelHandle) {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+    let interrupts = {
+        let _in_runtime = rt.enter();
+        signal(SignalKind::interrupt())
+    };
+    let Ok(mut interrupts) = interrupts else { return };
     let _ = std::thread::Builder::new().name("codeact-ctrl-c".into()).spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
         rt.block_on(async {
-            while tokio::signal::ctrl_c().await.is_ok() {
+            while interrupts.recv().await.is_some() {
                 handle.cancel();
             }
         });

@@ -21,7 +21,11 @@ pub fn person(answers: Option<&Path>, terminal: bool) -> anyhow::Result<Option<H
     let prompting = Arc::new(Mutex::new(()));
     Ok(Some(Arc::new(move |request: &HumanRequest| {
         if let Some(answer) = answers.as_ref().and_then(|a| a.answer(request)) {
-            codeact::errln!("    ({} answered from --answers: {})", request.kind(), codeact::terminal::one_line(&answer));
+            codeact::errln!(
+                "    ({} answered from --answers: {})",
+                request.kind(),
+                codeact::terminal::one_line(&answer)
+            );
             return Some(answer);
         }
         if !terminal {

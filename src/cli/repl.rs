@@ -46,8 +46,9 @@ impl ReplArgs {
         session.set_human(self.session.person(true)?);
         session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
         let history = if self.no_history { None } else { self.history.or_else(codeact::repl::default_history_file) };
-        super::interrupt::stop_snippets_on_ctrl_c(session.cancel_handle());
-        codeact::repl::run_repl(session, history).context("the line editor failed")?;
+        let stop = session.cancel_handle();
+        codeact::repl::run_repl(session, history, move || super::interrupt::stop_snippets_on_ctrl_c(stop))
+            .context("the line editor failed")?;
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -128,7 +128,11 @@ pub(super) fn print_progress(p: Progress) {
                 }
             }
             match record.ran().and_then(|r| r.error.as_ref()) {
-                Some(e) => writeln!(err, "    error: {}", codeact::terminal::one_line(e.to_string().lines().next().unwrap_or(""))),
+                Some(e) => writeln!(
+                    err,
+                    "    error: {}",
+                    codeact::terminal::one_line(e.to_string().lines().next().unwrap_or(""))
+                ),
                 None => Ok(()),
             }
         }
@@ -209,7 +213,9 @@ impl RunArgs {
             codeact::outln!("run directory: {}", codeact::terminal::path(&summary.run_dir));
             match &summary.report {
                 Ok(path) => codeact::outln!("report: {}", codeact::terminal::path(&path)),
-                Err(why) => codeact::errln!("report not written: {}", codeact::terminal::one_line(&full_message(why.as_ref()))),
+                Err(why) => {
+                    codeact::errln!("report not written: {}", codeact::terminal::one_line(&full_message(why.as_ref())))
+                }
             }
             if let Some(memory) = &summary.memory {
                 codeact::outln!("memory: {}", codeact::terminal::one_line(memory));

@@ -196,7 +196,11 @@ impl FileConfig {
         let assets = flags.assets.clone().unwrap_or_else(|| match &self.assets.dir {
             Some(dir) => self.origin.as_deref().and_then(|p| p.parent()).unwrap_or(std::path::Path::new("")).join(dir),
             // Beside the config, when one was found (the project's own gallery).
-            None => self.origin.as_deref().and_then(|p| p.parent()).map_or_else(|| PathBuf::from("assets"), |d| d.join("assets")),
+            None => self
+                .origin
+                .as_deref()
+                .and_then(|p| p.parent())
+                .map_or_else(|| PathBuf::from("assets"), |d| d.join("assets")),
         });
         let tools = ToolOptions {
             settle,

@@ -152,9 +152,7 @@ impl Gallery {
         let image_err = |source| GalleryError::Image { path: path.clone(), source };
         // Read capped (a picture file can be a link to anything), then decoded.
         let bytes = crate::files::read_bytes(&path, MAX_PICTURE_BYTES).map_err(read_err)?;
-        let reader = || {
-            image::ImageReader::new(std::io::Cursor::new(&bytes)).with_guessed_format().map_err(read_err)
-        };
+        let reader = || image::ImageReader::new(std::io::Cursor::new(&bytes)).with_guessed_format().map_err(read_err);
         // The size first, from the header: a small file may declare a huge picture.
         let (w, h) = reader()?.into_dimensions().map_err(image_err)?;
         if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE {

@@ -398,10 +398,18 @@ fn screenshot_name(path: &str, line: usize, budget: &Budget) -> Result<String, F
         && !path.contains('\\')
         && relative.components().all(|c| matches!(c, std::path::Component::Normal(_)));
     if !plain {
-        return Err(unsupported(line, "takeScreenshot", "its path is a file below the working folder (relative, without ..)"));
+        return Err(unsupported(
+            line,
+            "takeScreenshot",
+            "its path is a file below the working folder (relative, without ..)",
+        ));
     }
     let file = if path.ends_with(".png") { path.to_string() } else { format!("{path}.png") };
-    let stem: String = file.trim_end_matches(".png").chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let stem: String = file
+        .trim_end_matches(".png")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
     let mut shots = budget.screenshots.borrow_mut();
     let name = format!("{}_{}", stem.chars().take(56).collect::<String>(), shots.len() + 1);
     shots.push((name.clone(), file));

@@ -22,7 +22,6 @@ pub struct Exported {
     pub left_out: Vec<String>,
 }
 
-
 /// A literal as Maestro's text regex matches it (a `.` matches itself).
 fn literal_regex(text: &str) -> String {
     let mut out = String::new();
@@ -301,7 +300,6 @@ pub fn write_run_flow(dir: &std::path::Path, title: &str) -> std::io::Result<(st
     crate::files::write_replacing(&path, exported.yaml.as_bytes())?;
     Ok((path, exported))
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -152,10 +152,8 @@ pub fn convert(path: &Path, text: &str) -> Result<Converted, FlowError> {
     names.dedup();
     let defined = defined_names(&body);
     use crate::emit::rhai::{comment, string};
-    let mut script = comment(&format!(
-        "A Maestro flow, as codeact runs it (`codeact convert` prints this): {}",
-        path.display()
-    ));
+    let mut script =
+        comment(&format!("A Maestro flow, as codeact runs it (`codeact convert` prints this): {}", path.display()));
     script.push('\n');
     if let Some(name) = &name {
         script.push_str(&comment(&format!("name: {name}")));
@@ -186,7 +184,6 @@ fn defined_names(body: &str) -> std::collections::HashSet<&str> {
         .filter_map(|rest| rest.split_once(" = ").map(|(name, _)| name))
         .collect()
 }
-
 
 /// A command marker the translation writes (`// line N: tapOn`, `// line N of
 /// FILE: tapOn` for an inlined flow's): its file, its line.

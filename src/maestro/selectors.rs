@@ -34,7 +34,8 @@ pub fn text_expr(text: &str, line: usize, names: &mut Vec<String>) -> Result<Str
                 why: "codeact runs no JavaScript; only ${NAME} variables are read",
             });
         }
-        let inner = crate::emit::rhai::ident(inner).ok_or_else(|| FlowError::BadName { line, name: inner.to_string() })?;
+        let inner =
+            crate::emit::rhai::ident(inner).ok_or_else(|| FlowError::BadName { line, name: inner.to_string() })?;
         if start > 0 {
             parts.push(rhai_string(&rest[..start]));
         }
@@ -236,7 +237,11 @@ mod tests {
         );
         assert_eq!(sel("Wi.Fi").unwrap(), "#{label_matches: \"(?is)Wi.Fi\"}", "a dot is any character");
         assert_eq!(sel("\"Don.t allow\"").unwrap(), "#{label_matches: \"(?is)Don.t allow\"}");
-        assert_eq!(sel("\"(?<=x)y\"").unwrap(), "#{label_matches: \"(?i)\\\\(\\\\?<=x\\\\)y\"}", "no Rust regex: literal");
+        assert_eq!(
+            sel("\"(?<=x)y\"").unwrap(),
+            "#{label_matches: \"(?i)\\\\(\\\\?<=x\\\\)y\"}",
+            "no Rust regex: literal"
+        );
         assert_eq!(maestro_text("(?is)(?:Item [0-9]+)|Item \\[0\\-9\\]\\+"), "Item [0-9]+");
         assert_eq!(maestro_text("(?is)Wi.Fi"), "Wi.Fi");
         assert_eq!(sel("{id: send, index: 1}").unwrap(), "#{id: \"send\", nth: 1}");

@@ -29,7 +29,7 @@ pub use gestures::{GestureArgsError, GestureTool, gesture_call, gesture_tools, s
 pub use options::{AgentSetup, Expose, McpOptions};
 pub use record::SESSION_SCRIPT;
 pub use reply::{MAX_PICTURE_SIDE, PictureError, run_text, scaled_png};
-pub use serve::{McpServeError, new_token, serve_http, serve_stdio};
+pub use serve::{MAX_HTTP_SESSIONS, MAX_REQUEST_BYTES, McpServeError, new_token, serve_http, serve_stdio};
 pub use server::{CodeactServer, MAX_CLIENTS};
 pub use tasks::{EvalAgent, MAX_EVAL_INSTANCES};
 pub use tools::{MAX_CODE_BYTES, listed_tools};

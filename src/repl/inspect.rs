@@ -4,8 +4,8 @@
 //! said unique or not, so a person writing a script picks one that holds. Reads a
 //! tree; changes nothing. Not the REPL's loop (`mod.rs`).
 
-use crate::tools::select::Selector;
 use crate::emit::rhai::string as rhai_string;
+use crate::tools::select::Selector;
 use crate::tools::{selector_for, toggle_selector_for};
 use crate::ui::{Element, UiTree};
 

@@ -110,8 +110,13 @@ const CONTINUED: &str = "  ... ";
 
 /// The interactive loop. Returns when the user quits or input ends. Stopping a
 /// snippet that runs is the caller's: `session.cancel_handle()` before the call
-/// (the CLI cancels it on each Ctrl-C).
-pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), ReadlineError> {
+/// (the CLI cancels it on each Ctrl-C, listening from `editor_ready`, which runs
+/// once the line editor stands: it takes SIGINT for itself when it starts).
+pub fn run_repl(
+    mut session: Session,
+    history: Option<PathBuf>,
+    editor_ready: impl FnOnce(),
+) -> Result<(), ReadlineError> {
     let device_name = session.device_name();
     let words = Arc::new(Mutex::new(Vec::new()));
     let refresh_words = |session: &mut Session, words: &Arc<Mutex<Vec<String>>>| {
@@ -121,6 +126,9 @@ pub fn run_repl(mut session: Session, history: Option<PathBuf>) -> Result<(), Re
     };
     refresh_words(&mut session, &words);
     let mut editor: Editor<ReplHelper, DefaultHistory> = Editor::new()?;
+    // The line editor takes SIGINT for itself when it starts; a listener set up
+    // after it is called first and hands the signal on.
+    editor_ready();
     editor.set_helper(Some(ReplHelper::new(words.clone())));
     if let Some(path) = &history {
         // No history yet is normal; anything else is worth one line.

@@ -123,7 +123,9 @@ fn inside(place: &Place, name: &str) -> Result<PathBuf, SubflowError> {
     let relative = Path::new(name);
     let plain = !name.is_empty()
         && !name.contains('\\')
-        && relative.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::ParentDir));
+        && relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::ParentDir));
     if !plain {
         return Err(outside());
     }
@@ -185,7 +187,10 @@ mod tests {
         let from_tests = |code: &str| collect(&deep, Some(&dir), code).map(|m| m.len());
         assert_eq!(from_tests("import \"../lib/steps\" as s;").unwrap(), 1);
         assert!(matches!(from_tests("import \"../../x\" as s;"), Err(SubflowError::OutsideFolder { .. })));
-        assert!(matches!(collect(&deep, None, "import \"../lib/steps\" as s;"), Err(SubflowError::OutsideFolder { .. })));
+        assert!(matches!(
+            collect(&deep, None, "import \"../lib/steps\" as s;"),
+            Err(SubflowError::OutsideFolder { .. })
+        ));
         assert!(matches!(names("import \"loop_a\" as a;"), Err(SubflowError::Circle(_))));
         assert!(matches!(names("import \"missing\" as m;"), Err(SubflowError::Read { .. })));
         let _ = std::fs::remove_dir_all(&dir);

@@ -189,7 +189,6 @@ fn redact_long(text: &str) -> Cow<'_, str> {
     }
 }
 
-
 /// Each run of stand-in marks becomes one [`REDACTED`].
 fn collapse_marks(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -206,18 +206,20 @@ pub(crate) fn regex_hint(sel: &Selector, elements: &[&Element]) -> Option<String
         return None;
     }
     let re = regex::RegexBuilder::new(&format!("^(?:{text})$")).size_limit(1 << 20).build().ok()?;
-    let hit = elements
-        .iter()
-        .find(|e| [&e.text, &e.content_desc, &e.hint].iter().any(|t| !t.is_empty() && t.as_str() != text && re.is_match(t)));
+    let hit = elements.iter().find(|e| {
+        [&e.text, &e.content_desc, &e.hint].iter().any(|t| !t.is_empty() && t.as_str() != text && re.is_match(t))
+    });
     let literal = crate::emit::rhai::string(text);
     match hit {
         Some(e) => Some(format!(
             "{literal} is matched literally; as a regex it matches {}: write #{{text_matches: {literal}}} (or desc_matches, label_matches)",
             described(e)
         )),
-        None if ["\\d", "\\w", "\\s", ".*", ".+", "(?i)", "[0-9]"].iter().any(|sign| text.contains(sign)) => Some(format!(
-            "values are literal unless the key ends in _matches: #{{text_matches: {literal}}} reads it as a regex"
-        )),
+        None if ["\\d", "\\w", "\\s", ".*", ".+", "(?i)", "[0-9]"].iter().any(|sign| text.contains(sign)) => {
+            Some(format!(
+                "values are literal unless the key ends in _matches: #{{text_matches: {literal}}} reads it as a regex"
+            ))
+        }
         None => None,
     }
 }

@@ -86,7 +86,13 @@ pub enum ToolError {
         .places.join(", "),
         .fixes.join(" or ")
     )]
-    AmbiguousAnchor { selector: String, relation: &'static str, anchor: String, places: Vec<String>, fixes: Vec<String> },
+    AmbiguousAnchor {
+        selector: String,
+        relation: &'static str,
+        anchor: String,
+        places: Vec<String>,
+        fixes: Vec<String>,
+    },
     #[error(
         "no model to locate by description: give a vision model with --base-url URL --model NAME (exec, repl, run), or [llm.locator] base_url and model in codeact.toml; or find it by the tree or by picture (#{{image: \"NAME\"}})"
     )]

@@ -7,8 +7,8 @@
 
 use super::effects::{RunEffects, toggle_words};
 use super::step::StepRecord;
-use crate::sandbox::Toggled;
 use crate::emit::rhai::string as rhai_string;
+use crate::sandbox::Toggled;
 
 /// The checks a replay of a successful run makes.
 #[derive(Debug, Default)]

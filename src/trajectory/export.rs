@@ -13,8 +13,8 @@ use regex::Regex;
 
 use super::effect_checks::{EffectChecks, split_at_completion};
 use super::step::{StepOutcome, StepRecord};
-use crate::sandbox::Action;
 use crate::emit::rhai::terminated;
+use crate::sandbox::Action;
 use crate::tools::{Replay, index_tools, replay_of};
 
 fn comment(text: &str, out: &mut String) {
@@ -295,7 +295,6 @@ pub fn replay_anchor(step: &StepRecord) -> Option<String> {
     }
     None
 }
-
 
 /// `script.rhai`: the run's snippets as they ran; `failed` is why the run did not
 /// succeed, when it did not (the script then ends in that failure).

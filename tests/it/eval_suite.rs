@@ -196,6 +196,7 @@ fn a_scripted_llm_is_judged_on_the_phone_and_compare_shows_the_difference() {
     assert_eq!(wifi["score"], 1.0, "success: {wifi}");
     assert_eq!(wifi["outcome"], "success");
     assert_eq!(wifi["llm_calls"], 1);
+    assert!(wifi["actions"].as_u64().unwrap_or(0) > 0, "an LLM instance's device actions are counted: {wifi}");
     assert!(wifi["prompt_tokens"].as_u64().unwrap_or(0) > 0);
     assert!(Path::new(wifi["run_dir"].as_str().unwrap_or_default()).join("summary.json").exists());
     let airplane = by_task(&r, "settings_airplane_on");

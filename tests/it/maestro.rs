@@ -5,6 +5,7 @@
 //! error naming the command and its line.
 
 use std::path::Path;
+use std::process::Command;
 
 use crate::common;
 
@@ -144,4 +145,75 @@ fn convert_prints_the_script_and_refuses_what_it_cannot_run() {
         assert_eq!(out.status.code(), Some(2), "{name}");
         assert!(stderr(&out).contains(says), "{name}: {}", stderr(&out));
     }
+}
+
+/// Every bundled script, exported as a flow, runs as a flow and exports again
+/// unchanged (name, appId and all): export → exec → export is a fixed point.
+#[test]
+fn the_bundled_scripts_round_trip_through_maestro_unchanged() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (first, second, flows) = (dir.path().join("first"), dir.path().join("second"), dir.path().join("flows"));
+    let scripts = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts");
+    let out =
+        codeact(&["exec", scripts, "-d", "sim", "--trajectory", first.to_str().expect("p"), "--export", "maestro"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::create_dir_all(&flows).expect("flows");
+    let names: Vec<String> = std::fs::read_dir(&first)
+        .expect("runs")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("flow.yaml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.len() >= 6, "{names:?}");
+    for name in &names {
+        let flow = std::fs::read_to_string(first.join(name).join("flow.yaml")).expect("flow");
+        assert!(flow.starts_with("appId: \""), "{name}: Maestro needs the appId:\n{flow}");
+        std::fs::write(flows.join(format!("{name}.yaml")), flow).expect("copy");
+    }
+    let out = codeact(&[
+        "exec",
+        flows.to_str().expect("p"),
+        "-d",
+        "sim",
+        "--trajectory",
+        second.to_str().expect("p"),
+        "--export",
+        "maestro",
+    ]);
+    assert!(out.status.success(), "the exported flows pass: {}", stderr(&out));
+    for name in &names {
+        let read = |root: &Path| std::fs::read_to_string(root.join(name).join("flow.yaml")).expect("flow");
+        assert_eq!(read(&first), read(&second), "{name}");
+    }
+}
+
+/// Texts as Maestro reads them (regexes, matched whole), a failure told at the
+/// flow's line (and an inlined flow's file and line), takeScreenshot's file.
+#[test]
+fn flows_read_and_fail_as_maestro_reads_them() {
+    let dir = tempfile::tempdir().expect("dir");
+    let flow = dir.path().join("f.yaml");
+    std::fs::create_dir_all(dir.path().join("sub")).expect("sub");
+    std::fs::write(
+        &flow,
+        "appId: com.android.settings\n---\n- launchApp\n- assertVisible: \"Wi.Fi\"\n- tapOn:\n    text: \"wi-fi\"\n\
+         - takeScreenshot: shots/wifi\n- runFlow: sub/part.yaml\n",
+    )
+    .expect("flow");
+    let part = "- back\n- extendedWaitUntil:\n    visible: \"Nothing [a-z]+ this\"\n    timeout: 300\n";
+    std::fs::write(dir.path().join("sub/part.yaml"), part).expect("part");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "f.yaml", "-d", "sim", "--limit", "timeout_ms=60000"])
+        .current_dir(dir.path())
+        .output()
+        .expect("exec");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("FAIL f.yaml: line 8: sub/part.yaml line 2"),
+        "the YAML's lines, not the translation's: {err}"
+    );
+    assert!(!err.contains("\"Wi.Fi\" is not on screen"), "a dot is any character: {err}");
+    let png = std::fs::read(dir.path().join("shots/wifi.png")).expect("takeScreenshot wrote its file");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
 }

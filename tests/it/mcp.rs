@@ -93,6 +93,24 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// One raw request (any method, extra headers), its whole answer.
+    fn raw(&self, method: &str, headers: &str, body: &str) -> String {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        let request = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nAuthorization: Bearer {TOKEN}\r\n{headers}\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.port,
+            body.len()
+        );
+        let _ = stream.write_all(request.as_bytes());
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    }
+}
+
 impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -315,4 +333,36 @@ fn one_script_per_app_takes_fewer_calls_and_bytes_than_one_call_per_gesture() {
     println!("run_script vs gestures: {} vs {} calls, {} vs {} bytes", numbers[0], numbers[1], numbers[2], numbers[3]);
     assert!(numbers[0] * 5 <= numbers[1], "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The HTTP door's bounds, as a client that never ends its sessions meets them: at
+/// most 64 open, then a refusal that says what to do; an ended one frees its place
+/// and is answered as the SDKs expect (200); other origins are refused.
+#[test]
+fn the_http_door_caps_its_sessions_and_ends_them_on_delete() {
+    let dir = scratch("http-caps");
+    let server = HttpServer::start(&dir, &[]);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let session_of = |answer: &str| {
+        answer
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|v| v.trim().to_string()))
+    };
+    let foreign = server.raw("POST", "Origin: http://evil.example\r\n", init);
+    assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
+    let huge = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"x":"{}"}}}}"#, "a".repeat(2 << 20));
+    let too_big = server.raw("POST", "", &huge);
+    assert!(too_big.starts_with("HTTP/1.1 413") || too_big.is_empty(), "{}", &too_big[..too_big.len().min(300)]);
+    let mut ids = Vec::new();
+    for _ in 0..codeact::mcp::MAX_HTTP_SESSIONS {
+        let answer = server.raw("POST", "", init);
+        ids.push(session_of(&answer).unwrap_or_else(|| panic!("a session: {answer}")));
+    }
+    let refused = server.raw("POST", "", init);
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert!(refused.contains("sessions are open") && refused.contains("DELETE"), "{refused}");
+    let ended = server.raw("DELETE", &format!("Mcp-Session-Id: {}\r\n", ids[0]), "");
+    assert!(ended.starts_with("HTTP/1.1 200"), "{ended}");
+    let again = server.raw("POST", "", init);
+    assert!(session_of(&again).is_some(), "a place was freed: {again}");
 }

@@ -96,7 +96,14 @@ impl AdbDevice {
         let (package, activity) = parse_focus(focus);
         let focused = focused_element(&tree, &package);
         let keyboard_shown = ime.contains("mInputShown=true");
-        let phone = PhoneState { package, activity, keyboard_shown, focused, platform: Default::default(), title: String::new() };
+        let phone = PhoneState {
+            package,
+            activity,
+            keyboard_shown,
+            focused,
+            platform: Default::default(),
+            title: String::new(),
+        };
         Ok(Observation { ui: tree, phone, screen, dump, ..Observation::default() })
     }
 }

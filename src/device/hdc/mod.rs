@@ -257,7 +257,14 @@ impl Device for HarmonyDevice {
         });
         let focused =
             if keyboard_shown { ui.elements.iter().find(|e| e.focused && e.is_editable()).map(|e| e.id) } else { None };
-        let phone = PhoneState { package, activity, keyboard_shown, focused, platform: super::Platform::Harmony, title: String::new() };
+        let phone = PhoneState {
+            package,
+            activity,
+            keyboard_shown,
+            focused,
+            platform: super::Platform::Harmony,
+            title: String::new(),
+        };
         let dump = layout.find('{').map(|i| layout[i..].trim().to_string()).unwrap_or_default();
         let via = super::ObservedVia::Uitest;
         Ok(Observation { ui, phone, screen: self.screen, dump, via, ..Default::default() }.stamped(began, started))

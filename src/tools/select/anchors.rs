@@ -39,7 +39,8 @@ pub(super) fn places<'a>(tree: &UiTree, found: &[&'a Element]) -> Vec<&'a Elemen
     let mut kept: Vec<&'a Element> = Vec::new();
     for e in found {
         let holds_another = found.iter().any(|other| {
-            other.id != e.id && std::iter::successors(other.parent, |p| tree.get(*p).and_then(|p| p.parent)).any(|a| a == e.id)
+            other.id != e.id
+                && std::iter::successors(other.parent, |p| tree.get(*p).and_then(|p| p.parent)).any(|a| a == e.id)
         });
         let same_frame = kept.iter().any(|k| k.bounds == e.bounds);
         if !holds_another && !same_frame && ids.contains(&e.id) {

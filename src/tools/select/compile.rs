@@ -224,7 +224,8 @@ impl Selector {
         let bounds = map.get("bounds")?.read_lock::<rhai::Array>()?.clone();
         let bad = || Err(SelectorError::NotAnElement);
         let Ok(signature) = u64::from_str_radix(&signature, 16) else { return Some(bad()) };
-        let sides: Vec<i32> = bounds.iter().filter_map(|v| v.as_int().ok()).filter_map(|v| i32::try_from(v).ok()).collect();
+        let sides: Vec<i32> =
+            bounds.iter().filter_map(|v| v.as_int().ok()).filter_map(|v| i32::try_from(v).ok()).collect();
         let [left, top, right, bottom] = sides[..] else { return Some(bad()) };
         let word = |k: &str| map.get(k).and_then(|v| v.read_lock::<rhai::ImmutableString>().map(|s| s.to_string()));
         let label = [word("text"), word("desc")].into_iter().flatten().find(|t| !t.is_empty());

@@ -190,7 +190,8 @@ mod tests {
         );
         let e = parse(dump.as_bytes(), (1, 1)).unwrap_err();
         assert!(matches!(e, ParseError::TooDeep { max: 512 }), "{e}");
-        let fine = format!("<hierarchy>{}{}</hierarchy>", "<node bounds=\"[0,0][1,1]\">".repeat(500), "</node>".repeat(500));
+        let fine =
+            format!("<hierarchy>{}{}</hierarchy>", "<node bounds=\"[0,0][1,1]\">".repeat(500), "</node>".repeat(500));
         assert_eq!(parse(fine.as_bytes(), (1, 1)).map(|t| t.elements.len()).ok(), Some(500));
     }
 

@@ -121,8 +121,7 @@ impl Service {
 async fn framebuffer(io: &mut StreamIo, device: &Arc<SimDevice>) -> End {
     let dev = device.clone();
     // Rendering is CPU work: keep it off the async workers. Faults apply as to commands.
-    let frame = match tokio::task::spawn_blocking(move || dev.at_door().map_or_else(|| Ok(dev.frame()), Err)).await
-    {
+    let frame = match tokio::task::spawn_blocking(move || dev.at_door().map_or_else(|| Ok(dev.frame()), Err)).await {
         Ok(Ok(frame)) => frame,
         Ok(Err(outcome)) => return fault_end(io, outcome).await,
         Err(_) => return End::Close,

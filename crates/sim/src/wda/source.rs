@@ -82,7 +82,9 @@ pub(crate) fn to_xml(screen: &Screen, package: &str, name: &str, title: &str) ->
         // Last, so the elements before it keep their places; no frame of its own.
         out.push_str("  <XCUIElementTypeNavigationBar type=\"XCUIElementTypeNavigationBar\"");
         attr(&mut out, "name", title);
-        out.push_str(" enabled=\"true\" visible=\"false\" accessible=\"false\" x=\"0\" y=\"0\" width=\"0\" height=\"0\"");
+        out.push_str(
+            " enabled=\"true\" visible=\"false\" accessible=\"false\" x=\"0\" y=\"0\" width=\"0\" height=\"0\"",
+        );
         out.push_str(&format!(" index=\"{}\" traits=\"\"/>\n", screen.windows.len()));
     }
     out.push_str("</XCUIElementTypeApplication>\n");

@@ -155,7 +155,14 @@ impl AdbDevice {
         };
         let keyboard_shown = state.get("keyboardVisible").and_then(Value::as_bool).unwrap_or(false);
         let focused = super::super::observe::focused_element(&ui, &package);
-        let phone = PhoneState { package, activity, keyboard_shown, focused, platform: Default::default(), title: String::new() };
+        let phone = PhoneState {
+            package,
+            activity,
+            keyboard_shown,
+            focused,
+            platform: Default::default(),
+            title: String::new(),
+        };
         Ok(Observation { ui, phone, screen, dump, via: ObservedVia::Portal, ..Observation::default() })
     }
 
