@@ -145,7 +145,7 @@ impl AssetsArgs {
                     "added {name} ({}x{} at {x1},{y1}) to {}",
                     x2 - x1,
                     y2 - y1,
-                    codeact::terminal::path(&gallery.dir())
+                    codeact::terminal::path(gallery.dir())
                 );
                 // Said now rather than at the first lookup: a picture seen twice is ambiguous.
                 let screen = Screen::new(shot.as_raw(), sw as usize, sh as usize);

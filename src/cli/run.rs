@@ -212,7 +212,7 @@ impl RunArgs {
             );
             codeact::outln!("run directory: {}", codeact::terminal::path(&summary.run_dir));
             match &summary.report {
-                Ok(path) => codeact::outln!("report: {}", codeact::terminal::path(&path)),
+                Ok(path) => codeact::outln!("report: {}", codeact::terminal::path(path)),
                 Err(why) => {
                     codeact::errln!("report not written: {}", codeact::terminal::one_line(&full_message(why.as_ref())))
                 }
@@ -253,6 +253,6 @@ pub(super) fn export_flow(dir: &std::path::Path, title: &str) {
                 );
             }
         }
-        Err(e) => codeact::errln!("maestro flow not written in {}: {e}", codeact::terminal::path(&dir)),
+        Err(e) => codeact::errln!("maestro flow not written in {}: {e}", codeact::terminal::path(dir)),
     }
 }

@@ -81,8 +81,8 @@ fn engine() -> Engine {
 }
 
 /// A judge's error as it is reported: the deadline by name.
-fn script_error(e: Box<rhai::EvalAltResult>) -> JudgeError {
-    match *e {
+fn script_error(e: &rhai::EvalAltResult) -> JudgeError {
+    match e {
         rhai::EvalAltResult::ErrorTerminated(..) => {
             JudgeError::Script(format!("it ran past its {} s", JUDGE_TIME.as_secs()))
         }
@@ -146,7 +146,7 @@ fn score_here(judge: &str, evidence: &Evidence) -> Result<f64, JudgeError> {
     scope.push_constant("answer", evidence.answer.map_or(Dynamic::UNIT, |a| Dynamic::from(a.to_string())));
     scope.push_constant("done", evidence.done);
     scope.push_constant("screen", evidence.screen.to_string());
-    let result = engine().eval_with_scope::<Dynamic>(&mut scope, judge).map_err(script_error)?;
+    let result = engine().eval_with_scope::<Dynamic>(&mut scope, judge).map_err(|e| script_error(&e))?;
     if let Ok(b) = result.as_bool() {
         return Ok(if b { 1.0 } else { 0.0 });
     }
@@ -168,7 +168,7 @@ pub fn compute(expr: &str, params: &serde_json::Map<String, Value>, initial: &Va
         let mut scope = Scope::new();
         scope.push_constant("params", to_dynamic(&Value::Object(params.clone())));
         scope.push_constant("initial", to_dynamic(initial));
-        let value = engine().eval_with_scope::<Dynamic>(&mut scope, expr).map_err(script_error)?;
+        let value = engine().eval_with_scope::<Dynamic>(&mut scope, expr).map_err(|e| script_error(&e))?;
         let json = to_json(&value);
         if json_depth(&json) > JSON_DEPTH {
             return Err(JudgeError::NotAScore(format!("a value nested more than {JSON_DEPTH} deep")));

@@ -144,28 +144,6 @@ fn distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tools::select::tests::tree;
-
-    #[test]
-    fn lists_with_ids_and_suggests_the_nearest_name() {
-        let t = tree();
-        let all: Vec<&Element> = t.elements.iter().filter(|e| e.visible).collect();
-        let sel = |s: &str| Selector::from_dynamic(&rhai::Dynamic::from(s.to_string())).unwrap();
-        let list = nearest_list(&sel("wifi"), &all);
-        assert!(list.contains("Switch (id wifi_switch)") && list.contains("TextView \"Wi-Fi\""), "{list}");
-        if all.len() > NAMED {
-            assert!(list.ends_with(&format!("({NAMED} of {} on screen)", all.len())), "{list}");
-        }
-        assert_eq!(suggestion(&sel("Wifi"), &t, &all).as_deref(), Some(r#"#{text: "Wi-Fi"}"#));
-        assert_eq!(suggestion(&sel("Blutooth"), &t, &all).as_deref(), Some(r#"#{text: "Bluetooth"}"#));
-        assert_eq!(suggestion(&sel("Airplane mode"), &t, &all), None, "nothing close");
-        assert_eq!(distance("kitten", "sitting"), 3);
-    }
-}
-
 /// The error for a selector whose position anchor matches several places: each
 /// place named, and a selector that finds each one alone.
 pub fn ambiguous_anchor(tree: &crate::ui::UiTree, sel: &Selector, a: super::select::AmbiguousAnchor) -> ToolError {
@@ -221,5 +199,27 @@ pub(crate) fn regex_hint(sel: &Selector, elements: &[&Element]) -> Option<String
             ))
         }
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::select::tests::tree;
+
+    #[test]
+    fn lists_with_ids_and_suggests_the_nearest_name() {
+        let t = tree();
+        let all: Vec<&Element> = t.elements.iter().filter(|e| e.visible).collect();
+        let sel = |s: &str| Selector::from_dynamic(&rhai::Dynamic::from(s.to_string())).unwrap();
+        let list = nearest_list(&sel("wifi"), &all);
+        assert!(list.contains("Switch (id wifi_switch)") && list.contains("TextView \"Wi-Fi\""), "{list}");
+        if all.len() > NAMED {
+            assert!(list.ends_with(&format!("({NAMED} of {} on screen)", all.len())), "{list}");
+        }
+        assert_eq!(suggestion(&sel("Wifi"), &t, &all).as_deref(), Some(r#"#{text: "Wi-Fi"}"#));
+        assert_eq!(suggestion(&sel("Blutooth"), &t, &all).as_deref(), Some(r#"#{text: "Bluetooth"}"#));
+        assert_eq!(suggestion(&sel("Airplane mode"), &t, &all), None, "nothing close");
+        assert_eq!(distance("kitten", "sitting"), 3);
     }
 }

@@ -87,7 +87,7 @@ fn ctrl_c_typed_at_the_repl_in_a_terminal_stops_a_wait() {
         }
     });
     let mut screen = String::new();
-    let mut read_for = |wanted: Option<&str>, within: Duration, screen: &mut String| {
+    let read_for = |wanted: Option<&str>, within: Duration, screen: &mut String| {
         let until = Instant::now() + within;
         while Instant::now() < until && !wanted.is_some_and(|w| screen.contains(w)) {
             if let Ok(chunk) = seen.recv_timeout(Duration::from_millis(20)) {

@@ -124,8 +124,9 @@ impl Device for IosDevice {
             .elements
             .iter()
             .find(|e| e.native_class == "XCUIElementTypeNavigationBar")
-            .map(|bar| [&bar.resource_id, &bar.text, &bar.content_desc].into_iter().find(|t| !t.is_empty()).cloned())
-            .flatten()
+            .and_then(|bar| {
+                [&bar.resource_id, &bar.text, &bar.content_desc].into_iter().find(|t| !t.is_empty()).cloned()
+            })
             .unwrap_or_default();
         let phone = PhoneState {
             package,
