@@ -58,3 +58,16 @@ pub fn allow_cpu(budget_secs: u64) -> Result<(), OsLimitError> {
     let used = used.user_time().tv_sec() + used.system_time().tv_sec();
     set(Resource::RLIMIT_CPU, (used.max(0) as u64).saturating_add(budget_secs), "CPU")
 }
+
+/// The runtime owns a worker's life: Ctrl-C, a CI job's SIGTERM (sent to the whole
+/// process group by `timeout`) or a closed terminal's SIGHUP is the runtime's to
+/// answer (it cancels the snippet, then stops the worker); a worker they killed
+/// first would look like a crash.
+pub fn ignore_stop_signals() {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        // SAFETY: SIG_IGN installs no handler code; nothing else in the worker
+        // depends on these signals' dispositions.
+        let _ = unsafe { signal(sig, SigHandler::SigIgn) };
+    }
+}

@@ -338,23 +338,11 @@ fn build(
     builder.start(hint)
 }
 
-/// The runtime owns a worker's life: Ctrl-C, a CI job's SIGTERM (sent to the whole
-/// process group by `timeout`) or a closed terminal's SIGHUP is the runtime's to
-/// answer (it cancels the snippet, then stops the worker); a worker they killed
-/// first would look like a crash.
-fn ignore_stop_signals() {
-    use nix::sys::signal::{SigHandler, Signal, signal};
-    for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
-        // SAFETY: SIG_IGN installs no handler code; nothing else in the worker
-        // depends on these signals' dispositions.
-        let _ = unsafe { signal(sig, SigHandler::SigIgn) };
-    }
-}
 
 /// The worker's main loop; returns the exit code. A process becomes a worker
 /// through `entry.rs`.
 pub(super) fn serve() -> i32 {
-    ignore_stop_signals();
+    os_limits::ignore_stop_signals();
     let Some((reader, writer)) = protocol_pipes() else { return exit::PROTOCOL };
     let link = Arc::new(Mutex::new(Link {
         reader,

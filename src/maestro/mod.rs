@@ -6,6 +6,7 @@
 //! codeact cannot honour is an error naming it and its line, never skipped. The
 //! way back, a run's actions as a flow, is `export.rs`. Not a Maestro runtime.
 
+mod budget;
 mod commands;
 pub mod export;
 mod selectors;

@@ -24,7 +24,6 @@
 
 mod serve;
 pub(crate) mod source;
-
 pub(crate) use serve::accept_forever;
 
 use std::sync::{Arc, Mutex};
@@ -244,12 +243,7 @@ impl Door {
         if query.split('&').any(|p| p.starts_with("format=") && p != "format=xml") {
             return Err(invalid("only format=xml is served by the virtual phone"));
         }
-        let world = self.device.world();
-        let package = world.foreground_package();
-        let name = world.top().map(|(app, _, _)| app.label.clone()).unwrap_or_default();
-        let activity = world.activity();
-        let title = activity.rsplit('.').next().unwrap_or("");
-        Ok(Value::String(source::to_xml(&world.screen(), &package, &name, title)))
+        Ok(Value::String(source::of_world(&self.device.world())))
     }
 
     fn window_size(&self) -> Value {

@@ -44,6 +44,16 @@ fn xcui_type(node: &Node) -> &'static str {
     }
 }
 
+/// The page source of what `world` shows: its app in front named, its screen's
+/// activity as the navigation bar's title.
+pub(crate) fn of_world(world: &crate::world::World) -> String {
+    let package = world.foreground_package();
+    let name = world.top().map(|(app, _, _)| app.label.clone()).unwrap_or_default();
+    let activity = world.activity();
+    let title = activity.rsplit('.').next().unwrap_or("");
+    to_xml(&world.screen(), &package, &name, title)
+}
+
 /// The page source of `screen`, with `package` (the app in front) as its bundle id,
 /// `name` as its label and `title` (the screen's: its activity's short name) as
 /// its navigation bar's, as a UIKit app names its view controllers.
