@@ -32,7 +32,7 @@ pub const SELECTOR_KEYS: &[(&str, &str, &str)] = &[
     ),
     (
         "below, above, left_of, right_of",
-        "relative to what another selector finds (nearest first)",
+        "relative to what another selector finds (nearest first); an anchor that matches several places is refused, naming them: narrow it, or pick one with nth inside it (right_of: #{label: \"Dark theme\", nth: 1})",
         r#"#{class: "Switch", right_of: "Bluetooth"}"#,
     ),
     ("inside", "has an ancestor the selector finds", r#"#{text: "OK", inside: #{id: "dialog"}}"#),
