@@ -27,6 +27,8 @@ pub(crate) fn is_hidden(c: char) -> bool {
                 | '\u{fff9}'..='\u{fffb}'
                 | '\u{fffe}'
                 | '\u{ffff}'
+                // Tags: letters no one sees, which some models read.
+                | '\u{e0000}'..='\u{e007f}'
         )
 }
 
@@ -45,6 +47,27 @@ pub(crate) fn visible_line(text: &str, max: usize) -> String {
             c => out.push(c),
         }
     }
+    out
+}
+
+/// `text` in double quotes on one line: `"` and `\` escaped, line breaks and tabs as
+/// `\n`, `\r`, `\t`, and every other hidden character as `hidden` writes it (each
+/// language has its own escapes for them).
+pub(crate) fn double_quoted(text: &str, hidden: fn(char) -> String) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_hidden(c) => out.push_str(&hidden(c)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
     out
 }
 

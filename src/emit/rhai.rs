@@ -9,27 +9,15 @@
 
 use rhai::{Dynamic, Map};
 
-use super::{COMMENT_BYTES, is_hidden, visible_line};
+use super::{COMMENT_BYTES, double_quoted, visible_line};
 
 /// `text` as a Rhai string literal on one line: `"…"` that evaluates to `text`.
 pub fn string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) <= 0xff && is_hidden(c) => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (c as u32) <= 0xffff && is_hidden(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if is_hidden(c) => out.push_str(&format!("\\U{:08x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    double_quoted(text, |c| match c as u32 {
+        n @ 0..=0xff => format!("\\x{n:02x}"),
+        n @ 0x100..=0xffff => format!("\\u{n:04x}"),
+        n => format!("\\U{n:08x}"),
+    })
 }
 
 /// `text` as a comment: `// ` and the text on one line (its line breaks shown as
@@ -103,7 +91,17 @@ const LINE_BYTES: usize = 16 * 1024;
 /// `name` when it can stand as a variable in a script (ASCII letters, digits and
 /// `_`, not a keyword); else `None`.
 pub fn ident(name: &str) -> Option<&str> {
-    crate::sandbox::is_variable_name(name).then_some(name)
+    is_variable_name(name).then_some(name)
+}
+
+/// A name Rhai takes for a variable: ASCII letters, digits and `_`, not starting
+/// with a digit, at least one letter, and not a keyword (the parser is asked).
+pub fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.chars().any(|c| c.is_ascii_alphabetic())
+        && rhai::Engine::new_raw().compile(format!("let {name} = ();")).is_ok()
 }
 
 /// `n` as a Rhai float literal (always with a `.` or an exponent, so it reads back

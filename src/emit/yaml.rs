@@ -4,26 +4,14 @@
 //! character either version takes as a line break survives in them). Not here:
 //! which commands a flow holds (`maestro/export.rs`).
 
-use super::{COMMENT_BYTES, is_hidden, visible_line};
+use super::{COMMENT_BYTES, double_quoted, visible_line};
 
 /// `text` as a YAML double-quoted scalar on one line.
 pub fn string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) <= 0xffff && is_hidden(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if is_hidden(c) => out.push_str(&format!("\\U{:08x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    double_quoted(text, |c| match c as u32 {
+        n @ 0..=0xffff => format!("\\u{n:04x}"),
+        n => format!("\\U{n:08x}"),
+    })
 }
 
 /// `text` as a YAML comment: `# ` and the text on one line (line breaks shown as
@@ -35,7 +23,7 @@ pub fn comment(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::hostile;
+    use crate::emit::{hostile, is_hidden};
     use saphyr::{LoadableYamlNode, Yaml};
 
     #[test]

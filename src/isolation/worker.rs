@@ -338,7 +338,6 @@ fn build(
     builder.start(hint)
 }
 
-
 /// The worker's main loop; returns the exit code. A process becomes a worker
 /// through `entry.rs`.
 pub(super) fn serve() -> i32 {

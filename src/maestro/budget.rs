@@ -86,4 +86,3 @@ pub(super) fn screenshot_name(path: &str, line: usize, budget: &Budget) -> Resul
     shots.push((name.clone(), file));
     Ok(name)
 }
-

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use super::FlowError;
-use super::budget::screenshot_name;
 pub use super::budget::Budget;
+use super::budget::screenshot_name;
 use super::selectors::{boolean, number, point, selector, text_expr};
 use super::yaml::{FlowFile, Node, Value};
 use crate::emit::rhai::string as rhai_string;

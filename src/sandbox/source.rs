@@ -73,15 +73,7 @@ pub fn is_incomplete(code: &str) -> bool {
     }
 }
 
-/// A name Rhai takes for a variable: ASCII letters, digits and `_`, not starting
-/// with a digit, at least one letter, and not a keyword (the parser is asked).
-pub fn is_variable_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.chars().any(|c| c.is_ascii_alphabetic())
-        && rhai::Engine::new_raw().compile(format!("let {name} = ();")).is_ok()
-}
+pub use crate::emit::rhai::is_variable_name;
 
 #[cfg(test)]
 mod tests {

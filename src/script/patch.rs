@@ -35,7 +35,18 @@ pub fn healed_text(original: &str, steps: &[ScriptStep], events: &[Event<'_>]) -
             Event::Replayed { step, of } => run.entry(*step).or_default().replayed = Some(*of),
             Event::Error { step, .. } | Event::ParseError { step, .. } => run.entry(*step).or_default().erred = true,
             Event::Action { step, tool, args, failure: None, .. } if access_of(tool) == Some(Access::Acts) => {
-                run.entry(*step).or_default().done.push(format!("{tool}({});", args.join(", ")));
+                // Arguments too long to keep whole are no call to write again.
+                let whole =
+                    !args.iter().any(|a| crate::clip::was_clipped(a) || a.starts_with(crate::sandbox::ARGS_NOT_KEPT));
+                let line = match whole {
+                    true => format!("{tool}({});", args.join(", ")),
+                    false => {
+                        let why =
+                            format!("{tool}(...) cannot be replayed: its arguments were too long to record whole");
+                        format!("throw {};", crate::emit::rhai::string(&why))
+                    }
+                };
+                run.entry(*step).or_default().done.push(line);
             }
             Event::Diverged { step, of, .. } => diverged.push((*of, *step)),
             _ => {}

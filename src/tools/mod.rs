@@ -176,11 +176,18 @@ pub fn markdown_table(allowed: &dyn Fn(&str) -> bool) -> String {
         );
         out.push_str("invalid one is an error). `index` is refused: it is `ui_state`'s; use `nth`. ");
         out.push_str(&format!(
-            "One selector holds at most {} selectors in all (its relations' included), {} regexes and {} KiB of text, and is compiled within the call's time.\n\n",
+            "One selector holds at most {} selectors in all (its relations' included), {} regexes and {} KiB of text, and is compiled within the call's time. ",
             select::MAX_PARTS,
             select::MAX_PATTERNS,
             select::MAX_TEXT_BYTES / 1024
         ));
+        out.push_str(
+            "An element `find()`, `find_all()`, `wait_for()` or `ui_state` gave is a selector too: passed back as it is \
+             (`let ok = find(\"OK\"); tap(ok);`), it names that very element (by its signature and frame, else its \
+             signature when it moved). A lookup that finds nothing, and a wait or assertion that times out, names the \
+             nearest elements on screen (a wait for something to go, what still matches), and when a literal value \
+             reads as a regex, what it would match as one and to write `text_matches`.\n\n",
+        );
         out.push_str(&select::selector_markdown());
     }
     out

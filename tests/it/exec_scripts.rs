@@ -972,26 +972,8 @@ fn ctrl_c_in_the_repl_stops_a_waiting_snippet_and_the_repl_goes_on() {
 /// for a pseudo-terminal, and each line is typed once the prompt asking for it shows.
 #[test]
 fn the_repl_prompts_for_each_further_line_of_an_unfinished_snippet() {
-    use std::io::{Read, Write};
-    let command = format!("{} repl --device sim --no-history", env!("CARGO_BIN_EXE_codeact"));
-    let child = Command::new(crate::common::programs::script())
-        .args(["-qfec", &command, "/dev/null"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    let mut child = child.expect("`script` (util-linux) runs the REPL in a pseudo-terminal");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let (chunks, seen) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 || chunks.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
-                break;
-            }
-        }
-    });
+    use std::io::Write;
+    let (mut child, mut stdin, seen) = crate::common::repl_in_terminal();
     let mut screen = String::new();
     let wait_for = |wanted: &str, screen: &mut String| {
         let until = std::time::Instant::now() + Duration::from_secs(15);

@@ -188,3 +188,27 @@ fn the_documented_smallest_memory_limit_starts_and_still_bounds() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("64 MiB"), "{}", text(&out));
 }
+
+/// The virtual phone's faults reach every door a user's run goes through: the
+/// Portal's stream (`--observe portal`), the iOS door's WebDriverAgent calls, the
+/// HarmonyOS shell — so a fault test tests what runs.
+#[test]
+fn the_phones_faults_reach_every_door() {
+    let dir = scratch("faults");
+    let timed = |before: &str| {
+        format!(
+            "{before}refresh();\nshell(\"simctl fault latency 700\");\nlet t = timestamp();\nrefresh();\n\
+             let took = t.elapsed;\nshell(\"simctl fault clear\");\nprint(took);\n"
+        )
+    };
+    let portal = format!("shell({:?});\n", crate::agents_door::ENABLE_PORTAL);
+    let doors = [("sim", "portal", portal.as_str()), ("sim:ios", "auto", ""), ("sim:harmony", "auto", "")];
+    for (device, observe, before) in doors {
+        std::fs::write(dir.join("timed.rhai"), timed(before)).expect("write");
+        let args = ["exec", "timed.rhai", "--device", device, "--observe", observe, "--settle-ms", "0"];
+        let out = codeact_in(&dir, &args);
+        assert!(out.status.success(), "{device} --observe {observe}: {}", text(&out));
+        let took: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().expect("seconds");
+        assert!(took >= 0.65, "{device} --observe {observe}: a look under 700 ms of latency took {took} s");
+    }
+}

@@ -66,26 +66,8 @@ fn a_signal_while_the_phone_opens_still_leaves_a_junit_naming_the_script() {
 /// editor must not take for itself.
 #[test]
 fn ctrl_c_typed_at_the_repl_in_a_terminal_stops_a_wait() {
-    use std::io::{Read, Write};
-    let command = format!("{} repl --device sim --no-history", env!("CARGO_BIN_EXE_codeact"));
-    let child = Command::new(crate::common::programs::script())
-        .args(["-qfec", &command, "/dev/null"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    let mut child = child.expect("`script` (util-linux) runs the REPL in a pseudo-terminal");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let (chunks, seen) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 || chunks.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
-                break;
-            }
-        }
-    });
+    use std::io::Write;
+    let (mut child, mut stdin, seen) = crate::common::repl_in_terminal();
     let mut screen = String::new();
     let read_for = |wanted: Option<&str>, within: Duration, screen: &mut String| {
         let until = Instant::now() + within;

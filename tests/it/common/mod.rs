@@ -115,3 +115,30 @@ pub fn fails_cleanly(script: &std::path::Path, device: &str, env: &[(&str, Strin
     assert!(!err.contains("panicked"), "{case}: {err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(20), "{case} took {:?}", started.elapsed());
 }
+
+/// `codeact repl --device sim` in a pseudo-terminal (`script` from util-linux, as a
+/// person's terminal runs it): the child, its keyboard, and what it shows, in chunks
+/// as they come.
+pub fn repl_in_terminal() -> (std::process::Child, std::process::ChildStdin, std::sync::mpsc::Receiver<String>) {
+    use std::io::Read;
+    let command = format!("{} repl --device sim --no-history", env!("CARGO_BIN_EXE_codeact"));
+    let child = std::process::Command::new(programs::script())
+        .args(["-qfec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let mut child = child.expect("`script` (util-linux) runs the REPL in a pseudo-terminal");
+    let stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (chunks, seen) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || chunks.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, seen)
+}
