@@ -3,7 +3,8 @@
 //! parser would call it an invisible character), and a source with more lines, or a
 //! line with more characters, than the parser can number (65,535) is refused: past
 //! that, Rhai's positions wrap and an error would point at the wrong place; and
-//! which names a script may be given as variables (`--var`, a flow's `env:`).
+//! which names a script may be given as variables (`--var`, a flow's `env:`: the
+//! emitter's rule, which writes names into code, re-exported).
 //! Not here: parsing itself.
 
 use super::{ErrorKind, RunError};
@@ -73,6 +74,7 @@ pub fn is_incomplete(code: &str) -> bool {
     }
 }
 
+/// A name Rhai takes for a variable (the emitter's rule: it writes such names).
 pub use crate::emit::rhai::is_variable_name;
 
 #[cfg(test)]
