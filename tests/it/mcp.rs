@@ -77,33 +77,24 @@ impl HttpServer {
 
     /// One raw HTTP POST to /mcp; the status line and the body.
     fn post(&self, body: &str, token: Option<&str>) -> String {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+        self.request("POST", &auth, body)
+    }
+
+    /// One raw request with the token (any method, extra headers), its whole answer.
+    fn raw(&self, method: &str, headers: &str, body: &str) -> String {
+        self.request(method, &format!("Authorization: Bearer {TOKEN}\r\n{headers}"), body)
+    }
+
+    fn request(&self, method: &str, headers: &str, body: &str) -> String {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
             self.port,
             body.len()
         );
         // A server that refuses early may close before reading it all.
-        let _ = stream.write_all(request.as_bytes());
-        let mut answer = String::new();
-        let _ = stream.read_to_string(&mut answer);
-        answer
-    }
-}
-
-impl HttpServer {
-    /// One raw request (any method, extra headers), its whole answer.
-    fn raw(&self, method: &str, headers: &str, body: &str) -> String {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        let request = format!(
-            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nAuthorization: Bearer {TOKEN}\r\n{headers}\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.port,
-            body.len()
-        );
         let _ = stream.write_all(request.as_bytes());
         let mut answer = String::new();
         let _ = stream.read_to_string(&mut answer);
