@@ -9,37 +9,23 @@
 
 use std::borrow::Cow;
 
-/// True for a character a terminal would act on instead of showing.
+/// True for a character a terminal would act on (or a reader would not see) instead
+/// of showing: what the emitter calls hidden, line breaks and tabs excepted.
 fn is_unsafe(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-        || c == '\u{feff}'
+    crate::emit::is_hidden(c) && c != '\n' && c != '\t'
 }
 
 /// `text` with its secrets out and every unsafe character escaped (borrowed when
 /// there is nothing to change).
 pub fn clean(text: &str) -> Cow<'_, str> {
-    escaped(crate::secrets::redact(text), is_unsafe)
+    escaped(crate::secrets::redact(text))
 }
 
 /// [`clean`], and line breaks and tabs escaped too (`\n`, `\r`, `\t`; the Unicode
-/// line separators as `\u{..}`): a file name, a script's name, a reason on a verdict
-/// line, always one line.
+/// line separators as `\u{..}`), as the emitter writes a comment: a file name, a
+/// script's name, a reason on a verdict line, always one line.
 pub fn one_line(text: &str) -> String {
-    let redacted = crate::secrets::redact(text);
-    let mut out = String::with_capacity(redacted.len());
-    for c in redacted.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if is_unsafe(c) || matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}') => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    crate::emit::visible_line(&crate::secrets::redact(text), usize::MAX)
 }
 
 /// A path as [`one_line`] shows it: a file name can hold a line break.
@@ -47,13 +33,13 @@ pub fn path(path: &std::path::Path) -> String {
     one_line(&path.display().to_string())
 }
 
-fn escaped(text: Cow<'_, str>, unsafe_char: fn(char) -> bool) -> Cow<'_, str> {
-    if !text.chars().any(unsafe_char) {
+fn escaped(text: Cow<'_, str>) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if unsafe_char(c) {
+        if is_unsafe(c) {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);

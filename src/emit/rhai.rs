@@ -222,9 +222,11 @@ fn block_comment_end(bytes: &[u8], start: usize) -> usize {
     bytes.len()
 }
 
-/// Whether the range `start..end` lies inside one of `spans`.
+/// Whether the range `start..end` lies inside one of `spans` (as [`literal_spans`]
+/// gives them: in order, apart).
 pub fn inside_spans(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
-    spans.iter().any(|(s, e)| *s <= start && end <= *e)
+    let after = spans.partition_point(|(s, _)| *s <= start);
+    after > 0 && spans[after - 1].1 >= end
 }
 
 /// `c` as a Rhai character literal.

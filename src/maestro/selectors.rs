@@ -66,7 +66,9 @@ fn is_regex(text: &str) -> bool {
 /// Maestro does with one it cannot compile.
 pub(super) fn pattern(text: &str) -> String {
     let literal = regex::escape(text);
-    let wanted = match regex::Regex::new(&format!("^(?is:{text})$")) {
+    // Read alone first: a group in the wrapper could close one the text left open.
+    let whole = regex::Regex::new(text).and_then(|_| regex::Regex::new(&format!("^(?is:{text})$")));
+    let wanted = match whole {
         Err(_) => format!("(?i){literal}"),
         // Matching itself, or written with escapes (a regex's author's), it is one.
         Ok(re) if re.is_match(text) || text.contains('\\') => format!("(?is){text}"),
@@ -244,6 +246,7 @@ mod tests {
         );
         assert_eq!(maestro_text("(?is)(?:Item [0-9]+)|Item \\[0\\-9\\]\\+"), "Item [0-9]+");
         assert_eq!(maestro_text("(?is)Wi.Fi"), "Wi.Fi");
+        assert_eq!(sel("\"a)|(b\"").unwrap(), "#{label_matches: \"(?i)a\\\\)\\\\|\\\\(b\"}", "no regex alone: literal");
         assert_eq!(sel("{id: send, index: 1}").unwrap(), "#{id: \"send\", nth: 1}");
         assert_eq!(
             sel("{text: Wi-Fi, rightOf: {id: icon}, enabled: true}").unwrap(),

@@ -217,11 +217,21 @@ fn save_flow_screenshot(action: &crate::sandbox::Action, files: &[(String, Strin
     let (Some(name), Some(png)) = (&action.capture.name, &action.capture.screenshot) else { return };
     let Some((_, file)) = files.iter().find(|(n, _)| n == name) else { return };
     let path = std::path::Path::new(file);
-    let written = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| crate::files::write_replacing(path, png));
+    // Below the working folder, through no link that was there before (a link
+    // could lead anywhere); the folders it names are made.
+    let linked = path
+        .ancestors()
+        .skip(1)
+        .filter(|a| !a.as_os_str().is_empty())
+        .any(|a| std::fs::symlink_metadata(a).is_ok_and(|m| m.file_type().is_symlink()));
+    let written = match linked {
+        true => Err(std::io::Error::other("a folder on its path is a link; codeact writes through none")),
+        false => path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| crate::files::write_replacing(path, png)),
+    };
     if let Err(e) = written {
         crate::errln!("takeScreenshot: cannot write {}: {e}", crate::terminal::path(path));
     }

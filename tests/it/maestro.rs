@@ -217,3 +217,24 @@ fn flows_read_and_fail_as_maestro_reads_them() {
     let png = std::fs::read(dir.path().join("shots/wifi.png")).expect("takeScreenshot wrote its file");
     assert!(png.starts_with(b"\x89PNG"), "a PNG");
 }
+
+/// A flow's screenshot lands below the working folder and through no link that was
+/// there: a link would take a file somewhere else.
+#[test]
+fn take_screenshot_writes_through_no_link() {
+    let dir = tempfile::tempdir().expect("dir");
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("shots")).expect("link");
+    std::fs::write(dir.path().join("f.yaml"), "- takeScreenshot: shots/a\n- takeScreenshot: ok/b\n").expect("flow");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "f.yaml", "-d", "sim"])
+        .current_dir(dir.path())
+        .output()
+        .expect("exec");
+    assert!(stderr(&out).contains("cannot write shots/a.png: a folder on its path is a link"), "{}", stderr(&out));
+    assert!(
+        std::fs::read_dir(elsewhere.path()).expect("elsewhere").next().is_none(),
+        "nothing written through the link"
+    );
+    assert!(dir.path().join("ok/b.png").is_file());
+}

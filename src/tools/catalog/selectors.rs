@@ -30,18 +30,19 @@ const MAX_SWIPES: usize = 15;
 /// again), else the built-in ones clear what they know.
 fn matches(c: &mut ToolContext, sel: &Selector) -> Result<Vec<usize>, ToolError> {
     let obs = locating::look(c, sel)?;
-    refuse_ambiguous(&obs.ui, sel)?;
     let ids: Vec<usize> = sel.find_all(&obs.ui).into_iter().map(|e| e.id).collect();
     if !ids.is_empty() {
         return Ok(ids);
     }
+    refuse_ambiguous(&obs.ui, sel)?;
     let fired = c.run_watchers(obs.clone())?;
     let now = if fired.is_empty() { obs } else { locating::screen_for(c, c.live_arc().unwrap_or(obs), sel)? };
     Ok(sel.find_all(&now.ui).into_iter().map(|e| e.id).collect())
 }
 
 /// A selector whose position anchor matches several places is an error that names
-/// them: a guess would act on the wrong element and report success.
+/// them: a guess would act on the wrong element and report success. (Such a
+/// selector matches nothing, so this is asked only when nothing matched.)
 fn refuse_ambiguous(tree: &UiTree, sel: &Selector) -> Result<(), ToolError> {
     match sel.ambiguous_anchor(tree) {
         Some(a) => Err(closest::ambiguous_anchor(tree, sel, a)),
@@ -66,8 +67,10 @@ enum Found {
 /// as it is.
 fn acting_match(c: &mut ToolContext, sel: &Selector) -> Result<Option<Found>, ToolError> {
     let obs = locating::look(c, sel)?;
-    refuse_ambiguous(&obs.ui, sel)?;
     let first_match = sel.find_all(&obs.ui).first().map(|e| (*e).clone());
+    if first_match.is_none() {
+        refuse_ambiguous(&obs.ui, sel)?;
+    }
     if !c.watchers_ahead()
         && let Some(e) = first_match.as_ref().filter(|e| !c.blocked(&obs, e))
     {

@@ -5,6 +5,8 @@
 //! same element seen twice (a row and its own label, or two nodes with one frame)
 //! is one place. Not here: matching (`mod.rs`), what the error says (`catalog/`).
 
+use std::collections::HashSet;
+
 use super::Selector;
 use super::keys::Relation;
 use crate::ui::{Element, UiTree};
@@ -35,19 +37,11 @@ fn position_key(rel: Relation) -> Option<&'static str> {
 /// The distinct places among `found`: an element that holds another match (a row
 /// around its label) or has another's very frame stands for the same place.
 pub(super) fn places<'a>(tree: &UiTree, found: &[&'a Element]) -> Vec<&'a Element> {
-    let ids: std::collections::HashSet<usize> = found.iter().map(|e| e.id).collect();
-    let mut kept: Vec<&'a Element> = Vec::new();
-    for e in found {
-        let holds_another = found.iter().any(|other| {
-            other.id != e.id
-                && std::iter::successors(other.parent, |p| tree.get(*p).and_then(|p| p.parent)).any(|a| a == e.id)
-        });
-        let same_frame = kept.iter().any(|k| k.bounds == e.bounds);
-        if !holds_another && !same_frame && ids.contains(&e.id) {
-            kept.push(e);
-        }
-    }
-    kept
+    // One walk up from each match: what holds another match is the same place.
+    let holders: HashSet<usize> =
+        found.iter().flat_map(|e| std::iter::successors(e.parent, |p| tree.get(*p).and_then(|p| p.parent))).collect();
+    let mut frames = HashSet::new();
+    found.iter().copied().filter(|e| !holders.contains(&e.id) && frames.insert(e.bounds)).collect()
 }
 
 impl Selector {
