@@ -1,51 +1,24 @@
-//! codeact: an LLM drives an Android device by writing small sandboxed Rhai scripts
-//! (the CodeAct pattern). This crate is the runtime; the `codeact` binary is a thin
-//! CLI over it (`src/cli/`, one file per subcommand).
+//! codeact: an LLM drives a phone by writing small sandboxed Rhai scripts (the
+//! CodeAct pattern). This crate is the binary (`src/cli/` maps flags to the modes'
+//! requests and prints) and the one library face of the layers below, re-exported
+//! under the names library users and the Python package have always used.
 //!
-//! From the bottom up: [`ui`] (parsed hierarchy dumps and the compact screen text),
-//! [`locate`] (reference pictures found on a screenshot),
-//! [`device`] (the one interface to a phone; Android over ADB), [`apk`] (what an APK
-//! declares, from the file or pulled from a phone), [`sandbox`] (the
-//! locked-down Rhai engine) in the worker process of [`isolation`], [`human`] (a
-//! person in the loop), [`tools`] (the catalog scripts call), [`persona`], [`llm`],
-//! [`config`], [`session`] (the façade that wires them to one device), [`report`],
-//! [`trajectory`] (run directories, events, exports), [`memory`], [`trace`] (OTLP),
-//! and the ways to use a session, each a library call: [`agent`] (`codeact run`),
-//! [`script`] (`codeact exec`, `--heal`), [`maestro`] (flows as scripts and back), [`repl`], [`eval`] (the task suite and the
-//! survival measurement) and [`explore`] (autonomous exploration: coverage, crashes,
-//! the tests it found). `docs/ARCHITECTURE.md` is the map. The virtual phone the
-//! tests use is its own crate, `codeact-sim`, reached only over ADB.
+//! The layers are crates, bottom up, and the compiler keeps their arrows pointing
+//! down: `codeact-base` (files, clipping, error text, secrets, the terminal),
+//! `codeact-platform` (the UI tree, devices and their backends, APKs, locating —
+//! no Rhai), `codeact-engine` (the sandbox, its worker process, the emitter — no
+//! device), `codeact-runtime` (tools, people, personas, the LLM client, settings,
+//! the session), `codeact-record` (run folders and events, the report, traces,
+//! memory) and `codeact-modes` (agent, script, maestro, repl, eval, explore, mcp).
+//! `docs/ARCHITECTURE.md` has one line per crate. The virtual phone the tests use
+//! is its own crate, `codeact-sim`, reached only over its wire protocols.
 
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-
-pub mod agent;
-pub mod apk;
-pub mod clip;
-pub mod config;
-pub mod device;
-pub mod emit;
-pub mod error_text;
-pub mod eval;
-pub mod explore;
-pub mod files;
-pub mod human;
-pub mod isolation;
-pub mod llm;
-pub mod locate;
-pub mod maestro;
+pub use codeact_base::{clip, error_text, files, literals, secrets, terminal, toml_error, visible};
+pub use codeact_base::{errln, out, outln};
+pub use codeact_engine::{emit, isolation, sandbox};
 #[cfg(feature = "mcp")]
-pub mod mcp;
-pub mod memory;
-pub mod persona;
-pub mod repl;
-pub mod report;
-pub mod sandbox;
-pub mod script;
-pub mod secrets;
-pub mod session;
-pub mod terminal;
-pub mod toml_error;
-pub mod tools;
-pub mod trace;
-pub mod trajectory;
-pub mod ui;
+pub use codeact_modes::mcp;
+pub use codeact_modes::{agent, eval, explore, maestro, repl, script};
+pub use codeact_platform::{apk, device, locate, ui};
+pub use codeact_record::{memory, report, trace, trajectory};
+pub use codeact_runtime::{config, human, llm, persona, session, tools};

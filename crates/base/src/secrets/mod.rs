@@ -1,0 +1,349 @@
+//! Secrets that must never be shown: the process's list of them (the API keys in
+//! use), their redaction from any text, and the writer every log line (ours and our
+//! dependencies', such as async-openai's "Server error: … Incorrect API key provided:
+//! sk-…") passes through on its way to stderr.
+//!
+//! Anything shaped like a provider key (`sk-…`, `pk-…`, `rk-…`, masked or not) is
+//! blotted out too: providers echo keys half-masked. Secrets that `type_secret`
+//! types are registered here too, however short (down to [`SHORTEST_TYPED`]), the
+//! moment they are loaded. Not here: where a key comes from (`llm::config`), where
+//! typed secrets come from (`store.rs`), or keeping keys out of the sandbox worker (it
+//! starts with an empty environment).
+
+mod store;
+
+pub use store::{SECRET_ENV_PREFIX, SecretStore, SecretStoreError};
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::sync::{LazyLock, RwLock};
+
+/// What a secret is replaced with.
+pub const REDACTED: &str = "[key]";
+
+/// Shorter strings are not taken as secrets: blotting them out would garble text.
+const SHORTEST: usize = 6;
+
+/// Secrets shorter than this (a PIN) are blotted out only where they stand alone:
+/// not inside a longer number or word, where they would garble text that holds no
+/// secret (`14791` for the PIN `4791`, a screen's `1080`).
+pub const STANDALONE_BELOW: usize = 8;
+
+static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+static KEY_SHAPED: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r"\b(sk|pk|rk)-[A-Za-z0-9_\-\*]{4,}").ok());
+
+/// The shortest value `type_secret` accepts: a PIN of four digits is still blotted
+/// out everywhere (shorter ones would garble every number in a log).
+pub const SHORTEST_TYPED: usize = 4;
+
+/// Adds `secret` to what [`redact`] blots out, for the rest of the process.
+pub fn register(secret: &str) {
+    if secret.len() < SHORTEST {
+        return;
+    }
+    remember(secret);
+}
+
+/// Adds a secret a script may type (at least [`SHORTEST_TYPED`] bytes long).
+pub fn register_typed(secret: &str) {
+    if secret.len() >= SHORTEST_TYPED {
+        TYPED.store(true, std::sync::atomic::Ordering::Relaxed);
+        remember(secret);
+        // As a UI dump (XML) and a quoted string (JSON, Rust) spell it.
+        let xml = secret
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&apos;");
+        let quoted = format!("{secret:?}");
+        let json = serde_json::to_string(secret).unwrap_or_default();
+        for spelling in [xml, quoted[1..quoted.len() - 1].to_string(), json[1..json.len().max(2) - 1].to_string()] {
+            if spelling != secret {
+                remember(&spelling);
+            }
+        }
+    }
+}
+
+/// Whether any secret a script may type is known (then screenshots are checked).
+pub fn any_typed() -> bool {
+    TYPED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static TYPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn remember(secret: &str) {
+    let mut secrets = SECRETS.write().unwrap_or_else(|e| e.into_inner());
+    if !secrets.iter().any(|s| s == secret) {
+        secrets.push(secret.to_string());
+        // The longest first: a secret that holds another is blotted out whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+}
+
+/// `text` with every registered secret, and anything shaped like a key, replaced by
+/// [`REDACTED`]. For free text (a log line, a script, a prompt): a record is
+/// redacted value by value ([`redact_json`], [`redact_dump`]), so that a secret
+/// never lands inside a number or a key.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let out = blot_registered(text);
+    match KEY_SHAPED.as_ref() {
+        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
+        _ => out,
+    }
+}
+
+/// Every string inside `value` redacted; numbers, booleans and keys are left as
+/// they are, so the record stays what it was (JSON with the same shape). A field
+/// called `code` or `args` holds code ([`redact_code`]); other text may hold a
+/// reply's code blocks ([`redact_reply`]).
+pub fn redact_json(value: &mut serde_json::Value) {
+    redact_json_as(value, false);
+}
+
+fn redact_json_as(value: &mut serde_json::Value, code: bool) {
+    // Without recursion: however deep the value nests, the stack does not.
+    let mut stack = vec![(value, code)];
+    while let Some((value, code)) = stack.pop() {
+        match value {
+            serde_json::Value::String(s) => {
+                let redacted = if code { redact_code(s) } else { redact_reply(s) };
+                if let Cow::Owned(r) = redacted {
+                    *s = r;
+                }
+            }
+            serde_json::Value::Array(items) => stack.extend(items.iter_mut().map(|v| (v, code))),
+            serde_json::Value::Object(fields) => {
+                // A call's arguments are Rhai literals, code too.
+                stack.extend(fields.iter_mut().map(|(key, v)| (v, code || key == "code" || key == "args")))
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Code with its secrets out, the code left runnable: long secrets and key shapes
+/// wherever they are, a short secret only inside a string literal or a comment (as
+/// a bare number it is a coordinate or a count: nobody's PIN).
+pub fn redact_code(code: &str) -> Cow<'_, str> {
+    let out = redact_long(code);
+    let secrets = SECRETS.read().unwrap_or_else(|e| e.into_inner());
+    let short: Vec<&String> = secrets.iter().filter(|s| s.len() < STANDALONE_BELOW).collect();
+    if short.is_empty() {
+        return out;
+    }
+    let quoted = crate::literals::literal_spans(&out);
+    let mut result = out.clone().into_owned();
+    let mut changed = false;
+    for secret in short {
+        let places: Vec<(usize, usize)> = occurrences(&result, secret)
+            .into_iter()
+            .filter(|(start, end)| crate::literals::inside_spans(&quoted, *start, *end))
+            .collect();
+        if places.is_empty() {
+            continue;
+        }
+        // Same-length stand-in first, so the spans found stay where they are.
+        for (start, end) in places {
+            result.replace_range(start..end, &"\u{1}".repeat(end - start));
+        }
+        changed = true;
+    }
+    if !changed {
+        return out;
+    }
+    Cow::Owned(collapse_marks(&result))
+}
+
+/// A model's reply with its secrets out: its prose as any text, its ```code```
+/// blocks as code ([`redact_code`]).
+pub fn redact_reply(text: &str) -> Cow<'_, str> {
+    if !text.contains("```") {
+        return redact(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in text.split("```").enumerate() {
+        if i > 0 {
+            out.push_str("```");
+        }
+        if i % 2 == 1 { out.push_str(&redact_code(part)) } else { out.push_str(&redact(part)) }
+    }
+    if out == text { Cow::Borrowed(text) } else { Cow::Owned(out) }
+}
+
+/// `text` with the secrets of [`STANDALONE_BELOW`] bytes or more, and key shapes,
+/// blotted out (wherever they are).
+fn redact_long(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for secret in SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().filter(|s| s.len() >= STANDALONE_BELOW) {
+        if out.contains(secret.as_str()) {
+            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
+        }
+    }
+    match KEY_SHAPED.as_ref() {
+        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
+        _ => out,
+    }
+}
+
+/// Each run of stand-in marks becomes one [`REDACTED`].
+fn collapse_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_mark = false;
+    for c in text.chars() {
+        if c == '\u{1}' {
+            if !in_mark {
+                out.push_str(REDACTED);
+            }
+            in_mark = true;
+        } else {
+            in_mark = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A hierarchy dump with its secrets out: in XML, only the attributes that hold
+/// what a person reads (text, content-desc, hint) are redacted, so bounds and ids
+/// stay whole; a JSON dump is redacted value by value; anything else as text.
+pub fn redact_dump(dump: &str) -> Cow<'_, str> {
+    if dump.trim_start().starts_with('{') || dump.trim_start().starts_with('[') {
+        if let Ok(mut value) = serde_json::from_str::<serde_json::Value>(dump) {
+            redact_json(&mut value);
+            return Cow::Owned(value.to_string());
+        }
+        return redact(dump);
+    }
+    match READABLE_ATTRIBUTE.as_ref() {
+        Some(attribute) if !SECRETS.read().unwrap_or_else(|e| e.into_inner()).is_empty() => {
+            match attribute.replace_all(dump, |c: &regex::Captures| format!("{}{}\"", &c[1], redact(&c[2]))) {
+                Cow::Borrowed(_) => Cow::Borrowed(dump),
+                Cow::Owned(o) if o == dump => Cow::Borrowed(dump),
+                Cow::Owned(o) => Cow::Owned(o),
+            }
+        }
+        _ => Cow::Borrowed(dump),
+    }
+}
+
+static READABLE_ATTRIBUTE: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r#"(\b(?:text|content-desc|hint|label|value|name)=")([^"]*)""#).ok());
+
+/// `text` with every registered secret (not key shapes) replaced: what a script may
+/// read of the screen (`ui_state`), where a typed secret must not show.
+pub fn blot_registered(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    for secret in SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter() {
+        let places = occurrences(&out, secret);
+        if places.is_empty() {
+            continue;
+        }
+        let mut replaced = String::with_capacity(out.len());
+        let mut last = 0;
+        for (start, end) in places {
+            replaced.push_str(&out[last..start]);
+            replaced.push_str(REDACTED);
+            last = end;
+        }
+        replaced.push_str(&out[last..]);
+        out = Cow::Owned(replaced);
+    }
+    out
+}
+
+/// Where `secret` stands in `text` (start and end bytes): anywhere for a long
+/// secret, only where it stands alone for a short one.
+fn occurrences(text: &str, secret: &str) -> Vec<(usize, usize)> {
+    let short = secret.len() < STANDALONE_BELOW;
+    let starts_word = secret.chars().next().is_some_and(char::is_alphanumeric);
+    let ends_word = secret.chars().next_back().is_some_and(char::is_alphanumeric);
+    text.match_indices(secret)
+        .map(|(start, found)| (start, start + found.len()))
+        .filter(|&(start, end)| {
+            let joined_before = starts_word && text[..start].chars().next_back().is_some_and(char::is_alphanumeric);
+            let joined_after = ends_word && text[end..].chars().next().is_some_and(char::is_alphanumeric);
+            !short || !(joined_before || joined_after)
+        })
+        .collect()
+}
+
+/// Whether `text` holds a registered secret (then a screenshot of it is withheld:
+/// pixels cannot be redacted; or a call that would send it somewhere is refused).
+pub fn appears_in(text: &str) -> bool {
+    SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().any(|s| !occurrences(text, s).is_empty())
+}
+
+/// Whether any secret is registered (a screen can only show one if so).
+pub fn any_registered() -> bool {
+    !SECRETS.read().unwrap_or_else(|e| e.into_inner()).is_empty()
+}
+
+/// A `tracing` writer that redacts each log line before it reaches stderr.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RedactingStderr;
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for RedactingStderr {
+    type Writer = RedactingStderr;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        RedactingStderr
+    }
+}
+
+impl Write for RedactingStderr {
+    /// Takes the whole buffer (the formatter writes one event in one call), so a key
+    /// is never split between two writes.
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        std::io::stderr().write_all(redact(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_secrets_and_key_shapes_are_blotted_out() {
+        register("abc");
+        register("fake-secret-value-123");
+        assert_eq!(redact("short abc stays"), "short abc stays");
+        assert_eq!(redact("got fake-secret-value-123!"), "got [key]!");
+        assert_eq!(redact("Incorrect API key provided: sk-abc***********wxyz."), "Incorrect API key provided: [key].");
+        assert!(matches!(redact("nothing here"), Cow::Borrowed(_)));
+        assert_eq!(redact("task-list and risk-free"), "task-list and risk-free");
+    }
+
+    #[test]
+    fn a_short_secret_is_blotted_where_it_stands_alone_and_records_stay_json() {
+        register_typed("4791");
+        assert_eq!(redact("pin 4791 typed, 14791 and 47910 are not it"), "pin [key] typed, 14791 and 47910 are not it");
+        assert_eq!(redact("\"4791\""), "\"[key]\"");
+        let mut record =
+            serde_json::json!({"prompt_tokens": 4791, "4791": "x", "text": "PIN 4791", "list": [4791, "4791"]});
+        redact_json(&mut record);
+        assert_eq!(
+            record,
+            serde_json::json!({"prompt_tokens": 4791, "4791": "x", "text": "PIN [key]", "list": [4791, "[key]"]})
+        );
+        let dump = r#"<node text="4791" bounds="[0,4791][1080,2400]" resource-id="a:id/pin4791" />"#;
+        assert_eq!(
+            redact_dump(dump),
+            r#"<node text="[key]" bounds="[0,4791][1080,2400]" resource-id="a:id/pin4791" />"#
+        );
+        assert!(appears_in("PIN: 4791") && !appears_in("swipe(540, 14791)"));
+        let code = "tap(540, 4791); input_text(\"4791\"); // the PIN 4791";
+        assert_eq!(redact_code(code), "tap(540, 4791); input_text(\"[key]\"); // the PIN [key]");
+        let reply = "Thought: PIN 4791 next.\n```rhai\ntap(540, 4791);\n```";
+        assert_eq!(redact_reply(reply), "Thought: PIN [key] next.\n```rhai\ntap(540, 4791);\n```");
+    }
+}

@@ -1,0 +1,372 @@
+//! `codeact explore` as a library: point it at an app and it explores on its own —
+//! reads the app's APK for the activities it declares, walks the app (the
+//! systematic strategy: no model, a DroidBot-style walk over its widgets with a
+//! visited-screen graph), measures coverage (activities reached ÷ declared,
+//! screens, widgets, over time), catches crashes and ANRs with the shortest script
+//! that reproduces each, and writes the tests it found as scripts `codeact exec`
+//! runs, with `report.html` over all of it.
+//!
+//! Two strategies: `systematic.rs` (no model: every widget of every screen) and
+//! `llm/` (plan → act → observe → reflect: a planner sets realistic tasks for the
+//! agent, with memory across explorations; [`run_with_model`]).
+//!
+//! Parts: `budget.rs` (actions or time), `persona.rs` (the user it plays),
+//! `screen.rs` (what one screen offers), `graph.rs` (screens and the actions
+//! between them), `visual.rs` (where to tap on a canvas), `coverage.rs`,
+//! `findings.rs`, the strategies,
+//! `export.rs` (the tests found), `record.rs` (the run folder), `report.rs`.
+//! Not for driving the agent itself: the model-driven strategy hands each task to
+//! `agent::run_task` like every other task.
+
+pub mod budget;
+pub mod coverage;
+pub mod export;
+pub mod findings;
+pub mod graph;
+pub mod llm;
+pub mod persona;
+mod record;
+pub mod report;
+pub mod screen;
+mod systematic;
+mod visual;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use budget::{BadBudget, Budget};
+pub use coverage::Coverage;
+pub use export::TestFound;
+pub use findings::{Finding, FindingKind};
+pub use llm::ModelSetup;
+pub use persona::{UserPersona, UserPersonaError};
+pub use record::RecordError;
+pub use report::TaskView;
+
+use codeact_platform::device::{Device, DeviceError, Platform};
+use codeact_runtime::config::Settings;
+use codeact_runtime::session::{Session, SessionError};
+
+/// How the explorer chooses what to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    /// No model: every widget of every screen, with back-tracking.
+    Systematic,
+    /// A planner sets tasks, the agent does them, a reflector critiques.
+    Llm,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Systematic => "systematic",
+            Strategy::Llm => "llm",
+        }
+    }
+}
+
+/// What to explore and how.
+#[derive(Debug, Clone)]
+pub struct ExploreOptions {
+    /// The package to explore.
+    pub app: String,
+    pub budget: Budget,
+    pub strategy: Strategy,
+    pub user: UserPersona,
+    /// Where the run folder goes (`runs`).
+    pub out_dir: PathBuf,
+    /// Keep the app's data across restarts (by default each restart is clean, so
+    /// every path found replays from a fresh install).
+    pub keep_data: bool,
+    /// A screenshot of every new screen for the report.
+    pub screenshots: bool,
+    /// Replay each finding's steps afterwards to check it happens again.
+    pub replay_findings: bool,
+}
+
+impl ExploreOptions {
+    /// `codeact explore`'s defaults for `app`.
+    pub fn new(app: &str) -> Self {
+        Self {
+            app: app.to_string(),
+            budget: Budget::Actions(300),
+            strategy: Strategy::Systematic,
+            user: UserPersona::default_user(),
+            out_dir: PathBuf::from("runs"),
+            keep_data: false,
+            screenshots: true,
+            replay_findings: true,
+        }
+    }
+}
+
+/// Why an exploration could not run (what it found is never an error).
+#[derive(Debug, thiserror::Error)]
+pub enum ExploreError {
+    #[error("{app:?} is not a package name (letters, digits, _ and dots, like com.example.app)")]
+    BadPackage { app: String },
+    #[error("{device}: {app} is not installed; check the name (`adb shell pm list packages` lists Android's)")]
+    NotInstalled { device: String, app: String },
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+/// What the explorer says as it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    Action {
+        n: usize,
+        label: &'a str,
+        ok: bool,
+    },
+    Screen {
+        name: &'a str,
+        activity: &'a str,
+    },
+    Activity {
+        activity: &'a str,
+        reached: usize,
+        declared: usize,
+    },
+    Finding(&'a Finding),
+    Note(&'a str),
+    /// The planner set task number `task`.
+    Planned {
+        task: usize,
+        goal: &'a str,
+    },
+    /// The agent finished it.
+    Task {
+        task: usize,
+        goal: &'a str,
+        success: bool,
+        steps: usize,
+        reason: &'a str,
+    },
+    /// The reflector's note.
+    Reflected(&'a str),
+}
+
+/// Why the walk ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Budget,
+    /// Every action of every screen it could reach again was tried.
+    Exhausted,
+    Interrupted,
+    /// The phone stopped answering (the summary's `error` says how).
+    DeviceFailed,
+    /// The planner had nothing new to try (`--strategy llm`).
+    NothingLeft,
+    /// The model stopped answering (the summary's `error` says how).
+    ModelFailed,
+    /// A task's records could not be written (the summary's `error` says why).
+    RecordFailed,
+}
+
+impl StopReason {
+    pub fn words(self) -> &'static str {
+        match self {
+            StopReason::Budget => "the budget was spent",
+            StopReason::Exhausted => "every reachable action was tried",
+            StopReason::Interrupted => "interrupted",
+            StopReason::DeviceFailed => "the phone stopped answering",
+            StopReason::NothingLeft => "the planner had nothing new to try",
+            StopReason::ModelFailed => "the model failed",
+            StopReason::RecordFailed => "a task's records could not be written",
+        }
+    }
+}
+
+/// What an exploration found.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExploreSummary {
+    pub app: String,
+    pub strategy: Strategy,
+    pub dir: PathBuf,
+    pub label: Option<String>,
+    pub actions: usize,
+    pub seconds: f64,
+    pub stopped: StopReason,
+    /// What the phone said when it stopped the walk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub coverage: Coverage,
+    pub findings: Vec<Finding>,
+    pub tests: Vec<TestFound>,
+    /// The tasks the planner set and how each went (`--strategy llm`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskView>,
+}
+
+/// The session, the app's declared activities and the run folder, ready to explore.
+struct Prepared {
+    session: Session,
+    label: Option<String>,
+    declared: Vec<String>,
+    folder: record::RunFolder,
+}
+
+/// Checks the app, reads its APK (Android) and makes the run folder. The crash and
+/// ANR watchers are turned off: the explorer must see those dialogs.
+fn prepare(
+    device: Box<dyn Device>,
+    settings: &Settings,
+    options: &ExploreOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Prepared, ExploreError> {
+    let mut settings = settings.clone();
+    settings.tools.watchers.crash = false;
+    settings.tools.watchers.anr = false;
+    let device_name = device.name().to_string();
+    let platform = device.platform();
+    let mut session = Session::new(device, &settings)?;
+    if !codeact_platform::apk::pull::is_package_name(&options.app) {
+        return Err(ExploreError::BadPackage { app: options.app.clone() });
+    }
+    if !session.is_installed(&options.app)? {
+        return Err(ExploreError::NotInstalled { device: device_name, app: options.app.clone() });
+    }
+    // The activities the app declares, from its APK (Android only).
+    let mut label = None;
+    let declared = if platform == Platform::Android {
+        match session.app_apk(&options.app) {
+            Ok(pulled) => {
+                label = pulled.info.label.clone();
+                pulled.info.activities.iter().filter(|a| a.enabled).map(|a| a.name.clone()).collect()
+            }
+            Err(e) => {
+                progress(Progress::Note(&format!(
+                    "the APK could not be read ({}); coverage counts screens only",
+                    codeact_base::error_text::full_message(&e)
+                )));
+                Vec::new()
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    let mut folder = record::RunFolder::create(&options.out_dir, &options.app)?;
+    folder.event(&record::ExploreEvent::Start {
+        app: &options.app,
+        strategy: options.strategy.name(),
+        budget: options.budget.to_string(),
+        declared: declared.len(),
+        user: &options.user.name,
+    });
+    Ok(Prepared { session, label, declared, folder })
+}
+
+/// Explores `options.app` on `device` with `settings`' limits, the systematic way
+/// (`options.strategy` must be [`Strategy::Systematic`]; the model-driven one is
+/// [`run_with_model`]). `stop` is asked between actions.
+pub fn run(
+    device: Box<dyn Device>,
+    settings: &Settings,
+    options: &ExploreOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+    stop: &dyn Fn() -> bool,
+) -> Result<ExploreSummary, ExploreError> {
+    let Prepared { mut session, label, declared, mut folder } = prepare(device, settings, options, progress)?;
+    let user = options.user.clone();
+    let mut walk =
+        systematic::Walk::new(&mut session, options, &user, &mut folder, progress, stop, Coverage::new(declared));
+    walk.note_old_log();
+    let stopped = walk.run();
+    let (actions, seconds) = (walk.actions, walk.elapsed());
+    if options.replay_findings && matches!(stopped, StopReason::Budget | StopReason::Exhausted) {
+        walk.replay_findings();
+    }
+    let (graph, coverage, findings, clean, error) =
+        (walk.graph, walk.coverage, walk.findings, walk.clean, walk.failure);
+    let (tests, index) = export::suite(&graph, &options.app, options.strategy.name(), clean, |name, bytes| {
+        folder.write(name, bytes).is_ok()
+    });
+    let explored =
+        llm::Explored { graph, coverage, findings, tests, tasks: Vec::new(), actions, seconds, stopped, error };
+    finish(options, &mut folder, label, explored, &index)
+}
+
+/// Explores `options.app` with a model (`--strategy llm`): the planner, the agent,
+/// the observer and the reflector of [`ModelSetup`]. Must run on a multi-threaded
+/// tokio runtime (the agent's requirement).
+pub async fn run_with_model(
+    device: Box<dyn Device>,
+    settings: &Settings,
+    options: &ExploreOptions,
+    setup: &ModelSetup<'_>,
+    progress: &mut dyn FnMut(Progress<'_>),
+    stop: &dyn Fn() -> bool,
+) -> Result<ExploreSummary, ExploreError> {
+    let Prepared { mut session, label, declared, mut folder } =
+        tokio::task::block_in_place(|| prepare(device, settings, options, progress))?;
+    let explored = llm::explore(
+        &mut session,
+        options,
+        setup,
+        &mut folder,
+        label.as_deref(),
+        Coverage::new(declared),
+        progress,
+        stop,
+    )
+    .await;
+    let index = export::index_text(
+        &options.app,
+        &explored.tests,
+        "Each script is a task the planner set and the agent completed: it starts the app as the task did, \
+         replays the agent's steps by selector, and checks what they left changed.",
+    );
+    tokio::task::block_in_place(|| finish(options, &mut folder, label, explored, &index))
+}
+
+/// Writes the index, `graph.json`, `summary.json` and `report.html`.
+fn finish(
+    options: &ExploreOptions,
+    folder: &mut record::RunFolder,
+    label: Option<String>,
+    explored: llm::Explored,
+    index: &str,
+) -> Result<ExploreSummary, ExploreError> {
+    let llm::Explored { graph, coverage, findings, tests, tasks, actions, seconds, stopped, error } = explored;
+    folder.write("tests/index.md", index.as_bytes())?;
+    folder.event(&record::ExploreEvent::End { actions, seconds, stopped: stopped.words() });
+    let summary = ExploreSummary {
+        app: options.app.clone(),
+        strategy: options.strategy,
+        dir: folder.dir().to_path_buf(),
+        label,
+        actions,
+        seconds,
+        stopped,
+        error,
+        coverage,
+        findings,
+        tests,
+        tasks,
+    };
+    folder.write("graph.json", &serde_json::to_vec_pretty(&graph).unwrap_or_default())?;
+    folder.write("summary.json", &serde_json::to_vec_pretty(&summary).unwrap_or_default())?;
+    let html = report::render(&report::ReportInput {
+        app: &options.app,
+        strategy: options.strategy.name(),
+        label: summary.label.as_deref(),
+        coverage: &summary.coverage,
+        graph: &graph,
+        findings: &summary.findings,
+        tests: &summary.tests,
+        tasks: &summary.tasks,
+        actions,
+        seconds,
+        stopped: stopped.words(),
+    });
+    folder.write("report.html", html.as_bytes())?;
+    Ok(summary)
+}

@@ -1,0 +1,16 @@
+//! The ways to use a session, each a library call: [`agent`] (`codeact run`),
+//! [`script`] (`codeact exec`, suites, `--heal`), [`maestro`] (flows as scripts and
+//! back), [`repl`], [`eval`] (the task suite and the survival measurement),
+//! [`explore`] (autonomous exploration) and `mcp` (the MCP server). Not here: flags
+//! and printing (the binary's `cli/`).
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod agent;
+pub mod eval;
+pub mod explore;
+pub mod maestro;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+pub mod repl;
+pub mod script;

@@ -1,0 +1,123 @@
+//! The REPL's inspector: the element at a point (`:inspect X Y`) or with a
+//! `ui_state` index (`:pick N`), what it is, and the selectors that find it —
+//! first the one exported scripts write (unique on this screen), then others, each
+//! said unique or not, so a person writing a script picks one that holds. Reads a
+//! tree; changes nothing. Not the REPL's loop (`mod.rs`).
+
+use codeact_engine::emit::rhai::string as rhai_string;
+use codeact_platform::ui::{Element, UiTree};
+use codeact_runtime::tools::select::Selector;
+use codeact_runtime::tools::{selector_for, toggle_selector_for};
+
+/// The visible element deepest under the point (the smallest that contains it).
+pub fn element_at(tree: &UiTree, x: i32, y: i32) -> Option<&Element> {
+    tree.elements
+        .iter()
+        .filter(|e| e.visible && e.bounds.contains(x, y))
+        .min_by_key(|e| (i64::from(e.bounds.width()) * i64::from(e.bounds.height()), std::cmp::Reverse(e.depth)))
+}
+
+/// The element `ui_state[index]` names on this screen.
+pub fn element_listed(tree: &UiTree, index: usize) -> Option<&Element> {
+    codeact_platform::ui::screen_text::listed(tree).into_iter().nth(index)
+}
+
+/// How a selector fares on this screen for `target`.
+fn fares(tree: &UiTree, source: &str, target: usize) -> Option<String> {
+    let sel = Selector::from_source(source).ok()?;
+    let found = sel.find_all(tree);
+    let at = found.iter().position(|e| e.id == target)?;
+    Some(match (found.len(), at) {
+        (1, _) => "unique".to_string(),
+        (n, 0) => format!("{n} match; this one first"),
+        (n, k) => format!("{n} match; this one is nth {k}"),
+    })
+}
+
+/// What `:inspect` and `:pick` print for the element `target`.
+pub fn describe(tree: &UiTree, target: &Element) -> String {
+    let class = target.class.rsplit('.').next().unwrap_or(&target.class);
+    let short_id = target.resource_id.rsplit('/').next().unwrap_or("");
+    let b = target.bounds;
+    let mut out = class.to_string();
+    if !short_id.is_empty() {
+        out.push_str(&format!(" #{short_id}"));
+    }
+    for (label, value) in [("text", &target.text), ("desc", &target.content_desc), ("hint", &target.hint)] {
+        if !value.is_empty() {
+            out.push_str(&format!(" {label}={value:?}"));
+        }
+    }
+    out.push_str(&format!(" at ({},{},{},{}), centre {:?}", b.left, b.top, b.right, b.bottom, target.center));
+    let mut flags = Vec::new();
+    for (on, word) in [
+        (target.clickable, "clickable"),
+        (target.checkable, if target.checked { "checked" } else { "unchecked" }),
+        (target.actions.set_text, "editable"),
+        (target.scrollable, "scrollable"),
+        (!target.enabled, "disabled"),
+    ] {
+        if on {
+            flags.push(word);
+        }
+    }
+    if !flags.is_empty() {
+        out.push_str(&format!(" [{}]", flags.join(", ")));
+    }
+    out.push('\n');
+    // The exported scripts' own choice: a switch by what stays when it flips.
+    let best = if target.checkable { toggle_selector_for(tree, target.id) } else { selector_for(tree, target.id) };
+    match &best {
+        Some(best) => out.push_str(&format!("  selector: {best}   (unique: what exported scripts write)\n")),
+        None => out.push_str("  selector: none finds it alone on this screen; tap it by its point or an index\n"),
+    }
+    let mut others = Vec::new();
+    if !target.text.is_empty() {
+        others.push(rhai_string(&target.text));
+    }
+    if !target.content_desc.is_empty() {
+        others.push(format!("#{{desc: {}}}", rhai_string(&target.content_desc)));
+    }
+    if !short_id.is_empty() {
+        others.push(format!("#{{id: {}}}", rhai_string(short_id)));
+    }
+    if !class.is_empty() {
+        others.push(format!("#{{class: {}}}", rhai_string(class)));
+    }
+    for other in others.into_iter().filter(|o| Some(o) != best.as_ref()) {
+        if let Some(fares) = fares(tree, &other, target.id) {
+            out.push_str(&format!("  also:     {other}   ({fares})\n"));
+        }
+    }
+    out.push_str(&format!("  point:    tap({}, {})\n", target.center.0, target.center.1));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_element_under_a_point_and_its_selectors() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">
+<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="p" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]">
+<node index="0" text="Wi-Fi" resource-id="p:id/title" class="android.widget.TextView" package="p" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[40,600][700,700]"/>
+<node index="1" text="" resource-id="p:id/wifi_switch" class="android.widget.Switch" package="p" content-desc="" checkable="true" checked="true" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[850,600][1040,700]"/>
+<node index="2" text="Bluetooth" resource-id="p:id/title" class="android.widget.TextView" package="p" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[40,800][700,900]"/>
+</node></hierarchy>"#;
+        let tree = codeact_platform::ui::parse(xml.as_bytes(), (1080, 2400)).unwrap();
+        let switch = element_at(&tree, 900, 650).unwrap();
+        let text = describe(&tree, switch);
+        assert!(text.starts_with("Switch #wifi_switch at (850,600,1040,700)"), "{text}");
+        assert!(text.contains("selector: #{id: \"wifi_switch\"}   (unique"), "{text}");
+        let title = element_at(&tree, 100, 850).unwrap();
+        let text = describe(&tree, title);
+        assert!(
+            text.contains("selector: \"Bluetooth\"") || text.contains("selector: #{text: \"Bluetooth\"}"),
+            "{text}"
+        );
+        assert!(text.contains("#{id: \"title\"}   (2 match; this one is nth 1)"), "{text}");
+        assert!(element_at(&tree, 5000, 5000).is_none());
+        assert_eq!(element_listed(&tree, 0).map(|e| e.text.as_str()), Some("Wi-Fi"));
+    }
+}

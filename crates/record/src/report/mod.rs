@@ -1,0 +1,135 @@
+//! Reports people look at: `report.html` in a run directory, one self-contained
+//! page (screenshots scaled down and embedded as JPEG, or kept beside it with
+//! external assets), rewritten as the run goes so a killed run still has one; and
+//! index pages that link several (`codeact exec` with several scripts, `codeact
+//! eval`). Built from the run's typed events (`model.rs`): followed as they are
+//! written (a [`SharedReport`] observes the run) or read back from a finished run
+//! directory; rendered by `html.rs`, images by `images.rs`; the steps as plain
+//! text for JUnit by `step_log.rs`. Not the run directory itself (`trajectory/`).
+
+mod code;
+mod escape;
+pub mod html;
+mod images;
+mod model;
+mod script_view;
+mod step_log;
+mod suite_index;
+mod tree_view;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+pub use model::RunView;
+pub use step_log::step_log;
+pub use suite_index::{SuiteRow, write_suite_index};
+
+/// Where a report's screenshots go.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum Assets {
+    /// Inside the page (one file to send; about 25 KB a screenshot).
+    #[default]
+    Embedded,
+    /// In `report-assets/` beside the page (a small page; keep the folder with it).
+    External,
+}
+
+/// Why a report could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the report {path}")]
+pub struct ReportError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Writes `name` in `dir` whole, through a temporary file of a random name (a
+/// reader never sees half; a link at the name is replaced, not followed).
+fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
+    let path = dir.join(name);
+    codeact_base::files::write_replacing(&path, bytes).map_err(|source| ReportError { path: path.clone(), source })?;
+    Ok(path)
+}
+
+/// The report of one run directory, kept up to date by the run's events and
+/// written again by calling [`write`]: each screenshot is scaled and encoded once.
+///
+/// [`write`]: RunReport::write
+#[derive(Debug)]
+pub struct RunReport {
+    dir: PathBuf,
+    assets: Assets,
+    /// The run as far as its events have told.
+    view: RunView,
+    /// Screenshots done so far: their `src` and original size (`None`: unreadable).
+    done: HashMap<String, Option<images::Shown>>,
+}
+
+/// A report the run's trajectory feeds (as an observer) while the run writes it.
+pub type SharedReport = Arc<Mutex<RunReport>>;
+
+impl crate::trajectory::EventObserver for SharedReport {
+    fn event(&mut self, event: &crate::trajectory::Event, _at: SystemTime) {
+        crate::trajectory::lock(self).view.take(event);
+    }
+}
+
+impl RunReport {
+    /// The report of a run about to begin in `dir`: its events come as it writes them.
+    pub fn new(dir: &Path, assets: Assets) -> Self {
+        Self { dir: dir.to_path_buf(), assets, view: RunView::default(), done: HashMap::new() }
+    }
+
+    /// The report of the run `dir` holds (what is there so far).
+    pub fn of_dir(dir: &Path, assets: Assets) -> Self {
+        Self { view: RunView::read(dir), ..Self::new(dir, assets) }
+    }
+
+    /// Writes `report.html` from the run as far as it has gone.
+    pub fn write(&mut self) -> Result<PathBuf, ReportError> {
+        let view = &self.view;
+        let (dir, assets) = (self.dir.clone(), self.assets);
+        let done = &mut self.done;
+        let mut image = |rel: &str| -> Option<images::Shown> {
+            if let Some(known) = done.get(rel) {
+                return known.clone();
+            }
+            let made = images::shrink(&dir.join(rel)).and_then(|s| match assets {
+                Assets::Embedded => Some((s.data_uri(), (s.width, s.height))),
+                Assets::External => {
+                    let stem = rel.trim_end_matches(".png").replace(['/', '\\'], "-");
+                    let name = format!("{}.jpg", codeact_base::files::safe_component(&stem, "screenshot"));
+                    let folder = dir.join("report-assets");
+                    codeact_base::files::create_run_folder(&folder).ok()?;
+                    codeact_base::files::write_replacing(&folder.join(&name), &s.jpeg).ok()?;
+                    let src = html::relative_href(&Path::new("report-assets").join(&name))?;
+                    Some((src, (s.width, s.height)))
+                }
+            });
+            done.insert(rel.to_string(), made.clone());
+            made
+        };
+        let page = html::render(view, &mut image);
+        write_whole(&self.dir, "report.html", page.as_bytes())
+    }
+}
+
+/// Writes `report.html` in `dir` once (for a run that is over).
+pub fn write_run_report(dir: &Path, assets: Assets) -> Result<PathBuf, ReportError> {
+    RunReport::of_dir(dir, assets).write()
+}
+
+/// Writes an index page `report.html` in `dir`: a row per entry, its first cell
+/// linking to the entry's own report (a path relative to `dir`).
+pub fn write_index(
+    dir: &Path,
+    title: &str,
+    head: &[&str],
+    rows: &[(Option<PathBuf>, Vec<String>)],
+) -> Result<PathBuf, ReportError> {
+    write_whole(dir, "report.html", html::index(title, head, rows).as_bytes())
+}

@@ -1,0 +1,320 @@
+//! One configuration for every command: flags > environment > `codeact.toml`
+//! (`file.rs`) > defaults, resolved once into [`Settings`]. The persona's limits sit
+//! under the file's. This module reads and merges; it does not open devices or build
+//! engines.
+
+mod file;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use file::{FILE_NAME, FileConfig, SensitiveSection, ToolsSection};
+
+use crate::llm::LlmSection;
+use crate::persona::{Persona, PersonaError};
+use crate::tools::{
+    AppDirectory, Recording, Sensitive, SensitivePolicy, SensitiveRuleError, Settle, ToolOptions, WatcherSpecError,
+    Watchers,
+};
+use codeact_base::secrets::{SecretStore, SecretStoreError};
+use codeact_base::toml_error::TomlError;
+use codeact_engine::sandbox::{LimitError, Limits};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not a valid codeact.toml")]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: TomlError,
+    },
+    #[error("{path}: bad [limits]")]
+    FileLimits {
+        path: PathBuf,
+        #[source]
+        source: LimitError,
+    },
+    #[error("bad limits (they come from the persona{}, and --limit)", .file.as_ref().map(|p| format!(", {}", p.display())).unwrap_or_default())]
+    Limits {
+        file: Option<PathBuf>,
+        #[source]
+        source: LimitError,
+    },
+    #[error("--limit {0:?} is not KEY=VALUE, e.g. --limit timeout_ms=5000")]
+    LimitFlag(String),
+    #[error("--limit {0:?}: the value must be a whole number")]
+    LimitFlagValue(String),
+    #[error(transparent)]
+    Persona(#[from] PersonaError),
+    #[error(transparent)]
+    ScriptTools(#[from] crate::tools::script_tools::ScriptToolError),
+    #[error("coordinate_scale must be above 0, e.g. 1000")]
+    ZeroScale,
+    #[error("{origin}")]
+    Watchers {
+        origin: &'static str,
+        #[source]
+        source: WatcherSpecError,
+    },
+    #[error("the device timeout {0} s must be between 0 and 3600 seconds")]
+    DeviceTimeout(f64),
+    #[error("[sensitive] in {}", .file.as_ref().map_or("codeact.toml".to_string(), |p| p.display().to_string()))]
+    Sensitive {
+        file: Option<PathBuf>,
+        #[source]
+        source: SensitiveRuleError,
+    },
+    #[error(transparent)]
+    Secrets(#[from] SecretStoreError),
+}
+
+/// What the command line says; `None` leaves the decision to the layers below.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    pub device: Option<String>,
+    pub device_timeout_s: Option<f64>,
+    /// `--observe`: how an Android phone is observed.
+    pub observe: Option<codeact_platform::device::ObserveWith>,
+    pub persona: Option<String>,
+    /// The persona when neither flag, `$CODEACT_PERSONA` nor the file names one
+    /// (`codeact run` needs one; `exec` and `repl` default to every tool).
+    pub default_persona: Option<String>,
+    /// `--limit KEY=VALUE`, in order.
+    pub limits: Vec<String>,
+    pub settle_ms: Option<u64>,
+    pub coordinate_scale: Option<u32>,
+    pub record: Option<Recording>,
+    /// `--watchers SPEC`, laid over the persona's and the file's.
+    pub watchers: Option<String>,
+    /// What actions record when neither flag nor file says (trajectories want all).
+    pub default_record: Option<Recording>,
+    /// `--sensitive`: what happens to an action a sensitive rule matches.
+    pub sensitive: Option<SensitivePolicy>,
+    /// The policy when neither flag nor file says (the agent asks; a person's own
+    /// scripts are let through).
+    pub default_sensitive: Option<SensitivePolicy>,
+    /// `--secrets FILE`: where `type_secret` reads secrets.
+    pub secrets: Option<PathBuf>,
+    /// `--assets DIR`: the reference pictures' gallery.
+    pub assets: Option<PathBuf>,
+    /// Where `codeact.toml` is looked for, then each folder above (default: the
+    /// current folder; `exec` looks from its scripts' folder).
+    pub config_from: Option<PathBuf>,
+}
+
+/// Everything a command needs, resolved.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub device: Option<String>,
+    pub device_timeout: Duration,
+    /// How an Android phone is observed (and, through an agent, tapped).
+    pub observe: codeact_platform::device::ObserveWith,
+    pub persona: Option<Persona>,
+    pub limits: Limits,
+    pub tools: ToolOptions,
+    /// `[llm]` from the file, for `codeact run` to lay its flags over.
+    pub llm: LlmSection,
+    /// The program each session's engine runs in (this one, unless `CODEACT_WORKER`
+    /// names another).
+    pub worker: codeact_engine::isolation::WorkerProgram,
+    /// The reference pictures' gallery: `--assets`, else `[assets] dir` (relative to
+    /// codeact.toml), else `assets` here.
+    pub assets: PathBuf,
+    /// Tools written in Rhai: `tools_from` of codeact.toml, then of the persona.
+    pub script_tools: Arc<crate::tools::script_tools::ScriptTools>,
+}
+
+impl Settings {
+    /// Finds codeact.toml (`config`, `$CODEACT_CONFIG` or `./codeact.toml`) and lays
+    /// the flags over it.
+    pub fn load(config: Option<&std::path::Path>, flags: &Flags) -> Result<Self, ConfigError> {
+        let from = flags.config_from.as_deref().unwrap_or(std::path::Path::new("."));
+        FileConfig::find_from(config, from)?.resolve(flags)
+    }
+}
+
+impl FileConfig {
+    /// Lays `flags` over this file (and the environment) into final settings.
+    pub fn resolve(&self, flags: &Flags) -> Result<Settings, ConfigError> {
+        let persona_name = flags
+            .persona
+            .clone()
+            .or_else(|| std::env::var("CODEACT_PERSONA").ok().filter(|p| !p.is_empty()))
+            .or_else(|| self.persona.clone())
+            .or_else(|| flags.default_persona.clone());
+        let persona = persona_name.as_deref().map(Persona::load).transpose()?;
+        let script_tools = self.script_tools(persona.as_ref())?;
+
+        let mut cli = toml::Table::new();
+        for item in &flags.limits {
+            let (key, value) = item.split_once('=').ok_or_else(|| ConfigError::LimitFlag(item.clone()))?;
+            let value: i64 =
+                value.trim().replace('_', "").parse().map_err(|_| ConfigError::LimitFlagValue(item.clone()))?;
+            cli.insert(key.trim().to_string(), toml::Value::Integer(value));
+        }
+        let empty = toml::Table::new();
+        let from_persona = persona.as_ref().map_or(&empty, |p| &p.limits);
+        let limits = Limits::layered([from_persona, &self.limits, &cli])
+            .map_err(|source| ConfigError::Limits { file: self.origin.clone(), source })?;
+
+        let settle = match flags.settle_ms.or(self.tools.settle_ms) {
+            Some(0) => Settle { enabled: false, ..Settle::default() },
+            Some(ms) => Settle { enabled: true, timeout: Duration::from_millis(ms.min(60_000)) },
+            None => Settle::default(),
+        };
+        let coordinate_scale = flags.coordinate_scale.or(self.tools.coordinate_scale);
+        if coordinate_scale == Some(0) {
+            return Err(ConfigError::ZeroScale);
+        }
+        let apps = AppDirectory::default().with_aliases(self.apps.iter().map(|(k, v)| (k.as_str(), v)));
+        let record = flags.record.or(self.tools.record).or(flags.default_record).unwrap_or_default();
+        let mut watchers = Watchers::default();
+        let specs = [
+            ("the persona's watchers", persona.as_ref().and_then(|p| p.watchers.clone())),
+            ("[watchers]", Some(self.watchers.spec())),
+            ("--watchers", flags.watchers.clone()),
+        ];
+        for (origin, spec) in specs {
+            if let Some(spec) = spec {
+                watchers = watchers.with_spec(&spec).map_err(|source| ConfigError::Watchers { origin, source })?;
+            }
+        }
+        let sensitive = self.sensitive_gate(flags)?;
+        let secrets_file = flags.secrets.clone().or_else(|| {
+            let file = self.secrets_file.as_ref()?;
+            let base = self.origin.as_deref().and_then(|p| p.parent()).unwrap_or(std::path::Path::new(""));
+            Some(base.join(file))
+        });
+        let secrets = SecretStore::load(secrets_file.as_deref())?;
+        let assets = flags.assets.clone().unwrap_or_else(|| match &self.assets.dir {
+            Some(dir) => self.origin.as_deref().and_then(|p| p.parent()).unwrap_or(std::path::Path::new("")).join(dir),
+            // Beside the config, when one was found (the project's own gallery).
+            None => self
+                .origin
+                .as_deref()
+                .and_then(|p| p.parent())
+                .map_or_else(|| PathBuf::from("assets"), |d| d.join("assets")),
+        });
+        let tools = ToolOptions {
+            settle,
+            coordinate_scale,
+            record,
+            apps,
+            watchers,
+            watch_mode: Default::default(),
+            sensitive,
+            secrets,
+            assets: assets.clone(),
+        };
+
+        let timeout_s = flags.device_timeout_s.or(self.device_timeout_s).unwrap_or(20.0);
+        if !(timeout_s > 0.0 && timeout_s <= 3600.0) {
+            return Err(ConfigError::DeviceTimeout(timeout_s));
+        }
+        Ok(Settings {
+            device: flags.device.clone().or_else(|| self.device.clone()),
+            device_timeout: Duration::from_secs_f64(timeout_s),
+            observe: flags.observe.or(self.observe).unwrap_or_default(),
+            persona,
+            limits,
+            tools,
+            llm: self.llm.clone(),
+            worker: codeact_engine::isolation::WorkerProgram::from_env(),
+            assets,
+            script_tools: Arc::new(script_tools),
+        })
+    }
+}
+
+impl FileConfig {
+    /// The tools written in Rhai: this file's `tools_from` (relative to it), then the
+    /// persona's (relative to the persona's file).
+    pub fn script_tools(
+        &self,
+        persona: Option<&Persona>,
+    ) -> Result<crate::tools::script_tools::ScriptTools, ConfigError> {
+        let here = self.origin.as_deref().and_then(std::path::Path::parent);
+        let mut files: Vec<String> = Vec::new();
+        for f in &self.tools_from {
+            files.push(here.map_or_else(|| f.clone(), |d| d.join(f).display().to_string()));
+        }
+        if let Some(p) = persona {
+            for f in &p.tools_from {
+                files.push(p.dir.as_ref().map_or_else(|| f.clone(), |d| d.join(f).display().to_string()));
+            }
+        }
+        Ok(crate::tools::script_tools::load(&files, None)?)
+    }
+
+    /// The sensitive-action gate: the flag's policy, else the file's, else the
+    /// command's default; the built-in rules unless the file drops them, and its own.
+    fn sensitive_gate(&self, flags: &Flags) -> Result<Sensitive, ConfigError> {
+        let section = &self.sensitive;
+        let mut gate = Sensitive::default();
+        if section.defaults == Some(false) {
+            gate = gate.without_defaults();
+        }
+        let bad = |source| ConfigError::Sensitive { file: self.origin.clone(), source };
+        gate = gate.with_words(&section.rules).map_err(bad)?;
+        gate = gate.with_patterns(&section.patterns).map_err(bad)?;
+        gate.policy = flags.sensitive.or(section.policy).or(flags.default_sensitive).unwrap_or_default();
+        Ok(gate)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use codeact_base::error_text::full_message;
+
+    #[test]
+    fn flags_win_over_the_file_which_wins_over_the_persona() {
+        let file = FileConfig::parse(
+            "device = 'sim'\npersona = 'app_starter'\n[limits]\ntimeout_ms = 7000\nmax_output = 100\n\
+             [tools]\nsettle_ms = 0\ncoordinate_scale = 1000\n[apps]\n'Bank' = 'com.bank'\n",
+            Path::new("codeact.toml"),
+        )
+        .unwrap();
+        let flags = Flags { limits: vec!["timeout_ms=1_500".into()], ..Flags::default() };
+        let s = file.resolve(&flags).unwrap();
+        assert_eq!(s.device.as_deref(), Some("sim"));
+        assert_eq!(s.persona.as_ref().map(|p| p.name.as_str()), Some("app_starter"));
+        assert_eq!((s.limits.timeout_ms, s.limits.max_output), (1500, 100));
+        assert!(!s.tools.settle.enabled);
+        assert_eq!(s.tools.coordinate_scale, Some(1000));
+        let installed = ["com.bank".to_string()];
+        let never = |_: &str| Ok::<bool, crate::tools::AppNameError>(false);
+        let bank = s.tools.apps.resolve("bank", codeact_platform::device::Platform::Android, Some(&installed), never);
+        assert_eq!(bank.unwrap(), "com.bank");
+        let recorded = Flags { default_record: Some(Recording::All), ..Flags::default() };
+        assert_eq!(file.resolve(&recorded).unwrap().tools.record, Recording::All, "the default when nothing says");
+    }
+
+    #[test]
+    fn mistakes_name_the_file_and_the_fix() {
+        let err = FileConfig::parse("[limits]\ntimeout = 3\n", Path::new("x/codeact.toml")).unwrap_err();
+        let err = full_message(&err);
+        assert!(err.starts_with("x/codeact.toml") && err.contains("timeout_ms"), "{err}");
+        let err = full_message(&FileConfig::parse("devcie = 'sim'\n", Path::new("c.toml")).unwrap_err());
+        assert!(err.contains("devcie") && err.contains("line 1"), "{err}");
+        let secret = FileConfig::parse("[llm]\napi_key = 'sk-secret-123456'\n", Path::new("c.toml")).unwrap_err();
+        let secret = full_message(&secret);
+        assert!(
+            secret.contains("api_key") && !secret.contains("sk-secret"),
+            "a key put in the file is not echoed: {secret}"
+        );
+        let flags = Flags { limits: vec!["max_operations".into()], ..Flags::default() };
+        assert!(FileConfig::default().resolve(&flags).unwrap_err().to_string().contains("KEY=VALUE"));
+        let flags = Flags { limits: vec!["max_operations=lots".into()], ..Flags::default() };
+        assert!(FileConfig::default().resolve(&flags).unwrap_err().to_string().contains("whole number"));
+    }
+}
