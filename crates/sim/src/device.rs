@@ -58,7 +58,7 @@ pub(crate) struct SimDevice {
     base: Arc<Catalog>,
     variant: Mutex<u32>,
     /// What runs beside the apps and listens on device ports.
-    agents: Arc<crate::agents::ports::Agents>,
+    agents: Arc<crate::doors::agents::ports::Agents>,
 }
 
 /// Puts every app's APK where `pm path` says it is. A failure leaves that app
@@ -107,7 +107,7 @@ impl SimDevice {
     }
 
     /// What runs beside the apps (uiautomator2's server) and listens on device ports.
-    pub(crate) fn agents(&self) -> &Arc<crate::agents::ports::Agents> {
+    pub(crate) fn agents(&self) -> &Arc<crate::doors::agents::ports::Agents> {
         &self.agents
     }
 
@@ -242,6 +242,6 @@ impl SimDevice {
         world.slow_ui = Duration::ZERO;
         world.crash_on.clear();
         drop(world);
-        *self.agents.fault() = crate::agents::ports::AgentFault::None;
+        *self.agents.fault() = crate::doors::agents::ports::AgentFault::None;
     }
 }

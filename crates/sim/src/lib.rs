@@ -16,21 +16,18 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
-mod adb;
-mod agents;
 mod apk;
 mod commands;
 mod config;
 mod device;
+mod doors;
 mod emblem;
-mod hdc;
 mod keyboard;
+mod page_source;
 mod render;
 mod screen;
 mod shell;
-mod wda;
 mod world;
-mod xml;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -82,8 +79,8 @@ pub async fn serve(listener: TcpListener, config: SimConfig) -> Result<(), SimEr
 async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: Platform) {
     match platform {
         Platform::Android => accept_forever(listener, device).await,
-        Platform::Harmony => hdc::accept_forever(listener, device).await,
-        Platform::Ios => wda::accept_forever(listener, device).await,
+        Platform::Harmony => doors::hdc::accept_forever(listener, device).await,
+        Platform::Ios => doors::wda::accept_forever(listener, device).await,
     }
 }
 
@@ -91,7 +88,7 @@ async fn accept_forever(listener: TcpListener, device: Arc<SimDevice>) {
     loop {
         match listener.accept().await {
             Ok((socket, _)) => {
-                tokio::spawn(adb::connection::serve(socket, device.clone()));
+                tokio::spawn(doors::adb::connection::serve(socket, device.clone()));
             }
             Err(e) => {
                 // Out of file descriptors and the like: back off instead of spinning.

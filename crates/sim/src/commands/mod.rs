@@ -7,15 +7,11 @@
 //! (`shell/`) parses the command line and calls these tools, through the
 //! [`Commands`] impl below, for names it does not implement itself.
 
-mod activity;
-mod agents;
-mod capture;
-mod content;
+mod android;
 mod harmony;
-mod input;
-mod logcat;
 mod simctl;
-mod system;
+
+use android::{activity, agents, capture, content, input, logcat, system};
 
 use crate::device::SimDevice;
 use crate::shell::{Commands, Output, ShellEnv};

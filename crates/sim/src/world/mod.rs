@@ -7,7 +7,6 @@
 
 pub(crate) mod actions;
 mod canvas;
-pub(crate) mod dump;
 pub(crate) mod files;
 pub(crate) mod input;
 pub(crate) mod layout;

@@ -6,7 +6,6 @@
 //! even on failure, and callers read the text.
 
 mod ability;
-pub(crate) mod layout;
 mod uitest;
 
 use super::ok;

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use super::super::ok;
 use super::ability::ability_of;
-use super::layout;
 use crate::device::SimDevice;
+use crate::page_source::uitest as layout;
 use crate::render;
 use crate::shell::{Output, ShellEnv};
 use adb_wire::keycodes;

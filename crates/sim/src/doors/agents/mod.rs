@@ -18,8 +18,8 @@ use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::adb::StreamIo;
 use crate::device::SimDevice;
+use crate::doors::adb::StreamIo;
 pub(crate) use ports::{PORTAL_PORT, U2_PORT};
 
 /// Serves one `tcp:PORT` stream as an HTTP connection to the agent on `port`.

@@ -106,7 +106,7 @@ impl Service {
             }
             Self::Framebuffer => framebuffer(&mut io, &device).await,
             Self::Tcp { port } => {
-                crate::agents::serve_port(port, io, device).await;
+                crate::doors::agents::serve_port(port, io, device).await;
                 return;
             }
         };

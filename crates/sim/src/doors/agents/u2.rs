@@ -8,7 +8,7 @@
 //! path is 404 `Not Found!!!`; the selector calls are `u2_selector.rs`'s. The
 //! server runs while the `app_process` shell stream
 //! that started it stays open (`commands/agents.rs`). Not the tree's content
-//! (`world/dump.rs`).
+//! (`page_source/uiautomator.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::ports::AgentFault;
 use super::rpc_error::RpcError;
 use crate::device::SimDevice;
-use crate::world::dump;
+use crate::page_source::uiautomator;
 
 /// The longest gesture a call may hold the finger down (a click with a duration, a
 /// swipe's steps).
@@ -199,7 +199,7 @@ const XML_HEAD: &str = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
 
 /// The hierarchy as `dumpWindowHierarchy` answers it now.
 pub(crate) fn hierarchy(device: &SimDevice) -> String {
-    let xml = dump::to_xml(&device.world().screen(), true);
+    let xml = uiautomator::to_xml(&device.world().screen(), true);
     let body = xml.trim_start_matches(|c| c != '<');
     let body = body.strip_prefix("<?xml").map_or(body, |rest| rest.split_once("?>").map_or(rest, |(_, b)| b));
     format!("{XML_HEAD}{}", body.trim())

@@ -48,7 +48,7 @@ pub(crate) fn app_process(device: &SimDevice, env: &ShellEnv, args: &[&str]) -> 
         return fail(&format!("Error: Could not find class '{class}' (no {U2_JAR})\n"), 1);
     }
     let port = args.windows(2).find(|w| w[0] == "-p").and_then(|w| w[1].parse::<u16>().ok()).unwrap_or(9008);
-    if port != crate::agents::U2_PORT {
+    if port != crate::doors::agents::U2_PORT {
         return fail(&format!("[server] ERROR: port {port} is not served by the virtual phone (only 9008)\n"), 1);
     }
     if device.agents().listening(port) {

@@ -7,9 +7,9 @@
 use serde_json::{Value, json};
 
 use super::{fail, ok};
-use crate::agents::portal;
-use crate::agents::ports::PORTAL_PACKAGE;
 use crate::device::SimDevice;
+use crate::doors::agents::portal;
+use crate::doors::agents::ports::PORTAL_PACKAGE;
 use crate::shell::Output;
 
 const USAGE: &str = "usage: adb shell content [subcommand] [options]\n\nusage: adb shell content query --uri <URI> [--user <USER_ID>] [--projection <PROJECTION>] [--where <WHERE>] [--sort <SORT_ORDER>]\n";

@@ -175,7 +175,7 @@ fn write_node(out: &mut String, node: &Node, tag: Option<&'static str>, index: u
 /// ` name="value"`, escaped as libxml2 escapes attribute values: line breaks and
 /// tabs as character references, other control characters dropped.
 fn attr(out: &mut String, name: &str, value: &str) {
-    crate::xml::attr(out, name, value, |c, out| match c {
+    crate::page_source::xml::attr(out, name, value, |c, out| match c {
         '\n' => {
             out.push_str("&#10;");
             true

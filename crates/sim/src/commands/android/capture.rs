@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use super::{fail, ok};
 use crate::device::SimDevice;
+use crate::page_source::uiautomator;
 use crate::render;
 use crate::shell::{Output, ShellEnv};
-use crate::world::dump;
 
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
 
@@ -30,7 +30,7 @@ pub(crate) fn uiautomator(device: &SimDevice, args: &[&str], env: &ShellEnv) -> 
     if !wait_for_idle(device, env) {
         return fail("ERROR: could not get idle state.\n", 1);
     }
-    let xml = dump::to_xml(&device.world().screen(), rest.contains(&"--windows"));
+    let xml = uiautomator::to_xml(&device.world().screen(), rest.contains(&"--windows"));
     let status = format!("UI hierchary dumped to: {file}\n");
     if file == "/dev/tty" || file == "/dev/stdout" {
         let mut out = xml.into_bytes();

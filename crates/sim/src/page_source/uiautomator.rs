@@ -66,7 +66,7 @@ fn write_node(out: &mut String, node: &Node, index: usize) {
 
 fn attr(out: &mut String, name: &str, value: &str) {
     // KXmlSerializer: control characters and characters outside the BMP as `&#N;`.
-    crate::xml::attr(out, name, value, |c, out| {
+    crate::page_source::xml::attr(out, name, value, |c, out| {
         let numbered = (c as u32) < 0x20 || (c as u32) > 0xFFFF;
         if numbered {
             out.push_str(&format!("&#{};", c as u32));

@@ -20,10 +20,10 @@
 //! `/element/active` and its `/element/:id/rect` (what has focus), `/alert/text`; a
 //! drag from the left edge goes back, as iOS's edge swipe does; and the virtual
 //! phone's own test hooks at `POST /codeact/simctl` (`{"args": "state"}`). Learned from WDA's public source (`Commands/*.m`, `Routing/*.m`);
-//! no code copied. Not here: the XML (`source.rs`).
+//! no code copied. Not here: the XML (`page_source/xcui.rs`).
 
 mod serve;
-pub(crate) mod source;
+use crate::page_source::xcui as source;
 pub(crate) use serve::accept_forever;
 
 use std::sync::{Arc, Mutex};

@@ -116,7 +116,7 @@ fn component(node: &Node, in_list: bool, hierarchy: &str, n: &mut Numbering) -> 
 
 /// The layout of `screen`; `ability` names the ability of the app in front (its
 /// bundle is `foreground`).
-pub(super) fn to_json(screen: &Screen, foreground: &str, ability: &str) -> String {
+pub(crate) fn to_json(screen: &Screen, foreground: &str, ability: &str) -> String {
     let mut windows = Vec::new();
     for (index, window) in screen.windows.iter().filter(|w| w.role != Role::Scrim).enumerate() {
         let mut n = Numbering { next: 0, window: 100 + index as u32 };

@@ -1,0 +1,15 @@
+//! Android's command-line tools, one file per kind: `activity.rs` (am, pm, monkey,
+//! cmd), `system.rs` (getprop, settings, wm, dumpsys, svc, ime), `input.rs`,
+//! `capture.rs` (uiautomator, screencap), `content.rs`, `logcat.rs` and `agents.rs`
+//! (the instrumentation that starts on-device agents). HarmonyOS's are beside them
+//! in `harmony/`.
+
+pub(super) mod activity;
+pub(super) mod agents;
+pub(super) mod capture;
+pub(super) mod content;
+pub(super) mod input;
+pub(super) mod logcat;
+pub(super) mod system;
+
+pub(super) use super::{fail, ok};
