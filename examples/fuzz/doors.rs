@@ -11,7 +11,8 @@ use std::time::Duration;
 use codeact::device::Device as _;
 use codeact::device::hdc::client::HdcClient;
 
-use crate::{EvilPeer, PANICS, Rng, Stats, drive};
+use crate::adb::EvilPeer;
+use crate::{PANICS, Rng, Stats, drive};
 
 /// A frame as hdc sends it: a big-endian length, then the bytes.
 fn frame(bytes: &[u8]) -> Vec<u8> {

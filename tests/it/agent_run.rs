@@ -79,7 +79,7 @@ pub(crate) fn events(dir: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-use common::sim_state as state;
+pub(crate) use common::sim_state as state;
 
 pub(crate) fn shell(addr: &str, cmd: &str) {
     let mut d = AdbDevice::direct(addr, Duration::from_secs(10)).expect("connect");
@@ -90,7 +90,7 @@ pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-const OPEN_SETTINGS: &str =
+pub(crate) const OPEN_SETTINGS: &str =
     "Thought: Wi-Fi lives in Settings; I open it.\n```rhai\nstart_app(\"com.android.settings\");\n```";
 const TAP_WIFI: &str = "Thought: The Wi-Fi switch is element 6 and it is on; I tap it.\n```rhai\ntap_by_index(6);\nrefresh();\n\
      let s = ui_state.filter(|e| e.id == \"wifi_switch\")[0];\nif s.checked { complete(false, \"still on\") }\n\
@@ -328,33 +328,6 @@ fn rate_limits_and_server_errors_are_retried() {
 }
 
 #[test]
-fn a_lost_device_ends_the_run_clearly_with_its_files_complete() {
-    let sim = std::sync::Arc::new(std::sync::Mutex::new(Some(common::SimProcess::start(&[]))));
-    let addr = sim.lock().ok().and_then(|s| s.as_ref().map(|s| s.addr.clone())).unwrap_or_default();
-    let dropper = sim.clone();
-    // The device goes away while the model thinks about step 2.
-    let hook = Box::new(move |n: usize| {
-        if n == 2 {
-            dropper.lock().map(|mut s| s.take()).ok();
-        }
-    });
-    let llm = ScriptedLlm::start_with_hook(
-        vec![reply(OPEN_SETTINGS), reply("Tap it.\n```rhai\ntap_by_index(6);\n```")],
-        Some(hook),
-    );
-    let out = scratch("drop");
-    let result = run(&llm, &addr, &out, &["--vision", "off", "--timeout", "3"], "Turn off Wi-Fi");
-    assert!(!result.status.success());
-    let dir = run_dir(&out);
-    let summary = json_file(&dir.join("summary.json"));
-    assert_eq!(summary["outcome"], "error", "{summary}");
-    assert!(summary["reason"].as_str().unwrap_or("").contains("the device stopped answering"), "{summary}");
-    let all = events(&dir);
-    assert_eq!(all.last().map(|e| e["event"].clone()), Some("run_end".into()), "events.jsonl is complete");
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-#[test]
 fn max_steps_and_loops_end_a_run_that_never_completes() {
     let llm = ScriptedLlm::start(vec![reply("Look around.\n```rhai\nprint(ui_state.len());\n```")]);
     let out = scratch("steps");
@@ -374,121 +347,6 @@ fn max_steps_and_loops_end_a_run_that_never_completes() {
     assert!(last_user_text(&llm.requests()[2]).contains("Warning: this is the same code"), "the model was warned");
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&out2);
-}
-
-#[test]
-fn the_api_key_is_used_but_never_written() {
-    let llm = ScriptedLlm::start(vec![reply("Done.\n```rhai\nprint(\"hello\");\ncomplete(true, \"ok\");\n```")]);
-    let out = scratch("key");
-    let result = run(&llm, "sim", &out, &["--save-trajectory", "action"], "Say hello");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    assert_eq!(llm.auth_headers(), [format!("Bearer {FAKE_KEY}")], "the key reached the server");
-    let mut seen = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
-    for entry in walk(&run_dir(&out)) {
-        seen.push_str(&String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()));
-    }
-    assert!(!seen.contains(FAKE_KEY) && !seen.contains("7f3a9c21e0"), "the key leaked");
-    let _ = std::fs::remove_dir_all(&out);
-
-    // A provider that echoes the key in its error: the error is shown, the key is not.
-    let llm = ScriptedLlm::start(vec![Canned::Status(401, format!("Incorrect API key provided: {FAKE_KEY}"))]);
-    let out = scratch("key-401");
-    let result = run(&llm, "sim", &out, &[], "Say hello");
-    assert_eq!(result.status.code(), Some(2), "an LLM that refuses is an error");
-    let mut seen = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
-    for entry in walk(&run_dir(&out)) {
-        seen.push_str(&String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()));
-    }
-    assert!(seen.contains("answered 401: Incorrect API key provided: [key]"), "{seen}");
-    assert!(!seen.contains(FAKE_KEY) && !seen.contains("7f3a9c21e0"), "the key leaked through the error");
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-/// Everything a run showed or wrote: stdout, stderr and every file of its directory.
-pub(crate) fn everything_seen(result: &Output, out: &Path) -> String {
-    let mut seen = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(result).as_str();
-    for entry in walk(&run_dir(out)) {
-        seen.push_str(&String::from_utf8_lossy(&std::fs::read(&entry).unwrap_or_default()));
-    }
-    seen
-}
-
-#[test]
-fn a_provider_that_echoes_the_key_in_any_reply_never_gets_it_shown() {
-    // A 5xx (retried; async-openai logs it), a 4xx-free good reply that repeats the key
-    // in its prose, its code and its completion, all with every log line switched on.
-    let llm = ScriptedLlm::start(vec![
-        Canned::Status(500, format!("Server error; the key was {FAKE_KEY}")),
-        reply(&format!(
-            "Your key is {FAKE_KEY}.\n```rhai\nprint(\"{FAKE_KEY}\");\nlet k = \"{FAKE_KEY}\";\ncomplete(true, `echoed ${{k}}`);\n```"
-        )),
-    ]);
-    let out = scratch("key-echo");
-    let extra = ["--vision", "off", "--save-trajectory", "action"];
-    let result = run_against(&llm.base_url, "sim", &out, &extra, "Echo", &[("CODEACT_LOG", "trace")]);
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    let seen = everything_seen(&result, &out);
-    assert!(seen.contains("echoed [key]"), "the reply went through, redacted: {}", stderr(&result));
-    assert!(!seen.contains(FAKE_KEY) && !seen.contains("7f3a9c21e0"), "the key leaked");
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-#[test]
-fn model_text_cannot_drive_the_terminal() {
-    // Escape sequences, a NUL and a right-to-left override in the prose, the code's
-    // output, its error and the completion: shown escaped, kept exact in the files.
-    let nasty = "\u{1b}[2J\u{1b}[31mred\u{0}\u{202e}txt";
-    // The same characters as Rhai escapes (a raw NUL in code is refused by name).
-    let escaped = r"\x1b[2J\x1b[31mred\x00\u202etxt";
-    let llm = ScriptedLlm::start(vec![
-        reply(&format!("{nasty} thinking\n```rhai\nprint(\"{escaped}\");\nthrow \"{escaped}\";\n```")),
-        reply(&format!("Done {nasty}\n```rhai\ncomplete(true, \"{escaped}\");\n```")),
-    ]);
-    let out = scratch("terminal");
-    let result = run(&llm, "sim", &out, &["--vision", "off"], "Show me");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    let shown = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
-    for raw in ['\u{1b}', '\u{0}', '\u{202e}'] {
-        assert!(!shown.contains(raw), "{raw:?} reached the terminal: {shown}");
-    }
-    assert!(shown.contains("\\u{1b}[2J"), "shown escaped: {shown}");
-    let events = std::fs::read_to_string(run_dir(&out).join("events.jsonl")).unwrap_or_default();
-    assert!(events.contains("\\u001b[2J"), "the files keep the exact text");
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-#[test]
-fn a_reply_cut_off_mid_body_is_not_called_unreachable() {
-    use std::io::{Read, Write};
-    // A server that accepts, promises a body and hangs up halfway through it.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let base_url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming().take(4) {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = [0u8; 65536];
-            let _ = stream.read(&mut request);
-            let _ = stream.write_all(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 5000\r\n\r\n{\"id\": \"x\", \"choi",
-            );
-        }
-    });
-    let out = scratch("cut-body");
-    let result = run_against(&base_url, "sim", &out, &["--vision", "off"], "Anything", &[]);
-    let err = String::from_utf8_lossy(&result.stdout).into_owned() + stderr(&result).as_str();
-    assert_eq!(result.status.code(), Some(2), "{err}");
-    assert!(!err.contains("cannot reach"), "the server was reached: {err}");
-    assert!(err.contains("broke off") || err.contains("not an OpenAI chat completion"), "{err}");
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
-    }
-    files
 }
 
 #[test]
@@ -527,100 +385,6 @@ fn vision_sends_the_screenshot_as_a_data_url_and_only_when_on() {
     let result = run(&llm, "sim", &out, &["--vision", "off", "--persona", "big_agent"], "Look");
     assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
     assert!(llm.requests().iter().all(|r| !r.to_string().contains("data:image")), "a text-only model gets text");
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-#[test]
-fn ctrl_c_finishes_the_run_directory_and_marks_it_interrupted() {
-    interrupt_a_run("-INT", 130);
-}
-
-/// SIGTERM (a CI job's timeout) finishes the run directory the same way, exit 143.
-#[test]
-fn sigterm_finishes_the_run_directory_and_exits_143() {
-    interrupt_a_run("-TERM", 143);
-}
-
-/// Sends `signal` to a run while its model thinks, and checks the run directory
-/// is finished and marked interrupted, and the exit code.
-fn interrupt_a_run(signal: &str, exit: i32) {
-    use std::sync::Mutex;
-    use std::sync::mpsc::channel;
-    let (arrived_tx, arrived_rx) = channel::<()>();
-    let (release_tx, release_rx) = channel::<()>();
-    let (arrived_tx, release_rx) = (Mutex::new(arrived_tx), Mutex::new(release_rx));
-    // The second request hangs (a slow model) until the test lets it go.
-    let hook = Box::new(move |n: usize| {
-        if n == 2 {
-            arrived_tx.lock().map(|t| t.send(())).ok();
-            release_rx.lock().map(|r| r.recv_timeout(Duration::from_secs(30))).ok();
-        }
-    });
-    let llm = ScriptedLlm::start_with_hook(vec![reply(OPEN_SETTINGS)], Some(hook));
-    let out = scratch(&format!("interrupt{signal}"));
-    let child = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["run", "--device", "sim", "--base-url", &llm.base_url, "--model", "scripted", "--vision", "off"])
-        .args(["--no-memory", "--out", out.to_str().unwrap_or_default(), "Turn off Wi-Fi"])
-        .env_remove("CODEACT_CONFIG")
-        .current_dir(&out)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start codeact run");
-    arrived_rx.recv_timeout(Duration::from_secs(60)).expect("the second request arrives");
-    let status = Command::new("kill").args([signal, &child.id().to_string()]).status().expect("kill");
-    assert!(status.success());
-    let result = child.wait_with_output().expect("codeact run ends");
-    let _ = release_tx.send(());
-    assert_eq!(result.status.code(), Some(exit), "{}", stderr(&result));
-    let dir = run_dir(&out);
-    let summary = json_file(&dir.join("summary.json"));
-    assert_eq!(summary["outcome"], "interrupted", "{summary}");
-    assert_eq!(events(&dir).last().map(|e| e["event"].clone()), Some("run_end".into()));
-    assert!(dir.join("script.rhai").is_file());
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-#[test]
-fn a_dropped_connection_is_reported_to_the_model_and_the_run_recovers() {
-    let sim = common::SimProcess::start(&[]);
-    let addr = sim.addr.clone();
-    // While the model writes step 2, the device is told to drop its next command.
-    let hook = Box::new(move |n: usize| {
-        if n == 2 {
-            shell(&addr, "simctl fault drop 0");
-        }
-    });
-    let tap_and_finish = "Thought: tap the Wi-Fi switch.\n```rhai\ntap_by_index(6);\ncomplete(true, \"tapped\");\n```";
-    let llm = ScriptedLlm::start_with_hook(vec![reply(OPEN_SETTINGS), reply(tap_and_finish)], Some(hook));
-    let out = scratch("fault");
-    // The gate would hold the blind completion for a step more: not this test's point.
-    let flags = ["--persona", "big_agent", "--vision", "off", "--verify-completion", "off"];
-    let result = run(&llm, &sim.addr, &out, &flags, "Turn off Wi-Fi");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    let requests = llm.requests();
-    assert_eq!(requests.len(), 3, "the dropped step, then the retry");
-    let fed_back = last_user_text(&requests[2]);
-    assert!(fed_back.contains("connection was lost"), "the model is told: {fed_back}");
-    assert_eq!(state(&sim.addr)["settings"]["wifi"], false);
-    let _ = std::fs::remove_dir_all(&out);
-}
-
-#[test]
-fn a_step_that_kills_the_engine_is_fed_back_and_the_run_directory_is_complete() {
-    let llm = ScriptedLlm::start(vec![
-        reply(concat!("```rhai\n", include_str!("hostile/memory_bomb.rhai"), "```")),
-        reply("That was too big.\n```rhai\ncomplete(true, \"recovered\");\n```"),
-    ]);
-    let out = scratch("engine-death");
-    let result = run(&llm, "sim", &out, &["--vision", "off", "--limit", "max_memory_mb=128"], "Use memory");
-    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
-    let requests = llm.requests();
-    let fed_back = last_user_text(&requests[1]);
-    assert!(fed_back.contains("more than 128 MiB") && fed_back.contains("variables"), "{fed_back}");
-    let dir = run_dir(&out);
-    assert_eq!(json_file(&dir.join("summary.json"))["outcome"], "success");
-    assert!(events(&dir).iter().any(|e| e["event"] == "run_end"), "run_end is written");
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -14,7 +14,8 @@ use codeact::human::{Human, HumanRequest};
 use codeact::session::Session;
 use codeact::tools::SensitivePolicy;
 
-use crate::agent_run::{events, everything_seen, run, run_dir, scratch, shell, stderr};
+use crate::agent_run::{events, run, run_dir, scratch, shell, stderr};
+use crate::agent_secrets::everything_seen;
 use crate::common::llm::{ScriptedLlm, last_user_text, reply};
 use crate::common::{self, sim_state as state};
 

@@ -10,14 +10,20 @@
 
 mod common;
 
+mod agent_faults;
 mod agent_run;
+mod agent_secrets;
 pub(crate) mod agents_door;
 mod apk_info;
 mod assets;
+mod catalog;
 mod device_adb;
 mod eval_suite;
+mod exec_phone;
 mod exec_repl;
 mod exec_scripts;
+mod exec_selectors;
+mod exec_watchers;
 mod explore;
 mod explore_llm;
 mod first_attempts;
@@ -30,6 +36,7 @@ mod maestro;
 pub(crate) mod mcp;
 mod memory;
 mod observe_agents;
+mod repl_sim;
 mod report;
 mod script_tools;
 mod signals;
@@ -39,4 +46,5 @@ mod traces;
 mod tree;
 mod ui_fixtures;
 mod untrusted;
+mod untrusted_paths;
 mod wda_door;

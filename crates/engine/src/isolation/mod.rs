@@ -14,6 +14,7 @@
 
 mod death;
 mod entry;
+mod frame_encoding;
 mod frames;
 mod host;
 mod os_limits;
