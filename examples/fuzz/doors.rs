@@ -95,7 +95,7 @@ __codeact_hdc_end_0
 }
 
 pub(crate) fn fuzz_hdc_sim(rng: &mut Rng, budget: Duration, findings: &std::path::Path) -> Stats {
-    let config = codeact_sim::SimConfig { platform: codeact_sim::Platform::Harmony, ..Default::default() };
+    let config = codeact_sim::SimConfig { platform: codeact_sim::SimPlatform::Harmony, ..Default::default() };
     let sim = match codeact_sim::VirtualDevice::start(config) {
         Ok(sim) => sim,
         Err(e) => return Stats { execs: 0, elapsed: Duration::ZERO, corpus: 0, note: format!(", no sim: {e}") },

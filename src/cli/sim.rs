@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use codeact_sim::{DEFAULT_PORT, Platform, SimConfig, SimError, VirtualDevice};
+use codeact_sim::{DEFAULT_PORT, SimConfig, SimError, SimPlatform, VirtualDevice};
 
 /// Serve a virtual Android 14 phone over the ADB protocol on 127.0.0.1.
 ///
@@ -76,8 +76,8 @@ pub struct SimArgs {
     variant: u32,
     /// The front door: android (an adbd, for adb), ios (a WebDriverAgent HTTP
     /// server, for WDA clients) or harmony (an hdc server, for hdc clients).
-    #[arg(long, value_enum, default_value_t = SimPlatform::Android)]
-    platform: SimPlatform,
+    #[arg(long, value_enum, default_value_t = PlatformFlag::Android)]
+    platform: PlatformFlag,
     /// The token the iOS door requires at the start of every path (its URL is
     /// http://127.0.0.1:PORT/TOKEN); random unless given. Letters, digits, - and _.
     /// (With --platform ios only.)
@@ -101,7 +101,7 @@ fn parse_token(s: &str) -> Result<String, String> {
 
 /// `--platform`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum SimPlatform {
+enum PlatformFlag {
     Android,
     Ios,
     Harmony,
@@ -135,7 +135,7 @@ impl SimArgs {
                 "port {port} is in 5555–5585, which the adb server probes for emulators; pick another, e.g. --port {DEFAULT_PORT}"
             );
         }
-        if self.token.is_some() && self.platform != SimPlatform::Ios {
+        if self.token.is_some() && self.platform != PlatformFlag::Ios {
             bail!(
                 "--token is for --platform ios (a WebDriverAgent URL carries it); the adbd and hdc doors take none, as a phone's do, and listen on 127.0.0.1 only"
             );
@@ -153,9 +153,9 @@ impl SimArgs {
             world: self.world,
             variant: self.variant,
             platform: match self.platform {
-                SimPlatform::Android => Platform::Android,
-                SimPlatform::Ios => Platform::Ios,
-                SimPlatform::Harmony => Platform::Harmony,
+                PlatformFlag::Android => SimPlatform::Android,
+                PlatformFlag::Ios => SimPlatform::Ios,
+                PlatformFlag::Harmony => SimPlatform::Harmony,
             },
             ..SimConfig::default()
         };
@@ -175,13 +175,13 @@ impl SimArgs {
         // A closed stdout (a parent that stopped reading) must not stop the device.
         let mut out = std::io::stdout();
         let _ = match self.platform {
-            SimPlatform::Android => writeln!(
+            PlatformFlag::Android => writeln!(
                 out,
                 "Virtual Android device listening on {addr} ({width}x{height} @ {}dpi)\n  adb connect {addr}\n  \
                  adb -s {addr} shell simctl state\nCtrl-C to stop.",
                 self.density
             ),
-            SimPlatform::Ios => {
+            PlatformFlag::Ios => {
                 let url = format!("http://{addr}/{token}");
                 writeln!(
                     out,
@@ -189,7 +189,7 @@ impl SimArgs {
                      curl {url}/status\n  codeact exec scripts/turn_off_wifi.rhai --device ios:{url}\nCtrl-C to stop."
                 )
             }
-            SimPlatform::Harmony => {
+            PlatformFlag::Harmony => {
                 let port = addr.port();
                 let env = if port == 8710 { String::new() } else { format!("OHOS_HDC_SERVER_PORT={port} ") };
                 writeln!(

@@ -29,7 +29,7 @@ pub struct SimConfig {
     pub variant: u32,
     /// Which platform's front door it opens: Android's adbd (the default), iOS's
     /// WebDriverAgent HTTP server, or HarmonyOS's hdc server.
-    pub platform: Platform,
+    pub platform: SimPlatform,
     /// The token the WebDriverAgent door requires as the first segment of every path
     /// (its URL is `http://ADDR/TOKEN`); random unless given.
     pub wda_token: String,
@@ -50,7 +50,7 @@ pub fn random_token() -> String {
 
 /// The platform a virtual phone is reached as: the same world behind each door.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Platform {
+pub enum SimPlatform {
     /// An adbd: the stock `adb`, adb_client and codeact's ADB client drive it.
     #[default]
     Android,
@@ -77,7 +77,7 @@ impl Default for SimConfig {
             model: "CodeAct_Virtual_Phone".into(),
             world: None,
             variant: 0,
-            platform: Platform::Android,
+            platform: SimPlatform::Android,
             wda_token: random_token(),
         }
     }

@@ -34,7 +34,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
-pub use config::{Platform, SimConfig, random_token};
+pub use config::{SimConfig, SimPlatform, random_token};
 use device::SimDevice;
 pub use world::{MAX_VARIANT, SpecError};
 
@@ -76,11 +76,11 @@ pub async fn serve(listener: TcpListener, config: SimConfig) -> Result<(), SimEr
 }
 
 /// Serves `device` on `listener` as `platform` does, until the task is dropped.
-async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: Platform) {
+async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: SimPlatform) {
     match platform {
-        Platform::Android => accept_forever(listener, device).await,
-        Platform::Harmony => doors::hdc::accept_forever(listener, device).await,
-        Platform::Ios => doors::wda::accept_forever(listener, device).await,
+        SimPlatform::Android => accept_forever(listener, device).await,
+        SimPlatform::Harmony => doors::hdc::accept_forever(listener, device).await,
+        SimPlatform::Ios => doors::wda::accept_forever(listener, device).await,
     }
 }
 

@@ -5,24 +5,24 @@
 //! Built from `Engine::new_raw()` plus the pure standard packages: no module
 //! resolver, no `eval`, no file, network or process access; `sleep` honours the
 //! deadline and a cancel. Host functions (the tool catalog) are registered on the
-//! [`SandboxBuilder`] before the engine moves onto its worker thread (`worker.rs`);
+//! [`SandboxBuilder`] before the engine moves onto its worker thread (`engine_thread.rs`);
 //! they record what they do and how they fail through [`Shared`]. How a snippet's
-//! end becomes a [`RunError`] is `judge.rs`'s; what its text must be, `source.rs`'s;
+//! end becomes a [`RunError`] is `snippet_end.rs`'s; what its text must be, `source.rs`'s;
 //! `sleep`, `sleep.rs`'s. This module knows no device and no tool.
 
 mod action;
 mod callbacks;
 mod calls;
+mod engine_thread;
 mod error;
 mod json;
-mod judge;
 mod limits;
 mod loading;
 mod shared;
 mod sized;
 mod sleep;
+mod snippet_end;
 pub(crate) mod source;
-mod worker;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,16 +37,16 @@ pub use action::{
     ALREADY_DONE, ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture, Located, Resolved, Screen, Toggled,
 };
 pub use calls::{UnknownCall, near};
+pub use engine_thread::EngineThreadError;
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
 pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, SNIPPET_ARG_BYTES, Shared, Stopped};
-pub use worker::WorkerError;
 
-use judge::Judge;
+use engine_thread::{EngineState, EngineThread};
 pub use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
 pub(crate) use sleep::register_sleep;
+use snippet_end::Judge;
 pub use source::{is_incomplete, is_variable_name};
-use worker::{EngineState, Worker};
 
 /// The most modules a script's imports may bring in.
 pub const MAX_MODULES: usize = 64;
@@ -60,7 +60,7 @@ pub enum SandboxError {
     #[error("invalid limits")]
     Limits(#[from] LimitError),
     #[error(transparent)]
-    Worker(#[from] WorkerError),
+    EngineThread(#[from] EngineThreadError),
 }
 
 /// A snippet parsed once, ready to run in the sandbox that compiled it.
@@ -174,7 +174,7 @@ impl SandboxBuilder {
     pub fn start(self, function_hint: String) -> Result<Sandbox, SandboxError> {
         let state =
             EngineState { engine: self.engine, scope: Scope::new(), lib: AST::empty(), fn_sources: HashMap::new() };
-        let worker = Worker::start(state)?;
+        let worker = EngineThread::start(state)?;
         self.shared.set_worker(worker.thread());
         let judge = Judge {
             shared: self.shared.clone(),
@@ -189,7 +189,7 @@ impl SandboxBuilder {
 
 /// A persistent, locked-down Rhai session.
 pub struct Sandbox {
-    worker: Worker,
+    worker: EngineThread,
     shared: Arc<Shared>,
     limits: Limits,
     judge: Judge,
@@ -263,7 +263,7 @@ impl Sandbox {
     }
 
     /// Sets (or replaces) a variable every later snippet sees.
-    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), WorkerError> {
+    pub fn set_var(&mut self, name: &str, value: Dynamic) -> Result<(), EngineThreadError> {
         let name = name.to_string();
         self.worker.submit(move |s| {
             s.scope.set_or_push(name, value);
@@ -293,7 +293,7 @@ impl Sandbox {
     }
 
     /// Forgets every variable and `fn` definition.
-    pub fn reset(&mut self) -> Result<(), WorkerError> {
+    pub fn reset(&mut self) -> Result<(), EngineThreadError> {
         self.worker.submit(|s| {
             s.scope.clear();
             s.lib = AST::empty();
@@ -346,10 +346,14 @@ impl Sandbox {
     }
 
     /// What the snippet left in the shared state, with how it ended.
-    fn finish(&self, started: Instant, ran: Result<(Option<RunError>, Option<String>), WorkerError>) -> RunResult {
+    fn finish(
+        &self,
+        started: Instant,
+        ran: Result<(Option<RunError>, Option<String>), EngineThreadError>,
+    ) -> RunResult {
         let (error, value) = match ran {
             Ok(pair) => pair,
-            Err(WorkerError::Crashed(what)) => (Some(self.after_panic(&what)), None),
+            Err(EngineThreadError::Crashed(what)) => (Some(self.after_panic(&what)), None),
             Err(e) => (Some(RunError::plain(e.to_string(), ErrorKind::Crashed)), None),
         };
         let (output, actions, more_actions, completion) = self.shared.collect();

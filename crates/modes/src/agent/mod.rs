@@ -15,8 +15,8 @@
 
 mod checks;
 mod error;
+mod heal_review;
 mod history;
-mod judge;
 mod loop_guard;
 mod options;
 mod outcome;
@@ -38,7 +38,7 @@ pub use options::{AgentOptions, SaveMode, Strategy};
 pub use outcome::{Ending, Outcome};
 pub use progress::{Progress, ProgressSink};
 pub use roles::{Models, Role, RoleUsage};
-pub use summary::{ReportWritten, Summary};
+pub use summary::{ReportWritten, RunSummary};
 
 use codeact_runtime::persona::Persona;
 use codeact_runtime::session::Session;
@@ -63,7 +63,7 @@ pub async fn run_task(
     options: &AgentOptions,
     interrupt: &CancellationToken,
     progress: &mut ProgressSink<'_>,
-) -> Result<Summary, AgentError> {
+) -> Result<RunSummary, AgentError> {
     if tokio::runtime::Handle::current().runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
         return Err(AgentError::Runtime);
     }
@@ -128,9 +128,9 @@ async fn judge_heal(
     };
     let this_run = codeact_record::trajectory::RunEffects::of_records(&run.history.all_records());
     let screen = tokio::task::block_in_place(|| run.session.observe(false)).map(|o| o.screen_text());
-    let messages = judge::messages(&run.options.task, &recorded, &this_run, missing, &screen.unwrap_or_default());
+    let messages = heal_review::messages(&run.options.task, &recorded, &this_run, missing, &screen.unwrap_or_default());
     let verdict = match run.ask_model(Role::Reflector, &messages).await {
-        Ok(reply) => judge::verified(&reply.text),
+        Ok(reply) => heal_review::verified(&reply.text),
         Err(_) => None,
     };
     let step = run.steps_taken();

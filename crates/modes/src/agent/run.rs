@@ -19,7 +19,7 @@ use super::prompt::{self, Prompt};
 use super::recall::LentMemory;
 use super::recorder::Recorder;
 use super::roles::{Models, Role, RoleUsages};
-use super::summary::Summary;
+use super::summary::RunSummary;
 use codeact_base::error_text::full_message;
 use codeact_record::trajectory::{Event, StepTiming, export, new_run_dir};
 use codeact_runtime::llm::{Message, Reply, Usage};
@@ -290,7 +290,7 @@ impl<'a> Run<'a> {
 
     /// Writes the scripts, the summary and `run_end`; the run directory is complete.
     /// `memory` is what memory did, for the summary.
-    pub(super) fn finish(mut self, ending: Ending, memory: Option<String>) -> Result<Summary, AgentError> {
+    pub(super) fn finish(mut self, ending: Ending, memory: Option<String>) -> Result<RunSummary, AgentError> {
         self.waker.abort();
         self.session.set_action_sink(None);
         let (outcome, reason) = ending.outcome();
@@ -316,7 +316,7 @@ impl<'a> Run<'a> {
             tokens += usage.tokens;
         }
         let total = |f: fn(&StepTiming) -> f64| records.iter().map(|r| f(&r.timing)).sum::<f64>();
-        let mut summary = Summary {
+        let mut summary = RunSummary {
             task: self.options.task.clone(),
             persona: self.persona.name.clone(),
             model: config.model.clone(),

@@ -1,4 +1,4 @@
-//! What a run hands back and leaves in `summary.json`: the [`Summary`], with the
+//! What a run hands back and leaves in `summary.json`: the [`RunSummary`], with the
 //! typed [`Ending`] the outcome and reason come from and whether `report.html` was
 //! written. Not how the summary is put together (`run.rs`).
 
@@ -26,7 +26,7 @@ fn report_path<S: serde::Serializer>(report: &ReportWritten, s: S) -> Result<S::
 
 /// The run as `summary.json` holds it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
+pub struct RunSummary {
     pub task: String,
     pub persona: String,
     pub model: String,
@@ -67,7 +67,7 @@ pub struct Summary {
     pub memory: Option<String>,
 }
 
-impl Summary {
+impl RunSummary {
     /// Requests any role's model answered.
     pub fn llm_calls(&self) -> usize {
         self.roles.values().map(|r| r.calls).sum()

@@ -24,6 +24,6 @@ pub mod task;
 pub use agents::{Agent, LlmAgent, Recorded};
 pub use instance::InstanceError;
 pub use job::{EvalOptions, Fault, Job, plan};
-pub use results::{InstanceResult, MergeError, Results, Summary, Totals, compare, merge, summarize};
+pub use results::{InstanceResult, MergeError, Results, SuiteSummary, Totals, compare, merge, summarize};
 pub use runner::{EvalError, run_suite};
 pub use task::{Kind, TaskError, TaskSpec, load, select};

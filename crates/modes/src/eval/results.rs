@@ -158,7 +158,7 @@ impl Totals {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Summary {
+pub struct SuiteSummary {
     pub all: Totals,
     pub by_app: BTreeMap<String, Totals>,
     pub by_kind: BTreeMap<String, Totals>,
@@ -188,11 +188,11 @@ pub struct Results {
     pub strategy: Option<String>,
     pub parallel: usize,
     pub wall_ms: f64,
-    pub summary: Summary,
+    pub summary: SuiteSummary,
     pub results: Vec<InstanceResult>,
 }
 
-pub fn summarize(results: &[InstanceResult]) -> Summary {
+pub fn summarize(results: &[InstanceResult]) -> SuiteSummary {
     // One pass per grouping (a merged results file can hold many thousands).
     let group = |key: fn(&InstanceResult) -> String| {
         let mut groups: std::collections::BTreeMap<String, Vec<&InstanceResult>> = Default::default();
@@ -201,7 +201,7 @@ pub fn summarize(results: &[InstanceResult]) -> Summary {
         }
         groups.into_iter().map(|(k, rs)| (k, Totals::of(rs.into_iter()))).collect()
     };
-    Summary {
+    SuiteSummary {
         all: Totals::of(results.iter()),
         by_app: group(|r| r.app.clone()),
         by_kind: group(|r| r.kind.clone()),

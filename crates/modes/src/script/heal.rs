@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Script;
 use super::steps;
-use crate::agent::{self, AgentError, AgentOptions, Models, Outcome, ProgressSink, Summary};
+use crate::agent::{self, AgentError, AgentOptions, Models, Outcome, ProgressSink, RunSummary};
 use codeact_record::memory::{Experience, ReplayStep};
 use codeact_runtime::persona::{Persona, PersonaError};
 use codeact_runtime::session::Session;
@@ -47,7 +47,7 @@ pub struct HealRequest<'a> {
 /// script passed as it was, or did not pass).
 #[derive(Debug)]
 pub struct Healed {
-    pub summary: Summary,
+    pub summary: RunSummary,
     pub healed_script: Option<Result<HealedScript, HealError>>,
 }
 
@@ -175,7 +175,7 @@ pub async fn heal(
 /// Writes `NAME.healed.rhai` beside `script` — the original with its diverged
 /// statements replaced (the run's whole selector script when a statement cannot be
 /// found as written) — and `NAME.healed.diff`.
-fn write_healed(summary: &Summary, script: &Script, split: &[steps::ScriptStep]) -> Result<HealedScript, HealError> {
+fn write_healed(summary: &RunSummary, script: &Script, split: &[steps::ScriptStep]) -> Result<HealedScript, HealError> {
     let dir = &summary.run_dir;
     let events = codeact_record::trajectory::read_events(dir);
     let healed = match super::patch::healed_text(&script.code, split, &events) {

@@ -21,7 +21,9 @@ pub use subflows::{SubflowError, collect as modules_imported_by};
 pub use suite::suite_folder;
 pub use workers::{SessionOpener, run_scripts, run_suite};
 
-use codeact_engine::sandbox::{ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError, WorkerError};
+use codeact_engine::sandbox::{
+    EngineThreadError, ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError,
+};
 use codeact_record::trajectory::TrajectoryError;
 use codeact_record::trajectory::junit::{Case, Verdict};
 
@@ -56,7 +58,7 @@ pub enum ScriptError {
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     #[error(transparent)]
-    Worker(#[from] WorkerError),
+    Worker(#[from] EngineThreadError),
     #[error(transparent)]
     Isolation(#[from] codeact_engine::isolation::IsolationError),
     #[error(transparent)]

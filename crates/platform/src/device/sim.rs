@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use codeact_sim::{Platform, SimConfig, VirtualDevice};
+use codeact_sim::{SimConfig, SimPlatform, VirtualDevice};
 
 use super::{AdbDevice, Device, DeviceError, HarmonyDevice, IosDevice, Observation, ShellOutput};
 
@@ -32,7 +32,7 @@ pub(crate) fn start_android(
 
 /// The virtual phone through its iOS door (`--device sim:ios`).
 pub(crate) fn start_ios(timeout: Duration) -> Result<InProcess<IosDevice>, DeviceError> {
-    let config = SimConfig { platform: Platform::Ios, ..SimConfig::default() };
+    let config = SimConfig { platform: SimPlatform::Ios, ..SimConfig::default() };
     let token = config.wda_token.clone();
     let phone = VirtualDevice::start(config).map_err(DeviceError::SimStart)?;
     let addr = phone.addr().to_string();
@@ -42,7 +42,7 @@ pub(crate) fn start_ios(timeout: Duration) -> Result<InProcess<IosDevice>, Devic
 
 /// The virtual phone through its HarmonyOS door (`--device sim:harmony`).
 pub(crate) fn start_harmony(timeout: Duration) -> Result<InProcess<HarmonyDevice>, DeviceError> {
-    let config = SimConfig { platform: Platform::Harmony, ..SimConfig::default() };
+    let config = SimConfig { platform: SimPlatform::Harmony, ..SimConfig::default() };
     let key = config.serial.clone();
     let phone = VirtualDevice::start(config).map_err(DeviceError::SimStart)?;
     let addr = phone.addr().to_string();

@@ -32,7 +32,7 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
     let name = argv.first()?.as_str();
     let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
     let _ = stdin;
-    if device.config().platform == crate::Platform::Harmony {
+    if device.config().platform == crate::SimPlatform::Harmony {
         // A HarmonyOS phone has its own tools and none of Android's.
         return match name {
             "simctl" => Some(simctl::simctl(device, &args)),

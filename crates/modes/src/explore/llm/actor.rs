@@ -20,7 +20,7 @@ pub(super) async fn do_task(
     out_dir: &Path,
     memory: Option<PathBuf>,
     goal: &str,
-) -> Result<(agent::Summary, Vec<StepRecord>), String> {
+) -> Result<(agent::RunSummary, Vec<StepRecord>), String> {
     let options = AgentOptions {
         max_steps: setup.task_steps,
         vision: setup.vision,

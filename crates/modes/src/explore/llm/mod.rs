@@ -336,7 +336,7 @@ impl Cycle<'_, '_> {
     }
 
     /// The agent does `goal` (see `actor.rs`).
-    async fn act(&mut self, goal: &str) -> Result<(agent::Summary, Vec<StepRecord>), String> {
+    async fn act(&mut self, goal: &str) -> Result<(agent::RunSummary, Vec<StepRecord>), String> {
         let memory = self.setup.memory.clone().filter(|_| self.knowledge.is_on());
         actor::do_task(self.session, self.setup, &self.folder.dir().join("tasks"), memory, goal).await
     }
@@ -347,7 +347,7 @@ impl Cycle<'_, '_> {
         &mut self,
         n: usize,
         goal: &str,
-        summary: &agent::Summary,
+        summary: &agent::RunSummary,
         records: &[StepRecord],
         seen: &TaskObservation,
         start_state: usize,

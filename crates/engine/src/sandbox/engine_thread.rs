@@ -28,7 +28,7 @@ pub(crate) struct EngineState {
 
 /// Why a job could not be run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WorkerError {
+pub enum EngineThreadError {
     #[error("cannot start the script thread")]
     Spawn,
     /// A panic inside the engine or a host function, with what it said.
@@ -36,20 +36,20 @@ pub enum WorkerError {
     Crashed(String),
 }
 
-pub(crate) struct Worker {
+pub(crate) struct EngineThread {
     pool: std::sync::Arc<rayon::ThreadPool>,
     /// Taken only by the job that runs, and `None` only while being dropped.
     state: Mutex<Option<EngineState>>,
 }
 
-impl Worker {
-    pub(crate) fn start(state: EngineState) -> Result<Self, WorkerError> {
+impl EngineThread {
+    pub(crate) fn start(state: EngineState) -> Result<Self, EngineThreadError> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .stack_size(SCRIPT_STACK)
             .thread_name(|_| "codeact-script".into())
             .build()
-            .map_err(|_| WorkerError::Spawn)?;
+            .map_err(|_| EngineThreadError::Spawn)?;
         Ok(Self { pool: std::sync::Arc::new(pool), state: Mutex::new(Some(state)) })
     }
 
@@ -64,13 +64,16 @@ impl Worker {
     }
 
     /// Runs `job` on the worker and waits for its result.
-    pub(crate) fn submit<T: Send>(&self, job: impl FnOnce(&mut EngineState) -> T + Send) -> Result<T, WorkerError> {
+    pub(crate) fn submit<T: Send>(
+        &self,
+        job: impl FnOnce(&mut EngineState) -> T + Send,
+    ) -> Result<T, EngineThreadError> {
         // A job that panicked left the state as it was: keep serving it.
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let state = guard.as_mut().ok_or_else(|| WorkerError::Crashed("the engine is gone".into()))?;
+        let state = guard.as_mut().ok_or_else(|| EngineThreadError::Crashed("the engine is gone".into()))?;
         self.pool
             .install(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(state))))
-            .map_err(|payload| WorkerError::Crashed(panic_text(payload.as_ref())))
+            .map_err(|payload| EngineThreadError::Crashed(panic_text(payload.as_ref())))
     }
 }
 
@@ -85,7 +88,7 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     format!("it panicked: {short}")
 }
 
-impl Drop for Worker {
+impl Drop for EngineThread {
     /// The script values are dropped on the worker's deep stack too.
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner()).take();
