@@ -16,7 +16,7 @@ pub struct DevicesArgs {
 impl DevicesArgs {
     pub fn list(self) -> anyhow::Result<ExitCode> {
         let timeout = Duration::from_secs_f64(self.timeout.clamp(0.1, 600.0));
-        let adb = codeact::device::connect::list_devices(timeout);
+        let adb = codeact::device::adb::list_devices(timeout);
         // A HarmonyOS server is listed when one answers; none is not an error.
         let hdc = codeact::device::hdc::list_targets(timeout).unwrap_or_default();
         let devices = match adb {

@@ -74,7 +74,7 @@ fn non_ascii_without_adbkeyboard_says_how_to_fix_it() {
     d.start_app("com.example.notes", Some(".NoteEditorActivity")).expect("open the editor");
     let err = d.input_text("你好").expect_err("no ADBKeyboard");
     let text = err.to_string();
-    assert!(matches!(err, DeviceError::NeedsAdbKeyboard { .. }), "{text}");
+    assert!(matches!(err, DeviceError::Adb(codeact::device::AdbError::NeedsAdbKeyboard { .. })), "{text}");
     assert!(text.contains("ime set com.android.adbkeyboard/.AdbIME"), "{text}");
     d.input_text("50% off").expect("ASCII (even %) still works through `input text`");
     assert_eq!(state(&mut d)["values"]["draft.note_title"], "50% off");

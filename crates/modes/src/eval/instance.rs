@@ -19,7 +19,7 @@ use super::task::{self, Kind, TaskSpec};
 use crate::agent::{self, AgentOptions};
 use crate::script::{self, ExecOptions, Script};
 use codeact_platform::device::DeviceError;
-use codeact_platform::device::adb::quote as shell_quote;
+use codeact_platform::device::quote as shell_quote;
 use codeact_record::trajectory::junit::Verdict;
 use codeact_runtime::session::Session;
 

@@ -14,7 +14,7 @@ pub fn list_devices() -> Answer {
     let mut text = String::from(
         "sim\tvirtual\tthe built-in virtual phone: a fresh one for each client (also sim:ios, sim:harmony)\n",
     );
-    match codeact_platform::device::connect::list_devices(SERVER_TIMEOUT) {
+    match codeact_platform::device::adb::list_devices(SERVER_TIMEOUT) {
         Ok(devices) => {
             for d in devices {
                 let model = if d.model.is_empty() { "-".to_string() } else { d.model };

@@ -13,23 +13,24 @@ pub mod adb;
 pub mod connect;
 pub mod hdc;
 mod observation;
+pub mod shell;
 #[cfg(feature = "sim")]
 mod sim;
 pub mod wda;
 
 use std::time::Duration;
 
-pub use adb::AdbDevice;
 pub use adb::agents::{AgentError, ObserveWith};
-pub use adb::transport::{ShellOutput, TransportError};
+pub use adb::{ADB_KEYBOARD, AdbDevice, AdbError};
 pub use connect::{DeviceSpec, open, open_observing};
 pub use hdc::HarmonyDevice;
 pub use observation::{Observation, ObservedVia, PhoneState};
+pub use shell::{ShellOutput, quote};
 pub use wda::IosDevice;
 
 /// What a device said, as an error shows it: cut at 2 KiB (a device can answer
 /// with megabytes where a line is expected), saying how big the whole was.
-fn shown(said: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn shown(said: &str) -> std::borrow::Cow<'_, str> {
     codeact_base::clip::clip(said, SAID_BYTES)
 }
 
@@ -46,58 +47,23 @@ pub enum DeviceError {
     /// `simctl` asked of a device that is not the built-in virtual phone.
     #[error("this is not the built-in virtual phone (it said: {})", shown(.said))]
     NotVirtual { said: String },
-    #[error("{device}: {op} timed out after {secs:.1} s; the device may be busy or gone (check `adb devices`)")]
-    Timeout { device: String, op: String, secs: f64 },
-    #[error("{device}: {op} failed: the connection was lost; reconnect the device (`adb devices`), then retry")]
-    Disconnected { device: String, op: String },
+    /// `check` is the platform's way to see whether the phone is still there.
+    #[error("{device}: {op} timed out after {secs:.1} s; the device may be busy or gone ({check})")]
+    Timeout { device: String, op: String, secs: f64, check: &'static str },
+    #[error("{device}: {op} failed: the connection was lost; {check}, then retry")]
+    Disconnected { device: String, op: String, check: &'static str },
     /// The device ran the command and reported a failure (its own words).
     #[error("{device}: {op} failed: {}", shown(.output))]
     Command { device: String, op: String, output: String },
-    /// An on-device agent failed (the source says how).
-    #[error("{device}: {op} through {agent} failed")]
-    Agent {
-        device: String,
-        agent: &'static str,
-        op: String,
-        #[source]
-        source: AgentError,
-    },
-    #[error("{device}: --observe {asked} needs {agent}, but {}; {fix}, or use --observe auto (or dump)", shown(.why))]
-    AgentMissing { device: String, asked: &'static str, agent: &'static str, why: String, fix: &'static str },
-    /// The transport failed in a way that is neither a timeout nor a lost connection.
-    #[error("{device}: {op} failed")]
-    Transport {
-        device: String,
-        op: String,
-        #[source]
-        source: TransportError,
-    },
-    #[error(
-        "{device}: cannot type {:?}: text that `input text` cannot carry (non-ASCII, `%s`, control characters) needs the ADBKeyboard input method, which is {} (current: {current:?}); install ADBKeyboard (package com.android.adbkeyboard) if needed, then run `adb shell ime enable {ADB_KEYBOARD}` and `adb shell ime set {ADB_KEYBOARD}`",
-        shown(.text),
-        if *.installed { "installed but not the current input method" } else { "not installed" }
-    )]
-    NeedsAdbKeyboard { device: String, text: String, installed: bool, current: String },
-    #[error("{device}: package {package} is not installed (see `pm list packages`)")]
-    NotInstalled { device: String, package: String },
+    /// `check` is how that platform lists what is installed.
+    #[error("{device}: package {package} is not installed (see `{check}`)")]
+    NotInstalled { device: String, package: String, check: &'static str },
     #[error("{device}: {package} has no launcher activity; give one: start_app(package, activity)")]
     NoLauncherActivity { device: String, package: String },
     #[error("{device}: {:?} is not a valid Android {what} name", shown(.name))]
     InvalidName { device: String, name: String, what: &'static str },
     #[error("unknown key {:?}; use back, home, enter, delete, tab, space, a KEYCODE_* name or a number", shown(.0))]
     UnknownKey(String),
-    /// WebDriverAgent answered with an error (its W3C code and message).
-    #[error("{device}: {op} failed: WebDriverAgent says {}: {}", shown(.error), shown(.message))]
-    Wda { device: String, op: String, error: String, message: String },
-    #[error(
-        "{device}: {op}: WebDriverAgent does not answer; is it running and forwarded (iproxy 8100 8100), or try `codeact sim --platform ios`"
-    )]
-    Http {
-        device: String,
-        op: String,
-        #[source]
-        source: reqwest::Error,
-    },
     /// The hdc server or the exchange with it failed (the source says how to fix it).
     #[error("{device}: {op} failed")]
     Hdc {
@@ -128,28 +94,18 @@ pub enum DeviceError {
     CutPng { device: String, bytes: usize },
     #[error("{device}: a {}x{} screenshot for a {}x{} screen", .image.0, .image.1, .screen.0, .screen.1)]
     WrongSize { device: String, image: (u32, u32), screen: (u32, u32) },
-    #[error("cannot reach {addr}; is the device listening (adb tcpip, or `codeact sim`)?")]
-    Unreachable {
-        addr: String,
-        #[source]
-        source: TransportError,
-    },
-    #[error(
-        "no adb server answers at {server}; start one with `adb start-server`, or try the built-in virtual device with `--device sim`"
-    )]
-    NoServer {
-        server: String,
-        #[source]
-        source: TransportError,
-    },
-    #[error("{serial} is {state}; {}", not_ready_hint(.state))]
-    NotReady { serial: String, state: String },
     #[error("no device {serial}; {}", shown(.seen))]
     NoSuchDevice { serial: String, seen: String },
     #[error("no device is attached ({}); connect a phone, or use the virtual device with `--device sim`", shown(.seen))]
     NoDevice { seen: String },
     #[error("several devices are attached; pick one with --device: {seen}")]
     SeveralDevices { seen: String },
+    /// Android over ADB failed in a way only ADB has (the error says how to fix it).
+    #[error(transparent)]
+    Adb(#[from] adb::AdbError),
+    /// WebDriverAgent answered with an error, or did not answer (the error says which).
+    #[error(transparent)]
+    Wda(#[from] wda::WdaError),
     #[error(
         "this codeact was built without the virtual device; rebuild with the default `sim` feature, or name a phone with --device"
     )]
@@ -157,17 +113,6 @@ pub enum DeviceError {
     #[cfg(feature = "sim")]
     #[error("cannot start the virtual device")]
     SimStart(#[source] codeact_sim::SimError),
-}
-
-/// The input method that types any Unicode text over ADB.
-pub const ADB_KEYBOARD: &str = "com.android.adbkeyboard/.AdbIME";
-
-fn not_ready_hint(state: &str) -> &'static str {
-    match state {
-        "unauthorized" => "accept the USB debugging prompt on the phone",
-        "offline" => "reconnect it (`adb reconnect`) or restart adb (`adb kill-server`)",
-        _ => "wait until `adb devices` shows it as `device`",
-    }
 }
 
 /// The platform a device runs: what its packages are called and which tools it has.
@@ -233,16 +178,16 @@ pub trait Device: Send {
     fn start_app(&mut self, package: &str, activity: Option<&str>) -> Result<(), DeviceError>;
     /// Force-stops an app (`am force-stop`).
     fn stop_app(&mut self, package: &str) -> Result<(), DeviceError>;
-    /// Stops an app and deletes its data (`pm clear`).
+    /// Stops an app and deletes its data.
     fn clear_app_data(&mut self, package: &str) -> Result<(), DeviceError>;
-    /// Opens a link in the app that handles it (`am start -a …VIEW -d URI`).
+    /// Opens a link in the app that handles it.
     fn open_url(&mut self, uri: &str) -> Result<(), DeviceError>;
     /// Installed packages; third-party only unless `system`.
     fn list_packages(&mut self, system: bool) -> Result<Vec<String>, DeviceError>;
     /// Runs a raw shell command (for tools and diagnostics), within the timeout.
     fn shell(&mut self, command: &str) -> Result<ShellOutput, DeviceError>;
     /// Copies the file at `path` on the phone into `into`, at most `limit` bytes, and
-    /// says how many there were (`adb pull`). Android only.
+    /// says how many there were. Android only.
     fn pull_file(&mut self, path: &str, into: &mut dyn std::io::Write, limit: u64) -> Result<u64, DeviceError> {
         let _ = (path, into, limit);
         Err(DeviceError::NotOnPlatform {

@@ -69,9 +69,7 @@ impl DeviceAct<'_> {
             DeviceAct::OpenUrl(uri) => d.open_url(uri)?,
             DeviceAct::Shell(command) => return d.shell(command).map(Some),
             DeviceAct::SetClipboard(text) => {
-                return d
-                    .shell(&format!("simctl clipboard set {}", codeact_platform::device::adb::quote(text)))
-                    .map(Some);
+                return d.shell(&format!("simctl clipboard set {}", codeact_platform::device::quote(text))).map(Some);
             }
         }
         Ok(None)

@@ -11,10 +11,18 @@ use serde_json::json;
 
 use super::agents::KeyboardAct;
 use super::agents::state::{AgentState, ObserveWith};
-use super::quote::{chunks, quote, valid_name};
+use super::error::AdbError;
+use super::line::{chunks, valid_name};
 use super::transport::{Deadline, DirectConnection, HeldStream, ServerConnection, ShellOutput, TransportError};
+use crate::device::shell::quote;
 use crate::device::{ADB_KEYBOARD, Device, DeviceError, Observation};
 
+/// Android's way to see whether a phone is still there, for errors.
+const CHECK: &str = "check `adb devices`";
+/// Android's way back to a phone that went away.
+const RECONNECT: &str = "reconnect the device (`adb devices`)";
+/// Android's list of what is installed.
+const LIST_PACKAGES: &str = "pm list packages";
 /// How commands reach the device.
 enum Link {
     /// Straight to the device's adbd; reconnects after a failure.
@@ -50,7 +58,7 @@ impl AdbDevice {
     /// A device reached directly over TCP (`HOST:PORT`).
     pub fn direct(addr: &str, timeout: Duration) -> Result<Self, DeviceError> {
         let conn = DirectConnection::connect(addr, Deadline::after(timeout))
-            .map_err(|source| DeviceError::Unreachable { addr: addr.to_string(), source })?;
+            .map_err(|source| AdbError::Unreachable { addr: addr.to_string(), source })?;
         Ok(Self {
             name: addr.to_string(),
             link: Link::Direct { addr: addr.to_string(), conn: Some(conn) },
@@ -91,9 +99,9 @@ impl AdbDevice {
     fn error(&self, op: &str, e: TransportError) -> DeviceError {
         let (device, op) = (self.name.clone(), op.to_string());
         match e {
-            TransportError::Timeout(d) => DeviceError::Timeout { device, op, secs: d.as_secs_f64() },
-            TransportError::Disconnected => DeviceError::Disconnected { device, op },
-            source => DeviceError::Transport { device, op, source },
+            TransportError::Timeout(d) => DeviceError::Timeout { device, op, secs: d.as_secs_f64(), check: CHECK },
+            TransportError::Disconnected => DeviceError::Disconnected { device, op, check: RECONNECT },
+            source => AdbError::Transport { device, op, source }.into(),
         }
     }
 
@@ -328,12 +336,12 @@ impl Device for AdbDevice {
             let installed = self
                 .exec_line("type text", "pm path com.android.adbkeyboard", self.timeout)
                 .is_ok_and(|o| o.stdout_text().starts_with("package:"));
-            return Err(DeviceError::NeedsAdbKeyboard {
+            return Err(DeviceError::from(AdbError::NeedsAdbKeyboard {
                 device: self.name.clone(),
                 text: text.into(),
                 installed,
                 current: ime,
-            });
+            }));
         }
         for piece in chunks(text, 600) {
             let b64 = base64::engine::general_purpose::STANDARD.encode(piece);
@@ -407,7 +415,11 @@ impl Device for AdbDevice {
                 if installed {
                     Err(e)
                 } else {
-                    Err(DeviceError::NotInstalled { device: self.name.clone(), package: package.into() })
+                    Err(DeviceError::NotInstalled {
+                        device: self.name.clone(),
+                        package: package.into(),
+                        check: LIST_PACKAGES,
+                    })
                 }
             }
         }

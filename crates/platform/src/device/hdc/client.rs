@@ -12,6 +12,7 @@
 //! snippet's deadline); a frame over 16 MiB or a reply over 64 MiB is refused, never
 //! buffered. Not here: what the commands mean for a phone (`mod.rs`).
 
+pub use super::error::HdcError;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -28,37 +29,6 @@ const MAX_FRAME: usize = 16 * 1024 * 1024;
 const MAX_REPLY: usize = 64 * 1024 * 1024;
 /// Printed after each shell command, with its exit status.
 const END_MARKER: &str = "__codeact_hdc_end_";
-
-/// Why an hdc exchange failed; each says what to do.
-#[derive(Debug, thiserror::Error)]
-pub enum HdcError {
-    #[error(
-        "no hdc server answers at {server}; start one (`hdc start`), point OHOS_HDC_SERVER_PORT at it, or try the virtual phone with --device sim:harmony"
-    )]
-    Unreachable {
-        server: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("OHOS_HDC_SERVER_PORT={0:?} is not a port; use a number from 1 to 65535, or unset it for 8710")]
-    BadPort(String),
-    #[error("no answer within {secs:.1} s; the phone may be busy or gone (see `hdc list targets`)")]
-    Timeout { secs: f64 },
-    #[error(
-        "the hdc server closed the connection in the middle of a reply; check the phone (`hdc list targets`), then retry"
-    )]
-    Closed,
-    #[error("the connection failed")]
-    Io(#[source] std::io::Error),
-    #[error("this is not an hdc server ({what})")]
-    NotHdc { what: String },
-    #[error("the reply passed {limit} bytes; ask for less (a smaller file, a narrower command)")]
-    TooLarge { limit: usize },
-    #[error("the hdc server refused: {}", codeact_base::clip::clip(.message, 2048))]
-    Refused { message: String },
-    #[error("the connect key {0:?} is longer than hdc's 31 bytes; use a key `hdc list targets` prints")]
-    KeyTooLong(String),
-}
 
 /// The hdc server's address: 127.0.0.1 and `OHOS_HDC_SERVER_PORT`, else 8710.
 pub fn server_address() -> Result<String, HdcError> {

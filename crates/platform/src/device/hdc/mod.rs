@@ -18,14 +18,18 @@
 //! are read: `error:` or anything but `No Error` is a [`DeviceError::Command`].
 
 pub mod client;
+mod error;
 
 use std::time::{Duration, Instant};
 
-use super::adb::quote;
+use super::shell::quote;
 use super::{Device, DeviceError, Observation, PhoneState, ShellOutput};
 use client::{HdcClient, HdcError};
 
 const PLATFORM: &str = super::Platform::Harmony.name();
+
+/// HarmonyOS's list of what is installed.
+const LIST_BUNDLES: &str = "bm dump -a";
 /// Where the layout and the screenshot are written on the phone (the one folder
 /// `snapshot_display` writes to).
 const LAYOUT_FILE: &str = "/data/local/tmp/codeact_layout.json";
@@ -122,7 +126,11 @@ impl HarmonyDevice {
     fn main_ability(&mut self, bundle: &str) -> Result<String, DeviceError> {
         let out = self.run(&format!("bm dump -n {}", quote(bundle)), "find the main ability")?;
         let Some(json) = out.find('{').map(|i| &out[i..]) else {
-            return Err(DeviceError::NotInstalled { device: self.name.clone(), package: bundle.to_string() });
+            return Err(DeviceError::NotInstalled {
+                device: self.name.clone(),
+                package: bundle.to_string(),
+                check: LIST_BUNDLES,
+            });
         };
         let info: serde_json::Value = serde_json::from_str(json.trim()).map_err(|e| DeviceError::Unexpected {
             device: self.name.clone(),
@@ -364,7 +372,11 @@ impl Device for HarmonyDevice {
     fn stop_app(&mut self, package: &str) -> Result<(), DeviceError> {
         let out = self.run(&format!("aa force-stop {}", quote(package)), "stop an app")?;
         if out.contains("get bundle info failed") {
-            return Err(DeviceError::NotInstalled { device: self.name.clone(), package: package.into() });
+            return Err(DeviceError::NotInstalled {
+                device: self.name.clone(),
+                package: package.into(),
+                check: LIST_BUNDLES,
+            });
         }
         if out.contains("error:") {
             return Err(DeviceError::Command {

@@ -11,8 +11,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::WdaError;
 use crate::device::DeviceError;
 
+/// iOS's way to see whether the phone is still there, for errors.
+const CHECK: &str = "check that WebDriverAgent answers at its URL's /status";
 /// The most of one reply read: a screenshot of a large iPad in base64 fits.
 const MAX_REPLY: u64 = 64 * 1024 * 1024;
 
@@ -45,7 +48,7 @@ impl WdaClient {
             // WDA answers on loopback or through iproxy: never follow a redirect.
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|source| DeviceError::Http { device: base.to_string(), op: "connect".into(), source })?;
+            .map_err(|source| WdaError::Unreachable { device: base.to_string(), op: "connect".into(), source })?;
         let mut client = Self {
             base: base.trim_end_matches('/').to_string(),
             http,
@@ -84,7 +87,12 @@ impl WdaClient {
             Some(d) => {
                 let left = d.saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    return Err(DeviceError::Timeout { device: self.name.clone(), op: op.into(), secs: 0.0 });
+                    return Err(DeviceError::Timeout {
+                        device: self.name.clone(),
+                        op: op.into(),
+                        secs: 0.0,
+                        check: CHECK,
+                    });
                 }
                 Ok(left.min(self.timeout))
             }
@@ -102,7 +110,9 @@ impl WdaClient {
         op: &str,
     ) -> Result<Value, DeviceError> {
         match self.request_once(method.clone(), path, body.clone(), scope, op) {
-            Err(DeviceError::Wda { error, .. }) if scope == Scope::Session && error == "invalid session id" => {
+            Err(DeviceError::Wda(WdaError::Says { error, .. }))
+                if scope == Scope::Session && error == "invalid session id" =>
+            {
                 self.new_session()?;
                 self.request_once(method, path, body, scope, op)
             }
@@ -129,10 +139,13 @@ impl WdaClient {
         }
         let started = Instant::now();
         let failed = |source: reqwest::Error| match source.is_timeout() {
-            true => {
-                DeviceError::Timeout { device: self.name.clone(), op: op.into(), secs: started.elapsed().as_secs_f64() }
-            }
-            false => DeviceError::Http { device: self.name.clone(), op: op.into(), source },
+            true => DeviceError::Timeout {
+                device: self.name.clone(),
+                op: op.into(),
+                secs: started.elapsed().as_secs_f64(),
+                check: CHECK,
+            },
+            false => WdaError::Unreachable { device: self.name.clone(), op: op.into(), source }.into(),
         };
         let reply = request.send().map_err(failed)?;
         let status = reply.status();
@@ -152,23 +165,23 @@ impl WdaClient {
         let value = parsed.as_ref().and_then(|v| v.get("value")).cloned();
         if let Some(error) = value.as_ref().and_then(|v| v.get("error")).and_then(Value::as_str) {
             let message = value.as_ref().and_then(|v| v.get("message")).and_then(Value::as_str).unwrap_or("");
-            return Err(DeviceError::Wda {
+            return Err(DeviceError::Wda(WdaError::Says {
                 device: self.name.clone(),
                 op: op.into(),
                 error: error.to_string(),
                 message: codeact_base::clip::clip(message, 600).into_owned(),
-            });
+            }));
         }
         match value {
             Some(value) if status.is_success() => Ok(value),
             _ => {
                 let text = String::from_utf8_lossy(&bytes);
-                Err(DeviceError::Wda {
+                Err(DeviceError::Wda(WdaError::Says {
                     device: self.name.clone(),
                     op: op.into(),
                     error: format!("HTTP {}", status.as_u16()),
                     message: codeact_base::clip::clip(text.trim(), 300).into_owned(),
-                })
+                }))
             }
         }
     }

@@ -11,6 +11,8 @@
 //! [`DeviceError::NotOnPlatform`] that says what to do instead, never a silent no-op.
 
 mod client;
+mod error;
+pub use error::WdaError;
 
 use std::time::{Duration, Instant};
 
@@ -270,7 +272,7 @@ impl Device for IosDevice {
         };
         let body = json!({"args": args});
         let value = match self.client.request(Method::POST, "/codeact/simctl", Some(body), Scope::Plain, "simctl") {
-            Err(DeviceError::Wda { error, .. }) if error == "unknown command" => {
+            Err(DeviceError::Wda(WdaError::Says { error, .. })) if error == "unknown command" => {
                 return Err(DeviceError::NotVirtual { said: "WebDriverAgent has no simctl".into() });
             }
             other => other?,

@@ -8,6 +8,7 @@
 //! aside for the rest of the session. Either way the observation says so
 //! (`fallback`). Not the agents' protocols (`u2.rs`, `portal.rs`).
 
+use crate::device::adb::AdbError;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -41,12 +42,12 @@ impl AdbDevice {
                 }
                 Ok(PortalFound::Absent(_)) => {}
                 Err(source) if asked == ObserveWith::Portal => {
-                    return Err(DeviceError::Agent {
+                    return Err(DeviceError::Adb(AdbError::Agent {
                         device: self.name.clone(),
                         agent: PORTAL_NAME,
                         op: "reach".into(),
                         source,
-                    });
+                    }));
                 }
                 Err(e) => {
                     return Ok(AgentState::SetAside {
@@ -63,9 +64,12 @@ impl AdbDevice {
             Ok(U2Found::Running(server)) => Ok(AgentState::U2(server)),
             Ok(U2Found::Absent(why)) if asked == ObserveWith::U2 => Err(self.missing(U2_NAME, why, U2_FIX)),
             Ok(U2Found::Absent(_)) => Ok(AgentState::Absent),
-            Err(source) if asked == ObserveWith::U2 => {
-                Err(DeviceError::Agent { device: self.name.clone(), agent: U2_NAME, op: "start".into(), source })
-            }
+            Err(source) if asked == ObserveWith::U2 => Err(DeviceError::Adb(AdbError::Agent {
+                device: self.name.clone(),
+                agent: U2_NAME,
+                op: "start".into(),
+                source,
+            })),
             Err(e) => {
                 Ok(AgentState::SetAside { agent: U2_NAME, why: format!("it could not be started: {}", chain(&e)) })
             }
@@ -73,7 +77,13 @@ impl AdbDevice {
     }
 
     fn missing(&self, agent: &'static str, why: String, fix: &'static str) -> DeviceError {
-        DeviceError::AgentMissing { device: self.name.clone(), asked: self.observe_with.name(), agent, why, fix }
+        DeviceError::Adb(AdbError::AgentMissing {
+            device: self.name.clone(),
+            asked: self.observe_with.name(),
+            agent,
+            why,
+            fix,
+        })
     }
 
     /// One look, the way `--observe` and the phone allow.
@@ -104,7 +114,7 @@ impl AdbDevice {
                     dumped
                 }),
             },
-            Err(DeviceError::Agent { source, .. }) => {
+            Err(DeviceError::Adb(AdbError::Agent { source, .. })) => {
                 let why = format!("it failed: {}", chain(&source));
                 let note = format!("{agent} is set aside ({why}); uiautomator dump from now on");
                 state = AgentState::SetAside { agent, why };
@@ -136,7 +146,7 @@ impl AdbDevice {
             Err(e) => return Some(Err(e)),
         };
         let failed = |device: &Self, agent, source| {
-            Some(Err(DeviceError::Agent { device: device.name.clone(), agent, op: op.into(), source }))
+            Some(Err(DeviceError::Adb(AdbError::Agent { device: device.name.clone(), agent, op: op.into(), source })))
         };
         let done = match &mut state {
             AgentState::U2(server) => match self.call_retrying(server, method, params, takes) {
@@ -188,7 +198,7 @@ impl AdbDevice {
             Err(e) => return Some(Err(e)),
         };
         let failed = |device: &Self, agent, source| {
-            Some(Err(DeviceError::Agent { device: device.name.clone(), agent, op: op.into(), source }))
+            Some(Err(DeviceError::Adb(AdbError::Agent { device: device.name.clone(), agent, op: op.into(), source })))
         };
         let done = match &mut state {
             AgentState::U2(server) => {
@@ -250,7 +260,8 @@ impl AdbDevice {
 
     fn observe_retrying(&mut self, server: &mut U2Server) -> Result<Observation, DeviceError> {
         let seen = self.observe_with_u2(server);
-        let stopped = matches!(&seen, Err(DeviceError::Agent { source: AgentError::NotListening { .. }, .. }));
+        let stopped =
+            matches!(&seen, Err(DeviceError::Adb(AdbError::Agent { source: AgentError::NotListening { .. }, .. })));
         match stopped.then(|| self.u2_again()).flatten() {
             Some(again) => {
                 *server = again;

@@ -11,6 +11,7 @@
 //! typed (and a field cleared) by its keyboard (`/keyboard/input|clear`) while that
 //! keyboard is the phone's input method, and screenshots are its `/screenshot` PNG.
 
+use crate::device::adb::AdbError;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -129,11 +130,13 @@ impl AdbDevice {
         &mut self,
         server: &mut PortalServer,
     ) -> Result<Observation, DeviceError> {
-        let agent_error = |device: &Self, source| DeviceError::Agent {
-            device: device.name.clone(),
-            agent: PORTAL_NAME,
-            op: "read the UI tree".into(),
-            source,
+        let agent_error = |device: &Self, source| {
+            DeviceError::Adb(AdbError::Agent {
+                device: device.name.clone(),
+                agent: PORTAL_NAME,
+                op: "read the UI tree".into(),
+                source,
+            })
         };
         let screen = self.screen_size()?;
         let tree = match self.portal_call(server, "GET", "/a11y_tree_full?filter=false", None, Duration::ZERO) {

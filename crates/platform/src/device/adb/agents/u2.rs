@@ -7,6 +7,7 @@
 //! while this device is open. Never pushed from here. What the tree means is
 //! `ui::parse`'s; when to use it is `agents/mod.rs`'s and `observe.rs`'s.
 
+use crate::device::adb::AdbError;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -123,11 +124,13 @@ impl AdbDevice {
     /// uiautomator2's server.
     pub(super) fn observe_with_u2(&mut self, server: &mut U2Server) -> Result<Observation, DeviceError> {
         let ([size, focus, ime, _], _) = self.phone_state_and("")?;
-        let agent_error = |device: &Self, source| DeviceError::Agent {
-            device: device.name.clone(),
-            agent: U2_NAME,
-            op: "read the UI tree".into(),
-            source,
+        let agent_error = |device: &Self, source| {
+            DeviceError::Adb(AdbError::Agent {
+                device: device.name.clone(),
+                agent: U2_NAME,
+                op: "read the UI tree".into(),
+                source,
+            })
         };
         let dump = match self.u2_call(server, "dumpWindowHierarchy", json!([false, 50]), Duration::ZERO) {
             Ok(Value::String(xml)) => xml,

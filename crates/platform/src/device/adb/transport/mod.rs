@@ -12,6 +12,7 @@ mod direct;
 mod held;
 mod server;
 
+pub use crate::device::shell::ShellOutput;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -165,23 +166,6 @@ pub(crate) fn write_full(stream: &mut TcpStream, data: &[u8], deadline: Deadline
         }
     }
     Ok(())
-}
-
-/// What a command printed and how it exited (`None` when the device cannot say).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ShellOutput {
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-    pub code: Option<i32>,
-}
-
-impl ShellOutput {
-    pub fn stdout_text(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-    pub fn stderr_text(&self) -> String {
-        String::from_utf8_lossy(&self.stderr).into_owned()
-    }
 }
 
 /// Stdout, stderr and the exit code of a whole shell-v2 stream. A stream without

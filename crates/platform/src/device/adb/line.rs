@@ -1,10 +1,5 @@
-//! Text on an ADB shell line: quoting for the device's shell, names that need none,
-//! and long text cut into pieces a command line carries.
-
-/// Single-quotes `s` for the device's shell.
-pub fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
+//! Text on an ADB shell line: names that need no quoting, and long text cut into
+//! pieces a command line carries. Quoting itself is every shell's (`device/shell.rs`).
 
 /// Whether `s` can be a package or activity name on the shell line as it is.
 pub(super) fn valid_name(s: &str) -> bool {
@@ -33,7 +28,6 @@ mod tests {
 
     #[test]
     fn quotes_names_and_pieces() {
-        assert_eq!(quote("it's a 'b'"), r"'it'\''s a '\''b'\'''");
         assert!(valid_name("com.example.notes") && !valid_name("a;rm") && !valid_name(""));
         assert_eq!(chunks("ab你好c", 4), ["ab", "你", "好c"]);
         assert_eq!(chunks("", 4), Vec::<&str>::new());
