@@ -41,7 +41,7 @@ fn agent_steps(c: &mut Criterion) {
     // The engine's worker process is the codeact binary.
     settings.worker = codeact::isolation::WorkerProgram(env!("CARGO_BIN_EXE_codeact").into());
     let Ok(device) = open(&DeviceSpec::Sim, Duration::from_secs(10)) else { return };
-    let Ok(mut session) = Session::new(device, &settings) else { return };
+    let Ok(mut session) = Session::open_on(device, &settings) else { return };
     let options = AgentOptions {
         task: "Go home ten times".into(),
         max_steps: STEPS,

@@ -45,7 +45,7 @@ fn session_observing(with: ObserveWith) -> Option<Session> {
     let mut settings = FileConfig::default().resolve(&Flags::default()).ok()?;
     // The engine's worker process is the codeact binary.
     settings.worker = codeact::isolation::WorkerProgram(env!("CARGO_BIN_EXE_codeact").into());
-    let mut session = Session::new(device, &settings).ok()?;
+    let mut session = Session::open_on(device, &settings).ok()?;
     let reset = session.eval(RESET);
     let check = session.eval(TWENTY_ACTIONS);
     match (reset.error, check.error, check.actions.len()) {

@@ -182,7 +182,7 @@ fn null_device(c: &mut Criterion) {
         for (name, toml) in [("no settle", "[tools]\nsettle_ms = 0\n"), ("settle on", "")] {
             let calls = Arc::new(Mutex::new(Vec::new()));
             let device = RecordingNullDevice { observation: observation.clone(), calls: calls.clone() };
-            let Ok(mut session) = Session::new(Box::new(device), &settings(toml)) else { return };
+            let Ok(mut session) = Session::open_on(Box::new(device), &settings(toml)) else { return };
             let check = session.eval(SNIPPET);
             assert!(check.error.is_none(), "{:?}", check.error);
             assert_eq!(check.actions.len(), 10);
@@ -218,7 +218,7 @@ fn virtual_device(c: &mut Criterion) {
             eprintln!("cannot start the virtual device ({door}); skipping");
             continue;
         };
-        let Ok(mut session) = Session::new(device, &settings("")) else { continue };
+        let Ok(mut session) = Session::open_on(device, &settings("")) else { continue };
         let check = session.eval(quick);
         assert!(check.error.is_none() && check.actions.len() == 10, "{door}: {:?}", check.error);
         let mut group = c.benchmark_group(format!("10-call snippet, virtual device over {door}"));
@@ -241,7 +241,7 @@ fn ten_taps_session() -> Option<Session> {
     let ui = codeact::ui::parse(one_button.as_bytes(), (1080, 2400)).unwrap_or_default();
     let observation = Observation { screen: (1080, 2400), ui, ..Observation::default() };
     let device = RecordingNullDevice { observation, calls: Arc::default() };
-    let mut session = Session::new(Box::new(device), &settings("[tools]\nsettle_ms = 0\n")).ok()?;
+    let mut session = Session::open_on(Box::new(device), &settings("[tools]\nsettle_ms = 0\n")).ok()?;
     let check = session.eval(TEN_TAPS_BY_INDEX);
     assert!(check.error.is_none() && check.actions.len() == 10, "{:?}", check.error);
     Some(session)
@@ -366,7 +366,7 @@ fn session_start(c: &mut Criterion) {
     group.bench_function("worker process spawned and set up", |b| {
         b.iter(|| {
             let device = RecordingNullDevice { observation: Observation::default(), calls: Arc::default() };
-            black_box(Session::new(Box::new(device), &settings).map(|s| s.worker_start_time()))
+            black_box(Session::open_on(Box::new(device), &settings).map(|s| s.worker_start_time()))
         })
     });
     group.finish();

@@ -19,7 +19,7 @@ fn main() -> anyhow::Result<()> {
     let flags = Flags { persona: Some("big_agent".into()), ..Flags::default() };
     let settings = Settings::load(None, &flags)?;
     let device = open(&DeviceSpec::parse(Some(target.as_deref().unwrap_or("sim"))), Duration::from_secs(20))?;
-    let mut session = Session::new(device, &settings)?;
+    let mut session = Session::open_on(device, &settings)?;
 
     // Variables and functions persist from one snippet to the next. A snippet is
     // compiled once; `run_fresh` reads ui_state when the snippet first uses it.

@@ -50,7 +50,7 @@ pub(crate) fn fuzz_snippet(rng: &mut Rng, budget: Duration, findings: &std::path
         Ok(d) => d,
         Err(e) => return Stats { execs: 0, elapsed: Duration::ZERO, corpus: 0, note: format!(", no sim: {e}") },
     };
-    let mut session = match codeact::session::Session::new(device, &settings) {
+    let mut session = match codeact::session::Session::open_on(device, &settings) {
         Ok(s) => s,
         Err(e) => return Stats { execs: 0, elapsed: Duration::ZERO, corpus: 0, note: format!(", no session: {e}") },
     };

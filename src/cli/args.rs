@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use codeact::agent::{Models, Strategy};
 use codeact::config::{ConfigError, Flags, Settings};
-use codeact::device::{Device, DeviceError, DeviceSpec, ObserveWith};
+use codeact::device::{Device, ObserveWith};
 use codeact::llm::{LlmClient, LlmConfig, LlmSection, RoleFlags, RoleSection};
 use codeact::persona::Persona;
 use codeact::tools::{Recording, SensitivePolicy};
@@ -73,17 +73,8 @@ impl DeviceArgs {
             observe: self.how.observe,
             ..Flags::default()
         };
-        Ok(open_device(&Settings::load(None, &flags)?)?)
+        Ok(Settings::load(None, &flags)?.open_device()?)
     }
-}
-
-/// The device the settings name.
-pub fn open_device(settings: &Settings) -> Result<Box<dyn Device>, DeviceError> {
-    codeact::device::open_observing(
-        &DeviceSpec::parse(settings.device.as_deref()),
-        settings.device_timeout,
-        settings.observe,
-    )
 }
 
 /// How a scripting session is set up: persona, limits, tool behaviour.

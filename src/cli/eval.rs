@@ -7,14 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use codeact::agent::SaveMode;
-use codeact::config::{Flags, Settings};
-use codeact::device::DeviceSpec;
+use codeact::config::{Flags, Helpers};
 use codeact::eval::suite::{Described, SuiteProgress, SuiteRequest};
 use codeact::eval::survival::{self, Form, Healer, SurvivalError, SurvivalProgress, SurvivalRequest};
 use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results, TaskSpec};
 use codeact::llm::LlmError;
 
-use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
@@ -241,12 +239,12 @@ impl EvalArgs {
             AgentChoice::Llm => "llm",
         };
         let defaults = Flags {
-            default_persona: (self.agent == AgentChoice::Llm).then(|| "default".into()),
+            default_persona: self.agent == AgentChoice::Llm,
             default_record: Some(Recording::None),
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()
         };
-        let mut settings = self.session.settings(&on_the_virtual_phone(), defaults)?;
+        let mut settings = self.session.settings(&on_the_virtual_phone(self.platform), defaults)?;
         if self.agent == AgentChoice::Llm {
             self.strategy.session_persona(&self.session, &mut settings)?;
         }
@@ -265,11 +263,7 @@ impl EvalArgs {
             AgentChoice::Oracle => None,
             AgentChoice::Llm => {
                 let client = self.strategy.models(&settings.llm, &self.llm)?;
-                let persona = match settings.persona.clone() {
-                    Some(p) => p,
-                    None => Persona::load("default")?,
-                };
-                Some((client, persona))
+                Some((client, settings.agent_persona()?))
             }
         };
         let agent = match &llm_parts {
@@ -311,8 +305,12 @@ impl EvalArgs {
             },
         };
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
-        let locator = self.locator.vision(&settings.llm, &self.llm)?;
-        let open_session = session_factory(&settings, self.session.person(false)?, locator, self.platform);
+        // Unattended: only an answers file answers.
+        settings.helpers =
+            Helpers { person: self.session.person(false)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
+        let settings = &settings;
+        let open_session =
+            || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(settings)?) };
         let json = self.json;
         let progress = |p: SuiteProgress| match p {
             SuiteProgress::Planned { templates, instances, phones } if json => codeact::outln!(
@@ -386,7 +384,7 @@ impl EvalArgs {
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()
         };
-        let settings = self.session.settings(&on_the_virtual_phone(), defaults)?;
+        let mut settings = self.session.settings(&on_the_virtual_phone(self.platform), defaults)?;
         let out_dir = self.out.clone().unwrap_or_else(|| {
             PathBuf::from("evals").join(format!("{}-survival", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
         });
@@ -416,8 +414,12 @@ impl EvalArgs {
             }),
         };
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
-        let locator = self.locator.vision(&settings.llm, &self.llm)?;
-        let open_session = session_factory(&settings, self.session.person(false)?, locator, self.platform);
+        // Unattended: only an answers file answers.
+        settings.helpers =
+            Helpers { person: self.session.person(false)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
+        let settings = &settings;
+        let open_session =
+            || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(settings)?) };
         let mut progress = |p: SurvivalProgress| match p {
             SurvivalProgress::Recording { templates } => codeact::errln!(
                 "codeact eval --survival: recording {templates} operation templates (seed {}) in {}",
@@ -475,25 +477,7 @@ impl EvalPlatform {
     }
 }
 
-/// The suite always runs on virtual phones.
-fn on_the_virtual_phone() -> DeviceArgs {
-    DeviceArgs { device: Some("sim".into()), how: super::args::DeviceHow::default() }
-}
-
-/// Each worker's session: a fresh virtual phone, unattended (only an answers file
-/// answers), with the locator model when one is configured.
-fn session_factory(
-    settings: &Settings,
-    person: Option<codeact::human::Human>,
-    locator: Option<codeact::locate::ai::Vision>,
-    platform: EvalPlatform,
-) -> impl Fn() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + '_ {
-    move || {
-        let spec = DeviceSpec::parse(Some(platform.device()));
-        let device = codeact::device::open_observing(&spec, settings.device_timeout, settings.observe)?;
-        let mut session = Session::new(device, settings)?;
-        session.set_human(person.clone());
-        session.set_locator(locator.clone());
-        Ok(session)
-    }
+/// The suite always runs on virtual phones, of the platform asked for.
+fn on_the_virtual_phone(platform: EvalPlatform) -> DeviceArgs {
+    DeviceArgs { device: Some(platform.device().into()), how: super::args::DeviceHow::default() }
 }

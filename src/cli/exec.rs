@@ -7,14 +7,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use codeact::config::{Flags, Settings};
+use codeact::config::{Flags, Helpers, Settings};
 use codeact::script::suite::{self, Filter, Shard};
 use codeact::script::{self, ExecOptions, Report, Script};
 use codeact::session::Session;
 use codeact::tools::{Recording, SensitivePolicy};
 use codeact::trajectory::junit::{self, Verdict};
 
-use super::args::{LlmArgs, LocatorArgs, SessionArgs, Switch, TraceArgs, finish_traces, open_device};
+use super::args::{LlmArgs, LocatorArgs, SessionArgs, Switch, TraceArgs, finish_traces};
 use super::exec_devices::{SuiteDevices, is_virtual};
 use super::exec_output::{ExecPrinter, Format, Totals};
 use super::{EXIT_ERROR, EXIT_FAILED};
@@ -209,18 +209,16 @@ impl ExecArgs {
             w.tools.watch_mode = codeact::tools::WatchMode::WhenBlocked;
         }
         let traces = self.traces.start()?;
-        let person = self.session.person(true)?;
-        let vision = self.locator.vision(&settings.llm, &self.llm)?;
+        // One person and one locator for every phone: one prompt at a time.
+        settings.helpers =
+            Helpers { person: self.session.person(true)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
+        for w in &mut workers {
+            w.helpers = settings.helpers.clone();
+        }
         let open = |worker: usize| -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
-            let settings = workers.get(worker).unwrap_or(&settings);
-            let mut session = Session::new(open_device(settings)?, settings)?;
-            session.set_human(person.clone());
-            session.set_locator(vision.clone());
-            Ok(session)
+            Ok(Session::open(workers.get(worker).unwrap_or(&settings))?)
         };
-        let on_sim = workers.iter().all(|w| {
-            matches!(codeact::device::DeviceSpec::parse(w.device.as_deref()), codeact::device::DeviceSpec::Sim)
-        });
+        let on_sim = workers.iter().all(|w| w.device_spec() == codeact::device::DeviceSpec::Sim);
         let printer = Arc::new(ExecPrinter::new(format, workers.len().min(scripts.len().max(1)), scripts.len()));
         printer.json_event(&serde_json::json!({
             "event": "suite",
@@ -322,11 +320,12 @@ impl ExecArgs {
             anyhow::bail!("--heal runs one script at a time ({} given); run them one by one", scripts.len());
         };
         let traces = self.traces.start()?;
-        let mut session = Session::new(open_device(settings)?, settings)?;
-        session.set_human(self.session.person(true)?);
-        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
-        let on_sim =
-            matches!(codeact::device::DeviceSpec::parse(settings.device.as_deref()), codeact::device::DeviceSpec::Sim);
+        let mut settings = settings.clone();
+        settings.helpers =
+            Helpers { person: self.session.person(true)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
+        let settings = &settings;
+        let mut session = Session::open(settings)?;
+        let on_sim = settings.device_spec() == codeact::device::DeviceSpec::Sim;
         let flags = super::heal::HealFlags {
             script,
             goal: self.goal.clone(),

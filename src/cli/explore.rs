@@ -8,8 +8,6 @@ use codeact::config::{Flags, Settings};
 use codeact::explore::{self, Budget, ExploreOptions, Progress, Strategy, UserPersona};
 use codeact::tools::SensitivePolicy;
 
-use codeact::persona::Persona;
-
 use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, Vision};
 
 /// Explore an app without a task: every screen and widget it can reach, its
@@ -154,7 +152,7 @@ impl ExploreArgs {
             StrategyArg::Llm => Some(self.roles.models(&settings.llm, &self.llm)?),
             StrategyArg::Systematic => None,
         };
-        let device = super::args::open_device(&settings)?;
+        let device = settings.open_device()?;
         let options = ExploreOptions {
             app: self.app.clone(),
             budget: self.budget,
@@ -194,10 +192,7 @@ impl ExploreArgs {
         let summary = match &models {
             None => explore::run(device, &settings, &options, &mut progress, &stop)?,
             Some(models) => {
-                let persona = match settings.persona.clone() {
-                    Some(p) => p,
-                    None => Persona::load("default")?,
-                };
+                let persona = settings.agent_persona()?;
                 let setup = explore::ModelSetup {
                     models,
                     persona: &persona,

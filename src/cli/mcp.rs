@@ -11,7 +11,6 @@ use std::sync::Arc;
 use codeact::agent::Models;
 use codeact::llm::{LlmClient, LlmConfig, LlmError};
 use codeact::mcp::{AgentSetup, Expose, McpOptions};
-use codeact::persona::Persona;
 use codeact::tools::{Recording, SensitivePolicy};
 
 use super::args::{DeviceArgs, LlmArgs, SessionArgs, Vision};
@@ -77,10 +76,7 @@ impl McpArgs {
             Err(LlmError::NotConfigured { .. }) if !self.llm.given() => return Ok(None),
             Err(e) => return Err(e.into()),
         };
-        let persona = match settings.persona.clone() {
-            Some(p) => p,
-            None => Persona::load("default")?,
-        };
+        let persona = settings.agent_persona()?;
         Ok(Some(AgentSetup {
             models: Arc::new(Models::single(LlmClient::new(config)?)),
             vision: self.vision.for_persona(&persona),
@@ -95,11 +91,11 @@ impl McpArgs {
             default_record: Some(Recording::All),
             ..Flags::default()
         };
-        let settings = self.session.settings(&self.device, defaults)?;
+        let mut settings = self.session.settings(&self.device, defaults)?;
         // stdin and stdout are the protocol's: nobody answers at this terminal.
-        let answers = self.session.person(false)?;
+        settings.helpers.person = self.session.person(false)?;
         let agent = self.agent_setup(&settings)?;
-        let options = McpOptions { settings, out: self.out, answers, expose: self.expose, agent };
+        let options = McpOptions { settings, out: self.out, expose: self.expose, agent };
         let runtime = super::interrupt::runtime()?;
         match self.http {
             None => runtime.block_on(codeact::mcp::serve_stdio(options)).context("codeact mcp over stdio")?,

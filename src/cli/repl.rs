@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use codeact::config::Flags;
+use codeact::config::{Flags, Helpers};
 use codeact::session::Session;
 
-use super::args::{DeviceArgs, LlmArgs, LocatorArgs, SessionArgs, open_device};
+use super::args::{DeviceArgs, LlmArgs, LocatorArgs, SessionArgs};
 
 /// An interactive Rhai prompt on a device: variables and functions persist,
 /// ui_state is always fresh, Tab completes, :help lists the meta-commands.
@@ -42,9 +42,9 @@ impl ReplArgs {
         let mut settings = self.session.settings(&self.device, defaults)?;
         // What a person types is their intent: watchers answer only a dialog in its way.
         settings.tools.watch_mode = codeact::tools::WatchMode::WhenBlocked;
-        let mut session = Session::new(open_device(&settings)?, &settings)?;
-        session.set_human(self.session.person(true)?);
-        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
+        settings.helpers =
+            Helpers { person: self.session.person(true)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
+        let session = Session::open(&settings)?;
         let history = if self.no_history { None } else { self.history.or_else(codeact::repl::default_history_file) };
         let stop = session.cancel_handle();
         codeact::repl::run_repl(session, history, move || super::interrupt::stop_snippets_on_ctrl_c(stop))

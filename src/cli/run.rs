@@ -6,16 +6,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use codeact::agent::{self, AgentOptions, Outcome, Progress, SaveMode};
-use codeact::config::Flags;
+use codeact::config::{Flags, Helpers};
 use codeact::error_text::full_message;
-use codeact::persona::Persona;
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
 use super::args::{
     CheckArgs, DeviceArgs, LlmArgs, LocatorArgs, MemoryArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision,
-    finish_traces, open_device,
+    finish_traces,
 };
 
 /// Let an LLM do a task on a device: each step it reads the screen, writes a Rhai
@@ -144,7 +143,7 @@ impl RunArgs {
     pub fn run_agent(self) -> anyhow::Result<ExitCode> {
         let default_record = if self.save_trajectory == SaveMode::Action { Recording::All } else { Recording::None };
         let defaults = Flags {
-            default_persona: Some("default".into()),
+            default_persona: true,
             default_record: Some(default_record),
             default_sensitive: Some(SensitivePolicy::Ask),
             ..Flags::default()
@@ -152,14 +151,11 @@ impl RunArgs {
         let mut settings = self.session.settings(&self.device, defaults)?;
         self.strategy.session_persona(&self.session, &mut settings)?;
         let models = self.strategy.models(&settings.llm, &self.llm)?;
-        let persona = match settings.persona.clone() {
-            Some(p) => p,
-            None => Persona::load("default")?,
-        };
+        let persona = settings.agent_persona()?;
         let vision = self.vision.for_persona(&persona);
-        let mut session = Session::new(open_device(&settings)?, &settings)?;
-        session.set_human(self.session.person(true)?);
-        session.set_locator(self.locator.vision(&settings.llm, &self.llm)?);
+        settings.helpers =
+            Helpers { person: self.session.person(true)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
+        let mut session = Session::open(&settings)?;
         let traces = self.traces.start()?;
         let options = AgentOptions {
             max_steps: self.max_steps as usize,

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use codeact::config::{Flags, Settings};
-use codeact::device::{DeviceError as PhoneError, DeviceSpec};
 use codeact::isolation::WorkerProgram;
 use codeact::tools::SensitivePolicy;
 use pyo3::prelude::*;
@@ -33,19 +32,13 @@ pub(crate) fn settings(config: Option<PathBuf>, flags: &Flags) -> PyResult<Setti
     Settings::load(config.as_deref(), flags).map_err(|e| codeact_error(&e))
 }
 
-fn open_device(settings: &Settings) -> Result<Box<dyn codeact::device::Device>, PhoneError> {
-    codeact::device::open_observing(
-        &DeviceSpec::parse(settings.device.as_deref()),
-        settings.device_timeout,
-        settings.observe,
-    )
-}
-
 /// A session on the device `settings` names (errors made here, off the GIL: a
 /// PyErr is built lazily and may cross threads).
 pub(crate) fn open_session(settings: &Settings) -> PyResult<codeact::session::Session> {
-    let device = open_device(settings).map_err(|e| device_error(&e))?;
-    codeact::session::Session::new(device, settings).map_err(|e| session_error(&e))
+    codeact::session::Session::open(settings).map_err(|e| match e {
+        codeact::session::OpenError::Device(e) => device_error(&e),
+        codeact::session::OpenError::Session(e) => session_error(&e),
+    })
 }
 
 /// A sandboxed Rhai engine bound to one phone, as `codeact exec` and the REPL use

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use codeact::agent::{AgentOptions, Models, Outcome};
 use codeact::config::Flags;
 use codeact::llm::{LlmClient, LlmConfig, LlmError, LlmFlags};
-use codeact::persona::Persona;
 use codeact::tools::{Recording, SensitivePolicy};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -92,7 +91,7 @@ pub(crate) fn run_task(
         // As `codeact run` with a step's files kept: the default persona, no
         // per-action captures, sensitive actions asked about (nobody answers here:
         // they are refused).
-        default_persona: Some("default".into()),
+        default_persona: true,
         default_record: Some(Recording::None),
         default_sensitive: Some(SensitivePolicy::Ask),
         ..Flags::default()
@@ -106,10 +105,7 @@ pub(crate) fn run_task(
     };
     settings.worker = worker_program(py)?;
     let models = Models::single(client);
-    let persona = match settings.persona.clone() {
-        Some(p) => p,
-        None => Persona::load("default").map_err(|e| codeact_error(&e))?,
-    };
+    let persona = settings.agent_persona().map_err(|e| codeact_error(&e))?;
     let vision = vision.unwrap_or_else(|| persona.wants("screenshot"));
     let goal = goal.to_string();
     let stop = CancellationToken::new();

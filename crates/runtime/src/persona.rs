@@ -13,8 +13,11 @@ use crate::tools::CATALOG;
 use codeact_base::toml_error::TomlError;
 use codeact_engine::sandbox::{LimitError, Limits};
 
+/// The persona an agent acts with when nothing names one: the one place it is named.
+pub const DEFAULT_PERSONA: &str = "default";
+
 const BUILT_IN: &[(&str, &str)] = &[
-    ("default", include_str!("../../../personas/default.toml")),
+    (DEFAULT_PERSONA, include_str!("../../../personas/default.toml")),
     ("ui_expert", include_str!("../../../personas/ui_expert.toml")),
     ("app_starter", include_str!("../../../personas/app_starter.toml")),
     ("big_agent", include_str!("../../../personas/big_agent.toml")),

@@ -227,7 +227,7 @@ fn prepare(
     settings.tools.watchers.anr = false;
     let device_name = device.name().to_string();
     let platform = device.platform();
-    let mut session = Session::new(device, &settings)?;
+    let mut session = Session::open_on(device, &settings)?;
     if !codeact_platform::apk::pull::is_package_name(&options.app) {
         return Err(ExploreError::BadPackage { app: options.app.clone() });
     }

@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use codeact_engine::isolation::IsolationError;
-use codeact_platform::device::{DeviceError, DeviceSpec};
+use codeact_platform::device::DeviceError;
 use codeact_record::trajectory::TrajectoryError;
 use codeact_runtime::human::{Human, HumanRequest};
-use codeact_runtime::session::{Session, SessionError};
+use codeact_runtime::session::{OpenError, Session, SessionError};
 
 use super::options::McpOptions;
 use super::record::{Record, SESSION_SCRIPT};
@@ -187,13 +187,12 @@ impl Client {
             settings.device = Some(name.to_string());
         }
         let shown = settings.device.clone().unwrap_or_else(|| "the default device".into());
-        let spec = DeviceSpec::parse(settings.device.as_deref());
-        let device =
-            codeact_platform::device::connect::open_observing(&spec, settings.device_timeout, settings.observe)
-                .map_err(|source| CallError::Open { device: shown.clone(), source: Box::new(source) })?;
-        let mut session = Session::new(device, &settings)
-            .map_err(|source| CallError::Session { device: shown, source: Box::new(source) })?;
-        let (asker, answers) = (self.asker.clone(), self.options.answers.clone());
+        let mut session = Session::open(&settings).map_err(|e| match e {
+            OpenError::Device(source) => CallError::Open { device: shown.clone(), source: Box::new(source) },
+            OpenError::Session(source) => CallError::Session { device: shown.clone(), source: Box::new(source) },
+        })?;
+        // The client first (elicitation), else the server's answers file.
+        let (asker, answers) = (self.asker.clone(), settings.helpers.person.clone());
         let human: Human = Arc::new(move |request: &HumanRequest| {
             let client = codeact_record::trajectory::lock(&asker).clone();
             match client {

@@ -7,19 +7,17 @@ use std::sync::Arc;
 
 use crate::agent::Models;
 use codeact_runtime::config::Settings;
-use codeact_runtime::human::Human;
 use codeact_runtime::persona::Persona;
 
 /// What the server offers and how its sessions are set up.
 #[derive(Clone)]
 pub struct McpOptions {
     /// Persona, limits, tool options; `device` is where a call that names no
-    /// device goes (`None`: the one phone the adb server sees).
+    /// device goes (`None`: the one phone the adb server sees); `helpers.person`
+    /// answers confirmations and questions when the client cannot (an answers file).
     pub settings: Settings,
     /// Each client's run directory is made in here.
     pub out: PathBuf,
-    /// Answers confirmations and questions when the client cannot (an answers file).
-    pub answers: Option<Human>,
     pub expose: Expose,
     /// The model `run_task` and `eval` with the llm agent use (`None`: the server
     /// was given none; those calls say how to give one).

@@ -10,7 +10,6 @@ use super::client::{Answer, CallError, Client};
 use super::options::AgentSetup;
 use crate::agent::{self, AgentOptions, SaveMode};
 use crate::eval::{self, Agent, EvalOptions, LlmAgent};
-use codeact_platform::device::DeviceSpec;
 use codeact_runtime::session::Session;
 
 /// How many instances one `eval` call may run.
@@ -113,6 +112,8 @@ impl Client {
         // As `codeact eval`: nobody is asked, the task says what to do.
         let mut settings = self.options.settings.clone();
         settings.tools.sensitive.policy = codeact_runtime::tools::SensitivePolicy::Allow;
+        settings.device = Some("sim".into());
+        settings.helpers = Default::default();
         let request = eval::suite::SuiteRequest {
             tasks: &tasks,
             options: EvalOptions {
@@ -135,12 +136,8 @@ impl Client {
                 watchers: settings.tools.watchers.spec(),
             },
         };
-        let open = move || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
-            let spec = DeviceSpec::parse(Some("sim"));
-            let device =
-                codeact_platform::device::connect::open_observing(&spec, settings.device_timeout, settings.observe)?;
-            Ok(Session::new(device, &settings)?)
-        };
+        let open =
+            move || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(&settings)?) };
         let run =
             eval::suite::run(request, &open, &self.stop_token(), &|_| {}).map_err(|e| CallError::Eval(Box::new(e)))?;
         let all = &run.results.summary.all;

@@ -12,7 +12,7 @@ use std::time::Duration;
 pub use file::{FILE_NAME, FileConfig, SensitiveSection, ToolsSection};
 
 use crate::llm::LlmSection;
-use crate::persona::{Persona, PersonaError};
+use crate::persona::{DEFAULT_PERSONA, Persona, PersonaError};
 use crate::tools::{
     AppDirectory, Recording, Sensitive, SensitivePolicy, SensitiveRuleError, Settle, ToolOptions, WatcherSpecError,
     Watchers,
@@ -83,9 +83,10 @@ pub struct Flags {
     /// `--observe`: how an Android phone is observed.
     pub observe: Option<codeact_platform::device::ObserveWith>,
     pub persona: Option<String>,
-    /// The persona when neither flag, `$CODEACT_PERSONA` nor the file names one
-    /// (`codeact run` needs one; `exec` and `repl` default to every tool).
-    pub default_persona: Option<String>,
+    /// Whether the default persona stands in when neither flag, `$CODEACT_PERSONA`
+    /// nor the file names one (an agent needs one; `exec` and `repl` default to every
+    /// tool).
+    pub default_persona: bool,
     /// `--limit KEY=VALUE`, in order.
     pub limits: Vec<String>,
     pub settle_ms: Option<u64>,
@@ -129,9 +130,47 @@ pub struct Settings {
     pub assets: PathBuf,
     /// Tools written in Rhai: `tools_from` of codeact.toml, then of the persona.
     pub script_tools: Arc<crate::tools::script_tools::ScriptTools>,
+    /// Who answers and which model locates, built once by the front door and shared
+    /// by every session it opens (none unless it sets them).
+    pub helpers: Helpers,
+}
+
+/// What a front door lends each session it opens: the person in the loop and the
+/// model that locates by description. Built once (a terminal prompt holds one lock,
+/// a locator one runtime), cloned into every session.
+#[derive(Clone, Default)]
+pub struct Helpers {
+    pub person: Option<crate::human::Human>,
+    pub locator: Option<codeact_platform::locate::ai::Vision>,
+}
+
+impl std::fmt::Debug for Helpers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Helpers")
+            .field("person", &self.person.is_some())
+            .field("locator", &self.locator.is_some())
+            .finish()
+    }
 }
 
 impl Settings {
+    /// The device `--device` (or the file) names.
+    pub fn device_spec(&self) -> codeact_platform::device::DeviceSpec {
+        codeact_platform::device::DeviceSpec::parse(self.device.as_deref())
+    }
+
+    /// Opens the device these settings name, with their timeout and observer.
+    pub fn open_device(
+        &self,
+    ) -> Result<Box<dyn codeact_platform::device::Device>, codeact_platform::device::DeviceError> {
+        codeact_platform::device::open_observing(&self.device_spec(), self.device_timeout, self.observe)
+    }
+
+    /// The persona an agent acts with: the one these settings name, else the default.
+    pub fn agent_persona(&self) -> Result<Persona, PersonaError> {
+        self.persona.clone().map_or_else(|| Persona::load(DEFAULT_PERSONA), Ok)
+    }
+
     /// Finds codeact.toml (`config`, `$CODEACT_CONFIG` or `./codeact.toml`) and lays
     /// the flags over it.
     pub fn load(config: Option<&std::path::Path>, flags: &Flags) -> Result<Self, ConfigError> {
@@ -148,7 +187,7 @@ impl FileConfig {
             .clone()
             .or_else(|| std::env::var("CODEACT_PERSONA").ok().filter(|p| !p.is_empty()))
             .or_else(|| self.persona.clone())
-            .or_else(|| flags.default_persona.clone());
+            .or_else(|| flags.default_persona.then(|| DEFAULT_PERSONA.to_string()));
         let persona = persona_name.as_deref().map(Persona::load).transpose()?;
         let script_tools = self.script_tools(persona.as_ref())?;
 
@@ -229,6 +268,7 @@ impl FileConfig {
             worker: codeact_engine::isolation::WorkerProgram::from_env(),
             assets,
             script_tools: Arc::new(script_tools),
+            helpers: Helpers::default(),
         })
     }
 }

@@ -1,7 +1,8 @@
 //! A session: one sandboxed engine bound to one device through the tool catalog,
-//! with only the tools a persona allows. `exec`, the REPL and the agent each open one
-//! and go through this façade only: observe the phone, compile a snippet once, run
-//! it on the observation it was written for, cancel it.
+//! with only the tools a persona allows. Every front door opens one with
+//! [`Session::open`] (`open.rs`) and goes through this façade only: observe the
+//! phone, compile a snippet once, run it on the observation it was written for,
+//! cancel it.
 //!
 //! The engine runs in a worker process (`isolation`); the tools, the device and
 //! what a snippet did stay here. A tool call from a snippet arrives as an overload
@@ -19,7 +20,9 @@ use codeact_engine::isolation::{CompiledRef, IsolationError, Ran, WorkerProcess}
 use codeact_engine::sandbox::{ActionSink, CancelHandle, ErrorKind, Limits, RunError, RunResult, SandboxError, Shared};
 use codeact_platform::device::{Device, DeviceError, Observation};
 
+mod open;
 mod tool_host;
+pub use open::OpenError;
 use tool_host::ToolHost;
 
 /// A snippet parsed once by the session's engine, ready to run.
@@ -66,7 +69,8 @@ pub struct LocatingWays {
 
 impl Session {
     /// An engine with the settings' limits and the persona's tools (all tools without
-    /// a persona), acting on `device`. The engine's worker process starts here.
+    /// a persona), acting on `device`. The engine's worker process starts here. Front
+    /// doors call [`Session::open`], which also lends the settings' person and locator.
     pub fn new(device: Box<dyn Device>, settings: &Settings) -> Result<Self, SessionError> {
         settings.limits.validate().map_err(SandboxError::from)?;
         let persona = settings.persona.as_ref();
