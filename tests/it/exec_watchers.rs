@@ -97,3 +97,57 @@ try { tap("Bluetooth"); } catch (e) { print(e.starts_with("watcher \"Wi-Fi\": bo
     assert!(err.contains("watcher(\"Enjoying Settings?\") -> ok; matched TextView \"Enjoying Settings?\""), "{err}");
     assert!(!err.contains("watcher(\"popups\")"), "the script's watcher came first: {err}");
 }
+
+/// A watcher's tap passes the sensitive-action gate like every act: with a rule on
+/// the button it would press, it presses nothing, asks nobody, and says why; the
+/// dialog stays for the script (or the model, or the person), whose own press is
+/// judged — and asked — as any.
+#[test]
+fn a_watcher_does_not_press_a_button_a_sensitive_rule_covers() {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use codeact::config::{FileConfig, Flags};
+    use codeact::device::{DeviceSpec, open};
+    use codeact::human::{Human, HumanRequest};
+    use codeact::session::Session;
+    use codeact::tools::{Sensitive, SensitivePolicy};
+
+    let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let run = |rule: Option<&str>| {
+        let mut settings = FileConfig::default().resolve(&Flags::default()).expect("settings");
+        settings.worker = crate::common::worker();
+        if let Some(rule) = rule {
+            settings.tools.sensitive = Sensitive::default().with_words(&[rule.to_string()]).expect("a rule");
+        }
+        settings.tools.sensitive.policy = SensitivePolicy::Ask;
+        let seen = asked.clone();
+        let person: Human = Arc::new(move |request: &HumanRequest| {
+            seen.lock().unwrap_or_else(|e| e.into_inner()).push(request.text());
+            Some("no".into())
+        });
+        settings.helpers.person = Some(person);
+        let device = open(&DeviceSpec::Sim, Duration::from_secs(10)).expect("sim");
+        let mut session = Session::open_on(device, &settings).expect("session");
+        session.eval(
+            r#"shell("simctl fault dialog crash");
+start_app("com.android.settings");
+try { tap(#{id: "wifi_switch", no_scroll: true}); } catch (e) { print(e); }
+print(find("Close app") != ());"#,
+        )
+    };
+    // The control: no rule on the button, the watcher taps it and the tap lands.
+    let clear = run(None);
+    let watcher_lines = |r: &codeact::sandbox::RunResult| -> Vec<String> {
+        r.actions.iter().filter(|a| a.tool == "watcher").filter_map(|a| a.capture.effect.clone()).collect()
+    };
+    assert!(watcher_lines(&clear).iter().any(|l| l.starts_with("tapped \"Close app\"")), "{:?}", clear.actions);
+    assert!(clear.output.ends_with("false\n"), "{}", clear.output);
+    // A rule on "close app": the watcher leaves the dialog and says which rule.
+    let held = run(Some("close app"));
+    let lines = watcher_lines(&held);
+    assert!(!lines.iter().any(|l| l.starts_with("tapped")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("matches the sensitive rule") && l.contains("Close app")), "{lines:?}");
+    assert!(held.output.ends_with("true\n"), "the dialog is still there: {}", held.output);
+    assert!(asked.lock().unwrap_or_else(|e| e.into_inner()).is_empty(), "a watcher asks nobody");
+}

@@ -11,4 +11,7 @@ pub(crate) struct Consent {
     pub(crate) this_call: bool,
     /// Sensitive rules a person answered "always" for, this session.
     pub(crate) always: Vec<String>,
+    /// A built-in watcher is acting: it asks nobody, and a yes given to the call's
+    /// own action is not its (it presses what nobody named).
+    pub(crate) watcher_acting: bool,
 }

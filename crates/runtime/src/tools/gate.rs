@@ -208,6 +208,10 @@ impl ToolContext {
     /// The element the call aimed at (a selector's match, an index), when it set
     /// one: it is judged as well as what is under the point.
     fn gate_aimed(&mut self, verb: &str) -> Result<(), ToolError> {
+        if self.consent.watcher_acting {
+            // A watcher aims at its dialog's button, not at the call's target.
+            return Ok(());
+        }
         match self.call.effect_target.clone() {
             Some(e) => self.gate_element(verb, &e, None),
             None => Ok(()),
@@ -268,8 +272,14 @@ impl ToolContext {
         if self.options.sensitive.policy == SensitivePolicy::Allow {
             return Ok(());
         }
-        if self.consent.this_call || self.consent.always.contains(&rule) {
+        if self.consent.always.contains(&rule) || (self.consent.this_call && !self.consent.watcher_acting) {
             return Ok(());
+        }
+        if self.consent.watcher_acting {
+            // Nobody asked for what a watcher presses: it is left for the script, the
+            // model or the person, whose own press is judged (and asked) as any.
+            let why = "a watcher asks nobody and presses nothing sensitive".to_string();
+            return Err(ToolError::Refused { what: what.to_string(), rule, why });
         }
         let started = Instant::now();
         let (consent, why) = match self.options.sensitive.policy {

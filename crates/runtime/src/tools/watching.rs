@@ -9,13 +9,14 @@ use std::time::Instant;
 
 use rhai::Dynamic;
 
+use super::acting::DeviceAct;
 use super::closest::described as described_el;
 use super::context::{Fired, ToolContext};
 use super::error::ToolError;
 use super::options::Recording;
 use super::watchers::find_blocker;
 use codeact_engine::sandbox::Capture;
-use codeact_platform::device::{Device, DeviceError, Observation};
+use codeact_platform::device::Observation;
 
 impl ToolContext {
     /// Whether watchers may fire on the next tool call (not on one made from a
@@ -35,15 +36,20 @@ impl ToolContext {
     /// firing of its own.
     pub(crate) fn hide_keyboard_for(&mut self, what: &str) -> Result<(), ToolError> {
         let started = Instant::now();
-        self.watcher_act(|d| d.press_key("back"))?;
+        self.watcher_act(DeviceAct::Key("back"))?;
         self.record_watcher("keyboard", started, format!("hid the keyboard covering {what}"));
         Ok(())
     }
 
-    /// A watcher's own action: done, settled and read (it is not the call's action,
+    /// A watcher's own action: judged by the sensitive-action gate like every act
+    /// (asking nobody), then done, settled and read (it is not the call's action,
     /// so it has no effect of its own and captures nothing for the call).
-    fn watcher_act(&mut self, f: impl FnOnce(&mut dyn Device) -> Result<(), DeviceError>) -> Result<(), ToolError> {
-        f(self.runtime_device())?;
+    fn watcher_act(&mut self, act: DeviceAct<'_>) -> Result<(), ToolError> {
+        self.consent.watcher_acting = true;
+        let judged = self.judge(&act);
+        self.consent.watcher_acting = false;
+        judged?;
+        act.perform(self.runtime_device())?;
         self.screen.dirty = true;
         self.screen.acted_unseen = true;
         self.screen.latest = None;
@@ -123,7 +129,17 @@ impl ToolContext {
                 }
                 break;
             };
-            self.watcher_act(|d| d.tap(x, y))?;
+            match self.watcher_act(DeviceAct::Tap((x, y))) {
+                Ok(()) => {}
+                Err(ToolError::Refused { rule, .. }) => {
+                    let text =
+                        format!("left {:?}: pressing {label:?} matches the sensitive rule {rule:?}", blocker.title);
+                    self.record_watcher(blocker.watcher, started, text);
+                    self.watch.stuck_blocker = Some(blocker);
+                    break;
+                }
+                Err(e) => return Err(e),
+            }
             let what = format!("tapped {label:?} on {:?}", blocker.title);
             fired.push(Fired { line: format!("the {} watcher {what}", blocker.watcher), button: (x, y) });
             self.record_watcher(blocker.watcher, started, what);
