@@ -5,59 +5,42 @@
 //! `codeact tools`, the REPL's help, the README table and the replay exports all come
 //! from the [`CATALOG`].
 //!
-//! Tools act through the [`Device`](codeact_platform::device::Device) trait on the observation
-//! the session gives them (`context.rs`), record each call, settle the screen after
+//! Folders: `catalog/` (the tools and their specs), `context/` (what they share
+//! while they run, and their acts), `guard/` (the sensitive-action gate and the
+//! watchers), `locating/` (pictures and descriptions), `select/` (selectors). Tools
+//! act through the [`Device`](codeact_platform::device::Device) trait on the
+//! observation the session gives them, record each call, settle the screen after
 //! acting, never tap a stale index silently, and fail with a typed [`ToolError`].
 //! This module does not parse dumps (that is `ui`) nor run scripts (that is
 //! `sandbox`).
 
-mod acting;
-mod ai_lookup;
 mod app_names;
 mod arguments;
-mod call_record;
 mod catalog;
-mod closest;
-mod consent;
 mod context;
-mod declaration;
-mod effect;
 mod error;
-mod gate;
-mod image_lookup;
-mod indices;
+mod guard;
 mod locating;
-mod locator_state;
-mod notes;
 mod options;
-mod registry;
-mod screen_view;
 pub mod script_tools;
 pub mod select;
-pub mod sensitive;
-mod settling;
-pub mod shell_input;
-mod spec;
-mod state;
-mod typing;
-mod unique_selector;
-mod watcher_state;
-pub mod watchers;
-mod watching;
+
+// The guard's public parts, under the names they have always had.
+pub use guard::{sensitive, shell_input, watchers};
 
 pub use app_names::{AppAlias, AppDirectory, AppNameError};
 pub use catalog::CATALOG;
+pub use catalog::registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
+pub(crate) use catalog::registry::{state_generation, state_value};
+pub use catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 pub(crate) use context::lock;
 pub use context::{MEMORY_ITEM_BYTES, MEMORY_ITEMS, SharedContext, ToolContext};
 pub use error::{Awaited, ToolError};
+pub use guard::sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
+pub use guard::watchers::{PermissionPolicy, WatchMode, WatcherSpecError, Watchers};
+pub use locating::unique_selector::{selector_for, toggle_selector_for};
 pub use options::{Recording, Settle, ToolOptions};
-pub use registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
-pub(crate) use registry::{state_generation, state_value};
 pub use select::{ImageWant, SelectorError};
-pub use sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
-pub use spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
-pub use unique_selector::{selector_for, toggle_selector_for};
-pub use watchers::{PermissionPolicy, WatchMode, WatcherSpecError, Watchers};
 
 use std::sync::Arc;
 

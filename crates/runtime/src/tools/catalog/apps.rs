@@ -2,11 +2,11 @@
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
-use crate::tools::acting::DeviceAct;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use crate::tools::context::ToolContext;
+use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use codeact_platform::device::DeviceError;
 
 fn start(c: &mut ToolContext, package: &str, activity: Option<&str>) -> Result<(), ToolError> {

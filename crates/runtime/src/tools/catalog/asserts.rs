@@ -7,10 +7,10 @@
 use rhai::Dynamic;
 
 use super::selectors::wait;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::error::{Awaited, ToolError};
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 /// How long an assertion waits unless told: a short settle.
 const ASSERT_WAIT_MS: i64 = 1000;

@@ -5,11 +5,11 @@
 
 use rhai::{Dynamic, ImmutableString, Map};
 
-use crate::tools::acting::DeviceAct;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use crate::tools::context::ToolContext;
+use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 fn shell(c: &mut ToolContext, command: &str) -> Result<Map, ToolError> {
     // Judged by its words and by the input it injects; the screen settles after it.

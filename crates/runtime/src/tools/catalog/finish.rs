@@ -3,11 +3,11 @@
 
 use rhai::{Dynamic, EvalAltResult, ImmutableString};
 
-use crate::tools::registry::take;
+use crate::tools::catalog::registry::take;
 use codeact_engine::isolation::Param;
 
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 use crate::tools::error::ToolError;
-use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 use codeact_engine::sandbox::FailureKind;
 
 pub(crate) const COMPLETE: ToolSpec = ToolSpec {

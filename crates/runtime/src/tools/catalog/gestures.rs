@@ -2,12 +2,12 @@
 
 use rhai::Dynamic;
 
-use crate::tools::acting::DeviceAct;
 use crate::tools::arguments::gesture_ms;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use crate::tools::context::ToolContext;
+use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 /// A point gesture after it is resolved: where, and for how long.
 fn press(c: &mut ToolContext, point: (i32, i32), ms: Option<u32>) -> Result<(), ToolError> {

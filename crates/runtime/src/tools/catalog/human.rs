@@ -7,11 +7,11 @@
 use rhai::ImmutableString;
 
 use crate::human::HumanRequest;
-use crate::tools::acting::DeviceAct;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 use crate::tools::context::ToolContext;
+use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 
 /// The most of a question or a reason a person is shown.
 const QUESTION_BYTES: usize = 2000;

@@ -2,11 +2,11 @@
 
 use rhai::ImmutableString;
 
-use crate::tools::acting::DeviceAct;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 use crate::tools::context::ToolContext;
+use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
 
 fn key(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {
     c.act(DeviceAct::Key(name))
@@ -23,7 +23,7 @@ pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Text],
     replay: Replay::AsIs,
-    register: |r| tool!(r, |c, text: ImmutableString| crate::tools::typing::type_into_focused(c, &text)),
+    register: |r| tool!(r, |c, text: ImmutableString| crate::tools::context::typing::type_into_focused(c, &text)),
 };
 
 pub(crate) const ERASE: ToolSpec = ToolSpec {

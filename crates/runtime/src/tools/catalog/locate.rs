@@ -4,14 +4,14 @@
 
 use rhai::{Dynamic, ImmutableString};
 
-use crate::tools::ai_lookup;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 use crate::tools::context::ToolContext;
+use crate::tools::context::state::element_map;
 use crate::tools::error::ToolError;
 use crate::tools::locating::add_point;
-use crate::tools::registry::tool;
+use crate::tools::locating::ai_lookup;
 use crate::tools::select::MAX_DESCRIPTION_BYTES;
-use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
-use crate::tools::state::element_map;
 
 /// The model's point as an element (its `center` is the point), with `confidence`
 /// (or `()`), `model`, `cached` and `under` (the tree's element there, or `()`);

@@ -3,10 +3,10 @@
 
 use rhai::{Array, Dynamic, ImmutableString};
 
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 use crate::tools::context::{ANSWER_BYTES, MEMORY_ITEM_BYTES, MEMORY_ITEMS};
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 
 pub(crate) const REMEMBER: ToolSpec = ToolSpec {
     name: "remember",

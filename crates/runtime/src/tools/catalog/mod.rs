@@ -1,5 +1,11 @@
 //! Every tool, declared once as a [`ToolSpec`]: grouped by what it works on, listed
-//! here in the order the prompt, `codeact tools` and the README show them.
+//! here in the order the prompt, `codeact tools` and the book show them. Beside the
+//! tools: what a spec is (`spec.rs`, `declaration.rs`) and how one registers in the
+//! engine (`registry.rs`). Not what the tools share while they run (`context/`).
+
+pub(crate) mod declaration;
+pub(crate) mod registry;
+pub(crate) mod spec;
 
 mod apps;
 mod asserts;
@@ -14,7 +20,7 @@ mod screen;
 mod selectors;
 mod watch;
 
-use super::spec::ToolSpec;
+use spec::ToolSpec;
 
 /// The catalog, in the order the prompt lists it.
 pub const CATALOG: &[ToolSpec] = &[

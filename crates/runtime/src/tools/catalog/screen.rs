@@ -5,10 +5,10 @@ use std::time::Duration;
 use rhai::{Dynamic, ImmutableString, Map};
 
 use crate::tools::arguments::wait_ms;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
 
 /// Width and height from a PNG's header.
 fn png_size(png: &[u8]) -> Option<(u32, u32)> {

@@ -7,18 +7,18 @@ use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, ImmutableString};
 
-use crate::tools::acting::DeviceAct;
 use crate::tools::arguments::wait_ms;
-use crate::tools::closest;
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use crate::tools::context::ToolContext;
-use crate::tools::effect::safe_to_repeat;
+use crate::tools::context::acting::DeviceAct;
+use crate::tools::context::effect::safe_to_repeat;
+use crate::tools::context::state;
 use crate::tools::error::{Awaited, ToolError};
+use crate::tools::guard::watchers::keyboard_covers;
 use crate::tools::locating;
-use crate::tools::registry::tool;
+use crate::tools::locating::closest;
 use crate::tools::select::Selector;
-use crate::tools::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
-use crate::tools::state;
-use crate::tools::watchers::keyboard_covers;
 use codeact_platform::ui::{Element, UiTree};
 
 /// How many swipes `scroll_until_visible` tries before it gives up.
@@ -432,7 +432,7 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
             // The field must have focus (and its keyboard) before it is emptied.
             c.act(DeviceAct::Tap(field.center))?;
             c.act(DeviceAct::ClearText)?;
-            crate::tools::typing::type_into_focused(c, &text)
+            crate::tools::context::typing::type_into_focused(c, &text)
         })
     },
 };

@@ -7,10 +7,10 @@
 
 use rhai::{Dynamic, ImmutableString};
 
+use crate::tools::catalog::registry::tool;
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
-use crate::tools::registry::tool;
-use crate::tools::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
 
 /// Declares (or replaces) a watcher; returns its name.
 fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<String, ToolError> {

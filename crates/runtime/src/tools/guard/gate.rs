@@ -9,12 +9,12 @@
 
 use std::time::Instant;
 
-use super::acting::{DeviceAct, activates, is_paste};
-use super::context::ToolContext;
-use super::error::ToolError;
 use super::sensitive::SensitivePolicy;
 use super::shell_input::Injected;
 use crate::human::{Consent, HumanRequest};
+use crate::tools::context::ToolContext;
+use crate::tools::context::acting::{DeviceAct, activates, is_paste};
+use crate::tools::error::ToolError;
 use codeact_engine::sandbox::Capture;
 use codeact_platform::device::DeviceError;
 use codeact_platform::ui::{Element, UiTree};
@@ -91,7 +91,7 @@ impl ToolContext {
         }
         let tree = self.live().map(|o| &o.ui);
         let subjects = element_subjects(tree, element);
-        let target = super::closest::described(element);
+        let target = crate::tools::locating::closest::described(element);
         let what = match typed {
             Some(t) => format!("{verb} {:?} into {target}", codeact_base::clip::clip(t, 200)),
             None => format!("{verb} {target}"),
@@ -114,7 +114,7 @@ impl ToolContext {
                 [&e.text, &e.content_desc, &e.resource_id, &e.hint].into_iter().filter(|t| !t.is_empty()).cloned(),
             );
         }
-        let what = format!("{verb} {}", super::closest::described(taker));
+        let what = format!("{verb} {}", crate::tools::locating::closest::described(taker));
         self.gate(&what, &subjects)
     }
 

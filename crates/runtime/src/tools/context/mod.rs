@@ -4,30 +4,41 @@
 //! captured for its action record.
 //!
 //! The session hands it the observation a snippet runs on; the tools read and act.
-//! This module acts and checks indices (settling is `settling.rs`); the tools
-//! themselves are in the catalog files.
+//! Beside it: the acts (`acting.rs`), the screen as the tools see it
+//! (`screen_view.rs`, `settling.rs`, `indices.rs`, `state.rs`), the running call's
+//! record and effect (`call_record.rs`, `effect.rs`), notes and typing. Not the gate
+//! and the watchers (`guard/`), locating (`locating/`), or the tools (`catalog/`).
+
+pub(crate) mod acting;
+pub(crate) mod call_record;
+pub(crate) mod effect;
+pub(crate) mod indices;
+pub(crate) mod notes;
+pub(crate) mod screen_view;
+pub(crate) mod settling;
+pub(crate) mod state;
+pub(crate) mod typing;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use rhai::Dynamic;
 
-use super::acting::{DeviceAct, DeviceReads};
-use super::arguments::coord;
-use super::call_record::CallRecord;
-use super::consent::Consent;
-use super::declaration::Gate;
-use super::effect::{describe_printed, state_print, toggled};
-use super::error::ToolError;
-use super::notes::Notes;
-use super::options::{Recording, ToolOptions};
-use super::screen_view::ScreenView;
-use super::select::Selector;
-use super::state;
-use super::watcher_state::WatcherState;
+use crate::tools::arguments::coord;
+use crate::tools::catalog::declaration::Gate;
+use crate::tools::error::ToolError;
+use crate::tools::guard::consent::Consent;
+use crate::tools::guard::watcher_state::WatcherState;
+use crate::tools::options::{Recording, ToolOptions};
+use crate::tools::select::Selector;
+use acting::{DeviceAct, DeviceReads};
+use call_record::CallRecord;
 use codeact_engine::sandbox::{Screen, Shared};
 use codeact_platform::device::{Device, DeviceError, Observation, ShellOutput};
 use codeact_platform::ui::Element;
+use effect::{describe_printed, state_print, toggled};
+use notes::Notes;
+use screen_view::ScreenView;
 
 /// `remember()` keeps this many facts (the oldest go first), each at most this long:
 /// memory is shown to the LLM every step, so it must stay small.
@@ -65,7 +76,7 @@ pub struct ToolContext {
     /// The running snippet's clock and stop signal.
     pub(crate) shared: Arc<Shared>,
     /// The vision model `#{ai: ...}` and `locate()` ask, and its answers.
-    pub(crate) locator: super::locator_state::Locator,
+    pub(crate) locator: crate::tools::locating::locator_state::Locator,
 }
 
 pub type SharedContext = Arc<Mutex<ToolContext>>;
@@ -88,7 +99,7 @@ impl ToolContext {
             deadline: Instant::now(),
             outcome_unchecked: false,
             shared,
-            locator: super::locator_state::Locator::default(),
+            locator: crate::tools::locating::locator_state::Locator::default(),
         }))
     }
 
@@ -309,7 +320,7 @@ impl ToolContext {
     }
 
     fn judged_act(&mut self, act: DeviceAct<'_>) -> Result<Option<ShellOutput>, ToolError> {
-        if let Some((needs, what)) = super::acting::checks_needed(&act)
+        if let Some((needs, what)) = acting::checks_needed(&act)
             && !needs.iter().any(|g| self.call.gates.contains(g))
         {
             let declared: Vec<String> = self.call.gates.iter().map(|g| format!("{g:?}").to_lowercase()).collect();
@@ -412,7 +423,7 @@ impl ToolContext {
 
     /// The state print of `obs`, kept for the last observation printed: an action's
     /// "after" is the next one's "before".
-    pub(super) fn print_of(&mut self, obs: &Arc<Observation>) -> u64 {
+    pub(in crate::tools) fn print_of(&mut self, obs: &Arc<Observation>) -> u64 {
         if let Some((kept, print)) = &self.screen.printed
             && Arc::ptr_eq(kept, obs)
         {

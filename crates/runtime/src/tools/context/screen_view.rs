@@ -3,7 +3,7 @@
 //! (indices must be checked) or ran unseen (an index then names nothing anyone has
 //! seen), whether it follows the screen (scripts, the REPL) or stays what the model
 //! saw (the agent), and the newest observation settling made. Part of the
-//! [`ToolContext`](super::ToolContext); the methods that use it are there.
+//! [`ToolContext`](crate::tools::ToolContext); the methods that use it are there.
 
 use std::sync::Arc;
 
@@ -14,34 +14,34 @@ use codeact_platform::device::Observation;
 #[derive(Default)]
 pub(crate) struct ScreenView {
     /// The observation `ui_state` shows.
-    pub(super) snapshot: Option<Arc<Observation>>,
+    pub(in crate::tools) snapshot: Option<Arc<Observation>>,
     /// `ui_state` as scripts see it, built from the snapshot when first read.
-    pub(super) ui_value: Option<Dynamic>,
+    pub(in crate::tools) ui_value: Option<Dynamic>,
     /// An action ran since the snapshot: indices must be checked before use.
-    pub(super) dirty: bool,
+    pub(in crate::tools) dirty: bool,
     /// An action ran and no snapshot was taken (nor the screen shown) since: an
     /// index then names nothing anyone has seen, and is refused. Survives the
     /// snippet's end (a REPL line that acted, then one that taps an index).
-    pub(super) acted_unseen: bool,
+    pub(in crate::tools) acted_unseen: bool,
     /// Scripts and the REPL: `ui_state` is the screen now, read again after an
     /// action. The agent: `ui_state` stays the screen the model saw (its indices are
     /// the ones it wrote) until `refresh()`. Set from the start by the context.
-    pub(super) follow: bool,
+    pub(in crate::tools) follow: bool,
     /// Counts the snapshots (a worker keeps `ui_state` until this changes).
-    pub(super) generation: u64,
+    pub(in crate::tools) generation: u64,
     /// The newest observation made while settling (what the screen showed last).
-    pub(super) latest: Option<Arc<Observation>>,
+    pub(in crate::tools) latest: Option<Arc<Observation>>,
     /// The read that showed the screen settled, which the next lookup may use
     /// instead of reading again (`settling.rs`).
-    pub(super) settled: Option<SettledRead>,
+    pub(in crate::tools) settled: Option<SettledRead>,
     /// The last observation whose state print was taken, with it.
-    pub(super) printed: Option<(Arc<Observation>, u64)>,
+    pub(in crate::tools) printed: Option<(Arc<Observation>, u64)>,
 }
 
 /// The read that showed the screen settled, and when it was made (`settling.rs`
 /// decides when a lookup may use it).
 #[derive(Clone)]
 pub(crate) struct SettledRead {
-    pub(super) obs: Arc<Observation>,
-    pub(super) at: std::time::Instant,
+    pub(in crate::tools) obs: Arc<Observation>,
+    pub(in crate::tools) at: std::time::Instant,
 }

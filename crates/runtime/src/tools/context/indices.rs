@@ -3,12 +3,12 @@
 //! indices belong to the screen they were read from, and a stale one is refused
 //! with both screens named. When the watchers act only on a blocked action
 //! (scripts), a dialog covering the element is answered first. Part of the
-//! [`ToolContext`](super::ToolContext).
+//! [`ToolContext`](crate::tools::ToolContext).
 
-use super::context::ToolContext;
-use super::error::ToolError;
+use super::ToolContext;
 use super::state;
-use super::unique_selector::selector_for;
+use crate::tools::error::ToolError;
+use crate::tools::locating::unique_selector::selector_for;
 use codeact_engine::sandbox::Resolved;
 
 impl ToolContext {
@@ -56,7 +56,7 @@ impl ToolContext {
             }
             _ => Err(ToolError::Stale {
                 index,
-                label: super::closest::described(el),
+                label: crate::tools::locating::closest::described(el),
                 read_on: snap.screen_name(),
                 now_on: live.screen_name(),
                 selector: selector_for(&snap.ui, el.id),

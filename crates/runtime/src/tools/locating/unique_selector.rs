@@ -6,7 +6,7 @@
 
 use rhai::{Dynamic, Map};
 
-use super::select::Selector;
+use crate::tools::select::Selector;
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::ui::UiTree;
 

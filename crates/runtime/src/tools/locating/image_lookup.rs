@@ -5,9 +5,9 @@
 
 use codeact_platform::locate::{Found, Gallery, Place, Planes};
 
-use super::context::ToolContext;
-use super::error::ToolError;
-use super::select::ImageWant;
+use crate::tools::context::ToolContext;
+use crate::tools::error::ToolError;
+use crate::tools::select::ImageWant;
 
 /// Where the picture `want` names is on the screen now: `None` when nowhere (the
 /// best scores go in the action line).

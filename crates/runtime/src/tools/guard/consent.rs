@@ -1,6 +1,6 @@
 //! Who consents to sensitive actions in a session, and what they said: the person
 //! (or nobody), a yes for the running call, and the rules they answered "always"
-//! for. Part of the [`ToolContext`](super::ToolContext); the asking is `gate.rs`'s.
+//! for. Part of the [`ToolContext`](crate::tools::ToolContext); the asking is `gate.rs`'s.
 
 #[derive(Default)]
 pub(crate) struct Consent {

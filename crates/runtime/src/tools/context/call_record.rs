@@ -2,12 +2,12 @@
 //! its acts may pass, what it captured for its action record, the screen before its
 //! first action and the element it aimed at (what its effect is measured against),
 //! and what its last action did. Reset at the start of every call. Part of the
-//! [`ToolContext`](super::ToolContext).
+//! [`ToolContext`](crate::tools::ToolContext).
 
 use std::sync::Arc;
 
-use super::declaration::Gate;
 use super::effect::ActionEffect;
+use crate::tools::catalog::declaration::Gate;
 use codeact_engine::sandbox::{Capture, Resolved};
 use codeact_platform::device::Observation;
 use codeact_platform::ui::Element;

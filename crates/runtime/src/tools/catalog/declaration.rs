@@ -1,7 +1,7 @@
 //! What a tool declares besides its behaviour, as data: what it does to the world
 //! ([`Access`]), which checks of the sensitive-action gate its acts pass ([`Gate`]),
 //! how a replay repeats it ([`Replay`]), and its typed parameters ([`ParamSpec`]).
-//! A [`ToolSpec`](super::ToolSpec) holds them; the registry, the exports and the
+//! A [`ToolSpec`](crate::tools::ToolSpec) holds them; the registry, the exports and the
 //! docs read them.
 
 /// What a tool does to the world, as exports and reports need to know.

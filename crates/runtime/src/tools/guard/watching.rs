@@ -9,12 +9,12 @@ use std::time::Instant;
 
 use rhai::Dynamic;
 
-use super::acting::DeviceAct;
-use super::closest::described as described_el;
-use super::context::{Fired, ToolContext};
-use super::error::ToolError;
-use super::options::Recording;
 use super::watchers::find_blocker;
+use crate::tools::context::acting::DeviceAct;
+use crate::tools::context::{Fired, ToolContext};
+use crate::tools::error::ToolError;
+use crate::tools::locating::closest::described as described_el;
+use crate::tools::options::Recording;
 use codeact_engine::sandbox::Capture;
 use codeact_platform::device::Observation;
 
@@ -177,9 +177,9 @@ impl ToolContext {
             // A picture is sought on the screenshot only when the tree part (if any)
             // found nothing: the cost of an image watcher is one look per action.
             if let Some(want) = &sel.image
-                && let Ok(place) = super::image_lookup::seek_picture(self, want)?
+                && let Ok(place) = crate::tools::locating::image_lookup::seek_picture(self, want)?
             {
-                let seen = super::locating::add_picture(self, obs, want, &place);
+                let seen = crate::tools::locating::add_picture(self, obs, want, &place);
                 let e = seen.ui.elements.last().map(|e| (e.id, described_el(e)));
                 if let Some((id, what)) = e {
                     due = Some((name.clone(), id, what));

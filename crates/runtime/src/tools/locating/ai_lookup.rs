@@ -9,9 +9,9 @@ use codeact_platform::device::Observation;
 use codeact_platform::locate::ai::{Answer, VisionRequest, fingerprint, prompt, read_answer};
 use codeact_platform::ui::Element;
 
-use super::context::ToolContext;
-use super::error::ToolError;
-use super::select::is_located;
+use crate::tools::context::ToolContext;
+use crate::tools::error::ToolError;
+use crate::tools::select::is_located;
 
 /// Where the model put a description on the screen, and what is there.
 pub(crate) struct ModelPoint {

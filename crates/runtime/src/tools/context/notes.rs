@@ -1,6 +1,6 @@
 //! What scripts keep in a session: the facts `remember()` kept (the newest
 //! `MEMORY_ITEMS`) and the reply `answer()` gave. Part of the
-//! [`ToolContext`](super::ToolContext).
+//! [`ToolContext`](crate::tools::ToolContext).
 
 #[derive(Debug, Default)]
 pub(crate) struct Notes {

@@ -1,5 +1,5 @@
 //! What a tool does to the device, as data: every acting device call a tool makes
-//! is one [`DeviceAct`], and [`ToolContext::act`](super::ToolContext::act) is the
+//! is one [`DeviceAct`], and [`ToolContext::act`](crate::tools::ToolContext::act) is the
 //! only way to make one. There the sensitive-action gate judges it (`gate.rs`)
 //! before it reaches the device, so a tool cannot act without being judged, and a
 //! new tool is judged without saying so. Tools read the device through
@@ -7,7 +7,7 @@
 //!
 //! Not here: what is judged sensitive (`sensitive.rs`), how (`gate.rs`).
 
-use super::declaration::Gate;
+use crate::tools::catalog::declaration::Gate;
 use codeact_platform::device::Observation;
 use codeact_platform::device::{Device, DeviceError, ShellOutput};
 

@@ -15,9 +15,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::context::ToolContext;
-use super::error::ToolError;
+use super::ToolContext;
 use super::screen_view::SettledRead;
+use crate::tools::error::ToolError;
 use codeact_platform::device::Observation;
 
 /// How long after settling its read may stand for a lookup's: the time a script
@@ -29,7 +29,7 @@ impl ToolContext {
     /// Waits for the screen to settle (two equal consecutive reads, or one the
     /// device made once idle), within the time left; the last read becomes the
     /// newest, and, when the screen did settle, the read a lookup may use next.
-    pub(super) fn settle(&mut self) {
+    pub(in crate::tools) fn settle(&mut self) {
         self.screen.settled = None;
         if !self.options.settle.enabled {
             return;
@@ -52,7 +52,7 @@ impl ToolContext {
 
     /// The read settling just made, if it is still the newest, recent, and not
     /// used yet: a lookup takes it once instead of reading again.
-    pub(super) fn take_settled_read(&mut self) -> Option<Arc<Observation>> {
+    pub(in crate::tools) fn take_settled_read(&mut self) -> Option<Arc<Observation>> {
         let settled = self.screen.settled.take()?;
         let newest = self.screen.latest.as_ref().is_some_and(|l| Arc::ptr_eq(l, &settled.obs));
         (newest && settled.at.elapsed() < REUSE_WITHIN).then_some(settled.obs)

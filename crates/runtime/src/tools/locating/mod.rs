@@ -7,7 +7,15 @@
 //! action line says which way answered and how sure it was, and the action record
 //! keeps a stand-in that needs no model, which exported replays use.
 //!
-//! Not the ways themselves: `image_lookup.rs` (pictures), `ai_lookup.rs` (the model).
+//! Beside it: the ways themselves (`image_lookup.rs` pictures, `ai_lookup.rs` the
+//! model, `locator_state.rs` its settings), naming an element back (`closest.rs`,
+//! `unique_selector.rs`). Not selectors' syntax (`select/`).
+
+pub(crate) mod ai_lookup;
+pub(crate) mod closest;
+pub(crate) mod image_lookup;
+pub(crate) mod locator_state;
+pub(crate) mod unique_selector;
 
 use std::sync::Arc;
 
@@ -15,14 +23,14 @@ use codeact_engine::sandbox::Located;
 use codeact_platform::device::Observation;
 use codeact_platform::ui::{Actions, Bounds, Element};
 
-use super::ai_lookup::{self, ModelPoint};
-use super::context::ToolContext;
-use super::error::ToolError;
-use super::image_lookup::find_picture;
-use super::select::{AI_CLASS, IMAGE_CLASS, ImageWant, Selector, ai_id, image_id, is_located};
-use super::unique_selector::selector_for;
+use crate::tools::context::ToolContext;
+use crate::tools::error::ToolError;
+use crate::tools::select::{AI_CLASS, IMAGE_CLASS, ImageWant, Selector, ai_id, image_id, is_located};
+use ai_lookup::ModelPoint;
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::locate::Place;
+use image_lookup::find_picture;
+use unique_selector::selector_for;
 
 /// An element the tree has under a model's point stands for it when it is at most
 /// this share of the screen (a button, not the page it is on).
@@ -51,7 +59,7 @@ pub(crate) fn screen_for(
     {
         let replay = selector_for(&obs.ui, e.id);
         c.call.capture.located = Some(Located { way: "tree".into(), replay });
-        c.call.note_found(format!("found by the tree: {}", super::closest::described(e)));
+        c.call.note_found(format!("found by the tree: {}", closest::described(e)));
         return Ok(obs);
     }
     if let Some(want) = &sel.image

@@ -1,6 +1,6 @@
 //! The session's locator: the vision model `#{ai: ...}` and `locate()` ask (when one
 //! is configured), whether the persona lets them ask it, and the answers it gave, per
-//! screen and description. Part of the [`ToolContext`](super::ToolContext); the
+//! screen and description. Part of the [`ToolContext`](crate::tools::ToolContext); the
 //! asking is `ai_lookup.rs`.
 
 use codeact_platform::locate::ai::{Answer, AnswerCache, Vision};

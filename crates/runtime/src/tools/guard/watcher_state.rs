@@ -2,14 +2,14 @@
 //! in the order declared, whether watchers may fire now (not inside a script
 //! watcher's own function), the script watcher that fired on the running call, the
 //! observation last found free of blockers, a blocker a tap did not clear, and the
-//! permission request already reported. Part of the [`ToolContext`](super::ToolContext); firing is there.
+//! permission request already reported. Part of the [`ToolContext`](crate::tools::ToolContext); firing is there.
 
 use std::sync::Arc;
 
 use rhai::Dynamic;
 
-use super::select::Selector;
 use super::watchers::Blocker;
+use crate::tools::select::Selector;
 use codeact_platform::device::Observation;
 
 pub(crate) struct WatcherState {
@@ -36,11 +36,11 @@ const MAX_WATCHERS: usize = 16;
 
 impl WatcherState {
     /// Declares the script watcher `name` (replacing one of that name).
-    pub(crate) fn declare(&mut self, name: String, selector: Selector) -> Result<(), super::ToolError> {
+    pub(crate) fn declare(&mut self, name: String, selector: Selector) -> Result<(), crate::tools::ToolError> {
         let count = self.script.len();
         match self.script.iter_mut().find(|(n, _)| *n == name) {
             Some(existing) => existing.1 = selector,
-            None if count >= MAX_WATCHERS => return Err(super::ToolError::TooManyWatchers(MAX_WATCHERS)),
+            None if count >= MAX_WATCHERS => return Err(crate::tools::ToolError::TooManyWatchers(MAX_WATCHERS)),
             None => self.script.push((name, selector)),
         }
         Ok(())

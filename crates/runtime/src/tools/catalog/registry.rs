@@ -1,4 +1,4 @@
-//! How a [`ToolSpec`](super::ToolSpec)'s behaviour becomes callable: each spec's
+//! How a [`ToolSpec`](crate::tools::ToolSpec)'s behaviour becomes callable: each spec's
 //! `register` function hands its overloads to a [`Registrar`] with the [`tool!`]
 //! macro, which wraps every one in [`call`] (lock the context, bound the device by
 //! the snippet's deadline, record the action, turn a [`ToolError`] into a classified
@@ -13,9 +13,9 @@ use std::time::Instant;
 
 use rhai::{Dynamic, EvalAltResult, ImmutableString};
 
-use super::context::{SharedContext, ToolContext, lock};
 use super::declaration::Gate;
-use super::error::ToolError;
+use crate::tools::context::{SharedContext, ToolContext, lock};
+use crate::tools::error::ToolError;
 use codeact_base::error_text::full_message;
 use codeact_engine::isolation::{Param, ToolSignature};
 use codeact_engine::sandbox::{FailureKind, STOP_TIMEOUT, Shared};
@@ -173,14 +173,14 @@ pub struct Registrar<'a> {
 macro_rules! tool {
     ($r:expr, |$c:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {{
         let (ctx, shared, tool, gates) = $r.context();
-        let params = vec![$(<$ty as $crate::tools::registry::ToolParam>::PARAM),*];
+        let params = vec![$(<$ty as $crate::tools::catalog::registry::ToolParam>::PARAM),*];
         $r.add(params, Box::new(move |args: Vec<rhai::Dynamic>| {
             #[allow(unused_mut, unused_variables)]
             let mut args = args.into_iter();
-            $(let $arg: $ty = $crate::tools::registry::take(tool, &mut args)?;)*
-            let secret = false $(|| $crate::tools::registry::ToolParam::holds_secret(&$arg))*;
-            let shown: Vec<String> = vec![$($crate::tools::registry::ToolParam::literal(&$arg)),*];
-            $crate::tools::registry::call(&ctx, &shared, (tool, gates), shown, secret, |$c: &mut $crate::tools::ToolContext| $body)
+            $(let $arg: $ty = $crate::tools::catalog::registry::take(tool, &mut args)?;)*
+            let secret = false $(|| $crate::tools::catalog::registry::ToolParam::holds_secret(&$arg))*;
+            let shown: Vec<String> = vec![$($crate::tools::catalog::registry::ToolParam::literal(&$arg)),*];
+            $crate::tools::catalog::registry::call(&ctx, &shared, (tool, gates), shown, secret, |$c: &mut $crate::tools::ToolContext| $body)
                 .map(rhai::Dynamic::from)
         }));
     }};

@@ -6,9 +6,9 @@
 
 use codeact_platform::device::DeviceError;
 
+use super::ToolContext;
 use super::acting::DeviceAct;
-use super::context::ToolContext;
-use super::error::ToolError;
+use crate::tools::error::ToolError;
 
 /// Types `text` into the field that has focus now, then checks that the field
 /// shows it.

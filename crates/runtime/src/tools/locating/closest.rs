@@ -8,9 +8,9 @@
 use codeact_platform::device::Observation;
 use codeact_platform::ui::{Element, UiTree};
 
-use super::error::ToolError;
-use super::select::Selector;
 use super::unique_selector::selector_for;
+use crate::tools::error::ToolError;
+use crate::tools::select::Selector;
 
 /// How many elements a "nothing matches" message names (the rest are counted).
 pub const NAMED: usize = 5;
@@ -84,7 +84,7 @@ pub(crate) fn nothing_matches(screen: Option<&Observation>, sel: &Selector, sear
             closest: None,
         };
     };
-    let shown = super::state::listed(&obs.ui);
+    let shown = crate::tools::context::state::listed(&obs.ui);
     ways.insert(0, format!("nearest on screen: {}", nearest_list(sel, &shown)));
     ways.extend(regex_hint(sel, &shown));
     ToolError::NothingMatches {
@@ -149,7 +149,7 @@ fn distance(a: &str, b: &str) -> usize {
 pub fn ambiguous_anchor(
     tree: &codeact_platform::ui::UiTree,
     sel: &Selector,
-    a: super::select::AmbiguousAnchor,
+    a: crate::tools::select::AmbiguousAnchor,
 ) -> ToolError {
     let shown: Vec<&Element> = a.candidates.iter().filter_map(|id| tree.get(*id)).take(NAMED).collect();
     let places = shown.iter().map(|e| described(e)).collect();
@@ -160,16 +160,16 @@ pub fn ambiguous_anchor(
 /// What a wait that timed out says after its selector: what is on screen nearest
 /// to what it wanted (and whether its text reads as a regex), or, waiting for it
 /// to go, what still matches.
-pub(crate) fn after_wait(screen: Option<&Observation>, sel: &Selector, awaited: super::Awaited) -> String {
+pub(crate) fn after_wait(screen: Option<&Observation>, sel: &Selector, awaited: crate::tools::Awaited) -> String {
     let Some(obs) = screen else { return String::new() };
-    let shown = super::state::listed(&obs.ui);
+    let shown = crate::tools::context::state::listed(&obs.ui);
     match awaited {
-        super::Awaited::GoAway => {
+        crate::tools::Awaited::GoAway => {
             let still: Vec<String> = sel.find_all(&obs.ui).iter().take(NAMED).map(|e| described(e)).collect();
             if still.is_empty() { String::new() } else { format!("; still on screen: {}", still.join(", ")) }
         }
-        super::Awaited::Appear if sel.locates() && !sel.has_tree_part() => String::new(),
-        super::Awaited::Appear => {
+        crate::tools::Awaited::Appear if sel.locates() && !sel.has_tree_part() => String::new(),
+        crate::tools::Awaited::Appear => {
             let mut said = format!("; nearest on screen: {}", nearest_list(sel, &shown));
             if let Some(hint) = regex_hint(sel, &shown) {
                 said.push_str(&format!("; {hint}"));
