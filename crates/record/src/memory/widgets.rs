@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use super::WidgetFact;
 use crate::trajectory::StepRecord;
 use codeact_engine::sandbox::Action;
+use codeact_runtime::tools::{Replay, Role, form_of};
 
 /// The longest effect kept.
 const EFFECT_BYTES: usize = 160;
@@ -17,12 +18,11 @@ pub const SHOWN: usize = 5;
 /// The element an action acted on, as the call that found it (`None`: the action
 /// acts on no element, or by a point).
 pub fn element_call(a: &Action) -> Option<String> {
-    let first = a.args.first()?;
-    match (a.tool.as_str(), a.args.len(), &a.capture.target) {
-        ("tap_by_index", _, Some(sel)) => Some(format!("tap({sel})")),
-        ("long_press_by_index", _, Some(sel)) => Some(format!("long_press({sel})")),
-        ("tap" | "long_press", 1, _) | ("set_text", 2, _) => Some(format!("{}({first})", a.tool)),
-        _ => None,
+    let form = form_of(&a.tool, a.args.len()).filter(|t| matches!(t.role, Role::Press(_)))?;
+    match (form.replay, &a.capture.target) {
+        (Replay::IndexAsSelector(by), Some(sel)) => Some(format!("{by}({sel})")),
+        (Replay::IndexAsSelector(_), None) => None,
+        _ => Some(format!("{}({})", a.tool, a.args.first()?)),
     }
 }
 

@@ -32,7 +32,7 @@ pub use app_names::{AppAlias, AppDirectory, AppNameError};
 pub use catalog::CATALOG;
 pub use catalog::registry::{Overload, Registrar, ToolFn, ToolParam, ToolTable};
 pub(crate) use catalog::registry::{state_generation, state_value};
-pub use catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
+pub use catalog::spec::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, ToolSpec};
 pub(crate) use context::lock;
 pub use context::{MEMORY_ITEM_BYTES, MEMORY_ITEMS, SharedContext, ToolContext};
 pub use error::{Awaited, ToolError};
@@ -62,10 +62,16 @@ pub fn access_of(name: &str) -> Option<Access> {
     CATALOG.iter().find(|t| t.name == name).map(|t| t.access)
 }
 
+/// The form of the tool called `name` that takes `args` arguments (`tap("OK")` and
+/// `tap(500, 600)` are two forms).
+pub fn form_of(name: &str, args: usize) -> Option<&'static ToolSpec> {
+    CATALOG.iter().find(|t| t.name == name && t.arities().contains(&args))
+}
+
 /// How a replay repeats a call of the tool called `name` with `args` arguments (its
 /// form's way: `tap("OK")` by selector, `tap(500, 600)` as is).
 pub fn replay_of(name: &str, args: usize) -> Option<Replay> {
-    CATALOG.iter().find(|t| t.name == name && t.arities().contains(&args)).map(|t| t.replay)
+    form_of(name, args).map(|t| t.replay)
 }
 
 /// The tools that act on a `ui_state` index, each with the tool its replay calls
@@ -191,6 +197,26 @@ mod tests {
         assert_eq!(sig("list_packages", 1).as_deref(), Some("list_packages([include_system])"));
         let swipe = CATALOG.iter().find(|t| t.name == "swipe").map(|t| t.arities());
         assert_eq!(swipe, Some(4..=5));
+    }
+
+    #[test]
+    fn roles_fit_the_forms() {
+        for t in CATALOG {
+            match t.role {
+                // A press acts on one element: by a selector, or by an index a replay
+                // turns into one.
+                Role::Press(_) => assert!(
+                    matches!(t.replay, Replay::BySelector | Replay::IndexAsSelector(_)) && t.access == Access::Acts,
+                    "{t:?}"
+                ),
+                Role::Check => assert_eq!(t.params.first().map(|p| p.kind), Some(ParamKind::Selector), "{t:?}"),
+                // What a replay leaves out only reads.
+                Role::Skipped => assert_eq!(t.access, Access::Reads, "{t:?}"),
+                Role::Kept => {}
+            }
+        }
+        assert!(matches!(form_of("set_text", 2).map(|t| t.role), Some(Role::Press(Press::TapThenType))));
+        assert_eq!(form_of("tap", 2).map(|t| t.role), Some(Role::Kept), "a tap at a point presses no element");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use codeact_engine::sandbox::Action;
 use codeact_record::memory::{Experience, ReplayStep};
+use codeact_runtime::tools::{ParamKind, Press, Replay, Role, ToolSpec, form_of};
 
 /// The virtual phone's highest layout variant (`codeact sim --variant N`); the
 /// table has a row for each from 0.
@@ -36,84 +37,79 @@ impl Form {
     }
 }
 
-/// Tools that only read: a replay of actions leaves them out (the values they read
-/// are already literal in the actions that used them).
-const READS: &[&str] = &[
-    "find",
-    "find_all",
-    "refresh",
-    "screenshot",
-    "memory",
-    "get_clipboard",
-    "list_packages",
-    "remember",
-    "shell",
-    "watcher",
-];
+/// The form of the tool an action called, as the catalog declares it.
+fn form(action: &Action) -> Option<&'static ToolSpec> {
+    form_of(&action.tool, action.args.len())
+}
 
-/// Checks: a selector script keeps them, a macro has none.
-const CHECKS: &[&str] = &["wait_for", "wait_gone", "assert_visible", "assert_not_visible"];
+/// What a replay of this measurement does with the action (the catalog's role).
+fn role(action: &Action) -> Role {
+    form(action).map_or(Role::Kept, |t| t.role)
+}
 
-/// Tools whose first argument is a selector when they are called with
-/// `selector_arity` arguments or fewer (`tap(sel)` but `tap(x, y)`).
+/// Calls the catalog replays as they were but this measurement leaves out: what
+/// `remember` kept and what `shell` ran are the recorded run's own business (a shell
+/// command that set up the phone would set it up twice), and the measurement is of
+/// how the run's presses survive a changed layout.
+const NOT_MEASURED: &[&str] = &["remember", "shell"];
+
+/// Whether the action's form takes a selector first (`tap(sel)` but `tap(x, y)`).
 fn takes_selector(action: &Action) -> bool {
-    let n = action.args.len();
-    match action.tool.as_str() {
-        "tap" => n == 1,
-        "long_press" => n == 1,
-        "set_text" | "scroll" | "swipe_on" => n == 2,
-        "scroll_until_visible" | "wait_for" | "wait_gone" => (1..=2).contains(&n),
-        "assert_visible" | "assert_not_visible" => n == 1,
-        _ => false,
-    }
+    form(action).is_some_and(|t| t.params.first().is_some_and(|p| p.kind == ParamKind::Selector))
 }
 
 /// One action as a statement, arguments as recorded (an index-based action by the
-/// selector of what it acted on).
+/// selector of what it acted on, with the tool its replay calls).
 fn as_selector_call(action: &Action) -> String {
-    match (action.tool.as_str(), &action.capture.target) {
-        ("tap_by_index", Some(sel)) => format!("tap({sel});"),
-        ("long_press_by_index", Some(sel)) => format!("long_press({sel});"),
+    match (form(action).map(|t| t.replay), &action.capture.target) {
+        (Some(Replay::IndexAsSelector(by)), Some(sel)) => format!("{by}({sel});"),
         _ => format!("{}({});", action.tool, action.args.join(", ")),
     }
 }
 
 /// The actions a replay runs: those that succeeded, reads left out, and so are
-/// presses a blocker watcher had already made (it makes them again).
+/// the watchers' own presses and those a blocker watcher had already made (it makes
+/// them again).
 fn replayable(actions: &[Action]) -> impl Iterator<Item = &Action> {
-    actions.iter().filter(|a| a.succeeded() && !a.done_by_watcher() && !READS.contains(&a.tool.as_str()))
+    actions.iter().filter(|a| {
+        a.succeeded()
+            && !a.is_watcher()
+            && !a.done_by_watcher()
+            && role(a) != Role::Skipped
+            && !NOT_MEASURED.contains(&a.tool.as_str())
+    })
 }
 
-/// The recorded run as a macro: every element action by its point (`by_index`
+/// The recorded run as a macro: every element press by its point (`by_index`
 /// false) or by its `ui_state` index after reading the screen again (`by_index`
 /// true), checks left out. A field is tapped, emptied and typed into. A scroll to
 /// an element stays as it is: its swipes are not recorded one by one.
 fn macro_script(actions: &[Action], by_index: bool) -> String {
     let mut out = String::new();
     for a in replayable(actions) {
-        if CHECKS.contains(&a.tool.as_str()) {
-            continue;
-        }
-        let element =
-            matches!(a.tool.as_str(), "tap" | "long_press" | "set_text" | "tap_by_index" | "long_press_by_index")
-                && (takes_selector(a) || a.tool.ends_with("_by_index"));
-        let Some(resolved) = a.capture.resolved.filter(|_| element) else {
+        let press = match role(a) {
+            Role::Check => continue,
+            Role::Press(press) => a.capture.resolved.map(|r| (press, r)),
+            Role::Kept | Role::Skipped => None,
+        };
+        let Some((press, resolved)) = press else {
             out.push_str(&as_selector_call(a));
             out.push('\n');
             continue;
         };
         let (x, y) = resolved.center;
-        let press = |verb: &str| match (by_index, resolved.index) {
+        let at = |verb: &str| match (by_index, resolved.index) {
             (true, Some(i)) => format!("refresh();\n{verb}_by_index({i});\n"),
             _ => format!("{verb}({x}, {y});\n"),
         };
-        match a.tool.as_str() {
-            "long_press" | "long_press_by_index" => out.push_str(&press("long_press")),
-            "set_text" => {
-                out.push_str(&press("tap"));
-                out.push_str(&format!("clear_text();\ninput_text({});\n", a.args[1]));
+        match press {
+            Press::LongPress => out.push_str(&at("long_press")),
+            Press::TapThenType => {
+                out.push_str(&at("tap"));
+                let typed = a.args.get(1).map_or("\"\"", String::as_str);
+                out.push_str(&format!("clear_text();\ninput_text({typed});\n"));
             }
-            _ => out.push_str(&press("tap")),
+            Press::Tap => out.push_str(&at("tap")),
         }
     }
     out
@@ -140,13 +136,13 @@ pub fn experience(goal: &str, actions: &[Action]) -> Experience {
     let steps = replayable(actions)
         .map(|a| {
             let code = as_selector_call(a);
-            let anchored = takes_selector(a) && !matches!(a.tool.as_str(), "scroll_until_visible" | "wait_for");
-            let anchor = if anchored {
-                a.args.first().cloned()
-            } else if a.tool.ends_with("_by_index") {
-                a.capture.target.clone()
-            } else {
-                None
+            // A selector names what must be on screen before the step, but for the
+            // calls that wait or scroll for it to come.
+            let waits_for_it = matches!(a.tool.as_str(), "scroll_until_visible" | "wait_for");
+            let anchor = match form(a).map(|t| t.replay) {
+                _ if takes_selector(a) && !waits_for_it => a.args.first().cloned(),
+                Some(Replay::IndexAsSelector(_)) => a.capture.target.clone(),
+                _ => None,
             };
             let intent = match &a.capture.effect {
                 Some(effect) => format!("{} (when recorded: {effect})", code.trim_end_matches(';')),

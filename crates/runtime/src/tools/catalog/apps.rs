@@ -3,7 +3,7 @@
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
@@ -65,6 +65,7 @@ pub(crate) const START_APP: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::App],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, package: ImmutableString| start(c, &package, None));
         tool!(r, |c, package: ImmutableString, second: Dynamic| start_with(c, &package, &second));
@@ -88,6 +89,7 @@ pub(crate) const OPEN_URL: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::App],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, uri: ImmutableString| open_link(c, &uri)),
 };
 
@@ -98,6 +100,7 @@ pub(crate) const CLEAR_APP_DATA: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::App],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, package: ImmutableString| clear_data(c, &package)),
 };
 
@@ -108,6 +111,7 @@ pub(crate) const OPEN_APP: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::App],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, name: ImmutableString| {
             let apps = c.options().apps.clone();
@@ -133,6 +137,7 @@ pub(crate) const LIST_PACKAGES: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Skipped,
     register: |r| {
         tool!(r, |c| packages(c, false));
         tool!(r, |c, include_system: bool| packages(c, include_system));

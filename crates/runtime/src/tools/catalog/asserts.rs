@@ -8,7 +8,7 @@ use rhai::Dynamic;
 
 use super::selectors::wait;
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::error::{Awaited, ToolError};
 
@@ -48,6 +48,7 @@ pub(crate) const ASSERT_VISIBLE: ToolSpec = ToolSpec {
     access: Access::Asserts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Check,
     register: |r| {
         tool!(r, |c, sel: Dynamic| assert_on_screen(c, &sel, ASSERT_WAIT_MS, Awaited::Appear));
         tool!(r, |c, sel: Dynamic, timeout_ms: i64| assert_on_screen(c, &sel, timeout_ms, Awaited::Appear));
@@ -61,6 +62,7 @@ pub(crate) const ASSERT_NOT_VISIBLE: ToolSpec = ToolSpec {
     access: Access::Asserts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Check,
     register: |r| {
         tool!(r, |c, sel: Dynamic| assert_on_screen(c, &sel, ASSERT_WAIT_MS, Awaited::GoAway));
         tool!(r, |c, sel: Dynamic, timeout_ms: i64| assert_on_screen(c, &sel, timeout_ms, Awaited::GoAway));

@@ -53,6 +53,33 @@ pub enum Replay {
     BySelector,
 }
 
+/// What a recorded call of the tool is to a replay of the run: the one table the
+/// eval's replays and memory's widget knowledge read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Replayed as recorded.
+    Kept,
+    /// A read whose value the actions that used it already hold as literals: a
+    /// replay leaves it out.
+    Skipped,
+    /// A check on the screen: a script by selectors keeps it, a macro has none.
+    Check,
+    /// It presses one element: a macro presses that element's point (or index)
+    /// instead, and memory learns what pressing it did.
+    Press(Press),
+}
+
+/// How an element is pressed, as a macro redoes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Press {
+    Tap,
+    LongPress,
+    /// Tapped, emptied and typed into (`set_text`).
+    TapThenType,
+}
+
 /// What a parameter takes (the doc says the rest: units, allowed values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

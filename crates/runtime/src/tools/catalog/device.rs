@@ -6,7 +6,7 @@
 use rhai::{Dynamic, ImmutableString, Map};
 
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
@@ -51,6 +51,7 @@ pub(crate) const GET_CLIPBOARD: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Skipped,
     register: |r| tool!(r, |c| clipboard(c, None)),
 };
 
@@ -61,6 +62,7 @@ pub(crate) const SET_CLIPBOARD: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, text: ImmutableString| {
             clipboard(c, Some(&text))?;
@@ -76,6 +78,7 @@ pub(crate) const STOP_APP: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, package: ImmutableString| c.act(DeviceAct::StopApp(&package))),
 };
 
@@ -86,6 +89,7 @@ pub(crate) const HIDE_KEYBOARD: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c| hide_keyboard(c)),
 };
 
@@ -96,5 +100,6 @@ pub(crate) const SHELL: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Command],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, command: ImmutableString| shell(c, &command)),
 };

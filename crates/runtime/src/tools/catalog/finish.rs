@@ -6,7 +6,7 @@ use rhai::{Dynamic, EvalAltResult, ImmutableString};
 use crate::tools::catalog::registry::take;
 use codeact_engine::isolation::Param;
 
-use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::error::ToolError;
 use codeact_engine::sandbox::FailureKind;
 
@@ -20,6 +20,7 @@ pub(crate) const COMPLETE: ToolSpec = ToolSpec {
     access: Access::Finishes,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         let (_, shared, tool, _) = r.context();
         let finish = move |success: bool, reason: &str| -> Box<EvalAltResult> {

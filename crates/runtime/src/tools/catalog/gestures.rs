@@ -4,7 +4,7 @@ use rhai::Dynamic;
 
 use crate::tools::arguments::gesture_ms;
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
@@ -38,6 +38,7 @@ pub(crate) const TAP_BY_INDEX: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element],
     replay: Replay::IndexAsSelector("tap"),
+    role: Role::Press(Press::Tap),
     register: |r| {
         tool!(r, |c, index: i64| {
             let point = c.element_center(index)?;
@@ -53,6 +54,7 @@ pub(crate) const LONG_PRESS_BY_INDEX: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element],
     replay: Replay::IndexAsSelector("long_press"),
+    role: Role::Press(Press::LongPress),
     register: |r| {
         tool!(r, |c, index: i64| {
             let point = c.element_center(index)?;
@@ -68,6 +70,7 @@ pub(crate) const TAP_POINT: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Point],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, x: Dynamic, y: Dynamic| {
             let point = c.point(&x, &y)?;
@@ -87,6 +90,7 @@ pub(crate) const LONG_PRESS_POINT: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Point],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, x: Dynamic, y: Dynamic| long_press_at(c, &x, &y, 800));
         tool!(r, |c, x: Dynamic, y: Dynamic, ms: i64| long_press_at(c, &x, &y, ms));
@@ -106,6 +110,7 @@ pub(crate) const SWIPE: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Point],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| stroke(c, false, [&x1, &y1, &x2, &y2], 300));
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| {
@@ -127,6 +132,7 @@ pub(crate) const DRAG: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Point],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic| stroke(c, true, [&x1, &y1, &x2, &y2], 1000));
         tool!(r, |c, x1: Dynamic, y1: Dynamic, x2: Dynamic, y2: Dynamic, ms: i64| {

@@ -8,7 +8,7 @@ use rhai::ImmutableString;
 
 use crate::human::HumanRequest;
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::context::ToolContext;
 use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
@@ -73,6 +73,7 @@ pub(crate) const ASK_USER: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, question: ImmutableString| ask(c, &question)),
 };
 
@@ -83,6 +84,7 @@ pub(crate) const TAKE_OVER: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, reason: ImmutableString| take_over(c, &reason)),
 };
 
@@ -93,5 +95,6 @@ pub(crate) const TYPE_SECRET: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Text],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, name: ImmutableString| type_secret(c, &name)),
 };

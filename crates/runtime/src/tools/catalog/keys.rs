@@ -3,7 +3,7 @@
 use rhai::ImmutableString;
 
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec};
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::context::ToolContext;
 use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
@@ -23,6 +23,7 @@ pub(crate) const INPUT_TEXT: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Text],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, text: ImmutableString| crate::tools::context::typing::type_into_focused(c, &text)),
 };
 
@@ -33,6 +34,7 @@ pub(crate) const ERASE: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, n: i64| {
             let times = u32::try_from(n).ok().filter(|t| *t <= 1000).ok_or(ToolError::BadCount(n))?;
@@ -48,6 +50,7 @@ pub(crate) const CLEAR_TEXT: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c| c.act(DeviceAct::ClearText)),
 };
 
@@ -62,6 +65,7 @@ pub(crate) const PRESS_KEY: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Text],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, name: ImmutableString| key(c, &name)),
 };
 
@@ -72,6 +76,7 @@ pub(crate) const BACK: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c| key(c, "back")),
 };
 
@@ -82,6 +87,7 @@ pub(crate) const HOME: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c| home(c)),
 };
 
@@ -92,5 +98,6 @@ pub(crate) const GO_HOME: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c| home(c)),
 };

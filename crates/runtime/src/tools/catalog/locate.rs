@@ -5,7 +5,7 @@
 use rhai::{Dynamic, ImmutableString};
 
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::context::ToolContext;
 use crate::tools::context::state::element_map;
 use crate::tools::error::ToolError;
@@ -47,5 +47,6 @@ pub(crate) const LOCATE: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, description: ImmutableString| locate(c, &description)),
 };

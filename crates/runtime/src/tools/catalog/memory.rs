@@ -4,7 +4,7 @@
 use rhai::{Array, Dynamic, ImmutableString};
 
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::context::{ANSWER_BYTES, MEMORY_ITEM_BYTES, MEMORY_ITEMS};
 use crate::tools::error::ToolError;
 
@@ -15,6 +15,7 @@ pub(crate) const REMEMBER: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, text: ImmutableString| {
             if text.len() > MEMORY_ITEM_BYTES {
@@ -33,6 +34,7 @@ pub(crate) const MEMORY: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Skipped,
     register: |r| tool!(r, |c| Ok(c.facts().iter().cloned().map(Dynamic::from).collect::<Array>())),
 };
 
@@ -43,6 +45,7 @@ pub(crate) const ANSWER: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, text: Dynamic| {
             if text.is_unit() {

@@ -6,7 +6,7 @@ use rhai::{Dynamic, ImmutableString, Map};
 
 use crate::tools::arguments::wait_ms;
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec};
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 
@@ -23,6 +23,7 @@ pub(crate) const WAIT: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, ms: i64| {
             let ms = wait_ms(ms, "ms")?;
@@ -41,6 +42,7 @@ pub(crate) const REFRESH: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Skipped,
     register: |r| {
         tool!(r, |c| {
             let seen = c.refresh()?;
@@ -81,6 +83,7 @@ pub(crate) const SCREENSHOT: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Skipped,
     register: |r| {
         tool!(r, |c| screenshot(c, None));
         tool!(r, |c, name: ImmutableString| screenshot(c, Some(&name)));

@@ -9,7 +9,7 @@ use rhai::{Array, Dynamic, ImmutableString};
 
 use crate::tools::arguments::wait_ms;
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, ToolSpec, common};
+use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::context::acting::DeviceAct;
 use crate::tools::context::effect::safe_to_repeat;
@@ -341,6 +341,7 @@ pub(crate) const SWIPE_ON: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element],
     replay: Replay::BySelector,
+    role: Role::Kept,
     register: |r| tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(c, &sel, &direction, false)),
 };
 
@@ -358,6 +359,7 @@ pub(crate) const SCROLL: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element],
     replay: Replay::BySelector,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, sel: Dynamic, direction: ImmutableString| swipe_inside(
             c,
@@ -375,6 +377,7 @@ pub(crate) const FIND: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Skipped,
     register: |r| tool!(r, |c, sel: Dynamic| first(c, &sel)),
 };
 
@@ -385,6 +388,7 @@ pub(crate) const FIND_ALL: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Skipped,
     register: |r| {
         tool!(r, |c, sel: Dynamic| {
             let sel = c.selector(&sel)?;
@@ -401,6 +405,7 @@ pub(crate) const TAP_SELECTOR: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element],
     replay: Replay::BySelector,
+    role: Role::Press(Press::Tap),
     register: |r| tool!(r, |c, sel: Dynamic| press(c, &sel, false)),
 };
 
@@ -411,6 +416,7 @@ pub(crate) const LONG_PRESS_SELECTOR: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element],
     replay: Replay::BySelector,
+    role: Role::Press(Press::LongPress),
     register: |r| tool!(r, |c, sel: Dynamic| press(c, &sel, true)),
 };
 
@@ -421,6 +427,7 @@ pub(crate) const SET_TEXT: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element, Gate::Text],
     replay: Replay::BySelector,
+    role: Role::Press(Press::TapThenType),
     register: |r| {
         tool!(r, |c, sel: Dynamic, text: ImmutableString| {
             let sel = c.selector(&sel)?;
@@ -444,6 +451,7 @@ pub(crate) const WAIT_FOR: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Check,
     register: |r| {
         tool!(r, |c, sel: Dynamic| wait(c, &sel, 5000, Awaited::Appear));
         tool!(r, |c, sel: Dynamic, timeout_ms: i64| wait(c, &sel, timeout_ms, Awaited::Appear));
@@ -457,6 +465,7 @@ pub(crate) const WAIT_GONE: ToolSpec = ToolSpec {
     access: Access::Reads,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Check,
     register: |r| {
         tool!(r, |c, sel: Dynamic| wait(c, &sel, 5000, Awaited::GoAway));
         tool!(r, |c, sel: Dynamic, timeout_ms: i64| wait(c, &sel, timeout_ms, Awaited::GoAway));
@@ -470,6 +479,7 @@ pub(crate) const SCROLL_UNTIL_VISIBLE: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[Gate::Element],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| {
         tool!(r, |c, sel: Dynamic| scroll_until(c, &sel, "down"));
         tool!(r, |c, sel: Dynamic, direction: ImmutableString| scroll_until(c, &sel, &direction));

@@ -1,13 +1,13 @@
 //! What a tool is, declared once: a [`ToolSpec`] says its name, its typed
 //! parameters, the doc line the LLM reads, what it does to the world ([`Access`]),
 //! which checks of the sensitive-action gate its acts pass ([`Gate`]), how a replay
-//! repeats it ([`Replay`]), and the function that registers its behaviour. The
+//! repeats it ([`Replay`]) and what it is to one ([`Role`]), and the function that registers its behaviour. The
 //! catalog (`catalog/`) is a list of them; registration (and its arity checks), the
 //! prompt, `codeact tools` (Markdown and JSON), the REPL's help, the README table
 //! and the replay exports all read them. Not the registering (`registry.rs`) or the
 //! gate's judging (`gate.rs`).
 
-pub use super::declaration::{Access, Gate, ParamKind, ParamSpec, Replay, common};
+pub use super::declaration::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, common};
 use super::registry::Registrar;
 
 /// One form of a tool as the LLM, the CLI and the engine see it (a tool with two
@@ -23,6 +23,8 @@ pub struct ToolSpec {
     /// screen, a field, an app or the shell).
     pub gates: &'static [Gate],
     pub replay: Replay,
+    /// What a recorded call is to a replay of the run.
+    pub role: Role,
     /// Registers this form's overloads.
     pub register: fn(&mut Registrar),
 }

@@ -8,7 +8,7 @@
 use rhai::{Dynamic, ImmutableString};
 
 use crate::tools::catalog::registry::tool;
-use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, ToolSpec, common};
+use crate::tools::catalog::spec::{Access, ParamKind, ParamSpec, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
 
@@ -34,6 +34,7 @@ pub(crate) const WATCH: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, sel: Dynamic, _function: Dynamic| declare(c, None, &sel)),
 };
 
@@ -44,6 +45,7 @@ pub(crate) const WATCH_NAMED: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, name: ImmutableString, sel: Dynamic, _function: Dynamic| declare(c, Some(&name), &sel)),
 };
 
@@ -54,5 +56,6 @@ pub(crate) const UNWATCH: ToolSpec = ToolSpec {
     access: Access::Acts,
     gates: &[],
     replay: Replay::AsIs,
+    role: Role::Kept,
     register: |r| tool!(r, |c, name: ImmutableString| { Ok(c.watch.remove(&name)) }),
 };
