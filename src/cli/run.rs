@@ -88,8 +88,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "step", value_name = "WHEN")]
     save_trajectory: SaveMode,
     /// Where report.html (in the run directory, rewritten after every step) keeps
-    /// its screenshots: embedded (one file, ~25 KB a screenshot) or external
-    /// (report-assets/ beside it).
+    /// its screenshots: embedded (one file, ~25 KB a screenshot), external
+    /// (report-assets/ beside it) or linked (the run's own screenshots, nothing
+    /// re-encoded; keep the folder whole).
     #[arg(long, value_enum, default_value = "embedded", value_name = "WHERE")]
     report_assets: codeact::report::Assets,
     /// Print the summary as JSON (progress still goes to stderr).

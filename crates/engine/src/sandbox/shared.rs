@@ -252,8 +252,14 @@ impl Shared {
             self.more_actions.fetch_add(1, Ordering::Relaxed);
             return;
         }
+        let mut action = action;
         if let Some(sink) = lock(&self.sink).as_mut() {
             sink(&action);
+            // The sink took the pictures and dumps (a run folder has them on disk):
+            // the kept action lets them go, so a run of many screens stays flat in
+            // memory.
+            action.capture.screenshot = None;
+            action.capture.ui_xml = None;
         }
         actions.push(action);
     }
@@ -285,7 +291,9 @@ impl Shared {
         EvalAltResult::ErrorRuntime(Dynamic::from(message), Position::NONE).into()
     }
 
-    /// Sends every later action to `sink` as it is recorded (replacing any earlier one).
+    /// Sends every later action to `sink` as it is recorded (replacing any earlier
+    /// one). The sink takes the action's screenshot and dump: the action the run
+    /// keeps holds neither.
     pub fn set_sink(&self, sink: Option<ActionSink>) {
         *lock(&self.sink) = sink;
     }

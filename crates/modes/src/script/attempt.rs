@@ -202,7 +202,9 @@ fn finish_trajectory(
     });
     let dir = t.finish(&summary)?;
     drop(t);
-    codeact_record::report::write_run_report(&dir, codeact_record::report::Assets::Embedded)
+    // The run folder's own screenshots, linked: a long script's report costs no
+    // re-encoding after it ends.
+    codeact_record::report::write_run_report(&dir, codeact_record::report::Assets::Linked)
         .map_err(|e| TrajectoryError::Write { path: e.path, source: e.source })?;
     Ok(dir)
 }

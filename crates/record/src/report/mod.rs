@@ -36,6 +36,10 @@ pub enum Assets {
     Embedded,
     /// In `report-assets/` beside the page (a small page; keep the folder with it).
     External,
+    /// The run folder's own screenshots, linked where they are: nothing is decoded
+    /// or re-encoded, so the page is written at once whatever the run's length
+    /// (keep the run folder whole).
+    Linked,
 }
 
 /// Why a report could not be written.
@@ -98,7 +102,15 @@ impl RunReport {
             if let Some(known) = done.get(rel) {
                 return known.clone();
             }
+            if assets == Assets::Linked {
+                // The header alone says the size; the browser scales the picture.
+                let size = image::ImageReader::open(dir.join(rel)).ok()?.into_dimensions().ok()?;
+                let made = html::relative_href(Path::new(rel)).map(|src| (src, size));
+                done.insert(rel.to_string(), made.clone());
+                return made;
+            }
             let made = images::shrink(&dir.join(rel)).and_then(|s| match assets {
+                Assets::Linked => None,
                 Assets::Embedded => Some((s.data_uri(), (s.width, s.height))),
                 Assets::External => {
                     let stem = rel.trim_end_matches(".png").replace(['/', '\\'], "-");

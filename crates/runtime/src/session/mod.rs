@@ -306,6 +306,8 @@ impl Session {
     }
 
     /// Sends every later action to `sink` the moment it is recorded (or no longer).
+    /// The sink takes each action's screenshot and dump: the actions a
+    /// [`RunResult`] keeps then hold neither (a long run stays flat in memory).
     pub fn set_action_sink(&self, sink: Option<ActionSink>) {
         self.host.shared.set_sink(sink);
     }
