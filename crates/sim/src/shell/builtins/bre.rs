@@ -1,7 +1,6 @@
 //! POSIX regular expressions (BRE and ERE, as grep reads them) translated into the regex
-//! crate's syntax, with toybox's messages for patterns it cannot use.
-//!
-//! Not for matching or for grep's options (`super::grep`), nor for shell globs.
+//! crate's syntax, with toybox's messages for patterns it cannot use. Not matching or grep's
+//! options (`grep`), nor shell globs.
 
 use std::fmt::Write as _;
 

@@ -1,6 +1,5 @@
 //! Backslash escapes as `echo` and `printf` expand them (`\n`, `\t`, `\0NNN`, `\xHH`, `\c`).
-//!
-//! Not for the shell's own quoting (that is `super::super::parse`) nor for regex escapes.
+//! Not the shell's own quoting (`super::super::parse`) nor regex escapes.
 
 /// Handles the escape after a backslash at `cs[*i]` (echo -e / printf); returns true on `\c`.
 pub(super) fn unescape_at(cs: &[char], i: &mut usize, out: &mut Vec<u8>) -> bool {

@@ -1,8 +1,6 @@
-//! The file tools: `ls`, `rm`, `mkdir`, `touch`, `stat`, `cp` and `mv`, with the owners
-//! and mode strings they show.
-//!
-//! Not for the file system itself (`super::super::fs`), nor for tools that only read
-//! file contents (`super::text`).
+//! The file tools: `ls`, `rm`, `mkdir`, `touch`, `stat`, `cp` and `mv`, with the owners and
+//! mode strings they show. Not the file system itself (`super::super::fs`), nor tools that
+//! only read file contents (`text`).
 
 use std::fmt::Write as _;
 

@@ -1,7 +1,5 @@
 //! `grep`, `egrep` and `fgrep`: toybox's options, output and exit codes over files, stdin
-//! and (with `-r`) directory trees.
-//!
-//! Not for turning BRE/ERE patterns into regex syntax (that is `super::bre`).
+//! and (with `-r`) directory trees. Not turning BRE/ERE patterns into regex syntax (`bre`).
 
 use regex::bytes::Regex;
 

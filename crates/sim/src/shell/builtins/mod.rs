@@ -1,10 +1,7 @@
-//! The toybox tools the simulated shell implements itself (echo, cat, ls, grep, ...), with
-//! toybox's messages and exit codes, over [`MemFs`](super::MemFs): the lookup table and
-//! the helpers every tool shares (option parsing, reading operands, reporting failures).
-//!
-//! The tools themselves live by kind in `text`, `grep`, `printf`, `files` and `system`.
-//! Each has a minimal surface (no `--help`, few flags). Shell-level commands that need the
-//! executor (`sh`, `timeout`, `exit`) live in `super`; Android tools come from `super::Commands`.
+//! The toybox tools the shell implements itself, with toybox's messages and exit codes over
+//! [`MemFs`](super::MemFs): the lookup table and what every tool shares (options, operands,
+//! failures). The tools (no `--help`, few flags) live by kind in `text`, `grep`, `printf`,
+//! `files`, `system`; not here: `sh`/`timeout`/`exit` (`super::special`), Android tools.
 
 mod bre;
 mod escapes;

@@ -1,7 +1,6 @@
-//! `printf`: toybox's format language (`%s %b %c %d %i %u %x %X %o`, widths, precisions
-//! and `-`/`0` flags), repeating the format until the arguments run out.
-//!
-//! Not for the escapes themselves (`super::escapes`, shared with `echo`).
+//! `printf`: toybox's format language (`%s %b %c %d %i %u %x %X %o`, widths, precisions,
+//! `-`/`0` flags), the format repeated until the arguments run out. Not the escapes
+//! themselves (`escapes`, shared with `echo`).
 
 use super::escapes::{unescape, unescape_at};
 use super::{Cx, Output, fail};

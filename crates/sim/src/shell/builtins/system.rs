@@ -1,7 +1,5 @@
 //! The system tools: `sleep`, `uname`, `date` and `which`, and the clock and durations they
-//! read.
-//!
-//! Not for `timeout` (the executor's, in `super::super`), though it parses durations here.
+//! read. Not `timeout` (the executor's, `super::super::special`), though it parses durations here.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -1,5 +1,5 @@
-//! The builtins' tests: each tool called directly through the lookup table, with a
-//! fresh [`MemFs`] and no Android tools.
+//! The builtins' tests: each tool called directly through the lookup table, with a fresh
+//! [`MemFs`] and no Android tools. Not whole command lines (`super::super::tests`).
 
 use super::super::{Budget, Commands, MemFs, ShellEnv};
 use super::*;

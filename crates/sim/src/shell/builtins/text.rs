@@ -1,8 +1,5 @@
 //! The text tools that read and write streams of bytes: `echo`, `cat`, `head`, `tail`, `wc`
-//! and `base64`.
-//!
-//! Not for `grep` (in `super::grep`) or `printf` (in `super::printf`), nor for anything that
-//! changes files.
+//! and `base64`. Not `grep` or `printf` (their own files), nor anything that changes files.
 
 use base64::Engine as _;
 use std::fmt::Write as _;
