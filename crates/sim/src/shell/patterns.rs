@@ -1,7 +1,7 @@
 //! Compiled `grep` patterns, kept: a host that observes the phone runs the same
 //! `dumpsys … | grep -E '…'` line on every look, and compiling its pattern cost
 //! more than the rest of the line (a third of a millisecond for an alternation).
-//! Not what grep does with a pattern (`builtins.rs`).
+//! Not what grep does with a pattern (`builtins/grep.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};

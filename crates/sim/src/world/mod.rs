@@ -1,31 +1,31 @@
-//! The world inside the virtual device: installed apps (from data files), their
-//! state, the task back stacks, dialogs, focus and the keyboard.
-//!
-//! `World` answers "what is on screen" (`layout.rs` → [`Screen`]) and "what does this
-//! input do" (`input.rs`, `actions.rs`). It knows nothing of ADB or shells; the device
-//! (`device.rs`) turns command lines into calls on it.
+//! The world inside the virtual device: installed apps (from data files), their state, the
+//! task back stacks, dialogs, focus and the keyboard; here the types and what is on top.
+//! It answers "what is on screen" (`layout`) and "what does this input do" (`input`,
+//! `actions`), and knows nothing of ADB or shells (`device.rs` turns lines into calls on it).
 
 pub(crate) mod actions;
 mod canvas;
+mod catalog;
+mod data;
 pub(crate) mod files;
 pub(crate) mod input;
 pub(crate) mod layout;
 pub(crate) mod misbehave;
+mod navigation;
+mod report;
 pub(crate) mod spec;
 pub(crate) mod template;
 pub(crate) mod variant;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
+pub(crate) use catalog::Catalog;
 pub(crate) use input::CLIPBOARD;
+pub(crate) use navigation::ActivityStart;
 pub(crate) use spec::AppSpec;
 pub use spec::SpecError;
-use spec::WorldSpec;
 pub(crate) use template::Record;
 pub(crate) use template::Value;
 pub use variant::MAX_VARIANT;
@@ -37,9 +37,6 @@ use crate::shell::MemFs;
 /// 2023-10-15 15:34:00 UTC, the date AndroidWorld's tasks assume. It runs from there,
 /// so tasks that speak of "today" or "tomorrow" mean the same days on every run.
 pub(crate) const BOOT_TIME_SECS: i64 = 1_697_384_040;
-
-/// The data files compiled into the binary (`data/world.toml`, `data/apps/*.toml`).
-const BUNDLED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/bundled_world.rs"));
 
 /// The computed collection of files under /sdcard (see `files.rs`).
 pub(crate) const FILES: &str = "files";
@@ -55,89 +52,6 @@ pub(crate) fn short_component(package: &str, activity: &str) -> String {
     match activity.strip_prefix(package) {
         Some(rest) if rest.starts_with('.') => format!("{package}/{rest}"),
         _ => format!("{package}/{activity}"),
-    }
-}
-
-/// The parsed, checked data files; shared and never changed at run time.
-#[derive(Debug)]
-pub(crate) struct Catalog {
-    pub(crate) world: WorldSpec,
-    pub(crate) apps: Vec<AppSpec>,
-    pub(crate) initial_state: BTreeMap<String, Value>,
-}
-
-impl Catalog {
-    /// The world compiled into the binary.
-    pub(crate) fn bundled() -> Result<Self, SpecError> {
-        Self::from_files(BUNDLED.iter().map(|(name, text)| (name.to_string(), text.to_string())).collect())
-    }
-
-    /// A world from a folder holding `world.toml` and `apps/*.toml`.
-    pub(crate) fn from_dir(dir: &Path) -> Result<Self, SpecError> {
-        let read = |path: &Path| {
-            std::fs::read_to_string(path).map_err(|source| SpecError::Read { file: path.display().to_string(), source })
-        };
-        let mut files = vec![("world.toml".to_string(), read(&dir.join("world.toml"))?)];
-        let apps_dir = dir.join("apps");
-        let entries = std::fs::read_dir(&apps_dir)
-            .map_err(|source| SpecError::Read { file: apps_dir.display().to_string(), source })?;
-        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "toml")) {
-            let name = format!("apps/{}", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default());
-            files.push((name, read(&path)?));
-        }
-        Self::from_files(files)
-    }
-
-    fn from_files(files: Vec<(String, String)>) -> Result<Self, SpecError> {
-        let mut world = None;
-        let mut apps: Vec<AppSpec> = Vec::new();
-        for (name, text) in files {
-            let parse_err = |e: toml::de::Error| SpecError::Parse { file: name.clone(), message: e.to_string() };
-            if name == "world.toml" {
-                world = Some(toml::from_str::<WorldSpec>(&text).map_err(parse_err)?);
-            } else {
-                let app: AppSpec = toml::from_str(&text).map_err(parse_err)?;
-                app.validate(&name)?;
-                if apps.iter().any(|a| a.package == app.package) {
-                    return Err(SpecError::Invalid {
-                        file: name,
-                        message: format!("package {} declared twice", app.package),
-                    });
-                }
-                apps.push(app);
-            }
-        }
-        let world = world.ok_or_else(|| SpecError::Invalid {
-            file: "world.toml".into(),
-            message: "missing: the world folder needs world.toml beside apps/".into(),
-        })?;
-        if !apps.iter().any(|a| a.package == LAUNCHER_PACKAGE) {
-            return Err(SpecError::Invalid {
-                file: "apps/".into(),
-                message: format!("no app declares package {LAUNCHER_PACKAGE} (the home screen)"),
-            });
-        }
-        let mut initial_state = BTreeMap::new();
-        spec::flatten_state(&world.state, "", &mut initial_state)
-            .map_err(|e| SpecError::Invalid { file: "world.toml".into(), message: e.to_string() })?;
-        Ok(Self { world, apps, initial_state })
-    }
-
-    pub(crate) fn app_index(&self, package: &str) -> Option<usize> {
-        self.apps.iter().position(|a| a.package == package)
-    }
-
-    /// The app, activity and parameter a link opens: the first declared prefix the
-    /// URI starts with (`sms:张三` → Messages' conversation with 张三).
-    pub(crate) fn link_for(&self, uri: &str) -> Option<(usize, String, String)> {
-        self.apps.iter().enumerate().find_map(|(app, spec)| {
-            spec.links.iter().find_map(|link| {
-                let rest = uri.strip_prefix(link.prefix.as_str())?;
-                Some((app, link.activity.clone(), rest.to_string()))
-            })
-        })
     }
 }
 
@@ -259,32 +173,6 @@ pub(crate) struct World {
     booted: Instant,
 }
 
-/// What `am start` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ActivityStart {
-    Launched,
-    /// The activity is the root of an existing task, which came to the front.
-    BroughtToFront,
-    NotFound,
-}
-
-/// The JSON `simctl state` prints.
-#[derive(Debug, Serialize)]
-pub(crate) struct StateReport {
-    pub(crate) foreground_package: String,
-    pub(crate) activity: String,
-    pub(crate) keyboard_shown: bool,
-    /// A slow-ui animation is still settling.
-    pub(crate) animating: bool,
-    pub(crate) focused: Option<String>,
-    pub(crate) dialog: Option<String>,
-    pub(crate) ime: String,
-    pub(crate) settings: BTreeMap<String, Value>,
-    #[serde(flatten)]
-    pub(crate) collections: BTreeMap<String, serde_json::Value>,
-    pub(crate) values: BTreeMap<String, Value>,
-}
-
 impl World {
     pub(crate) fn new(catalog: Arc<Catalog>, geometry: Geometry, fs: Arc<MemFs>) -> Self {
         let collections =
@@ -315,64 +203,6 @@ impl World {
         world
     }
 
-    /// `pm clear`: the app stops and forgets its data (its collections emptied, its
-    /// state keys back to their first values).
-    pub(crate) fn clear_app_data(&mut self, app: usize) {
-        self.force_stop(app);
-        let Some(spec) = self.catalog.apps.get(app) else { return };
-        let data = spec.data.clone();
-        for entry in &data {
-            if let Some(records) = self.collections.get_mut(entry) {
-                records.clear();
-                continue;
-            }
-            let prefix = entry.ends_with('.') || entry.ends_with('_');
-            let keys: Vec<String> = self
-                .catalog
-                .initial_state
-                .keys()
-                .filter(|k| if prefix { k.starts_with(entry.as_str()) } else { *k == entry })
-                .cloned()
-                .collect();
-            for key in keys {
-                if let Some(first) = self.catalog.initial_state.get(&key).cloned() {
-                    self.state.insert(key, first);
-                }
-            }
-        }
-        self.screen_changed();
-    }
-
-    /// `simctl set`: a state value, typed as `set` types it (booleans; a number where
-    /// the key holds one).
-    pub(crate) fn set_value(&mut self, key: &str, text: &str) {
-        let value = match (self.state.get(key), text.parse::<i64>()) {
-            (Some(Value::Int(_)), Ok(n)) => Value::Int(n),
-            _ => match text {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                _ => Value::Str(text.to_string()),
-            },
-        };
-        self.write(key, value, &None);
-    }
-
-    /// `simctl add`: a record at the end of a declared collection (false: no such one).
-    pub(crate) fn add_record(&mut self, collection: &str, record: Record) -> bool {
-        let Some(records) = self.collections.get_mut(collection) else { return false };
-        records.push(record);
-        self.screen_changed();
-        true
-    }
-
-    /// `simctl empty`: a declared collection without records (false: no such one).
-    pub(crate) fn empty_collection(&mut self, collection: &str) -> bool {
-        let Some(records) = self.collections.get_mut(collection) else { return false };
-        records.clear();
-        self.screen_changed();
-        true
-    }
-
     /// Back to the initial world, keeping geometry and the data files.
     pub(crate) fn reset(&mut self) {
         *self = World::new(self.catalog.clone(), self.geometry, self.fs.clone());
@@ -398,183 +228,6 @@ impl World {
         self.top().map(|(a, s, _)| a.full_activity(&s.activity)).unwrap_or_default()
     }
 
-    /// Marks a visible change: arms slow-ui animation and the fault dialog.
-    pub(crate) fn screen_changed(&mut self) {
-        self.changed_at = Some(Instant::now());
-        if let Some(kind) = self.fault_dialog_armed.take() {
-            let (package, label) = match (kind, self.top()) {
-                (FaultDialog::Anr, _) => ("com.android.systemui".to_string(), "System UI".to_string()),
-                (FaultDialog::Crash, _) => ("com.google.android.gms".to_string(), "Google Play services".to_string()),
-                (_, Some((app, _, _))) => (app.package.clone(), app.label.clone()),
-                (_, None) => ("com.android.vending".to_string(), "Google Play Store".to_string()),
-            };
-            self.dialogs.push(DialogInstance::Fault { kind, package, label });
-        }
-    }
-
-    fn leave_screen(&mut self) {
-        self.focus = None;
-        self.keyboard_shown = false;
-        // App dialogs belong to the screen; the injected system dialog stays.
-        self.dialogs.retain(|d| matches!(d, DialogInstance::Fault { .. }));
-    }
-
-    fn new_task(&mut self, app: usize, first: ScreenInstance) {
-        let id = self.next_task_id;
-        self.next_task_id += 1;
-        self.tasks.push(Task { id, app, stack: vec![first] });
-    }
-
-    /// Shows the home screen (the launcher task in front).
-    pub(crate) fn go_home(&mut self) {
-        let Some(launcher) = self.catalog.app_index(LAUNCHER_PACKAGE) else { return };
-        self.leave_screen();
-        if let Some(pos) = self.tasks.iter().position(|t| t.app == launcher) {
-            let task = self.tasks.remove(pos);
-            self.tasks.push(task);
-        } else if let Some(activity) = self.catalog.apps[launcher].launcher.clone()
-            && let Some((screen, _)) = self.catalog.apps[launcher].screen(&activity)
-        {
-            self.new_task(launcher, ScreenInstance { app: launcher, screen, param: String::new(), scroll: 0 });
-        }
-        self.screen_changed();
-    }
-
-    /// Brings the app's task to the front, starting it at its launcher activity when
-    /// it has none. Returns false when the app has no launcher activity.
-    pub(crate) fn launch(&mut self, app: usize) -> bool {
-        if let Some(pos) = self.tasks.iter().position(|t| t.app == app) {
-            self.leave_screen();
-            let task = self.tasks.remove(pos);
-            self.tasks.push(task);
-            self.screen_changed();
-            self.arrive(false);
-            return true;
-        }
-        let Some(activity) = self.catalog.apps.get(app).and_then(|a| a.launcher.clone()) else { return false };
-        self.start_activity(app, &activity, String::new()) != ActivityStart::NotFound
-    }
-
-    /// `am start -n`: the activity in its app's task (created if needed); an activity
-    /// that is already its task's root brings that task to the front instead.
-    pub(crate) fn start_activity(&mut self, app: usize, activity: &str, param: String) -> ActivityStart {
-        let Some(screen) = self.catalog.apps.get(app).and_then(|a| a.screen(activity)).map(|(i, _)| i) else {
-            return ActivityStart::NotFound;
-        };
-        let inst = ScreenInstance { app, screen, param, scroll: 0 };
-        match self.tasks.iter().position(|t| t.app == app) {
-            Some(pos) if self.tasks[pos].stack.first().is_some_and(|root| root.screen == screen && root.app == app) => {
-                self.launch(app);
-                return ActivityStart::BroughtToFront;
-            }
-            Some(pos) => {
-                self.leave_screen();
-                let mut task = self.tasks.remove(pos);
-                task.stack.push(inst);
-                self.tasks.push(task);
-            }
-            None => {
-                self.leave_screen();
-                self.new_task(app, inst);
-            }
-        }
-        self.screen_changed();
-        self.arrive(true);
-        ActivityStart::Launched
-    }
-
-    /// An app opening a screen (its own or another app's) on the current task.
-    pub(crate) fn push_screen(&mut self, app: usize, activity: &str, param: String) -> bool {
-        let Some(screen) = self.catalog.apps.get(app).and_then(|a| a.screen(activity)).map(|(i, _)| i) else {
-            return false;
-        };
-        let Some(task) = self.tasks.last_mut() else { return false };
-        task.stack.push(ScreenInstance { app, screen, param, scroll: 0 });
-        self.leave_screen();
-        self.screen_changed();
-        self.arrive(true);
-        true
-    }
-
-    /// What a screen does when it shows: on first arrival its `on_open` actions and
-    /// autofocus; every time, its one-time dialog while the condition holds.
-    fn arrive(&mut self, fresh: bool) {
-        let Some((app, screen, _)) = self.top() else { return };
-        if fresh {
-            let shown = format!(
-                "Displayed {} for user 0: +180ms",
-                short_component(&app.package, &app.full_activity(&screen.activity))
-            );
-            self.log(1000, 'I', "ActivityTaskManager", &shown);
-        }
-        let Some((app, screen, _)) = self.top() else { return };
-        let on_open = screen.on_open.clone();
-        let autofocus = screen.autofocus.clone();
-        let dialog = match (&screen.dialog, &screen.dialog_when) {
-            (Some(name), Some(cond)) if self.scope(None, None).holds(cond) => app.dialog_index(name),
-            (Some(name), None) => app.dialog_index(name),
-            _ => None,
-        };
-        let app_index = self.top_app().unwrap_or(0);
-        if fresh && let Some(script) = on_open {
-            self.run_actions(&script, None);
-        }
-        if let Some(dialog) = dialog {
-            self.dialogs.push(DialogInstance::App { app: app_index, dialog, record: None });
-        }
-        if fresh
-            && let Some(id) = autofocus
-            && let Some((_, screen, _)) = self.top()
-            && let Some(item) = screen.items.iter().position(|i| i.id == id)
-        {
-            self.focus = Some(Focus { item });
-            self.keyboard_shown = true;
-        }
-    }
-
-    /// KEYCODE_BACK: hide the keyboard, else close a dialog, else pop the stack; a
-    /// root activity goes to the home screen (its task stays, as on Android 12+).
-    pub(crate) fn back(&mut self) {
-        if self.keyboard_shown {
-            self.keyboard_shown = false;
-            self.screen_changed();
-            return;
-        }
-        if self.dialogs.pop().is_some() {
-            self.screen_changed();
-            return;
-        }
-        self.finish_activity();
-    }
-
-    /// Closes the top activity (what an app's own "back"/"up"/"save" does); the root
-    /// activity of a task leaves for the home screen (the task stays, as on Android 12+).
-    pub(crate) fn finish_activity(&mut self) {
-        let launcher = self.catalog.app_index(LAUNCHER_PACKAGE);
-        let Some(task) = self.tasks.last_mut() else { return };
-        if task.stack.len() > 1 {
-            task.stack.pop();
-            self.leave_screen();
-            self.screen_changed();
-            self.arrive(false);
-        } else if Some(task.app) != launcher {
-            self.go_home();
-        }
-    }
-
-    /// `am force-stop`: the app's task and its screens in other tasks are gone.
-    pub(crate) fn force_stop(&mut self, app: usize) {
-        let was_front = self.top_app() == Some(app);
-        self.tasks.retain(|t| t.app != app);
-        for task in &mut self.tasks {
-            task.stack.retain(|i| i.app != app);
-        }
-        self.tasks.retain(|t| !t.stack.is_empty());
-        if was_front {
-            self.go_home();
-        }
-    }
-
     /// The template scope of the top screen (optionally for one record of a list).
     pub(crate) fn scope<'a>(&'a self, record: Option<&'a Record>, index: Option<usize>) -> template::Scope<'a> {
         let param = self.top().map(|(_, _, i)| i.param.as_str()).unwrap_or("");
@@ -586,86 +239,6 @@ impl World {
     /// The device clock: seconds since the Unix epoch, starting at [`BOOT_TIME_SECS`].
     pub(crate) fn now_secs(&self) -> i64 {
         BOOT_TIME_SECS + i64::try_from(self.booted.elapsed().as_secs()).unwrap_or(0)
-    }
-
-    /// A collection's records: the world's own, or for `files` every file and folder
-    /// under /sdcard, read from the file system each time (so `adb push` and the Files
-    /// app agree).
-    pub(crate) fn records(&self, source: &str) -> std::borrow::Cow<'_, [Record]> {
-        if source == FILES {
-            return std::borrow::Cow::Owned(files::records(&self.fs));
-        }
-        std::borrow::Cow::Borrowed(self.collections.get(source).map(Vec::as_slice).unwrap_or(&[]))
-    }
-
-    /// One record of a collection (computed ones included).
-    pub(crate) fn record(&self, source: &str, index: usize) -> Option<Record> {
-        self.records(source).get(index).cloned()
-    }
-
-    /// For a screen with a `source`: the record its parameter points at.
-    pub(crate) fn screen_record(&self) -> Option<(usize, &Record)> {
-        let (_, screen, inst) = self.top()?;
-        let source = screen.source.as_ref()?;
-        let index: usize = inst.param.parse().ok()?;
-        self.collections.get(source)?.get(index).map(|r| (index, r))
-    }
-
-    /// The JSON report `simctl state` prints.
-    pub(crate) fn report(&self) -> StateReport {
-        let settings = self
-            .state
-            .iter()
-            .filter_map(|(k, v)| k.strip_prefix("settings.").map(|s| (s.to_string(), v.clone())))
-            .collect();
-        let values = self
-            .state
-            .iter()
-            .filter(|(k, _)| !k.starts_with("settings."))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let files = (FILES.to_string(), self.records(FILES).into_owned());
-        let collections = self
-            .collections
-            .iter()
-            .chain(std::iter::once((&files.0, &files.1)))
-            .map(|(name, records)| {
-                let json = match self.catalog.world.export_field.get(name) {
-                    Some(field) => serde_json::Value::Array(
-                        records
-                            .iter()
-                            .map(|r| serde_json::json!(r.get(field).map(|v| v.to_string()).unwrap_or_default()))
-                            .collect(),
-                    ),
-                    None => serde_json::to_value(records).unwrap_or(serde_json::Value::Null),
-                };
-                (name.clone(), json)
-            })
-            .collect();
-        let focused =
-            self.focus.and_then(|f| self.top().and_then(|(_, s, _)| s.items.get(f.item)).map(|i| i.id.clone()));
-        let dialog = self.dialogs.last().map(|d| match d {
-            DialogInstance::Fault { kind, .. } => format!("fault:{}", kind.name()),
-            DialogInstance::App { app, dialog, .. } => self
-                .catalog
-                .apps
-                .get(*app)
-                .and_then(|a| a.dialogs.get(*dialog))
-                .map(|d| d.name.clone())
-                .unwrap_or_default(),
-        });
-        StateReport {
-            foreground_package: self.foreground_package(),
-            activity: self.activity(),
-            keyboard_shown: self.keyboard_shown,
-            animating: self.animating(),
-            focused,
-            dialog,
-            ime: self.ime.clone(),
-            settings,
-            collections,
-            values,
-        }
     }
 
     /// What is on screen now, laid out (with the slow-ui animation applied).

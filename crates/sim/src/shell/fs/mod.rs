@@ -1,40 +1,25 @@
-//! In-memory file system behind the simulated device's shell and sync (push/pull) service.
-//!
-//! It is not a real VFS: there are no symlinks (only the fixed `/storage/emulated/0` and
-//! `/storage/self/primary` aliases of `/sdcard`), no owners and no permission checks beyond the
-//! rule that only `/sdcard/**` and `/data/local/tmp/**` are writable. `/dev/null` is the only
-//! device node; `/dev/tty` and friends are left to callers.
+//! In-memory file system behind the simulated device's shell and sync (push/pull) service:
+//! [`MemFs`] and what it reports. Not a real VFS: no symlinks (only the fixed `/sdcard`
+//! aliases), no owners, no permission checks beyond `rules`; `/dev/null` is the only device
+//! node (`/dev/tty` and friends are left to callers). The nodes and quota live in `store`.
 
-use std::collections::BTreeMap;
+mod rules;
+mod store;
+
+#[cfg(test)]
+mod tests;
+
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
+
+use rules::{check_name, check_writable, file_mode, parent_of, under};
+use store::{Node, Store, cost, initial_tree, lookup_dir, now};
 
 /// `st_mode` type bits.
 pub(crate) const S_IFDIR: u32 = 0o040000;
 pub(crate) const S_IFREG: u32 = 0o100000;
 pub(crate) const S_IFCHR: u32 = 0o020000;
 
-const INITIAL_DIRS: &[&str] = &[
-    "/",
-    "/sdcard",
-    "/sdcard/Download",
-    "/sdcard/Pictures",
-    "/sdcard/DCIM",
-    "/data",
-    "/data/local",
-    "/data/local/tmp",
-    "/system",
-    "/system/bin",
-    "/dev",
-    "/storage",
-    "/storage/emulated",
-    // Stored under their raw names so they show up in listings; every other use of these
-    // paths is normalised to /sdcard.
-    "/storage/emulated/0",
-    "/storage/self",
-    "/storage/self/primary",
-];
 const WRITABLE_ROOTS: &[&str] = &["/sdcard", "/data/local/tmp"];
 const SDCARD_ALIASES: &[&str] = &["/storage/emulated/0", "/storage/self/primary"];
 const DEV_NULL: &str = "/dev/null";
@@ -90,75 +75,6 @@ impl fmt::Display for FsError {
 
 impl std::error::Error for FsError {}
 
-#[derive(Debug, Clone)]
-struct Node {
-    /// `None` for directories.
-    data: Option<Vec<u8>>,
-    mode: u32,
-    mtime: u32,
-}
-
-impl Node {
-    fn meta(&self) -> Meta {
-        Meta {
-            is_dir: self.data.is_none(),
-            size: self.data.as_ref().map_or(4096, |d| d.len() as u64),
-            mode: self.mode,
-            mtime: self.mtime,
-        }
-    }
-}
-
-type Tree = BTreeMap<String, Node>;
-
-/// What `path -> node` costs against the quota.
-fn cost(path: &str, node: &Node) -> usize {
-    path.len() + NODE_COST + node.data.as_ref().map_or(0, Vec::len)
-}
-
-/// The tree plus its quota accounting.
-struct Store {
-    t: Tree,
-    /// Sum of [`cost`] over `t`.
-    used: usize,
-    quota: usize,
-}
-
-impl Store {
-    fn new(quota: usize) -> Store {
-        let t = initial_tree();
-        let used = t.iter().map(|(k, n)| cost(k, n)).sum();
-        Store { t, used, quota }
-    }
-
-    /// Fails with `NoSpace` unless `add` more bytes fit after `remove` are freed.
-    fn reserve(&self, add: usize, remove: usize) -> Result<(), FsError> {
-        let after = self.used.saturating_sub(remove).saturating_add(add);
-        if add > remove && after > self.quota { Err(FsError::NoSpace) } else { Ok(()) }
-    }
-
-    fn insert_dir(&mut self, path: &str) -> Result<(), FsError> {
-        let node = new_dir(path);
-        self.reserve(cost(path, &node), 0)?;
-        self.used += cost(path, &node);
-        self.t.insert(path.to_string(), node);
-        Ok(())
-    }
-
-    /// Drops the nodes for which `keep` is false, keeping the accounting right.
-    fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
-        let mut freed = 0;
-        self.t.retain(|k, n| {
-            let k_ = keep(k);
-            if !k_ {
-                freed += cost(k, n);
-            }
-            k_
-        });
-        self.used = self.used.saturating_sub(freed);
-    }
-}
-
 /// The device's files. All methods take `&self` and hold the inner lock only for the call.
 pub(crate) struct MemFs {
     nodes: Mutex<Store>,
@@ -168,91 +84,6 @@ impl Default for MemFs {
     fn default() -> Self {
         Self::new()
     }
-}
-
-fn now() -> u32 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX)).unwrap_or(0)
-}
-
-fn under(path: &str, root: &str) -> bool {
-    path.strip_prefix(root).is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
-}
-
-fn in_sdcard(path: &str) -> bool {
-    path == "/sdcard" || under(path, "/sdcard")
-}
-
-/// Whether `path` itself may be created, changed or removed.
-fn check_writable(path: &str) -> Result<(), FsError> {
-    if WRITABLE_ROOTS.iter().any(|r| under(path, r)) {
-        Ok(())
-    } else if path == "/system" || under(path, "/system") {
-        Err(FsError::ReadOnly)
-    } else {
-        Err(FsError::PermissionDenied)
-    }
-}
-
-fn parent_of(path: &str) -> &str {
-    match path.rsplit_once('/') {
-        Some(("", _)) | None => "/",
-        Some((p, _)) => p,
-    }
-}
-
-fn dir_mode(path: &str) -> u32 {
-    S_IFDIR
-        | if in_sdcard(path) {
-            0o770
-        } else if path.starts_with("/data/local/tmp") {
-            0o771
-        } else {
-            0o755
-        }
-}
-
-fn file_mode(path: &str) -> u32 {
-    S_IFREG | if in_sdcard(path) { 0o660 } else { 0o666 }
-}
-
-fn new_dir(path: &str) -> Node {
-    Node { data: None, mode: dir_mode(path), mtime: now() }
-}
-
-/// Checks that `dir` exists and is a directory. When it is missing, the error is
-/// `NotADirectory` if some existing ancestor is a file, else `NotFound` (iterative: the path
-/// may have many components).
-fn lookup_dir(t: &Tree, dir: &str) -> Result<(), FsError> {
-    let mut cur = dir;
-    let mut missing = false;
-    loop {
-        match t.get(cur) {
-            Some(n) if n.data.is_none() => return if missing { Err(FsError::NotFound) } else { Ok(()) },
-            Some(_) => return Err(FsError::NotADirectory),
-            None if cur == "/" => return if missing { Err(FsError::NotFound) } else { Ok(()) },
-            None => {
-                missing = true;
-                cur = parent_of(cur);
-            }
-        }
-    }
-}
-
-/// Rejects paths the kernel would refuse with `ENAMETOOLONG`.
-fn check_name(path: &str) -> Result<(), FsError> {
-    if path.len() > PATH_MAX || path.split('/').any(|c| c.len() > NAME_MAX) {
-        return Err(FsError::NameTooLong);
-    }
-    Ok(())
-}
-
-fn initial_tree() -> Tree {
-    let mut t = Tree::new();
-    for d in INITIAL_DIRS {
-        t.insert((*d).to_string(), new_dir(d));
-    }
-    t.insert(DEV_NULL.to_string(), Node { data: Some(Vec::new()), mode: S_IFCHR | 0o666, mtime: now() });
-    t
 }
 
 impl std::fmt::Debug for MemFs {
@@ -499,134 +330,5 @@ impl MemFs {
                 st.t.insert(k, n);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalize_paths() {
-        assert_eq!(MemFs::normalize("a/b/../c/", "/sdcard"), "/sdcard/a/c");
-        assert_eq!(MemFs::normalize("//sdcard///x/./y", "/"), "/sdcard/x/y");
-        assert_eq!(MemFs::normalize("../../..", "/a"), "/");
-        assert_eq!(MemFs::normalize("/storage/emulated/0/a", "/"), "/sdcard/a");
-        assert_eq!(MemFs::normalize("/storage/self/primary", "/"), "/sdcard");
-        assert_eq!(MemFs::normalize("/storage/emulated/01", "/"), "/storage/emulated/01");
-        assert_eq!(MemFs::normalize("", "/"), "/");
-    }
-
-    #[test]
-    fn write_read_alias() {
-        let fs = MemFs::new();
-        fs.write("/storage/emulated/0/a", b"hi").unwrap();
-        assert_eq!(fs.read("/sdcard/a").unwrap(), b"hi");
-        fs.append("/sdcard/a", b"!").unwrap();
-        assert_eq!(fs.read("/storage/emulated/0/a").unwrap(), b"hi!");
-        let m = fs.stat("/sdcard/a").unwrap();
-        assert!(!m.is_dir);
-        assert_eq!(m.size, 3);
-        assert_eq!(m.mode, 0o100660);
-        assert!(m.mtime > 0);
-        assert_eq!(fs.read("/sdcard/none"), Err(FsError::NotFound));
-        assert_eq!(fs.read("/sdcard"), Err(FsError::IsADirectory));
-        assert_eq!(fs.read("/sdcard/a/b"), Err(FsError::NotADirectory));
-    }
-
-    #[test]
-    fn permissions() {
-        let fs = MemFs::new();
-        assert_eq!(fs.write("/system/x", b""), Err(FsError::ReadOnly));
-        assert_eq!(fs.write("/data/x", b""), Err(FsError::PermissionDenied));
-        assert_eq!(fs.write("/nope/x", b""), Err(FsError::NotFound));
-        assert_eq!(fs.write("/sdcard", b""), Err(FsError::IsADirectory));
-        assert_eq!(fs.remove("/sdcard", true), Err(FsError::PermissionDenied));
-        assert_eq!(fs.mkdir("/system/d", false), Err(FsError::ReadOnly));
-        fs.write("/data/local/tmp/t", b"x").unwrap();
-        fs.write("/dev/null", b"gone").unwrap();
-        assert_eq!(fs.read("/dev/null").unwrap(), b"");
-    }
-
-    #[test]
-    fn dirs_list_remove_clear() {
-        let fs = MemFs::new();
-        assert_eq!(fs.mkdir("/sdcard/a/b", false), Err(FsError::NotFound));
-        fs.mkdir("/sdcard/a/b", true).unwrap();
-        fs.mkdir("/sdcard/a/b", true).unwrap();
-        assert_eq!(fs.mkdir("/sdcard/a", false), Err(FsError::AlreadyExists));
-        fs.write("/sdcard/a/f", b"1").unwrap();
-        let names: Vec<String> = fs.list("/sdcard/a").unwrap().into_iter().map(|e| e.0).collect();
-        assert_eq!(names, ["b", "f"]);
-        let root: Vec<String> = fs.list("/storage/emulated").unwrap().into_iter().map(|e| e.0).collect();
-        assert_eq!(root, ["0"]);
-        assert_eq!(fs.list("/sdcard/a/f"), Err(FsError::NotADirectory));
-        assert_eq!(fs.remove("/sdcard/a", false), Err(FsError::IsADirectory));
-        fs.remove("/sdcard/a", true).unwrap();
-        assert!(fs.stat("/sdcard/a/b").is_none());
-        fs.write("/sdcard/Download/x", b"1").unwrap();
-        fs.remove("/sdcard/DCIM", true).unwrap();
-        fs.clear_writable();
-        assert!(fs.stat("/sdcard/Download/x").is_none());
-        assert!(fs.stat("/sdcard/DCIM").is_some_and(|m| m.is_dir));
-    }
-
-    #[test]
-    fn push_creates_parents_with_mode() {
-        let fs = MemFs::new();
-        fs.write_with_mode("/sdcard/x/y/z.bin", b"abc", 0o100755, 42).unwrap();
-        let m = fs.stat("/sdcard/x/y/z.bin").unwrap();
-        assert_eq!((m.mode, m.mtime, m.size), (0o100755, 42, 3));
-        assert!(fs.stat("/sdcard/x/y").unwrap().is_dir);
-        assert_eq!(fs.write_with_mode("/system/a/b", b"", 0o644, 1), Err(FsError::ReadOnly));
-    }
-
-    #[test]
-    fn name_too_long() {
-        let fs = MemFs::new();
-        let long = format!("/sdcard/{}", "a".repeat(256));
-        assert_eq!(fs.write(&long, b""), Err(FsError::NameTooLong));
-        assert_eq!(FsError::NameTooLong.to_string(), "File name too long");
-        fs.write(&format!("/sdcard/{}", "a".repeat(255)), b"ok").unwrap();
-        let deep = format!("/sdcard{}", "/a".repeat(2100));
-        assert_eq!(fs.mkdir(&deep, true), Err(FsError::NameTooLong));
-        assert_eq!(fs.read(&deep), Err(FsError::NameTooLong));
-        assert!(fs.stat(&deep).is_none());
-        assert_eq!(fs.list(&deep), Err(FsError::NameTooLong));
-        // 100k components: rejected by length, and normalize/lookup never recurse.
-        let huge = "/x".repeat(100_000);
-        assert_eq!(fs.write_with_mode(&huge, b"", 0o644, 0), Err(FsError::NameTooLong));
-        assert_eq!(MemFs::normalize(&huge, "/").len(), huge.len());
-        let t = initial_tree();
-        let missing = format!("/sdcard{}", "/m".repeat(100_000));
-        assert_eq!(lookup_dir(&t, &missing), Err(FsError::NotFound));
-        assert_eq!(lookup_dir(&t, "/dev/null/x/y"), Err(FsError::NotADirectory));
-        // A deep but legal tree works.
-        let ok = format!("/sdcard{}", "/d".repeat(2000));
-        fs.mkdir(&ok, true).unwrap();
-        fs.write(&format!("{ok}/f"), b"1").unwrap();
-        assert_eq!(fs.read(&format!("{ok}/f")).unwrap(), b"1");
-    }
-
-    #[test]
-    fn quota() {
-        let fs = MemFs::with_quota(Store::new(usize::MAX).used + 10_000);
-        assert_eq!(FsError::NoSpace.to_string(), "No space left on device");
-        fs.write("/sdcard/a", &[0; 5000]).unwrap();
-        assert_eq!(fs.append("/sdcard/a", &[0; 5000]), Err(FsError::NoSpace));
-        assert_eq!(fs.write("/sdcard/b", &[0; 5000]), Err(FsError::NoSpace));
-        // Rewriting in place and shrinking are allowed; freed space is reusable.
-        fs.write("/sdcard/a", &[1; 5100]).unwrap();
-        fs.remove("/sdcard/a", false).unwrap();
-        fs.write("/sdcard/b", &[0; 9600]).unwrap();
-        assert_eq!(fs.mkdir("/sdcard/d", false), Err(FsError::NoSpace));
-        fs.clear_writable();
-        fs.write("/sdcard/c", &[0; 9000]).unwrap();
-        let mut n = 0;
-        while fs.mkdir(&format!("/sdcard/d{n}"), false).is_ok() {
-            n += 1;
-        }
-        assert!(n < 10, "{n}");
-        assert_eq!(MemFs::new().lock().quota, QUOTA);
     }
 }

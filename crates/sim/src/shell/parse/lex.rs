@@ -1,119 +1,13 @@
-//! Tokenizer and parser for the subset of mksh syntax the simulated `/system/bin/sh` runs:
-//! words with quoting and `$` expansions, pipelines, `;` / newline / `&&` / `||`, `!`, and
-//! redirections on simple commands.
-//!
-//! It does not evaluate anything (expansion and globbing happen in `super`), and it has no
-//! control-flow grammar: no `if`/`for`/`while`/`case`, functions, subshells or here-documents.
+//! The tokenizer for the shell's command lines: words with their quoting and `$` expansions
+//! (`$VAR`, `${VAR}`, `$(...)`, `$((...))`, backquotes), operators and redirections. Not how
+//! tokens make commands and pipelines (that is `mod.rs`).
 
-use std::fmt;
-
-/// One piece of a word.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Part {
-    /// Literal text; `quoted` text came from quotes or backslashes and is never globbed.
-    Lit { text: String, quoted: bool },
-    /// `$NAME`, `${NAME}`, `$?`, `$$`, ...
-    Var { name: String, quoted: bool },
-    /// `$(...)` or backquotes: the inner script.
-    Subst { script: String, quoted: bool },
-    /// `$((...))`: an integer expression.
-    Arith { expr: String, quoted: bool },
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Word {
-    pub(crate) parts: Vec<Part>,
-}
-
-impl Word {
-    fn push(&mut self, part: Part) {
-        if let (Some(Part::Lit { text, quoted }), Part::Lit { text: t, quoted: q }) = (self.parts.last_mut(), &part)
-            && quoted == q
-        {
-            text.push_str(t);
-            return;
-        }
-        self.parts.push(part);
-    }
-
-    fn push_char(&mut self, c: char, quoted: bool) {
-        self.push(Part::Lit { text: c.to_string(), quoted });
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum RedirKind {
-    /// `<`
-    In,
-    /// `>`
-    Out,
-    /// `>>`
-    Append,
-    /// `&>`: stdout and stderr to the file.
-    Both,
-    /// `&>>`: stdout and stderr appended to the file.
-    BothAppend,
-    /// `N>&M` / `N<&M`: the target word names a descriptor.
-    Dup,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Redir {
-    pub(crate) fd: u32,
-    pub(crate) kind: RedirKind,
-    pub(crate) target: Word,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Command {
-    pub(crate) words: Vec<Word>,
-    pub(crate) redirs: Vec<Redir>,
-}
-
-impl Command {
-    fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.redirs.is_empty()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Pipeline {
-    /// Leading `!`.
-    pub(crate) negate: bool,
-    pub(crate) commands: Vec<Command>,
-}
-
-/// How a pipeline is joined to the one before it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Op {
-    Seq,
-    And,
-    Or,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Script {
-    pub(crate) items: Vec<(Op, Pipeline)>,
-}
-
-/// A syntax error; the text is what follows `/system/bin/sh: `.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ParseError(pub String);
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-fn err<T>(msg: &str) -> Result<T, ParseError> {
-    Err(ParseError(format!("syntax error: {msg}")))
-}
+use super::{ParseError, Part, RedirKind, Word, err};
 
 const UNTERMINATED: &str = "unterminated quoted string";
 
 #[derive(Debug, PartialEq)]
-enum Tok {
+pub(super) enum Tok {
     Word(Word),
     /// `|`, `||`, `&&`, `;`, `&`, newline.
     Op(&'static str),
@@ -344,7 +238,7 @@ impl Lexer {
     }
 }
 
-fn lex(src: &str) -> Result<Vec<Tok>, ParseError> {
+pub(super) fn lex(src: &str) -> Result<Vec<Tok>, ParseError> {
     let mut lx = Lexer { cs: src.chars().collect(), i: 0 };
     let mut toks = Vec::new();
     while let Some(c) = lx.peek() {
@@ -407,155 +301,11 @@ fn lex(src: &str) -> Result<Vec<Tok>, ParseError> {
     Ok(toks)
 }
 
-fn describe(t: &Tok) -> String {
+pub(super) fn describe(t: &Tok) -> String {
     match t {
         Tok::Word(_) => "word".into(),
         Tok::Op("\n") => "newline".into(),
         Tok::Op(o) => (*o).into(),
         Tok::Redir(..) => "redirection".into(),
-    }
-}
-
-fn is_bang(w: &Word) -> bool {
-    matches!(w.parts.as_slice(), [Part::Lit { text, quoted: false }] if text == "!")
-}
-
-/// Parses a whole command line.
-pub(crate) fn parse(src: &str) -> Result<Script, ParseError> {
-    let mut script = Script::default();
-    let mut op = Op::Seq;
-    let mut pl = Pipeline::default();
-    let mut cmd = Command::default();
-    // An operator was seen that needs a command after it.
-    let mut need = false;
-    let mut toks = lex(src)?.into_iter();
-    while let Some(t) = toks.next() {
-        match t {
-            Tok::Word(w) => {
-                if cmd.is_empty() && pl.commands.is_empty() && !pl.negate && is_bang(&w) {
-                    pl.negate = true;
-                } else {
-                    cmd.words.push(w);
-                }
-                need = cmd.is_empty();
-            }
-            Tok::Redir(fd, kind) => match toks.next() {
-                Some(Tok::Word(target)) => {
-                    cmd.redirs.push(Redir { fd, kind, target });
-                    need = false;
-                }
-                Some(other) => return err(&format!("'{}' unexpected", describe(&other))),
-                None => return err("unexpected EOF"),
-            },
-            Tok::Op(o) => {
-                if cmd.is_empty() {
-                    if o == "\n" {
-                        continue;
-                    }
-                    return err(&format!("'{o}' unexpected"));
-                }
-                pl.commands.push(std::mem::take(&mut cmd));
-                if o == "|" {
-                    need = true;
-                    continue;
-                }
-                script.items.push((op, std::mem::take(&mut pl)));
-                (op, need) = match o {
-                    "&&" => (Op::And, true),
-                    "||" => (Op::Or, true),
-                    _ => (Op::Seq, false),
-                };
-            }
-        }
-    }
-    if !cmd.is_empty() {
-        pl.commands.push(cmd);
-        script.items.push((op, pl));
-    } else if need || !pl.commands.is_empty() || pl.negate {
-        return err("unexpected EOF");
-    }
-    Ok(script)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn lit(s: &str, quoted: bool) -> Part {
-        Part::Lit { text: s.into(), quoted }
-    }
-
-    fn msg(src: &str) -> String {
-        parse(src).err().map(|e| e.0).unwrap_or_default()
-    }
-
-    #[test]
-    fn words_and_quotes() {
-        let s = parse(r#"echo 'it'\''s' "a  b"c '' x\ y"#).unwrap();
-        let words = &s.items[0].1.commands[0].words;
-        assert_eq!(words.len(), 5);
-        assert_eq!(words[1].parts, vec![lit("it's", true)]);
-        assert_eq!(words[2].parts, vec![lit("a  b", true), lit("c", false)]);
-        assert_eq!(words[3].parts, vec![lit("", true)]);
-        assert_eq!(words[4].parts, vec![lit("x", false), lit(" ", true), lit("y", false)]);
-    }
-
-    #[test]
-    fn vars_and_subst() {
-        let s = parse(r#"echo $? "${HOME}x" $(echo a) `b` $ a#b # c"#).unwrap();
-        let words = &s.items[0].1.commands[0].words;
-        assert_eq!(words.len(), 7);
-        assert_eq!(words[1].parts, vec![Part::Var { name: "?".into(), quoted: false }]);
-        assert!(matches!(&words[2].parts[1], Part::Var { name, quoted: true } if name == "HOME"));
-        assert!(matches!(&words[3].parts[0], Part::Subst { script, .. } if script == "echo a"));
-        assert!(matches!(&words[4].parts[0], Part::Subst { script, .. } if script == "b"));
-        assert_eq!(words[5].parts, vec![lit("$", false)]);
-        assert_eq!(words[6].parts, vec![lit("a#b", false)]);
-        let s = parse(r#"echo $(echo \)) "$(echo "\")")" $(echo '\')"#).unwrap();
-        let words = &s.items[0].1.commands[0].words;
-        assert!(matches!(&words[1].parts[0], Part::Subst { script, .. } if script == r"echo \)"));
-        assert!(matches!(&words[2].parts[1], Part::Subst { script, .. } if script == r#"echo "\")""#));
-        assert!(matches!(&words[3].parts[0], Part::Subst { script, .. } if script == r"echo '\'"));
-        assert_eq!(msg("echo $(a \\"), "syntax error: unexpected EOF");
-    }
-
-    #[test]
-    fn operators_and_redirs() {
-        let s = parse("! a | b && c || d; e\n\nf 2>&1 >/x <in &>/y 2>>z").unwrap();
-        let ops: Vec<Op> = s.items.iter().map(|i| i.0).collect();
-        assert_eq!(ops, [Op::Seq, Op::And, Op::Or, Op::Seq, Op::Seq]);
-        assert!(s.items[0].1.negate);
-        assert_eq!(s.items[0].1.commands.len(), 2);
-        let r = &s.items[4].1.commands[0].redirs;
-        let kinds: Vec<(u32, RedirKind)> = r.iter().map(|r| (r.fd, r.kind)).collect();
-        assert_eq!(
-            kinds,
-            [
-                (2, RedirKind::Dup),
-                (1, RedirKind::Out),
-                (0, RedirKind::In),
-                (1, RedirKind::Both),
-                (2, RedirKind::Append)
-            ]
-        );
-        assert!(parse("a |\n b &&\n c").is_ok());
-        let s = parse("a &>> /x &> /y").unwrap();
-        let kinds: Vec<RedirKind> = s.items[0].1.commands[0].redirs.iter().map(|r| r.kind).collect();
-        assert_eq!(kinds, [RedirKind::BothAppend, RedirKind::Both]);
-        assert_eq!(parse("").unwrap().items.len(), 0);
-        assert_eq!(parse("a;").unwrap().items.len(), 1);
-    }
-
-    #[test]
-    fn errors() {
-        assert_eq!(msg("echo 'abc"), "syntax error: unterminated quoted string");
-        assert_eq!(msg("echo \"abc"), "syntax error: unterminated quoted string");
-        assert_eq!(msg("echo |"), "syntax error: unexpected EOF");
-        assert_eq!(msg("echo &&"), "syntax error: unexpected EOF");
-        assert_eq!(msg("| echo"), "syntax error: '|' unexpected");
-        assert_eq!(msg("; echo"), "syntax error: ';' unexpected");
-        assert_eq!(msg("echo >"), "syntax error: unexpected EOF");
-        assert_eq!(msg("echo > |"), "syntax error: '|' unexpected");
-        assert_eq!(msg("echo $(ls"), "syntax error: unexpected EOF");
     }
 }
