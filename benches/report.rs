@@ -1,71 +1,62 @@
-//! report.html: what rewriting it after a step costs at step 100 (screenshots
-//! already encoded), and what encoding one screenshot costs (1080x2400 PNG to a
-//! 360 px JPEG). Run with `cargo bench --bench report`.
+//! report.html of a real run: a 200-action `codeact exec --trajectory` on the
+//! virtual phone (its wall time, printed once),
+//! then what writing that run's report costs after it, with the screenshots linked
+//! (what exec writes) and embedded (each one decoded, scaled and re-encoded).
+//! Run with `cargo bench --bench report`.
 
 use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
 
-use codeact::report::RunReport;
+use codeact::report::{Assets, RunReport};
 use criterion::{Criterion, criterion_group, criterion_main};
 
-const STEPS: usize = 100;
+const ACTIONS: usize = 200;
 
-/// A phone-sized PNG with some structure (rows of "text").
-fn screenshot(seed: usize) -> Vec<u8> {
-    let (w, h) = (1080u32, 2400u32);
-    let mut pixels = vec![255u8; (w * h * 3) as usize];
-    for y in 0..h {
-        for x in 0..w {
-            let row = (y / 60) as usize;
-            if (y % 60) > 20 && (y % 60) < 40 && x > 60 && (x as usize) < 300 + (row * 37 + seed * 11) % 600 {
-                let i = ((y * w + x) * 3) as usize;
-                pixels[i..i + 3].copy_from_slice(&[40, 40, 60]);
-            }
+/// Runs a script of `ACTIONS` taps (and its `start_app`) with `--trajectory` into
+/// `dir`; prints its wall time.
+fn run_dir(dir: &Path) -> bool {
+    let _ = std::fs::create_dir_all(dir);
+    let script = dir.join("taps.rhai");
+    let code = format!(
+        "start_app(\"com.android.settings\");\nfor i in 0..{} {{\n    tap(#{{id: \"wifi_switch\"}});\n    tap(#{{id: \"bluetooth_switch\"}});\n}}\n",
+        ACTIONS / 2
+    );
+    if std::fs::write(&script, code).is_err() {
+        return false;
+    }
+    let started = Instant::now();
+    let run = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", &script.display().to_string(), "--device", "sim", "--trajectory"])
+        .arg(dir.join("run"))
+        .output();
+    let took = started.elapsed();
+    match run {
+        Ok(out) if out.status.success() => {
+            // Its peak memory: `/usr/bin/time -v codeact exec ...` says it (the
+            // bench's own children include more than this one run).
+            println!("codeact exec, {ACTIONS} actions, --trajectory, report written: {:.2} s", took.as_secs_f64());
+            true
         }
+        _ => false,
     }
-    let mut png = Vec::new();
-    {
-        let mut encoder = png::Encoder::new(&mut png, w, h);
-        encoder.set_color(png::ColorType::Rgb);
-        if let Ok(mut writer) = encoder.write_header() {
-            let _ = writer.write_image_data(&pixels);
-        }
-    }
-    png
-}
-
-fn run_dir(dir: &Path) {
-    let _ = std::fs::create_dir_all(dir.join("screenshots"));
-    let mut events =
-        String::from("{\"event\":\"run_start\",\"task\":\"Flip Wi-Fi a hundred times\",\"model\":\"m\"}\n");
-    for n in 1..=STEPS {
-        let shot = format!("screenshots/{n:04}.png");
-        let _ = std::fs::write(dir.join(&shot), screenshot(n));
-        events.push_str(&format!(
-            "{{\"event\":\"step_start\",\"step\":{n}}}\n{{\"event\":\"observation\",\"step\":{n},\"screenshot\":\"{shot}\"}}\n\
-             {{\"event\":\"llm_reply\",\"step\":{n},\"role\":\"actor\",\"text\":\"Thought: flip it.\\n```rhai\\ntap(#{{id: \\\"wifi_switch\\\"}});\\n```\",\"prompt_tokens\":2300,\"completion_tokens\":30}}\n\
-             {{\"event\":\"code\",\"step\":{n},\"code\":\"tap(#{{id: \\\"wifi_switch\\\"}});\"}}\n\
-             {{\"event\":\"action\",\"step\":{n},\"tool\":\"tap\",\"args\":[\"#{{\\\"id\\\": \\\"wifi_switch\\\"}}\"],\"result\":\"ok\",\"duration_ms\":6.0,\"effect\":\"Switch (id wifi_switch) checked → unchecked\",\"point\":[943,703]}}\n\
-             {{\"event\":\"step_end\",\"step\":{n},\"wall_ms\":900.0,\"llm_ms\":700.0,\"device_ms\":190.0,\"overhead_ms\":10.0}}\n"
-        ));
-    }
-    let _ = std::fs::write(dir.join("events.jsonl"), events);
 }
 
 fn report(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("codeact-bench-report-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    run_dir(&dir);
-    let mut report = RunReport::new(&dir, codeact::report::Assets::Embedded);
-    if report.write().is_err() {
+    if !run_dir(&dir) {
+        println!("the run could not be made: no report to measure");
         return;
     }
-    let size = std::fs::metadata(dir.join("report.html")).map(|m| m.len()).unwrap_or(0);
-    println!("a {STEPS}-step report: {size} bytes");
-    let mut group = c.benchmark_group("report.html");
-    group.sample_size(20);
-    group.bench_function("rewrite after step 100 (screenshots already encoded)", |b| b.iter(|| report.write().is_ok()));
-    group.bench_function("first write of 100 steps (encodes 100 screenshots)", |b| {
-        b.iter(|| RunReport::new(&dir, codeact::report::Assets::Embedded).write().is_ok())
+    let run = dir.join("run");
+    let mut group = c.benchmark_group(format!("report.html of a {ACTIONS}-action run, after it"));
+    group.sample_size(10);
+    group.bench_function("linked screenshots (what exec writes)", |b| {
+        b.iter(|| RunReport::of_dir(&run, Assets::Linked).write().is_ok())
+    });
+    group.bench_function("embedded screenshots (each decoded, scaled, re-encoded)", |b| {
+        b.iter(|| RunReport::of_dir(&run, Assets::Embedded).write().is_ok())
     });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);
