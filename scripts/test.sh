@@ -230,7 +230,8 @@ export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 # here, they took about two minutes of the CI's thirty for no test of their own).
 # codeact-py is the Python package's extension: pytest tests it (below), and a Rust
 # harness for it would link libpython.
-cargo test --workspace --exclude codeact-py --lib --bins --tests --examples "${cargo_args[@]}" 2>&1 | tee "$log"
+# --no-fail-fast: a failing target does not hide the others' results.
+cargo test --workspace --exclude codeact-py --lib --bins --tests --examples --no-fail-fast "${cargo_args[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # The Python package (bindings/python): its wheel built by maturin, installed into the
 # tools venv, tested by pytest. The wheel is a dev build, so it links the crates the
