@@ -102,10 +102,16 @@ impl RunReport {
             if let Some(known) = done.get(rel) {
                 return known.clone();
             }
+            // A run folder's events may come from anywhere: a picture is read only
+            // where a plain relative path inside the folder puts it (no `..`, no root).
+            let Some(href) = html::relative_href(Path::new(rel)) else {
+                done.insert(rel.to_string(), None);
+                return None;
+            };
             if assets == Assets::Linked {
                 // The header alone says the size; the browser scales the picture.
-                let size = image::ImageReader::open(dir.join(rel)).ok()?.into_dimensions().ok()?;
-                let made = html::relative_href(Path::new(rel)).map(|src| (src, size));
+                let size = image::ImageReader::open(dir.join(rel)).ok().and_then(|r| r.into_dimensions().ok());
+                let made = size.map(|size| (href, size));
                 done.insert(rel.to_string(), made.clone());
                 return made;
             }
@@ -144,4 +150,37 @@ pub fn write_index(
     rows: &[(Option<PathBuf>, Vec<String>)],
 ) -> Result<PathBuf, ReportError> {
     write_whole(dir, "report.html", html::index(title, head, rows).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A picture a run folder's events place outside it (`..`, a root) is never
+    /// read into its report, whatever the way screenshots are kept.
+    #[test]
+    fn a_picture_outside_the_run_folder_is_not_read() {
+        let Ok(root) = tempfile::tempdir() else { return };
+        let run = root.path().join("run");
+        std::fs::create_dir_all(&run).expect("run folder");
+        let mut png = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut png, 4, 4);
+            encoder.set_color(png::ColorType::Rgb);
+            let mut writer = encoder.write_header().expect("header");
+            writer.write_image_data(&[200u8; 48]).expect("pixels");
+        }
+        std::fs::write(root.path().join("outside.png"), &png).expect("outside");
+        let outside = root.path().join("outside.png").display().to_string();
+        let events = format!(
+            "{{\"event\":\"step_start\",\"step\":1}}\n{{\"event\":\"observation\",\"step\":1,\"ms\":1.0,\"screenshot\":\"../outside.png\"}}\n{{\"event\":\"step_start\",\"step\":2}}\n{{\"event\":\"observation\",\"step\":2,\"ms\":1.0,\"screenshot\":{outside:?}}}\n"
+        );
+        std::fs::write(run.join("events.jsonl"), events).expect("events");
+        for assets in [Assets::Embedded, Assets::External, Assets::Linked] {
+            let page = write_run_report(&run, assets).expect("the report");
+            let page = std::fs::read_to_string(page).expect("report.html");
+            assert!(!page.contains("data:image/jpeg") && !page.contains("outside.png\")"), "{assets:?}");
+            assert!(!run.join("report-assets").exists(), "{assets:?}: nothing was read to write");
+        }
+    }
 }
