@@ -34,6 +34,8 @@
 #              its Portal client drives the virtual phone's mobilerun Portal
 #   apks       real APKs shipped inside PyPI packages (uiautomator2, Airtest, Poco
 #              agents), unpacked into $CODEACT_TOOLS/apks
+#   mdbook     mdBook 0.5.4 from crates.io, built into $CODEACT_TOOLS/mdbook: the
+#              book under docs/ is built with it after the tests
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
 # already there is installed again. Tests find the programs the same way
 # (tests/it/common/programs.rs): $CODEACT_CHROMIUM / $CODEACT_PHOENIX /
@@ -215,8 +217,17 @@ PY
 fi
 export CODEACT_REAL_APKS=$apks
 
+# mdBook 0.5.4 from crates.io, built once into $tools/mdbook: `mdbook build docs`
+# makes the book (its examples are run by the tests themselves).
+mdbook=${CODEACT_MDBOOK:-$tools/mdbook/bin/mdbook}
+if [ ! -x "$mdbook" ]; then
+    echo "building mdBook 0.5.4 into $tools/mdbook (a few minutes, once)"
+    cargo install -q mdbook --version 0.5.4 --locked --root "$tools/mdbook"
+    mdbook=$tools/mdbook/bin/mdbook
+fi
+
 if $install_only; then
-    echo "ready: $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 
@@ -248,6 +259,16 @@ if [ ${#cargo_args[@]} -eq 0 ]; then
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
     echo "the Python package: built, installed and tested in $((SECONDS - py_started)) s"
 fi
+# The book builds, and says nothing is wrong with it.
+book_log=$(mktemp)
+if "$mdbook" build docs >"$book_log" 2>&1 && ! grep -qE 'ERROR|WARN' "$book_log"; then
+    echo "the book: built into docs/book"
+else
+    cat "$book_log"
+    echo "the book: mdbook build docs failed or warned"
+    status=1
+fi
+rm -f "$book_log"
 set -e
 # One closing total, so the last line is not the last target's (often empty) summary:
 # cargo's "test result:" lines and pytest's closing line.

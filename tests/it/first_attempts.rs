@@ -29,10 +29,11 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
-/// The lines the README's REPL example types (after its prompts), as typed: no
+/// The lines the book's REPL example types (after its prompts), as typed: no
 /// `;`, a function over several lines, the `# ...` notes left out.
 fn readme_repl_lines() -> Vec<String> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/repl.md")).expect("the REPL chapter");
     let start = readme.find("$ codeact repl --device sim").expect("the REPL example");
     let block = &readme[start..];
     let block = &block[..block.find("```").expect("end of the example")];

@@ -16,6 +16,7 @@ mod agent_secrets;
 pub(crate) mod agents_door;
 mod apk_info;
 mod assets;
+mod book;
 mod catalog;
 mod device_adb;
 mod eval_suite;

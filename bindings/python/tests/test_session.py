@@ -183,15 +183,15 @@ def test_the_worker_is_the_installed_script():
     assert os.path.basename(program) == "codeact-worker" and os.access(program, os.X_OK), program
 
 
-def test_the_readme_example_runs(tmp_path, capsys):
-    """The first Python example of the README's "From Python" section, as a builder
+def test_the_books_example_runs(tmp_path, capsys):
+    """The first Python example of the book's "From Python" chapter, as a builder
     would paste it."""
-    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
-    with open(readme, encoding="utf-8") as f:
-        section = f.read().split("## From Python", 1)[1]
+    chapter = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "src", "python.md")
+    with open(chapter, encoding="utf-8") as f:
+        section = f.read()
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert len(example.strip().splitlines()) <= 5, example
-    exec(compile(example, "README.md", "exec"), {})
+    exec(compile(example, "docs/src/python.md", "exec"), {})
     printed = capsys.readouterr().out
     assert printed.startswith("false ") and "checked → unchecked" in printed, printed
     with open(tmp_path / "screen.png", "rb") as f:
