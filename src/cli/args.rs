@@ -359,7 +359,7 @@ impl MemoryArgs {
     }
 }
 
-/// Traces: `codeact run`, `exec` and `eval` share these flags.
+/// Traces: `codeact run`, `exec`, `eval`, `explore` and `mcp` share these flags.
 #[derive(clap::Args, Debug)]
 pub struct TraceArgs {
     /// Send a trace of each run to this OpenTelemetry collector over OTLP/HTTP

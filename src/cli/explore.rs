@@ -8,7 +8,7 @@ use codeact::config::{Flags, Settings};
 use codeact::explore::{self, Budget, ExploreOptions, Progress, Strategy, UserPersona};
 use codeact::tools::SensitivePolicy;
 
-use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, Vision};
+use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, TraceArgs, Vision, finish_traces};
 
 /// Explore an app without a task: every screen and widget it can reach, its
 /// coverage against the activities its APK declares, the crashes and ANRs it meets
@@ -104,6 +104,8 @@ pub struct ExploreArgs {
     config: Option<PathBuf>,
     #[command(flatten)]
     device: DeviceArgs,
+    #[command(flatten)]
+    traces: TraceArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -153,6 +155,7 @@ impl ExploreArgs {
             StrategyArg::Systematic => None,
         };
         let device = settings.open_device()?;
+        let traces = self.traces.start()?;
         let options = ExploreOptions {
             app: self.app.clone(),
             budget: self.budget,
@@ -165,6 +168,7 @@ impl ExploreArgs {
             keep_data: self.keep_data,
             screenshots: !self.no_screenshots,
             replay_findings: !self.no_replay,
+            traces: traces.clone(),
         };
         let runtime = super::interrupt::runtime()?;
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the exploration's records");
@@ -189,8 +193,8 @@ impl ExploreArgs {
             Progress::Reflected(note) => codeact::errln!("reviewer: {}", clean(note)),
             Progress::Action { .. } | Progress::Screen { .. } => {}
         };
-        let summary = match &models {
-            None => explore::run(device, &settings, &options, &mut progress, &stop)?,
+        let explored = match &models {
+            None => explore::run(device, &settings, &options, &mut progress, &stop),
             Some(models) => {
                 let persona = settings.agent_persona()?;
                 let setup = explore::ModelSetup {
@@ -209,9 +213,11 @@ impl ExploreArgs {
                     device_spec: settings.device.clone(),
                     interrupt: &interrupt.token,
                 };
-                runtime.block_on(explore::run_with_model(device, &settings, &options, &setup, &mut progress, &stop))?
+                runtime.block_on(explore::run_with_model(device, &settings, &options, &setup, &mut progress, &stop))
             }
         };
+        finish_traces(traces.as_deref());
+        let summary = explored?;
         if self.json {
             codeact::outln!("{}", serde_json::to_string_pretty(&summary)?);
         } else {

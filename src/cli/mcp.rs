@@ -13,7 +13,7 @@ use codeact::llm::{LlmClient, LlmConfig, LlmError};
 use codeact::mcp::{AgentSetup, Expose, McpOptions};
 use codeact::tools::{Recording, SensitivePolicy};
 
-use super::args::{DeviceArgs, LlmArgs, SessionArgs, Vision};
+use super::args::{DeviceArgs, LlmArgs, SessionArgs, TraceArgs, Vision, finish_traces};
 
 /// Serve codeact to MCP clients (coding agents, agent frameworks, the MCP
 /// Inspector): one `run_script` tool runs a whole Rhai script on the phone in one
@@ -65,6 +65,8 @@ pub struct McpArgs {
     /// says), on or off.
     #[arg(long, value_enum, default_value = "auto")]
     vision: Vision,
+    #[command(flatten)]
+    traces: TraceArgs,
 }
 
 impl McpArgs {
@@ -95,8 +97,17 @@ impl McpArgs {
         // stdin and stdout are the protocol's: nobody answers at this terminal.
         settings.helpers.person = self.session.person(false)?;
         let agent = self.agent_setup(&settings)?;
-        let options = McpOptions { settings, out: self.out, expose: self.expose, agent };
+        let traces = self.traces.start()?;
+        let options =
+            McpOptions { settings, out: self.out.clone(), expose: self.expose, agent, traces: traces.clone() };
         let runtime = super::interrupt::runtime()?;
+        let served = self.run(options, &runtime);
+        // Each client's session closed its spans as it went; the last are sent now.
+        finish_traces(traces.as_deref());
+        served
+    }
+
+    fn run(&self, options: McpOptions, runtime: &tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
         match self.http {
             None => runtime.block_on(codeact::mcp::serve_stdio(options)).context("codeact mcp over stdio")?,
             Some(port) => {
@@ -109,7 +120,7 @@ impl McpArgs {
                     }
                     _ => codeact::mcp::new_token()?,
                 };
-                let interrupt = super::interrupt::cancel_on_signal(&runtime, "the MCP server");
+                let interrupt = super::interrupt::cancel_on_signal(runtime, "the MCP server");
                 let shown = token.clone();
                 let served = codeact::mcp::serve_http(options, port, token, interrupt.token.clone(), move |at| {
                     codeact::errln!("codeact mcp: serving http://{at}/mcp (Ctrl-C stops it)");

@@ -39,6 +39,7 @@ mod memory;
 mod observe_agents;
 mod repl_sim;
 mod report;
+mod run_folders;
 mod script_tools;
 mod signals;
 mod strategies;

@@ -186,7 +186,7 @@ fn the_python_sdk_and_the_inspector_drive_it_over_http_with_the_token() {
 /// `codeact mcp` over stdio, spoken to line by line as raw JSON-RPC.
 pub(crate) struct RawStdio {
     child: Child,
-    stdin: std::process::ChildStdin,
+    stdin: Option<std::process::ChildStdin>,
     lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
 }
 
@@ -204,7 +204,7 @@ impl RawStdio {
             .expect("start codeact mcp");
         let stdin = child.stdin.take().expect("stdin");
         let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        let mut raw = Self { child, stdin, lines };
+        let mut raw = Self { child, stdin: Some(stdin), lines };
         raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
         let first = raw.lines.next().expect("an answer").expect("a line");
         assert!(first.contains("\"serverInfo\""), "{first}");
@@ -213,8 +213,9 @@ impl RawStdio {
     }
 
     pub(crate) fn send(&mut self, line: &str) {
-        let sent = self.stdin.write_all(line.as_bytes()).and_then(|()| self.stdin.write_all(b"\n"));
-        sent.and_then(|()| self.stdin.flush()).expect("send a line");
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        let sent = stdin.write_all(line.as_bytes()).and_then(|()| stdin.write_all(b"\n"));
+        sent.and_then(|()| stdin.flush()).expect("send a line");
     }
 
     /// The lines that came until the answer to request `id`, that answer last.
@@ -229,6 +230,21 @@ impl RawStdio {
             }
         }
         seen
+    }
+}
+
+impl RawStdio {
+    /// Closes the client's side, as a client that is done does, and waits for the
+    /// server to end (it closes the client's run folder on the way out).
+    pub(crate) fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        for _ in 0..200 {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("codeact mcp did not end within 10 s of its client closing stdin");
     }
 }
 

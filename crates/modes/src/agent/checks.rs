@@ -6,7 +6,7 @@
 
 use super::loop_guard::{LoopGuard, Repetition};
 use super::outcome::Ending;
-use super::recorder::Recorder;
+use codeact_record::recorder::StepRecorder;
 use codeact_record::trajectory::{Event, StepOutcome, StepRecord};
 
 /// Whether the loop goes on after a step.
@@ -79,7 +79,7 @@ impl Checks {
     /// after acting, with nothing checking what the actions did (`unchecked`).
     pub(super) fn hold_completion(
         &mut self,
-        recorder: &Recorder,
+        recorder: &StepRecorder,
         outcome: &StepOutcome,
         verify: bool,
         unchecked: impl FnOnce() -> bool,
@@ -102,7 +102,7 @@ impl Checks {
     /// to change approach at the threshold, and ends the run at twice it.
     pub(super) fn note_stall(
         &mut self,
-        recorder: &Recorder,
+        recorder: &StepRecorder,
         record: &mut StepRecord,
         threshold: usize,
     ) -> Option<Ending> {
@@ -133,7 +133,7 @@ impl Checks {
 /// Whether the run goes on after `record` (`held`: the gate held its completion;
 /// `interrupted`: Ctrl-C came while it ran).
 pub(super) fn decide(
-    recorder: &Recorder,
+    recorder: &StepRecorder,
     record: &StepRecord,
     repetition: Repetition,
     held: bool,

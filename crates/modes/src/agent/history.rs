@@ -1,7 +1,7 @@
 //! What a run remembers of itself for the next request: the prompt's fixed parts,
 //! the steps of the phase in hand (the model's history) and of earlier phases, and
 //! the reflector's notes. Not how they are worded (`prompt.rs`) or written down
-//! (`recorder.rs`).
+//! (the record crate's `StepRecorder`).
 
 use super::prompt::Prompt;
 use codeact_record::trajectory::StepRecord;

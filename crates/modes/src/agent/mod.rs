@@ -6,7 +6,7 @@
 //!
 //! The rooms, bottom up: the vocabulary (`options.rs`, `outcome.rs`, `progress.rs`,
 //! `error.rs`, `summary.rs`, `roles.rs`), wording (`prompt.rs`, `reflect.rs`),
-//! the run's parts (`recorder.rs` writes, `history.rs` remembers, `loop_guard.rs`
+//! the run's parts (the record crate's `StepRecorder` writes, `history.rs` remembers, `loop_guard.rs`
 //! and `checks.rs` judge a step, `recall.rs` is memory's part), the run's life
 //! (`run.rs`), a step (`step.rs`), and the loops (`strategy/`).
 //!
@@ -23,7 +23,6 @@ mod outcome;
 mod progress;
 pub mod prompt;
 mod recall;
-mod recorder;
 mod reflect;
 mod roles;
 mod run;

@@ -17,10 +17,10 @@ use super::outcome::{Ending, Outcome};
 use super::progress::{Progress, ProgressSink};
 use super::prompt::{self, Prompt};
 use super::recall::LentMemory;
-use super::recorder::Recorder;
 use super::roles::{Models, Role, RoleUsages};
 use super::summary::RunSummary;
 use codeact_base::error_text::full_message;
+use codeact_record::recorder::{Followers, StepRecorder};
 use codeact_record::trajectory::{Event, StepTiming, export, new_run_dir};
 use codeact_runtime::llm::{Message, Reply, Usage};
 use codeact_runtime::persona::Persona;
@@ -33,7 +33,7 @@ pub(super) struct Run<'a> {
     pub(super) persona: &'a Persona,
     pub(super) options: &'a AgentOptions,
     interrupt: &'a CancellationToken,
-    pub(super) recorder: Recorder,
+    pub(super) recorder: StepRecorder,
     /// Wakes a snippet waiting on the device when Ctrl-C comes.
     waker: tokio::task::JoinHandle<()>,
     pub(super) history: History,
@@ -65,8 +65,12 @@ impl<'a> Run<'a> {
     ) -> Result<Self, AgentError> {
         let started = Instant::now();
         let run_dir = new_run_dir(&options.out_dir, &options.task);
-        let recorder =
-            Recorder::create(&run_dir, options.report, options.save == SaveMode::Step, options.traces.as_deref())?;
+        let followers = Followers {
+            report: Some(options.report),
+            traces: options.traces.as_deref(),
+            keep_step_files: options.save == SaveMode::Step,
+        };
+        let recorder = StepRecorder::create(&run_dir, followers)?;
         progress(Progress::Started { run_dir: &run_dir });
         let config = models.actor.config();
         let device = session.device_name();
@@ -347,7 +351,7 @@ impl<'a> Run<'a> {
             ("script.selectors.rhai", export::selector_script(&header, &records, failed)),
         ];
         let value = serde_json::to_value(&summary).unwrap_or_default();
-        if let Err(e) = self.recorder.finish(scripts, &value)? {
+        if let Some(Err(e)) = self.recorder.finish(&scripts, &value)? {
             summary.report = Err(Arc::new(e));
         }
         Ok(summary)

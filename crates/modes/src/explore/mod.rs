@@ -45,6 +45,7 @@ pub use record::RecordError;
 pub use report::TaskView;
 
 use codeact_platform::device::{Device, DeviceError, Platform};
+use codeact_record::trajectory::Event;
 use codeact_runtime::config::Settings;
 use codeact_runtime::session::{Session, SessionError};
 
@@ -84,6 +85,8 @@ pub struct ExploreOptions {
     pub screenshots: bool,
     /// Replay each finding's steps afterwards to check it happens again.
     pub replay_findings: bool,
+    /// The run as spans to this exporter (`--otlp`).
+    pub traces: Option<std::sync::Arc<codeact_record::trace::Traces>>,
 }
 
 impl ExploreOptions {
@@ -98,6 +101,7 @@ impl ExploreOptions {
             keep_data: false,
             screenshots: true,
             replay_findings: true,
+            traces: None,
         }
     }
 }
@@ -253,14 +257,15 @@ fn prepare(
     } else {
         Vec::new()
     };
-    let mut folder = record::RunFolder::create(&options.out_dir, &options.app)?;
-    folder.event(&record::ExploreEvent::Start {
-        app: &options.app,
-        strategy: options.strategy.name(),
-        budget: options.budget.to_string(),
+    let folder = record::RunFolder::create(&options.out_dir, &options.app, options.traces.as_deref())?;
+    folder.event(&Event::ExploreStart {
+        app: options.app.as_str().into(),
+        strategy: options.strategy.name().into(),
+        budget: options.budget.to_string().into(),
         declared: declared.len(),
-        user: &options.user.name,
+        user: options.user.name.as_str().into(),
     });
+    session.set_action_sink(Some(folder.action_sink()));
     Ok(Prepared { session, label, declared, folder })
 }
 
@@ -337,7 +342,6 @@ fn finish(
 ) -> Result<ExploreSummary, ExploreError> {
     let llm::Explored { graph, coverage, findings, tests, tasks, actions, seconds, stopped, error } = explored;
     folder.write("tests/index.md", index.as_bytes())?;
-    folder.event(&record::ExploreEvent::End { actions, seconds, stopped: stopped.words() });
     let summary = ExploreSummary {
         app: options.app.clone(),
         strategy: options.strategy,
@@ -353,8 +357,7 @@ fn finish(
         tasks,
     };
     folder.write("graph.json", &serde_json::to_vec_pretty(&graph).unwrap_or_default())?;
-    folder.write("summary.json", &serde_json::to_vec_pretty(&summary).unwrap_or_default())?;
-    let html = report::render(&report::ReportInput {
+    let sections = report::sections(&report::ReportInput {
         app: &options.app,
         strategy: options.strategy.name(),
         label: summary.label.as_deref(),
@@ -367,6 +370,14 @@ fn finish(
         seconds,
         stopped: stopped.words(),
     });
-    folder.write("report.html", html.as_bytes())?;
+    // The summary as every run folder's: what the exploration found, and how it ended.
+    let mut value = serde_json::to_value(&summary).unwrap_or_default();
+    if let Some(fields) = value.as_object_mut() {
+        let outcome = if summary.error.is_some() { "failed" } else { "ended" };
+        fields.insert("outcome".into(), outcome.into());
+        fields.insert("reason".into(), stopped.words().into());
+        fields.insert("steps".into(), folder.step().into());
+    }
+    folder.finish(&value, sections)?;
     Ok(summary)
 }

@@ -1,143 +1,106 @@
-//! An exploration's folder, written as it goes: `events.jsonl` (one line per
-//! action, new screen, activity, finding and restart, appended at once, so a
-//! killed run loses at most the action in flight), the screenshots of new screens,
-//! and at the end the summary, the graph, the findings, the tests and the report.
+//! An exploration's folder, written as it goes by the record crate's
+//! [`StepRecorder`] like every mode's run: one typed `events.jsonl` where each
+//! action is a step (`step_start`, its words as a `note`, its `code`, the device
+//! actions it made, its output and error, `step_end`) and new screens, activities,
+//! restarts, findings and tasks are events of their own (appended at once, so a
+//! killed run loses at most the action in flight); the screenshots of new screens;
+//! and at the end `run_end`, the summary, the graph, the findings, the tests and
+//! the report (the run report page, its exploration sections first). Not how the
+//! app is explored (`systematic.rs`, `llm/`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use codeact_engine::sandbox::{ActionSink, RunResult};
+use codeact_record::recorder::{Followers, StepRecorder};
+use codeact_record::report::{Assets, ReportError};
+use codeact_record::trace::Traces;
+use codeact_record::trajectory::{Event, TrajectoryError};
+use codeact_runtime::session::Session;
 
 /// Why the folder or one of its files could not be written.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write {path}")]
-pub struct RecordError {
-    pub path: String,
-    #[source]
-    pub source: std::io::Error,
+pub enum RecordError {
+    #[error("cannot write {path}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Run(#[from] TrajectoryError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
 }
 
-/// One line of `events.jsonl`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ExploreEvent<'a> {
-    Start {
-        app: &'a str,
-        strategy: &'a str,
-        budget: String,
-        declared: usize,
-        user: &'a str,
-    },
-    Action {
-        n: usize,
-        screen: &'a str,
-        code: &'a str,
-        label: &'a str,
-        ms: f64,
-        result: &'a str,
-    },
-    Screen {
-        n: usize,
-        screen: &'a str,
-        activity: &'a str,
-        screenshot: Option<&'a str>,
-    },
-    Activity {
-        n: usize,
-        activity: &'a str,
-        reached: usize,
-        declared: usize,
-    },
-    Restart {
-        n: usize,
-        reason: &'a str,
-    },
-    Finding {
-        n: usize,
-        kind: &'a str,
-        title: &'a str,
-        script: &'a str,
-    },
-    /// The planner set a task (`--strategy llm`).
-    Planned {
-        n: usize,
-        task: usize,
-        goal: &'a str,
-    },
-    /// The agent finished it: its run folder (relative), and what the observer saw.
-    Task {
-        n: usize,
-        task: usize,
-        goal: &'a str,
-        success: bool,
-        steps: usize,
-        run: &'a str,
-        effects: &'a [String],
-    },
-    /// The reflector's note.
-    Reflection {
-        n: usize,
-        after_tasks: usize,
-        note: &'a str,
-    },
-    End {
-        actions: usize,
-        seconds: f64,
-        stopped: &'a str,
-    },
-}
-
+/// An exploration's run folder.
 pub struct RunFolder {
     dir: PathBuf,
-    events: std::fs::File,
+    recorder: StepRecorder,
 }
 
 fn fail(path: &Path) -> impl FnOnce(std::io::Error) -> RecordError + '_ {
-    move |source| RecordError { path: path.display().to_string(), source }
+    move |source| RecordError::Write { path: path.display().to_string(), source }
 }
 
 impl RunFolder {
-    /// Writes `finding`'s reproduction (`finding.script`, emptied when it cannot
-    /// be written) and its event, after `actions` actions.
-    pub fn keep_finding(&mut self, finding: &mut super::Finding, app: &str, clean: bool, actions: usize) {
-        let script = super::findings::reproduction_script(app, finding, clean);
-        if let Err(e) = self.write(&finding.script, script.as_bytes()) {
-            finding.script = String::new();
-            tracing::warn!("{e}");
-        }
-        self.event(&ExploreEvent::Finding {
-            n: actions,
-            kind: finding.kind.word(),
-            title: &finding.title,
-            script: &finding.script,
-        });
-    }
-
-    /// A new folder under `out` named for the time and the app.
-    pub fn create(out: &Path, app: &str) -> Result<Self, RecordError> {
+    /// A new folder under `out` named for the time and the app, its events
+    /// followed by the report and, when given, the trace exporter.
+    pub fn create(out: &Path, app: &str, traces: Option<&Traces>) -> Result<Self, RecordError> {
         let dir = codeact_record::trajectory::new_run_dir(out, &format!("explore {app}"));
-        codeact_base::files::create_run_folder(&dir).map_err(fail(&dir))?;
-        let path = dir.join("events.jsonl");
-        let events = std::fs::OpenOptions::new()
-            .append(true)
-            .create_new(true)
-            .custom_flags_nofollow()
-            .open(&path)
-            .map_err(fail(&path))?;
-        Ok(Self { dir, events })
+        // Screenshots linked where they are: the page is rewritten at no cost.
+        let followers = Followers { report: Some(Assets::Linked), traces, keep_step_files: false };
+        let recorder = StepRecorder::create(&dir, followers)?;
+        Ok(Self { dir, recorder })
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// Appends one event line now. A failed write is reported once per run by the
-    /// caller's end, not here: exploring goes on.
-    pub fn event(&mut self, event: &ExploreEvent<'_>) {
-        if let Ok(mut value) = serde_json::to_value(event) {
-            codeact_base::secrets::redact_json(&mut value);
-            let _ = writeln!(self.events, "{value}");
+    /// Appends one event now, at the step in hand. A failed write is said by
+    /// `finish`: exploring goes on.
+    pub fn event(&self, event: &Event<'_>) {
+        self.recorder.event(event);
+    }
+
+    /// The step in hand (0 before the first action).
+    pub fn step(&self) -> usize {
+        self.recorder.steps_taken()
+    }
+
+    /// Where the session's device actions go: under the step in hand, no captures.
+    pub fn action_sink(&self) -> ActionSink {
+        self.recorder.action_sink(false)
+    }
+
+    /// One action of the exploration as a step: its words, its code run in
+    /// `session`, what it did.
+    pub fn act(&self, session: &mut Session, code: &str, label: &str) -> RunResult {
+        let started = Instant::now();
+        let step = self.recorder.begin_step();
+        self.recorder.event(&Event::Note { step, text: label.into() });
+        self.recorder.event(&Event::Code { step, code: code.into() });
+        let result = session.eval(code);
+        self.recorder.ran(step, &result);
+        self.recorder.end_step(step, started, Duration::ZERO, Duration::ZERO, Some(result.clone()));
+        result
+    }
+
+    /// Writes `finding`'s reproduction (`finding.script`, emptied when it cannot
+    /// be written) and its event.
+    pub fn keep_finding(&mut self, finding: &mut super::Finding, app: &str, clean: bool) {
+        let script = super::findings::reproduction_script(app, finding, clean);
+        if let Err(e) = self.write(&finding.script, script.as_bytes()) {
+            finding.script = String::new();
+            tracing::warn!("{e}");
         }
+        self.event(&Event::Finding {
+            step: self.step(),
+            kind: finding.kind.word().into(),
+            title: finding.title.as_str().into(),
+            script: finding.script.as_str().into(),
+        });
     }
 
     /// Writes `name` (a path below the folder; its folders are made).
@@ -148,16 +111,14 @@ impl RunFolder {
         }
         codeact_base::files::write_replacing(&path, bytes).map_err(fail(&path))
     }
-}
 
-/// `O_NOFOLLOW` on the options (a link planted at the name is refused).
-trait NoFollow {
-    fn custom_flags_nofollow(&mut self) -> &mut Self;
-}
-
-impl NoFollow for std::fs::OpenOptions {
-    fn custom_flags_nofollow(&mut self) -> &mut Self {
-        use std::os::unix::fs::OpenOptionsExt;
-        self.custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+    /// Closes the folder: `run_end` and `summary.json` from `summary`, and the
+    /// report page with the exploration's `sections` (HTML it escaped) before the steps.
+    pub fn finish(&mut self, summary: &serde_json::Value, sections: String) -> Result<(), RecordError> {
+        self.recorder.report_sections(sections);
+        match self.recorder.finish(&[], summary)? {
+            Some(Err(e)) => Err(e.into()),
+            _ => Ok(()),
+        }
     }
 }

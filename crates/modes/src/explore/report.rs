@@ -1,8 +1,10 @@
-//! `report.html` of an exploration, one self-contained page: findings first (each
-//! with its steps and reproduction script), then coverage (the table and its growth
-//! as a chart), the screen-transition graph, the tasks (the model-driven
-//! strategy's), the screens with their screenshots, and the tests found. Every text
-//! from the app or the device is escaped; every link is a path below the folder.
+//! An exploration's sections of its `report.html` (the run report page every
+//! mode's run folder has, whose header and steps the record crate draws): findings
+//! first (each with its steps and reproduction script), then coverage (the table
+//! and its growth as a chart), the screen-transition graph, the tasks (the
+//! model-driven strategy's), the screens with their screenshots, and the tests
+//! found. Every text from the app or the device is escaped; every link is a path
+//! below the folder.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -11,7 +13,7 @@ use super::coverage::Coverage;
 use super::export::TestFound;
 use super::findings::Finding;
 use super::graph::Graph;
-use codeact_record::report::html::{escape, highlight, page_start, relative_href};
+use codeact_record::report::html::{escape, highlight, relative_href};
 
 /// A task of the model-driven strategy, as the report shows it.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -41,7 +43,8 @@ pub struct ReportInput<'a> {
 const EXTRA_STYLE: &str = "<style>.finding{background:#fff3f2;border-left:4px solid #c0392b;padding:8px 12px;margin:8px 0}\
 .yes{color:#1e8449}.no{color:#c0392b;font-weight:600}.grid{display:flex;flex-wrap:wrap;gap:12px}\
 .screen{background:#fff;border:1px solid #dde;border-radius:6px;padding:6px;width:190px;font-size:12px}\
-.screen img{width:180px;border-radius:4px}svg text{font:11px sans-serif}</style>";
+.screen img{width:180px;border-radius:4px}svg text{font:11px sans-serif}\
+section.explored{padding:8px 24px;background:#fff;border-bottom:1px solid #dde}</style>";
 
 fn link(path: &str, text: &str) -> String {
     match relative_href(Path::new(path)) {
@@ -169,13 +172,11 @@ fn transitions(g: &Graph) -> String {
     svg
 }
 
-pub fn render(r: &ReportInput<'_>) -> String {
-    let title = format!("explore {}", r.app);
-    let mut out = page_start(&title);
-    out.push_str(EXTRA_STYLE);
+pub fn sections(r: &ReportInput<'_>) -> String {
+    let mut out = EXTRA_STYLE.to_string();
     let _ = write!(
         out,
-        "<header><h1>Exploring {}{}</h1><p class=\"meta\">{} strategy · {} actions in {:.1} s · stopped: {}</p></header><main>",
+        "<section class=\"explored\"><h2>Exploring {}{}</h2><p class=\"meta\">{} strategy · {} actions in {:.1} s · stopped: {}</p>",
         escape(r.app),
         r.label.map(|l| format!(" ({})", escape(l))).unwrap_or_default(),
         escape(r.strategy),
@@ -288,6 +289,6 @@ pub fn render(r: &ReportInput<'_>) -> String {
         let _ =
             write!(out, "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", link(&t.file, &t.file), escape(&t.goal), t.steps);
     }
-    out.push_str("</table></main></body></html>\n");
+    out.push_str("</table></section>\n");
     out
 }

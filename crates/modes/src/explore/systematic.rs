@@ -13,9 +13,10 @@ use super::coverage::Coverage;
 use super::findings::{self, Finding, FindingKind, Logged};
 use super::graph::Graph;
 use super::persona::UserPersona;
-use super::record::{ExploreEvent, RunFolder};
+use super::record::RunFolder;
 use super::screen::{self, Candidate, Kind};
 use super::{ExploreOptions, Progress, StopReason};
+use codeact_record::trajectory::Event;
 use codeact_runtime::session::Session;
 
 /// A step of a planned way back to a screen: the screen it starts on, and the action.
@@ -106,18 +107,10 @@ impl<'a> Walk<'a> {
 
     /// Runs one action's code on the live screen; counts it and logs it.
     fn act(&mut self, screen_name: &str, code: &str, label: &str) -> bool {
-        let result = self.session.eval(code);
+        let said = format!("{label} (on {screen_name})");
+        let result = self.folder.act(self.session, code, if screen_name == "-" { label } else { &said });
         // A form filled before a tap is several actions.
         self.actions += result.actions.len().max(1);
-        let outcome = result.error.as_ref().map(|e| e.message.clone()).unwrap_or_else(|| "ok".into());
-        self.folder.event(&ExploreEvent::Action {
-            n: self.actions,
-            screen: screen_name,
-            code,
-            label,
-            ms: result.duration_ms,
-            result: &outcome,
-        });
         (self.progress)(Progress::Action { n: self.actions, label, ok: result.error.is_none() });
         result.error.is_none()
     }
@@ -125,7 +118,7 @@ impl<'a> Walk<'a> {
     /// Starts the app clean (its data forgotten, unless `--keep-data`); where its
     /// data cannot be forgotten (iOS), stopped and started from then on.
     fn restart(&mut self, reason: &str) {
-        self.folder.event(&ExploreEvent::Restart { n: self.actions, reason });
+        self.folder.event(&Event::Restart { step: self.folder.step(), reason: reason.into() });
         let started = self.act("-", &screen::start_line(&self.options.app, self.clean), "start the app");
         if !started && self.clean {
             self.clean = false;
@@ -178,7 +171,7 @@ impl<'a> Walk<'a> {
         if self.findings.iter().any(|f| f.same_as(&finding)) {
             return;
         }
-        self.folder.keep_finding(&mut finding, &self.options.app, self.clean, self.actions);
+        self.folder.keep_finding(&mut finding, &self.options.app, self.clean);
         (self.progress)(Progress::Finding(&finding));
         self.findings.push(finding);
     }
@@ -271,7 +264,8 @@ impl<'a> Walk<'a> {
             }
             if self.coverage.reached.len() > before {
                 let (reached, declared) = (self.coverage.reached_declared(), self.coverage.declared.len());
-                self.folder.event(&ExploreEvent::Activity { n: self.actions, activity: &activity, reached, declared });
+                let step = self.folder.step();
+                self.folder.event(&Event::Activity { step, activity: activity.as_str().into(), reached, declared });
                 (self.progress)(Progress::Activity { activity: &activity, reached, declared });
             }
             self.coverage.sample(self.actions, seconds);
@@ -347,11 +341,11 @@ impl<'a> Walk<'a> {
             }
         }
         self.graph.states[id].screenshot = shot.clone();
-        self.folder.event(&ExploreEvent::Screen {
-            n: self.actions,
-            screen: &name,
-            activity: &activity,
-            screenshot: shot.as_deref(),
+        self.folder.event(&Event::NewScreen {
+            step: self.folder.step(),
+            screen: name.as_str().into(),
+            activity: activity.as_str().into(),
+            screenshot: shot,
         });
         (self.progress)(Progress::Screen { name: &name, activity: &activity });
     }
@@ -365,7 +359,7 @@ impl Walk<'_> {
             if (self.stop)() {
                 break;
             }
-            self.folder.event(&ExploreEvent::Restart { n: self.actions, reason: "to replay a finding" });
+            self.folder.event(&Event::Restart { step: self.folder.step(), reason: "to replay a finding".into() });
             let again = findings::happens_again(self.session, &self.options.app, self.clean, &self.findings[i]);
             self.findings[i].reproduced = Some(again);
         }

@@ -146,7 +146,7 @@ impl Client {
             let out = &self.options.out;
             let dir = codeact_record::trajectory::new_run_dir(out, &format!("mcp {}", self.name));
             let device = self.options.settings.device.as_deref().unwrap_or("the default device");
-            let made = Record::create(&dir, &self.name, device)
+            let made = Record::create(&dir, &self.name, device, self.options.traces.as_deref())
                 .map_err(|source| CallError::Record { out: out.clone(), source: Box::new(source) })?;
             self.record = Some(made);
         }
@@ -212,15 +212,15 @@ impl Client {
     pub fn run_script(&mut self, code: &str, device: Option<&str>, picture: Option<u32>) -> Result<Answer, CallError> {
         let started = Instant::now();
         self.session(device)?;
-        let step = self.record()?.begin_step(code);
+        let begun = self.record()?.begin_step(code);
+        let step = begun.0;
         let stop = self.stop_token();
         let session = self.session(device)?;
         // A fresh token when none is given: the last call's, cancelled, must not stop this one.
         session.stop_on(stop);
         let result = session.eval(code);
-        let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
         let after = session.observe(picture.is_some());
-        self.record()?.end_step(step, &result, wall_ms);
+        self.record()?.end_step(begun, &result);
         let (screen, png) = match &after {
             Ok(seen) => (Some(seen.screen_text()), seen.screenshot.clone()),
             Err(e) => {

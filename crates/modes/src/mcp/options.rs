@@ -22,6 +22,8 @@ pub struct McpOptions {
     /// The model `run_task` and `eval` with the llm agent use (`None`: the server
     /// was given none; those calls say how to give one).
     pub agent: Option<AgentSetup>,
+    /// Each client's session as spans to this exporter (`--otlp`).
+    pub traces: Option<Arc<codeact_record::trace::Traces>>,
 }
 
 /// Which tools the server lists besides its own.

@@ -1,114 +1,105 @@
-//! How one MCP client's calls are written as they come: a run directory whose
-//! `events.jsonl` has an `mcp_call` event per call, and the code-running calls
-//! (`run_script`, a gesture tool) framed as steps like an agent's (`step_start`,
-//! `code`, each action with its captures, the output, the error, `step_end`), so the
-//! run reads back, reports and exports like any other; and `session.rhai`, the
-//! replayable script of the session so far, rewritten after each step. Not what a
-//! call does (`client.rs`).
+//! How one MCP client's calls are written as they come, by the record crate's
+//! [`StepRecorder`] like every mode's run: a run directory opened by a
+//! `session_start` event, an `mcp_call` event per call, the code-running calls
+//! (`run_script`, a gesture tool) as steps (`step_start`, `code`, each action with
+//! its captures, the output, the error, `step_end`), the report rewritten after
+//! each step, and `run_end` with `summary.json` when the client goes; and
+//! `session.rhai`, the replayable script of the session so far, rewritten after
+//! each step. Not what a call does (`client.rs`).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use codeact_engine::sandbox::{ActionSink, RunResult};
-use codeact_record::trajectory::{
-    self, Event, SharedTrajectory, StepOutcome, StepRecord, StepTiming, Trajectory, TrajectoryError, export,
-};
+use codeact_record::recorder::{Followers, StepRecorder};
+use codeact_record::report::Assets;
+use codeact_record::trace::Traces;
+use codeact_record::trajectory::{Event, StepRecord, TrajectoryError, export};
 
 /// The session's replayable script in the run directory.
 pub const SESSION_SCRIPT: &str = "session.rhai";
 
 /// A client's run directory being written.
 pub(super) struct Record {
-    trajectory: SharedTrajectory,
-    /// The step the action sink files actions under.
-    step_now: Arc<AtomicUsize>,
+    recorder: StepRecorder,
+    /// The steps so far (the session's script is made from them).
     steps: Vec<StepRecord>,
     header: String,
+    client: String,
+    device: String,
+    started: Instant,
+    calls: usize,
+    failed_calls: usize,
 }
 
 impl Record {
     /// Creates `dir` (refusing one that holds a run).
-    pub(super) fn create(dir: &Path, client: &str, device: &str) -> Result<Self, TrajectoryError> {
-        let mut t = Trajectory::create(dir)?;
-        t.append(&Event::Start { script: format!("codeact mcp: {client}").into(), device: device.into() });
+    pub(super) fn create(
+        dir: &Path,
+        client: &str,
+        device: &str,
+        traces: Option<&Traces>,
+    ) -> Result<Self, TrajectoryError> {
+        // The run folder's own screenshots, linked: a long session's report is
+        // rewritten after each call at no cost.
+        let followers = Followers { report: Some(Assets::Linked), traces, keep_step_files: false };
+        let recorder = StepRecorder::create(dir, followers)?;
+        recorder.event(&Event::SessionStart { client: client.into(), device: device.into() });
         let header = format!(
             "codeact mcp session of {client}, {}.\nReplay it: codeact exec {SESSION_SCRIPT} --device DEVICE",
             jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M:%S UTC")
         );
         Ok(Self {
-            trajectory: Arc::new(Mutex::new(t)),
-            step_now: Arc::new(AtomicUsize::new(0)),
+            recorder,
             steps: Vec::new(),
             header,
+            client: client.to_string(),
+            device: device.to_string(),
+            started: Instant::now(),
+            calls: 0,
+            failed_calls: 0,
         })
     }
 
     pub(super) fn dir(&self) -> PathBuf {
-        trajectory::lock(&self.trajectory).dir().to_path_buf()
+        self.recorder.dir()
     }
 
     /// Files each action a session reports under the step in hand.
     pub(super) fn action_sink(&self) -> ActionSink {
-        let now = self.step_now.clone();
-        trajectory::action_sink(self.trajectory.clone(), Arc::new(move || now.load(Ordering::Relaxed)), true)
+        self.recorder.action_sink(true)
     }
 
     /// A step begins: `code` is about to run.
-    pub(super) fn begin_step(&mut self, code: &str) -> usize {
-        let step = self.steps.len() + 1;
-        self.step_now.store(step, Ordering::Relaxed);
-        let mut t = trajectory::lock(&self.trajectory);
-        t.append(&Event::StepStart { step });
-        t.append(&Event::Code { step, code: code.into() });
-        let mut record = StepRecord::new(step);
-        record.code = Some(code.to_string());
-        self.steps.push(record);
-        step
+    pub(super) fn begin_step(&mut self, code: &str) -> (usize, Instant) {
+        let step = self.recorder.begin_step();
+        self.recorder.event(&Event::Code { step, code: code.into() });
+        (step, Instant::now())
     }
 
-    /// The step ended with `result`: its events, and the session's script again.
-    pub(super) fn end_step(&mut self, step: usize, result: &RunResult, wall_ms: f64) {
-        {
-            let mut t = trajectory::lock(&self.trajectory);
-            t.append(&Event::Output {
-                step,
-                output: result.output.as_str().into(),
-                value: result.value.as_deref().map(Into::into),
-            });
-            if let Some(error) = &result.error {
-                t.append(&Event::Error { step, error: std::borrow::Cow::Borrowed(error) });
-            }
-            if let Some(c) = &result.completion {
-                t.append(&Event::Completion { step, success: c.success, reason: c.reason.as_str().into() });
-            }
-            t.append(&Event::StepEnd {
-                step,
-                wall_ms,
-                llm_ms: 0.0,
-                device_ms: 0.0,
-                overhead_ms: 0.0,
-                more_actions: result.more_actions,
-            });
-        }
-        if let Some(record) = self.steps.iter_mut().find(|s| s.number == step) {
-            record.outcome = StepOutcome::Ran(result.clone());
-            record.timing = StepTiming { wall_ms, ..StepTiming::default() };
-        }
+    /// The step ended with `result`: its events, the report, and the session's
+    /// script again.
+    pub(super) fn end_step(&mut self, (step, started): (usize, Instant), result: &RunResult) {
+        self.recorder.ran(step, result);
+        let record =
+            self.recorder.end_step(step, started, Default::default(), Default::default(), Some(result.clone()));
+        self.steps.push(record);
+        self.recorder.update_report();
         let script = self.script();
-        trajectory::lock(&self.trajectory).write_file(SESSION_SCRIPT, script.as_bytes());
+        self.recorder.write_file(SESSION_SCRIPT, script.as_bytes());
     }
 
     /// One call answered.
-    pub(super) fn call(&self, tool: &str, step: Option<usize>, ms: f64, error: Option<&str>) {
+    pub(super) fn call(&mut self, tool: &str, step: Option<usize>, ms: f64, error: Option<&str>) {
         let ms = (ms * 100.0).round() / 100.0;
-        let event = Event::McpCall { tool: tool.into(), step, ms, error: error.map(Into::into) };
-        trajectory::lock(&self.trajectory).append(&event);
+        self.calls += 1;
+        self.failed_calls += usize::from(error.is_some());
+        self.recorder.event(&Event::McpCall { tool: tool.into(), step, ms, error: error.map(Into::into) });
     }
 
     /// A file of the run (a screenshot a call returned).
     pub(super) fn keep_file(&self, name: &str, bytes: &[u8]) {
-        trajectory::lock(&self.trajectory).write_file(name, bytes);
+        self.recorder.write_file(name, bytes);
     }
 
     /// The session as a script that replays it: the snippets that ran, in order
@@ -128,6 +119,29 @@ impl Record {
             script.push_str(&codeact_engine::emit::rhai::commented_out(step.code.as_deref().unwrap_or(""), ""));
         }
         script
+    }
+}
+
+/// The client went (it closed, or the server evicted it): `run_end`, the summary
+/// and the final report close its run directory.
+impl Drop for Record {
+    fn drop(&mut self) {
+        if self.recorder.is_finished() {
+            return;
+        }
+        let summary = serde_json::json!({
+            "mode": "mcp",
+            "client": self.client,
+            "device": self.device,
+            "outcome": "ended",
+            "reason": format!("{} calls, {} answered with an error", self.calls, self.failed_calls),
+            "steps": self.steps.len(),
+            "duration_ms": self.started.elapsed().as_secs_f64() * 1000.0,
+            "replay": format!("codeact exec {SESSION_SCRIPT} --device DEVICE"),
+        });
+        if let Err(e) = self.recorder.finish(&[], &summary) {
+            tracing::warn!("{}", codeact_base::error_text::full_message(&e));
+        }
     }
 }
 

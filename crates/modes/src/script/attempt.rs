@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 use super::evidence::{self, Keep};
 use super::{ExecEvent, ExecOptions, Report, Script, ScriptError, subflows};
 use codeact_engine::sandbox::{ActionSink, ErrorKind, RunError, RunResult};
+use codeact_record::recorder::{Followers, StepRecorder};
 use codeact_record::trajectory::junit::Verdict;
-use codeact_record::trajectory::{self, Event, ObservedOnly, Trajectory, TrajectoryError};
+use codeact_record::trajectory::{self, Event, ObservedOnly, TrajectoryError};
 use codeact_runtime::session::Session;
 
 /// Why `--verify-completion` fails a script that completed unchecked.
@@ -50,21 +51,22 @@ pub(super) fn run_one(
         (false, _) => d.join(&folder),
         (true, _) => d.join(&folder),
     });
-    // The script's name is its trace's conversation id; the time makes it one run's.
+    // Without a run folder, the script's name is its trace's conversation id; the
+    // time makes it one run's (a run folder's name is its id).
     let trace_id = || format!("{name}-{}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S"));
     let start = Event::Start { script: script.path.display().to_string().into(), device: device.into() };
     let mut sinks: Vec<ActionSink> = Vec::new();
     let written = match &dir {
         Some(dir) => {
-            let mut t = Trajectory::create(dir)?;
-            if let Some(traces) = options.traces {
-                t.add_observer(Box::new(traces.spans_for(&trace_id())));
-            }
-            t.write_file("script.rhai", script.code.as_bytes());
-            t.append(&start);
-            let t = Arc::new(Mutex::new(t));
-            sinks.push(trajectory::action_sink(t.clone(), Arc::new(|| 1), true));
-            Some(t)
+            // The report is written once the script is over: it shows the script
+            // and what a failure kept beside it.
+            let followers = Followers { report: None, traces: options.traces, keep_step_files: false };
+            let recorder = StepRecorder::create(dir, followers)?;
+            recorder.write_file("script.rhai", script.code.as_bytes());
+            recorder.event(&start);
+            recorder.whole_run_is_one_step();
+            sinks.push(recorder.action_sink(true));
+            Some(recorder)
         }
         None => None,
     };
@@ -141,7 +143,7 @@ pub(super) fn run_one(
         trajectory::lock(&observed).append(&end_event(&result));
     }
     let trajectory = match written {
-        Some(t) => Some(finish_trajectory(&t, script, device, options.persona, &result, &verdict)?),
+        Some(mut t) => Some(finish_trajectory(&mut t, script, device, options.persona, &result, &verdict)?),
         None => None,
     };
     Ok(Report {
@@ -179,17 +181,16 @@ fn end_event(result: &RunResult) -> Event<'_> {
     }
 }
 
-/// The script's `end` event and `summary.json`.
+/// The script's `end` event, `run_end` and `summary.json`, then its report.
 fn finish_trajectory(
-    t: &trajectory::SharedTrajectory,
+    t: &mut StepRecorder,
     script: &Script,
     device: &str,
     persona: Option<&str>,
     result: &RunResult,
     verdict: &Verdict,
 ) -> Result<PathBuf, TrajectoryError> {
-    let mut t = trajectory::lock(t);
-    t.append(&end_event(result));
+    t.event(&end_event(result));
     let summary = serde_json::json!({
         "script": script.path.display().to_string(),
         "device": device,
@@ -200,8 +201,8 @@ fn finish_trajectory(
         "actions": result.actions.len(),
         "duration_ms": result.duration_ms,
     });
-    let dir = t.finish(&summary)?;
-    drop(t);
+    let dir = t.dir();
+    t.finish(&[], &summary)?;
     // The run folder's own screenshots, linked: a long script's report costs no
     // re-encoding after it ends.
     codeact_record::report::write_run_report(&dir, codeact_record::report::Assets::Linked)

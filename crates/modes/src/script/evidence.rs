@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use codeact_platform::device::Platform;
-use codeact_record::trajectory::{self, SharedTrajectory};
+use codeact_record::recorder::StepRecorder;
 use codeact_runtime::session::Session;
 
 /// The device log's last lines before the failure.
@@ -25,7 +25,7 @@ const RECORDING_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Where a failed script's files go: its trajectory, or a folder beside JUnit.
 pub(super) enum Keep<'a> {
-    Trajectory { t: &'a SharedTrajectory, dir: &'a Path },
+    Trajectory { t: &'a StepRecorder, dir: &'a Path },
     Beside { dir: &'a Path, stem: &'a str },
     Nowhere,
 }
@@ -35,7 +35,7 @@ impl Keep<'_> {
     fn write(&self, name: &str, bytes: &[u8]) -> Option<PathBuf> {
         match self {
             Keep::Trajectory { t, dir } => {
-                trajectory::lock(t).write_file(name, bytes);
+                t.write_file(name, bytes);
                 Some(dir.join(name)).filter(|p| p.is_file())
             }
             Keep::Beside { dir, stem } => {

@@ -47,7 +47,7 @@ pub fn page_start(title: &str) -> String {
 
 fn outcome_class(outcome: &str) -> &'static str {
     match outcome.to_ascii_lowercase().as_str() {
-        "success" | "passed" | "pass" => "ok",
+        "success" | "passed" | "pass" | "ended" => "ok",
         "" | "running" => "open",
         _ => "bad",
     }
@@ -97,8 +97,9 @@ fn thought_of(reply: &str) -> &str {
     reply.split("```").next().unwrap_or("").trim()
 }
 
-/// The whole report. `image` gives a screenshot's `src` and original size.
-pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> String {
+/// The whole report. `sections` is what the run's mode adds after the header (HTML
+/// it escaped itself); `image` gives a screenshot's `src` and original size.
+pub fn render(view: &RunView, sections: &str, image: &mut dyn FnMut(&str) -> Option<Shown>) -> String {
     let title = if view.title.is_empty() { "codeact run" } else { &view.title };
     let mut out = page_start(title);
     let outcome = view.outcome.clone().unwrap_or_else(|| if view.finished { String::new() } else { "running".into() });
@@ -128,6 +129,7 @@ pub fn render(view: &RunView, image: &mut dyn FnMut(&str) -> Option<Shown>) -> S
         let _ = write!(out, "<code class=\"replay\">{}</code>", escape(replay));
     }
     out.push_str("</header>\n");
+    out.push_str(sections);
     if view.script_run {
         out.push_str(&super::script_view::render_script(view, image));
         out.push_str("</body></html>\n");

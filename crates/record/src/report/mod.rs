@@ -71,6 +71,8 @@ pub struct RunReport {
     view: RunView,
     /// Screenshots done so far: their `src` and original size (`None`: unreadable).
     done: HashMap<String, Option<images::Shown>>,
+    /// What the run's mode adds between the header and the steps (HTML it escaped).
+    sections: String,
 }
 
 /// A report the run's trajectory feeds (as an observer) while the run writes it.
@@ -85,12 +87,18 @@ impl crate::trajectory::EventObserver for SharedReport {
 impl RunReport {
     /// The report of a run about to begin in `dir`: its events come as it writes them.
     pub fn new(dir: &Path, assets: Assets) -> Self {
-        Self { dir: dir.to_path_buf(), assets, view: RunView::default(), done: HashMap::new() }
+        Self { dir: dir.to_path_buf(), assets, view: RunView::default(), done: HashMap::new(), sections: String::new() }
     }
 
     /// The report of the run `dir` holds (what is there so far).
     pub fn of_dir(dir: &Path, assets: Assets) -> Self {
         Self { view: RunView::read(dir), ..Self::new(dir, assets) }
+    }
+
+    /// Sections of the run's mode shown between the header and the steps: HTML the
+    /// mode escaped itself (an exploration's findings, coverage and graph).
+    pub fn set_sections(&mut self, html: String) {
+        self.sections = html;
     }
 
     /// Writes `report.html` from the run as far as it has gone.
@@ -131,7 +139,7 @@ impl RunReport {
             done.insert(rel.to_string(), made.clone());
             made
         };
-        let page = html::render(view, &mut image);
+        let page = html::render(view, &self.sections, &mut image);
         write_whole(&self.dir, "report.html", page.as_bytes())
     }
 }

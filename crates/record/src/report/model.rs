@@ -272,6 +272,37 @@ impl RunView {
                 self.take_node(*step, path, goal, state, detail.as_deref());
             }
             Event::RunEnd(summary) => self.take_facts(&RunFacts::of(summary)),
+            Event::SessionStart { client, device } => {
+                self.title = format!("codeact mcp: {client}");
+                self.facts.push(("device".into(), device.to_string()));
+            }
+            Event::ExploreStart { app, strategy, budget, declared, user } => {
+                self.title = format!("explore {app}");
+                for (key, value) in [("strategy", strategy), ("budget", budget), ("user", user)] {
+                    self.facts.push((key.to_string(), value.to_string()));
+                }
+                self.facts.push(("declared activities".into(), declared.to_string()));
+            }
+            Event::Note { step, text } => self.step(*step).notes.push(text.to_string()),
+            Event::NewScreen { step, screen, activity, screenshot } => {
+                let s = self.step(*step);
+                s.notes.push(format!("new screen {screen} ({activity})"));
+                if s.seen.is_none() {
+                    s.seen = screenshot.clone();
+                }
+            }
+            Event::Activity { step, activity, reached, declared } => {
+                self.step(*step).notes.push(format!("activity {activity} reached ({reached} of {declared})"))
+            }
+            Event::Restart { step, reason } => self.step(*step).notes.push(format!("app restarted: {reason}")),
+            Event::Finding { step, kind, title, script } => {
+                self.step(*step).notes.push(format!("finding ({kind}): {title} · {script}"))
+            }
+            Event::Planned { step, task, goal } => self.step(*step).notes.push(format!("task {task} set: {goal}")),
+            Event::Task { step, task, goal, success, steps, run, .. } => {
+                let how = if *success { "done" } else { "failed" };
+                self.step(*step).notes.push(format!("task {task} {how} in {steps} steps: {goal} ({run})"))
+            }
             Event::LlmRequest { .. }
             | Event::NoCode { .. }
             | Event::Recall { .. }

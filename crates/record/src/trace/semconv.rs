@@ -52,6 +52,9 @@ pub const OUTCOME: &str = "codeact.outcome";
 pub const STEPS: &str = "codeact.steps";
 pub const SCRIPT_PATH: &str = "codeact.script";
 pub const RUN_DIR: &str = "codeact.run_dir";
+/// An exploration's strategy (systematic, llm) and a finding's kind (crash, anr...).
+pub const STRATEGY: &str = "codeact.explore.strategy";
+pub const FINDING: &str = "codeact.finding.kind";
 /// A `--strategy tree` node: its path (`1.2.1`), depth and how it ended (done,
 /// partial, failed, replayed); its goal is content.
 pub const NODE_PATH: &str = "codeact.node.path";
@@ -79,6 +82,7 @@ pub const EVENT_COMPLETION_HELD: &str = "codeact.completion_held";
 pub const EVENT_DIVERGED: &str = "codeact.replay_diverged";
 pub const EVENT_COMPLETION: &str = "codeact.completion";
 pub const EVENT_RECALL: &str = "codeact.recall";
+pub const EVENT_FINDING: &str = "codeact.finding";
 pub const EVENT_NODE_SPLIT: &str = "codeact.node.split";
 /// An event attribute: the text (content, only with `--otlp-content`).
 pub const EVENT_TEXT: &str = "codeact.text";

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use codeact_engine::sandbox::{Action, Completion, FailureKind, Located, RunError, Screen, Toggled};
 
 /// Milliseconds to 0.01 ms: enough for timings, short in JSON.
-pub(crate) fn round_ms(ms: f64) -> f64 {
+pub fn round_ms(ms: f64) -> f64 {
     (ms * 100.0).round() / 100.0
 }
 
@@ -274,6 +274,72 @@ pub enum Event<'a> {
         ms: f64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<Cow<'a, str>>,
+    },
+    /// An MCP client's session began (`codeact mcp`): the client's name and the
+    /// device a call that names none goes to. Its calls are steps.
+    SessionStart {
+        client: Cow<'a, str>,
+        device: Cow<'a, str>,
+    },
+    /// An exploration began (`codeact explore`): the app, the strategy, the action
+    /// budget, the activities its APK declares, the user persona. Its actions are steps.
+    ExploreStart {
+        app: Cow<'a, str>,
+        strategy: Cow<'a, str>,
+        budget: Cow<'a, str>,
+        declared: usize,
+        user: Cow<'a, str>,
+    },
+    /// What a step is for, in words (an exploration's action: "tap Wi-Fi").
+    Note {
+        step: usize,
+        text: Cow<'a, str>,
+    },
+    /// A screen the exploration had not seen, after step `step`, and its picture.
+    #[serde(rename = "screen")]
+    NewScreen {
+        step: usize,
+        screen: Cow<'a, str>,
+        activity: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        screenshot: Option<String>,
+    },
+    /// An activity reached for the first time: `reached` of `declared` so far.
+    Activity {
+        step: usize,
+        activity: Cow<'a, str>,
+        reached: usize,
+        declared: usize,
+    },
+    /// The app was started clean again, and why.
+    Restart {
+        step: usize,
+        reason: Cow<'a, str>,
+    },
+    /// A finding (a crash, a hang, a broken screen) and its reproduction script.
+    Finding {
+        step: usize,
+        kind: Cow<'a, str>,
+        title: Cow<'a, str>,
+        script: Cow<'a, str>,
+    },
+    /// The exploration's planner set task `task` (`--strategy llm`).
+    Planned {
+        step: usize,
+        task: usize,
+        goal: Cow<'a, str>,
+    },
+    /// The agent finished task `task`: its run folder (relative), its steps, and
+    /// what the observer saw it change.
+    Task {
+        step: usize,
+        task: usize,
+        goal: Cow<'a, str>,
+        success: bool,
+        steps: usize,
+        run: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+        effects: Cow<'a, [String]>,
     },
     /// An event this version does not know (written by a later one): read so that
     /// the rest of the run still reads; never written.

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
 pub use effects::RunEffects;
-pub use event::{Event, PlanItem};
+pub use event::{Event, PlanItem, round_ms};
 pub use read::{RunFacts, events_of, read_events};
 pub use run_dir::{new_run_dir, run_dir_name};
 pub use step::{StepOutcome, StepRecord, StepTiming};

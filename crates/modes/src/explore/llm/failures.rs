@@ -52,7 +52,7 @@ impl Cycle<'_, '_> {
             if self.findings.iter().any(|f| f.same_as(&finding)) {
                 continue;
             }
-            self.folder.keep_finding(&mut finding, &self.options.app, self.clean, self.actions);
+            self.folder.keep_finding(&mut finding, &self.options.app, self.clean);
             (self.progress)(Progress::Finding(&finding));
             self.findings.push(finding);
         }

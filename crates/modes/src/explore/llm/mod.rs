@@ -28,11 +28,12 @@ use super::coverage::Coverage;
 use super::export::TestFound;
 use super::findings::{self, Finding, LogWatch};
 use super::graph::Graph;
-use super::record::{ExploreEvent, RunFolder};
+use super::record::RunFolder;
 use super::report::TaskView;
 use super::screen::{self, Candidate, Kind};
 use super::{ExploreOptions, Progress, StopReason};
 use crate::agent::{self, Models, Outcome, Role};
+use codeact_record::trajectory::Event;
 use codeact_record::trajectory::StepRecord;
 use codeact_runtime::persona::Persona;
 use codeact_runtime::session::Session;
@@ -181,14 +182,14 @@ impl Cycle<'_, '_> {
     /// Starts the app clean (or, where data cannot be cleared, stopped and started);
     /// the screen it shows, or why the phone did not answer.
     fn restart(&mut self) -> Result<Arc<codeact_platform::device::Observation>, String> {
-        self.folder.event(&ExploreEvent::Restart { n: self.actions, reason: "before a task" });
-        let mut result = self.session.eval(&screen::start_line(self.app(), self.clean));
+        self.folder.event(&Event::Restart { step: self.folder.step(), reason: "before a task".into() });
+        let mut result = self.folder.act(self.session, &screen::start_line(self.app(), self.clean), "start the app");
         if result.error.is_some() && self.clean {
             self.clean = false;
             (self.progress)(Progress::Note(
                 "the app's data cannot be cleared here: each task starts from what the last one left",
             ));
-            result = self.session.eval(&screen::start_line(self.app(), false));
+            result = self.folder.act(self.session, &screen::start_line(self.app(), false), "start the app");
         }
         self.actions += result.actions.len().max(1);
         self.session.observe(false).map_err(|e| codeact_base::error_text::full_message(&e))
@@ -212,11 +213,11 @@ impl Cycle<'_, '_> {
             }
             let name = self.graph.states[id].name.clone();
             let shot = self.graph.states[id].screenshot.clone();
-            self.folder.event(&ExploreEvent::Screen {
-                n: self.actions,
-                screen: &name,
-                activity: &activity,
-                screenshot: shot.as_deref(),
+            self.folder.event(&Event::NewScreen {
+                step: self.folder.step(),
+                screen: name.as_str().into(),
+                activity: activity.as_str().into(),
+                screenshot: shot,
             });
         }
         if obs.phone.package == self.options.app {
@@ -230,7 +231,12 @@ impl Cycle<'_, '_> {
         self.coverage.reach(activity, self.actions);
         if self.coverage.reached.len() > before {
             let (reached, declared) = (self.coverage.reached_declared(), self.coverage.declared.len());
-            self.folder.event(&ExploreEvent::Activity { n: self.actions, activity, reached, declared });
+            self.folder.event(&Event::Activity {
+                step: self.folder.step(),
+                activity: activity.into(),
+                reached,
+                declared,
+            });
             (self.progress)(Progress::Activity { activity, reached, declared });
         }
     }
@@ -277,7 +283,7 @@ impl Cycle<'_, '_> {
             }
             (repeats, told_repeat) = (0, None);
             let n = self.done.len() + 1;
-            self.folder.event(&ExploreEvent::Planned { n: self.actions, task: n, goal: &goal });
+            self.folder.event(&Event::Planned { step: self.folder.step(), task: n, goal: goal.as_str().into() });
             (self.progress)(Progress::Planned { task: n, goal: &goal });
             let (summary, records) = match self.act(&goal).await {
                 Ok(done) => done,
@@ -338,7 +344,10 @@ impl Cycle<'_, '_> {
     /// The agent does `goal` (see `actor.rs`).
     async fn act(&mut self, goal: &str) -> Result<(agent::RunSummary, Vec<StepRecord>), String> {
         let memory = self.setup.memory.clone().filter(|_| self.knowledge.is_on());
-        actor::do_task(self.session, self.setup, &self.folder.dir().join("tasks"), memory, goal).await
+        let done = actor::do_task(self.session, self.setup, &self.folder.dir().join("tasks"), memory, goal).await;
+        // The task's run folder took the session's actions; the exploration's takes them back.
+        self.session.set_action_sink(Some(self.folder.action_sink()));
+        done
     }
 
     /// What the task did: coverage, the graph, findings, its test, the records.
@@ -369,14 +378,14 @@ impl Cycle<'_, '_> {
             .strip_prefix(self.folder.dir())
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| summary.run_dir.display().to_string());
-        self.folder.event(&ExploreEvent::Task {
-            n: self.actions,
+        self.folder.event(&Event::Task {
+            step: self.folder.step(),
             task: n,
-            goal,
+            goal: goal.into(),
             success,
             steps: summary.steps,
-            run: &run,
-            effects: &seen.lines,
+            run: run.as_str().into(),
+            effects: seen.lines.as_slice().into(),
         });
         (self.progress)(Progress::Task { task: n, goal, success, steps: summary.steps, reason: &summary.reason });
         // The agent's own ending says when exploring cannot go on.
@@ -435,7 +444,7 @@ impl Cycle<'_, '_> {
             }
         };
         let Some(note) = note else { return };
-        self.folder.event(&ExploreEvent::Reflection { n: self.actions, after_tasks: self.done.len(), note: &note });
+        self.folder.event(&Event::Reflection { step: self.folder.step(), text: note.as_str().into() });
         (self.progress)(Progress::Reflected(&note));
         if let Err(e) = self.knowledge.keep_note(&self.options.app, &note) {
             (self.progress)(Progress::Note(&format!(

@@ -203,6 +203,19 @@ impl RunSpans {
                 let name = format!("{} {}", sc::SCRIPT_SPAN, file.as_deref().unwrap_or(script));
                 self.root = Some(self.open(name, SpanKind::Internal, None, at, attrs));
             }
+            Event::SessionStart { client, device } => {
+                self.close_all(at);
+                let attrs = vec![text(sc::DEVICE, device), text(sc::CONVERSATION_ID, &self.conversation)];
+                self.root = Some(self.open(format!("mcp_session {client}"), SpanKind::Server, None, at, attrs));
+            }
+            Event::ExploreStart { app, strategy, .. } => {
+                self.close_all(at);
+                let attrs = vec![text(sc::STRATEGY, strategy), text(sc::CONVERSATION_ID, &self.conversation)];
+                self.root = Some(self.open(format!("explore {app}"), SpanKind::Internal, None, at, attrs));
+            }
+            Event::Finding { kind, title, .. } => {
+                self.note(sc::EVENT_FINDING, at, vec![text(sc::FINDING, kind)], Some(title))
+            }
             Event::Phase { persona, task, .. } => {
                 self.close_step(at);
                 end(self.phase.take(), at);
@@ -378,7 +391,8 @@ impl RunSpans {
                         span.set_attribute(text(sc::REASON, reason));
                     }
                     match outcome {
-                        "success" => span.set_status(Status::Ok),
+                        // An agent's success, an MCP session or an exploration that ended.
+                        "success" | "ended" => span.set_status(Status::Ok),
                         _ => {
                             span.set_attribute(text(sc::ERROR_TYPE, outcome));
                             span.set_status(error_status(if self.content { reason } else { outcome }));
@@ -409,7 +423,16 @@ impl RunSpans {
                 }
             }
             Event::Node { path, goal, state, detail, .. } => self.node(path, goal, state, detail.as_deref(), at),
-            Event::Observation { .. } | Event::NoCode { .. } | Event::McpCall { .. } | Event::Unknown => {}
+            Event::Observation { .. }
+            | Event::NoCode { .. }
+            | Event::McpCall { .. }
+            | Event::Note { .. }
+            | Event::NewScreen { .. }
+            | Event::Activity { .. }
+            | Event::Restart { .. }
+            | Event::Planned { .. }
+            | Event::Task { .. }
+            | Event::Unknown => {}
         }
     }
 }
