@@ -4,31 +4,8 @@
 
 use super::glob::glob;
 use super::parse::{Part, Word};
-use super::run::{State, run_nested};
+use super::state::{Nested, State, var};
 use super::{MAX_DEPTH, Output, SH, ShellEnv, arith};
-
-pub(super) fn var(name: &str, st: &State) -> String {
-    if let Some(v) = st.vars.get(name) {
-        return v.value.clone();
-    }
-    match name {
-        "?" => st.last.to_string(),
-        "$" => "4242".into(),
-        "#" => "0".into(),
-        "0" => SH.into(),
-        "PWD" => st.cwd.clone(),
-        "HOME" => "/".into(),
-        "PATH" => "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin".into(),
-        "USER" | "LOGNAME" => "shell".into(),
-        "HOSTNAME" => "localhost".into(),
-        "SHELL" => SH.into(),
-        "TMPDIR" => "/data/local/tmp".into(),
-        "EXTERNAL_STORAGE" => "/sdcard".into(),
-        "ANDROID_DATA" => "/data".into(),
-        "ANDROID_ROOT" => "/system".into(),
-        _ => String::new(),
-    }
-}
 
 /// Field separators for unquoted expansions (the default `IFS`).
 fn is_ifs(c: char) -> bool {
@@ -36,8 +13,8 @@ fn is_ifs(c: char) -> bool {
 }
 
 /// Expands one word into fields: variables, command substitution, field splitting of
-/// unquoted expansions, and globbing of unquoted `* ? [`.
-pub(super) fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>) -> Vec<String> {
+/// unquoted expansions, and globbing of unquoted `* ? [`; `$(...)` runs in `run_nested`.
+pub(super) fn expand(word: &Word, env: &ShellEnv, st: &State, stderr: &mut Vec<u8>, run_nested: Nested) -> Vec<String> {
     // Characters with their "quoted" flag; a field exists once it has any quoted part.
     let mut fields: Vec<Vec<(char, bool)>> = Vec::new();
     let mut cur: Vec<(char, bool)> = Vec::new();

@@ -14,6 +14,7 @@ mod patterns;
 mod redirect;
 mod run;
 mod special;
+mod state;
 
 #[cfg(test)]
 mod tests;
@@ -21,7 +22,8 @@ mod tests;
 pub(crate) use fs::{FsError, MemFs, Meta};
 
 use budget::{Budget, TOO_LARGE};
-use run::{State, run_nested};
+use run::run_nested;
+use state::State;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

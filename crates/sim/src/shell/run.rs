@@ -1,56 +1,17 @@
 //! The executor proper: a script's `&&`/`||` lists, its pipelines (stages one after another,
 //! each on the previous one's complete output) and simple commands, with the per-script state.
-//! Not word expansion (`expand`), redirections (`redirect`) or `exit`/`cd`/`sh` (`special`).
+//! Not word expansion (`expand`), redirections (`redirect`), `exit`/`cd`/`sh`/`timeout`
+//! (`special`, handed this runner) or the state it carries (`state`).
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::budget::{Budget, TOO_MANY};
+use super::budget::TOO_MANY;
 use super::expand::expand;
 use super::parse::{self, Command, Op, Part, Pipeline, Word};
 use super::redirect::{Target, redirect};
 use super::special::{cd, exit, sh, timeout};
+use super::state::{State, Var, command_name};
 use super::{Cx, Output, SH, ShellEnv, builtins};
-
-/// A shell variable: value and whether child shells (`sh ...`) see it.
-#[derive(Clone)]
-pub(super) struct Var {
-    pub(super) value: String,
-    pub(super) exported: bool,
-}
-
-/// Per-script execution state.
-pub(super) struct State<'b> {
-    pub(super) last: i32,
-    pub(super) depth: usize,
-    pub(super) exited: bool,
-    /// In a pipeline stage: `cd` and assignments do not outlive the command.
-    pub(super) subshell: bool,
-    pub(super) cwd: String,
-    pub(super) vars: Rc<BTreeMap<String, Var>>,
-    pub(super) budget: &'b Budget,
-}
-
-impl<'b> State<'b> {
-    /// The state a nested shell starts with: `$(...)` (`all_vars`) sees every variable,
-    /// `sh` only the exported ones.
-    pub(super) fn child(&self, all_vars: bool) -> State<'b> {
-        let vars = if all_vars {
-            self.vars.clone()
-        } else {
-            Rc::new(self.vars.iter().filter(|(_, v)| v.exported).map(|(k, v)| (k.clone(), v.clone())).collect())
-        };
-        State {
-            last: if all_vars { self.last } else { 0 },
-            depth: self.depth + 1,
-            exited: false,
-            subshell: false,
-            cwd: self.cwd.clone(),
-            vars,
-            budget: self.budget,
-        }
-    }
-}
 
 pub(super) fn run_nested(script: &str, env: &ShellEnv, stdin: &[u8], mut st: State) -> Output {
     let parsed = match parse::parse(script) {
@@ -153,13 +114,13 @@ fn exec_command(cmd: &Command, stdin: &[u8], env: &ShellEnv, st: &mut State) -> 
     }
     let mut argv = Vec::new();
     for w in words {
-        argv.extend(expand(w, env, st, &mut res.stderr));
+        argv.extend(expand(w, env, st, &mut res.stderr, run_nested));
     }
     // Assignments apply left to right (`A=1 B=$A`); with a command they are exported to it
     // and undone afterwards, as they are in a pipeline stage.
     let saved = (!assigns.is_empty() && (!argv.is_empty() || st.subshell)).then(|| st.vars.clone());
     for (name, w) in &assigns {
-        let value = expand(w, env, st, &mut res.stderr).join("");
+        let value = expand(w, env, st, &mut res.stderr, run_nested).join("");
         let vars = Rc::make_mut(&mut st.vars);
         let exported = saved.is_some() && !argv.is_empty() || vars.get(name).is_some_and(|v| v.exported);
         vars.insert(name.clone(), Var { value, exported });
@@ -171,7 +132,7 @@ fn exec_command(cmd: &Command, stdin: &[u8], env: &ShellEnv, st: &mut State) -> 
         if !ok {
             break;
         }
-        let path = expand(&r.target, env, st, &mut res.stderr).join(" ");
+        let path = expand(&r.target, env, st, &mut res.stderr, run_nested).join(" ");
         if let Err(msg) = redirect(r.fd, r.kind, &path, env, &st.cwd, &mut targets, &mut input) {
             res.stderr.extend(format!("{SH}: {msg}\n").bytes());
             ok = false;
@@ -203,15 +164,6 @@ fn exec_command(cmd: &Command, stdin: &[u8], env: &ShellEnv, st: &mut State) -> 
     res
 }
 
-/// Strips the directories commands may be called through.
-pub(super) fn command_name(arg0: &str) -> &str {
-    ["/system/bin/", "/system/xbin/", "/bin/"]
-        .iter()
-        .find_map(|p| arg0.strip_prefix(p))
-        .filter(|n| !n.is_empty())
-        .unwrap_or(arg0)
-}
-
 pub(super) fn run_argv(argv: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Output {
     let Some((arg0, args)) = argv.split_first() else {
         return Output::default();
@@ -220,8 +172,8 @@ pub(super) fn run_argv(argv: &[String], stdin: &[u8], env: &ShellEnv, st: &mut S
     match name {
         "exit" => return exit(args, st),
         "cd" => return cd(args, env, st),
-        "sh" | "mksh" => return sh(args, stdin, env, st),
-        "timeout" => return timeout(args, stdin, env, st),
+        "sh" | "mksh" => return sh(args, stdin, env, st, run_nested),
+        "timeout" => return timeout(args, stdin, env, st, run_argv),
         _ => {}
     }
     let mut out = if let Some(f) = builtins::lookup(name) {

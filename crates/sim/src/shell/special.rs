@@ -5,8 +5,7 @@
 use std::rc::Rc;
 use std::time::Instant;
 
-use super::expand::var;
-use super::run::{State, Var, command_name, run_argv, run_nested};
+use super::state::{Argv, Nested, State, Var, command_name, var};
 use super::{FsError, MAX_DEPTH, MemFs, Output, SH, ShellEnv, builtins, fs, path_for_fs};
 
 pub(super) fn exit(args: &[String], st: &mut State) -> Output {
@@ -51,7 +50,7 @@ pub(super) fn cd(args: &[String], env: &ShellEnv, st: &mut State) -> Output {
     Output::default()
 }
 
-pub(super) fn sh(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Output {
+pub(super) fn sh(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State, run_nested: Nested) -> Output {
     if st.depth >= MAX_DEPTH {
         return Output::error(&format!("{SH}: too many nested shells"), 1);
     }
@@ -77,7 +76,7 @@ pub(super) fn sh(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) 
 
 /// `timeout [-s SIG] [-k D] DURATION CMD...`. Directly nested `timeout`s are handled in one
 /// loop (deadlines combined), so `timeout 1 timeout 1 ... true` cannot recurse deeply.
-pub(super) fn timeout(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State) -> Output {
+pub(super) fn timeout(args: &[String], stdin: &[u8], env: &ShellEnv, st: &mut State, run_argv: Argv) -> Output {
     // Per level, outermost first: (its combined deadline, its code on timeout).
     let mut levels: Vec<(Option<Instant>, i32)> = Vec::new();
     let mut deadline = env.deadline;
