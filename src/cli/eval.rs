@@ -248,9 +248,11 @@ impl EvalArgs {
         if self.agent == AgentChoice::Llm {
             self.strategy.session_persona(&self.session, &mut settings)?;
         }
-        let out_dir = self.out.clone().unwrap_or_else(|| {
-            PathBuf::from("evals").join(format!("{}-{agent_name}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
-        });
+        // A fresh folder each time (`-2`... when two start in the same second).
+        let out_dir = self
+            .out
+            .clone()
+            .unwrap_or_else(|| codeact::trajectory::new_run_dir(std::path::Path::new("evals"), agent_name));
         eval::runner::check_out_dir(&out_dir)?;
         settings.tools.assets = eval::gallery::suite_gallery(
             self.session.assets.as_deref(),
@@ -385,9 +387,10 @@ impl EvalArgs {
             ..Flags::default()
         };
         let mut settings = self.session.settings(&on_the_virtual_phone(self.platform), defaults)?;
-        let out_dir = self.out.clone().unwrap_or_else(|| {
-            PathBuf::from("evals").join(format!("{}-survival", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S")))
-        });
+        let out_dir = self
+            .out
+            .clone()
+            .unwrap_or_else(|| codeact::trajectory::new_run_dir(std::path::Path::new("evals"), "survival"));
         let runtime = super::interrupt::runtime()?;
         let models = match self.strategy.models(&settings.llm, &self.llm) {
             Ok(models) => Some(models),

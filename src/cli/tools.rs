@@ -1,4 +1,4 @@
-//! `codeact tools`: the catalog, as the LLM reads it, as the README's table, or as
+//! `codeact tools`: the catalog, as the LLM reads it, as the book's table, or as
 //! JSON with every parameter typed (for programs that drive codeact).
 
 use std::process::ExitCode;
@@ -9,7 +9,7 @@ use codeact::persona::Persona;
 ///
 ///   codeact tools                       # as the model reads them
 ///   codeact tools --persona app_starter # one persona's
-///   codeact tools --markdown            # the README's table
+///   codeact tools --markdown            # the book's tool reference
 ///   codeact tools --json                # one JSON object per form and line: params (name,
 ///                                       # type, optional, doc), access, the gate's checks,
 ///                                       # how a replay repeats it

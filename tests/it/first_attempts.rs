@@ -45,6 +45,21 @@ fn readme_repl_lines() -> Vec<String> {
         .collect()
 }
 
+/// The lines the chapter's REPL example shows as answers (not typed, no time in them).
+fn readme_repl_answers() -> Vec<String> {
+    let chapter =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/repl.md")).expect("the REPL chapter");
+    let start = chapter.find("$ codeact repl --device sim").expect("the REPL example");
+    let block = &chapter[start..];
+    let block = &block[..block.find("```").expect("end of the example")];
+    block
+        .lines()
+        .filter(|l| !l.starts_with("rhai> ") && !l.starts_with("  ... ") && !l.starts_with("$ "))
+        .filter(|l| !l.contains(" ms)"))
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn the_readmes_repl_example_saved_runs_as_a_script() {
     let dir = scratch("repl-save");
@@ -68,6 +83,12 @@ fn the_readmes_repl_example_saved_runs_as_a_script() {
     drop(stdin);
     let out = repl.wait_with_output().expect("repl ends");
     assert!(text(&out).contains("saved"), "{}", text(&out));
+    // What the chapter shows the REPL answering is what it answers (times aside).
+    let answers = readme_repl_answers();
+    assert!(answers.iter().any(|l| l.contains("selector:")), "{answers:?}");
+    for shown in answers {
+        assert!(text(&out).contains(&shown), "the chapter shows {shown:?}; the REPL said:\n{}", text(&out));
+    }
     let saved = std::fs::read_to_string(dir.join("test.rhai")).expect("saved");
     assert!(!saved.contains("before_reset"), ":reset starts the script over:\n{saved}");
     let out = codeact_in(&dir, &["exec", "test.rhai", "--device", "sim"], &[]);

@@ -8,11 +8,14 @@
 //! runtime you already have. Everything else is reached the way a phone is reached:
 //! over ADB (`adb shell simctl state` prints the whole world as JSON).
 //!
-//! Inside: `adb/` speaks the wire protocol, `shell/` runs command lines, `commands/`
-//! are the Android tools, `world/` is the app model (from the data files in `data/`),
-//! `keyboard` is the on-screen keyboard's geometry, `render/` draws the screen,
-//! `wda/` is the iOS front door (the same world as a WebDriverAgent HTTP server),
-//! `hdc/` the HarmonyOS one (an hdc server whose shell runs HarmonyOS's tools).
+//! Inside, as the runtime's own house: `doors/` are the ways in — `adb/` speaks
+//! adb's wire protocol, `hdc/` is the HarmonyOS door (an hdc server whose shell
+//! runs HarmonyOS's tools), `wda/` the iOS one (a WebDriverAgent HTTP server),
+//! `agents/` the on-phone agents' servers (uiautomator2, the mobilerun Portal);
+//! `page_source/` writes the screen as each platform's dump (`uiautomator`,
+//! `uitest`, `xcui`); `shell/` runs command lines; `commands/` are the Android and
+//! HarmonyOS tools; `world/` is the app model (from the data files in `data/`);
+//! `keyboard` is the on-screen keyboard's geometry; `render/` draws the screen.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 

@@ -147,7 +147,7 @@ pub fn catalog_json(allowed: &dyn Fn(&str) -> bool) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The catalog as a Markdown table (the README's copy; `codeact tools --markdown`).
+/// The catalog as a Markdown table (the book's tool reference; `codeact tools --markdown`).
 pub fn markdown_table(allowed: &dyn Fn(&str) -> bool) -> String {
     let mut out = String::from("| Tool | What it does |\n|---|---|\n");
     for t in CATALOG.iter().filter(|t| allowed(t.name)) {
