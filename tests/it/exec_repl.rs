@@ -75,7 +75,8 @@ fn exec_writes_junit_and_a_trajectory_per_script() {
     let parsed: Vec<serde_json::Value> =
         events.lines().map(|l| serde_json::from_str(l).expect("one JSON object per line")).collect();
     assert_eq!(parsed.first().map(|e| e["event"].clone()), Some("start".into()));
-    assert_eq!(parsed.last().map(|e| e["event"].clone()), Some("end".into()));
+    let last_two: Vec<&serde_json::Value> = parsed.iter().rev().take(2).map(|e| &e["event"]).collect();
+    assert_eq!(last_two, ["run_end", "end"], "the script's end, then the run's end with its summary");
     let tap = parsed.iter().find(|e| e["tool"] == "tap_by_index").expect("the tap is recorded");
     let png = std::fs::read(wifi.join(tap["screenshot"].as_str().unwrap_or_default())).expect("its screenshot");
     assert_eq!(common::png_size(&png), (1080, 2400));

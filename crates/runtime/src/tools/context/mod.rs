@@ -13,6 +13,7 @@ pub(crate) mod acting;
 pub(crate) mod call_record;
 pub(crate) mod effect;
 pub(crate) mod indices;
+mod lent;
 pub(crate) mod notes;
 pub(crate) mod screen_view;
 pub(crate) mod settling;
@@ -66,13 +67,8 @@ pub struct ToolContext {
     pub(crate) consent: Consent,
     pub(crate) notes: Notes,
     pub(crate) options: ToolOptions,
-    /// Installed packages, read once per snippet by `open_app`.
-    installed: Option<Vec<String>>,
     /// When the running call must end: device calls and waits are bounded by it.
     deadline: Instant,
-    /// An action ran and nothing checked its outcome since (no assertion, wait or
-    /// `refresh()`): the agent's completion gate reads it.
-    outcome_unchecked: bool,
     /// The running snippet's clock and stop signal.
     pub(crate) shared: Arc<Shared>,
     /// The vision model `#{ai: ...}` and `locate()` ask, and its answers.
@@ -95,9 +91,7 @@ impl ToolContext {
             consent: Consent::default(),
             notes: Notes::default(),
             options,
-            installed: None,
             deadline: Instant::now(),
-            outcome_unchecked: false,
             shared,
             locator: crate::tools::locating::locator_state::Locator::default(),
         }))
@@ -169,16 +163,7 @@ impl ToolContext {
     /// Makes `obs` what `ui_state` and `phone_state` show (`None`: read the screen
     /// when a snippet first asks). Indices are fresh again.
     pub(crate) fn set_snapshot(&mut self, obs: Option<Arc<Observation>>) {
-        if obs.is_some() {
-            self.screen.acted_unseen = false;
-            self.outcome_unchecked = false;
-        }
-        self.screen.snapshot = obs;
-        self.screen.generation += 1;
-        self.installed = None;
-        self.screen.ui_value = None;
-        self.screen.latest = None;
-        self.screen.dirty = false;
+        self.screen.set_snapshot(obs);
     }
 
     /// Observes and makes that observation what `ui_state`/`phone_state` show.
@@ -240,14 +225,6 @@ impl ToolContext {
         out
     }
 
-    /// Moves the running call's deadline (and the snippet's) `by` later: the time a
-    /// person took to answer is not the snippet's.
-    pub(crate) fn extend_deadline(&mut self, by: Duration) {
-        self.shared.extend_deadline(by);
-        self.deadline += by;
-        self.device.set_deadline(Some(self.deadline));
-    }
-
     /// Compiles a selector a script handed this call, within the call's deadline.
     pub(crate) fn selector(&self, value: &Dynamic) -> Result<Selector, ToolError> {
         Ok(Selector::from_dynamic_until(value, self.deadline)?)
@@ -262,15 +239,7 @@ impl ToolContext {
     /// yet: then it becomes the snapshot). The read settling just made stands for
     /// a new one, once (`settling.rs`).
     pub(crate) fn look(&mut self) -> Result<Arc<Observation>, DeviceError> {
-        let obs = match self.take_settled_read() {
-            Some(settled) => settled,
-            None => Arc::new(self.device.observe()?),
-        };
-        if self.screen.snapshot.is_none() {
-            self.set_snapshot(Some(obs.clone()));
-        }
-        self.screen.latest = Some(obs.clone());
-        Ok(obs)
+        self.screen.look(self.device.as_mut())
     }
 
     /// The screen was shown to whoever writes the next snippet (the REPL's `:state`):
@@ -290,13 +259,12 @@ impl ToolContext {
 
     /// The element that has focus on the screen as last read, if one does.
     pub(crate) fn focused_field(&self) -> Option<&Element> {
-        let obs = self.live()?;
-        obs.phone.focused.and_then(|f| obs.ui.get(f))
+        self.screen.focused_field()
     }
 
     /// The screen as last read: the newest observation, else the snapshot.
     pub(crate) fn live(&self) -> Option<&Observation> {
-        self.screen.latest.as_deref().or(self.screen.snapshot.as_deref())
+        self.screen.live()
     }
 
     /// Acts on the device, then waits for the screen to settle: what every acting
@@ -344,12 +312,6 @@ impl ToolContext {
         Ok(out)
     }
 
-    /// Whether the screen as last read may be out of date: an action ran since,
-    /// and nothing read the screen after it.
-    pub(crate) fn needs_look(&self) -> bool {
-        self.screen.latest.is_none() && (self.screen.dirty || self.screen.snapshot.is_none())
-    }
-
     /// The call about to run starts afresh: no effect measured, no target.
     pub(crate) fn begin_call(&mut self, tool: &'static str, gates: &'static [Gate]) {
         self.call.begin(tool, gates);
@@ -364,12 +326,12 @@ impl ToolContext {
 
     /// Whether an action ran and nothing checked its outcome since.
     pub(crate) fn outcome_unchecked(&self) -> bool {
-        self.outcome_unchecked
+        self.screen.outcome_unchecked
     }
 
     /// An assertion or a wait looked at the screen after the last action.
     pub(crate) fn outcome_checked(&mut self) {
-        self.outcome_unchecked = false;
+        self.screen.outcome_unchecked = false;
     }
 
     /// The next action's effect is measured from the screen as it is now (not from
@@ -380,7 +342,7 @@ impl ToolContext {
 
     /// The screen as last read, shared.
     pub(crate) fn live_arc(&self) -> Option<Arc<Observation>> {
-        self.screen.latest.clone().or_else(|| self.screen.snapshot.clone())
+        self.screen.live_arc()
     }
 
     /// After an action: wait for the screen to settle, say what the action changed
@@ -393,7 +355,7 @@ impl ToolContext {
         }
         self.screen.dirty = true;
         self.screen.acted_unseen = true;
-        self.outcome_unchecked = true;
+        self.screen.outcome_unchecked = true;
         self.screen.latest = None;
         self.settle();
         if self.screen.latest.is_none() && self.options.record != Recording::None {
@@ -460,10 +422,10 @@ impl ToolContext {
 
     /// The installed packages (read once per snippet).
     pub(crate) fn installed(&mut self) -> Result<&[String], DeviceError> {
-        if self.installed.is_none() {
-            self.installed = Some(self.device.list_packages(true)?);
+        if self.screen.installed.is_none() {
+            self.screen.installed = Some(self.device.list_packages(true)?);
         }
-        Ok(self.installed.as_deref().unwrap_or_default())
+        Ok(self.screen.installed.as_deref().unwrap_or_default())
     }
 
     /// Keeps a screenshot for the action record and returns it.

@@ -2,14 +2,17 @@
 //! the value scripts read (built once per snapshot), whether an action ran since
 //! (indices must be checked) or ran unseen (an index then names nothing anyone has
 //! seen), whether it follows the screen (scripts, the REPL) or stays what the model
-//! saw (the agent), and the newest observation settling made. Part of the
-//! [`ToolContext`](crate::tools::ToolContext); the methods that use it are there.
+//! saw (the agent), the newest observation settling made, whether anything checked
+//! the outcome of the last action, and the installed apps read for this snapshot.
+//! Part of the [`ToolContext`](crate::tools::ToolContext), and lent alone (with the
+//! device) to the sensitive-action gate, which reads the screen through it.
 
 use std::sync::Arc;
 
 use rhai::Dynamic;
 
-use codeact_platform::device::Observation;
+use codeact_platform::device::{Device, DeviceError, Observation};
+use codeact_platform::ui::Element;
 
 #[derive(Default)]
 pub(crate) struct ScreenView {
@@ -36,6 +39,11 @@ pub(crate) struct ScreenView {
     pub(in crate::tools) settled: Option<SettledRead>,
     /// The last observation whose state print was taken, with it.
     pub(in crate::tools) printed: Option<(Arc<Observation>, u64)>,
+    /// An action ran and nothing checked its outcome since (no assertion, wait or
+    /// `refresh()`): the agent's completion gate reads it.
+    pub(in crate::tools) outcome_unchecked: bool,
+    /// Installed packages, read once per snapshot by `open_app`.
+    pub(in crate::tools) installed: Option<Vec<String>>,
 }
 
 /// The read that showed the screen settled, and when it was made (`settling.rs`
@@ -44,4 +52,66 @@ pub(crate) struct ScreenView {
 pub(crate) struct SettledRead {
     pub(in crate::tools) obs: Arc<Observation>,
     pub(in crate::tools) at: std::time::Instant,
+}
+
+impl ScreenView {
+    /// Makes `obs` what `ui_state` and `phone_state` show (`None`: read the screen
+    /// when a snippet first asks). Indices are fresh again.
+    pub(in crate::tools) fn set_snapshot(&mut self, obs: Option<Arc<Observation>>) {
+        if obs.is_some() {
+            self.acted_unseen = false;
+            self.outcome_unchecked = false;
+        }
+        self.snapshot = obs;
+        self.generation += 1;
+        self.installed = None;
+        self.ui_value = None;
+        self.latest = None;
+        self.dirty = false;
+    }
+
+    /// Reads the live screen without touching the snapshot (unless there was none
+    /// yet: then it becomes the snapshot). The read settling just made stands for
+    /// a new one, once (`settling.rs`).
+    pub(in crate::tools) fn look(&mut self, device: &mut dyn Device) -> Result<Arc<Observation>, DeviceError> {
+        let obs = match self.take_settled_read() {
+            Some(settled) => settled,
+            None => Arc::new(device.observe()?),
+        };
+        if self.snapshot.is_none() {
+            self.set_snapshot(Some(obs.clone()));
+        }
+        self.latest = Some(obs.clone());
+        Ok(obs)
+    }
+
+    /// The read settling made, when it is the newest and recent enough to stand
+    /// for a new one (taken: it stands in once).
+    pub(in crate::tools) fn take_settled_read(&mut self) -> Option<Arc<Observation>> {
+        let settled = self.settled.take()?;
+        let newest = self.latest.as_ref().is_some_and(|l| Arc::ptr_eq(l, &settled.obs));
+        (newest && settled.at.elapsed() < super::settling::REUSE_WITHIN).then_some(settled.obs)
+    }
+
+    /// Whether the screen as last read may be out of date: an action ran since,
+    /// and nothing read the screen after it.
+    pub(in crate::tools) fn needs_look(&self) -> bool {
+        self.latest.is_none() && (self.dirty || self.snapshot.is_none())
+    }
+
+    /// The screen as last read: the newest observation, else the snapshot.
+    pub(in crate::tools) fn live(&self) -> Option<&Observation> {
+        self.latest.as_deref().or(self.snapshot.as_deref())
+    }
+
+    /// The screen as last read, shared.
+    pub(in crate::tools) fn live_arc(&self) -> Option<Arc<Observation>> {
+        self.latest.clone().or_else(|| self.snapshot.clone())
+    }
+
+    /// The element that has focus on the screen as last read, if one does.
+    pub(in crate::tools) fn focused_field(&self) -> Option<&Element> {
+        let obs = self.live()?;
+        obs.phone.focused.and_then(|f| obs.ui.get(f))
+    }
 }

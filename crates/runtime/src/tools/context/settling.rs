@@ -16,46 +16,56 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::ToolContext;
-use super::screen_view::SettledRead;
+use super::screen_view::{ScreenView, SettledRead};
 use crate::tools::error::ToolError;
-use codeact_platform::device::Observation;
+use crate::tools::options::Settle;
+use codeact_engine::sandbox::Shared;
+use codeact_platform::device::Device;
 
 /// How long after settling its read may stand for a lookup's: the time a script
 /// takes between one statement and the next, not the time a model or a person
 /// takes between snippets or lines (those look again).
 pub(crate) const REUSE_WITHIN: Duration = Duration::from_millis(250);
 
+/// Waits on `device` for the screen to settle (two equal consecutive reads, or one
+/// the device made once idle), within `settle`'s timeout and before `until`; the
+/// last read becomes `screen`'s newest, and, when the screen did settle, the read a
+/// lookup may use next. Stops when the snippet is stopped.
+pub(in crate::tools) fn settle(
+    device: &mut dyn Device,
+    screen: &mut ScreenView,
+    settle: &Settle,
+    shared: &Shared,
+    until: Instant,
+) {
+    screen.settled = None;
+    if !settle.enabled {
+        return;
+    }
+    let until = until.min(Instant::now() + settle.timeout);
+    let mut last = None;
+    while Instant::now() < until && !shared.cancelled() {
+        let Ok(obs) = device.observe() else { break };
+        let print = obs.ui.fingerprint();
+        let done = obs.idle || last == Some(print);
+        last = Some(print);
+        let obs = Arc::new(obs);
+        screen.latest = Some(obs.clone());
+        if done {
+            screen.settled = Some(SettledRead { obs, at: Instant::now() });
+            break;
+        }
+    }
+}
+
 impl ToolContext {
     /// Waits for the screen to settle (two equal consecutive reads, or one the
     /// device made once idle), within the time left; the last read becomes the
     /// newest, and, when the screen did settle, the read a lookup may use next.
     pub(in crate::tools) fn settle(&mut self) {
-        self.screen.settled = None;
-        if !self.options.settle.enabled {
-            return;
-        }
-        let until = Instant::now() + self.options.settle.timeout.min(self.left());
-        let mut last = None;
-        while Instant::now() < until && !self.shared.cancelled() {
-            let Ok(obs) = self.runtime_device().observe() else { break };
-            let print = obs.ui.fingerprint();
-            let done = obs.idle || last == Some(print);
-            last = Some(print);
-            let obs = Arc::new(obs);
-            self.screen.latest = Some(obs.clone());
-            if done {
-                self.screen.settled = Some(SettledRead { obs, at: Instant::now() });
-                break;
-            }
-        }
-    }
-
-    /// The read settling just made, if it is still the newest, recent, and not
-    /// used yet: a lookup takes it once instead of reading again.
-    pub(in crate::tools) fn take_settled_read(&mut self) -> Option<Arc<Observation>> {
-        let settled = self.screen.settled.take()?;
-        let newest = self.screen.latest.as_ref().is_some_and(|l| Arc::ptr_eq(l, &settled.obs));
-        (newest && settled.at.elapsed() < REUSE_WITHIN).then_some(settled.obs)
+        let until = Instant::now() + self.left();
+        let ToolContext { device, screen, options, shared, .. } = self;
+        settle(device.as_mut(), screen, &options.settle, shared, until);
     }
 
     /// Waits `duration` (bounded by the snippet's time): the screen is read anew

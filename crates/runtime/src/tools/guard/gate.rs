@@ -1,23 +1,59 @@
-//! The person in the loop, as the tools meet one: the sensitive-action gate every
-//! acting device call passes before it reaches the device ([`ToolContext::judge`],
-//! called by [`ToolContext::act`], the only door to the device), and the asking that
-//! `ask_user`, `take_over` and the gate share (the snippet's clock stops while a
-//! person answers). The rules are `sensitive.rs`'s; the channel is [`Human`].
+//! The sensitive-action gate every acting device call passes before it reaches the
+//! device: a [`Judge`], made for one act by [`ToolContext::act`] (the only door to
+//! the device) from the parts it needs and nothing else — the rules, the consent
+//! given so far, the element the call aimed at, and [`Surroundings`] to read the
+//! screen, the clipboard and ask a person through (the snippet's clock stops while
+//! one answers). The rules are `sensitive.rs`'s; the channel is [`Human`].
 //!
 //! A refusal is a [`ToolError::Refused`] naming the action, the rule and how to let
 //! it through; nothing was done on the device.
+//!
+//! [`ToolContext::act`]: crate::tools::ToolContext
+//! [`Human`]: crate::human::Human
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use super::sensitive::SensitivePolicy;
+use super::consent::Consent as Given;
+use super::sensitive::{Sensitive, SensitivePolicy};
 use super::shell_input::Injected;
-use crate::human::{Consent, HumanRequest};
-use crate::tools::context::ToolContext;
+use crate::human::{Consent, Human, HumanRequest};
 use crate::tools::context::acting::{DeviceAct, activates, is_paste};
 use crate::tools::error::ToolError;
-use codeact_engine::sandbox::Capture;
-use codeact_platform::device::DeviceError;
+use codeact_engine::sandbox::FailureKind;
+use codeact_platform::device::{DeviceError, Observation};
 use codeact_platform::ui::{Element, UiTree};
+
+/// What the gate reads and asks through, lent by the session for one judgement.
+pub(crate) trait Surroundings {
+    /// Reads the screen again when an action ran since it was last read (a menu
+    /// that just opened is what the next tap lands on).
+    fn screen_now(&mut self) -> Result<(), DeviceError>;
+    /// The screen as last read (`None`: never read).
+    fn screen(&self) -> Option<Arc<Observation>>;
+    /// What the clipboard holds, where the device tells it.
+    fn clipboard(&mut self) -> Option<String>;
+    /// Asks `human`, the snippet's clock stopped meanwhile. `None`: no answer.
+    fn ask(&mut self, human: &Human, request: &HumanRequest) -> Option<String>;
+    /// Records a decision as a `confirm` action (`effect` the line a yes leaves).
+    fn record_decision(
+        &self,
+        what: &str,
+        outcome: Result<(), (FailureKind, String)>,
+        started: Instant,
+        effect: Option<String>,
+    );
+}
+
+/// The gate for one act: the session's rules, the consent given so far, the
+/// element the call aimed at (`None` for a watcher's press, which aims at its
+/// dialog's button, not at the call's target), and what it reads the screen through.
+pub(crate) struct Judge<'a> {
+    pub(crate) rules: &'a Sensitive,
+    pub(crate) consent: &'a mut Given,
+    pub(crate) aimed: Option<&'a Element>,
+    pub(crate) around: &'a mut dyn Surroundings,
+}
 
 /// How many of an element's descendants lend it their text (a row whose label is
 /// a child: "Delete" inside a clickable layout).
@@ -80,17 +116,17 @@ fn receivers(ui: &UiTree, (x, y): (i32, i32)) -> Vec<&Element> {
     chain
 }
 
-impl ToolContext {
+impl Judge<'_> {
     /// The gate for an action on `element` (text it types in `typed`): see
-    /// [`ToolContext::gate`]. Typing is judged by the field it goes into (a payment
+    /// [`Judge::gate`]. Typing is judged by the field it goes into (a payment
     /// amount, a delete-confirmation box), never by the words typed: a note that
     /// says "Delete all old files" is a note.
     pub(crate) fn gate_element(&mut self, verb: &str, element: &Element, typed: Option<&str>) -> Result<(), ToolError> {
-        if self.options.sensitive.policy == SensitivePolicy::Allow {
+        if self.rules.policy == SensitivePolicy::Allow {
             return Ok(());
         }
-        let tree = self.live().map(|o| &o.ui);
-        let subjects = element_subjects(tree, element);
+        let screen = self.around.screen();
+        let subjects = element_subjects(screen.as_ref().map(|o| &o.ui), element);
         let target = crate::tools::locating::closest::described(element);
         let what = match typed {
             Some(t) => format!("{verb} {:?} into {target}", codeact_base::clip::clip(t, 200)),
@@ -102,10 +138,10 @@ impl ToolContext {
     /// The gate before a press at a point: every element the press reaches there,
     /// on the screen as it is now.
     pub(crate) fn gate_point(&mut self, verb: &str, point: (i32, i32)) -> Result<(), ToolError> {
-        if self.options.sensitive.policy == SensitivePolicy::Allow {
+        if self.rules.policy == SensitivePolicy::Allow {
             return Ok(());
         }
-        let Some(screen) = self.live_arc() else { return Ok(()) };
+        let Some(screen) = self.around.screen() else { return Ok(()) };
         let reached: Vec<Element> = receivers(&screen.ui, point).into_iter().cloned().collect();
         let Some(taker) = reached.last() else { return Ok(()) };
         let mut subjects = element_subjects(Some(&screen.ui), taker);
@@ -122,8 +158,9 @@ impl ToolContext {
     /// field; with none in the tree (a web view, a game: the runtime cannot see where
     /// the text goes), the text itself.
     fn gate_focused(&mut self, verb: &str, typed: Option<&str>) -> Result<(), ToolError> {
-        match self.focused_field().cloned() {
-            Some(field) => self.gate_element(verb, &field, typed),
+        let screen = self.around.screen();
+        match screen.as_ref().and_then(|o| o.phone.focused.and_then(|f| o.ui.get(f))) {
+            Some(field) => self.gate_element(verb, field, typed),
             None => match typed {
                 Some(t) => self.gate(&format!("{verb} {:?}", codeact_base::clip::clip(t, 200)), &[t.to_string()]),
                 None => Ok(()),
@@ -147,20 +184,20 @@ impl ToolContext {
     }
 
     /// The sensitive-action gate for an acting device call, on the screen as it is
-    /// now: [`ToolContext::act`] calls it for every one, so no tool acts unjudged.
+    /// now: the context's `act` asks it for every one, so no tool acts unjudged.
     /// Each kind of call is judged by what it reaches: a press or a stroke by the
     /// elements under its points, typing and keys that press by the focused field
     /// (and the text), apps and links by their names, a shell command by the input
     /// it injects (read by `shell_input.rs`) and its words.
     pub(crate) fn judge(&mut self, act: &DeviceAct<'_>) -> Result<(), ToolError> {
-        if self.options.sensitive.policy == SensitivePolicy::Allow {
+        if self.rules.policy == SensitivePolicy::Allow {
             return Ok(());
         }
         match *act {
             DeviceAct::Tap(_) | DeviceAct::LongPress(..) | DeviceAct::Stroke { .. } | DeviceAct::Type { .. } => {
-                self.screen_for_gate()?
+                self.around.screen_now()?
             }
-            DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if activates(k) => self.screen_for_gate()?,
+            DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if activates(k) => self.around.screen_now()?,
             _ => {}
         }
         match *act {
@@ -178,7 +215,7 @@ impl ToolContext {
             DeviceAct::Type { shown, .. } => self.gate_focused("type", Some(shown)),
             // Pasting types what the clipboard holds (where the device tells it).
             DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if is_paste(k) => {
-                let pasted = self.reads().clipboard().ok().flatten();
+                let pasted = self.around.clipboard();
                 self.gate_focused("paste", Some(pasted.as_deref().unwrap_or("the clipboard")))
             }
             DeviceAct::Key(k) | DeviceAct::KeyTimes(k, _) if activates(k) => {
@@ -208,12 +245,8 @@ impl ToolContext {
     /// The element the call aimed at (a selector's match, an index), when it set
     /// one: it is judged as well as what is under the point.
     fn gate_aimed(&mut self, verb: &str) -> Result<(), ToolError> {
-        if self.consent.watcher_acting {
-            // A watcher aims at its dialog's button, not at the call's target.
-            return Ok(());
-        }
-        match self.call.effect_target.clone() {
-            Some(e) => self.gate_element(verb, &e, None),
+        match self.aimed {
+            Some(e) => self.gate_element(verb, e, None),
             None => Ok(()),
         }
     }
@@ -230,7 +263,7 @@ impl ToolContext {
         if injected.is_empty() {
             return Ok(());
         }
-        self.screen_for_gate()?;
+        self.around.screen_now()?;
         for input in injected {
             match input {
                 Injected::Press(p) => self.gate_point("tap (through the shell) on", p)?,
@@ -247,29 +280,20 @@ impl ToolContext {
         Ok(())
     }
 
-    /// The screen the gate judges: read again when an action ran since it was
-    /// last read (a menu that just opened is what the next tap lands on).
-    fn screen_for_gate(&mut self) -> Result<(), DeviceError> {
-        if self.needs_look() {
-            self.look()?;
-        }
-        Ok(())
-    }
-
     /// Stops an action whose `subjects` match a sensitive rule until a person says
     /// yes: `what` is the action as the person reads it. Refused when the policy
     /// says so, the person says no, or nobody can answer. A yes holds for the rest
     /// of this call (a retried tap is not asked twice); "always" for the rule, the
     /// rest of the session. Each decision is recorded as a `confirm` action.
     pub(crate) fn gate(&mut self, what: &str, subjects: &[String]) -> Result<(), ToolError> {
-        let Some(rule) = self.options.sensitive.matching(subjects).map(str::to_string) else { return Ok(()) };
+        let Some(rule) = self.rules.matching(subjects).map(str::to_string) else { return Ok(()) };
         self.decide(what, &rule)
     }
 
     /// What the policy (or the person) says to `what`, which matched `rule`.
     fn decide(&mut self, what: &str, rule: &str) -> Result<(), ToolError> {
         let rule = rule.to_string();
-        if self.options.sensitive.policy == SensitivePolicy::Allow {
+        if self.rules.policy == SensitivePolicy::Allow {
             return Ok(());
         }
         if self.consent.always.contains(&rule) || (self.consent.this_call && !self.consent.watcher_acting) {
@@ -282,10 +306,10 @@ impl ToolContext {
             return Err(ToolError::Refused { what: what.to_string(), rule, why });
         }
         let started = Instant::now();
-        let (consent, why) = match self.options.sensitive.policy {
+        let (consent, why) = match self.rules.policy {
             SensitivePolicy::Allow => return Ok(()),
             SensitivePolicy::Refuse => (Consent::No, "--sensitive refuse refuses every one".to_string()),
-            SensitivePolicy::Ask => match self.ask_person(&HumanRequest::Confirm { action: what, rule: &rule }) {
+            SensitivePolicy::Ask => match self.ask(&HumanRequest::Confirm { action: what, rule: &rule }) {
                 Some(answer) => {
                     let consent = Consent::from_answer(&answer);
                     (consent, format!("the person answered {:?}", answer.trim()))
@@ -295,12 +319,11 @@ impl ToolContext {
         };
         let line = format!("{what} matched the sensitive rule {rule:?}; {why}");
         let outcome = match consent {
-            Consent::No => Err((codeact_engine::sandbox::FailureKind::Refused, format!("refused: {line}"))),
+            Consent::No => Err((FailureKind::Refused, format!("refused: {line}"))),
             Consent::Yes | Consent::Always => Ok(()),
         };
         let effect = outcome.is_ok().then(|| line.clone());
-        let capture = Capture { effect, ..Capture::default() };
-        self.shared.record("confirm", vec![format!("{what:?}")], outcome, started, capture);
+        self.around.record_decision(what, outcome, started, effect);
         match consent {
             Consent::No => Err(ToolError::Refused { what: what.to_string(), rule, why }),
             Consent::Yes => {
@@ -316,11 +339,8 @@ impl ToolContext {
 
     /// Asks the session's person, with the snippet's clock stopped meanwhile (a
     /// person takes longer than a time limit allows). `None`: nobody can answer.
-    pub(crate) fn ask_person(&mut self, request: &HumanRequest) -> Option<String> {
+    fn ask(&mut self, request: &HumanRequest) -> Option<String> {
         let human = self.consent.human.clone()?;
-        let started = Instant::now();
-        let answer = human(request);
-        self.extend_deadline(started.elapsed());
-        answer
+        self.around.ask(&human, request)
     }
 }
