@@ -62,6 +62,7 @@ fn agent_steps(c: &mut Criterion) {
         report: Default::default(),
         traces: None,
         tree_depth: 3,
+        export_flow: false,
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -70,10 +71,7 @@ fn agent_steps(c: &mut Criterion) {
         let models = Models::single(client);
         runtime
             .block_on(agent::run_task(
-                &mut session,
-                &models,
-                &persona,
-                &options,
+                agent::AgentRequest { session: &mut session, models: &models, persona: &persona, options: &options },
                 &CancellationToken::new(),
                 &mut |_| {},
             ))
@@ -183,10 +181,15 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             report: Default::default(),
             traces: None,
             tree_depth: 3,
+            export_flow: false,
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});
-        let run = agent::run_task(session, &models, persona, &options, &interrupt, &mut quiet);
+        let run = agent::run_task(
+            agent::AgentRequest { session, models: &models, persona, options: &options },
+            &interrupt,
+            &mut quiet,
+        );
         let Ok(summary) = runtime.block_on(run) else { continue };
         let by_role = |model: &str| -> Vec<usize> { server.requests_for(model).iter().map(request_tokens).collect() };
         let (actor, planner, reflector) = (by_role("actor"), by_role("planner"), by_role("reflector"));

@@ -6,13 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::Context;
 use codeact::config::{Flags, Helpers, Settings};
 use codeact::script::suite::{self, Filter, Shard};
-use codeact::script::{self, ExecOptions, Report, Script};
+use codeact::script::{self, ExecOptions, ExecRequest, Report, Script};
 use codeact::session::Session;
 use codeact::tools::{Recording, SensitivePolicy};
-use codeact::trajectory::junit::{self, Verdict};
+use codeact::trajectory::junit::Verdict;
 
 use super::args::{LlmArgs, LocatorArgs, SessionArgs, Switch, TraceArgs, finish_traces};
 use super::exec_devices::{SuiteDevices, is_virtual};
@@ -129,42 +128,6 @@ pub struct ExecArgs {
     traces: TraceArgs,
 }
 
-/// With a trajectory: each script's run directory has its report.html; several
-/// scripts get an index at the top with the totals, filters and every script.
-fn write_exec_index(root: &std::path::Path, reports: &[Report], seconds: f64) -> anyhow::Result<()> {
-    let report =
-        match reports {
-            [one] => one.trajectory.as_ref().map(|dir| dir.join("report.html")),
-            _ => {
-                let rows: Vec<codeact::report::SuiteRow> =
-                    reports
-                        .iter()
-                        .map(|r| codeact::report::SuiteRow {
-                            name: r.script.path.display().to_string(),
-                            link: r
-                                .trajectory
-                                .as_deref()
-                                .and_then(|d| d.strip_prefix(root).ok())
-                                .map(|d| d.join("report.html")),
-                            verdict: r.verdict.word().to_string(),
-                            tags: r.script.tags.clone(),
-                            actions: r.result.actions.len() + r.result.more_actions,
-                            ms: r.result.duration_ms,
-                            message: r.result.error.as_ref().map(|e| e.message.clone()).or_else(|| {
-                                r.result.completion.as_ref().filter(|c| !c.success).map(|c| c.reason.clone())
-                            }),
-                            attempt: r.attempt,
-                        })
-                        .collect();
-                Some(codeact::report::write_suite_index(root, "codeact exec", &rows, seconds)?)
-            }
-        };
-    if let Some(path) = report.filter(|p| p.is_file()) {
-        codeact::errln!("report: {}", codeact::terminal::path(&path));
-    }
-    Ok(())
-}
-
 impl ExecArgs {
     pub fn exec(self) -> anyhow::Result<ExitCode> {
         // SIGINT or SIGTERM: the scripts in hand are cancelled and end as
@@ -228,49 +191,37 @@ impl ExecArgs {
             "workers": workers.len().min(scripts.len().max(1)),
         }));
         let heard = printer.clone();
-        let options = ExecOptions {
-            vars: &vars,
-            trajectory: self.trajectory.as_deref(),
-            persona: settings.persona.as_ref().map(|p| p.name.as_str()),
-            retries: self.retries.min(10),
-            failure_screenshots: self
-                .junit
-                .as_deref()
-                .map(|p| p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."))),
-            verify_completion: self.verify_completion == Switch::On,
-            fresh_world: !self.keep_state && on_sim,
-            traces: traces.as_deref(),
-            interrupt: interrupt.as_ref().map(|i| &i.token),
-            listener: Some(Arc::new(move |worker, event| heard.hear(worker, event))),
-            record_screen: self.screen_recording == Switch::On
-                && !workers.iter().any(|w| is_virtual(w.device.as_deref())),
+        let request = ExecRequest {
+            scripts: &scripts,
+            options: ExecOptions {
+                vars: &vars,
+                trajectory: self.trajectory.as_deref(),
+                persona: settings.persona.as_ref().map(|p| p.name.as_str()),
+                retries: self.retries.min(10),
+                failure_screenshots: self
+                    .junit
+                    .as_deref()
+                    .map(|p| p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."))),
+                verify_completion: self.verify_completion == Switch::On,
+                fresh_world: !self.keep_state && on_sim,
+                traces: traces.as_deref(),
+                record_screen: self.screen_recording == Switch::On
+                    && !workers.iter().any(|w| is_virtual(w.device.as_deref())),
+            },
+            workers: workers.len(),
+            junit: self.junit.as_deref(),
+            export_flows: self.export.is_some(),
         };
-        let reports = if scripts.is_empty() {
-            Ok(Vec::new())
-        } else {
-            script::run_suite(&scripts, &options, workers.len(), &open)
-        };
+        let listener: codeact::script::Listener = Arc::new(move |worker, event| heard.hear(worker, event));
+        let cancel = interrupt.as_ref().map(|i| i.token.clone()).unwrap_or_default();
+        let ran = script::run_suite(&request, &open, &cancel, &listener);
         finish_traces(traces.as_deref());
-        let reports = reports?;
-        if let Some(root) = &self.trajectory {
-            if self.export.is_some() {
-                for report in &reports {
-                    if let Some(dir) = &report.trajectory {
-                        // A flow's own name stays its name: exported again, it is unchanged.
-                        let named = codeact::maestro::is_flow(&report.script.path)
-                            .then(|| codeact::maestro::convert_file(&report.script.path).ok().and_then(|c| c.name))
-                            .flatten();
-                        super::run::export_flow(dir, &named.unwrap_or_else(|| report.script.name()));
-                    }
-                }
-            }
-            write_exec_index(root, &reports, printer.seconds())?;
+        let outcome = ran?;
+        outcome.flows.iter().for_each(super::run::say_flow);
+        if let Some(page) = &outcome.report_page {
+            codeact::errln!("report: {}", codeact::terminal::path(page));
         }
-        if let Some(path) = &self.junit {
-            let cases: Vec<junit::Case> = reports.iter().map(Report::junit_case).collect();
-            std::fs::write(path, junit::render("codeact exec", &cases))
-                .with_context(|| format!("cannot write the JUnit report {}", path.display()))?;
-        }
+        let reports = outcome.reports;
         let empty_shard = match self.shard {
             Some(shard) if scripts.is_empty() => {
                 Some(format!("shard {shard} has no script of the {}", selection.tagged))

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use codeact::config::{Flags, Settings};
-use codeact::explore::{self, Budget, ExploreOptions, Progress, Strategy, UserPersona};
+use codeact::explore::{self, Budget, ExploreOptions, ExploreRequest, Progress, Strategy, UserPersona};
 use codeact::tools::SensitivePolicy;
 
 use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, TraceArgs, Vision, finish_traces};
@@ -172,8 +172,6 @@ impl ExploreArgs {
         };
         let runtime = super::interrupt::runtime()?;
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the exploration's records");
-        let token = interrupt.token.clone();
-        let stop = move || token.is_cancelled();
         let mut progress = |p: Progress<'_>| match p {
             Progress::Activity { activity, reached, declared } if declared > 0 => {
                 codeact::errln!("activity {reached}/{declared}: {}", clean(activity));
@@ -193,8 +191,9 @@ impl ExploreArgs {
             Progress::Reflected(note) => codeact::errln!("reviewer: {}", clean(note)),
             Progress::Action { .. } | Progress::Screen { .. } => {}
         };
+        let request = ExploreRequest { device, settings: &settings, options: &options };
         let explored = match &models {
-            None => explore::run(device, &settings, &options, &mut progress, &stop),
+            None => explore::run(request, &interrupt.token, &mut progress),
             Some(models) => {
                 let persona = settings.agent_persona()?;
                 let setup = explore::ModelSetup {
@@ -211,9 +210,8 @@ impl ExploreArgs {
                     reflect_every: self.reflect_every,
                     vision: self.vision.for_persona(&persona),
                     device_spec: settings.device.clone(),
-                    interrupt: &interrupt.token,
                 };
-                runtime.block_on(explore::run_with_model(device, &settings, &options, &setup, &mut progress, &stop))
+                runtime.block_on(explore::run_with_model(request, &setup, &interrupt.token, &mut progress))
             }
         };
         finish_traces(traces.as_deref());

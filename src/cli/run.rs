@@ -173,22 +173,20 @@ impl RunArgs {
             embeddings: self.memory.embeddings.clone(),
             report: self.report_assets,
             traces: traces.clone(),
+            export_flow: self.export.is_some(),
             ..AgentOptions::new(self.task)
         };
         let runtime = super::interrupt::runtime()?;
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the run directory");
         let summary = runtime.block_on(agent::run_task(
-            &mut session,
-            &models,
-            &persona,
-            &options,
+            agent::AgentRequest { session: &mut session, models: &models, persona: &persona, options: &options },
             &interrupt.token,
             &mut print_progress,
         ));
         finish_traces(traces.as_deref());
         let summary = summary?;
-        if self.export.is_some() {
-            export_flow(&summary.run_dir, &summary.task);
+        if let Some(flow) = &summary.flow {
+            say_flow(flow);
         }
         if self.json {
             codeact::outln!("{}", clean(&serde_json::to_string_pretty(&summary)?));
@@ -235,12 +233,12 @@ pub enum ExportFormat {
     Maestro,
 }
 
-/// Writes a run directory's actions as `flow.yaml` and says where (and what it
-/// could not say); a failure to write is said, not fatal: the run is over.
-pub(super) fn export_flow(dir: &std::path::Path, title: &str) {
-    match codeact::maestro::export::write_run_flow(dir, title) {
+/// Says where a run's Maestro flow was written (and what it could not say); a
+/// failure to write is said, not fatal: the run is over.
+pub(super) fn say_flow(flow: &codeact::maestro::export::FlowWritten) {
+    match &flow.written {
         Ok((path, exported)) => {
-            codeact::errln!("maestro flow: {}", codeact::terminal::path(&path));
+            codeact::errln!("maestro flow: {}", codeact::terminal::path(path));
             if !exported.left_out.is_empty() {
                 let n = exported.left_out.len();
                 codeact::errln!(
@@ -250,6 +248,6 @@ pub(super) fn export_flow(dir: &std::path::Path, title: &str) {
                 );
             }
         }
-        Err(e) => codeact::errln!("maestro flow not written in {}: {e}", codeact::terminal::path(dir)),
+        Err(e) => codeact::errln!("maestro flow not written in {}: {e}", codeact::terminal::path(&flow.dir)),
     }
 }

@@ -129,7 +129,16 @@ pub(crate) fn run_task(
                 .build()
                 .map_err(|e| CodeactError::new_err(format!("cannot start the async runtime: {e}")))?;
             let summary = runtime
-                .block_on(codeact::agent::run_task(&mut session, &models, &persona, &options, &interrupt, &mut |_| {}))
+                .block_on(codeact::agent::run_task(
+                    codeact::agent::AgentRequest {
+                        session: &mut session,
+                        models: &models,
+                        persona: &persona,
+                        options: &options,
+                    },
+                    &interrupt,
+                    &mut |_| {},
+                ))
                 .map_err(|e| codeact_error(&e))?;
             Ok(PyTaskResult {
                 success: summary.outcome == Outcome::Success,

@@ -52,17 +52,26 @@ pub fn hierarchical_persona() -> Result<Persona, codeact_runtime::persona::Perso
     hierarchical::SubAgents::session_persona()
 }
 
-/// Runs `options.task` to its end. Errors only when the run directory cannot be
-/// written; everything else (the LLM failing, the device lost, Ctrl-C through
-/// `interrupt`) ends the run with an outcome, and the directory is complete.
+/// A task for the agent: the session it acts in, the models it asks, the persona
+/// it is, and the options (the task itself among them).
+pub struct AgentRequest<'a> {
+    pub session: &'a mut Session,
+    pub models: &'a Models,
+    pub persona: &'a Persona,
+    pub options: &'a AgentOptions,
+}
+
+/// Runs `request.options.task` to its end, in the shape every mode has: a request,
+/// a cancellation token, a progress sink, a typed outcome. Errors only when the run
+/// directory cannot be written; everything else (the LLM failing, the device lost,
+/// Ctrl-C through `interrupt`) ends the run with an outcome, and the directory is
+/// complete.
 pub async fn run_task(
-    session: &mut Session,
-    models: &Models,
-    persona: &Persona,
-    options: &AgentOptions,
+    request: AgentRequest<'_>,
     interrupt: &CancellationToken,
     progress: &mut ProgressSink<'_>,
 ) -> Result<RunSummary, AgentError> {
+    let AgentRequest { session, models, persona, options } = request;
     if tokio::runtime::Handle::current().runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
         return Err(AgentError::Runtime);
     }

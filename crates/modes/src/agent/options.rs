@@ -70,6 +70,9 @@ pub struct AgentOptions {
     pub traces: Option<std::sync::Arc<codeact_record::trace::Traces>>,
     /// `--strategy tree`: a node this deep or deeper may not split its goal.
     pub tree_depth: usize,
+    /// Also write the run's actions as a Maestro flow (`flow.yaml` in the run
+    /// folder; `--export maestro`).
+    pub export_flow: bool,
 }
 
 impl AgentOptions {
@@ -96,6 +99,7 @@ impl AgentOptions {
             report: codeact_record::report::Assets::default(),
             traces: None,
             tree_depth: 3,
+            export_flow: false,
         }
     }
 }

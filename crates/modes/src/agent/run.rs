@@ -344,6 +344,7 @@ impl<'a> Run<'a> {
             replay,
             // Written last (it shows the summary); a failure replaces this below.
             report: Ok(run_dir.join("report.html")),
+            flow: None,
         };
         let failed = (summary.outcome != Outcome::Success).then_some(summary.reason.as_str());
         let scripts = [
@@ -353,6 +354,9 @@ impl<'a> Run<'a> {
         let value = serde_json::to_value(&summary).unwrap_or_default();
         if let Some(Err(e)) = self.recorder.finish(&scripts, &value)? {
             summary.report = Err(Arc::new(e));
+        }
+        if self.options.export_flow {
+            summary.flow = Some(Arc::new(crate::maestro::export::write_flow_of(&run_dir, &summary.task)));
         }
         Ok(summary)
     }

@@ -65,6 +65,9 @@ pub struct RunSummary {
     /// one, or nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
+    /// The run as a Maestro flow, when the options asked for one.
+    #[serde(skip)]
+    pub flow: Option<Arc<crate::maestro::export::FlowWritten>>,
 }
 
 impl RunSummary {

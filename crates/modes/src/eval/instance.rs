@@ -269,8 +269,6 @@ fn run_oracle(
         failure_screenshots: None,
         verify_completion: false,
         traces: written.traces,
-        interrupt: None,
-        listener: None,
         record_screen: false,
     };
     let reports = script::run_scripts(session, std::slice::from_ref(&script), &options, &mut |_| {})
@@ -330,7 +328,11 @@ fn run_llm(
     let child = interrupt.child_token();
     let summary = llm
         .runtime
-        .block_on(agent::run_task(session, llm.models, llm.persona, &agent_options, &child, &mut |_| {}))
+        .block_on(agent::run_task(
+            agent::AgentRequest { session, models: llm.models, persona: llm.persona, options: &agent_options },
+            &child,
+            &mut |_| {},
+        ))
         .map_err(InstanceError::Agent)?;
     result.steps = summary.steps;
     result.actions = summary.actions;

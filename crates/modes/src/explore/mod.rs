@@ -48,6 +48,7 @@ use codeact_platform::device::{Device, DeviceError, Platform};
 use codeact_record::trajectory::Event;
 use codeact_runtime::config::Settings;
 use codeact_runtime::session::{Session, SessionError};
+use tokio_util::sync::CancellationToken;
 
 /// How the explorer chooses what to do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -269,16 +270,26 @@ fn prepare(
     Ok(Prepared { session, label, declared, folder })
 }
 
-/// Explores `options.app` on `device` with `settings`' limits, the systematic way
-/// (`options.strategy` must be [`Strategy::Systematic`]; the model-driven one is
-/// [`run_with_model`]). `stop` is asked between actions.
+/// What to explore, on which phone, under which settings.
+pub struct ExploreRequest<'a> {
+    pub device: Box<dyn Device>,
+    pub settings: &'a Settings,
+    pub options: &'a ExploreOptions,
+}
+
+/// Explores `request.options.app` on its device with the settings' limits, the
+/// systematic way (`options.strategy` must be [`Strategy::Systematic`]; the
+/// model-driven one is [`run_with_model`]), in the shape every mode has: a request,
+/// a cancellation token (asked between actions; a cancelled exploration ends with
+/// what it found written), a progress sink, a typed outcome.
 pub fn run(
-    device: Box<dyn Device>,
-    settings: &Settings,
-    options: &ExploreOptions,
+    request: ExploreRequest<'_>,
+    cancel: &CancellationToken,
     progress: &mut dyn FnMut(Progress<'_>),
-    stop: &dyn Fn() -> bool,
 ) -> Result<ExploreSummary, ExploreError> {
+    let ExploreRequest { device, settings, options } = request;
+    let stop = || cancel.is_cancelled();
+    let stop: &dyn Fn() -> bool = &stop;
     let Prepared { mut session, label, declared, mut folder } = prepare(device, settings, options, progress)?;
     let user = options.user.clone();
     let mut walk =
@@ -299,17 +310,17 @@ pub fn run(
     finish(options, &mut folder, label, explored, &index)
 }
 
-/// Explores `options.app` with a model (`--strategy llm`): the planner, the agent,
-/// the observer and the reflector of [`ModelSetup`]. Must run on a multi-threaded
-/// tokio runtime (the agent's requirement).
+/// Explores `request.options.app` with a model (`--strategy llm`): the planner,
+/// the agent, the observer and the reflector of [`ModelSetup`]; `cancel` ends the
+/// task in flight as interrupted and the exploration with what it found written.
+/// Must run on a multi-threaded tokio runtime (the agent's requirement).
 pub async fn run_with_model(
-    device: Box<dyn Device>,
-    settings: &Settings,
-    options: &ExploreOptions,
+    request: ExploreRequest<'_>,
     setup: &ModelSetup<'_>,
+    cancel: &CancellationToken,
     progress: &mut dyn FnMut(Progress<'_>),
-    stop: &dyn Fn() -> bool,
 ) -> Result<ExploreSummary, ExploreError> {
+    let ExploreRequest { device, settings, options } = request;
     let Prepared { mut session, label, declared, mut folder } =
         tokio::task::block_in_place(|| prepare(device, settings, options, progress))?;
     let explored = llm::explore(
@@ -320,7 +331,7 @@ pub async fn run_with_model(
         label.as_deref(),
         Coverage::new(declared),
         progress,
-        stop,
+        cancel,
     )
     .await;
     let index = export::index_text(

@@ -272,6 +272,21 @@ fn app_of(actions: &[Action]) -> Option<String> {
     opened.or_else(|| actions.iter().find_map(in_front))
 }
 
+/// A run folder's actions as a Maestro flow (`--export maestro`), or why they
+/// could not be written: what every mode hands back for its front door to say.
+#[derive(Debug)]
+pub struct FlowWritten {
+    /// The run folder.
+    pub dir: std::path::PathBuf,
+    /// `flow.yaml` and what it holds (the actions Maestro has no command for).
+    pub written: std::io::Result<(std::path::PathBuf, Exported)>,
+}
+
+/// Writes the run folder `dir`'s actions as `flow.yaml` titled `title`.
+pub fn write_flow_of(dir: &std::path::Path, title: &str) -> FlowWritten {
+    FlowWritten { dir: dir.to_path_buf(), written: write_run_flow(dir, title) }
+}
+
 /// The flow of a run directory's actions (`events.jsonl`), its app the first one
 /// started, and where it was written (`flow.yaml` beside the events).
 pub fn write_run_flow(dir: &std::path::Path, title: &str) -> std::io::Result<(std::path::PathBuf, Exported)> {

@@ -52,8 +52,11 @@ impl Client {
             ..AgentOptions::new(goal)
         };
         let runtime = tokio::runtime::Handle::current();
-        let ran =
-            runtime.block_on(agent::run_task(session, &setup.models, &setup.persona, &options, &stop, &mut |_| {}));
+        let ran = runtime.block_on(agent::run_task(
+            agent::AgentRequest { session, models: &setup.models, persona: &setup.persona, options: &options },
+            &stop,
+            &mut |_| {},
+        ));
         // The agent's run directory took the session's actions; they come back here.
         session.set_action_sink(Some(sink));
         let summary = ran.map_err(|e| CallError::Agent(Box::new(e)))?;

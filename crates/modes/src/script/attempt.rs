@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::evidence::{self, Keep};
-use super::{ExecEvent, ExecOptions, Report, Script, ScriptError, subflows};
+use super::workers::Running;
+use super::{ExecEvent, Report, Script, ScriptError, subflows};
 use codeact_engine::sandbox::{ActionSink, ErrorKind, RunError, RunResult};
 use codeact_record::recorder::{Followers, StepRecorder};
 use codeact_record::trajectory::junit::Verdict;
@@ -28,12 +29,13 @@ const NEVER_CHECKED: &str = "the script acted and ended with nothing checking wh
 pub(super) fn run_one(
     session: &mut Session,
     script: &Script,
-    options: &ExecOptions,
+    running: &Running,
     device: &str,
     attempt: usize,
     several: bool,
     worker: usize,
 ) -> Result<Report, ScriptError> {
+    let options = running.options;
     session.reset()?;
     if options.fresh_world {
         session.reset_virtual_phone().map_err(ScriptError::WorldReset)?;
@@ -82,7 +84,7 @@ pub(super) fn run_one(
         _ => None,
     };
     // The listener hears each print and action the moment it happens.
-    if let Some(listener) = &options.listener {
+    if let Some(listener) = running.listener {
         listener(worker, &ExecEvent::Started { script, attempt });
         let (heard, shared) = (listener.clone(), Arc::new(script.clone()));
         sinks.push(Box::new(move |action| heard(worker, &ExecEvent::Acted { script: &shared, action })));
@@ -109,7 +111,7 @@ pub(super) fn run_one(
     if let Some(error) = result.error.as_mut().filter(|_| crate::maestro::is_flow(&script.path)) {
         crate::maestro::relocate(error, &script.code);
     }
-    if options.listener.is_some() {
+    if running.listener.is_some() {
         session.set_print_sink(None)?;
     }
     // With --verify-completion a script passes only when something checked what its

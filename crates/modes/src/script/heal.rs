@@ -166,7 +166,12 @@ pub async fn heal(
         traces: request.traces.clone(),
         ..AgentOptions::new(goal)
     };
-    let summary = agent::run_task(session, request.models, &persona, &options, interrupt, progress).await?;
+    let summary = agent::run_task(
+        agent::AgentRequest { session, models: request.models, persona: &persona, options: &options },
+        interrupt,
+        progress,
+    )
+    .await?;
     let healed_script = (summary.llm_calls() > 0 && summary.outcome == Outcome::Success)
         .then(|| write_healed(&summary, script, &split));
     Ok(Healed { summary, healed_script })

@@ -11,15 +11,17 @@ use rhai::Dynamic;
 
 mod attempt;
 mod evidence;
+mod exec_request;
 pub mod heal;
 mod patch;
 pub mod steps;
 mod subflows;
 pub mod suite;
 mod workers;
+pub use exec_request::{ExecOutcome, ExecRequest, run_suite};
 pub use subflows::{SubflowError, collect as modules_imported_by};
 pub use suite::suite_folder;
-pub use workers::{SessionOpener, run_scripts, run_suite};
+pub use workers::{SessionOpener, run_scripts};
 
 use codeact_engine::sandbox::{
     EngineThreadError, ErrorKind, LimitError, Limits, RunError, RunResult, Sandbox, SandboxError,
@@ -71,6 +73,14 @@ pub enum ScriptError {
     },
     #[error("cannot put the virtual phone back to its first state (pass --keep-state to run on as it is)")]
     WorldReset(#[source] codeact_platform::device::DeviceError),
+    #[error("cannot write the JUnit report {}", .path.display())]
+    Junit {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Report(#[from] codeact_record::report::ReportError),
 }
 
 /// A script to run: where it came from and its code.
@@ -300,11 +310,6 @@ pub struct ExecOptions<'a> {
     pub verify_completion: bool,
     /// Export each script as a trace (`--otlp`), with or without a trajectory.
     pub traces: Option<&'a codeact_record::trace::Traces>,
-    /// Once cancelled, no further script (or retry) starts; the caller cancels the
-    /// one that runs through the session's [`CancelHandle`](codeact_engine::sandbox::CancelHandle).
-    pub interrupt: Option<&'a tokio_util::sync::CancellationToken>,
-    /// Hears what happens as it happens, with the worker's number (from 0).
-    pub listener: Option<Listener>,
     /// Record the screen of each attempt (`screenrecord`, a real Android phone),
     /// kept when it did not pass.
     pub record_screen: bool,

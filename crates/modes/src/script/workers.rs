@@ -7,10 +7,21 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::attempt::run_one;
-use super::{ExecEvent, ExecOptions, Report, Script, ScriptError};
+use super::{ExecEvent, ExecOptions, Listener, Report, Script, ScriptError};
 use codeact_engine::sandbox::ErrorKind;
 use codeact_record::trajectory::junit::Verdict;
 use codeact_runtime::session::Session;
+use tokio_util::sync::CancellationToken;
+
+/// A suite's run as the workers see it: what to do, what stops it, who hears.
+pub(super) struct Running<'a> {
+    pub(super) options: &'a ExecOptions<'a>,
+    /// Once cancelled, no further script (or retry) starts; the one that runs is
+    /// stopped through its session.
+    pub(super) cancel: Option<&'a CancellationToken>,
+    /// Hears what happens as it happens, with the worker's number (from 0).
+    pub(super) listener: Option<&'a Listener>,
+}
 
 /// Opens worker N's session (its own phone).
 pub type SessionOpener<'a> = dyn Fn(usize) -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + 'a;
@@ -27,7 +38,8 @@ pub fn run_scripts(
     check_names(scripts, options)?;
     let next = AtomicUsize::new(0);
     let mut reports = Vec::new();
-    take_scripts(session, scripts, options, &next, 0, &mut |_, report, last| {
+    let running = Running { options, cancel: None, listener: None };
+    take_scripts(session, scripts, &running, &next, 0, &mut |_, report, last| {
         on_report(&report);
         if last {
             reports.push(report);
@@ -37,16 +49,15 @@ pub fn run_scripts(
 }
 
 /// Runs `scripts` on `workers` sessions at once, each opened by `open` in its own
-/// thread; the listener (`options.listener`) hears every event as it happens.
-/// Returns the reports in the order of `scripts` (those an interrupt left unrun
-/// are missing).
-pub fn run_suite(
+/// thread; the listener hears every event as it happens. Returns the reports in
+/// the order of `scripts` (those an interrupt left unrun are missing).
+pub(super) fn run_workers(
     scripts: &[Script],
-    options: &ExecOptions,
+    running: &Running,
     workers: usize,
     open: &SessionOpener,
 ) -> Result<Vec<Report>, ScriptError> {
-    check_names(scripts, options)?;
+    check_names(scripts, running.options)?;
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<(usize, Report)>> = Mutex::new(Vec::new());
     let fatal: Mutex<Option<ScriptError>> = Mutex::new(None);
@@ -58,8 +69,8 @@ pub fn run_suite(
                 let opened = open(worker);
                 // Interrupted while its phone opened: the script it was to run is
                 // in hand, and ends as interrupted (the records name it).
-                if options.interrupt.is_some_and(|i| i.is_cancelled()) {
-                    if let Some((i, report)) = claim_unstarted(scripts, next, options, worker) {
+                if running.cancel.is_some_and(|i| i.is_cancelled()) {
+                    if let Some((i, report)) = claim_unstarted(scripts, next, running, worker) {
                         lock(done).push((i, report));
                     }
                     return;
@@ -71,10 +82,10 @@ pub fn run_suite(
                         return;
                     }
                 };
-                if let Some(interrupt) = options.interrupt {
-                    session.stop_on(interrupt.clone());
+                if let Some(cancel) = running.cancel {
+                    session.stop_on(cancel.clone());
                 }
-                let ran = take_scripts(&mut session, scripts, options, next, worker, &mut |i, report, last| {
+                let ran = take_scripts(&mut session, scripts, running, next, worker, &mut |i, report, last| {
                     if last {
                         lock(done).push((i, report));
                     }
@@ -113,13 +124,13 @@ fn check_names(scripts: &[Script], options: &ExecOptions) -> Result<(), ScriptEr
 fn claim_unstarted(
     scripts: &[Script],
     next: &AtomicUsize,
-    options: &ExecOptions,
+    running: &Running,
     worker: usize,
 ) -> Option<(usize, Report)> {
     let i = next.fetch_add(1, Ordering::SeqCst);
     let script = scripts.get(i)?;
     let report = Report::not_started(script.clone(), "interrupted before it started (its phone was opening)");
-    if let Some(listener) = &options.listener {
+    if let Some(listener) = running.listener {
         listener(worker, &ExecEvent::Finished { report: &report, last: true });
     }
     Some((i, report))
@@ -131,13 +142,13 @@ fn claim_unstarted(
 fn take_scripts(
     session: &mut Session,
     scripts: &[Script],
-    options: &ExecOptions,
+    running: &Running,
     next: &AtomicUsize,
     worker: usize,
     on_report: &mut dyn FnMut(usize, Report, bool),
 ) -> Result<(), ScriptError> {
     let device = session.device_name();
-    let interrupted = || options.interrupt.is_some_and(|i| i.is_cancelled());
+    let interrupted = || running.cancel.is_some_and(|i| i.is_cancelled());
     loop {
         if interrupted() {
             return Ok(());
@@ -146,11 +157,12 @@ fn take_scripts(
         let Some(script) = scripts.get(i) else { return Ok(()) };
         let mut attempt = 1;
         loop {
-            let report = run_one(session, script, options, &device, attempt, scripts.len() > 1, worker)?;
+            let report = run_one(session, script, running, &device, attempt, scripts.len() > 1, worker)?;
             // Code that does not parse fails the same way every time.
             let unparsed = report.result.error.as_ref().is_some_and(|e| e.kind == ErrorKind::Syntax);
-            let last = report.verdict == Verdict::Passed || attempt > options.retries || unparsed || interrupted();
-            if let Some(listener) = &options.listener {
+            let last =
+                report.verdict == Verdict::Passed || attempt > running.options.retries || unparsed || interrupted();
+            if let Some(listener) = running.listener {
                 listener(worker, &ExecEvent::Finished { report: &report, last });
             }
             on_report(i, report, last);

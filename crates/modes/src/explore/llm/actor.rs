@@ -17,6 +17,7 @@ use codeact_runtime::session::Session;
 pub(super) async fn do_task(
     session: &mut Session,
     setup: &ModelSetup<'_>,
+    cancel: &tokio_util::sync::CancellationToken,
     out_dir: &Path,
     memory: Option<PathBuf>,
     goal: &str,
@@ -41,9 +42,13 @@ pub(super) async fn do_task(
             lock(&kept).push(record.clone());
         }
     };
-    let summary = agent::run_task(session, setup.models, setup.persona, &options, setup.interrupt, &mut sink)
-        .await
-        .map_err(|e| codeact_base::error_text::full_message(&e))?;
+    let summary = agent::run_task(
+        agent::AgentRequest { session, models: setup.models, persona: setup.persona, options: &options },
+        cancel,
+        &mut sink,
+    )
+    .await
+    .map_err(|e| codeact_base::error_text::full_message(&e))?;
     let records = std::mem::take(&mut *lock(&records));
     Ok((summary, records))
 }

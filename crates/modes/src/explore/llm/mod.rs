@@ -63,8 +63,6 @@ pub struct ModelSetup<'a> {
     pub vision: bool,
     /// How the device was named, for the agent's replay command.
     pub device_spec: Option<String>,
-    /// Cancelled on Ctrl-C: a task in flight ends as interrupted.
-    pub interrupt: &'a CancellationToken,
 }
 
 /// A planner that proposes a task already done this many times in a row has
@@ -90,7 +88,8 @@ struct Cycle<'a, 'p> {
     setup: &'a ModelSetup<'a>,
     folder: &'a mut RunFolder,
     progress: &'p mut dyn FnMut(Progress<'_>),
-    stop: &'a dyn Fn() -> bool,
+    /// Cancelled on Ctrl-C: a task in flight ends as interrupted, no other starts.
+    cancel: &'a CancellationToken,
     label: Option<&'a str>,
     knowledge: Knowledge,
     log: LogWatch,
@@ -117,7 +116,7 @@ pub(super) async fn explore(
     label: Option<&str>,
     coverage: Coverage,
     progress: &mut dyn FnMut(Progress<'_>),
-    stop: &dyn Fn() -> bool,
+    cancel: &CancellationToken,
 ) -> Explored {
     let knowledge = match Knowledge::open(setup.memory.as_deref()) {
         Ok(k) => k,
@@ -135,7 +134,7 @@ pub(super) async fn explore(
         setup,
         folder,
         progress,
-        stop,
+        cancel,
         label,
         knowledge,
         log: LogWatch::default(),
@@ -154,7 +153,7 @@ pub(super) async fn explore(
     let (stopped, error) = cycle.run().await;
     if options.replay_findings && matches!(stopped, StopReason::Budget | StopReason::NothingLeft) {
         for i in 0..cycle.findings.len() {
-            if stop() || setup.interrupt.is_cancelled() {
+            if cancel.is_cancelled() {
                 break;
             }
             let again = findings::happens_again(cycle.session, &options.app, cycle.clean, &cycle.findings[i]);
@@ -245,7 +244,7 @@ impl Cycle<'_, '_> {
         let mut repeats = 0;
         let mut told_repeat: Option<String> = None;
         loop {
-            if (self.stop)() || self.setup.interrupt.is_cancelled() {
+            if self.cancel.is_cancelled() {
                 return (StopReason::Interrupted, None);
             }
             if self.options.budget.spent(self.actions, self.started.elapsed()) {
@@ -337,14 +336,15 @@ impl Cycle<'_, '_> {
             reply = client.complete(messages) => reply
                 .map(|r| r.text)
                 .map_err(|e| format!("the {} model: {}", role.as_str(), codeact_base::error_text::full_message(&e))),
-            () = self.setup.interrupt.cancelled() => Err("interrupted".into()),
+            () = self.cancel.cancelled() => Err("interrupted".into()),
         }
     }
 
     /// The agent does `goal` (see `actor.rs`).
     async fn act(&mut self, goal: &str) -> Result<(agent::RunSummary, Vec<StepRecord>), String> {
         let memory = self.setup.memory.clone().filter(|_| self.knowledge.is_on());
-        let done = actor::do_task(self.session, self.setup, &self.folder.dir().join("tasks"), memory, goal).await;
+        let done =
+            actor::do_task(self.session, self.setup, self.cancel, &self.folder.dir().join("tasks"), memory, goal).await;
         // The task's run folder took the session's actions; the exploration's takes them back.
         self.session.set_action_sink(Some(self.folder.action_sink()));
         done
