@@ -29,15 +29,19 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
+/// The REPL chapter's example transcript.
+fn repl_example() -> String {
+    let chapter =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/repl.md")).expect("the REPL chapter");
+    let start = chapter.find("$ codeact repl --device sim").expect("the REPL example");
+    let block = &chapter[start..];
+    block[..block.find("```").expect("end of the example")].to_string()
+}
+
 /// The lines the book's REPL example types (after its prompts), as typed: no
 /// `;`, a function over several lines, the `# ...` notes left out.
 fn readme_repl_lines() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/repl.md")).expect("the REPL chapter");
-    let start = readme.find("$ codeact repl --device sim").expect("the REPL example");
-    let block = &readme[start..];
-    let block = &block[..block.find("```").expect("end of the example")];
-    block
+    repl_example()
         .lines()
         .filter_map(|l| l.strip_prefix("rhai> ").or_else(|| l.strip_prefix("  ... ")))
         .map(|l| l.split("  # ").next().unwrap_or(l).trim_end().to_string())
@@ -47,12 +51,7 @@ fn readme_repl_lines() -> Vec<String> {
 
 /// The lines the chapter's REPL example shows as answers (not typed, no time in them).
 fn readme_repl_answers() -> Vec<String> {
-    let chapter =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/repl.md")).expect("the REPL chapter");
-    let start = chapter.find("$ codeact repl --device sim").expect("the REPL example");
-    let block = &chapter[start..];
-    let block = &block[..block.find("```").expect("end of the example")];
-    block
+    repl_example()
         .lines()
         .filter(|l| !l.starts_with("rhai> ") && !l.starts_with("  ... ") && !l.starts_with("$ "))
         .filter(|l| !l.contains(" ms)"))
