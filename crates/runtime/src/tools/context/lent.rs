@@ -18,7 +18,7 @@ use super::settling::settle;
 use crate::human::{Human, HumanRequest};
 use crate::tools::error::ToolError;
 use crate::tools::guard::consent::Consent;
-use crate::tools::guard::gate::{Judge, Surroundings};
+use crate::tools::guard::gate::{Gatekeeper, Surroundings};
 use crate::tools::guard::watching::{WatcherHands, WatcherSet};
 use crate::tools::options::{Recording, ToolOptions};
 use codeact_engine::sandbox::{Capture, FailureKind, Shared};
@@ -78,26 +78,26 @@ fn stop_the_clock(shared: &Shared, deadline: &mut Instant, device: &mut dyn Devi
 }
 
 impl ToolContext {
-    /// Runs `judging` with a [`Judge`] lent only what the gate needs: the rules, the
+    /// Runs `judging` with a [`Gatekeeper`] lent only what the gate needs: the rules, the
     /// consent, the element the call aimed at (none when a watcher acts) and the
     /// screen, the clipboard and the clock through [`Surroundings`].
-    fn with_judge<T>(&mut self, judging: impl FnOnce(&mut Judge<'_>) -> T) -> T {
+    fn with_gatekeeper<T>(&mut self, judging: impl FnOnce(&mut Gatekeeper<'_>) -> T) -> T {
         let ToolContext { device, screen, call, consent, options, shared, deadline, .. } = self;
         let aimed = if consent.watcher_acting { None } else { call.effect_target.as_ref() };
         let mut lent = Lent { device: device.as_mut(), screen, shared, deadline };
-        judging(&mut Judge { rules: &options.sensitive, consent, aimed, around: &mut lent })
+        judging(&mut Gatekeeper { rules: &options.sensitive, consent, aimed, around: &mut lent })
     }
 
     /// The sensitive-action gate for an acting device call, on the screen as it is
     /// now (`act` asks it for every one).
     pub(crate) fn judge(&mut self, act: &DeviceAct<'_>) -> Result<(), ToolError> {
-        self.with_judge(|judge| judge.judge(act))
+        self.with_gatekeeper(|judge| judge.judge(act))
     }
 
     /// The gate for `verb` on `element` (typing `typed` into it), before the call
     /// acts at all (a field is judged before it is emptied).
     pub(crate) fn gate_element(&mut self, verb: &str, element: &Element, typed: Option<&str>) -> Result<(), ToolError> {
-        self.with_judge(|judge| judge.gate_element(verb, element, typed))
+        self.with_gatekeeper(|judge| judge.gate_element(verb, element, typed))
     }
 
     /// Asks the session's person, with the snippet's clock stopped meanwhile (a
@@ -131,7 +131,7 @@ impl WatcherHands for Hands<'_> {
                 shared: self.shared,
                 deadline: &mut *self.deadline,
             };
-            Judge { rules: &self.options.sensitive, consent: &mut *self.consent, aimed: None, around: &mut lent }
+            Gatekeeper { rules: &self.options.sensitive, consent: &mut *self.consent, aimed: None, around: &mut lent }
                 .judge(&act)
         };
         self.consent.watcher_acting = false;

@@ -1,5 +1,5 @@
 //! The sensitive-action gate every acting device call passes before it reaches the
-//! device: a [`Judge`], made for one act by [`ToolContext::act`] (the only door to
+//! device: a [`Gatekeeper`], made for one act by [`ToolContext::act`] (the only door to
 //! the device) from the parts it needs and nothing else — the rules, the consent
 //! given so far, the element the call aimed at, and [`Surroundings`] to read the
 //! screen, the clipboard and ask a person through (the snippet's clock stops while
@@ -48,7 +48,7 @@ pub(crate) trait Surroundings {
 /// The gate for one act: the session's rules, the consent given so far, the
 /// element the call aimed at (`None` for a watcher's press, which aims at its
 /// dialog's button, not at the call's target), and what it reads the screen through.
-pub(crate) struct Judge<'a> {
+pub(crate) struct Gatekeeper<'a> {
     pub(crate) rules: &'a Sensitive,
     pub(crate) consent: &'a mut Given,
     pub(crate) aimed: Option<&'a Element>,
@@ -116,9 +116,9 @@ fn receivers(ui: &UiTree, (x, y): (i32, i32)) -> Vec<&Element> {
     chain
 }
 
-impl Judge<'_> {
+impl Gatekeeper<'_> {
     /// The gate for an action on `element` (text it types in `typed`): see
-    /// [`Judge::gate`]. Typing is judged by the field it goes into (a payment
+    /// [`Gatekeeper::gate`]. Typing is judged by the field it goes into (a payment
     /// amount, a delete-confirmation box), never by the words typed: a note that
     /// says "Delete all old files" is a note.
     pub(crate) fn gate_element(&mut self, verb: &str, element: &Element, typed: Option<&str>) -> Result<(), ToolError> {
