@@ -18,7 +18,7 @@ pub use codeact_base::{errln, out, outln};
 pub use codeact_engine::{emit, isolation, sandbox};
 #[cfg(feature = "mcp")]
 pub use codeact_modes::mcp;
-pub use codeact_modes::{agent, eval, explore, maestro, repl, script};
+pub use codeact_modes::{agent, eval, explore, maestro, repl, script, shard};
 pub use codeact_platform::{apk, device, locate, ui};
 pub use codeact_record::{memory, recorder, report, trace, trajectory};
 pub use codeact_runtime::{config, human, llm, persona, session, tools};

@@ -77,10 +77,16 @@ pub struct EvalArgs {
     /// (through their hdc door, by codeact's HarmonyOS backend).
     #[arg(long, value_enum, default_value_t = EvalPlatform::Android)]
     platform: EvalPlatform,
-    /// Run one shard of the suite, I/N with I from 0 (e.g. a Kubernetes Indexed Job's
-    /// $JOB_COMPLETION_INDEX/N): instance k of the plan runs on shard k mod N.
-    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
-    shard: Option<(usize, usize)>,
+    /// Run one shard of the suite, I/N with I from 1 (as `exec --shard`): instance k
+    /// of the plan (from 0) runs on shard (k mod N) + 1. Without it the shard comes
+    /// from CODEACT_SHARD=I/N, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (with
+    /// --shards), GitLab's CI_NODE_INDEX/CI_NODE_TOTAL, CircleCI's or Buildkite's.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<codeact::shard::Shard>,
+    /// How many shards a Kubernetes Indexed Job runs (its completions): with
+    /// $JOB_COMPLETION_INDEX (from 0), this pod runs shard INDEX+1 of N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    shards: Option<u32>,
     /// Faults added to every instance after its set-up: dialog (a system dialog at the
     /// first screen change), slow-ui (screens settle over 300 ms), latency (30 ms per
     /// device command). Comma-separated.
@@ -133,7 +139,7 @@ pub struct EvalArgs {
     /// coordinates, ui_state indices, selectors, and selectors from memory with the
     /// LLM (--base-url, --model) healing only the steps that no longer fit; print
     /// the table (also survival.md and survival.json in --out).
-    #[arg(long, conflicts_with_all = ["agent", "variant", "instances", "repeat", "shard", "faults"])]
+    #[arg(long, conflicts_with_all = ["agent", "variant", "instances", "repeat", "shard", "shards", "faults"])]
     survival: bool,
 }
 
@@ -144,21 +150,6 @@ struct BadScore(String);
 
 fn parse_score(text: &str) -> Result<f64, BadScore> {
     text.trim().parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x)).ok_or_else(|| BadScore(text.to_string()))
-}
-
-/// A `--shard` that is not I/N with 0 <= I < N.
-#[derive(Debug, thiserror::Error)]
-#[error("--shard takes I/N with 0 <= I < N, e.g. 0/4 (got {0:?})")]
-struct BadShard(String);
-
-fn parse_shard(text: &str) -> Result<(usize, usize), BadShard> {
-    let bad = || BadShard(text.to_string());
-    let (i, n) = text.split_once('/').ok_or_else(bad)?;
-    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
-    if n == 0 || i >= n {
-        return Err(bad());
-    }
-    Ok((i, n))
 }
 
 /// One progress line per finished instance.
@@ -248,6 +239,13 @@ impl EvalArgs {
         if self.agent == AgentChoice::Llm {
             self.strategy.session_persona(&self.session, &mut settings)?;
         }
+        let env = |name: &str| std::env::var(name).ok();
+        let shard = codeact::shard::resolve(self.shard, self.shards.map(|n| n as usize), &env)?.map(|(shard, from)| {
+            if from != "--shard" {
+                codeact::errln!("codeact eval: shard {shard} (from {})", codeact::terminal::one_line(&from));
+            }
+            shard
+        });
         // A fresh folder each time (`-2`... when two start in the same second).
         let out_dir = self
             .out
@@ -291,7 +289,7 @@ impl EvalArgs {
                 instances: self.instances as usize,
                 repeat: self.repeat as usize,
                 parallel: self.parallel as usize,
-                shard: self.shard,
+                shard,
                 faults: self.faults.clone(),
                 variant: self.variant,
                 out_dir: out_dir.clone(),

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use anyhow::Context as _;
+
 use codeact::config::{Flags, Helpers, Settings};
 use codeact::script::suite::{self, Filter, Shard};
 use codeact::script::{self, ExecOptions, ExecRequest, Report, Script};
@@ -26,7 +28,8 @@ use super::{EXIT_ERROR, EXIT_FAILED};
 ///   codeact exec tests/ -d sim --include-tags smoke --junit report.xml
 ///   codeact exec tests/ -d sim --parallel 2 --trajectory runs/ci    # two virtual phones
 ///   codeact exec tests/ -d emulator-5554 -d emulator-5556           # two phones, one script each at a time
-///   codeact exec tests/ -d sim --shard 1/2                           # CI job 1 of 2 (2/2 runs the rest)
+///   codeact exec tests/ -d sim --shard 1/2 --junit 1.xml             # CI job 1 of 2 (2/2 runs the rest)
+///   codeact exec --merge 1.xml 2.xml --junit all.xml                 # the shards' reports as one
 ///   codeact exec my.rhai --var name=张三 --var count=3 --limit timeout_ms=60000
 ///   codeact exec checkout.rhai -d sim --heal --model gpt-4o-mini     # an LLM fixes a step that errs
 ///
@@ -40,7 +43,7 @@ use super::{EXIT_ERROR, EXIT_FAILED};
 #[command(verbatim_doc_comment)]
 pub struct ExecArgs {
     /// The scripts to run: files, and folders (their *.rhai, recursively).
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "merge", value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Only scripts tagged with any of these (comma-separated, or repeat the flag).
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
@@ -48,11 +51,21 @@ pub struct ExecArgs {
     /// Leave out scripts tagged with any of these.
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
     exclude_tags: Vec<String>,
-    /// Run shard I of N (I from 1): the K-th script of the suite, sorted, runs in
-    /// shard (K mod N) + 1, so --shard 1/2 and --shard 2/2 together run every script
-    /// once (e.g. one CI job each).
+    /// Run shard I of N (I from 1, as `eval --shard`): the K-th script of the suite,
+    /// sorted, runs in shard (K mod N) + 1, so --shard 1/2 and --shard 2/2 together
+    /// run every script once (e.g. one CI job each). Without it the shard comes from
+    /// CODEACT_SHARD=I/N, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (with
+    /// --shards), GitLab's CI_NODE_INDEX/CI_NODE_TOTAL, CircleCI's or Buildkite's.
     #[arg(long, value_name = "I/N")]
     shard: Option<Shard>,
+    /// How many shards a Kubernetes Indexed Job runs (its completions): with
+    /// $JOB_COMPLETION_INDEX (from 0), this pod runs shard INDEX+1 of N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    shards: Option<u32>,
+    /// Merge the JUnit reports of a suite's shards into --junit FILE (every test
+    /// case once, the counts summed again), and exit.
+    #[arg(long, num_args = 1.., value_name = "FILES", requires = "junit", conflicts_with_all = ["list", "check", "heal"])]
+    merge: Option<Vec<PathBuf>>,
     /// List the scripts the paths, tags and shard choose, with their tags, and exit.
     #[arg(long, conflicts_with_all = ["check", "heal"])]
     list: bool,
@@ -146,13 +159,22 @@ impl ExecArgs {
             config_from: codeact::script::suite_folder(&self.paths),
             ..Flags::default()
         };
-        let filter =
-            Filter { include: self.include_tags.clone(), exclude: self.exclude_tags.clone(), shard: self.shard };
+        if let Some(files) = &self.merge {
+            return merge_junit(files, self.junit.as_deref());
+        }
+        let env = |name: &str| std::env::var(name).ok();
+        let shard = codeact::shard::resolve(self.shard, self.shards.map(|n| n as usize), &env)?.map(|(shard, from)| {
+            if from != "--shard" {
+                codeact::errln!("codeact exec: shard {shard} (from {})", codeact::terminal::one_line(&from));
+            }
+            shard
+        });
+        let filter = Filter { include: self.include_tags.clone(), exclude: self.exclude_tags.clone(), shard };
         let selection = suite::select(&self.paths, &filter)?;
         let scripts = selection.scripts;
         let format = if self.json { Format::Json } else { Format::Text };
         if self.list {
-            return Ok(list_scripts(&scripts, selection.found, self.shard, format));
+            return Ok(list_scripts(&scripts, selection.found, shard, format));
         }
         let mut settings = self.session.settings(&self.devices.first(), defaults.clone())?;
         // A script's intent wins: the watchers answer only a dialog in the way of
@@ -187,7 +209,7 @@ impl ExecArgs {
             "event": "suite",
             "scripts": scripts.iter().map(|s| s.path.display().to_string()).collect::<Vec<_>>(),
             "found": selection.found,
-            "shard": self.shard.map(|s| s.to_string()),
+            "shard": shard.map(|s| s.to_string()),
             "workers": workers.len().min(scripts.len().max(1)),
         }));
         let heard = printer.clone();
@@ -222,7 +244,7 @@ impl ExecArgs {
             codeact::errln!("report: {}", codeact::terminal::path(page));
         }
         let reports = outcome.reports;
-        let empty_shard = match self.shard {
+        let empty_shard = match shard {
             Some(shard) if scripts.is_empty() => {
                 Some(format!("shard {shard} has no script of the {}", selection.tagged))
             }
@@ -337,4 +359,20 @@ fn list_scripts(scripts: &[Script], found: usize, shard: Option<Shard>, format: 
         codeact::errln!("{} of {found} scripts{shard}", scripts.len());
     }
     ExitCode::SUCCESS
+}
+
+/// `--merge`: the shards' JUnit reports as one, written to `--junit`.
+fn merge_junit(files: &[PathBuf], out: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    let out = out.context("--merge needs --junit FILE for the merged report")?;
+    let mut parts = Vec::new();
+    for path in files {
+        let text = codeact::files::read_text(path, codeact::files::DATA_BYTES)
+            .with_context(|| format!("cannot read the JUnit report {}", codeact::terminal::path(path)))?;
+        parts.push(codeact::trajectory::junit_merge::Part { path: path.clone(), text });
+    }
+    let merged = codeact::trajectory::junit_merge::merge("codeact exec", &parts)?;
+    codeact::files::write_replacing(out, merged.as_bytes())
+        .with_context(|| format!("cannot write the JUnit report {}", codeact::terminal::path(out)))?;
+    codeact::errln!("merged {} reports into {}", files.len(), codeact::terminal::path(out));
+    Ok(ExitCode::SUCCESS)
 }

@@ -237,10 +237,21 @@ fn a_scripted_llm_is_judged_on_the_phone_and_compare_shows_the_difference() {
 fn shards_add_up_to_the_suite_and_merge_back() {
     let pick = ["--agent", "oracle", "--tasks", "settings_*,notes_*", "--instances", "2", "--parallel", "1"];
     let (s0, s1, merged) = (scratch("shard0"), scratch("shard1"), scratch("merged"));
-    assert_eq!(eval(&[&pick[..], &["--shard", "0/2"]].concat(), &s0).status.code(), Some(0));
-    assert_eq!(eval(&[&pick[..], &["--shard", "1/2"]].concat(), &s1).status.code(), Some(0));
+    assert_eq!(eval(&[&pick[..], &["--shard", "1/2"]].concat(), &s0).status.code(), Some(0));
+    // The second as a Kubernetes Indexed Job's pod says it: index 1 (from 0) of 2.
+    let pod = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .arg("eval")
+        .args(pick)
+        .args(["--shards", "2", "--out"])
+        .arg(&s1)
+        .env("JOB_COMPLETION_INDEX", "1")
+        .output()
+        .expect("a pod's eval");
+    let said = String::from_utf8_lossy(&pod.stderr);
+    assert_eq!(pod.status.code(), Some(0), "{said}");
+    assert!(said.contains("shard 2/2 (from JOB_COMPLETION_INDEX=1 of 2 (--shards))"), "{said}");
     let (a, b) = (results(&s0), results(&s1));
-    assert_eq!(a["shard"], "0/2");
+    assert_eq!((a["shard"].as_str(), b["shard"].as_str()), (Some("1/2"), Some("2/2")));
     let n = |r: &Value| r["results"].as_array().map_or(0, Vec::len);
     let merge = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["eval", "--merge"])
@@ -262,9 +273,11 @@ fn shards_add_up_to_the_suite_and_merge_back() {
         .expect("merge twice");
     assert_eq!(twice.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&twice.stderr).contains("is in two of the files"));
-    let bad_shard = eval(&["--shard", "2/2"], &scratch("bad-shard"));
+    // Shards count from 1 everywhere; a 0 says how to count.
+    let bad_shard = eval(&["--shard", "0/2"], &scratch("bad-shard"));
     assert_eq!(bad_shard.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad_shard.stderr).contains("--shard takes I/N"));
+    let said = String::from_utf8_lossy(&bad_shard.stderr);
+    assert!(said.contains("counted from 1") && said.contains("JOB_COMPLETION_INDEX"), "{said}");
     for d in [s0, s1, merged] {
         let _ = std::fs::remove_dir_all(d);
     }

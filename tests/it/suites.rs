@@ -120,6 +120,30 @@ fn a_tagged_folder_runs_on_two_virtual_phones_and_in_shards() {
     }
     union.sort();
     assert_eq!(union, every);
+    // The shards' reports as one: every case once, the counts summed again.
+    let (one, two, all) = (dir.path().join("shard1.xml"), dir.path().join("shard2.xml"), dir.path().join("all.xml"));
+    let paths = [one.to_str().expect("p"), two.to_str().expect("p"), all.to_str().expect("p")];
+    let out = codeact(&["exec", "--merge", paths[0], paths[1], "--junit", paths[2]]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut merged = junit_cases(&all);
+    merged.sort();
+    assert_eq!(merged, every);
+    let doc = std::fs::read_to_string(&all).expect("all.xml");
+    assert!(doc.contains("tests=\"20\" failures=\"0\" errors=\"0\""), "{doc:.300}");
+    let out = codeact(&["exec", "--merge", paths[0], paths[0], "--junit", paths[2]]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is one shard given twice?"));
+    // With no --shard, the CI's variables choose: GitLab counts from 1.
+    let listed = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", suite_arg, "--list"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CI_NODE_INDEX", "2")
+        .env("CI_NODE_TOTAL", "2")
+        .output()
+        .expect("exec --list");
+    let flagged = codeact(&["exec", suite_arg, "--shard", "2/2", "--list"]);
+    assert_eq!(String::from_utf8_lossy(&listed.stdout), String::from_utf8_lossy(&flagged.stdout));
+    assert!(String::from_utf8_lossy(&listed.stderr).contains("shard 2/2 (from CI_NODE_INDEX=2 of CI_NODE_TOTAL=2)"));
 
     // Tags choose: smoke but not wifi is every even case not a multiple of 4.
     let out = codeact(&["exec", suite_arg, "--include-tags", "smoke", "--exclude-tags", "wifi,slow", "--list"]);

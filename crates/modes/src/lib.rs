@@ -1,7 +1,8 @@
 //! The ways to use a session, each a library call: [`agent`] (`codeact run`),
 //! [`script`] (`codeact exec`, suites, `--heal`), [`maestro`] (flows as scripts and
 //! back), [`repl`], [`eval`] (the task suite and the survival measurement),
-//! [`explore`] (autonomous exploration) and `mcp` (the MCP server). Not here: flags
+//! [`explore`] (autonomous exploration) and `mcp` (the MCP server); [`shard`] is how
+//! `exec` and `eval` split a suite over machines. Not here: flags
 //! and printing (the binary's `cli/`).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -14,3 +15,4 @@ pub mod maestro;
 pub mod mcp;
 pub mod repl;
 pub mod script;
+pub mod shard;

@@ -43,8 +43,9 @@ pub struct EvalOptions {
     pub instances: usize,
     pub repeat: usize,
     pub parallel: usize,
-    /// (index, count): run only the instances whose number modulo count is index.
-    pub shard: Option<(usize, usize)>,
+    /// Run only this shard's instances (`--shard I/N`, from 1: instance k of the
+    /// plan is shard `k mod N + 1`'s).
+    pub shard: Option<crate::shard::Shard>,
     pub faults: Vec<Fault>,
     /// The virtual phone's layout variant (`simctl variant`; 0: the apps as written).
     pub variant: u32,
@@ -72,8 +73,8 @@ pub fn plan(tasks: &[TaskSpec], options: &EvalOptions) -> Vec<Job> {
         }
     }
     match options.shard {
-        Some((index, count)) if count > 1 => {
-            jobs.into_iter().enumerate().filter(|(i, _)| i % count == index).map(|(_, j)| j).collect()
+        Some(shard) if shard.count > 1 => {
+            jobs.into_iter().enumerate().filter(|(k, _)| shard.takes(*k)).map(|(_, j)| j).collect()
         }
         _ => jobs,
     }
@@ -99,11 +100,11 @@ mod tests {
             traces: None,
         };
         let all = plan(&tasks, &options).len();
-        options.shard = Some((0, 3));
+        options.shard = Some(crate::shard::Shard { index: 1, count: 3 });
         let a = plan(&tasks, &options).len();
-        options.shard = Some((1, 3));
+        options.shard = Some(crate::shard::Shard { index: 2, count: 3 });
         let b = plan(&tasks, &options).len();
-        options.shard = Some((2, 3));
+        options.shard = Some(crate::shard::Shard { index: 3, count: 3 });
         let c = plan(&tasks, &options).len();
         assert_eq!(a + b + c, all);
     }

@@ -147,7 +147,7 @@ pub fn run(
         seed: options.seed,
         instances: options.instances,
         repeat: options.repeat,
-        shard: options.shard.map(|(i, n)| format!("{i}/{n}")),
+        shard: options.shard.map(|s| s.to_string()),
         faults: options.faults.clone(),
         watchers: described.watchers,
         strategy: described.strategy,

@@ -10,40 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Script, ScriptError};
 
-/// One part of a suite split N ways: `--shard 1/2` and `--shard 2/2` together run
-/// every script once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// From 1.
-    pub index: usize,
-    pub count: usize,
-}
-
-/// A `--shard` that is not I/N with 1 <= I <= N.
-#[derive(Debug, thiserror::Error)]
-#[error("--shard takes I/N with 1 <= I <= N, e.g. 1/4 ... 4/4 (got {0:?})")]
-pub struct BadShard(String);
-
-impl std::str::FromStr for Shard {
-    type Err = BadShard;
-
-    fn from_str(text: &str) -> Result<Self, BadShard> {
-        let bad = || BadShard(text.to_string());
-        let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) =
-            (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
+pub use crate::shard::{BadShard, Shard};
 
 /// What to keep of the scripts found.
 #[derive(Debug, Clone, Default)]
@@ -221,9 +188,7 @@ pub fn select(paths: &[PathBuf], filter: &Filter) -> Result<Selection, ScriptErr
     let count = tagged.len();
     let scripts = match filter.shard {
         // Round robin over the sorted suite: shards differ by one script at most.
-        Some(shard) => {
-            tagged.into_iter().enumerate().filter(|(k, _)| k % shard.count + 1 == shard.index).map(|(_, s)| s).collect()
-        }
+        Some(shard) => tagged.into_iter().enumerate().filter(|(k, _)| shard.takes(*k)).map(|(_, s)| s).collect(),
         None => tagged,
     };
     Ok(Selection { scripts, found, tagged: count })
@@ -261,15 +226,6 @@ mod tests {
         assert!(tags_of("// no tags here\n").is_empty());
         assert!(tags_of("// tagsx: y\n").is_empty());
         assert!(tags_of("// ü\n// tågs: x\n").is_empty());
-    }
-
-    #[test]
-    fn shards_are_one_based_and_checked() {
-        assert_eq!("1/2".parse::<Shard>().ok(), Some(Shard { index: 1, count: 2 }));
-        assert_eq!(" 3 / 3 ".parse::<Shard>().ok(), Some(Shard { index: 3, count: 3 }));
-        for bad in ["0/2", "3/2", "1/0", "1", "a/b", "-1/2", ""] {
-            assert!(bad.parse::<Shard>().is_err(), "{bad}");
-        }
     }
 
     #[test]

@@ -70,7 +70,7 @@ impl Verdict {
 }
 
 /// Escapes text for XML content and attributes, dropping characters XML 1.0 forbids.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -10,13 +10,14 @@
 //!
 //! `step.rs` is the record of one agent step, from which `export.rs` writes replay
 //! scripts; `effects.rs` is what a run left changed (held against its replays);
-//! `junit.rs` writes JUnit reports; `run_dir.rs` names run directories.
+//! `junit.rs` writes JUnit reports, `junit_merge.rs` joins shards' into one; `run_dir.rs` names run directories.
 
 mod effect_checks;
 mod effects;
 mod event;
 pub mod export;
 pub mod junit;
+pub mod junit_merge;
 mod read;
 mod run_dir;
 mod step;
