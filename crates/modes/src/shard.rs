@@ -39,8 +39,10 @@ pub enum ShardEnvError {
         "JOB_COMPLETION_INDEX={index} says which shard this is, but not how many there are: pass --shards N (the Job's completions) or set CODEACT_SHARDS"
     )]
     NoCount { index: usize },
-    #[error("{variable}={index} is past the {count} shards there are ({counted})")]
-    OutOfRange { variable: &'static str, index: usize, count: usize, counted: &'static str },
+    #[error("{variable}={value} is not one of the {count} shards there are ({counted}; {variable} counts from {from})")]
+    OutOfRange { variable: &'static str, value: usize, from: usize, count: usize, counted: &'static str },
+    #[error("CODEACT_SHARD: {0}")]
+    Variable(BadShard),
     #[error(
         "--shards {count} counts a Kubernetes Indexed Job's shards, but JOB_COMPLETION_INDEX is not set: give --shard I/N instead"
     )]
@@ -110,7 +112,7 @@ impl Shard {
     ) -> Result<Option<(Shard, String)>, ShardEnvError> {
         let read = |name: &str| var(name).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
         if let Some(given) = read("CODEACT_SHARD") {
-            let shard: Shard = given.parse()?;
+            let shard: Shard = given.parse().map_err(ShardEnvError::Variable)?;
             return Ok(Some((shard, format!("CODEACT_SHARD={shard}"))).filter(|(s, _)| s.count > 1));
         }
         let number = |variable: &'static str, value: String, index: bool| {
@@ -126,24 +128,32 @@ impl Shard {
                 (None, Some(value)) => (number("CODEACT_SHARDS", value, false)?, "CODEACT_SHARDS"),
                 (None, None) => return Err(ShardEnvError::NoCount { index }),
             };
-            return within("JOB_COMPLETION_INDEX", index + 1, count, counted).map(|s| {
+            return within("JOB_COMPLETION_INDEX", index, 0, count, counted).map(|s| {
                 Some((s, format!("JOB_COMPLETION_INDEX={index} of {count} ({counted})"))).filter(|_| count > 1)
             });
         }
         for (index_var, count_var, from_zero) in CI_VARIABLES {
             let (Some(index), Some(total)) = (read(index_var), read(count_var)) else { continue };
             let (index, total) = (number(index_var, index, true)?, number(count_var, total, false)?);
-            let shard = within(index_var, index + usize::from(from_zero), total, count_var)?;
+            let shard = within(index_var, index, usize::from(!from_zero), total, count_var)?;
             return Ok(Some((shard, format!("{index_var}={index} of {count_var}={total}"))).filter(|_| total > 1));
         }
         Ok(None)
     }
 }
 
-/// Shard `index` (from 1) of `count`, or why it is out of range.
-fn within(variable: &'static str, index: usize, count: usize, counted: &'static str) -> Result<Shard, ShardEnvError> {
-    if index == 0 || index > count {
-        return Err(ShardEnvError::OutOfRange { variable, index, count, counted });
+/// Shard `value` of `count` as `variable` counts (from `from`: 0 or 1), or why it
+/// is out of range.
+fn within(
+    variable: &'static str,
+    value: usize,
+    from: usize,
+    count: usize,
+    counted: &'static str,
+) -> Result<Shard, ShardEnvError> {
+    let index = value + 1 - from.min(1);
+    if value < from || index > count {
+        return Err(ShardEnvError::OutOfRange { variable, value, from, count, counted });
     }
     Ok(Shard { index, count })
 }
@@ -181,7 +191,13 @@ mod tests {
         assert_eq!(shard(&[("JOB_COMPLETION_INDEX", "0")], Some(3)), Ok(Some("1/3".into())));
         assert_eq!(shard(&[("JOB_COMPLETION_INDEX", "2"), ("CODEACT_SHARDS", "3")], None), Ok(Some("3/3".into())));
         assert!(shard(&[("JOB_COMPLETION_INDEX", "1")], None).is_err_and(|e| e.contains("--shards N")));
-        assert!(shard(&[("JOB_COMPLETION_INDEX", "3")], Some(3)).is_err_and(|e| e.contains("past the 3 shards")));
+        let past = shard(&[("JOB_COMPLETION_INDEX", "3")], Some(3));
+        assert!(
+            past.as_ref().is_err_and(|e| e.contains("=3 is not one of the 3 shards") && e.contains("from 0")),
+            "{past:?}"
+        );
+        assert!(shard(&[("CI_NODE_INDEX", "0"), ("CI_NODE_TOTAL", "2")], None).is_err_and(|e| e.contains("from 1")));
+        assert!(shard(&[("CODEACT_SHARD", "3/2")], None).is_err_and(|e| e.starts_with("CODEACT_SHARD: ")));
         assert_eq!(shard(&[("CI_NODE_INDEX", "1"), ("CI_NODE_TOTAL", "2")], None), Ok(Some("1/2".into())));
         assert_eq!(shard(&[("CIRCLE_NODE_INDEX", "1"), ("CIRCLE_NODE_TOTAL", "2")], None), Ok(Some("2/2".into())));
         let buildkite = [("BUILDKITE_PARALLEL_JOB", "0"), ("BUILDKITE_PARALLEL_JOB_COUNT", "4")];
