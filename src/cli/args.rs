@@ -35,6 +35,8 @@ pub const DEVICE_HELP: &str = "`sim` (the built-in virtual device), `sim:ios` (t
 through its WebDriverAgent), `sim:harmony` (the same phone as a HarmonyOS phone, through its hdc server), \
 `ios:http://HOST:PORT` (an iPhone's WebDriverAgent, e.g. through `iproxy 8100 8100`), `hdc` or \
 `hdc:CONNECT_KEY` (a HarmonyOS phone through the hdc server, 127.0.0.1:8710 or $OHOS_HDC_SERVER_PORT), \
+`appium:http(s)://[USER:KEY@]HOST:PORT[/PATH][#session=ID]` (any phone behind an Appium server, a Selenium \
+Grid or a device cloud; capabilities from $CODEACT_APPIUM_CAPS, a JSON object or file), \
 `HOST:PORT` (direct TCP to an adbd), or a serial from `codeact devices`. Default: $ANDROID_SERIAL, else the \
 only device the adb server sees.";
 

@@ -15,6 +15,7 @@ mod agent_run;
 mod agent_secrets;
 pub(crate) mod agents_door;
 mod apk_info;
+mod appium_hostile;
 mod assets;
 mod book;
 mod catalog;

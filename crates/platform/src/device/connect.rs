@@ -23,6 +23,9 @@ pub enum DeviceSpec {
     SimHarmony,
     /// An iPhone's WebDriverAgent at this URL.
     Ios(String),
+    /// A W3C WebDriver / Appium server (Appium, a Selenium Grid, a cloud's hub):
+    /// what follows `appium:` (its URL, and `#session=ID` to attach to one).
+    Appium(String),
     /// A HarmonyOS phone through the hdc server: the one with this connect key, or
     /// the only one.
     Hdc(Option<String>),
@@ -42,6 +45,7 @@ impl DeviceSpec {
             Some("hdc") | Some("hdc:") => Self::Hdc(None),
             Some(a) if a.starts_with("hdc:") => Self::Hdc(Some(a["hdc:".len()..].trim().to_string())),
             Some(a) if a.starts_with("ios:") => Self::Ios(ios_url(&a["ios:".len()..])),
+            Some(a) if a.starts_with("appium:") => Self::Appium(a["appium:".len()..].trim().to_string()),
             Some(a) if a.parse::<SocketAddr>().is_ok() || looks_like_host_port(a) => Self::Direct(a.to_string()),
             Some(a) => Self::Serial(a.to_string()),
         }
@@ -81,6 +85,12 @@ pub fn open_observing(
         DeviceSpec::SimIos => open_sim(timeout, Platform::Ios),
         DeviceSpec::SimHarmony => open_sim(timeout, Platform::Harmony),
         DeviceSpec::Ios(url) => Ok(Box::new(super::IosDevice::connect(url, timeout)?)),
+        DeviceSpec::Appium(rest) => {
+            let var = |name: &str| std::env::var(name).ok();
+            let target = super::appium::AppiumTarget::parse(rest, &var)?;
+            let caps = super::appium::capabilities(&var)?;
+            Ok(Box::new(super::AppiumDevice::connect(&target, caps, timeout)?))
+        }
         DeviceSpec::Hdc(key) => Ok(Box::new(super::HarmonyDevice::connect(key.as_deref(), timeout)?)),
         other => Ok(Box::new(open_adb(other, timeout)?.observing_with(observe))),
     }

@@ -10,18 +10,21 @@
 //! This module knows nothing of Rhai, prompts or the agent loop.
 
 pub mod adb;
+pub mod appium;
 pub mod connect;
 pub mod hdc;
 mod observation;
 pub mod shell;
 #[cfg(feature = "sim")]
 mod sim;
+pub mod w3c;
 pub mod wda;
 
 use std::time::Duration;
 
 pub use adb::agents::{AgentError, ObserveWith};
 pub use adb::{ADB_KEYBOARD, AdbDevice, AdbError};
+pub use appium::AppiumDevice;
 pub use connect::{DeviceSpec, open, open_observing};
 pub use hdc::HarmonyDevice;
 pub use observation::{Observation, ObservedVia, PhoneState};
@@ -103,16 +106,27 @@ pub enum DeviceError {
     /// Android over ADB failed in a way only ADB has (the error says how to fix it).
     #[error(transparent)]
     Adb(#[from] adb::AdbError),
-    /// WebDriverAgent answered with an error, or did not answer (the error says which).
+    /// A WebDriver server (WebDriverAgent, Appium) answered with an error, did not
+    /// answer, or lost the session (the error says which, and what to do).
     #[error(transparent)]
-    Wda(#[from] wda::WdaError),
+    W3c(Box<w3c::W3cError>),
     #[error(
         "this codeact was built without the virtual device; rebuild with the default `sim` feature, or name a phone with --device"
     )]
     NoSim,
+    #[error(transparent)]
+    AppiumTarget(#[from] appium::AppiumTargetError),
     #[cfg(feature = "sim")]
     #[error("cannot start the virtual device")]
     SimStart(#[source] codeact_sim::SimError),
+}
+
+impl From<w3c::W3cError> for DeviceError {
+    fn from(e: w3c::W3cError) -> Self {
+        // Boxed: a W3C error carries the server's words, and every device call
+        // returns a `DeviceError`.
+        DeviceError::W3c(Box::new(e))
+    }
 }
 
 /// The platform a device runs: what its packages are called and which tools it has.

@@ -54,6 +54,8 @@ pub enum ObservedVia {
     Wda,
     /// `uitest dumpLayout` (HarmonyOS).
     Uitest,
+    /// An Appium server's page source (any platform behind `appium:`).
+    Appium,
 }
 
 impl ObservedVia {
@@ -64,6 +66,7 @@ impl ObservedVia {
             Self::Portal => "the mobilerun Portal",
             Self::Wda => "WebDriverAgent",
             Self::Uitest => "uitest dumpLayout",
+            Self::Appium => "the Appium server",
         }
     }
 }

@@ -36,6 +36,12 @@ pub fn open_adb(spec: &DeviceSpec, timeout: Duration) -> Result<AdbDevice, Devic
             platform: "iOS",
             instead: "drive it with --device ios:URL".into(),
         }),
+        DeviceSpec::Appium(_) => Err(DeviceError::NotOnPlatform {
+            device: "appium:".into(),
+            what: "ADB".into(),
+            platform: "a phone behind an Appium server",
+            instead: "drive it with --device appium:URL".into(),
+        }),
         DeviceSpec::Hdc(key) => Err(DeviceError::NotOnPlatform {
             device: key.clone().unwrap_or_else(|| "hdc".into()),
             what: "ADB".into(),

@@ -10,22 +10,25 @@
 //! clearing an app's data, listing installed apps, Android key codes — is a typed
 //! [`DeviceError::NotOnPlatform`] that says what to do instead, never a silent no-op.
 
-mod client;
-mod error;
-pub use error::WdaError;
-
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use super::w3c::{Scope, Server, W3cClient, W3cError};
 use super::{Device, DeviceError, Observation, PhoneState, ShellOutput};
-use client::{Scope, WdaClient};
+
+/// WebDriverAgent, as its errors name it.
+const WDA: Server = Server {
+    name: "WebDriverAgent",
+    check: "check that WebDriverAgent answers at its URL's /status",
+    unreachable: "is it running and forwarded (iproxy 8100 8100), or try `codeact sim --platform ios`",
+};
 
 /// An iPhone (or the virtual one) behind a WebDriverAgent.
 pub struct IosDevice {
-    client: WdaClient,
+    client: W3cClient,
     /// Pixels per point.
     scale: f64,
     /// The screen in pixels.
@@ -38,7 +41,18 @@ impl IosDevice {
     /// Connects to the WDA at `url` (`http://HOST:PORT`), opens a session and reads
     /// the screen's size and scale.
     pub fn connect(url: &str, timeout: Duration) -> Result<Self, DeviceError> {
-        let mut client = WdaClient::connect(url, timeout)?;
+        let mut client = W3cClient::new(url, timeout, WDA, None)?;
+        // A restarted runner forgot its sessions: one is created again.
+        client.recreate = true;
+        let status = client.request(Method::GET, "/status", None, Scope::Plain, "status")?;
+        if status.get("ready").and_then(Value::as_bool) == Some(false) {
+            return Err(DeviceError::Command {
+                device: client.name.clone(),
+                op: "status".into(),
+                output: format!("WebDriverAgent is not ready: {}", status.get("message").unwrap_or(&Value::Null)),
+            });
+        }
+        client.create_session(json!({}))?;
         let screen = client.request(Method::GET, "/wda/screen", None, Scope::Plain, "read the screen's scale")?;
         let scale = screen.get("scale").and_then(Value::as_f64).filter(|s| *s > 0.0 && *s <= 16.0).unwrap_or(1.0);
         let size = client.request(Method::GET, "/window/size", None, Scope::Plain, "read the window size")?;
@@ -272,7 +286,7 @@ impl Device for IosDevice {
         };
         let body = json!({"args": args});
         let value = match self.client.request(Method::POST, "/codeact/simctl", Some(body), Scope::Plain, "simctl") {
-            Err(DeviceError::Wda(WdaError::Says { error, .. })) if error == "unknown command" => {
+            Err(DeviceError::W3c(e)) if matches!(&*e, W3cError::Says { error, .. } if error == "unknown command") => {
                 return Err(DeviceError::NotVirtual { said: "WebDriverAgent has no simctl".into() });
             }
             other => other?,

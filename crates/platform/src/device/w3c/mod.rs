@@ -1,0 +1,10 @@
+//! The W3C WebDriver protocol as codeact's backends speak it: the blocking client
+//! (`client.rs`) and its typed errors (`error.rs`), shared by the iOS backend
+//! (WebDriverAgent) and the Appium backend (any Appium server, Selenium Grid or
+//! cloud). Not what the commands mean for a phone.
+
+mod client;
+mod error;
+
+pub use client::{Credentials, Scope, Server, W3cClient};
+pub use error::W3cError;
