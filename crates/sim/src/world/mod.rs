@@ -151,6 +151,8 @@ pub(crate) struct World {
     pub(crate) focus: Option<Focus>,
     pub(crate) keyboard_shown: bool,
     pub(crate) ime: String,
+    /// Settings the phone does not model, kept as text (`namespace/key`).
+    pub(crate) other_settings: BTreeMap<String, String>,
     /// `simctl fault dialog KIND`: show that dialog at the next screen change.
     pub(crate) fault_dialog_armed: Option<FaultDialog>,
     /// `simctl slow-ui MS`: screen changes animate over this long.
@@ -188,6 +190,7 @@ impl World {
             focus: None,
             keyboard_shown: false,
             ime: ADB_KEYBOARD_IME.to_string(),
+            other_settings: BTreeMap::new(),
             fault_dialog_armed: None,
             slow_ui: Duration::ZERO,
             changed_at: None,

@@ -40,6 +40,16 @@ fn airplane_mode_disables_a_row_and_brightness_slider_sets_a_value() {
     p.tap("text", "Mobile network");
     assert_eq!(p.state()["activity"], "com.android.settings.Settings", "a disabled row ignores taps");
     assert_eq!(p.sh("settings get global airplane_mode_on"), "1\n");
+    // A setting the phone does not model is kept as text, and deleted (as test
+    // frameworks set hidden-API policies and put them back); the phone's own stay.
+    p.sh("settings put global hidden_api_policy 1;settings put global hidden_api_policy_p_apps 1");
+    assert_eq!(p.sh("settings get global hidden_api_policy"), "1\n");
+    assert_eq!(
+        p.sh("settings delete global hidden_api_policy;settings delete global nothing_here"),
+        "Deleted 1 rows\nDeleted 0 rows\n"
+    );
+    assert_eq!(p.sh("settings get global hidden_api_policy"), "null\n");
+    assert!(p.sh("settings delete global airplane_mode_on").contains("cannot be deleted"));
 
     let (x, y) = p.scroll_to("text", "Display");
     p.sh(&format!("input tap {x} {y}"));

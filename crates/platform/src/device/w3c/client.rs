@@ -128,7 +128,13 @@ impl W3cClient {
     pub fn create_session(&mut self, capabilities: Value) -> Result<String, DeviceError> {
         self.capabilities = capabilities.clone();
         let body = json!({"capabilities": {"alwaysMatch": capabilities, "firstMatch": [{}]}});
-        let value = self.request(reqwest::Method::POST, "/session", Some(body), Scope::Plain, "open a session")?;
+        let value = match self.request(reqwest::Method::POST, "/session", Some(body), Scope::Plain, "open a session") {
+            Err(DeviceError::W3c(e)) if matches!(&*e, W3cError::Says { error, .. } if error == "unknown command" || error == "HTTP 404") =>
+            {
+                return Err(W3cError::NoSessionRoute { device: self.name.clone(), server: self.server.name }.into());
+            }
+            other => other?,
+        };
         let id = value
             .get("sessionId")
             .and_then(Value::as_str)

@@ -21,6 +21,11 @@ pub enum W3cError {
         #[source]
         source: reqwest::Error,
     },
+    /// The server has no `/session` route where codeact asked: the base path is wrong.
+    #[error(
+        "{device}: {server} has no /session at this URL; check the base path (Appium 2 and 3 serve at /, Appium 1 and some grids at /wd/hub)"
+    )]
+    NoSessionRoute { device: String, server: &'static str },
     /// The session codeact drove is gone (ended by its owner, timed out on the
     /// server, or the server restarted).
     #[error(

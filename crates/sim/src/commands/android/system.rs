@@ -198,6 +198,13 @@ pub(crate) fn uimode(device: &SimDevice, args: &[&str]) -> Output {
     }
 }
 
+/// How many settings the phone does not model it keeps (each at most 4 KiB).
+const OTHER_SETTINGS: usize = 256;
+
+fn codeact_clip(value: &str) -> String {
+    value.chars().take(4096).collect()
+}
+
 pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
     match args {
         ["get", "system", "font_scale"] => return ok(format!("{:?}\n", device.config().font_scale.clamp(0.5, 2.0))),
@@ -222,7 +229,9 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
             }
             match SETTINGS.iter().find(|(n, k, _)| n == ns && k == key) {
                 Some((_, _, state)) => ok(format!("{}\n", setting_text(&world, state))),
-                None => ok("null\n"),
+                None => {
+                    ok(format!("{}\n", world.other_settings.get(&format!("{ns}/{key}")).map_or("null", String::as_str)))
+                }
             }
         }
         ["put", ns, key, value] => {
@@ -239,9 +248,18 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
                     _ => Value::Bool(*value != "0"),
                 };
                 world.write(state, new, &None);
+            } else if matches!(*ns, "system" | "secure" | "global") && world.other_settings.len() < OTHER_SETTINGS {
+                world.other_settings.insert(format!("{ns}/{key}"), codeact_clip(value));
             }
             ok("")
         }
+        // What the phone does not model it keeps as text, as Android's settings
+        // provider does (test frameworks set hidden-API policies and put them back).
+        ["delete", ns, key] if !SETTINGS.iter().any(|(n, k, _)| n == ns && k == key) => {
+            let gone = world.other_settings.remove(&format!("{ns}/{key}")).is_some();
+            ok(format!("Deleted {} rows\n", usize::from(gone)))
+        }
+        ["delete", ..] => fail("settings: this setting is the phone's own and cannot be deleted\n", 1),
         ["list", ns] => {
             let mut text = String::new();
             for (_, k, state) in SETTINGS.iter().filter(|(n, _, _)| n == ns) {
@@ -250,7 +268,7 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
             ok(text)
         }
         _ => fail(
-            "usage:  settings [--user <USER_ID> | current] get namespace key\n        settings put namespace key value\n        settings list namespace\n",
+            "usage:  settings [--user <USER_ID> | current] get namespace key\n        settings put namespace key value\n        settings delete namespace key\n        settings list namespace\n",
             255,
         ),
     }
