@@ -13,7 +13,6 @@ mod target;
 
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -209,22 +208,7 @@ impl Device for AppiumDevice {
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
-        let value = self.get("/screenshot", "screenshot")?;
-        let png = base64::engine::general_purpose::STANDARD.decode(value.as_str().unwrap_or_default().trim()).map_err(
-            |e| DeviceError::Unexpected {
-                device: self.client.name.clone(),
-                op: "screenshot".into(),
-                output: format!("not base64: {e}"),
-            },
-        )?;
-        if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
-            return Err(DeviceError::Unexpected {
-                device: self.client.name.clone(),
-                op: "screenshot".into(),
-                output: format!("not a PNG ({} bytes)", png.len()),
-            });
-        }
-        Ok(png)
+        self.client.screenshot(Scope::Session)
     }
 
     fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {

@@ -170,6 +170,21 @@ impl W3cClient {
         }
     }
 
+    /// A W3C screenshot (`GET /screenshot`, base64) as PNG bytes, checked to be one.
+    pub fn screenshot(&mut self, scope: Scope) -> Result<Vec<u8>, DeviceError> {
+        use base64::Engine as _;
+        let value = self.request(reqwest::Method::GET, "/screenshot", None, scope, "screenshot")?;
+        let unexpected =
+            |output: String| DeviceError::Unexpected { device: self.name.clone(), op: "screenshot".into(), output };
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(value.as_str().unwrap_or_default().trim())
+            .map_err(|e| unexpected(format!("not base64: {e}")))?;
+        if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
+            return Err(unexpected(format!("not a PNG ({} bytes)", png.len())));
+        }
+        Ok(png)
+    }
+
     /// The time a request may take now.
     fn budget(&self, op: &str) -> Result<Duration, DeviceError> {
         match self.deadline {

@@ -157,22 +157,7 @@ impl Device for IosDevice {
     }
 
     fn screenshot(&mut self) -> Result<Vec<u8>, DeviceError> {
-        let value = self.client.request(Method::GET, "/screenshot", None, Scope::Plain, "screenshot")?;
-        let text = value.as_str().unwrap_or_default();
-        let png =
-            base64::engine::general_purpose::STANDARD.decode(text.trim()).map_err(|e| DeviceError::Unexpected {
-                device: self.client.name.clone(),
-                op: "screenshot".into(),
-                output: format!("not base64: {e}"),
-            })?;
-        if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
-            return Err(DeviceError::Unexpected {
-                device: self.client.name.clone(),
-                op: "screenshot".into(),
-                output: format!("not a PNG ({} bytes)", png.len()),
-            });
-        }
-        Ok(png)
+        self.client.screenshot(Scope::Plain)
     }
 
     fn tap(&mut self, x: i32, y: i32) -> Result<(), DeviceError> {
