@@ -64,6 +64,12 @@ pub struct DeviceHow {
     /// Default: observe in codeact.toml, else auto.
     #[arg(long, value_enum, value_name = "auto|dump|u2|portal")]
     pub observe: Option<ObserveWith>,
+    /// The capabilities of the session codeact creates on `--device appium:URL`: a
+    /// JSON object (`{"platformName": "Android", "appium:automationName":
+    /// "UiAutomator2", "appium:udid": "emulator-5554"}`). Default: [appium] in
+    /// codeact.toml, else $CODEACT_APPIUM_CAPS, else Android through UiAutomator2.
+    #[arg(long, value_name = "FILE.json")]
+    pub caps: Option<std::path::PathBuf>,
 }
 
 impl DeviceArgs {
@@ -73,6 +79,7 @@ impl DeviceArgs {
             device: self.device.clone(),
             device_timeout_s: self.how.timeout,
             observe: self.how.observe,
+            appium_caps: self.how.caps.clone(),
             ..Flags::default()
         };
         Ok(Settings::load(None, &flags)?.open_device()?)
@@ -157,6 +164,7 @@ impl SessionArgs {
             device: device.device.clone(),
             device_timeout_s: device.how.timeout,
             observe: device.how.observe,
+            appium_caps: device.how.caps.clone(),
             ..defaults
         };
         Settings::load(self.config.as_deref(), &flags)

@@ -144,6 +144,7 @@ impl ExploreArgs {
             device: self.device.device.clone(),
             device_timeout_s: self.device.how.timeout,
             observe: self.device.how.observe,
+            appium_caps: self.device.how.caps.clone(),
             sensitive: self.sensitive,
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()

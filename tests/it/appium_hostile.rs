@@ -14,14 +14,14 @@ const KEY: &str = "hunter2-appium-key";
 
 /// What the server does with a request: its method, path and body → the raw reply
 /// (`None`: hang up without a word; a reply of "" hangs forever).
-type Behave = fn(&str, &str) -> Option<Vec<u8>>;
+type Behave = fn(&str, &str, &str) -> Option<Vec<u8>>;
 
 fn json_reply(status: &str, body: &str) -> Option<Vec<u8>> {
     Some(format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes())
 }
 
 /// A session that works: create, its capabilities, the window's size.
-fn session_ok(method: &str, path: &str) -> Option<Vec<u8>> {
+fn session_ok(method: &str, path: &str, _body: &str) -> Option<Vec<u8>> {
     match (method, path) {
         ("POST", "/session") => {
             json_reply("200 OK", r#"{"value":{"sessionId":"s1","capabilities":{"platformName":"Android"}}}"#)
@@ -68,7 +68,7 @@ fn answer(stream: TcpStream, behave: Behave) {
     let mut body = vec![0; length];
     let _ = reader.read_exact(&mut body);
     let mut stream = stream;
-    match behave(&method, &path) {
+    match behave(&method, &path, &String::from_utf8_lossy(&body)) {
         Some(reply) if reply.is_empty() => std::thread::sleep(Duration::from_secs(600)),
         Some(reply) => {
             let _ = stream.write_all(&reply);
@@ -98,35 +98,35 @@ fn exec_against(port: u16) -> (Option<i32>, String, Duration) {
 #[test]
 fn hostile_webdriver_servers_end_in_clear_errors_in_bounded_time() {
     let cases: [(&str, Behave, &str); 6] = [
-        ("hangs", |_, _| Some(Vec::new()), "timed out"),
+        ("hangs", |_, _, _| Some(Vec::new()), "timed out"),
         (
             "garbage",
-            |_, _| Some(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello".to_vec()),
+            |_, _, _| Some(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello".to_vec()),
             "HTTP 200",
         ),
         (
             "redirects",
-            |_, _| {
+            |_, _, _| {
                 Some(format!("HTTP/1.1 302 Found\r\nLocation: http://ci:{KEY}@127.0.0.2:9/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").into_bytes())
             },
             "HTTP 302",
         ),
         (
             "huge source",
-            |m, p| match p {
+            |m, p, b| match p {
                 "/session/s1/source" => {
                     let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\nConnection: close\r\n\r\n{\"value\":\"";
                     let mut reply = head.as_bytes().to_vec();
                     reply.resize(head.len() + 100 * 1024 * 1024, b'a');
                     Some(reply)
                 }
-                _ => session_ok(m, p),
+                _ => session_ok(m, p, b),
             },
             "more than",
         ),
         (
             "xml bomb",
-            |m, p| match p {
+            |m, p, b| match p {
                 "/session/s1/source" => {
                     let mut bomb =
                         String::from("<?xml version=\\\"1.0\\\"?><!DOCTYPE h [<!ENTITY a \\\"aaaaaaaaaa\\\">");
@@ -137,18 +137,18 @@ fn hostile_webdriver_servers_end_in_clear_errors_in_bounded_time() {
                     bomb.push_str("]><hierarchy><node text=\\\"&a8;\\\" bounds=\\\"[0,0][1,1]\\\"/></hierarchy>");
                     json_reply("200 OK", &format!("{{\"value\":\"{bomb}\"}}"))
                 }
-                _ => session_ok(m, p),
+                _ => session_ok(m, p, b),
             },
             "PASS",
         ),
         (
             "session vanishes",
-            |m, p| match p {
+            |m, p, b| match p {
                 "/session/s1/source" => json_reply(
                     "404 Not Found",
                     r#"{"value":{"error":"invalid session id","message":"A session is either terminated or not started"}}"#,
                 ),
-                _ => session_ok(m, p),
+                _ => session_ok(m, p, b),
             },
             "is gone",
         ),
@@ -162,4 +162,39 @@ fn hostile_webdriver_servers_end_in_clear_errors_in_bounded_time() {
         assert!(said.contains(expected), "{name}: {said}");
         assert!(took < Duration::from_secs(20), "{name}: bounded ({took:?})");
     }
+}
+
+/// A server that refuses every session, saying what it was asked for.
+fn echoes_capabilities(method: &str, path: &str, body: &str) -> Option<Vec<u8>> {
+    let said =
+        serde_json::json!({"value": {"error": "session not created", "message": format!("{method} {path} {body}")}});
+    json_reply("500 Internal Server Error", &said.to_string())
+}
+
+#[test]
+fn capabilities_come_from_caps_then_codeact_toml() {
+    let port = serve(echoes_capabilities);
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("a.rhai"), "refresh();").expect("script");
+    std::fs::write(dir.path().join("codeact.toml"), "[appium]\n\"appium:udid\" = \"from-toml\"\n").expect("toml");
+    std::fs::write(dir.path().join("caps.json"), r#"{"platformName": "Android", "appium:udid": "from-flag"}"#)
+        .expect("caps");
+    let exec = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", "a.rhai", "--timeout", "5", "--device", &format!("appium:http://127.0.0.1:{port}")])
+            .args(extra)
+            .current_dir(dir.path())
+            .env_remove("CODEACT_APPIUM_CAPS")
+            .output()
+            .expect("codeact exec");
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let from_toml = exec(&[]);
+    assert!(from_toml.contains("from-toml") && from_toml.contains("check the capabilities"), "{from_toml}");
+    let from_flag = exec(&["--caps", "caps.json"]);
+    assert!(from_flag.contains("from-flag") && !from_flag.contains("from-toml"), "{from_flag}");
+    std::fs::write(dir.path().join("list.json"), "[1, 2]").expect("list");
+    let bad = exec(&["--caps", "list.json"]);
+    assert!(bad.contains("list.json are not a JSON object"), "{bad}");
 }

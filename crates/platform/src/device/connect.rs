@@ -85,15 +85,27 @@ pub fn open_observing(
         DeviceSpec::SimIos => open_sim(timeout, Platform::Ios),
         DeviceSpec::SimHarmony => open_sim(timeout, Platform::Harmony),
         DeviceSpec::Ios(url) => Ok(Box::new(super::IosDevice::connect(url, timeout)?)),
-        DeviceSpec::Appium(rest) => {
-            let var = |name: &str| std::env::var(name).ok();
-            let target = super::appium::AppiumTarget::parse(rest, &var)?;
-            let caps = super::appium::capabilities(&var)?;
-            Ok(Box::new(super::AppiumDevice::connect(&target, caps, timeout)?))
-        }
+        DeviceSpec::Appium(rest) => open_appium(rest, timeout, None),
         DeviceSpec::Hdc(key) => Ok(Box::new(super::HarmonyDevice::connect(key.as_deref(), timeout)?)),
         other => Ok(Box::new(open_adb(other, timeout)?.observing_with(observe))),
     }
+}
+
+/// Opens the phone behind the Appium server `rest` names (what follows `appium:`),
+/// creating a session with `caps` (`None`: `$CODEACT_APPIUM_CAPS`, else Android's
+/// UiAutomator2) unless the URL names one to attach to.
+pub fn open_appium(
+    rest: &str,
+    timeout: Duration,
+    caps: Option<serde_json::Value>,
+) -> Result<Box<dyn Device>, DeviceError> {
+    let var = |name: &str| std::env::var(name).ok();
+    let target = super::appium::AppiumTarget::parse(rest, &var)?;
+    let caps = match caps {
+        Some(caps) => caps,
+        None => super::appium::capabilities(&var)?,
+    };
+    Ok(Box::new(super::AppiumDevice::connect(&target, caps, timeout)?))
 }
 
 #[cfg(feature = "sim")]

@@ -27,6 +27,11 @@
 //! [assets]                  # the reference pictures (like --assets)
 //! dir = "assets"            # relative to this file
 //!
+//! [appium]                  # capabilities of a session on --device appium:URL (like --caps)
+//! platformName = "Android"
+//! "appium:automationName" = "UiAutomator2"
+//! "appium:udid" = "emulator-5554"
+//!
 //! [llm]                     # for `codeact run`
 //! base_url = "http://localhost:11434/v1"
 //! model = "qwen2.5:7b"
@@ -147,6 +152,9 @@ pub struct FileConfig {
     /// The LLM for `codeact run`.
     #[serde(default)]
     pub llm: LlmSection,
+    /// `[appium]`: the capabilities of a session created on `appium:URL`.
+    #[serde(default)]
+    pub appium: toml::Table,
     /// Rhai files whose documented public functions are tools of every session
     /// (relative to this file).
     #[serde(default)]
@@ -205,4 +213,30 @@ fn nearest(from: &Path) -> Option<PathBuf> {
     let start = std::path::absolute(from).ok()?;
     let start = start.canonicalize().unwrap_or(start);
     start.ancestors().map(|dir| dir.join(FILE_NAME)).find(|f| f.is_file())
+}
+
+/// The most a capabilities file may hold.
+const CAPS_BYTES: usize = 1024 * 1024;
+
+impl FileConfig {
+    /// The capabilities of a session created on `appium:URL`: `--caps FILE.json`,
+    /// else `[appium]` here, else none (the device's own default).
+    pub(super) fn appium_caps(&self, flags: &super::Flags) -> Result<Option<serde_json::Value>, ConfigError> {
+        if let Some(path) = &flags.appium_caps {
+            let bad = |why: String| ConfigError::AppiumCaps { path: path.clone(), why };
+            let text = codeact_base::files::read_text(path, CAPS_BYTES).map_err(|e| bad(e.to_string()))?;
+            return match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(caps @ serde_json::Value::Object(_)) => Ok(Some(caps)),
+                Ok(_) => Err(bad("it is not an object".into())),
+                Err(e) => Err(bad(e.to_string())),
+            };
+        }
+        if self.appium.is_empty() {
+            return Ok(None);
+        }
+        let origin = self.origin.clone().unwrap_or_else(|| PathBuf::from(FILE_NAME));
+        serde_json::to_value(&self.appium)
+            .map(Some)
+            .map_err(|e| ConfigError::AppiumCaps { path: origin, why: format!("[appium]: {e}") })
+    }
 }

@@ -73,6 +73,8 @@ pub enum ConfigError {
     },
     #[error(transparent)]
     Secrets(#[from] SecretStoreError),
+    #[error("the capabilities {} are not a JSON object: {why}", .path.display())]
+    AppiumCaps { path: PathBuf, why: String },
 }
 
 /// What the command line says; `None` leaves the decision to the layers below.
@@ -82,6 +84,8 @@ pub struct Flags {
     pub device_timeout_s: Option<f64>,
     /// `--observe`: how an Android phone is observed.
     pub observe: Option<codeact_platform::device::ObserveWith>,
+    /// `--caps FILE.json`: the capabilities of a session created on `appium:URL`.
+    pub appium_caps: Option<PathBuf>,
     pub persona: Option<String>,
     /// Whether the default persona stands in when neither flag, `$CODEACT_PERSONA`
     /// nor the file names one (an agent needs one; `exec` and `repl` default to every
@@ -117,6 +121,10 @@ pub struct Settings {
     pub device_timeout: Duration,
     /// How an Android phone is observed (and, through an agent, tapped).
     pub observe: codeact_platform::device::ObserveWith,
+    /// The capabilities of a session created on `appium:URL` (`--caps`, else
+    /// `[appium]` in codeact.toml; `None`: `$CODEACT_APPIUM_CAPS`, else Android's
+    /// UiAutomator2).
+    pub appium_caps: Option<serde_json::Value>,
     pub persona: Option<Persona>,
     pub limits: Limits,
     pub tools: ToolOptions,
@@ -163,7 +171,12 @@ impl Settings {
     pub fn open_device(
         &self,
     ) -> Result<Box<dyn codeact_platform::device::Device>, codeact_platform::device::DeviceError> {
-        codeact_platform::device::open_observing(&self.device_spec(), self.device_timeout, self.observe)
+        match self.device_spec() {
+            codeact_platform::device::DeviceSpec::Appium(rest) => {
+                codeact_platform::device::connect::open_appium(&rest, self.device_timeout, self.appium_caps.clone())
+            }
+            spec => codeact_platform::device::open_observing(&spec, self.device_timeout, self.observe),
+        }
     }
 
     /// The persona an agent acts with: the one these settings name, else the default.
@@ -261,6 +274,7 @@ impl FileConfig {
             device: flags.device.clone().or_else(|| self.device.clone()),
             device_timeout: Duration::from_secs_f64(timeout_s),
             observe: flags.observe.or(self.observe).unwrap_or_default(),
+            appium_caps: self.appium_caps(flags)?,
             persona,
             limits,
             tools,
