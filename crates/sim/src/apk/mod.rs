@@ -5,9 +5,12 @@
 //! app files when the phone starts and lie where `pm path` says, so `adb pull` and
 //! any APK tool read them as they read a phone's.
 //!
-//! Not an installer: the phone runs only the apps its data files describe.
+//! Not an installer: the phone runs only the apps its data files describe (and
+//! reads the manifest of an APK someone installs, `manifest_read.rs`, to know
+//! whether it is one of the packages it can play).
 
 mod axml;
+pub(crate) mod manifest_read;
 
 use std::io::Write;
 

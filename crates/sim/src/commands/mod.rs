@@ -11,7 +11,7 @@ mod android;
 mod harmony;
 mod simctl;
 
-use android::{activity, agents, capture, content, input, logcat, system};
+use android::{activity, agents, capture, content, input, install, logcat, system};
 
 use crate::device::SimDevice;
 use crate::shell::{Commands, Output, ShellEnv};
@@ -42,9 +42,17 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
     Some(match name {
         "input" => input::input(device, &args, env),
         "am" => activity::am(device, &args),
-        "pm" => activity::pm(device, &args),
+        "pm" => match args.split_first() {
+            Some((&"install", rest)) => install::install_file(device, env, rest),
+            Some((&"uninstall", rest)) => install::uninstall(device, rest.last().copied().unwrap_or("")),
+            _ => activity::pm(device, &args),
+        },
         "monkey" => activity::monkey(device, &args),
         "cmd" => match args.split_first() {
+            Some((&"package", ["install", rest @ ..])) => install::install_file(device, env, rest),
+            Some((&"package", ["uninstall", rest @ ..])) => {
+                install::uninstall(device, rest.last().copied().unwrap_or(""))
+            }
             Some((&"package", rest)) => activity::pm(device, rest),
             Some((&"input_method", rest)) => system::ime(device, rest),
             Some((&"activity", rest)) => activity::am(device, rest),
@@ -74,6 +82,9 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
         _ => return None,
     })
 }
+
+/// An APK streamed through the transport (`adb install`), installed.
+pub(crate) use android::install::{MAX_APK, install as install_apk, streamed_size as streamed_install_size};
 
 pub(crate) fn ok(stdout: impl Into<Vec<u8>>) -> Output {
     Output { stdout: stdout.into(), stderr: Vec::new(), code: 0 }

@@ -153,6 +153,9 @@ pub(crate) struct World {
     pub(crate) ime: String,
     /// Settings the phone does not model, kept as text (`namespace/key`).
     pub(crate) other_settings: BTreeMap<String, String>,
+    /// Packages installed on the phone besides its apps: the test frameworks'
+    /// own it can play (`commands/android/install.rs`), by package.
+    pub(crate) installed: BTreeMap<String, crate::apk::manifest_read::Manifest>,
     /// `simctl fault dialog KIND`: show that dialog at the next screen change.
     pub(crate) fault_dialog_armed: Option<FaultDialog>,
     /// `simctl slow-ui MS`: screen changes animate over this long.
@@ -191,6 +194,7 @@ impl World {
             keyboard_shown: false,
             ime: ADB_KEYBOARD_IME.to_string(),
             other_settings: BTreeMap::new(),
+            installed: BTreeMap::new(),
             fault_dialog_armed: None,
             slow_ui: Duration::ZERO,
             changed_at: None,
@@ -208,7 +212,10 @@ impl World {
 
     /// Back to the initial world, keeping geometry and the data files.
     pub(crate) fn reset(&mut self) {
+        // Packages installed stay installed, as on a phone whose data is reset.
+        let installed = std::mem::take(&mut self.installed);
         *self = World::new(self.catalog.clone(), self.geometry, self.fs.clone());
+        self.installed = installed;
     }
 
     pub(crate) fn top(&self) -> Option<(&AppSpec, &spec::ScreenSpec, &ScreenInstance)> {

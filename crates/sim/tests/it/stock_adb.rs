@@ -180,3 +180,31 @@ fn typing_chinese_through_adbkeyboard_into_a_new_note() {
     assert!(notes.iter().any(|n| n["title"] == "你好"), "notes: {notes:?}");
     assert_eq!(state["activity"], "com.example.notes.NotesListActivity");
 }
+
+#[test]
+fn adb_install_streams_an_apk_and_the_phone_says_which_it_can_play() {
+    let (sim, adb) = setup();
+    let dir = std::env::temp_dir().join(format!("codeact-install-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let apk = dir.join("notes.apk");
+    let (path, _, _) = adb.shell(&sim.addr, "pm path com.example.notes");
+    let path = path.trim().trim_start_matches("package:").to_string();
+    let out = adb.adb(&["-s", &sim.addr, "pull", &path, apk.to_str().unwrap_or_default()]);
+    assert!(out.status.success(), "pull: {}", String::from_utf8_lossy(&out.stderr));
+    // Streamed (cmd package install -S SIZE) and pushed (pm install FILE) alike: the
+    // manifest is read, and a package the phone does not play is refused by name.
+    let out = adb.adb(&["-s", &sim.addr, "install", "-g", apk.to_str().unwrap_or_default()]);
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("INSTALL_FAILED_INVALID_APK: com.example.notes is not a package the virtual phone can play"),
+        "{said}"
+    );
+    assert!(said.contains("io.appium.settings"), "it names what it plays: {said}");
+    let out = adb.adb(&["-s", &sim.addr, "push", apk.to_str().unwrap_or_default(), "/data/local/tmp/notes.apk"]);
+    assert!(out.status.success());
+    let (_, err, code) = adb.shell(&sim.addr, "pm install -r /data/local/tmp/notes.apk");
+    assert_eq!(code, 1);
+    assert!(err.contains("com.example.notes is not a package"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

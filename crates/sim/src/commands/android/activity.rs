@@ -279,12 +279,14 @@ pub(crate) fn pm(device: &SimDevice, args: &[&str]) -> Output {
             255,
         );
     };
+    let extra: Vec<String> = device.world().installed.keys().cloned().collect();
     let installed = || {
         catalog
             .apps
             .iter()
             .map(|a| (a.package.clone(), a.system))
             .chain(catalog.world.system_packages.iter().map(|p| (p.clone(), true)))
+            .chain(extra.iter().map(|p| (p.clone(), false)))
     };
     let apk = crate::apk::path_of;
     match (sub, rest.first()) {
@@ -337,8 +339,8 @@ pub(crate) fn pm(device: &SimDevice, args: &[&str]) -> Output {
                 None => fail("Failed\n", 1),
             }
         }
-        ("install" | "install-create", _) => fail(
-            "Failure [INSTALL_FAILED_INVALID_APK: the virtual device runs only the apps described in data files (crates/sim/data/apps/*.toml, or codeact sim --world DIR); add one there instead]\n",
+        ("install-create", _) => fail(
+            "Failure [INSTALL_FAILED_INVALID_APK: the virtual phone takes one APK at a time (adb install FILE), not install sessions]\n",
             1,
         ),
         _ => fail(&format!("Unknown command: {sub}\n"), 255),

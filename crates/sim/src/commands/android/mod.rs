@@ -1,6 +1,7 @@
 //! Android's command-line tools, one file per kind: `activity.rs` (am, pm, monkey,
 //! cmd), `system.rs` (getprop, settings, wm, dumpsys, svc, ime), `input.rs`,
-//! `capture.rs` (uiautomator, screencap), `content.rs`, `logcat.rs` and `agents.rs`
+//! `capture.rs` (uiautomator, screencap), `content.rs`, `logcat.rs`, `install.rs`
+//! (the packages someone installs) and `agents.rs`
 //! (the instrumentation that starts on-device agents). HarmonyOS's are beside them
 //! in `harmony/`.
 
@@ -9,6 +10,7 @@ pub(super) mod agents;
 pub(super) mod capture;
 pub(super) mod content;
 pub(super) mod input;
+pub(crate) mod install;
 pub(super) mod logcat;
 pub(super) mod system;
 

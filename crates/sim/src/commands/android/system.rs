@@ -23,7 +23,7 @@ pub(crate) fn wm(device: &SimDevice, args: &[&str]) -> Output {
 
 /// A stable hash-like id for `Window{...}` and `ActivityRecord{...}` lines (FNV:
 /// the same on every run, unlike std's seeded hasher).
-fn token(text: &str) -> String {
+pub(crate) fn token(text: &str) -> String {
     use std::hash::Hasher as _;
     let mut h = fnv::FnvHasher::default();
     h.write(text.as_bytes());
@@ -42,6 +42,11 @@ fn activity_record(world: &World, task_id: u32, inst: &ScreenInstance) -> Option
 }
 
 pub(crate) fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
+    if let ["package", package, ..] = args
+        && !package.starts_with('-')
+    {
+        return super::install::dumpsys_package(device, package);
+    }
     let world = device.world();
     let top = world.tasks.last().and_then(|t| Some((t.id, t.stack.last()?)));
     let record = top.and_then(|(id, inst)| activity_record(&world, id, inst)).unwrap_or_else(|| "null".into());

@@ -87,6 +87,13 @@ impl Service {
                 Some(out) => write_v2(&mut io, &out).await.into(),
                 None => End::Dropped,
             },
+            Self::Exec { command } if streamed_install(&command).is_some() => {
+                let size = streamed_install(&command).unwrap_or(0);
+                let out = receive_install(&mut io, &device, size).await;
+                let mut merged = out.stdout;
+                merged.extend_from_slice(&out.stderr);
+                io.write(&merged).await.into()
+            }
             Self::Shell { v2: false, command, .. } | Self::Exec { command } => {
                 match run_line(&mut io, &device, command, true).await {
                     Some(out) => {
@@ -174,6 +181,42 @@ async fn run_line(io: &mut StreamIo, device: &Arc<SimDevice>, command: String, w
         }
         Err(_) => Some(Output { stderr: b"/system/bin/sh: internal error\n".to_vec(), code: 1, ..Default::default() }),
     }
+}
+
+/// The size a streamed install announces (`exec:cmd package 'install' -S SIZE`),
+/// when the command is one.
+fn streamed_install(command: &str) -> Option<usize> {
+    let words: Vec<&str> = command.split_whitespace().map(|w| w.trim_matches('\'')).collect();
+    crate::commands::streamed_install_size(&words)
+}
+
+/// Reads the `size` bytes of an APK streamed after the command, then installs it
+/// (a size over the most an APK may weigh is refused before anything is read).
+async fn receive_install(io: &mut StreamIo, device: &Arc<SimDevice>, size: usize) -> Output {
+    if size > crate::commands::MAX_APK {
+        return Output {
+            stdout: b"Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]\n".to_vec(),
+            code: 1,
+            ..Default::default()
+        };
+    }
+    let mut apk = Vec::with_capacity(size.min(16 * 1024 * 1024));
+    while apk.len() < size {
+        match io.read().await {
+            Some(chunk) => apk.extend_from_slice(&chunk[..chunk.len().min(size - apk.len())]),
+            None => break,
+        }
+    }
+    if apk.len() < size {
+        let said = format!("Failure [INSTALL_FAILED_INVALID_APK: {} of {size} bytes streamed]\n", apk.len());
+        return Output { stdout: said.into_bytes(), code: 1, ..Default::default() };
+    }
+    let dev = device.clone();
+    tokio::task::spawn_blocking(move || crate::commands::install_apk(&dev, &apk)).await.unwrap_or_else(|_| Output {
+        stderr: b"/system/bin/sh: internal error\n".to_vec(),
+        code: 1,
+        ..Default::default()
+    })
 }
 
 async fn write_v2(io: &mut StreamIo, out: &Output) -> Result<(), StreamClosed> {

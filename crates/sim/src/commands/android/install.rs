@@ -1,0 +1,126 @@
+//! Installing an APK on the virtual phone (`adb install`, streamed to `cmd package
+//! install -S SIZE`, or `pm install FILE`): the phone plays only the apps of its data
+//! files and the test frameworks' own packages it knows how to play — Appium's
+//! settings app and its UiAutomator2 server and test packages. An APK is known by
+//! its manifest (package, versionCode, versionName, read by `apk/manifest_read.rs`);
+//! one it cannot play is refused saying so, as `INSTALL_FAILED_INVALID_APK`. Also
+//! `pm uninstall` of such a package, and `dumpsys package` of any package.
+
+use super::{fail, ok};
+use crate::apk::manifest_read::{self, Manifest};
+use crate::device::SimDevice;
+use crate::shell::Output;
+
+/// The packages the phone plays besides its apps.
+pub(crate) const PLAYABLE: [&str; 3] =
+    ["io.appium.settings", "io.appium.uiautomator2.server", "io.appium.uiautomator2.server.test"];
+
+/// The most an installed APK may weigh.
+pub(crate) const MAX_APK: usize = 256 * 1024 * 1024;
+
+/// The size a streamed install announces (`-S SIZE`), when `words` are one
+/// (`cmd package install ...` or `pm install ... -S SIZE`).
+pub(crate) fn streamed_size(words: &[&str]) -> Option<usize> {
+    let is_install = matches!(words, ["cmd", "package", "install", ..] | ["pm", "install", ..]);
+    let at = words.iter().position(|w| *w == "-S")?;
+    is_install.then(|| words.get(at + 1)?.parse().ok()).flatten()
+}
+
+/// Installs the APK `bytes`: one of the packages the phone plays is installed (or
+/// replaced); any other is refused.
+pub(crate) fn install(device: &SimDevice, bytes: &[u8]) -> Output {
+    let manifest = match manifest_read::read(bytes) {
+        Ok(m) => m,
+        Err(why) => return fail(&format!("Failure [INSTALL_PARSE_FAILED_NOT_APK: {why}]\n"), 1),
+    };
+    if !PLAYABLE.contains(&manifest.package.as_str()) {
+        return fail(
+            &format!(
+                "Failure [INSTALL_FAILED_INVALID_APK: {} is not a package the virtual phone can play: it runs the apps of its data files (crates/sim/data/apps/*.toml, or codeact sim --world DIR) and {}]\n",
+                manifest.package,
+                PLAYABLE.join(", ")
+            ),
+            1,
+        );
+    }
+    let mut world = device.world();
+    if world.catalog.app_index(&manifest.package).is_some() {
+        return fail("Failure [INSTALL_FAILED_DUPLICATE_PACKAGE]\n", 1);
+    }
+    world.installed.insert(manifest.package.clone(), manifest);
+    ok("Success\n")
+}
+
+/// `pm install [-r] [-g] ... FILE`: the APK at FILE on the phone (as adb pushes
+/// it before a legacy install); a streamed install (`-S SIZE`) arrives through the
+/// transport instead (`doors/adb`), and with nothing streamed is told so.
+pub(crate) fn install_file(device: &SimDevice, env: &crate::shell::ShellEnv, args: &[&str]) -> Output {
+    if args.contains(&"-S") {
+        return fail("Failure [INSTALL_FAILED_INVALID_APK: nothing was streamed to install]\n", 1);
+    }
+    let Some(path) = args.iter().rev().find(|a| !a.starts_with('-')) else {
+        return fail("Error: APK content must be streamed or a path given\n", 1);
+    };
+    match env.fs.read(path) {
+        Ok(bytes) if bytes.len() <= MAX_APK => install(device, &bytes),
+        Ok(_) => fail("Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]\n", 1),
+        Err(_) => fail(&format!("Error: Unable to open file: {path}\n"), 1),
+    }
+}
+
+/// `pm uninstall PACKAGE` of an installed package (the phone's own apps stay).
+pub(crate) fn uninstall(device: &SimDevice, package: &str) -> Output {
+    match device.world().installed.remove(package) {
+        Some(_) => ok("Success\n"),
+        None => fail("Failure [DELETE_FAILED_INTERNAL_ERROR]\n", 1),
+    }
+}
+
+/// `dumpsys package PACKAGE`: its version as Android prints it; nothing for a
+/// package that is not there.
+pub(crate) fn dumpsys_package(device: &SimDevice, package: &str) -> Output {
+    let world = device.world();
+    let found: Option<Manifest> = world.installed.get(package).cloned().or_else(|| {
+        let app = world.catalog.apps.iter().find(|a| a.package == package)?;
+        Some(Manifest { package: app.package.clone(), version_code: 34, version_name: "14".into() })
+    });
+    let Some(m) = found else { return ok("") };
+    let hash = crate::commands::android::system::token(&m.package);
+    ok(format!(
+        "Packages:\n  Package [{p}] ({hash}):\n    userId=10{n:03}\n    pkg=Package{{{hash} {p}}}\n    versionCode={c} minSdk=21 targetSdk=34\n    versionName={v}\n    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ]\n    timeStamp=2023-10-15 15:34:00\n    firstInstallTime=2023-10-15 15:34:00\n    lastUpdateTime=2023-10-15 15:34:00\n    installerPackageName=null\n    User 0: ceDataInode=0 installed=true hidden=false suspended=false stopped=false notLaunched=false enabled=0 instant=false virtual=false\n",
+        p = m.package,
+        n = m.package.len() % 1000,
+        c = m.version_code,
+        v = m.version_name
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(out: &Output) -> String {
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    }
+
+    #[test]
+    fn appiums_packages_install_and_go_anything_else_is_refused() {
+        let device = crate::build_device(crate::SimConfig::default()).expect("a phone");
+        let settings = crate::apk::build_bare("io.appium.settings").expect("an APK");
+        assert_eq!(said(&install(&device, &settings)), "Success\n");
+        let dumped = said(&dumpsys_package(&device, "io.appium.settings"));
+        assert!(dumped.contains("Package [io.appium.settings]") && dumped.contains("versionName=14"), "{dumped}");
+        assert!(device.world().installed.contains_key("io.appium.settings"));
+        device.world().reset();
+        assert!(device.world().installed.contains_key("io.appium.settings"), "a data reset keeps what was installed");
+        assert_eq!(said(&uninstall(&device, "io.appium.settings")), "Success\n");
+        assert_eq!(said(&dumpsys_package(&device, "io.appium.settings")), "");
+        let other = crate::apk::build_bare("com.evil.app").expect("an APK");
+        let refused = said(&install(&device, &other));
+        assert!(refused.contains("INSTALL_FAILED_INVALID_APK: com.evil.app is not a package"), "{refused}");
+        assert!(said(&install(&device, b"PK\x03\x04 cut")).contains("INSTALL_PARSE_FAILED_NOT_APK"));
+        assert_eq!(streamed_size(&["cmd", "package", "install", "-g", "-S", "3076274"]), Some(3_076_274));
+        assert_eq!(streamed_size(&["pm", "install", "/data/local/tmp/a.apk"]), None);
+        assert_eq!(streamed_size(&["cmd", "package", "list", "-S", "1"]), None);
+    }
+}
