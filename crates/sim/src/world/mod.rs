@@ -156,6 +156,8 @@ pub(crate) struct World {
     /// Packages installed on the phone besides its apps: the test frameworks'
     /// own it can play (`commands/android/install.rs`), by package.
     pub(crate) installed: BTreeMap<String, crate::apk::manifest_read::Manifest>,
+    /// Appium's settings helper runs its foreground service.
+    pub(crate) helper_running: bool,
     /// `simctl fault dialog KIND`: show that dialog at the next screen change.
     pub(crate) fault_dialog_armed: Option<FaultDialog>,
     /// `simctl slow-ui MS`: screen changes animate over this long.
@@ -195,6 +197,7 @@ impl World {
             ime: ADB_KEYBOARD_IME.to_string(),
             other_settings: BTreeMap::new(),
             installed: BTreeMap::new(),
+            helper_running: false,
             fault_dialog_armed: None,
             slow_ui: Duration::ZERO,
             changed_at: None,

@@ -35,11 +35,15 @@ pub(crate) fn am(device: &SimDevice, args: &[&str]) -> Output {
         );
     };
     match sub {
+        "start" | "start-activity" if super::install::starts_helper(device, rest) => {
+            super::install::start_helper(device, rest)
+        }
         "start" | "start-activity" => start(device, rest),
         "force-stop" | "kill" => {
             let Some(package) = rest.iter().find(|a| !a.starts_with('-')) else {
                 return fail("Error: no package specified\n", 255);
             };
+            super::install::stop_helper(device, package);
             let mut world = device.world();
             if let Some(app) = world.catalog.app_index(package) {
                 world.force_stop(app);

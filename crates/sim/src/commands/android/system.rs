@@ -47,6 +47,9 @@ pub(crate) fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
     {
         return super::install::dumpsys_package(device, package);
     }
+    if let ["activity", "services", name, ..] = args {
+        return super::install::dumpsys_services(device, name);
+    }
     let world = device.world();
     let top = world.tasks.last().and_then(|t| Some((t.id, t.stack.last()?)));
     let record = top.and_then(|(id, inst)| activity_record(&world, id, inst)).unwrap_or_else(|| "null".into());

@@ -23,6 +23,7 @@ const OTHER_COMMANDS: &[&str] = &[
     "cmd",
     "svc",
     "simctl",
+    "appops",
 ];
 
 pub(crate) fn host_now_secs() -> i64 {
