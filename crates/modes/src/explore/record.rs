@@ -15,7 +15,7 @@ use codeact_engine::sandbox::{ActionSink, RunResult};
 use codeact_record::recorder::{Followers, StepRecorder};
 use codeact_record::report::{Assets, ReportError};
 use codeact_record::trace::Traces;
-use codeact_record::trajectory::{Event, TrajectoryError};
+use codeact_record::trajectory::{Event, StepOutcome, TrajectoryError};
 use codeact_runtime::session::Session;
 
 /// Why the folder or one of its files could not be written.
@@ -83,8 +83,11 @@ impl RunFolder {
         self.recorder.event(&Event::Code { step, code: code.into() });
         let result = session.eval(code);
         self.recorder.ran(step, &result);
-        self.recorder.end_step(step, started, Duration::ZERO, Duration::ZERO, Some(result.clone()));
-        result
+        // The record holds the result it was handed: taken back, not copied.
+        match self.recorder.end_step(step, started, Duration::ZERO, Duration::ZERO, Some(result)).outcome {
+            StepOutcome::Ran(result) => result,
+            _ => RunResult::default(),
+        }
     }
 
     /// Writes `finding`'s reproduction (`finding.script`, emptied when it cannot

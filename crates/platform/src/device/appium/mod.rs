@@ -49,10 +49,8 @@ impl AppiumDevice {
                 client.attach(id);
                 client.session_capabilities()
             }
-            None => {
-                client.create_session(caps)?;
-                client.session_capabilities()
-            }
+            // The reply to the creation says them: no second request.
+            None => client.create_session(caps)?,
         };
         let platform = match capabilities.get("platformName").and_then(Value::as_str).map(str::to_ascii_lowercase) {
             Some(p) if p == "ios" || p == "tvos" => Platform::Ios,

@@ -124,8 +124,9 @@ impl W3cClient {
         })
     }
 
-    /// Creates a session with `capabilities` (W3C `alwaysMatch`); its id.
-    pub fn create_session(&mut self, capabilities: Value) -> Result<String, DeviceError> {
+    /// Creates a session with `capabilities` (W3C `alwaysMatch`); the capabilities
+    /// the server says it matched (else the ones asked for).
+    pub fn create_session(&mut self, capabilities: Value) -> Result<Value, DeviceError> {
         self.capabilities = capabilities.clone();
         let body = json!({"capabilities": {"alwaysMatch": capabilities, "firstMatch": [{}]}});
         let value = match self.request(reqwest::Method::POST, "/session", Some(body), Scope::Plain, "open a session") {
@@ -145,7 +146,7 @@ impl W3cClient {
                 output: codeact_base::clip::clip(&value.to_string(), 300).into_owned(),
             })?;
         self.session = Held::Owned(id.to_string());
-        Ok(id.to_string())
+        Ok(value.get("capabilities").filter(|c| c.is_object()).cloned().unwrap_or_else(|| self.capabilities.clone()))
     }
 
     /// Drives the session `id` someone else created (never deleted here).
@@ -153,8 +154,8 @@ impl W3cClient {
         self.session = Held::Attached(id.to_string());
     }
 
-    /// The session's capabilities as the server returned them (`GET /session/:id`,
-    /// else the ones it was created with).
+    /// An attached session's capabilities, as the server says them (`GET
+    /// /session/:id`, which not every server has; else none known).
     pub fn session_capabilities(&mut self) -> Value {
         match self.request(reqwest::Method::GET, "", None, Scope::Session, "read the session") {
             Ok(value) => value.get("capabilities").cloned().unwrap_or(value),
