@@ -11,7 +11,7 @@ mod android;
 mod harmony;
 mod simctl;
 
-use android::{activity, agents, capture, content, input, install, logcat, system};
+use android::{activity, agents, capture, content, input, install, logcat, process, system};
 
 use crate::device::SimDevice;
 use crate::shell::{Commands, Output, ShellEnv};
@@ -41,8 +41,12 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
     }
     Some(match name {
         "input" => input::input(device, &args, env),
-        "am" => activity::am(device, &args),
+        "am" => match args.split_first() {
+            Some((&"instrument", rest)) => agents::instrument(device, env, rest),
+            _ => activity::am(device, &args),
+        },
         "pm" => match args.split_first() {
+            Some((&"list", ["instrumentation", ..])) => agents::list_instrumentation(device),
             Some((&"install", rest)) => install::install_file(device, env, rest),
             Some((&"uninstall", rest)) => install::uninstall(device, rest.last().copied().unwrap_or("")),
             _ => activity::pm(device, &args),
@@ -55,6 +59,7 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
             }
             Some((&"package", rest)) => activity::pm(device, rest),
             Some((&"input_method", rest)) => system::ime(device, rest),
+            Some((&"activity", ["instrument", rest @ ..])) => agents::instrument(device, env, rest),
             Some((&"activity", rest)) => activity::am(device, rest),
             Some((&"wifi", rest)) => system::cmd_wifi(device, rest),
             Some((&"notification", rest)) => install::notification(device, rest),
@@ -81,6 +86,9 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
         },
         "app_process" => agents::app_process(device, env, &args),
         "content" => content::content(device, &args),
+        "ps" => process::ps(device, &args),
+        "pidof" => process::pidof(device, &args),
+        "kill" => process::kill(device, &args),
         _ => return None,
     })
 }

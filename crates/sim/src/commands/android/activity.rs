@@ -44,6 +44,9 @@ pub(crate) fn am(device: &SimDevice, args: &[&str]) -> Output {
                 return fail("Error: no package specified\n", 255);
             };
             super::install::stop_helper(device, package);
+            if package.starts_with("io.appium.uiautomator2.server") {
+                device.agents().stop_uia2();
+            }
             let mut world = device.world();
             if let Some(app) = world.catalog.app_index(package) {
                 world.force_stop(app);

@@ -2,7 +2,7 @@
 //! cmd), `system.rs` (getprop, settings, wm, dumpsys, svc, ime), `input.rs`,
 //! `capture.rs` (uiautomator, screencap), `content.rs`, `logcat.rs`, `install.rs`
 //! (the packages someone installs) and `agents.rs`
-//! (the instrumentation that starts on-device agents). HarmonyOS's are beside them
+//! (the instrumentation that starts on-device agents), `process.rs` (ps, pidof, kill). HarmonyOS's are beside them
 //! in `harmony/`.
 
 pub(super) mod activity;
@@ -12,6 +12,7 @@ pub(super) mod content;
 pub(super) mod input;
 pub(crate) mod install;
 pub(super) mod logcat;
+pub(super) mod process;
 pub(super) mod system;
 
 pub(super) use super::{fail, ok};

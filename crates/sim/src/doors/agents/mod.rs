@@ -1,6 +1,7 @@
 //! The on-device agents a test phone may run and what listens on its device ports:
 //! uiautomator2's server on 9008 while the `app_process` that started it runs
-//! (`u2.rs`), and the mobilerun Portal's HTTP server on 8080 while its accessibility
+//! (`u2.rs`), Appium's UiAutomator2 server on 6790 while its `am instrument` runs
+//! (`uia2/`), and the mobilerun Portal's HTTP server on 8080 while its accessibility
 //! service is enabled (`portal.rs`). A port is reached only through the ADB transport — the host opens a
 //! `tcp:PORT` stream, as `adb forward` and uiautomator2's client do —, never on a
 //! socket of the host. Each stream is one HTTP/1.1 connection served by the agent's
@@ -11,6 +12,7 @@ pub(crate) mod ports;
 mod rpc_error;
 pub(crate) mod u2;
 mod u2_selector;
+mod uia2;
 
 use std::sync::Arc;
 
@@ -20,7 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::device::SimDevice;
 use crate::doors::adb::StreamIo;
-pub(crate) use ports::{PORTAL_PORT, U2_PORT};
+pub(crate) use ports::{PORTAL_PORT, U2_PORT, UIA2_PORT};
 
 /// Serves one `tcp:PORT` stream as an HTTP connection to the agent on `port`.
 pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevice>) {
@@ -51,6 +53,7 @@ pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevic
     }
     let router = match port {
         U2_PORT => u2::router(device),
+        UIA2_PORT => uia2::router(device),
         PORTAL_PORT => portal::router(device),
         _ => return,
     };

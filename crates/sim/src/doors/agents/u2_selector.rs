@@ -21,7 +21,7 @@ use crate::screen::Node;
 const MOST_WAIT_MS: u64 = 10_000;
 
 /// The selector fields with their mask bits, as the client's `Selector` declares them.
-const FIELDS: &[(&str, u64)] = &[
+pub(super) const FIELDS: &[(&str, u64)] = &[
     ("text", 0x01),
     ("textContains", 0x02),
     ("textMatches", 0x04),
@@ -57,10 +57,22 @@ enum Condition {
     Index(usize),
 }
 
-/// A parsed selector: its conditions and which match it wants (`instance`).
-struct Selector {
+/// A parsed selector: its conditions and which match it wants (`instance`, when set).
+pub(super) struct Selector {
     conditions: Vec<Condition>,
-    instance: usize,
+    instance: Option<usize>,
+}
+
+impl Selector {
+    /// Whether `node`, the `index`-th child of its parent, meets every condition.
+    pub(super) fn accepts(&self, node: &Node, index: usize) -> bool {
+        self.conditions.iter().all(|c| matches(node, index, c))
+    }
+
+    /// Which of the matches the selector names, when it names one.
+    pub(super) fn instance(&self) -> Option<usize> {
+        self.instance
+    }
 }
 
 fn bad(method: &str) -> RpcError {
@@ -75,7 +87,8 @@ fn not_found(selector: &Value) -> RpcError {
     )
 }
 
-fn parse(method: &str, value: Option<&Value>) -> Result<Selector, RpcError> {
+/// A selector from the client's `Selector` dict (`method` names the call in errors).
+pub(super) fn parse(method: &str, value: Option<&Value>) -> Result<Selector, RpcError> {
     let Some(Value::Object(fields)) = value else { return Err(bad(method)) };
     let mask = fields.get("mask").and_then(Value::as_u64).unwrap_or(0);
     let chained = fields.get("childOrSibling").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
@@ -83,7 +96,7 @@ fn parse(method: &str, value: Option<&Value>) -> Result<Selector, RpcError> {
         return Err(bad(method));
     }
     let mut conditions = Vec::new();
-    let mut instance = 0;
+    let mut instance = None;
     for &(name, bit) in FIELDS {
         if mask & bit == 0 {
             continue;
@@ -92,7 +105,7 @@ fn parse(method: &str, value: Option<&Value>) -> Result<Selector, RpcError> {
         let text = || field.as_str().map(str::to_string).ok_or_else(|| bad(method));
         match name {
             "index" => conditions.push(Condition::Index(field.as_u64().ok_or_else(|| bad(method))? as usize)),
-            "instance" => instance = field.as_u64().ok_or_else(|| bad(method))? as usize,
+            "instance" => instance = Some(field.as_u64().ok_or_else(|| bad(method))? as usize),
             n if n.ends_with("Matches") => {
                 // Java's String.matches: the whole text must match.
                 let anchored = format!("^(?:{})$", text()?);
@@ -157,7 +170,7 @@ struct Found {
 fn found(device: &SimDevice, selector: &Selector) -> Vec<Found> {
     fn walk(node: &Node, index: usize, selector: &Selector, out: &mut Vec<Found>) {
         let children: Vec<&Node> = node.children.iter().filter(|c| c.in_page_source()).collect();
-        if selector.conditions.iter().all(|c| matches(node, index, c)) {
+        if selector.accepts(node, index) {
             let bare = Node { children: Vec::new(), ..node.clone() };
             out.push(Found { node: bare, children: children.len() });
         }
@@ -175,7 +188,7 @@ fn found(device: &SimDevice, selector: &Selector) -> Vec<Found> {
 
 /// The one object a selector names (its `instance`-th match).
 fn the_one(device: &SimDevice, selector: &Selector) -> Option<Found> {
-    found(device, selector).into_iter().nth(selector.instance)
+    found(device, selector).into_iter().nth(selector.instance.unwrap_or(0))
 }
 
 /// `objInfo`'s dict for a found node.
@@ -266,7 +279,7 @@ mod tests {
     fn selectors_are_read_by_their_mask() {
         let value = json!({"mask": 0x01 | 0x0100_0000, "childOrSibling": [], "childOrSiblingSelector": [], "text": "Wi-Fi", "instance": 1, "className": "ignored"});
         let s = parse("exist", Some(&value)).unwrap();
-        assert_eq!((s.conditions.len(), s.instance), (1, 1));
+        assert_eq!((s.conditions.len(), s.instance), (1, Some(1)));
         let node = Node { text: "Wi-Fi".into(), class: "android.widget.TextView".into(), ..Default::default() };
         assert!(s.conditions.iter().all(|c| matches(&node, 0, c)));
         let pattern = json!({"mask": 0x04 | 0x20, "textMatches": "Wi.*", "classNameMatches": ".*Text.*"});
