@@ -18,7 +18,7 @@ use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
 use super::args::{
-    CheckArgs, DeviceArgs, LlmArgs, LocatorArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
+    CheckArgs, LlmArgs, LocatorArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -77,6 +77,8 @@ pub struct EvalArgs {
     /// (through their hdc door, by codeact's HarmonyOS backend).
     #[arg(long, value_enum, default_value_t = EvalPlatform::Android)]
     platform: EvalPlatform,
+    #[command(flatten)]
+    phones: super::eval_device::EvalDevice,
     /// Run one shard of the suite, I/N with I from 1 (as `exec --shard`): instance k
     /// of the plan (from 0) runs on shard (k mod N) + 1. Without it the shard comes
     /// from CODEACT_SHARD=I/N, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (with
@@ -235,7 +237,7 @@ impl EvalArgs {
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()
         };
-        let mut settings = self.session.settings(&on_the_virtual_phone(self.platform), defaults)?;
+        let mut settings = self.session.settings(&self.phones.device_args(self.platform.device()), defaults)?;
         if self.agent == AgentChoice::Llm {
             self.strategy.session_persona(&self.session, &mut settings)?;
         }
@@ -384,7 +386,7 @@ impl EvalArgs {
             default_sensitive: Some(SensitivePolicy::Allow),
             ..Flags::default()
         };
-        let mut settings = self.session.settings(&on_the_virtual_phone(self.platform), defaults)?;
+        let mut settings = self.session.settings(&self.phones.device_args(self.platform.device()), defaults)?;
         let out_dir = self
             .out
             .clone()
@@ -476,9 +478,4 @@ impl EvalPlatform {
             EvalPlatform::Harmony => "sim:harmony",
         }
     }
-}
-
-/// The suite always runs on virtual phones, of the platform asked for.
-fn on_the_virtual_phone(platform: EvalPlatform) -> DeviceArgs {
-    DeviceArgs { device: Some(platform.device().into()), how: super::args::DeviceHow::default() }
 }

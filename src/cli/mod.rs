@@ -8,6 +8,7 @@ mod assets;
 mod convert;
 mod devices;
 mod eval;
+mod eval_device;
 mod exec;
 mod exec_devices;
 mod exec_output;

@@ -83,13 +83,49 @@ impl Catalog {
     }
 
     /// The app, activity and parameter a link opens: the first declared prefix the
-    /// URI starts with (`sms:张三` → Messages' conversation with 张三).
+    /// URI starts with (`sms:张三` → Messages' conversation with 张三). The parameter
+    /// is percent-decoded, as an app reads it from its `Uri` (`sms:Grace%20Lee` →
+    /// Grace Lee), which is how a link with a space survives a shell that splits it.
     pub(crate) fn link_for(&self, uri: &str) -> Option<(usize, String, String)> {
         self.apps.iter().enumerate().find_map(|(app, spec)| {
             spec.links.iter().find_map(|link| {
                 let rest = uri.strip_prefix(link.prefix.as_str())?;
-                Some((app, link.activity.clone(), rest.to_string()))
+                Some((app, link.activity.clone(), percent_decoded(rest)))
             })
         })
+    }
+}
+
+/// `%XX` escapes decoded as UTF-8; text that is not (a lone `%`, bytes that are
+/// not UTF-8) stays as it came.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+#[cfg(test)]
+mod link_tests {
+    #[test]
+    fn link_parameters_are_percent_decoded() {
+        assert_eq!(super::percent_decoded("Grace%20Lee"), "Grace Lee");
+        assert_eq!(super::percent_decoded("%E5%BC%A0%E4%B8%89"), "张三");
+        assert_eq!(super::percent_decoded("100%"), "100%");
+        assert_eq!(super::percent_decoded("%zz%2"), "%zz%2");
+        assert_eq!(super::percent_decoded("%FF"), "%FF", "not UTF-8: as it came");
     }
 }

@@ -147,6 +147,22 @@ impl Drop for AppiumDevice {
     }
 }
 
+/// A URI as Appium's `mobile: deepLink` can pass it: the driver hands it to the
+/// phone's shell unquoted (escaping only `&`), so a space would split it and other
+/// shell characters act; those are percent-encoded, as a URI may be (apps read
+/// them decoded). Letters beyond ASCII pass as they are.
+fn shell_safe_uri(uri: &str) -> String {
+    let mut out = String::with_capacity(uri.len());
+    for c in uri.chars() {
+        if c.is_ascii() && (c.is_ascii_whitespace() || c.is_ascii_control() || "\"'`$;|<>(){}[]*!\\^".contains(c)) {
+            out.push_str(&format!("%{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A PNG's size, from its header.
 fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     let ihdr = png.get(16..24)?;
@@ -300,7 +316,7 @@ impl Device for AppiumDevice {
     fn open_url(&mut self, uri: &str) -> Result<(), DeviceError> {
         match self.platform {
             Platform::Ios => self.post("/url", json!({"url": uri}), "open a link").map(|_| ()),
-            _ => self.mobile("deepLink", json!({"url": uri}), "open a link").map(|_| ()),
+            _ => self.mobile("deepLink", json!({"url": shell_safe_uri(uri)}), "open a link").map(|_| ()),
         }
     }
 
@@ -335,5 +351,16 @@ impl Device for AppiumDevice {
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.client.deadline = deadline;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn links_survive_the_shell_appium_hands_them_to() {
+        assert_eq!(super::shell_safe_uri("sms:Grace Lee"), "sms:Grace%20Lee");
+        assert_eq!(super::shell_safe_uri("sms:张三"), "sms:张三");
+        assert_eq!(super::shell_safe_uri("https://x.test/a?b=1&c=$(id)"), "https://x.test/a?b=1&c=%24%28id%29");
+        assert_eq!(super::shell_safe_uri("a'b\"c;d|e`f"), "a%27b%22c%3Bd%7Ce%60f");
     }
 }
