@@ -34,6 +34,12 @@
 #              its Portal client drives the virtual phone's mobilerun Portal
 #   apks       real APKs shipped inside PyPI packages (uiautomator2, Airtest, Poco
 #              agents), unpacked into $CODEACT_TOOLS/apks
+#   appium     Appium 3.8.0 from npm with its UiAutomator2 driver 8.7.0 (`appium driver
+#              install`), under $CODEACT_TOOLS/appium, beside an Android SDK folder
+#              whose platform-tools/adb is the stock adb: the real Appium server
+#              drives the virtual phone through adb, and codeact drives Appium
+#   appium-py  Appium-Python-Client 6.0.9 from PyPI, in a venv of its own: a test
+#              written from Appium's documentation drives the phone through Appium
 #   mdbook     mdBook 0.5.4 from crates.io, built into $CODEACT_TOOLS/mdbook: the
 #              book under docs/ is built with it after the tests
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
@@ -110,6 +116,7 @@ find_phoenix >/dev/null || needs_venv=true
 "${CODEACT_U2_PYTHON:-$tools/u2/bin/python}" -c 'import uiautomator2' 2>/dev/null || needs_venv=true
 "${CODEACT_MCP_PYTHON:-$tools/mcp/bin/python}" -c 'import mcp' 2>/dev/null || needs_venv=true
 "${CODEACT_PY_PYTHON:-$tools/py/bin/python}" -c 'import maturin, pytest' 2>/dev/null || needs_venv=true
+"${CODEACT_APPIUM_PYTHON:-$tools/appium-py/bin/python}" -c 'import appium' 2>/dev/null || needs_venv=true
 # The MCP Inspector is an npm package: Node.js and npm come from Debian when missing.
 command -v npm >/dev/null || packages+=(nodejs npm)
 if $needs_venv && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
@@ -172,6 +179,26 @@ export CODEACT_MCP_INSPECTOR=$inspector
 u2_python=$(venv_python "${CODEACT_U2_PYTHON:-}" u2 uiautomator2 uiautomator2==3.7.1)
 export CODEACT_U2_PYTHON=$u2_python
 
+appium_python=$(venv_python "${CODEACT_APPIUM_PYTHON:-}" appium-py appium Appium-Python-Client==6.0.9)
+export CODEACT_APPIUM_PYTHON=$appium_python
+
+# Appium 3.8.0 and its UiAutomator2 driver 8.7.0, from npm, under $tools/appium
+# (APPIUM_HOME there too); the driver wants an Android SDK: a folder whose
+# platform-tools/adb is the stock adb is all it uses.
+appium_dir=${CODEACT_APPIUM_DIR:-$tools/appium}
+if [ ! -x "$appium_dir/node_modules/.bin/appium" ]; then
+    echo "installing Appium 3.8.0 into $appium_dir (once)"
+    mkdir -p "$appium_dir"
+    (cd "$appium_dir" && npm install --silent --no-audit --no-fund appium@3.8.0 >/dev/null)
+fi
+if [ ! -d "$appium_dir/home/node_modules/appium-uiautomator2-driver" ]; then
+    echo "installing Appium's UiAutomator2 driver 8.7.0 into $appium_dir/home (once)"
+    APPIUM_HOME="$appium_dir/home" "$appium_dir/node_modules/.bin/appium" driver install uiautomator2@8.7.0 >/dev/null
+fi
+mkdir -p "$appium_dir/sdk/platform-tools"
+ln -sf "$(command -v adb)" "$appium_dir/sdk/platform-tools/adb"
+export CODEACT_APPIUM_DIR=$appium_dir
+
 # The Python package's tools: maturin builds its wheel, pytest tests it (installed
 # into this venv).
 py_python=$(venv_python "${CODEACT_PY_PYTHON:-}" py "maturin, pytest" maturin==1.16.0 pytest==8.4.2)
@@ -227,7 +254,7 @@ if [ ! -x "$mdbook" ]; then
 fi
 
 if $install_only; then
-    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

@@ -16,6 +16,7 @@ mod agent_secrets;
 pub(crate) mod agents_door;
 mod apk_info;
 mod appium_hostile;
+mod appium_real;
 mod assets;
 mod book;
 mod catalog;

@@ -180,3 +180,29 @@ pub fn mcp_inspector() -> PathBuf {
         )
     })
 }
+
+/// A Python with Appium's own client (Appium-Python-Client 6.0.9): a test written
+/// from Appium's documentation drives the virtual phone through the real Appium.
+pub fn appium_python() -> PathBuf {
+    let places = [tools_dir().join("appium-py/bin/python")];
+    find("CODEACT_APPIUM_PYTHON", &[], &places).unwrap_or_else(|| {
+        panic!(
+            "the Appium tests need Python with Appium-Python-Client, found neither in $CODEACT_APPIUM_PYTHON nor in {places:?}: \
+             {INSTALL_ALL}, or python3 -m venv {venv} && {venv}/bin/pip install Appium-Python-Client==6.0.9",
+            venv = tools_dir().join("appium-py").display()
+        )
+    })
+}
+
+/// Where Appium 3 lives with its UiAutomator2 driver (`APPIUM_HOME` is its `home/`)
+/// and the Android SDK folder the driver wants (`sdk/`, whose adb is the stock one).
+pub fn appium_dir() -> PathBuf {
+    let dir = std::env::var_os("CODEACT_APPIUM_DIR").map(PathBuf::from).unwrap_or_else(|| tools_dir().join("appium"));
+    let ready = dir.join("node_modules/.bin/appium").is_file()
+        && dir.join("home/node_modules/appium-uiautomator2-driver").is_dir()
+        && dir.join("sdk/platform-tools/adb").exists();
+    if !ready {
+        panic!("the Appium tests need Appium 3.8.0 with its UiAutomator2 driver in {}: {INSTALL_ALL}", dir.display());
+    }
+    dir
+}

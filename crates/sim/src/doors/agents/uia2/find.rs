@@ -49,11 +49,15 @@ pub(super) fn resolve<'a>(
     Ok((element, node))
 }
 
-/// `POST /element(s)` and `/element/:id/element(s)`: `{"using", "value"}`.
+/// `POST /element(s)` and `/element/:id/element(s)`: W3C's `{"using", "value"}`,
+/// or the driver's own `{"strategy", "selector", "context"}` (the context, when
+/// set, the element to search below).
 pub(super) fn find(device: &SimDevice, scope: Option<&str>, multiple: bool, body: &Value) -> Reply {
-    let using = body.get("using").and_then(Value::as_str).ok_or_else(|| invalid("'using' is required"))?;
-    let value = body.get("value").and_then(Value::as_str).ok_or_else(|| invalid("'value' is required"))?;
-    let scope = match scope {
+    let field = |w3c: &str, driver: &str| body.get(w3c).or_else(|| body.get(driver)).and_then(Value::as_str);
+    let using = field("using", "strategy").ok_or_else(|| invalid("'using' (or 'strategy') is required"))?;
+    let value = field("value", "selector").ok_or_else(|| invalid("'value' (or 'selector') is required"))?;
+    let context = body.get("context").and_then(Value::as_str).filter(|c| !c.is_empty());
+    let scope = match scope.or(context) {
         Some(id) => {
             let screen = device.world().screen();
             Some(resolve(device, &screen, id)?.0.path)
@@ -72,6 +76,18 @@ pub(super) fn find(device: &SimDevice, scope: Option<&str>, multiple: bool, body
         return Ok(Value::Array(ids.iter().map(|id| reference(id)).collect()));
     }
     ids.first().map(|id| reference(id)).ok_or_else(|| no_such_element(&format!("{using}: {value}")))
+}
+
+/// `GET /appium/element/:id/first_visible`: the element's first child on screen.
+pub(super) fn first_visible(device: &SimDevice, id: &str) -> Reply {
+    let screen = device.world().screen();
+    let (element, _) = resolve(device, &screen, id)?;
+    let depth = element.path.len() + 1;
+    let child = descendants(&screen, Some(&element.path))
+        .into_iter()
+        .find(|(p, n)| p.len() == depth && !n.bounds.is_empty())
+        .ok_or_else(|| no_such_element("no child of the element is visible"))?;
+    Ok(reference(&device.agents().uia2.remember(ElementRef::new(child.0, child.1))))
 }
 
 /// The paths of the views a locator finds, in document order.

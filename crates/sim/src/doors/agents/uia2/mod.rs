@@ -114,6 +114,7 @@ fn route(device: &SimDevice, method: &Method, path: &str, body: &[u8]) -> Reply 
             find::find(device, Some(id), *kind == "elements", &body)
         }
         ("GET", ["element", "active"]) => element::active(device),
+        ("GET", ["appium", "element", id, "first_visible"]) => find::first_visible(device, id),
         (_, ["element", id, what @ ..]) => {
             element::route(device, method, id, what, &body).unwrap_or_else(|| Err(unknown(method, path)))
         }
