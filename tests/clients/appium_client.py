@@ -5,7 +5,8 @@ xpath and -android uiautomator, click, send_keys, page source, screenshot, W3C
 actions. Then a codeact script runs as one step inside this very session (attach
 mode: `--device appium:URL#session=ID`), and the test goes on in the same session.
 Prints one line per check: `ok NAME` or `FAIL NAME: why`.
-Usage: python appium_client.py APPIUM_URL UDID ADB_PORT CODEACT SCRIPT."""
+Usage: python appium_client.py APPIUM_URL UDID ADB_PORT CODEACT SCRIPT (UDID and
+ADB_PORT `-` for a grid, which picks the phone)."""
 import base64
 import subprocess
 import sys
@@ -24,11 +25,13 @@ from checks import check, finish
 url, udid, adb_port, codeact, script = sys.argv[1:6]
 
 options = UiAutomator2Options()
-options.udid = udid
+if udid != "-":
+    options.udid = udid
 options.app_package = "com.example.notes"
 options.app_activity = ".NotesListActivity"
 options.no_reset = True
-options.set_capability("appium:adbPort", int(adb_port))
+if adb_port != "-":
+    options.set_capability("appium:adbPort", int(adb_port))
 driver = webdriver.Remote(url, options=options)
 try:
     check("session", bool(driver.session_id), driver.capabilities)
@@ -77,7 +80,9 @@ try:
     driver.back()
     check("back", driver.find_elements(AppiumBy.ID, "com.example.notes:id/add_note") != [], driver.current_activity)
 
-    # A codeact script as one step of this test, in this very session.
+    # A codeact script as one step of this test, in this very session (Settings
+    # stopped first, so it starts on its main screen whatever ran before).
+    driver.terminate_app("com.android.settings")
     ran = subprocess.run([codeact, "exec", script, "--device", f"appium:{url}#session={driver.session_id}"],
                          capture_output=True, text=True, timeout=120)
     check("codeact ran inside the session", ran.returncode == 0 and "1 passed" in ran.stdout + ran.stderr,

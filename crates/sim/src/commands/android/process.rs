@@ -1,4 +1,5 @@
-//! The phone's processes as toybox's `ps`, `pidof` and `kill` show and end them:
+//! The phone's processes as toybox's `ps`, `pidof`, `kill` and `dumpsys activity
+//! processes` show and end them:
 //! the system's few, each app with a task (at its stable pid), Appium's settings
 //! helper while its service runs and Appium's UiAutomator2 server while its
 //! instrumentation runs. `kill` ends only what the phone can stop (an app's task,
@@ -49,6 +50,28 @@ fn table(device: &SimDevice) -> Vec<Process> {
     }
     all.sort_by_key(|p| p.pid);
     all
+}
+
+/// `dumpsys activity processes`: the app processes as the activity manager lists
+/// them (`ProcessRecord{HASH PID:NAME/UID}`, which Appium reads to stop an app).
+pub(crate) fn dumpsys_processes(device: &SimDevice) -> Output {
+    let mut text =
+        String::from("ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)\n  All known processes:\n");
+    let apps: Vec<Process> = table(device).into_iter().filter(|p| p.user.starts_with("u0_")).collect();
+    // A stable hash-like token and app uid per process, as the records show them.
+    let record = |p: &Process| {
+        let token = u64::from(p.pid).wrapping_mul(2_654_435_761) % 0xfff_ffff;
+        format!("ProcessRecord{{{token:07x} {}:{}/u0a{}}}", p.pid, p.name, p.pid % 1000)
+    };
+    for p in &apps {
+        let uid = 10_000 + p.pid % 1000;
+        text.push_str(&format!("  *APP* UID {uid} {}\n    user #0 uid={uid}\n", record(p)));
+    }
+    text.push_str("\n  PID mappings:\n");
+    for p in &apps {
+        text.push_str(&format!("    PID #{}: {}\n", p.pid, record(p)));
+    }
+    ok(text)
 }
 
 /// `ps [-A]`, `ps --help`: toybox's columns.

@@ -50,6 +50,9 @@ pub(crate) fn dumpsys(device: &SimDevice, args: &[&str]) -> Output {
     if let ["activity", "services", name, ..] = args {
         return super::install::dumpsys_services(device, name);
     }
+    if let ["activity", "processes" | "p", ..] = args {
+        return super::process::dumpsys_processes(device);
+    }
     let world = device.world();
     let top = world.tasks.last().and_then(|t| Some((t.id, t.stack.last()?)));
     let record = top.and_then(|(id, inst)| activity_record(&world, id, inst)).unwrap_or_else(|| "null".into());
