@@ -30,7 +30,7 @@ fn coord(v: Option<&Value>) -> f64 {
 /// The rectangle of an element a body names (`origin` or `element`), by either key.
 fn element_rect(device: &SimDevice, v: &Value) -> Result<Option<Rect>, super::Uia2Error> {
     let Some(id) = v.get(ELEMENT_KEY).or_else(|| v.get("ELEMENT")).and_then(Value::as_str) else { return Ok(None) };
-    let screen = device.world().screen();
+    let screen = super::state::page(device);
     Ok(Some(resolve(device, &screen, id)?.1.bounds))
 }
 

@@ -17,11 +17,11 @@ use crate::world::template::Value as WorldValue;
 
 /// One device route, or `None` when it is not one.
 pub(super) fn route(device: &SimDevice, method: &str, rest: &[&str], body: &Value) -> Option<Reply> {
-    let screen = device.world().screen();
+    let screen = super::state::page(device);
     let (width, height, density) = (screen.width, screen.height, screen.density.max(1));
     drop(screen);
     Some(match (method, rest) {
-        ("GET", ["source"]) => Ok(json!(crate::page_source::uia2::to_xml(&device.world().screen()))),
+        ("GET", ["source"]) => Ok(json!(crate::page_source::uia2::to_xml(&super::state::page(device)))),
         ("GET", ["screenshot"]) => screenshot_of(device, None),
         ("GET", ["window", _, "size"]) | ("POST", ["window", _, "size"]) => {
             Ok(json!({"width": width, "height": height}))

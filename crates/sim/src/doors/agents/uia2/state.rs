@@ -145,6 +145,21 @@ fn now_nanos() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
 }
 
+/// The screen as the server sees it: the active window only (the app, or the
+/// dialog over it), as UiAutomator2 reads `getRootInActiveWindow`, unless the
+/// `enableMultiWindows` setting asks for every window (the status bar, the
+/// keyboard).
+pub(crate) fn page(device: &crate::device::SimDevice) -> Screen {
+    let mut screen = device.world().screen();
+    let multi = device.agents().uia2.settings().get("enableMultiWindows").and_then(Value::as_bool) == Some(true);
+    if !multi {
+        let active = screen.windows.get(screen.active).cloned();
+        screen.windows = active.into_iter().collect();
+        screen.active = 0;
+    }
+    screen
+}
+
 /// The view at `path` (window, then child positions), as the page lists them.
 pub(crate) fn node_at<'a>(screen: &'a Screen, path: &[usize]) -> Option<&'a Node> {
     let (first, rest) = path.split_first()?;
