@@ -36,9 +36,9 @@ fn free_port() -> Option<u16> {
 }
 
 fn appium_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("CODEACT_APPIUM_DIR").map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/codeact/appium"))
-    })?;
+    let dir = std::env::var_os("CODEACT_APPIUM_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/codeact/appium")))?;
     dir.join("node_modules/.bin/appium").is_file().then_some(dir)
 }
 
@@ -107,7 +107,9 @@ fn per_action(c: &mut Criterion) {
             Some(children)
         }
         None => {
-            eprintln!("no Appium with its UiAutomator2 driver (scripts/test.sh --install-only installs it); skipping it");
+            eprintln!(
+                "no Appium with its UiAutomator2 driver (scripts/test.sh --install-only installs it); skipping it"
+            );
             None
         }
     };
@@ -115,12 +117,7 @@ fn per_action(c: &mut Criterion) {
         let _ = device.start_app("com.android.settings", None);
         let _ = device.observe();
     }
-    for (action, act) in [
-        ("observe (Settings)", 0),
-        ("tap", 1),
-        ("screenshot", 2),
-        ("step: observe + tap", 3),
-    ] {
+    for (action, act) in [("observe (Settings)", 0), ("tap", 1), ("screenshot", 2), ("step: observe + tap", 3)] {
         let mut group = c.benchmark_group(action);
         for (name, device) in &mut phones {
             group.bench_function(*name, |b| {

@@ -209,7 +209,9 @@ impl Device for AppiumDevice {
                 let in_front = ui.roots.first().and_then(|r| ui.get(*r)).map(|e| e.package.clone());
                 phone.package = match in_front.filter(|p| !p.is_empty()) {
                     Some(package) => package,
-                    None => text(self.get("/appium/device/current_package", "read the app in front")).unwrap_or_default(),
+                    None => {
+                        text(self.get("/appium/device/current_package", "read the app in front")).unwrap_or_default()
+                    }
                 };
                 phone.activity =
                     text(self.get("/appium/device/current_activity", "read the activity")).unwrap_or_default();
@@ -233,9 +235,7 @@ impl Device for AppiumDevice {
         match self.platform {
             // One request, and no hold: the driver's own tap (a W3C sequence costs a
             // 50 ms pause so that every server reads it as a touch).
-            Platform::Android => {
-                self.mobile("clickGesture", json!({"x": x, "y": y}), "tap").map(|_| ())
-            }
+            Platform::Android => self.mobile("clickGesture", json!({"x": x, "y": y}), "tap").map(|_| ()),
             _ => self.finger((x, y), 50, (x, y), 0, "tap"),
         }
     }

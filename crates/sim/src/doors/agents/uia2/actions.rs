@@ -3,8 +3,9 @@
 //! one gesture from where it went down to where it came up, over the time it took
 //! (a tap, a long press, a swipe or a drag, as the phone reads it); a key source's
 //! keys are typed, W3C's special keys pressed. One finger at a time: sequences with
-//! two pointers down together (pinches) are refused saying so. Durations and pauses
-//! are capped at [`MOST_MS`] each, and a request at [`MOST_ITEMS`] items.
+//! two pointers down together (pinches) are refused saying so. A request holds at
+//! most [`MOST_ITEMS`] items and waits at most [`MOST_MS`] in all (its durations and
+//! pauses past that are cut short).
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,21 @@ const MOST_ITEMS: usize = 1_000;
 
 fn ms(v: Option<&Value>) -> u64 {
     v.and_then(Value::as_f64).filter(|f| f.is_finite() && *f > 0.0).map_or(0, |f| (f as u64).min(MOST_MS))
+}
+
+/// The time one request may still wait.
+struct Budget(Instant);
+
+impl Budget {
+    fn new() -> Self {
+        Self(Instant::now() + Duration::from_millis(MOST_MS))
+    }
+
+    /// Waits `duration` ms of the step, or what is left of the budget.
+    fn wait(&self, step: &Value) {
+        let left = self.0.saturating_duration_since(Instant::now());
+        std::thread::sleep(Duration::from_millis(ms(step.get("duration"))).min(left));
+    }
 }
 
 fn coord(v: Option<&Value>) -> f64 {
@@ -51,16 +67,13 @@ pub(super) fn perform(device: &SimDevice, body: &Value) -> Reply {
     if fingers > 1 {
         return Err(unsupported("the virtual phone takes one finger at a time: send each finger's gesture on its own"));
     }
+    let budget = Budget::new();
     for source in sources {
         let steps = source.get("actions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
         match source.get("type").and_then(Value::as_str) {
-            Some("pointer") => pointer(device, steps)?,
-            Some("key") => keys(device, steps)?,
-            Some("none") | Some("wheel") => {
-                for step in steps {
-                    std::thread::sleep(Duration::from_millis(ms(step.get("duration"))));
-                }
-            }
+            Some("pointer") => pointer(device, steps, &budget)?,
+            Some("key") => keys(device, steps, &budget)?,
+            Some("none") | Some("wheel") => steps.iter().for_each(|step| budget.wait(step)),
             other => return Err(invalid(format!("unknown input source type {other:?}"))),
         }
     }
@@ -68,7 +81,7 @@ pub(super) fn perform(device: &SimDevice, body: &Value) -> Reply {
 }
 
 /// One finger's sequence.
-fn pointer(device: &SimDevice, steps: &[Value]) -> Result<(), super::Uia2Error> {
+fn pointer(device: &SimDevice, steps: &[Value], budget: &Budget) -> Result<(), super::Uia2Error> {
     let mut at = (0i32, 0i32);
     let mut down: Option<(TouchDown, (i32, i32), Instant)> = None;
     for step in steps {
@@ -88,7 +101,7 @@ fn pointer(device: &SimDevice, steps: &[Value]) -> Result<(), super::Uia2Error> 
                     },
                     None => base,
                 };
-                std::thread::sleep(Duration::from_millis(ms(step.get("duration"))));
+                budget.wait(step);
                 at = ((base.0 + x).round() as i32, (base.1 + y).round() as i32);
             }
             Some("pointerDown") => down = Some((device.world().touch_down_at(at.0, at.1), at, Instant::now())),
@@ -98,7 +111,7 @@ fn pointer(device: &SimDevice, steps: &[Value]) -> Result<(), super::Uia2Error> 
                     device.world().swipe_from(touch, from, at, held);
                 }
             }
-            Some("pause") => std::thread::sleep(Duration::from_millis(ms(step.get("duration")))),
+            Some("pause") => budget.wait(step),
             Some("pointerCancel") => down = None,
             other => return Err(invalid(format!("unknown pointer action {other:?}"))),
         }
@@ -122,7 +135,7 @@ fn special_key(c: char) -> Option<u32> {
 }
 
 /// Types the keys a key source presses, in order.
-pub(super) fn keys(device: &SimDevice, steps: &[Value]) -> Result<(), super::Uia2Error> {
+fn keys(device: &SimDevice, steps: &[Value], budget: &Budget) -> Result<(), super::Uia2Error> {
     for step in steps {
         match step.get("type").and_then(Value::as_str) {
             Some("keyDown") => {
@@ -130,7 +143,7 @@ pub(super) fn keys(device: &SimDevice, steps: &[Value]) -> Result<(), super::Uia
                     step.get("value").and_then(Value::as_str).ok_or_else(|| invalid("a key action needs 'value'"))?;
                 type_keys(device, value);
             }
-            Some("pause") => std::thread::sleep(Duration::from_millis(ms(step.get("duration")))),
+            Some("pause") => budget.wait(step),
             Some("keyUp") => {}
             other => return Err(invalid(format!("unknown key action {other:?}"))),
         }

@@ -16,6 +16,8 @@ mod element;
 mod find;
 mod session;
 pub(crate) mod state;
+#[cfg(test)]
+mod tests;
 mod uiselector;
 mod xpath;
 
