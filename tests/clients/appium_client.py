@@ -80,9 +80,16 @@ try:
     driver.back()
     check("back", driver.find_elements(AppiumBy.ID, "com.example.notes:id/add_note") != [], driver.current_activity)
 
-    # A codeact script as one step of this test, in this very session (Settings
-    # stopped first, so it starts on its main screen whatever ran before).
+    # The clipboard (read through Appium's settings app and its input method) and apps.
+    driver.set_clipboard_text("héllo 你好")
+    check("clipboard", driver.get_clipboard_text() == "héllo 你好", driver.get_clipboard_text())
+    driver.activate_app("com.android.settings")
+    check("activate_app", driver.current_package == "com.android.settings", driver.current_package)
     driver.terminate_app("com.android.settings")
+    check("terminate_app", driver.query_app_state("com.android.settings") == 1, driver.query_app_state("com.android.settings"))
+
+    # A codeact script as one step of this test, in this very session (Settings
+    # stopped above, so it starts on its main screen whatever ran before).
     ran = subprocess.run([codeact, "exec", script, "--device", f"appium:{url}#session={driver.session_id}"],
                          capture_output=True, text=True, timeout=120)
     check("codeact ran inside the session", ran.returncode == 0 and "1 passed" in ran.stdout + ran.stderr,

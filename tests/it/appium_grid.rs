@@ -77,5 +77,5 @@ fn a_suite_spreads_over_a_grids_phones_and_a_python_test_attaches_codeact_to_its
         .expect("run the Appium client");
     let text = said(&ran);
     assert!(ran.status.success() && !text.contains("FAIL"), "{text}");
-    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 15, "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 18, "{text}");
 }

@@ -69,7 +69,7 @@ fn appiums_python_client_runs_a_test_with_a_codeact_step_inside_its_session() {
         .expect("run the Appium client");
     let text = said(&ran);
     assert!(ran.status.success() && !text.contains("FAIL"), "{text}");
-    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 15, "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 18, "{text}");
     // The test's own session ended with it (attach mode left it to its owner until
     // then), and with it Appium's server on the phone.
     let (ps, _, _) = stand.adb.shell(&stand.sim.addr, "ps -A");

@@ -220,6 +220,10 @@ fn broadcast(device: &SimDevice, args: &[&str]) -> Output {
         i += 1;
     }
     let extra = |key: &str| extras.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let component = args.windows(2).find(|w| w[0] == "-n").map(|w| w[1]);
+    if let Some(out) = component.and_then(|c| super::settings_helper::broadcast(device, c, action.as_deref(), &extra)) {
+        return out;
+    }
     let mut world = device.world();
     // ADBKeyboard only listens while it is the current input method.
     if world.ime == ADB_KEYBOARD_IME {

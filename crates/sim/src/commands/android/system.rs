@@ -286,7 +286,8 @@ pub(crate) fn settings(device: &SimDevice, args: &[&str]) -> Output {
 }
 
 pub(crate) fn ime(device: &SimDevice, args: &[&str]) -> Output {
-    let installed = [ADB_KEYBOARD_IME, LATIN_IME, PORTAL_IME];
+    let mut installed = vec![ADB_KEYBOARD_IME, LATIN_IME, PORTAL_IME];
+    installed.extend(super::settings_helper::input_methods(device));
     let mut world = device.world();
     match args {
         ["list", ..] => {
@@ -301,10 +302,11 @@ pub(crate) fn ime(device: &SimDevice, args: &[&str]) -> Output {
             }
             ok(text)
         }
-        ["set", id] | ["enable", id] if !installed.contains(id) => {
+        ["set", id] | ["enable", id] | ["disable", id] if !installed.contains(id) => {
             fail(&format!("Unknown input method {id} cannot be selected for user #0\n"), 255)
         }
         ["enable", id] => ok(format!("Input method {id}: already enabled for user #0\n")),
+        ["disable", id] => ok(format!("Input method {id}: now disabled for user #0\n")),
         ["set", id] => {
             world.ime = id.to_string();
             ok(format!("Input method {id} selected for user #0\n"))
@@ -313,7 +315,7 @@ pub(crate) fn ime(device: &SimDevice, args: &[&str]) -> Output {
             world.ime = ADB_KEYBOARD_IME.to_string();
             ok(format!("Reset current and enabled IMEs for user #0\n  Selected: {ADB_KEYBOARD_IME}\n"))
         }
-        _ => fail("ime <command>:\n  list [-a] [-s]\n  enable ID\n  set ID\n  reset\n", 255),
+        _ => fail("ime <command>:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n", 255),
     }
 }
 
