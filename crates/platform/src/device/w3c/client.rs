@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 use super::W3cError;
 use crate::device::DeviceError;
 
+/// How many request timeouts a session's start may take (2 minutes by default).
+pub const SESSION_START_FACTOR: u32 = 6;
 /// The most of one reply read: a screenshot of a large iPad in base64 fits.
 const MAX_REPLY: u64 = 64 * 1024 * 1024;
 
@@ -125,11 +127,17 @@ impl W3cClient {
     }
 
     /// Creates a session with `capabilities` (W3C `alwaysMatch`); the capabilities
-    /// the server says it matched (else the ones asked for).
+    /// the server says it matched (else the ones asked for). The start may take
+    /// [`SESSION_START_FACTOR`] times the request timeout: a server installs its
+    /// agent on a phone's first session, and a grid queues sessions for a free phone.
     pub fn create_session(&mut self, capabilities: Value) -> Result<Value, DeviceError> {
         self.capabilities = capabilities.clone();
         let body = json!({"capabilities": {"alwaysMatch": capabilities, "firstMatch": [{}]}});
-        let value = match self.request(reqwest::Method::POST, "/session", Some(body), Scope::Plain, "open a session") {
+        let per_request = self.timeout;
+        self.timeout = per_request.saturating_mul(SESSION_START_FACTOR);
+        let created = self.request(reqwest::Method::POST, "/session", Some(body), Scope::Plain, "open a session");
+        self.timeout = per_request;
+        let value = match created {
             Err(DeviceError::W3c(e)) if matches!(&*e, W3cError::Says { error, .. } if error == "unknown command" || error == "HTTP 404") =>
             {
                 return Err(W3cError::NoSessionRoute { device: self.name.clone(), server: self.server.name }.into());
