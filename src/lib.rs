@@ -9,15 +9,17 @@
 //! no Rhai), `codeact-engine` (the sandbox, its worker process, the emitter — no
 //! device), `codeact-runtime` (tools, people, personas, the LLM client, settings,
 //! the session), `codeact-record` (run folders and events, the report, traces,
-//! memory) and `codeact-modes` (agent, script, maestro, repl, eval, explore, mcp).
+//! memory) and `codeact-modes` (agent, script, maestro, repl, eval, explore, mcp, studio).
 //! `docs/ARCHITECTURE.md` has one line per crate. The virtual phone the tests use
 //! is its own crate, `codeact-sim`, reached only over its wire protocols.
 
-pub use codeact_base::{clip, error_text, files, literals, secrets, terminal, toml_error, visible};
+pub use codeact_base::{clip, error_text, files, literals, secrets, terminal, token, toml_error, visible};
 pub use codeact_base::{errln, out, outln};
 pub use codeact_engine::{emit, isolation, sandbox};
 #[cfg(feature = "mcp")]
 pub use codeact_modes::mcp;
+#[cfg(feature = "studio")]
+pub use codeact_modes::studio;
 pub use codeact_modes::{agent, eval, explore, maestro, repl, script, shard};
 pub use codeact_platform::{apk, device, locate, ui};
 pub use codeact_record::{memory, recorder, report, trace, trajectory};

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use codeact::config::{Flags, Settings};
-use codeact::locate::{Found, Gallery, MatchOptions, Reference, Screen, matcher};
+use codeact::locate::{Found, Gallery};
 
 use super::args::DeviceArgs;
 
@@ -115,32 +115,10 @@ impl AssetsArgs {
                 }
                 let mut phone = device.open()?;
                 let png = phone.screenshot()?;
-                let shot = image::load_from_memory(&png).context("the screenshot is not a picture")?.to_rgba8();
-                let (sw, sh) = shot.dimensions();
+                let mut made = codeact::locate::cut::cut(&png, &name, from_screen, threshold)?;
+                made.reference.aliases = aliases;
                 let [x1, y1, x2, y2] = from_screen;
-                if x2 > sw || y2 > sh {
-                    bail!("{x1},{y1},{x2},{y2} reaches past the {sw}x{sh} screen; give a box inside it");
-                }
-                let cut = image::imageops::crop_imm(&shot, x1, y1, x2 - x1, y2 - y1).to_image();
-                let picture =
-                    codeact::locate::Planes::from_rgba(cut.as_raw(), cut.width() as usize, cut.height() as usize, 1);
-                let mean = picture.grey.iter().sum::<f32>() / picture.grey.len().max(1) as f32;
-                if picture.grey.iter().all(|v| (v - mean).abs() < 2.0) {
-                    bail!(
-                        "that box is one flat colour: a picture is found by its detail; cut around an icon or a label"
-                    );
-                }
-                let mut bytes = std::io::Cursor::new(Vec::new());
-                cut.write_to(&mut bytes, image::ImageFormat::Png).context("cannot encode the picture")?;
-                let reference = Reference {
-                    name: name.clone(),
-                    file: format!("{name}.png"),
-                    aliases,
-                    screen: [sw, sh],
-                    at: [x1, y1, x2 - x1, y2 - y1],
-                    threshold,
-                };
-                gallery.add(reference, bytes.get_ref(), replace)?;
+                gallery.add(made.reference, &made.png, replace)?;
                 codeact::outln!(
                     "added {name} ({}x{} at {x1},{y1}) to {}",
                     x2 - x1,
@@ -148,12 +126,10 @@ impl AssetsArgs {
                     codeact::terminal::path(gallery.dir())
                 );
                 // Said now rather than at the first lookup: a picture seen twice is ambiguous.
-                let screen = Screen::new(shot.as_raw(), sw as usize, sh as usize);
-                let options = MatchOptions { threshold: threshold.unwrap_or(0.8), ..MatchOptions::default() };
-                if let Found::Ambiguous { places } = matcher::find(&screen, &picture, 1.0, &options) {
+                if made.shows > 1 {
                     codeact::errln!(
                         "warning: it shows {} times on this screen; cut a box with more around it so it names one place",
-                        places.len()
+                        made.shows
                     );
                 }
                 Ok(ExitCode::SUCCESS)

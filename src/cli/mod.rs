@@ -26,6 +26,8 @@ mod run;
 mod screenshot;
 #[cfg(feature = "sim")]
 mod sim;
+#[cfg(feature = "studio")]
+mod studio;
 mod tools;
 
 use std::process::ExitCode;
@@ -61,6 +63,8 @@ enum Command {
     Explore(explore::ExploreArgs),
     #[cfg(feature = "mcp")]
     Mcp(mcp::McpArgs),
+    #[cfg(feature = "studio")]
+    Studio(studio::StudioArgs),
 }
 
 /// Serve a virtual Android phone (not in this build: it was made without the `sim`
@@ -103,6 +107,8 @@ impl Cli {
             Command::Explore(a) => a.explore(),
             #[cfg(feature = "mcp")]
             Command::Mcp(a) => a.serve(),
+            #[cfg(feature = "studio")]
+            Command::Studio(a) => a.serve(),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! as one line ([`error_text`]) and TOML errors with their place ([`toml_error`]),
 //! the one notion of a hidden character ([`visible`]), where a Rhai source's
 //! literals lie read as text ([`literals`]), secrets and their redaction
-//! ([`secrets`]) and the terminal every untrusted text reaches escaped
+//! ([`secrets`]), access tokens for loopback servers ([`token`]) and the terminal every untrusted text reaches escaped
 //! ([`terminal`]). Not here: anything that knows a phone, a Rhai engine, a tool or
 //! a run.
 
@@ -15,5 +15,6 @@ pub mod files;
 pub mod literals;
 pub mod secrets;
 pub mod terminal;
+pub mod token;
 pub mod toml_error;
 pub mod visible;

@@ -1,7 +1,8 @@
 //! The ways to use a session, each a library call: [`agent`] (`codeact run`),
 //! [`script`] (`codeact exec`, suites, `--heal`), [`maestro`] (flows as scripts and
 //! back), [`repl`], [`eval`] (the task suite and the survival measurement),
-//! [`explore`] (autonomous exploration) and `mcp` (the MCP server); [`shard`] is how
+//! [`explore`] (autonomous exploration), `mcp` (the MCP server) and `studio`
+//! (the page that shows the phone, points, acts and records); [`shard`] is how
 //! `exec` and `eval` split a suite over machines. Not here: flags
 //! and printing (the binary's `cli/`).
 
@@ -16,3 +17,5 @@ pub mod mcp;
 pub mod repl;
 pub mod script;
 pub mod shard;
+#[cfg(feature = "studio")]
+pub mod studio;

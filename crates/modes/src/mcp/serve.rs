@@ -46,10 +46,7 @@ pub async fn serve_stdio(options: McpOptions) -> Result<(), McpServeError> {
 
 /// A bearer token of 32 random bytes, as hex.
 pub fn new_token() -> Result<String, McpServeError> {
-    use std::io::Read as _;
-    let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).map_err(McpServeError::Token)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    codeact_base::token::new_token().map_err(McpServeError::Token)
 }
 
 /// Whether `given` is `Bearer TOKEN` with this token, in time that does not depend
@@ -57,8 +54,7 @@ pub fn new_token() -> Result<String, McpServeError> {
 fn bearer_matches(given: Option<&HeaderValue>, token: &str) -> bool {
     let Some(given) = given.and_then(|v| v.to_str().ok()) else { return false };
     let Some(given) = given.strip_prefix("Bearer ").or_else(|| given.strip_prefix("bearer ")) else { return false };
-    let (a, b) = (given.trim().as_bytes(), token.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
+    codeact_base::token::same_token(given.trim(), token)
 }
 
 /// The header an MCP session is named by.

@@ -22,16 +22,65 @@ pub fn element_listed(tree: &UiTree, index: usize) -> Option<&Element> {
     codeact_platform::ui::screen_text::listed(tree).into_iter().nth(index)
 }
 
-/// How a selector fares on this screen for `target`.
-fn fares(tree: &UiTree, source: &str, target: usize) -> Option<String> {
+/// How a selector fares on this screen for `target`: (how, unique), or `None`
+/// when it does not find the target at all.
+fn fares(tree: &UiTree, source: &str, target: usize) -> Option<(String, bool)> {
     let sel = Selector::from_source(source).ok()?;
     let found = sel.find_all(tree);
     let at = found.iter().position(|e| e.id == target)?;
     Some(match (found.len(), at) {
-        (1, _) => "unique".to_string(),
-        (n, 0) => format!("{n} match; this one first"),
-        (n, k) => format!("{n} match; this one is nth {k}"),
+        (1, _) => ("unique".to_string(), true),
+        (n, 0) => (format!("{n} match; this one first"), false),
+        (n, k) => (format!("{n} match; this one is nth {k}"), false),
     })
+}
+
+/// One selector that finds an element, and how it fares on this screen.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Candidate {
+    /// Rhai source: `#{id: "wifi_switch"}`.
+    pub source: String,
+    /// `unique`, or how many it matches and where this one is among them.
+    pub fares: String,
+    pub unique: bool,
+    /// The one exported scripts write (unique, a toggle by what stays when it flips).
+    pub best: bool,
+    /// How long finding it on this screen took, in microseconds.
+    pub lookup_us: f64,
+}
+
+/// The selectors that find `target` on this screen, the best first: the one
+/// exported scripts write, then by text, description, id and class, each with how
+/// it fares and how long the lookup took.
+pub fn candidates(tree: &UiTree, target: &Element) -> Vec<Candidate> {
+    let class = target.class.rsplit('.').next().unwrap_or(&target.class);
+    let short_id = target.resource_id.rsplit('/').next().unwrap_or("");
+    // The exported scripts' own choice: a switch by what stays when it flips.
+    let best = if target.checkable { toggle_selector_for(tree, target.id) } else { selector_for(tree, target.id) };
+    let mut sources: Vec<(String, bool)> = best.iter().map(|b| (b.clone(), true)).collect();
+    if !target.text.is_empty() {
+        sources.push((rhai_string(&target.text), false));
+    }
+    if !target.content_desc.is_empty() {
+        sources.push((format!("#{{desc: {}}}", rhai_string(&target.content_desc)), false));
+    }
+    if !short_id.is_empty() {
+        sources.push((format!("#{{id: {}}}", rhai_string(short_id)), false));
+    }
+    if !class.is_empty() {
+        sources.push((format!("#{{class: {}}}", rhai_string(class)), false));
+    }
+    let mut out: Vec<Candidate> = Vec::new();
+    for (source, is_best) in sources {
+        if out.iter().any(|c| c.source == source) {
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let Some((fares, unique)) = fares(tree, &source, target.id) else { continue };
+        let lookup_us = (started.elapsed().as_secs_f64() * 1e7).round() / 10.0;
+        out.push(Candidate { source, fares, unique, best: is_best, lookup_us });
+    }
+    out
 }
 
 /// What `:inspect` and `:pick` print for the element `target`.
@@ -65,29 +114,13 @@ pub fn describe(tree: &UiTree, target: &Element) -> String {
         out.push_str(&format!(" [{}]", flags.join(", ")));
     }
     out.push('\n');
-    // The exported scripts' own choice: a switch by what stays when it flips.
-    let best = if target.checkable { toggle_selector_for(tree, target.id) } else { selector_for(tree, target.id) };
-    match &best {
-        Some(best) => out.push_str(&format!("  selector: {best}   (unique: what exported scripts write)\n")),
+    let all = candidates(tree, target);
+    match all.iter().find(|c| c.best) {
+        Some(best) => out.push_str(&format!("  selector: {}   (unique: what exported scripts write)\n", best.source)),
         None => out.push_str("  selector: none finds it alone on this screen; tap it by its point or an index\n"),
     }
-    let mut others = Vec::new();
-    if !target.text.is_empty() {
-        others.push(rhai_string(&target.text));
-    }
-    if !target.content_desc.is_empty() {
-        others.push(format!("#{{desc: {}}}", rhai_string(&target.content_desc)));
-    }
-    if !short_id.is_empty() {
-        others.push(format!("#{{id: {}}}", rhai_string(short_id)));
-    }
-    if !class.is_empty() {
-        others.push(format!("#{{class: {}}}", rhai_string(class)));
-    }
-    for other in others.into_iter().filter(|o| Some(o) != best.as_ref()) {
-        if let Some(fares) = fares(tree, &other, target.id) {
-            out.push_str(&format!("  also:     {other}   ({fares})\n"));
-        }
+    for other in all.iter().filter(|c| !c.best) {
+        out.push_str(&format!("  also:     {}   ({})\n", other.source, other.fares));
     }
     out.push_str(&format!("  point:    tap({}, {})\n", target.center.0, target.center.1));
     out

@@ -5,7 +5,7 @@
 //! module decides what a line means and how results are shown.
 
 mod helper;
-mod inspect;
+pub(crate) mod inspect;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -7,6 +7,7 @@
 //! places; the model is a callback handed in.
 
 pub mod ai;
+pub mod cut;
 pub mod gallery;
 mod integral;
 pub mod matcher;

@@ -1,0 +1,203 @@
+//! The live view: a thread that looks at the phone through the studio's session
+//! [`FRAMES_PER_SECOND`] times a second, keeps the newest screenshot when it
+//! changed, and the element tree (read again when the picture changed, at most
+//! [`TREES_PER_SECOND`] times a second, and every few seconds anyway); and the
+//! long poll that hands a page what changed since it last asked (`api/live?since=N`
+//! waits up to [`POLL`] for news). The picture itself is fetched by its version
+//! (`frame.png?v=N`). A device that fails is reported, and looked at again. Not the
+//! routes that act (`act.rs`).
+
+use std::hash::{Hash as _, Hasher as _};
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::Studio;
+use codeact_platform::device::Observation;
+
+/// How often the phone is looked at.
+pub const FRAMES_PER_SECOND: u64 = 20;
+/// How often, at most, the tree is read again.
+const TREES_PER_SECOND: u64 = 4;
+/// How long a long poll waits for news.
+pub const POLL: Duration = Duration::from_secs(20);
+
+/// What the page is shown.
+#[derive(Default)]
+struct Shown {
+    /// Bumped on every change of anything below.
+    seq: u64,
+    frame: Option<Arc<Vec<u8>>>,
+    frame_v: u64,
+    tree: Arc<Value>,
+    tree_v: u64,
+    /// What went wrong with the last look, when it did.
+    problem: Option<String>,
+    /// Looks per second over the last second.
+    fps: f64,
+}
+
+/// The newest look at the phone, and who waits for the next.
+pub struct Live {
+    shown: Mutex<Shown>,
+    news: tokio::sync::watch::Sender<u64>,
+    /// Live channels open now (long polls waiting).
+    pub polls: AtomicUsize,
+}
+
+impl Default for Live {
+    fn default() -> Self {
+        Self { shown: Mutex::default(), news: tokio::sync::watch::channel(0).0, polls: AtomicUsize::new(0) }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Live {
+    /// The picture of version `v` (or the newest, when that one is gone).
+    pub fn frame(&self) -> Option<Arc<Vec<u8>>> {
+        lock(&self.shown).frame.clone()
+    }
+
+    /// The tree as the page shows it.
+    pub fn tree(&self) -> Arc<Value> {
+        lock(&self.shown).tree.clone()
+    }
+
+    fn change(&self, apply: impl FnOnce(&mut Shown) -> bool) {
+        let mut shown = lock(&self.shown);
+        if apply(&mut shown) {
+            shown.seq += 1;
+            let seq = shown.seq;
+            drop(shown);
+            self.news.send_replace(seq);
+        }
+    }
+
+    /// A tree read by someone else (an act's settle): shown at once.
+    pub fn show_tree(&self, obs: &Observation) {
+        let tree = Arc::new(tree_json(obs));
+        self.change(|s| {
+            let differs = *s.tree != *tree;
+            if differs {
+                s.tree = tree;
+                s.tree_v += 1;
+            }
+            differs
+        });
+    }
+
+    /// What changed since `since`: waits up to [`POLL`] when nothing has.
+    pub async fn poll(&self, since: u64, stop: &CancellationToken) -> Value {
+        let mut news = self.news.subscribe();
+        let wait = async {
+            while *news.borrow_and_update() <= since {
+                if news.changed().await.is_err() {
+                    break;
+                }
+            }
+        };
+        tokio::select! {
+            _ = wait => {}
+            _ = tokio::time::sleep(POLL) => {}
+            _ = stop.cancelled() => {}
+        }
+        let shown = lock(&self.shown);
+        json!({
+            "seq": shown.seq, "frame": shown.frame_v, "tree_version": shown.tree_v, "tree": *shown.tree,
+            "problem": shown.problem, "fps": (shown.fps * 10.0).round() / 10.0,
+        })
+    }
+}
+
+/// An element tree as the page reads it: each element's place, words and state.
+pub fn tree_json(obs: &Observation) -> Value {
+    let elements: Vec<Value> = obs
+        .ui
+        .elements
+        .iter()
+        .map(|e| {
+            let b = e.bounds;
+            json!({
+                "i": e.id, "parent": e.parent, "depth": e.depth, "class": e.class, "text": e.text,
+                "desc": e.content_desc, "id": e.resource_id.rsplit('/').next().unwrap_or(""),
+                "resource_id": e.resource_id, "hint": e.hint, "package": e.package,
+                "bounds": [b.left, b.top, b.right, b.bottom], "visible": e.visible,
+                "clickable": e.clickable, "checkable": e.checkable, "checked": e.checked,
+                "editable": e.is_editable(), "scrollable": e.scrollable, "enabled": e.enabled,
+                "focused": e.focused, "selected": e.selected, "password": e.password,
+            })
+        })
+        .collect();
+    json!({
+        "screen": [obs.screen.0, obs.screen.1], "app": obs.phone.package, "activity": obs.phone.activity,
+        "keyboard": obs.phone.keyboard_shown, "elements": elements,
+    })
+}
+
+fn digest(bytes: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// Looks at the phone until `stop`: the studio's live thread.
+pub fn watch(studio: &Studio, stop: &CancellationToken) {
+    let period = Duration::from_millis(1000 / FRAMES_PER_SECOND);
+    let (mut last, mut last_tree) = (None, None::<Instant>);
+    let mut tree_due = true;
+    let mut looks: std::collections::VecDeque<Instant> = std::collections::VecDeque::new();
+    while !stop.is_cancelled() {
+        let began = Instant::now();
+        let shot = studio.with_session(|s| s.screenshot());
+        looks.push_back(began);
+        while looks.front().is_some_and(|t| t.elapsed() > Duration::from_secs(1)) {
+            looks.pop_front();
+        }
+        let fps = looks.len() as f64;
+        match shot {
+            Ok(png) => {
+                let d = digest(&png);
+                let new = last != Some(d);
+                last = Some(d);
+                tree_due |= new;
+                studio.live.change(|s| {
+                    let changed = new || s.problem.is_some() || (s.fps - fps).abs() >= 1.0;
+                    if new {
+                        s.frame = Some(Arc::new(png));
+                        s.frame_v += 1;
+                    }
+                    s.problem = None;
+                    s.fps = fps;
+                    changed
+                });
+            }
+            Err(e) => {
+                let said = codeact_base::error_text::full_message(&e);
+                studio.live.change(|s| {
+                    let changed = s.problem.as_deref() != Some(said.as_str());
+                    s.problem = Some(said);
+                    changed
+                });
+            }
+        }
+        let stale = last_tree.is_none_or(|t| t.elapsed() > Duration::from_secs(3));
+        let allowed = last_tree.is_none_or(|t| t.elapsed() >= Duration::from_millis(1000 / TREES_PER_SECOND));
+        if (tree_due && allowed) || stale {
+            if let Ok(obs) = studio.with_session(|s| s.observe(false)) {
+                studio.live.show_tree(&obs);
+            }
+            last_tree = Some(Instant::now());
+            tree_due = false;
+        }
+        let spent = began.elapsed();
+        if spent < period {
+            std::thread::sleep(period - spent);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! `codeact studio` as a library call: one page on 127.0.0.1 that shows the phone
+//! live beside its element tree, says which selectors find the element under a
+//! point (each unique or how many it matches, with its lookup time), acts through
+//! the session's own tools, records the acts as a Rhai script (or a Maestro flow)
+//! that `codeact exec` passes, runs Rhai in the same session, and replays run
+//! folders. One [`Session`] serves it all; the live thread and the page's requests
+//! take turns on it. Here: the studio's state and its server; the door is
+//! `door.rs`, the routes `routes.rs`, the live view `live.rs`, pointing `point.rs`,
+//! acting `act.rs`, the recording `record.rs`, the console `console.rs`, replays
+//! `replay.rs`, and the page itself `page/`. Not flags or printing (the binary's
+//! `cli/studio.rs`).
+
+mod act;
+mod console;
+pub mod door;
+mod live;
+mod point;
+mod record;
+mod replay;
+mod routes;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use codeact_runtime::session::Session;
+use tokio_util::sync::CancellationToken;
+
+pub use live::FRAMES_PER_SECOND;
+
+/// Where the studio reads and writes files.
+#[derive(Debug, Clone)]
+pub struct StudioOptions {
+    /// Recordings are saved below this folder (relative paths only).
+    pub save_dir: PathBuf,
+    /// Run folders (`codeact run`, `exec --trajectory`, `eval`, `explore`, `mcp`)
+    /// are listed for replay from below this folder.
+    pub runs_dir: PathBuf,
+    /// The gallery reference pictures are cut into (`codeact assets`).
+    pub assets_dir: PathBuf,
+}
+
+/// Why the studio could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum StudioError {
+    #[error("could not listen on 127.0.0.1:{port}: pick another --port, or 0 for any free one")]
+    Bind {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the studio's server stopped")]
+    Http(#[source] std::io::Error),
+}
+
+/// The studio: its session, what the page is shown, and the recording.
+pub struct Studio {
+    session: Mutex<Session>,
+    live: live::Live,
+    recording: Mutex<record::Recording>,
+    options: StudioOptions,
+    token: String,
+    port: u16,
+    stop: CancellationToken,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Studio {
+    /// Runs `f` with the session (the live thread and the page take turns).
+    fn with_session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> T {
+        f(&mut lock(&self.session))
+    }
+
+    fn recording(&self) -> MutexGuard<'_, record::Recording> {
+        lock(&self.recording)
+    }
+}
+
+/// Serves the studio for `session` at `http://127.0.0.1:PORT/TOKEN/` (0: any free
+/// port) until `stop` is cancelled; `ready` hears the address once it listens.
+pub async fn serve(
+    session: Session,
+    options: StudioOptions,
+    port: u16,
+    token: String,
+    stop: CancellationToken,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), StudioError> {
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+        .await
+        .map_err(|source| StudioError::Bind { port, source })?;
+    let address = listener.local_addr().map_err(|source| StudioError::Bind { port, source })?;
+    let studio = Arc::new(Studio {
+        session: Mutex::new(session),
+        live: live::Live::default(),
+        recording: Mutex::new(record::Recording::default()),
+        options,
+        token,
+        port: address.port(),
+        stop: stop.clone(),
+    });
+    let watcher = {
+        let (studio, stop) = (studio.clone(), stop.clone());
+        std::thread::spawn(move || live::watch(&studio, &stop))
+    };
+    let router = routes::router(studio.clone());
+    ready(address);
+    let served = axum::serve(listener, router).with_graceful_shutdown(stop.clone().cancelled_owned()).await;
+    stop.cancel();
+    let _ = tokio::task::spawn_blocking(move || watcher.join()).await;
+    served.map_err(StudioError::Http)
+}

@@ -1,0 +1,95 @@
+//! Pointing: the element under a point of the mirror (or a tree row) on a fresh
+//! look at the phone, and the selectors that find it, ranked, each unique or how
+//! many it matches, with its lookup time (the REPL's `:inspect`, as data). Where
+//! no element is (a canvas), a box around the point to cut as a reference picture;
+//! `api/cut` cuts it into the gallery and answers its `#{image: ...}` selector.
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use super::Studio;
+use super::routes::CallResult;
+use crate::repl::inspect::{candidates, element_at};
+use codeact_engine::emit::rhai::string as rhai_string;
+use codeact_platform::locate::Gallery;
+
+/// The side of the box offered around a point with no element.
+const CUT_SIDE: i32 = 120;
+
+fn int(body: &Value, key: &str) -> Option<i32> {
+    body.get(key).and_then(Value::as_f64).filter(|v| v.is_finite()).map(|v| v.clamp(-1e6, 1e6) as i32)
+}
+
+/// `{"x", "y"}` in screen pixels, or `{"element": i}` (a tree row).
+pub fn point(studio: &Studio, body: &Value) -> CallResult {
+    let obs = studio
+        .with_session(|s| s.observe(false))
+        .map_err(|e| (StatusCode::BAD_GATEWAY, codeact_base::error_text::full_message(&e)))?;
+    studio.live.show_tree(&obs);
+    let tree = &obs.ui;
+    let target = match (body.get("element").and_then(Value::as_u64), int(body, "x"), int(body, "y")) {
+        (Some(i), _, _) => tree.get(i as usize).filter(|e| e.visible),
+        (None, Some(x), Some(y)) => element_at(tree, x, y),
+        _ => {
+            return Err((StatusCode::BAD_REQUEST, "give a point {\"x\", \"y\"} or an element {\"element\": i}".into()));
+        }
+    };
+    let Some(target) = target else {
+        let (x, y) = (int(body, "x").unwrap_or(0), int(body, "y").unwrap_or(0));
+        let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
+        let half = CUT_SIDE / 2;
+        let cut = [(x - half).max(0), (y - half).max(0), (x + half).min(w), (y + half).min(h)];
+        return Ok(json!({"canvas": true, "point": [x, y], "cut": cut, "tap": format!("tap({x}, {y})")}));
+    };
+    let b = target.bounds;
+    Ok(json!({
+        "element": {
+            "i": target.id, "class": target.class, "text": target.text, "desc": target.content_desc,
+            "resource_id": target.resource_id, "hint": target.hint, "package": target.package,
+            "bounds": [b.left, b.top, b.right, b.bottom], "center": [target.center.0, target.center.1],
+            "clickable": target.clickable, "checkable": target.checkable, "checked": target.checked,
+            "editable": target.is_editable(), "scrollable": target.scrollable, "enabled": target.enabled,
+        },
+        "candidates": candidates(tree, target),
+        "tap": format!("tap({}, {})", target.center.0, target.center.1),
+    }))
+}
+
+/// `{"name", "box": [x1, y1, x2, y2]}`: the box cut from the screen now into the
+/// gallery; its selector.
+pub fn cut(studio: &Studio, body: &Value) -> CallResult {
+    let name = body.get("name").and_then(Value::as_str).unwrap_or("");
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if !valid {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "name the picture with lowercase letters, digits, _ or - (64 at most)".into(),
+        ));
+    }
+    let corners: Vec<u32> = body
+        .get("box")
+        .and_then(Value::as_array)
+        .map(|b| b.iter().filter_map(Value::as_f64).map(|v| v.clamp(0.0, 100_000.0) as u32).collect())
+        .unwrap_or_default();
+    let [x1, y1, x2, y2] = corners[..] else {
+        return Err((StatusCode::BAD_REQUEST, "give the box as [x1, y1, x2, y2] in screen pixels".into()));
+    };
+    let png = studio
+        .with_session(|s| s.screenshot())
+        .map_err(|e| (StatusCode::BAD_GATEWAY, codeact_base::error_text::full_message(&e)))?;
+    let made = codeact_platform::locate::cut::cut(&png, name, [x1, y1, x2, y2], None)
+        .map_err(|e| (StatusCode::BAD_REQUEST, codeact_base::error_text::full_message(&e)))?;
+    let replace = body.get("replace").and_then(Value::as_bool) == Some(true);
+    let mut gallery = Gallery::open(&studio.options.assets_dir)
+        .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, codeact_base::error_text::full_message(&e)))?;
+    gallery
+        .add(made.reference, &made.png, replace)
+        .map_err(|e| (StatusCode::CONFLICT, codeact_base::error_text::full_message(&e)))?;
+    Ok(json!({
+        "selector": format!("#{{image: {}}}", rhai_string(name)),
+        "shows": made.shows,
+        "warning": (made.shows > 1).then(|| format!("it shows {} times on this screen: cut a box with more around it", made.shows)),
+    }))
+}

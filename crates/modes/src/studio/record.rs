@@ -1,0 +1,163 @@
+//! The recording: with recording on, each act the studio runs (and each assertion
+//! added) becomes a line of Rhai — the act with its best unique selector, a
+//! `wait_for` before it when the act before changed the screen — and the calls it
+//! made are kept for a Maestro flow. Saved below the studio's folder as `.rhai`
+//! (what `codeact exec` runs) or `.yaml` (a Maestro flow, through the one flow
+//! writer), never over a file unless asked. Not running the acts (`act.rs`).
+
+use std::path::{Component, Path};
+
+use axum::http::StatusCode;
+use codeact_engine::sandbox::Action;
+use serde_json::{Value, json};
+
+use super::Studio;
+use super::routes::CallResult;
+
+/// The most lines one recording keeps.
+const MOST_LINES: usize = 10_000;
+
+/// What has been recorded.
+#[derive(Default)]
+pub struct Recording {
+    pub on: bool,
+    lines: Vec<String>,
+    /// The calls the recorded lines made, for a Maestro flow.
+    actions: Vec<Action>,
+    /// The app the recording started in.
+    app: Option<String>,
+    /// The last recorded act changed the screen: the next selector waits for it.
+    pub screen_changed: bool,
+}
+
+impl Recording {
+    /// Adds a line (and the calls it made), when recording.
+    pub fn add(&mut self, line: String, actions: &[Action]) -> bool {
+        if !self.on || self.lines.len() >= MOST_LINES {
+            return false;
+        }
+        self.lines.push(line);
+        self.actions.extend(actions.iter().cloned());
+        true
+    }
+
+    /// The script as it would be saved.
+    pub fn script(&self) -> String {
+        let mut out = String::from("// Recorded with codeact studio.\n");
+        for line in &self.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The recording as the page shows it.
+pub fn shown(studio: &Studio) -> Value {
+    let recording = studio.recording();
+    json!({"on": recording.on, "lines": recording.lines, "script": recording.script()})
+}
+
+/// `{"on": bool, "from_app": bool}` starts or stops recording (starting from the
+/// app in front, when asked); `{"clear": true}` empties it.
+pub fn control(studio: &Studio, body: &Value) -> CallResult {
+    if body.get("clear").and_then(Value::as_bool) == Some(true) {
+        *studio.recording() = Recording::default();
+        return Ok(shown(studio));
+    }
+    let on = body
+        .get("on")
+        .and_then(Value::as_bool)
+        .ok_or((StatusCode::BAD_REQUEST, "give {\"on\": true|false}".to_string()))?;
+    let from_app = body.get("from_app").and_then(Value::as_bool) == Some(true);
+    let app = if on && from_app {
+        let obs = studio
+            .with_session(|s| s.observe(false))
+            .map_err(|e| (StatusCode::BAD_GATEWAY, codeact_base::error_text::full_message(&e)))?;
+        Some(obs.phone.package.clone()).filter(|p| !p.is_empty())
+    } else {
+        None
+    };
+    let mut recording = studio.recording();
+    let starting = on && !recording.on;
+    recording.on = on;
+    if starting
+        && recording.lines.is_empty()
+        && let Some(app) = app
+    {
+        let line = format!("start_app({});", codeact_engine::emit::rhai::string(&app));
+        recording.lines.push(line);
+        recording.app = Some(app);
+        recording.screen_changed = true;
+    }
+    drop(recording);
+    Ok(shown(studio))
+}
+
+/// A relative path below the studio's folder, without `..`.
+fn inside(dir: &Path, path: &str) -> Option<std::path::PathBuf> {
+    let p = Path::new(path);
+    let plain = !path.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)));
+    plain.then(|| dir.join(p))
+}
+
+/// `{"path": "tests/wifi.rhai" | "flows/wifi.yaml", "overwrite": bool}`.
+pub fn save(studio: &Studio, body: &Value) -> CallResult {
+    let path = body.get("path").and_then(Value::as_str).unwrap_or("");
+    let bad = || {
+        (
+            StatusCode::BAD_REQUEST,
+            "save to a relative path below the studio's folder, ending in .rhai (a script) or .yaml (a Maestro flow)"
+                .to_string(),
+        )
+    };
+    let target = inside(&studio.options.save_dir, path).ok_or_else(bad)?;
+    let recording = studio.recording();
+    if recording.lines.is_empty() {
+        return Err((StatusCode::BAD_REQUEST, "nothing recorded yet: turn recording on and act".into()));
+    }
+    let text = match target.extension().and_then(|e| e.to_str()) {
+        Some("rhai") => recording.script(),
+        Some("yaml" | "yml") => {
+            let title = target.file_stem().and_then(|s| s.to_str()).unwrap_or("recorded");
+            crate::maestro::export::flow(&recording.actions, recording.app.as_deref(), title).yaml
+        }
+        _ => return Err(bad()),
+    };
+    drop(recording);
+    let overwrite = body.get("overwrite").and_then(Value::as_bool) == Some(true);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, format!("cannot make {}: {e}", parent.display())))?;
+    }
+    let written = match overwrite {
+        true => codeact_base::files::write_replacing(&target, text.as_bytes()),
+        false => codeact_base::files::write_new(&target, text.as_bytes()),
+    };
+    written.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            (StatusCode::CONFLICT, format!("{path} exists: save under another name, or overwrite it"))
+        }
+        _ => (StatusCode::INTERNAL_SERVER_ERROR, format!("cannot write {path}: {e}")),
+    })?;
+    Ok(json!({"saved": target.display().to_string(), "bytes": text.len()}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recordings_are_saved_below_the_folder_only() {
+        let dir = Path::new("/work");
+        assert_eq!(inside(dir, "tests/a.rhai"), Some(dir.join("tests/a.rhai")));
+        for bad in ["", "/etc/passwd", "../a.rhai", "tests/../../a.rhai", "./a.rhai"] {
+            assert_eq!(inside(dir, bad), None, "{bad}");
+        }
+        let mut r = Recording::default();
+        assert!(!r.add("tap(1, 2);".into(), &[]), "not recording");
+        r.on = true;
+        assert!(r.add("tap(1, 2);".into(), &[]));
+        assert!(r.script().ends_with("tap(1, 2);\n"));
+    }
+}
