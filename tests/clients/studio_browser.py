@@ -4,6 +4,7 @@ Settings, clicks the Wi-Fi switch on the mirror and reads the selector it shows,
 taps it in Act mode, asserts it is off, and saves the script. Prints one line per
 check: `ok NAME` or `FAIL NAME: why`; the saved script's path last.
 Usage: python studio_browser.py URL SAVE_AS SCREENSHOT SWITCH_ID SETTINGS_APP."""
+import os
 import sys
 import time
 
@@ -19,7 +20,7 @@ url, save_as, screenshot, switch_id, settings_app = sys.argv[1:6]
 options = webdriver.ChromeOptions()
 for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1500,1100"]:
     options.add_argument(arg)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = webdriver.Chrome(service=Service(os.environ.get("CODEACT_CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
 
 
 def wait(what, cond, seconds=20):

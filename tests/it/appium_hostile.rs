@@ -14,14 +14,14 @@ const KEY: &str = "hunter2-appium-key";
 
 /// What the server does with a request: its method, path and body → the raw reply
 /// (`None`: hang up without a word; a reply of "" hangs forever).
-type Behave = fn(&str, &str, &str) -> Option<Vec<u8>>;
+pub(crate) type Behave = fn(&str, &str, &str) -> Option<Vec<u8>>;
 
-fn json_reply(status: &str, body: &str) -> Option<Vec<u8>> {
+pub(crate) fn json_reply(status: &str, body: &str) -> Option<Vec<u8>> {
     Some(format!("HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).into_bytes())
 }
 
 /// A session that works: create, its capabilities, the window's size.
-fn session_ok(method: &str, path: &str, _body: &str) -> Option<Vec<u8>> {
+pub(crate) fn session_ok(method: &str, path: &str, _body: &str) -> Option<Vec<u8>> {
     match (method, path) {
         ("POST", "/session") => {
             json_reply("200 OK", r#"{"value":{"sessionId":"s1","capabilities":{"platformName":"Android"}}}"#)
@@ -36,7 +36,7 @@ fn session_ok(method: &str, path: &str, _body: &str) -> Option<Vec<u8>> {
 }
 
 /// Serves `behave` on a free port until the test ends.
-fn serve(behave: Behave) -> u16 {
+pub(crate) fn serve(behave: Behave) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
     std::thread::spawn(move || {

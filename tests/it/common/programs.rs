@@ -223,3 +223,22 @@ pub fn grid_jar() -> PathBuf {
     }
     jar
 }
+
+/// A Python with Selenium (4.51): the browser tests drive the studio's page with it.
+pub fn selenium_python() -> PathBuf {
+    let places = [tools_dir().join("selenium/bin/python")];
+    find("CODEACT_SELENIUM_PYTHON", &[], &places).unwrap_or_else(|| {
+        panic!(
+            "the studio tests need Python with selenium, found neither in $CODEACT_SELENIUM_PYTHON nor in {places:?}: \
+             {INSTALL_ALL}, or python3 -m venv {venv} && {venv}/bin/pip install selenium==4.51.0",
+            venv = tools_dir().join("selenium").display()
+        )
+    })
+}
+
+/// chromedriver for the installed Chromium (Debian's chromium-driver).
+pub fn chromedriver() -> PathBuf {
+    find("CODEACT_CHROMEDRIVER", &["chromedriver"], &[PathBuf::from("/usr/bin/chromedriver")]).unwrap_or_else(|| {
+        panic!("the studio tests need chromedriver: {INSTALL_ALL}, or apt-get install -y chromium-driver")
+    })
+}

@@ -115,18 +115,25 @@ impl Live {
     }
 }
 
-/// An element tree as the page reads it: each element's place, words and state.
+/// The most elements the page is sent (a screen past it is cut, and says so).
+const MOST_ELEMENTS: usize = 5_000;
+/// The most characters of one text the page is sent.
+const MOST_TEXT: usize = 2_000;
+
+/// An element tree as the page reads it: each element's place, words (clipped) and state.
 pub fn tree_json(obs: &Observation) -> Value {
+    let clip = |t: &str| codeact_base::clip::clip(t, MOST_TEXT).into_owned();
     let elements: Vec<Value> = obs
         .ui
         .elements
         .iter()
+        .take(MOST_ELEMENTS)
         .map(|e| {
             let b = e.bounds;
             json!({
-                "i": e.id, "parent": e.parent, "depth": e.depth, "class": e.class, "text": e.text,
-                "desc": e.content_desc, "id": e.resource_id.rsplit('/').next().unwrap_or(""),
-                "resource_id": e.resource_id, "hint": e.hint, "package": e.package,
+                "i": e.id, "parent": e.parent, "depth": e.depth, "class": clip(&e.class), "text": clip(&e.text),
+                "desc": clip(&e.content_desc), "id": clip(e.resource_id.rsplit('/').next().unwrap_or("")),
+                "resource_id": clip(&e.resource_id), "hint": clip(&e.hint), "package": clip(&e.package),
                 "bounds": [b.left, b.top, b.right, b.bottom], "visible": e.visible,
                 "clickable": e.clickable, "checkable": e.checkable, "checked": e.checked,
                 "editable": e.is_editable(), "scrollable": e.scrollable, "enabled": e.enabled,
@@ -137,6 +144,7 @@ pub fn tree_json(obs: &Observation) -> Value {
     json!({
         "screen": [obs.screen.0, obs.screen.1], "app": obs.phone.package, "activity": obs.phone.activity,
         "keyboard": obs.phone.keyboard_shown, "elements": elements,
+        "cut": obs.ui.elements.len().saturating_sub(MOST_ELEMENTS),
     })
 }
 

@@ -15,6 +15,10 @@ use codeact_platform::locate::Gallery;
 
 /// The side of the box offered around a point with no element.
 const CUT_SIDE: i32 = 120;
+/// The most characters of one text the page is sent.
+const MOST_TEXT: usize = 2_000;
+/// The longest selector offered.
+const MOST_SOURCE: usize = 4_096;
 
 fn int(body: &Value, key: &str) -> Option<i32> {
     body.get(key).and_then(Value::as_f64).filter(|v| v.is_finite()).map(|v| v.clamp(-1e6, 1e6) as i32)
@@ -42,15 +46,18 @@ pub fn point(studio: &Studio, body: &Value) -> CallResult {
         return Ok(json!({"canvas": true, "point": [x, y], "cut": cut, "tap": format!("tap({x}, {y})")}));
     };
     let b = target.bounds;
+    let clip = |t: &str| codeact_base::clip::clip(t, MOST_TEXT).into_owned();
+    // A selector longer than a person would write is not offered.
+    let offered: Vec<_> = candidates(tree, target).into_iter().filter(|c| c.source.len() <= MOST_SOURCE).collect();
     Ok(json!({
         "element": {
-            "i": target.id, "class": target.class, "text": target.text, "desc": target.content_desc,
-            "resource_id": target.resource_id, "hint": target.hint, "package": target.package,
+            "i": target.id, "class": clip(&target.class), "text": clip(&target.text), "desc": clip(&target.content_desc),
+            "resource_id": clip(&target.resource_id), "hint": clip(&target.hint), "package": clip(&target.package),
             "bounds": [b.left, b.top, b.right, b.bottom], "center": [target.center.0, target.center.1],
             "clickable": target.clickable, "checkable": target.checkable, "checked": target.checked,
             "editable": target.is_editable(), "scrollable": target.scrollable, "enabled": target.enabled,
         },
-        "candidates": candidates(tree, target),
+        "candidates": offered,
         "tap": format!("tap({}, {})", target.center.0, target.center.1),
     }))
 }

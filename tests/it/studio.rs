@@ -1,0 +1,218 @@
+//! `codeact studio` in a real headless Chromium driven by Selenium (clients codeact
+//! did not write): a person records opening Settings, points at the Wi-Fi switch on
+//! the mirror (its selector shown, unique), taps it, asserts it off and saves the
+//! script, which `codeact exec` passes on a fresh virtual phone — on Android and as
+//! an iPhone. And the door: strangers (no token, another page, another host, big
+//! bodies) turned away, a phone's hostile labels shown as text, a phone that
+//! disconnects or sends a 10 MB page source reported while the server lives on.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::appium_hostile::{json_reply, serve, session_ok};
+use crate::common::{AdbServer, SimProcess, programs};
+
+/// `codeact studio` on a free port; killed on drop.
+struct Studio {
+    child: Child,
+    url: String,
+    port: u16,
+    token: String,
+}
+
+impl Studio {
+    fn start(device: &str, dir: &std::path::Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["studio", "--device", device, "--port", "0"])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start codeact studio");
+        let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("the studio's first line");
+        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+        let url =
+            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}")).to_string();
+        let rest = url.trim_start_matches("http://127.0.0.1:");
+        let (port, token) = rest.split_once('/').expect("port/token");
+        let (port, token) = (port.parse().expect("port"), token.trim_end_matches('/').to_string());
+        Self { child, url, port, token }
+    }
+
+    /// A raw request: (status, body).
+    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        let _ = s.write_all(head.as_bytes());
+        let _ = s.write_all(body);
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        let text = String::from_utf8_lossy(&answer).into_owned();
+        let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+        (status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
+    }
+
+    fn call(&self, path: &str, body: &str) -> (u16, String) {
+        let path = format!("/{}/{path}", self.token);
+        self.request("POST", &path, &[("Content-Type", "application/json")], body.as_bytes())
+    }
+
+    fn live(&self, since: u64) -> serde_json::Value {
+        let (status, body) = self.request("GET", &format!("/{}/api/live?since={since}", self.token), &[], b"");
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).expect("live JSON")
+    }
+}
+
+impl Drop for Studio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn said(out: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn browser(script: &str, args: &[&str]) -> String {
+    let client = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
+    let ran = Command::new(programs::selenium_python())
+        .arg(&client)
+        .args(args)
+        .env("CODEACT_CHROMEDRIVER", programs::chromedriver())
+        .output()
+        .expect("run the browser client");
+    let text = said(&ran);
+    assert!(ran.status.success() && !text.contains("FAIL"), "{text}");
+    text
+}
+
+#[test]
+fn a_person_records_a_script_in_a_real_browser_that_exec_passes() {
+    for device in ["sim", "sim:ios"] {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let studio = Studio::start(device, dir.path());
+        let shot = dir.path().join("page.png");
+        let text = browser(
+            "studio_browser.py",
+            &[&studio.url, "wifi_off.rhai", shot.to_str().unwrap_or(""), "wifi_switch", "com.android.settings"],
+        );
+        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 8, "{device}: {text}");
+        assert!(text.contains("selector #{id: \"wifi_switch\"}"), "{text}");
+        // The same recording as a Maestro flow, beside it.
+        let (status, body) = studio.call("api/save", r#"{"path": "flows/wifi_off.yaml"}"#);
+        assert_eq!(status, 200, "{body}");
+        drop(studio);
+        for saved in ["wifi_off.rhai", "flows/wifi_off.yaml"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+                .args(["exec", saved, "--device", device])
+                .current_dir(dir.path())
+                .output()
+                .expect("codeact exec");
+            assert!(out.status.success(), "{device} {saved}: {}", said(&out));
+        }
+        assert!(std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000), "a screenshot of the page");
+    }
+}
+
+#[test]
+fn the_door_turns_strangers_away_and_hostile_phones_leave_it_standing() {
+    let sim = SimProcess::start(&[]);
+    let adb = AdbServer::start();
+    adb.connect(&sim.addr);
+    let marker = "MARK-7f3";
+    let note = format!(
+        r#"simctl add notes '{{"title": "{marker} <img src=x onerror=\"window.pwned=true\"> <script>window.pwned=true</script>\u0007\u001b[31m", "body": "b"}}'"#
+    );
+    let (_, err, code) = adb.shell(&sim.addr, &note);
+    assert_eq!(code, 0, "{err}");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let studio = Studio::start(&sim.addr, dir.path());
+    let (status, body) = studio.call("api/act", r#"{"action": "open_app", "package": "com.example.notes"}"#);
+    assert_eq!(status, 200, "{body}");
+    let text = browser("studio_hostile.py", &[&studio.url, marker]);
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 4, "{text}");
+
+    // Strangers.
+    let token = studio.token.clone();
+    let page = format!("/{token}/");
+    assert_eq!(studio.request("GET", "/", &[], b"").0, 401, "no token");
+    assert_eq!(studio.request("GET", &format!("/{}/", "0".repeat(64)), &[], b"").0, 401, "another token");
+    assert_eq!(studio.request("GET", &page, &[("Host", "evil.example")], b"").0, 403, "DNS rebinding");
+    assert_eq!(studio.request("GET", &page, &[("Origin", "http://evil.example")], b"").0, 403, "another page");
+    let big = vec![b'x'; 2 * 1024 * 1024];
+    assert_eq!(studio.call("api/run", &String::from_utf8_lossy(&big)).0, 413, "a body past the cap");
+    assert_eq!(studio.call("api/run", "{not json").0, 400);
+    assert_eq!(studio.call("api/save", r#"{"path": "../outside.rhai"}"#).0, 400, "saves stay below the folder");
+    let outside = format!("/{token}/api/run/file?name=..&file=..%2F..%2Fetc%2Fpasswd");
+    assert_eq!(studio.request("GET", &outside, &[], b"").0, 404, "replays stay below the runs folder");
+    let (status, body) = studio.call("api/run", r#"{"code": "loop {}"}"#);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"error\""), "a limit hit is an error: {body}");
+
+    // The phone goes away: said, and the page is still served.
+    let before = studio.live(0)["seq"].as_u64().unwrap_or(0);
+    drop(sim);
+    let began = Instant::now();
+    let mut seq = before;
+    let problem = loop {
+        let news = studio.live(seq);
+        seq = news["seq"].as_u64().unwrap_or(seq);
+        if let Some(p) = news["problem"].as_str() {
+            break p.to_string();
+        }
+        assert!(began.elapsed() < Duration::from_secs(60), "the lost phone is reported");
+    };
+    assert!(!problem.is_empty());
+    assert_eq!(studio.request("GET", &page, &[], b"").0, 200, "the page is still served");
+}
+
+/// A W3C server whose page source is 10 MB of one label.
+fn huge_source(method: &str, path: &str, body: &str) -> Option<Vec<u8>> {
+    match path {
+        "/session/s1/source" => {
+            let label = "W".repeat(10 * 1024 * 1024);
+            let xml = format!(
+                "<hierarchy><node class=\\\"android.widget.TextView\\\" text=\\\"{label}\\\" bounds=\\\"[0,0][1080,200]\\\"/></hierarchy>"
+            );
+            json_reply("200 OK", &format!("{{\"value\":\"{xml}\"}}"))
+        }
+        _ => session_ok(method, path, body),
+    }
+}
+
+#[test]
+fn a_ten_megabyte_page_source_is_shown_clipped() {
+    let port = serve(huge_source);
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let studio = Studio::start(&format!("appium:http://127.0.0.1:{port}"), dir.path());
+    let began = Instant::now();
+    let mut seq = 0;
+    let tree = loop {
+        let news = studio.live(seq);
+        seq = news["seq"].as_u64().unwrap_or(seq);
+        if news["tree"]["elements"].as_array().is_some_and(|e| !e.is_empty()) {
+            break news["tree"].clone();
+        }
+        assert!(began.elapsed() < Duration::from_secs(60), "the tree comes: {news}");
+    };
+    let text = tree["elements"][0]["text"].as_str().unwrap_or("");
+    assert!(text.len() <= 2_100 && text.starts_with("WWW"), "clipped: {} bytes", text.len());
+    let (status, body) = studio.call("api/point", r#"{"x": 10, "y": 10}"#);
+    assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
+    assert!(body.len() < 64 * 1024, "what the page is sent stays small: {} bytes", body.len());
+    assert_eq!(studio.request("GET", &format!("/{}/", studio.token), &[], b"").0, 200);
+}
