@@ -12,28 +12,15 @@
 use std::hint::black_box;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use codeact::device::{Device, DeviceSpec, ObserveWith, open_observing};
 use criterion::{Criterion, criterion_group, criterion_main};
 
-/// Children killed, and the adb server stopped, when the bench ends.
-struct Killed(Vec<Child>, String);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        let _ = Command::new("adb").args(["-P", &self.1, "kill-server"]).output();
-    }
-}
-
-fn free_port() -> Option<u16> {
-    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).ok()
-}
+#[path = "common/processes.rs"]
+mod processes;
+use processes::{Killed, free_port};
 
 fn appium_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("CODEACT_APPIUM_DIR")

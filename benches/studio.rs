@@ -46,18 +46,9 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// Children killed, and the adb server stopped, when the bench ends.
-struct Killed(Vec<std::process::Child>, String);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        let _ = Command::new("adb").args(["-P", &self.1, "kill-server"]).output();
-    }
-}
+#[path = "common/processes.rs"]
+mod processes;
+use processes::{Killed, free_port};
 
 /// The first line of `child`'s `stream` that holds `127.0.0.1:`; the rest drained.
 fn address_line(read: impl Read + Send + 'static) -> String {
@@ -72,10 +63,10 @@ fn address_line(read: impl Read + Send + 'static) -> String {
 
 fn main() {
     let dir = std::env::temp_dir();
-    let adb_port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port().to_string())
-        .unwrap_or_else(|_| "5137".into());
+    let Some(adb_port) = free_port().map(|p| p.to_string()) else {
+        eprintln!("no free port; skipping");
+        return;
+    };
     let Ok(mut sim) = Command::new(env!("CARGO_BIN_EXE_codeact"))
         .args(["sim", "--port", "0"])
         .stdout(Stdio::piped())

@@ -62,7 +62,7 @@ try:
     shown = wait("the screen", lambda: driver.execute_script("const i = document.getElementById('screen'); return i.complete && i.naturalWidth > 0;"))
     check("the live screen shows", shown, "no picture")
     fps = wait("fps", lambda: driver.find_element(By.ID, "fps").text)
-    check("it says how often it looks", bool(fps) and "looks/s" in fps, fps)
+    check("it says how often it looks, and how", bool(fps) and "looks/s by " in fps, fps)
 
     # Record: open Settings from the page.
     driver.find_element(By.ID, "from-app").click()  # start from nothing: the script opens the app

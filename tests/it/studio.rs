@@ -216,3 +216,61 @@ fn a_ten_megabyte_page_source_is_shown_clipped() {
     assert!(body.len() < 64 * 1024, "what the page is sent stays small: {} bytes", body.len());
     assert_eq!(studio.request("GET", &format!("/{}/", studio.token), &[], b"").0, 200);
 }
+
+#[test]
+fn the_console_the_pictures_and_the_replays_answer_through_the_page_calls() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // A run folder to replay: a script run with its trajectory.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/turn_off_wifi.rhai");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", script, "--device", "sim", "--trajectory", "runs/wifi"])
+        .current_dir(dir.path())
+        .output()
+        .expect("codeact exec");
+    assert!(out.status.success(), "{}", said(&out));
+    let studio = Studio::start("sim", dir.path());
+
+    // The console: variables persist, errors say where.
+    let value = |body: &str| serde_json::from_str::<serde_json::Value>(body).unwrap_or_default();
+    let (_, body) = studio.call("api/run", r#"{"code": "let x = 41; x + 1"}"#);
+    assert_eq!(value(&body)["value"], "42", "{body}");
+    let (_, body) = studio.call("api/run", r#"{"code": "x"}"#);
+    assert_eq!(value(&body)["value"], "41", "{body}");
+    let (_, body) = studio.call("api/run", r#"{"code": "let y = ;"}"#);
+    assert!(value(&body)["error"]["line"].as_u64() == Some(1), "{body}");
+    let (status, body) = studio.request("GET", &format!("/{}/api/tools", studio.token), &[], b"");
+    assert!(status == 200 && body.contains("tap(sel)"), "{body}");
+
+    // A picture cut on a canvas, then tapped by it.
+    let (status, body) = studio.call("api/act", r#"{"action": "open_app", "package": "com.codeact.arcade"}"#);
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = studio.call("api/point", r#"{"x": 472, "y": 735}"#);
+    let cut = value(&body)["cut"].clone();
+    assert!(cut.as_array().is_some_and(|c| c.len() == 4), "{body}");
+    let (status, body) = studio.call("api/cut", &serde_json::json!({"name": "play", "box": cut}).to_string());
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(value(&body)["selector"], "#{image: \"play\"}", "{body}");
+    assert!(dir.path().join("assets/play.png").is_file(), "cut into the gallery");
+    let (status, body) = studio.call("api/act", r##"{"action": "tap", "selector": "#{image: \"play\"}"}"##);
+    assert!(status == 200 && value(&body)["ok"] == true, "{body}");
+    let (_, tree) = studio.request("GET", &format!("/{}/api/tree", studio.token), &[], b"");
+    assert!(value(&tree)["activity"].as_str().is_some_and(|a| a.contains("PlayActivity")), "the picture was tapped");
+    let (status, _) = studio.call("api/cut", r#"{"name": "../evil", "box": [0, 0, 10, 10]}"#);
+    assert_eq!(status, 400, "names are plain");
+
+    // The run folder, step by step, and its pictures from inside it only.
+    let (_, body) = studio.request("GET", &format!("/{}/api/runs", studio.token), &[], b"");
+    let runs = value(&body);
+    let name = runs["runs"][0]["name"].as_str().unwrap_or("").to_string();
+    assert!(name.starts_with("wifi"), "{body}");
+    let (status, body) = studio.request("GET", &format!("/{}/api/run?name={name}", studio.token), &[], b"");
+    assert_eq!(status, 200, "{body}");
+    let run = value(&body);
+    let actions = run["steps"][0]["actions"].as_array().cloned().unwrap_or_default();
+    assert!(actions.iter().any(|a| a["tool"] == "start_app"), "{body}");
+    let picture = actions.iter().find_map(|a| a["screenshot"].as_str()).unwrap_or("").to_string();
+    assert!(!picture.is_empty(), "a step's picture: {body}");
+    let path = format!("/{}/api/run/file?name={name}&file={}", studio.token, picture.replace('/', "%2F"));
+    let (status, png) = studio.request("GET", &path, &[], b"");
+    assert!(status == 200 && png.starts_with("\u{fffd}PNG"), "{status}");
+}

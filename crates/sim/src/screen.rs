@@ -142,6 +142,24 @@ impl Node {
         self.role != Role::Scrim && !self.drawn_only
     }
 
+    /// A boolean attribute by its page-source name (`checkable`, `long-clickable`...);
+    /// false for a name no page source has.
+    pub(crate) fn flag(&self, name: &str) -> bool {
+        match name {
+            "checkable" => self.checkable,
+            "checked" => self.checked,
+            "clickable" => self.clickable,
+            "enabled" => self.enabled,
+            "focusable" => self.focusable,
+            "focused" => self.focused,
+            "scrollable" => self.scrollable,
+            "long-clickable" => self.long_clickable,
+            "password" => self.password,
+            "selected" => self.selected,
+            _ => false,
+        }
+    }
+
     /// Whether this window is the on-screen keyboard (any input method's): the iOS
     /// and HarmonyOS doors show their platform's own keyboard in its place.
     pub(crate) fn is_keyboard_window(&self) -> bool {

@@ -113,7 +113,8 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             if !fine {
                 return Err(bad("name the app by its package: com.android.settings"));
             }
-            (format!("start_app({});", rhai_string(package)), None)
+            let line = format!("start_app({});", rhai_string(package));
+            return run_and_record(studio, line, None, Some(package));
         }
         ("tap" | "long_press", Aim::Nothing) => return Err(need_aim()),
         (other, _) => {
@@ -122,7 +123,7 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             )));
         }
     };
-    run_and_record(studio, line, selector)
+    run_and_record(studio, line, selector, None)
 }
 
 /// `{"kind": "visible"|"not_visible"|"text"|"state", "selector", "text"?, "checked"?}`.
@@ -146,11 +147,12 @@ pub fn assert(studio: &Studio, body: &Value) -> CallResult {
         }
         other => return Err(bad(format!("no assertion {other:?}: visible, not_visible, text or state"))),
     };
-    run_and_record(studio, line, None)
+    run_and_record(studio, line, None, None)
 }
 
-/// Runs `line` in the session; records it when it ran clean; the result.
-fn run_and_record(studio: &Studio, line: String, selector: Option<String>) -> CallResult {
+/// Runs `line` in the session; records it when it ran clean (and the app it
+/// opens, the first time, as the recording's app); the result.
+fn run_and_record(studio: &Studio, line: String, selector: Option<String>, opens: Option<&str>) -> CallResult {
     let waits = studio.recording().screen_changed && selector.is_some();
     let recorded_line = match (&selector, waits) {
         (Some(sel), true) => format!("wait_for({sel});\n{line}"),
@@ -164,6 +166,7 @@ fn run_and_record(studio: &Studio, line: String, selector: Option<String>) -> Ca
         let result = s.eval(&line);
         (result, s.observe(false).ok())
     });
+    studio.live.poke();
     if let Some(after) = &after {
         studio.live.show_tree(after);
     }
@@ -173,6 +176,9 @@ fn run_and_record(studio: &Studio, line: String, selector: Option<String>) -> Ca
         let added = recording.add(recorded_line.clone(), &result.actions);
         if added {
             recording.screen_changed = changed;
+            if recording.app.is_none() {
+                recording.app = opens.map(str::to_string);
+            }
         }
         added
     };

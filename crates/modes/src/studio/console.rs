@@ -25,6 +25,7 @@ pub fn run(studio: &Studio, body: &Value) -> CallResult {
         let result = s.eval(code);
         (result, s.observe(false).ok())
     });
+    studio.live.poke();
     if let Some(after) = &after {
         studio.live.show_tree(after);
     }

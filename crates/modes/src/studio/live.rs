@@ -1,5 +1,6 @@
 //! The live view: a thread that looks at the phone through the studio's session
-//! [`FRAMES_PER_SECOND`] times a second, keeps the newest screenshot when it
+//! [`FRAMES_PER_SECOND`] times a second (while the picture changes; 5 times while it
+//! is still, once while no page looks), keeps the newest screenshot when it
 //! changed, and the element tree (read again when the picture changed, at most
 //! [`TREES_PER_SECOND`] times a second, and every few seconds anyway); and the
 //! long poll that hands a page what changed since it last asked (`api/live?since=N`
@@ -16,7 +17,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::Studio;
-use codeact_platform::device::Observation;
+use codeact_platform::device::{Observation, Platform};
 
 /// How often the phone is looked at.
 pub const FRAMES_PER_SECOND: u64 = 20;
@@ -38,6 +39,9 @@ struct Shown {
     problem: Option<String>,
     /// Looks per second over the last second.
     fps: f64,
+    /// The phone, and how its pictures are taken.
+    device: String,
+    screenshots: &'static str,
 }
 
 /// The newest look at the phone, and who waits for the next.
@@ -46,11 +50,18 @@ pub struct Live {
     news: tokio::sync::watch::Sender<u64>,
     /// Live channels open now (long polls waiting).
     pub polls: AtomicUsize,
+    /// Bumped by every act: the screen is about to change, look at full speed.
+    pokes: AtomicUsize,
 }
 
 impl Default for Live {
     fn default() -> Self {
-        Self { shown: Mutex::default(), news: tokio::sync::watch::channel(0).0, polls: AtomicUsize::new(0) }
+        Self {
+            shown: Mutex::default(),
+            news: tokio::sync::watch::channel(0).0,
+            polls: AtomicUsize::new(0),
+            pokes: AtomicUsize::new(0),
+        }
     }
 }
 
@@ -59,7 +70,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Live {
-    /// The picture of version `v` (or the newest, when that one is gone).
+    /// The newest picture (the page asks for it by version only to miss no cache).
     pub fn frame(&self) -> Option<Arc<Vec<u8>>> {
         lock(&self.shown).frame.clone()
     }
@@ -77,6 +88,11 @@ impl Live {
             drop(shown);
             self.news.send_replace(seq);
         }
+    }
+
+    /// Something acted on the phone: look at full speed again.
+    pub fn poke(&self) {
+        self.pokes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// A tree read by someone else (an act's settle): shown at once.
@@ -111,6 +127,7 @@ impl Live {
         json!({
             "seq": shown.seq, "frame": shown.frame_v, "tree_version": shown.tree_v, "tree": *shown.tree,
             "problem": shown.problem, "fps": (shown.fps * 10.0).round() / 10.0,
+            "device": shown.device, "screenshots": shown.screenshots,
         })
     }
 }
@@ -154,12 +171,30 @@ fn digest(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
+/// How a device's pictures are taken, in a person's words.
+fn screenshot_path(device: &str, platform: Platform) -> &'static str {
+    match platform {
+        _ if device.starts_with("appium:") => "the Appium server's screenshot",
+        Platform::Ios => "WebDriverAgent's screenshot",
+        Platform::Harmony => "hdc's snapshot_display",
+        Platform::Android => "adb's screencap",
+    }
+}
+
 /// Looks at the phone until `stop`: the studio's live thread.
 pub fn watch(studio: &Studio, stop: &CancellationToken) {
+    let (device, platform) = studio.with_session(|s| (s.device_name(), s.platform()));
+    studio.live.change(|s| {
+        s.screenshots = screenshot_path(&device, platform);
+        s.device = device;
+        true
+    });
     let period = Duration::from_millis(1000 / FRAMES_PER_SECOND);
     let (mut last, mut last_tree) = (None, None::<Instant>);
     let mut tree_due = true;
     let mut looks: std::collections::VecDeque<Instant> = std::collections::VecDeque::new();
+    let mut last_change = Instant::now();
+    let mut pokes = 0;
     while !stop.is_cancelled() {
         let began = Instant::now();
         let shot = studio.with_session(|s| s.screenshot());
@@ -173,6 +208,9 @@ pub fn watch(studio: &Studio, stop: &CancellationToken) {
                 let d = digest(&png);
                 let new = last != Some(d);
                 last = Some(d);
+                if new {
+                    last_change = Instant::now();
+                }
                 tree_due |= new;
                 studio.live.change(|s| {
                     let changed = new || s.problem.is_some() || (s.fps - fps).abs() >= 1.0;
@@ -203,9 +241,22 @@ pub fn watch(studio: &Studio, stop: &CancellationToken) {
             last_tree = Some(Instant::now());
             tree_due = false;
         }
+        // Full speed while the picture changes or a page just asked; slower while
+        // the phone is still, and slower again while no page is looking.
+        let poked = studio.live.pokes.load(std::sync::atomic::Ordering::Relaxed);
+        if poked != pokes {
+            (pokes, last_change) = (poked, Instant::now());
+        }
+        let still = last_change.elapsed() > Duration::from_secs(2);
+        let watched = studio.live.polls.load(std::sync::atomic::Ordering::Relaxed) > 0;
+        let pace = match (still, watched) {
+            (false, _) => period,
+            (true, true) => period * 4,
+            (true, false) => Duration::from_secs(1),
+        };
         let spent = began.elapsed();
-        if spent < period {
-            std::thread::sleep(period - spent);
+        if spent < pace {
+            std::thread::sleep(pace - spent);
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Pointing: the element under a point of the mirror (or a tree row) on a fresh
 //! look at the phone, and the selectors that find it, ranked, each unique or how
-//! many it matches, with its lookup time (the REPL's `:inspect`, as data). Where
-//! no element is (a canvas), a box around the point to cut as a reference picture;
-//! `api/cut` cuts it into the gallery and answers its `#{image: ...}` selector.
+//! many it matches, with its lookup time (the REPL's `:inspect`, as data), and a
+//! box around the point to cut as a reference picture — all there is where no
+//! element is (a canvas); `api/cut` cuts it into the gallery and answers its
+//! `#{image: ...}` selector.
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
@@ -38,11 +39,16 @@ pub fn point(studio: &Studio, body: &Value) -> CallResult {
             return Err((StatusCode::BAD_REQUEST, "give a point {\"x\", \"y\"} or an element {\"element\": i}".into()));
         }
     };
+    // A picture can always be cut around the point (a canvas's sprites are in no tree).
+    let (x, y) = match (int(body, "x"), int(body, "y"), target) {
+        (Some(x), Some(y), _) => (x, y),
+        (_, _, Some(t)) => t.center,
+        _ => (0, 0),
+    };
+    let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
+    let half = CUT_SIDE / 2;
+    let cut = [(x - half).max(0), (y - half).max(0), (x + half).min(w), (y + half).min(h)];
     let Some(target) = target else {
-        let (x, y) = (int(body, "x").unwrap_or(0), int(body, "y").unwrap_or(0));
-        let (w, h) = (obs.screen.0 as i32, obs.screen.1 as i32);
-        let half = CUT_SIDE / 2;
-        let cut = [(x - half).max(0), (y - half).max(0), (x + half).min(w), (y + half).min(h)];
         return Ok(json!({"canvas": true, "point": [x, y], "cut": cut, "tap": format!("tap({x}, {y})")}));
     };
     let b = target.bounds;
@@ -58,6 +64,7 @@ pub fn point(studio: &Studio, body: &Value) -> CallResult {
             "editable": target.is_editable(), "scrollable": target.scrollable, "enabled": target.enabled,
         },
         "candidates": offered,
+        "point": [x, y], "cut": cut,
         "tap": format!("tap({}, {})", target.center.0, target.center.1),
     }))
 }

@@ -24,8 +24,8 @@ pub struct Recording {
     lines: Vec<String>,
     /// The calls the recorded lines made, for a Maestro flow.
     actions: Vec<Action>,
-    /// The app the recording started in.
-    app: Option<String>,
+    /// The app the recording started in, or first opened.
+    pub app: Option<String>,
     /// The last recorded act changed the screen: the next selector waits for it.
     pub screen_changed: bool,
 }

@@ -52,27 +52,8 @@ pub fn refused(status: StatusCode, says: impl std::fmt::Display) -> Response {
 /// A query parameter, percent-decoded (`+` is a space).
 fn query(uri: &Uri, key: &str) -> Option<String> {
     let raw = uri.query()?.split('&').find_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))?;
-    let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b'+', _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Some(String::from_utf8_lossy(&out).into_owned())
+    let spaced = raw.replace('+', " ");
+    Some(percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy().into_owned())
 }
 
 async fn handle(
@@ -99,17 +80,16 @@ async fn handle(
             None => refused(StatusCode::SERVICE_UNAVAILABLE, "no picture of the phone yet"),
         },
         ("GET", "api/live") => {
-            if studio.live.polls.fetch_add(1, Ordering::SeqCst) >= MAX_LIVE {
-                studio.live.polls.fetch_sub(1, Ordering::SeqCst);
+            // Held while the poll waits; given back however it ends (a page that
+            // goes away drops its request mid-wait).
+            let Some(_slot) = PollSlot::take(&studio.live.polls) else {
                 return refused(
                     StatusCode::TOO_MANY_REQUESTS,
                     format!("{MAX_LIVE} pages are showing the phone already: close one"),
                 );
-            }
+            };
             let since = query(&uri, "since").and_then(|s| s.parse().ok()).unwrap_or(0);
-            let news = studio.live.poll(since, &studio.stop).await;
-            studio.live.polls.fetch_sub(1, Ordering::SeqCst);
-            json_reply(StatusCode::OK, &news)
+            json_reply(StatusCode::OK, &studio.live.poll(since, &studio.stop).await)
         }
         ("GET", "api/tree") => json_reply(StatusCode::OK, &studio.live.tree()),
         ("GET", "api/tools") => blocking(studio, |s| Ok(console::tools(s))).await,
@@ -147,6 +127,22 @@ async fn handle(
         _ => {
             refused(StatusCode::NOT_FOUND, format!("no route {method} /{}", rest.chars().take(80).collect::<String>()))
         }
+    }
+}
+
+/// One of the [`MAX_LIVE`] live channels, given back when dropped.
+struct PollSlot<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> PollSlot<'a> {
+    fn take(count: &'a std::sync::atomic::AtomicUsize) -> Option<Self> {
+        let slot = PollSlot(count);
+        (count.fetch_add(1, Ordering::SeqCst) < MAX_LIVE).then_some(slot)
+    }
+}
+
+impl Drop for PollSlot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

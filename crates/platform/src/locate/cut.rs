@@ -13,8 +13,10 @@ use super::picture::Planes;
 pub enum CutError {
     #[error("the screenshot is not a picture")]
     NotAPicture(#[source] image::ImageError),
-    #[error("{x1},{y1},{x2},{y2} is not a box inside the {width}x{height} screen; give x1 < x2 and y1 < y2 within it")]
+    #[error("{x1},{y1},{x2},{y2} reaches past the {width}x{height} screen; give a box inside it")]
     OutOfScreen { x1: u32, y1: u32, x2: u32, y2: u32, width: u32, height: u32 },
+    #[error("{x1},{y1},{x2},{y2} is not a box: give x1 < x2 and y1 < y2")]
+    Empty { x1: u32, y1: u32, x2: u32, y2: u32 },
     #[error("that box is one flat colour: a picture is found by its detail; cut around an icon or a label")]
     Flat,
     #[error("cannot encode the picture")]
@@ -33,7 +35,10 @@ pub struct Cut {
 pub fn cut(png: &[u8], name: &str, [x1, y1, x2, y2]: [u32; 4], threshold: Option<f32>) -> Result<Cut, CutError> {
     let shot = image::load_from_memory(png).map_err(CutError::NotAPicture)?.to_rgba8();
     let (width, height) = shot.dimensions();
-    if x1 >= x2 || y1 >= y2 || x2 > width || y2 > height {
+    if x1 >= x2 || y1 >= y2 {
+        return Err(CutError::Empty { x1, y1, x2, y2 });
+    }
+    if x2 > width || y2 > height {
         return Err(CutError::OutOfScreen { x1, y1, x2, y2, width, height });
     }
     let piece = image::imageops::crop_imm(&shot, x1, y1, x2 - x1, y2 - y1).to_image();

@@ -65,19 +65,20 @@ fn write_node(out: &mut String, node: &Node, index: usize, depth: usize) {
             attr(out, key, value);
         }
     }
-    for (key, value) in [
-        ("checkable", node.checkable),
-        ("checked", node.checked),
-        ("clickable", node.clickable),
-        ("enabled", node.enabled),
-        ("focusable", node.focusable),
-        ("focused", node.focused),
-        ("long-clickable", node.long_clickable),
-        ("password", node.password),
-        ("scrollable", node.scrollable),
-        ("selected", node.selected),
+    // The server's order (not uiautomator's: long-clickable and password come earlier).
+    for key in [
+        "checkable",
+        "checked",
+        "clickable",
+        "enabled",
+        "focusable",
+        "focused",
+        "long-clickable",
+        "password",
+        "scrollable",
+        "selected",
     ] {
-        attr(out, key, if value { "true" } else { "false" });
+        attr(out, key, if node.flag(key) { "true" } else { "false" });
     }
     let b = node.bounds;
     attr(out, "bounds", &format!("[{},{}][{},{}]", b.left, b.top, b.right, b.bottom));

@@ -36,19 +36,20 @@ fn write_node(out: &mut String, node: &Node, index: usize) {
     attr(out, "class", &node.class);
     attr(out, "package", &node.package);
     attr(out, "content-desc", &node.content_desc);
-    for (name, value) in [
-        ("checkable", node.checkable),
-        ("checked", node.checked),
-        ("clickable", node.clickable),
-        ("enabled", node.enabled),
-        ("focusable", node.focusable),
-        ("focused", node.focused),
-        ("scrollable", node.scrollable),
-        ("long-clickable", node.long_clickable),
-        ("password", node.password),
-        ("selected", node.selected),
+    // uiautomator's order.
+    for name in [
+        "checkable",
+        "checked",
+        "clickable",
+        "enabled",
+        "focusable",
+        "focused",
+        "scrollable",
+        "long-clickable",
+        "password",
+        "selected",
     ] {
-        attr(out, name, if value { "true" } else { "false" });
+        attr(out, name, if node.flag(name) { "true" } else { "false" });
     }
     let b = node.bounds;
     attr(out, "bounds", &format!("[{},{}][{},{}]", b.left, b.top, b.right, b.bottom));

@@ -96,26 +96,10 @@ impl Catalog {
     }
 }
 
-/// `%XX` escapes decoded as UTF-8; text that is not (a lone `%`, bytes that are
-/// not UTF-8) stays as it came.
+/// `%XX` escapes decoded as UTF-8; text that is not (bytes that are not UTF-8)
+/// stays as it came.
 fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    percent_encoding::percent_decode_str(text).decode_utf8().map_or_else(|_| text.to_string(), |t| t.into_owned())
 }
 
 #[cfg(test)]

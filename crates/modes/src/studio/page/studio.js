@@ -41,7 +41,7 @@ async function live() {
         state.tree = news.tree || state.tree;
         drawTree();
       }
-      $("fps").textContent = news.fps + " looks/s";
+      $("fps").textContent = news.device + " · " + news.fps + " looks/s by " + news.screenshots;
       $("problem").textContent = news.problem || "";
       const t = state.tree;
       $("where").textContent = (t.app || "") + (t.activity ? " " + t.activity : "");
@@ -136,10 +136,11 @@ function showPicked() {
   const facts = $("element");
   const list = $("candidates");
   list.replaceChildren();
-  $("canvas-cut").hidden = !found.canvas;
+  $("canvas-cut").hidden = !found.cut;
+  if (found.cut) $("cut-box").textContent = found.cut.join(",");
+  $("cut-why").textContent = found.canvas ? "No element here:" : "Or";
   if (found.canvas) {
     facts.textContent = "No element at " + found.point.join(", ") + ": " + found.tap;
-    $("cut-box").textContent = found.cut.join(",");
     state.chosen = null;
     placeBox($("picked-box"), found.cut);
     return;
