@@ -78,7 +78,11 @@ fn aim(studio: &Studio, body: &Value) -> Result<Aim, (StatusCode, String)> {
 ///   "selector"? | "element"? | "x", "y", "x2"?, "y2"?, "text"?, "key"?, "package"?}`.
 pub fn act(studio: &Studio, body: &Value) -> CallResult {
     let action = body.get("action").and_then(Value::as_str).unwrap_or("");
-    let aimed = aim(studio, body)?;
+    // Only acts on an element look for one (a look costs a real phone seconds).
+    let aimed = match action {
+        "tap" | "long_press" | "type" | "clear" => aim(studio, body)?,
+        _ => Aim::Nothing,
+    };
     let need_aim = || bad("aim it: give a selector, an element or a point (x, y)");
     let (line, selector) = match (action, &aimed) {
         ("tap" | "long_press", Aim::Selector { source, .. }) => (format!("{action}({source});"), Some(source.clone())),

@@ -241,7 +241,7 @@ pub fn watch(studio: &Studio, stop: &CancellationToken) {
             last_tree = Some(Instant::now());
             tree_due = false;
         }
-        // Full speed while the picture changes or a page just asked; slower while
+        // Full speed while the picture changes or something just acted; slower while
         // the phone is still, and slower again while no page is looking.
         let poked = studio.live.pokes.load(std::sync::atomic::Ordering::Relaxed);
         if poked != pokes {
