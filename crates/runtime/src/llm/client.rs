@@ -238,8 +238,7 @@ impl LlmClient {
                     429 => {
                         "rate limited or out of quota even after retries; wait, or check the account's plan".to_string()
                     }
-                    400 => "the provider refused the request; check the model name and whether it accepts images"
-                        .to_string(),
+                    400 => refused_hint(&resp.api_error.message),
                     s if s >= 500 => "the provider kept failing after retries; try again later".to_string(),
                     _ => "see the provider's message".to_string(),
                 };
@@ -263,8 +262,29 @@ impl LlmClient {
     }
 }
 
+/// What to do about a request the provider refused (HTTP 400), from what it said:
+/// a prompt past the model's context is the usual refusal of a small local model.
+fn refused_hint(message: &str) -> String {
+    let said = message.to_ascii_lowercase();
+    let too_long =
+        ["context length", "context_length", "context window", "n_ctx", "too many tokens", "maximum context"];
+    if too_long.iter().any(|w| said.contains(w)) {
+        return "the prompt is longer than the model's context window: give the server a larger one (llama.cpp: \
+                --n_ctx 8192; Ollama: num_ctx), or use a model with a longer context"
+            .to_string();
+    }
+    "the provider refused the request; check the model name and whether it accepts images".to_string()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_prompt_past_the_context_says_so() {
+        let llama = "This model's maximum context length is 2048 tokens. However, you requested 2264 tokens";
+        assert!(super::refused_hint(llama).contains("--n_ctx"));
+        assert!(super::refused_hint("image_url is not supported").contains("accepts images"));
+    }
+
     use super::*;
     use crate::llm::{LlmFlags, LlmSection};
 
