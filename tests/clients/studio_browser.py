@@ -76,7 +76,7 @@ try:
     # Point at the switch on the mirror: its selector, unique.
     mode("inspect")
     click_mirror(there)
-    chosen = wait("a selector", lambda: driver.find_element(By.CSS_SELECTOR, ".candidate.chosen"))
+    chosen = wait("a selector", lambda: driver.find_elements(By.CSS_SELECTOR, ".candidate.chosen")[0])
     source = chosen.find_element(By.TAG_NAME, "code").text if chosen else ""
     fares = chosen.find_element(By.CLASS_NAME, "fares").text if chosen else ""
     check("the switch's selector", source == '#{id: "%s"}' % switch_id, source)
@@ -93,8 +93,8 @@ try:
     # Assert it is off, from the element.
     mode("inspect")
     click_mirror(there)
-    wait("picked", lambda: driver.find_element(By.CSS_SELECTOR, ".candidate.chosen"))
-    time.sleep(0.3)
+    wait("picked, off", lambda: driver.execute_script(
+        "return state.picked && state.picked.element && state.picked.element.checked === false;"))
     driver.find_element(By.ID, "assert-state").click()
     script = wait("the recorded script", lambda: "checked" in driver.find_element(By.ID, "script").text and driver.find_element(By.ID, "script").text)
     check("the recording", script and "start_app(" in script and 'tap(#{id: "%s"})' % switch_id in script, script)

@@ -122,6 +122,11 @@ function drawTree() {
 // --- pointing -----------------------------------------------------------------
 
 async function point(where) {
+  // A pick under way leaves nothing of the last one to act on.
+  state.picked = null;
+  state.chosen = null;
+  $("candidates").replaceChildren();
+  $("element").textContent = "Looking…";
   try {
     const found = await call("api/point", where);
     state.picked = found;
