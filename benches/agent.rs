@@ -63,6 +63,7 @@ fn agent_steps(c: &mut Criterion) {
         traces: None,
         tree_depth: 3,
         export_flow: false,
+        actions: Default::default(),
     };
     let mut one_run = |server: &llm::ScriptedLlm| {
         let flags =
@@ -182,6 +183,7 @@ fn strategy_prompts(runtime: &tokio::runtime::Runtime, session: &mut Session, pe
             traces: None,
             tree_depth: 3,
             export_flow: false,
+            actions: Default::default(),
         };
         let _ = session.reset_virtual_phone();
         let (interrupt, mut quiet) = (CancellationToken::new(), |_: agent::Progress| {});

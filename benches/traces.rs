@@ -52,6 +52,7 @@ fn one_step(t: &mut Trajectory, n: usize, actions: &[Action]) {
         total_tokens: 2330,
         ms: 700.0,
         attempts: 1,
+        calls: Vec::new(),
     });
     t.append(&Event::Code { step: n, code: "tap(#{id: \"wifi_switch\"});".into() });
     for a in actions {

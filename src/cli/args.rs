@@ -441,12 +441,20 @@ pub struct LlmArgs {
     pub api_key_env: Option<String>,
     #[arg(long)]
     pub temperature: Option<f32>,
+    /// The most tokens one reply may have (default: the server's own limit). Set it
+    /// for a small local model, which may otherwise write until its context is full.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
 }
 
 impl LlmArgs {
     /// Whether any of these flags was given.
     pub fn given(&self) -> bool {
-        self.base_url.is_some() || self.model.is_some() || self.api_key_env.is_some() || self.temperature.is_some()
+        self.base_url.is_some()
+            || self.model.is_some()
+            || self.api_key_env.is_some()
+            || self.temperature.is_some()
+            || self.max_tokens.is_some()
     }
 
     pub fn flags(&self) -> codeact::llm::LlmFlags {
@@ -455,6 +463,7 @@ impl LlmArgs {
             model: self.model.clone(),
             api_key_env: self.api_key_env.clone(),
             temperature: self.temperature,
+            max_tokens: self.max_tokens,
         }
     }
 }

@@ -37,6 +37,11 @@ use super::args::{
 ///   codeact run -d sim --strategy plan --planner-model gpt-4o --model gpt-4o-mini "Turn off Wi-Fi"
 ///   codeact run -d sim --strategy tree --reflector-model gpt-4o "Turn off Wi-Fi and note it in Notes"
 ///
+/// --actions json makes the model act by function calls instead of code (the
+/// persona's tools as OpenAI tools, complete one of them), with the same screen,
+/// checks and records: the baseline to measure code against
+/// (`codeact eval --actions code,json` runs both on the same tasks).
+///
 /// A person in the loop: snippets may call ask_user(q), take_over(reason) and
 /// type_secret(name) ($CODEACT_SECRET_NAME or --secrets FILE). Before acting on
 /// something that matches a sensitive rule (pay, buy, purchase, transfer, delete,
@@ -77,6 +82,10 @@ pub struct RunArgs {
     /// screenshots), on, or off.
     #[arg(long, value_enum, default_value = "auto")]
     vision: Vision,
+    /// How the model acts: code (a Rhai snippet per step) or json (function calls,
+    /// several per step allowed).
+    #[arg(long, value_enum, default_value = "code", value_name = "FORMAT")]
+    actions: agent::ActionFormat,
     /// Stop after this many steps.
     #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=500))]
     max_steps: u32,
@@ -174,6 +183,7 @@ impl RunArgs {
             report: self.report_assets,
             traces: traces.clone(),
             export_flow: self.export.is_some(),
+            actions: self.actions,
             ..AgentOptions::new(self.task)
         };
         let runtime = super::interrupt::runtime()?;

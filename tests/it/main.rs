@@ -11,6 +11,7 @@
 mod common;
 
 mod agent_faults;
+mod agent_json;
 mod agent_run;
 mod agent_secrets;
 pub(crate) mod agents_door;

@@ -97,7 +97,7 @@ pub(crate) fn run_task(
         ..Flags::default()
     };
     let mut settings = settings(config, &flags)?;
-    let llm = LlmFlags { base_url, model, api_key_env, temperature: None };
+    let llm = LlmFlags { base_url, model, api_key_env, ..LlmFlags::default() };
     let client = match LlmConfig::resolve(&settings.llm, &llm).and_then(LlmClient::new) {
         Ok(client) => client,
         Err(LlmError::NotConfigured { .. }) => return Err(CodeactError::new_err(NO_MODEL)),

@@ -22,6 +22,14 @@ pub enum Canned {
     Reply(String),
     /// An error status with an OpenAI-style error body.
     Status(u16, String),
+    /// A reply that calls functions: its text (may be empty) and each call's name
+    /// and arguments (JSON text, as a model writes it, valid or not).
+    Calls(String, Vec<(String, String)>),
+}
+
+/// A reply calling `calls` (name, arguments) with no text.
+pub fn calls(calls: &[(&str, &str)]) -> Canned {
+    Canned::Calls(String::new(), calls.iter().map(|(n, a)| (n.to_string(), a.to_string())).collect())
 }
 
 /// Serves `app` on 127.0.0.1 (a free port) on a thread of its own, for the test's
@@ -93,17 +101,38 @@ async fn completions(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: 
             let body = json!({ "error": { "message": message, "type": kind, "param": null, "code": null } });
             (StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), axum::Json(body)).into_response()
         }
-        Some(Canned::Reply(text)) => {
-            // Token counts are the server's to give: bytes / 4 stands in for a tokenizer.
+        Some(canned @ (Canned::Reply(_) | Canned::Calls(..))) => {
+            let (text, calls) = match canned {
+                Canned::Calls(text, calls) => (text, calls),
+                Canned::Reply(text) => (text, Vec::new()),
+                Canned::Status(..) => unreachable!(),
+            };
+            let tool_calls: Vec<Value> = calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, arguments))| {
+                    json!({"id": format!("call_{n}_{i}"), "type": "function",
+                        "function": {"name": name, "arguments": arguments}})
+                })
+                .collect();
+            let written: usize = text.len() + calls.iter().map(|(n, a)| n.len() + a.len()).sum::<usize>();
+            // Token counts are the server's to give: bytes / 4 stands in for a tokenizer
+            // (the messages and the tools offered, as a real server counts both).
             let prompt_bytes: usize =
-                request["messages"].as_array().map(|m| m.iter().map(|m| m.to_string().len()).sum()).unwrap_or(0);
-            let (prompt, completion) = ((prompt_bytes / 4) as u64, (text.len() / 4) as u64);
+                request["messages"].as_array().map(|m| m.iter().map(|m| m.to_string().len()).sum()).unwrap_or(0)
+                    + request.get("tools").map_or(0, |t| t.to_string().len());
+            let (prompt, completion) = ((prompt_bytes / 4) as u64, (written / 4) as u64);
+            let mut message = json!({ "role": "assistant", "content": text });
+            let finish = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
+            if !tool_calls.is_empty() {
+                message["tool_calls"] = Value::Array(tool_calls);
+            }
             axum::Json(json!({
                 "id": format!("chatcmpl-{n}"),
                 "object": "chat.completion",
                 "created": 1_700_000_000,
                 "model": request["model"],
-                "choices": [{ "index": 0, "message": { "role": "assistant", "content": text }, "finish_reason": "stop" }],
+                "choices": [{ "index": 0, "message": message, "finish_reason": finish }],
                 "usage": { "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion }
             }))
             .into_response()

@@ -34,10 +34,7 @@ pub(super) fn messages(
         missing.join("; "),
         codeact_base::clip::clip(screen_text, SCREEN_BYTES)
     );
-    vec![
-        Message { role: Role::System, text: SYSTEM.to_string(), image_png: None },
-        Message { role: Role::User, text, image_png: None },
-    ]
+    vec![Message::text(Role::System, SYSTEM.to_string()), Message::text(Role::User, text)]
 }
 
 /// The judge's verdict: `Some(why)` when it says VERIFIED; anything else

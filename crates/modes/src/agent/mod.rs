@@ -17,6 +17,7 @@ mod checks;
 mod error;
 mod heal_review;
 mod history;
+mod json_actions;
 mod loop_guard;
 mod options;
 mod outcome;
@@ -33,7 +34,7 @@ mod summary;
 use tokio_util::sync::CancellationToken;
 
 pub use error::AgentError;
-pub use options::{AgentOptions, SaveMode, Strategy};
+pub use options::{ActionFormat, AgentOptions, SaveMode, Strategy};
 pub use outcome::{Ending, Outcome};
 pub use progress::{Progress, ProgressSink};
 pub use roles::{Models, Role, RoleUsage};

@@ -73,6 +73,30 @@ pub struct AgentOptions {
     /// Also write the run's actions as a Maestro flow (`flow.yaml` in the run
     /// folder; `--export maestro`).
     pub export_flow: bool,
+    /// How the model acts: a Rhai snippet per step, or function calls.
+    pub actions: ActionFormat,
+}
+
+/// How the model acts (`--actions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum ActionFormat {
+    /// A Rhai snippet per step, in a ```rhai block (the default).
+    #[default]
+    Code,
+    /// The persona's tools as OpenAI function calls, one or several per step
+    /// (`complete` is one too): the function-calling baseline.
+    Json,
+}
+
+impl ActionFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionFormat::Code => "code",
+            ActionFormat::Json => "json",
+        }
+    }
 }
 
 impl AgentOptions {
@@ -100,6 +124,7 @@ impl AgentOptions {
             traces: None,
             tree_depth: 3,
             export_flow: false,
+            actions: ActionFormat::Code,
         }
     }
 }

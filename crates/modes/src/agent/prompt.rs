@@ -149,10 +149,30 @@ pub fn feedback(step: &StepRecord) -> String {
     out
 }
 
+/// Whether the step's reply split its goal (the tree strategy) rather than act.
+fn is_split(step: &StepRecord) -> bool {
+    step.notes.iter().any(|n| n.starts_with(SPLIT))
+}
+
+/// The warnings about a step whose function calls the model sees answered one by
+/// one (`--actions json`): repeated, held, stalled; empty when there are none.
+fn notes(step: &StepRecord) -> String {
+    let mut out = String::new();
+    if step.repeated {
+        let _ = writeln!(out, "Warning: {REPEATED}");
+    }
+    for n in &step.notes {
+        let _ = writeln!(out, "Warning: {n}");
+    }
+    out
+}
+
 /// What stays the same for every request of a run.
 #[derive(Debug, Clone)]
 pub struct Prompt {
     pub system: String,
+    /// How the model acts: the history and the closing line follow it.
+    pub actions: super::options::ActionFormat,
     pub task: String,
     pub max_steps: usize,
     /// The apps the model may open, when the persona shows them.
@@ -236,7 +256,7 @@ impl Prompt {
     /// The conversation for the next request: the task, each past step's reply and
     /// feedback, then the screen now.
     pub fn messages(&self, history: &[StepRecord], now: Now) -> Vec<Message> {
-        let mut msgs = vec![Message { role: Role::System, text: self.system.clone(), image_png: None }];
+        let mut msgs = vec![Message::text(Role::System, self.system.clone())];
         let mut pending = format!("Task: {}\n", self.task);
         if let Some(examples) = &self.examples {
             let _ = write!(
@@ -252,14 +272,27 @@ impl Prompt {
             }
         }
         for step in history {
-            msgs.push(Message { role: Role::User, text: std::mem::take(&mut pending), image_png: None });
+            // After a call's results, a user message only when there is something to say.
+            if !pending.is_empty() {
+                msgs.push(Message::text(Role::User, std::mem::take(&mut pending)));
+            }
             // A runaway reply is not sent back whole with every later request.
             let reply = match cut_at(&step.reply, REPLY_BYTES) {
                 (kept, true) => format!("{kept}\n[reply cut at {REPLY_BYTES} bytes; its code ran as written]"),
                 (kept, false) => kept.to_string(),
             };
-            msgs.push(Message { role: Role::Assistant, text: reply, image_png: None });
-            pending = feedback(step);
+            let json = self.actions == super::options::ActionFormat::Json;
+            if json && !step.calls.is_empty() {
+                super::json_actions::past_turn(step, reply, &mut msgs);
+                pending = notes(step);
+            } else {
+                msgs.push(Message::text(Role::Assistant, reply));
+                pending = if json && matches!(step.outcome, StepOutcome::NoCode) && !is_split(step) {
+                    super::json_actions::NO_CALL.to_string()
+                } else {
+                    feedback(step)
+                };
+            }
         }
         let mut text = pending;
         if !text.is_empty() && !text.ends_with('\n') {
@@ -315,8 +348,12 @@ impl Prompt {
         if image.is_some() {
             text.push_str("\nA screenshot of this screen is attached.\n");
         }
-        text.push_str("\nAnswer with a short thought and one ```rhai block.");
-        msgs.push(Message { role: Role::User, text, image_png: image });
+        text.push('\n');
+        text.push_str(match self.actions {
+            super::options::ActionFormat::Code => "Answer with a short thought and one ```rhai block.",
+            super::options::ActionFormat::Json => super::json_actions::ASK,
+        });
+        msgs.push(Message { image_png: image, ..Message::text(Role::User, text) });
         msgs
     }
 }
@@ -340,6 +377,7 @@ mod tests {
             completion_held: false,
             seen: None,
             node: None,
+            calls: Vec::new(),
         }
     }
 
@@ -347,6 +385,7 @@ mod tests {
     fn only_the_newest_message_carries_the_screen() {
         let prompt = Prompt {
             system: "sys".into(),
+            actions: super::super::options::ActionFormat::Code,
             task: "Turn off Wi-Fi".into(),
             max_steps: 15,
             packages: None,
@@ -386,6 +425,7 @@ mod tests {
     fn runaway_replies_facts_and_outputs_are_sent_back_bounded() {
         let prompt = Prompt {
             system: "sys".into(),
+            actions: super::super::options::ActionFormat::Code,
             task: "t".into(),
             max_steps: 15,
             packages: None,

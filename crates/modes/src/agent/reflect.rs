@@ -54,10 +54,7 @@ pub fn messages(task: &str, focus: Option<&str>, recent: &[StepRecord]) -> Vec<M
         let _ = writeln!(text, "{}", &fb[..fb.floor_char_boundary(FEEDBACK_BYTES)].trim_end());
     }
     text.push_str("\nYour critique (two or three sentences, no code):");
-    vec![
-        Message { role: Role::System, text: SYSTEM.to_string(), image_png: None },
-        Message { role: Role::User, text, image_png: None },
-    ]
+    vec![Message::text(Role::System, SYSTEM.to_string()), Message::text(Role::User, text)]
 }
 
 /// The reflection in a reply: code blocks dropped, one paragraph, bounded.

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::checks::{Checks, StepEnd};
 use super::error::AgentError;
 use super::history::History;
-use super::options::{AgentOptions, SaveMode};
+use super::options::{ActionFormat, AgentOptions, SaveMode};
 use super::outcome::{Ending, Outcome};
 use super::progress::{Progress, ProgressSink};
 use super::prompt::{self, Prompt};
@@ -50,6 +50,24 @@ pub(super) struct Run<'a> {
     /// The tree node the steps in hand work for (`1.2 Open Settings`): each step
     /// record carries it, so an exported script keeps the tree as sections.
     pub(super) node: Option<String>,
+    /// The functions the actor is offered (`--actions json`; none for code).
+    pub(super) offered: Vec<codeact_runtime::llm::FunctionTool>,
+}
+
+/// The actor's system prompt for `persona` in the run's action format.
+fn system_prompt(persona: &Persona, session: &Session, actions: ActionFormat) -> String {
+    match actions {
+        ActionFormat::Code => prompt::system(persona, session.coordinate_scale(), &session.script_tools().describe()),
+        ActionFormat::Json => super::json_actions::system(persona, session.coordinate_scale()),
+    }
+}
+
+/// The functions the actor is offered: none when it writes code.
+fn offered(persona: &Persona, session: &Session, actions: ActionFormat) -> Vec<codeact_runtime::llm::FunctionTool> {
+    match actions {
+        ActionFormat::Code => Vec::new(),
+        ActionFormat::Json => super::json_actions::offered(persona, session.script_tools()),
+    }
 }
 
 impl<'a> Run<'a> {
@@ -83,6 +101,7 @@ impl<'a> Run<'a> {
             max_steps: options.max_steps,
             vision: options.vision,
             save: options.save.as_str().into(),
+            action_format: Some(options.actions.as_str().into()),
         });
         // Per-action files only in `action` mode: step files use the same names.
         session.set_action_sink(Some(recorder.action_sink(options.save == SaveMode::Action)));
@@ -102,7 +121,8 @@ impl<'a> Run<'a> {
             None
         };
         let prompt = Prompt {
-            system: prompt::system(persona, session.coordinate_scale(), &session.script_tools().describe()),
+            system: system_prompt(persona, session, options.actions),
+            actions: options.actions,
             task: options.task.clone(),
             max_steps: options.max_steps,
             packages,
@@ -110,6 +130,7 @@ impl<'a> Run<'a> {
             examples: None,
             lessons: Vec::new(),
         };
+        let offered = offered(persona, session, options.actions);
         Ok(Self {
             session,
             models,
@@ -125,6 +146,7 @@ impl<'a> Run<'a> {
             lent: LentMemory::default(),
             may_split: false,
             node: None,
+            offered,
         })
     }
 
@@ -172,8 +194,8 @@ impl<'a> Run<'a> {
     pub(super) fn begin_phase(&mut self, persona: &'a Persona, task: String) {
         self.persona = persona;
         let prompt = &mut self.history.prompt;
-        prompt.system =
-            prompt::system(persona, self.session.coordinate_scale(), &self.session.script_tools().describe());
+        prompt.system = system_prompt(persona, self.session, self.options.actions);
+        self.offered = offered(persona, self.session, self.options.actions);
         prompt.task = task;
         if persona.wants("packages") && prompt.packages.is_none() {
             prompt.packages = tokio::task::block_in_place(|| self.session.apps_worth_naming()).ok();
@@ -257,8 +279,10 @@ impl<'a> Run<'a> {
             images,
         };
         self.recorder.request(messages, &request);
+        // Only the actor acts; the planner and the reflector answer in words.
+        let tools: &[codeact_runtime::llm::FunctionTool] = if role == Role::Actor { &self.offered } else { &[] };
         let reply = tokio::select! {
-            r = client.complete(messages) => r,
+            r = client.complete_with_tools(messages, tools) => r,
             () = self.interrupt.cancelled() => {
                 return Err(StepEnd::Stop(Ending::Interrupted { during: " while waiting for the model" }));
             }
@@ -274,6 +298,7 @@ impl<'a> Run<'a> {
                     total_tokens: reply.usage.total_tokens,
                     ms: reply.elapsed.as_secs_f64() * 1000.0,
                     attempts: reply.attempts,
+                    calls: reply.calls.clone(),
                 });
                 let usage = self.roles.entry(role.as_str()).or_default();
                 usage.model = model;
@@ -334,6 +359,7 @@ impl<'a> Run<'a> {
             tokens,
             prompt_tokens_per_step: records.iter().map(|r| r.usage.prompt_tokens).collect(),
             strategy: self.options.strategy.as_str().to_string(),
+            action_format: self.options.actions.as_str().to_string(),
             roles: self.roles.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             memory,
             wall_ms: self.started.elapsed().as_secs_f64() * 1000.0,

@@ -20,7 +20,9 @@ use codeact_base::error_text::full_message;
 use codeact_engine::sandbox::RunResult;
 use codeact_platform::device::Observation;
 use codeact_record::trajectory::{Event, StepOutcome, StepRecord};
-use codeact_runtime::llm::{Reply, Usage, extract};
+use codeact_runtime::llm::{Reply, ToolCall, Usage, extract};
+
+use super::options::ActionFormat;
 
 /// How the reason a replayed step diverged begins when its own code failed.
 pub(super) const CODE_FAILED: &str = "its code failed";
@@ -77,9 +79,12 @@ impl Run<'_> {
         };
         let extracted = extract::extract(&reply.text);
         let llm_ms = reply.elapsed.as_secs_f64() * 1000.0;
-        progress(Progress::Reply { step: number, headline: extracted.headline(), usage: reply.usage, llm_ms });
-        let split =
-            if self.may_split && extracted.code.is_none() { super::strategy::subgoals(&reply.text) } else { None };
+        let json = self.options.actions == ActionFormat::Json;
+        let called = reply.calls.iter().map(ToolCall::shown).collect::<Vec<_>>().join("; ");
+        let headline = if json && extracted.headline().is_empty() { called.as_str() } else { extracted.headline() };
+        progress(Progress::Reply { step: number, headline, usage: reply.usage, llm_ms });
+        let acts = if json { !reply.calls.is_empty() } else { extracted.code.is_some() };
+        let split = if self.may_split && !acts { super::strategy::subgoals(&reply.text) } else { None };
         let ran = match split {
             // A tree node split its goal: nothing to run, and nothing to ask again.
             Some(items) => {
@@ -88,6 +93,7 @@ impl Run<'_> {
                 progress(Progress::Note { step: number, text: &text });
                 None
             }
+            None if json => self.execute_calls(number, &reply.calls, &seen, progress),
             None => self.execute(number, extracted.code.as_deref(), &seen, progress),
         };
         // The record: the reply, the code and the timings from the step's events.

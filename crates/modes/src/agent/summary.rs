@@ -57,8 +57,10 @@ pub struct RunSummary {
     /// `report.html` in the run directory, or why it could not be written.
     #[serde(serialize_with = "report_path")]
     pub report: ReportWritten,
-    /// react, plan or hierarchical.
+    /// react, plan, hierarchical or tree.
     pub strategy: String,
+    /// How the model acted: `code` (Rhai snippets) or `json` (function calls).
+    pub action_format: String,
     /// Each role's model, calls and tokens (actor, planner, reflector).
     pub roles: BTreeMap<String, RoleUsage>,
     /// What memory did: replayed an experience (healed or not), kept this run as

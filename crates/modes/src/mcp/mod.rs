@@ -7,7 +7,7 @@
 //! asked, every catalog tool one by one (`--expose tools`). Every call is written
 //! to the client's run directory as it happens; the session exports as a script.
 //!
-//! `tools.rs` lists the tools, `gestures.rs` makes the catalog's tools MCP tools,
+//! `tools.rs` lists the tools, the runtime's `tools::json_calls` makes the catalog's tools MCP tools,
 //! `options.rs` is what a server starts with, `server.rs` speaks the protocol, `client.rs`
 //! does a client's work, `tasks.rs` hands goals to the agent and the task suite, `record.rs`
 //! writes its run directory, `reply.rs` words the answers, `serve.rs` has the
@@ -15,7 +15,6 @@
 
 mod client;
 mod devices;
-mod gestures;
 mod options;
 mod record;
 mod reply;
@@ -25,7 +24,6 @@ mod tasks;
 mod tools;
 
 pub use client::{Answer, CallError, Client};
-pub use gestures::{GestureArgsError, GestureTool, gesture_call, gesture_tools, script_call, script_gesture_tools};
 pub use options::{AgentSetup, Expose, McpOptions};
 pub use record::SESSION_SCRIPT;
 pub use reply::{MAX_PICTURE_SIDE, PictureError, run_text, scaled_png};

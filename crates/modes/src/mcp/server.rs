@@ -24,11 +24,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 
 use super::client::{Answer, CallError, Client};
-use super::gestures::{gesture_call, script_call};
 use super::options::McpOptions;
 use super::tasks::EvalAgent;
 use super::tools::{self as listed, MAX_CODE_BYTES};
 use codeact_runtime::human::{Human, HumanRequest};
+use codeact_runtime::tools::json_calls::{Finish, gesture_call, script_call};
 
 /// At most this many clients hold sessions at once (each may hold phones and an
 /// engine process); a new one then takes the place of the one idle longest (its
@@ -291,7 +291,7 @@ impl CodeactServer {
                 };
                 let code = match self.options.settings.script_tools.tools.iter().find(|t| t.name == gesture) {
                     Some(rhai_tool) => script_call(rhai_tool, &rest),
-                    None => gesture_call(gesture, &rest),
+                    None => gesture_call(gesture, &rest, Finish::Left),
                 };
                 let code = code.map_err(|e| invalid(e.to_string()))?;
                 Ok(Call::Gesture { tool: gesture.to_string(), code, device })

@@ -2,7 +2,7 @@
 //! `list_devices`, `start_sim`, `reset`, `export_script`, `run_task`, `eval`), each with its JSON Schema
 //! and annotations, `run_script`'s description carrying the typed API made from the
 //! catalog's [`ToolSpec`](codeact_runtime::tools::ToolSpec)s; and, when asked, the catalog's
-//! tools one by one (`gestures.rs`). Not what a call does (`client.rs`) nor the
+//! tools one by one (`codeact_runtime::tools::json_calls`). Not what a call does (`client.rs`) nor the
 //! protocol (`server.rs`).
 
 use std::sync::Arc;
@@ -10,11 +10,11 @@ use std::sync::Arc;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use super::gestures::{gesture_tools, script_gesture_tools};
 use super::options::Expose;
 use super::reply::MAX_PICTURE_SIDE;
 use super::tasks::MAX_EVAL_INSTANCES;
 use codeact_runtime::tools::Access;
+use codeact_runtime::tools::json_calls::{Finish, gesture_tools, script_gesture_tools};
 use codeact_runtime::tools::script_tools::ScriptTools;
 
 /// The longest snippet `run_script` takes.
@@ -205,7 +205,7 @@ pub fn listed_tools(expose: Expose, allowed: &dyn Fn(&str) -> bool, script_tools
         .with_annotations(annotations("Evaluate on the task suite", false, false, true)),
     );
     if expose != Expose::Code {
-        for g in gesture_tools(allowed).into_iter().chain(script_gesture_tools(script_tools)) {
+        for g in gesture_tools(allowed, Finish::Left).into_iter().chain(script_gesture_tools(script_tools)) {
             let read_only = matches!(g.access, Access::Reads | Access::Asserts);
             let title = format!("{} (codeact tool)", g.name);
             out.push(

@@ -210,12 +210,15 @@ impl RunView {
                 self.step(*step);
             }
             Event::Observation { step, screenshot, .. } => self.step(*step).seen = screenshot.clone(),
-            Event::LlmReply { step, role, text, prompt_tokens, completion_tokens, .. } => {
+            Event::LlmReply { step, role, text, prompt_tokens, completion_tokens, calls, .. } => {
                 let s = self.step(*step);
                 s.prompt_tokens += prompt_tokens;
                 s.completion_tokens += completion_tokens;
                 if role == "actor" {
-                    s.reply = Some(text.to_string());
+                    // Function calls are shown one a line under the text they came with.
+                    let shown: Vec<String> = calls.iter().map(|c| format!("→ {}", c.shown())).collect();
+                    let reply = [text.trim()].into_iter().chain(shown.iter().map(String::as_str));
+                    s.reply = Some(reply.filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n"));
                 } else {
                     s.notes.push(format!("{role} answered"));
                 }
@@ -307,6 +310,7 @@ impl RunView {
             | Event::NoCode { .. }
             | Event::Recall { .. }
             | Event::McpCall { .. }
+            | Event::ToolResult { .. }
             | Event::Unknown => {}
         }
     }

@@ -69,6 +69,10 @@ pub enum Event<'a> {
         max_steps: usize,
         vision: bool,
         save: Cow<'a, str>,
+        /// How the model acts: `code` or `json` (function calls); absent in runs
+        /// from before there was a choice (code).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        action_format: Option<Cow<'a, str>>,
     },
     StepStart {
         step: usize,
@@ -109,6 +113,15 @@ pub enum Event<'a> {
         total_tokens: u64,
         ms: f64,
         attempts: u32,
+        /// The functions it called (`--actions json`), as it wrote them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        calls: Vec<codeact_runtime::llm::ToolCall>,
+    },
+    /// What came of one function call (`--actions json`), as the model is told.
+    ToolResult {
+        step: usize,
+        id: Cow<'a, str>,
+        text: Cow<'a, str>,
     },
     NoCode {
         step: usize,

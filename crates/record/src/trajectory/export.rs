@@ -327,6 +327,7 @@ mod tests {
             completion_held: false,
             seen: None,
             node: None,
+            calls: Vec::new(),
         }
     }
 

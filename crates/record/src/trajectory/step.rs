@@ -57,6 +57,8 @@ pub struct StepRecord {
     pub seen: Option<(String, String)>,
     /// The `--strategy tree` node the step worked for (`1.2 Open Settings`).
     pub node: Option<String>,
+    /// The functions the reply called (`--actions json`), each with what came of it.
+    pub calls: Vec<codeact_runtime::llm::ToolCall>,
 }
 
 impl StepRecord {
@@ -75,6 +77,7 @@ impl StepRecord {
             completion_held: false,
             seen: None,
             node: None,
+            calls: Vec::new(),
         }
     }
 
@@ -84,8 +87,11 @@ impl StepRecord {
     /// is: the snippet's own result comes whole when it ends.
     pub fn take(&mut self, event: &Event) {
         match event {
-            Event::LlmReply { role, text, prompt_tokens, completion_tokens, total_tokens, .. } if role == "actor" => {
+            Event::LlmReply { role, text, prompt_tokens, completion_tokens, total_tokens, calls, .. }
+                if role == "actor" =>
+            {
                 self.reply = text.to_string();
+                self.calls.clone_from(calls);
                 self.thought = codeact_runtime::llm::extract::extract(text).thought;
                 self.usage = Usage {
                     prompt_tokens: *prompt_tokens,
@@ -94,6 +100,11 @@ impl StepRecord {
                 };
             }
             Event::Code { code, .. } => self.code = Some(code.to_string()),
+            Event::ToolResult { id, text, .. } => {
+                if let Some(call) = self.calls.iter_mut().find(|c| c.id == *id) {
+                    call.result = text.to_string();
+                }
+            }
             Event::NoCode { .. } => self.outcome = StepOutcome::NoCode,
             Event::ParseError { error, .. } => self.outcome = StepOutcome::NotParsed(error.clone().into_owned()),
             Event::StepEnd { wall_ms, llm_ms, device_ms, overhead_ms, .. } => {
@@ -183,6 +194,7 @@ impl StepRecord {
             completion_held: false,
             seen: seen.map(|(p, a)| (p.to_string(), a.to_string())),
             node: None,
+            calls: Vec::new(),
         }
     }
 }
@@ -203,6 +215,7 @@ mod tests {
             total_tokens: 109,
             ms: 5.0,
             attempts: 1,
+            calls: Vec::new(),
         };
         record.take(&reply("actor", "Thought: open it.\n```rhai\ntap(3);\n```"));
         record.take(&reply("planner", "a plan"));

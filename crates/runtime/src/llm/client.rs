@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
-use async_openai::types::chat::{CreateChatCompletionRequest, CreateChatCompletionResponse};
+use async_openai::types::chat::{
+    ChatCompletionMessageToolCalls, CreateChatCompletionRequest, CreateChatCompletionResponse,
+};
 use async_openai::types::embeddings::{CreateEmbeddingRequest, EmbeddingInput};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,7 @@ use serde_json::{Value, json};
 
 use super::config::LlmConfig;
 use super::error::LlmError;
+use super::tool_calls::{FunctionTool, ToolCall, ToolTurn};
 
 /// One chat message as the agent builds it.
 #[derive(Debug, Clone)]
@@ -25,6 +28,16 @@ pub struct Message {
     pub text: String,
     /// A PNG shown with the text (vision models).
     pub image_png: Option<Arc<[u8]>>,
+    /// The calls an assistant message asked for, or the call a `tool` message
+    /// answers (`--actions json`).
+    pub tool: Option<ToolTurn>,
+}
+
+impl Message {
+    /// A message of text alone.
+    pub fn text(role: Role, text: impl Into<String>) -> Self {
+        Self { role, text: text.into(), image_png: None, tool: None }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,6 +46,8 @@ pub enum Role {
     System,
     User,
     Assistant,
+    /// The result of a function call (`--actions json`).
+    Tool,
 }
 
 /// Tokens as the server counted them.
@@ -59,6 +74,8 @@ pub const MAX_REPLY_BYTES: usize = 256 * 1024;
 #[derive(Debug, Clone)]
 pub struct Reply {
     pub text: String,
+    /// The functions it called, when it was offered some.
+    pub calls: Vec<ToolCall>,
     pub usage: Usage,
     /// Wall time of the request, retries included.
     pub elapsed: Duration,
@@ -117,9 +134,9 @@ impl LlmClient {
         &self.config
     }
 
-    /// The request body for `messages` (also what tests and logs may inspect: it holds
-    /// no key).
-    pub fn request_body(&self, messages: &[Message]) -> Value {
+    /// The request body for `messages`, offering `tools` when there are any (also
+    /// what tests and logs may inspect: it holds no key).
+    pub fn request_body(&self, messages: &[Message], tools: &[FunctionTool]) -> Value {
         // Nothing a prompt quotes (a screen, an output, a reply) carries a secret.
         let redacted: Vec<Message> = messages
             .iter()
@@ -139,12 +156,31 @@ impl LlmClient {
                         ]
                     })
                 }
-                _ => json!({ "role": m.role, "content": m.text }),
+                _ => match &m.tool {
+                    Some(ToolTurn::Calls(calls)) if !calls.is_empty() => json!({
+                        "role": m.role,
+                        "content": if m.text.is_empty() { Value::Null } else { json!(m.text) },
+                        "tool_calls": calls.iter().map(ToolCall::to_json).collect::<Vec<_>>()
+                    }),
+                    Some(ToolTurn::Result { call_id }) => {
+                        json!({ "role": Role::Tool, "tool_call_id": call_id, "content": m.text })
+                    }
+                    _ => json!({ "role": m.role, "content": m.text }),
+                },
             })
             .collect();
         let mut body = json!({ "model": self.config.model, "messages": msgs });
         if let Some(t) = self.config.temperature {
             body["temperature"] = json!(t);
+        }
+        if let Some(n) = self.config.max_tokens {
+            // `max_tokens` rather than `max_completion_tokens`: every
+            // OpenAI-compatible server reads it (llama.cpp, Ollama, vLLM).
+            body["max_tokens"] = json!(n);
+        }
+        if !tools.is_empty() {
+            body["tools"] = Value::Array(tools.iter().map(FunctionTool::to_json).collect());
+            body["tool_choice"] = json!("auto");
         }
         body
     }
@@ -153,9 +189,15 @@ impl LlmClient {
     /// 429 and 5xx by itself (with backoff); timeouts are retried here, up to
     /// `max_retries` times.
     pub async fn complete(&self, messages: &[Message]) -> Result<Reply, LlmError> {
+        self.complete_with_tools(messages, &[]).await
+    }
+
+    /// [`complete`](Self::complete), offering the model `tools` to call: the reply
+    /// holds the calls it made (and whatever text it wrote beside them).
+    pub async fn complete_with_tools(&self, messages: &[Message], tools: &[FunctionTool]) -> Result<Reply, LlmError> {
         let provider = self.config.provider();
         let request: CreateChatCompletionRequest =
-            serde_json::from_value(self.request_body(messages)).map_err(LlmError::Request)?;
+            serde_json::from_value(self.request_body(messages, tools)).map_err(LlmError::Request)?;
         let started = Instant::now();
         let mut attempts = 0;
         loop {
@@ -203,7 +245,18 @@ impl LlmClient {
     }
 
     fn reply(&self, response: CreateChatCompletionResponse, started: Instant, attempts: u32) -> Reply {
-        let text = response.choices.into_iter().next().and_then(|c| c.message.content).unwrap_or_default();
+        let message = response.choices.into_iter().next().map(|c| c.message);
+        let (text, calls) = match message {
+            Some(m) => (m.content.unwrap_or_default(), m.tool_calls.unwrap_or_default()),
+            None => (String::new(), Vec::new()),
+        };
+        let calls = super::tool_calls::bounded(calls.into_iter().filter_map(|call| match call {
+            ChatCompletionMessageToolCalls::Function(f) => {
+                Some((f.id, self.config.redact(&f.function.name), self.config.redact(&f.function.arguments)))
+            }
+            // Free-form custom tools are never offered.
+            ChatCompletionMessageToolCalls::Custom(_) => None,
+        }));
         // A runaway reply is kept (run, recorded, sent back) only up to a bound.
         let text = codeact_base::clip::clip(&text, MAX_REPLY_BYTES).into_owned();
         // A provider may echo the key even in a good reply; nothing downstream (the
@@ -217,7 +270,7 @@ impl LlmClient {
                 total_tokens: u64::from(u.total_tokens),
             })
             .unwrap_or_default();
-        Reply { text, usage, elapsed: started.elapsed(), attempts }
+        Reply { text, calls, usage, elapsed: started.elapsed(), attempts }
     }
 
     fn error(&self, e: OpenAIError, provider: &str, attempts: u32) -> LlmError {
@@ -297,10 +350,10 @@ mod tests {
         .unwrap();
         let client = LlmClient::new(config).unwrap();
         let msgs = [
-            Message { role: Role::System, text: "s".into(), image_png: None },
-            Message { role: Role::User, text: "u".into(), image_png: Some(Arc::from(&b"\x89PNG"[..])) },
+            Message::text(Role::System, "s"),
+            Message { image_png: Some(Arc::from(&b"\x89PNG"[..])), ..Message::text(Role::User, "u") },
         ];
-        let body = client.request_body(&msgs);
+        let body = client.request_body(&msgs, &[]);
         assert_eq!(body["messages"][1]["content"][1]["image_url"]["url"], "data:image/png;base64,iVBORw==");
         assert!(serde_json::from_value::<CreateChatCompletionRequest>(body).is_ok());
     }

@@ -27,6 +27,9 @@ pub struct LlmSection {
     pub timeout_s: Option<f64>,
     /// Retries after a timeout, on top of the client's own 429/5xx retries.
     pub max_retries: Option<u32>,
+    /// The most tokens one reply may have (`max_tokens`): a small local model may
+    /// otherwise write until its context is full.
+    pub max_tokens: Option<u32>,
     /// `[llm.planner]`: the model that plans (`--strategy plan`, `hierarchical`);
     /// unset keys come from `[llm]`.
     pub planner: Option<RoleSection>,
@@ -62,7 +65,12 @@ pub struct LlmFlags {
     pub model: Option<String>,
     pub api_key_env: Option<String>,
     pub temperature: Option<f32>,
+    /// `--max-tokens`.
+    pub max_tokens: Option<u32>,
 }
+
+/// The most a reply's token cap may be.
+pub const MAX_REPLY_TOKENS: u32 = 1_000_000;
 
 /// A resolved, ready-to-use configuration.
 #[derive(Clone)]
@@ -75,6 +83,8 @@ pub struct LlmConfig {
     pub temperature: Option<f32>,
     pub timeout: Duration,
     pub max_retries: u32,
+    /// The most tokens one reply may have (`None`: the provider's own limit).
+    pub max_tokens: Option<u32>,
 }
 
 impl std::fmt::Debug for LlmConfig {
@@ -129,6 +139,10 @@ impl LlmConfig {
         if temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
             return Err(LlmError::BadTemperature);
         }
+        let max_tokens = flags.max_tokens.or(section.max_tokens);
+        if max_tokens.is_some_and(|n| n == 0 || n > MAX_REPLY_TOKENS) {
+            return Err(LlmError::BadMaxTokens(MAX_REPLY_TOKENS));
+        }
         let timeout_s = section.timeout_s.unwrap_or(120.0);
         if !(timeout_s > 0.0 && timeout_s <= 3600.0) {
             return Err(LlmError::BadTimeout);
@@ -141,6 +155,7 @@ impl LlmConfig {
             temperature,
             timeout: Duration::from_secs_f64(timeout_s),
             max_retries: section.max_retries.unwrap_or(2).min(10),
+            max_tokens,
         })
     }
 
@@ -251,6 +266,7 @@ mod tests {
             temperature: None,
             timeout: Duration::from_secs(120),
             max_retries: 2,
+            max_tokens: None,
         };
         let flags = RoleFlags { model: Some("big".into()), ..RoleFlags::default() };
         let planner = actor.for_role(None, &flags).unwrap();

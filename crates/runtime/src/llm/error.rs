@@ -26,6 +26,8 @@ pub enum LlmError {
     NoModel(String),
     #[error("--temperature must be between 0 and 2")]
     BadTemperature,
+    #[error("--max-tokens (or [llm] max_tokens) must be between 1 and {0}")]
+    BadMaxTokens(u32),
     #[error("[llm] timeout_s must be between 0 and 3600")]
     BadTimeout,
     #[error("cannot set up the HTTP client")]

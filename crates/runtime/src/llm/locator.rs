@@ -49,7 +49,7 @@ fn ask(runtime: &Runtime, client: &Arc<LlmClient>, request: &VisionRequest) -> R
         return Err(VisionError::TimedOut { secs: 0.0 });
     }
     let messages =
-        [Message { role: Role::User, text: request.prompt.to_string(), image_png: Some(Arc::from(request.png)) }];
+        [Message { image_png: Some(Arc::from(request.png)), ..Message::text(Role::User, request.prompt.to_string()) }];
     let (tx, rx) = std::sync::mpsc::channel();
     let asking = client.clone();
     let task = rt.spawn(async move {

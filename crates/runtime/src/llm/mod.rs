@@ -9,7 +9,11 @@ mod config;
 mod error;
 pub mod extract;
 pub mod locator;
+pub mod tool_calls;
 
 pub use client::{LlmClient, Message, Reply, Role, Usage};
-pub use config::{LlmConfig, LlmFlags, LlmSection, OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, RoleFlags, RoleSection};
+pub use config::{
+    LlmConfig, LlmFlags, LlmSection, MAX_REPLY_TOKENS, OPENAI_BASE_URL, OPENAI_DEFAULT_MODEL, RoleFlags, RoleSection,
+};
 pub use error::LlmError;
+pub use tool_calls::{FunctionTool, ToolCall, ToolTurn};

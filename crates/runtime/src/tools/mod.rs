@@ -20,6 +20,7 @@ mod catalog;
 mod context;
 mod error;
 mod guard;
+pub mod json_calls;
 mod locating;
 mod options;
 pub mod script_tools;

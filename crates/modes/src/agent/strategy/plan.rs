@@ -114,10 +114,7 @@ async fn ask_planner(
         let _ = writeln!(text, "\nThe last plan failed: {why}. Plan again from the screen below.");
     }
     let _ = write!(text, "\nCurrent screen:\n{screen}\nYour plan (JSON only):");
-    let mut messages = vec![
-        Message { role: MessageRole::System, text: system(apps), image_png: None },
-        Message { role: MessageRole::User, text, image_png: None },
-    ];
+    let mut messages = vec![Message::text(MessageRole::System, system(apps)), Message::text(MessageRole::User, text)];
     let mut plan = None;
     for _ in 0..2 {
         let reply = run.ask_model(Role::Planner, &messages).await.map_err(stop)?;
@@ -127,12 +124,8 @@ async fn ask_planner(
                 break;
             }
             Err(e) => {
-                messages.push(Message { role: MessageRole::Assistant, text: reply.text, image_png: None });
-                messages.push(Message {
-                    role: MessageRole::User,
-                    text: format!("{e}. Answer again."),
-                    image_png: None,
-                });
+                messages.push(Message::text(MessageRole::Assistant, reply.text));
+                messages.push(Message::text(MessageRole::User, format!("{e}. Answer again.")));
             }
         }
     }

@@ -179,10 +179,7 @@ pub(super) async fn judge(run: &mut Run<'_>, goal: &str, expect: Option<&str>, f
         text.push_str("- nothing visible\n");
     }
     let _ = write!(text, "\nThe screen now:\n{}", codeact_base::clip::clip(&screen, SCREEN_BYTES));
-    let messages = [
-        Message { role: Speaker::System, text: SYSTEM.to_string(), image_png: None },
-        Message { role: Speaker::User, text, image_png: None },
-    ];
+    let messages = [Message::text(Speaker::System, SYSTEM.to_string()), Message::text(Speaker::User, text)];
     match run.ask_model(Role::Reflector, &messages).await {
         Ok(reply) => read_verdict(&reply.text).unwrap_or_else(|| by_words(&screen)),
         // A reviewer that fails leaves the judgement to the words.

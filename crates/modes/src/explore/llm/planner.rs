@@ -97,10 +97,7 @@ pub fn messages(view: &PlannerView<'_>) -> Vec<Message> {
     }
     let screen = codeact_base::clip::clip(view.screen, SCREEN_BYTES);
     let _ = write!(text, "\nThe app's first screen:\n{screen}\n\nThe next task?");
-    vec![
-        Message { role: Role::System, text: SYSTEM.to_string(), image_png: None },
-        Message { role: Role::User, text, image_png: None },
-    ]
+    vec![Message::text(Role::System, SYSTEM.to_string()), Message::text(Role::User, text)]
 }
 
 /// What the planner answered.

@@ -47,10 +47,7 @@ pub fn messages(app: &str, done: &[DoneTask], coverage: &Coverage) -> Vec<Messag
     if !missed.is_empty() {
         let _ = write!(text, " Not reached: {}.", missed.join(", "));
     }
-    vec![
-        Message { role: Role::System, text: SYSTEM.to_string(), image_png: None },
-        Message { role: Role::User, text, image_png: None },
-    ]
+    vec![Message::text(Role::System, SYSTEM.to_string()), Message::text(Role::User, text)]
 }
 
 /// The reply as a note: one paragraph, made safe, at most [`NOTE_BYTES`]; `None`

@@ -56,10 +56,20 @@ pub(super) fn input_messages(messages: &[Message]) -> String {
             if let Some(png) = &m.image_png {
                 parts.push(json!({"type": "text", "content": format!("[screenshot: {} bytes of PNG, not exported]", png.len())}));
             }
+            match &m.tool {
+                Some(codeact_runtime::llm::ToolTurn::Calls(calls)) => parts.extend(calls.iter().map(|c| {
+                    json!({"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments})
+                })),
+                Some(codeact_runtime::llm::ToolTurn::Result { call_id }) => {
+                    parts = vec![json!({"type": "tool_call_response", "id": call_id, "response": m.text})];
+                }
+                None => {}
+            }
             let role = match m.role {
                 Role::System => "system",
                 Role::User => "user",
                 Role::Assistant => "assistant",
+                Role::Tool => "tool",
             };
             json!({"role": role, "parts": parts})
         })

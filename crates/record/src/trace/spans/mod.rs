@@ -248,18 +248,19 @@ impl RunSpans {
                 let parent = self.step.as_ref().or_else(|| self.agent());
                 self.chat = Some(self.open(format!("{} {model}", sc::CHAT), SpanKind::Client, parent, at, attrs));
             }
-            Event::LlmReply { text: reply, prompt_tokens, completion_tokens, attempts, .. } => {
+            Event::LlmReply { text: reply, prompt_tokens, completion_tokens, attempts, calls, .. } => {
                 if let Some(cx) = self.chat.take() {
                     let span = cx.span();
                     span.set_attribute(count(sc::USAGE_INPUT_TOKENS, *prompt_tokens));
                     span.set_attribute(count(sc::USAGE_OUTPUT_TOKENS, *completion_tokens));
                     span.set_attribute(count(sc::LLM_ATTEMPTS, u64::from(*attempts)));
                     if self.content {
-                        let output = json!([{
-                            "role": "assistant",
-                            "parts": [{"type": "text", "content": reply}],
-                            "finish_reason": "stop",
-                        }]);
+                        let mut parts = vec![json!({"type": "text", "content": reply})];
+                        parts.extend(calls.iter().map(
+                            |c| json!({"type": "tool_call", "id": c.id, "name": c.name, "arguments": c.arguments}),
+                        ));
+                        let finish = if calls.is_empty() { "stop" } else { "tool_call" };
+                        let output = json!([{"role": "assistant", "parts": parts, "finish_reason": finish}]);
                         span.set_attribute(text(sc::OUTPUT_MESSAGES, &output.to_string()));
                     }
                     span.end_with_timestamp(at);
@@ -432,6 +433,7 @@ impl RunSpans {
             | Event::Restart { .. }
             | Event::Planned { .. }
             | Event::Task { .. }
+            | Event::ToolResult { .. }
             | Event::Unknown => {}
         }
     }

@@ -51,6 +51,7 @@ fn run_start() -> Event<'static> {
         max_steps: 5,
         vision: false,
         save: "step".into(),
+        action_format: None,
     }
 }
 
@@ -68,6 +69,7 @@ fn reply(step: usize, role: &'static str) -> Event<'static> {
         total_tokens: 127,
         ms: 50.0,
         attempts: 1,
+        calls: Vec::new(),
     }
 }
 

@@ -1,17 +1,27 @@
-//! The catalog's tools one by one, as MCP tools (`codeact mcp --expose tools|both`):
-//! each tool name becomes one MCP tool whose JSON Schema is made from its
-//! [`ToolSpec`](codeact_runtime::tools::ToolSpec) parameters (the forms of a tool merged: `tap`
-//! takes `sel`, or `x` and `y`), whose annotations say what it does to the world, and
-//! whose call is turned into the one-line Rhai snippet that calls it, so it runs in the
-//! same sandbox, under the same limits and the same gate, as `run_script`.
+//! The catalog's tools one by one as JSON function calls — MCP tools (`codeact mcp
+//! --expose tools|both`) and OpenAI tools (`--actions json`): each tool name becomes
+//! one function whose JSON Schema is made from its [`ToolSpec`] parameters (the forms
+//! of a tool merged: `tap` takes `sel`, or `x` and `y`), and whose call is turned
+//! into the one-line Rhai snippet that calls it (every literal through the one
+//! emitter), so it runs in the same sandbox, under the same limits and the same gate,
+//! as a snippet a model wrote.
 //!
-//! Not here: running the snippet (`client.rs`) or the server's own tools (`catalog.rs`).
+//! Not here: running the snippet (the session), a protocol's framing of the tools
+//! (MCP's server, the LLM client).
 
 use serde_json::{Map, Value, json};
 
-use codeact_runtime::tools::script_tools::{ScriptTool, ScriptTools};
+use super::script_tools::{ScriptTool, ScriptTools};
+use super::{Access, CATALOG, ParamKind, ToolSpec};
 
-use codeact_runtime::tools::{Access, CATALOG, ParamKind, ToolSpec};
+/// Whether `complete(success, reason)` is a function too: it is for a model that
+/// acts by function calls (it must end its task somehow); an MCP client ends
+/// nothing, so its tools leave it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    Offered,
+    Left,
+}
 
 /// One MCP tool made from a catalog tool's forms.
 #[derive(Debug, Clone)]
@@ -35,14 +45,15 @@ pub enum GestureArgsError {
 }
 
 /// Whether a catalog tool can be called with JSON arguments: a function parameter
-/// (a watcher's callback) cannot, and `complete` ends scripts, not gestures.
-fn callable(spec: &ToolSpec) -> bool {
-    spec.access != Access::Finishes && spec.params.iter().all(|p| p.kind != ParamKind::Function)
+/// (a watcher's callback) cannot, and `complete` only when `finish` offers it.
+fn callable(spec: &ToolSpec, finish: Finish) -> bool {
+    (spec.access != Access::Finishes || finish == Finish::Offered)
+        && spec.params.iter().all(|p| p.kind != ParamKind::Function)
 }
 
 /// The forms of the tool called `name` that JSON can call.
-fn forms(name: &str) -> impl Iterator<Item = &'static ToolSpec> + '_ {
-    CATALOG.iter().filter(move |t| t.name == name && callable(t))
+fn forms(name: &str, finish: Finish) -> impl Iterator<Item = &'static ToolSpec> + '_ {
+    CATALOG.iter().filter(move |t| t.name == name && callable(t, finish))
 }
 
 fn kind_schema(kind: ParamKind) -> Value {
@@ -62,13 +73,13 @@ fn kind_schema(kind: ParamKind) -> Value {
 }
 
 /// Every tool `allowed` accepts that JSON can call, each once, in catalog order.
-pub fn gesture_tools(allowed: &dyn Fn(&str) -> bool) -> Vec<GestureTool> {
+pub fn gesture_tools(allowed: &dyn Fn(&str) -> bool, finish: Finish) -> Vec<GestureTool> {
     let mut out: Vec<GestureTool> = Vec::new();
-    for spec in CATALOG.iter().filter(|t| allowed(t.name) && callable(t)) {
+    for spec in CATALOG.iter().filter(|t| allowed(t.name) && callable(t, finish)) {
         if out.iter().any(|g| g.name == spec.name) {
             continue;
         }
-        let forms: Vec<&ToolSpec> = forms(spec.name).collect();
+        let forms: Vec<&ToolSpec> = forms(spec.name, finish).collect();
         let mut properties = Map::new();
         for p in forms.iter().flat_map(|f| f.params) {
             properties.entry(p.name).or_insert_with(|| {
@@ -148,8 +159,8 @@ pub fn script_call(tool: &ScriptTool, args: &Map<String, Value>) -> Result<Strin
 /// The Rhai snippet that calls `tool` with `args` (JSON, by parameter name): the
 /// first form whose parameters cover the names given and whose required ones are all
 /// there. Strings become escaped Rhai strings; maps become object maps.
-pub fn gesture_call(tool: &str, args: &Map<String, Value>) -> Result<String, GestureArgsError> {
-    let forms: Vec<&ToolSpec> = forms(tool).collect();
+pub fn gesture_call(tool: &str, args: &Map<String, Value>, finish: Finish) -> Result<String, GestureArgsError> {
+    let forms: Vec<&ToolSpec> = forms(tool, finish).collect();
     let takes = || {
         let mut names: Vec<&str> = forms.iter().flat_map(|f| f.params.iter().map(|p| p.name)).collect();
         names.dedup();
@@ -231,29 +242,38 @@ mod tests {
 
     #[test]
     fn forms_merge_into_one_schema_and_calls_pick_their_form() {
-        let tools = gesture_tools(&|_| true);
+        let tools = gesture_tools(&|_| true, Finish::Left);
         let tap = tools.iter().find(|t| t.name == "tap").unwrap();
         let props = tap.input_schema["properties"].as_object().unwrap();
         assert!(props.contains_key("sel") && props.contains_key("x") && props.contains_key("y"));
         assert!(tap.input_schema.get("required").is_none(), "tap(sel) and tap(x, y) share no required parameter");
         assert!(!tools.iter().any(|t| t.name == "complete"));
-        assert_eq!(gesture_call("tap", &args(json!({"sel": "Wi-Fi"}))).unwrap(), "tap(\"Wi-Fi\")");
-        assert_eq!(gesture_call("tap", &args(json!({"x": 0.5, "y": 300}))).unwrap(), "tap(0.5, 300)");
-        assert_eq!(gesture_call("tap", &args(json!({"x": 1.0, "y": 2}))).unwrap(), "tap(1.0, 2)");
+        assert_eq!(gesture_call("tap", &args(json!({"sel": "Wi-Fi"})), Finish::Left).unwrap(), "tap(\"Wi-Fi\")");
+        assert_eq!(gesture_call("tap", &args(json!({"x": 0.5, "y": 300})), Finish::Left).unwrap(), "tap(0.5, 300)");
+        assert_eq!(gesture_call("tap", &args(json!({"x": 1.0, "y": 2})), Finish::Left).unwrap(), "tap(1.0, 2)");
         assert_eq!(
-            gesture_call("tap", &args(json!({"sel": {"id": "send\"); shell(\"rm"}}))).unwrap(),
+            gesture_call("tap", &args(json!({"sel": {"id": "send\"); shell(\"rm"}})), Finish::Left).unwrap(),
             "tap(#{\"id\": \"send\\\"); shell(\\\"rm\"})"
         );
-        assert_eq!(gesture_call("home", &Map::new()).unwrap(), "home()");
+        assert_eq!(gesture_call("home", &Map::new(), Finish::Left).unwrap(), "home()");
+        let finishing = gesture_tools(&|_| true, Finish::Offered);
+        let complete = finishing.iter().find(|t| t.name == "complete").unwrap();
+        assert_eq!(complete.input_schema["required"], json!(["success"]));
+        let done = args(json!({"success": true, "reason": "Wi-Fi is \"off\""}));
+        assert_eq!(
+            gesture_call("complete", &done, Finish::Offered).unwrap(),
+            "complete(true, \"Wi-Fi is \\\"off\\\"\")"
+        );
+        assert!(gesture_call("complete", &done, Finish::Left).is_err(), "an MCP client ends nothing");
     }
 
     #[test]
     fn wrong_arguments_are_named() {
-        let e = gesture_call("tap", &args(json!({"sel": "a", "bogus": 1}))).unwrap_err();
+        let e = gesture_call("tap", &args(json!({"sel": "a", "bogus": 1})), Finish::Left).unwrap_err();
         assert!(matches!(e, GestureArgsError::Unknown { .. }), "{e}");
-        let e = gesture_call("tap", &args(json!({"x": 1}))).unwrap_err();
+        let e = gesture_call("tap", &args(json!({"x": 1})), Finish::Left).unwrap_err();
         assert!(e.to_string().contains("no form takes these arguments (x)"), "{e}");
-        let e = gesture_call("tap", &args(json!({"x": "left", "y": 2}))).unwrap_err();
+        let e = gesture_call("tap", &args(json!({"x": "left", "y": 2})), Finish::Left).unwrap_err();
         assert!(e.to_string().contains("must be a number"), "{e}");
     }
 }
