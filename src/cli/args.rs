@@ -445,6 +445,11 @@ pub struct LlmArgs {
     /// for a small local model, which may otherwise write until its context is full.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// Send the system prompt at the head of the first user message, for a model
+    /// whose chat template has no system turn (Gemma on llama.cpp's Python server
+    /// drops it otherwise).
+    #[arg(long)]
+    pub no_system_role: bool,
 }
 
 impl LlmArgs {
@@ -455,6 +460,7 @@ impl LlmArgs {
             || self.api_key_env.is_some()
             || self.temperature.is_some()
             || self.max_tokens.is_some()
+            || self.no_system_role
     }
 
     pub fn flags(&self) -> codeact::llm::LlmFlags {
@@ -464,6 +470,7 @@ impl LlmArgs {
             api_key_env: self.api_key_env.clone(),
             temperature: self.temperature,
             max_tokens: self.max_tokens,
+            system_role: self.no_system_role.then_some(false),
         }
     }
 }

@@ -9,13 +9,15 @@ use anyhow::Context;
 use codeact::agent::SaveMode;
 use codeact::config::{Flags, Helpers};
 use codeact::eval::suite::{Described, SuiteProgress, SuiteRequest};
-use codeact::eval::survival::{self, Form, Healer, SurvivalError, SurvivalProgress, SurvivalRequest};
-use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results, TaskSpec};
-use codeact::llm::LlmError;
+use codeact::eval::{self, Agent, EvalOptions, Fault, InstanceResult, LlmAgent, Results};
 
 use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
+
+mod formats;
+mod output;
+mod survival;
 
 use super::args::{
     CheckArgs, LlmArgs, LocatorArgs, SessionArgs, StrategyArgs, Switch, TraceArgs, Vision, finish_traces,
@@ -36,6 +38,7 @@ enum AgentChoice {
 ///   codeact eval --model gpt-4o-mini --tasks 'clock_*,settings_wifi_*' --instances 3
 ///   codeact eval --base-url http://localhost:11434/v1 --model qwen2.5:7b --parallel 2
 ///   codeact eval --compare before/results.json after/results.json
+///   codeact eval --model gpt-4o-mini --actions code,json   # code against function calls
 ///
 /// Each instance starts on a reset phone, draws its parameters from
 /// hash(--seed, template, instance), runs its set-up, and checks that the judge scores
@@ -98,6 +101,17 @@ pub struct EvalArgs {
     /// Default: evals/<UTC time>-<agent>.
     #[arg(long, value_name = "DIR")]
     pub(super) out: Option<PathBuf>,
+    /// How the LLM acts: code (Rhai snippets), json (function calls), or both
+    /// (code,json): each format runs the same instances in a folder of its own
+    /// under --out, and a table sets them side by side (formats.md, formats.json,
+    /// report.html): solved, model calls, tokens, cost, time, device actions.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    actions: Vec<codeact::agent::ActionFormat>,
+    /// The model's price in US dollars per million input and output tokens, for
+    /// the cost column (default: the listed price of common models; a model not
+    /// listed, such as a local one, shows "?").
+    #[arg(long, value_name = "IN,OUT", value_parser = codeact::eval::prices::Price::parse)]
+    price: Option<codeact::eval::prices::Price>,
     /// Print per-template score changes from results A to results B, and exit.
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     compare: Option<Vec<PathBuf>>,
@@ -227,6 +241,10 @@ impl EvalArgs {
             finish_traces(traces.as_deref());
             return measured;
         }
+        anyhow::ensure!(
+            self.agent == AgentChoice::Llm || self.actions.is_empty(),
+            "--actions chooses how an LLM acts; the oracle runs each template's own script (drop --actions, or use --agent llm)"
+        );
         let agent_name = match self.agent {
             AgentChoice::Oracle => "oracle",
             AgentChoice::Llm => "llm",
@@ -268,44 +286,6 @@ impl EvalArgs {
                 Some((client, settings.agent_persona()?))
             }
         };
-        let agent = match &llm_parts {
-            None => Agent::Oracle,
-            Some((models, persona)) => Agent::Llm(LlmAgent {
-                models,
-                persona,
-                strategy: self.strategy.strategy,
-                reflect_every: self.strategy.reflect_every(),
-                tree_depth: self.strategy.tree_depth as usize,
-                vision: self.vision.for_persona(persona),
-                error_threshold: self.checks.error_threshold,
-                verify_completion: self.checks.verify_completion == Switch::On,
-                save: self.save_trajectory,
-                runtime: runtime.handle().clone(),
-                memory: None,
-            }),
-        };
-        let request = SuiteRequest {
-            tasks: &tasks,
-            options: EvalOptions {
-                seed: self.seed,
-                instances: self.instances as usize,
-                repeat: self.repeat as usize,
-                parallel: self.parallel as usize,
-                shard,
-                faults: self.faults.clone(),
-                variant: self.variant,
-                out_dir: out_dir.clone(),
-                traces: traces.clone(),
-            },
-            agent,
-            described: Described {
-                agent: agent_name.to_string(),
-                model: llm_parts.as_ref().map(|(c, _)| c.actor.model().to_string()),
-                persona: llm_parts.as_ref().map(|(_, p)| p.name.clone()),
-                strategy: llm_parts.as_ref().map(|_| self.strategy.strategy.as_str().to_string()),
-                watchers: settings.tools.watchers.spec(),
-            },
-        };
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
         // Unattended: only an answers file answers.
         settings.helpers =
@@ -313,151 +293,84 @@ impl EvalArgs {
         let settings = &settings;
         let open_session =
             || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(settings)?) };
-        let json = self.json;
-        let progress = |p: SuiteProgress| match p {
-            SuiteProgress::Planned { templates, instances, phones } if json => codeact::outln!(
-                "{}",
-                serde_json::json!({"event": "planned", "templates": templates, "instances": instances,
-                    "phones": phones, "agent": agent_name, "seed": self.seed, "out": out_dir.display().to_string()})
-            ),
-            SuiteProgress::Planned { templates, instances, phones } => codeact::errln!(
-                "codeact eval: {templates} templates, {instances} instances, agent {agent_name}, seed {}, {phones} phone{}; results in {}",
-                self.seed,
-                if phones == 1 { "" } else { "s" },
-                out_dir.display()
-            ),
-            SuiteProgress::Finished { result, done, total } if json => {
-                let mut line = serde_json::to_value(result).unwrap_or_default();
-                if let Some(fields) = line.as_object_mut() {
-                    fields.insert("event".into(), "instance".into());
-                    fields.insert("done".into(), done.into());
-                    fields.insert("total".into(), total.into());
-                }
-                codeact::outln!("{line}")
-            }
-            SuiteProgress::Finished { result, done, total } => {
-                codeact::errln!("{}", progress_line(result, done, total))
-            }
+        // One suite per action format (the oracle writes no code: one suite).
+        let formats = match &llm_parts {
+            None => vec![None],
+            Some(_) => formats::chosen(&self.actions).into_iter().map(Some).collect(),
         };
-        let ran = eval::suite::run(request, &open_session, &interrupt.token, &progress);
+        let mut runs = Vec::new();
+        for format in &formats {
+            let dir = match format {
+                Some(f) if formats.len() > 1 => out_dir.join(f.as_str()),
+                _ => out_dir.clone(),
+            };
+            let agent = match (&llm_parts, format) {
+                (Some((models, persona)), Some(actions)) => Agent::Llm(LlmAgent {
+                    models,
+                    persona,
+                    strategy: self.strategy.strategy,
+                    reflect_every: self.strategy.reflect_every(),
+                    tree_depth: self.strategy.tree_depth as usize,
+                    actions: *actions,
+                    vision: self.vision.for_persona(persona),
+                    error_threshold: self.checks.error_threshold,
+                    verify_completion: self.checks.verify_completion == Switch::On,
+                    save: self.save_trajectory,
+                    runtime: runtime.handle().clone(),
+                    memory: None,
+                }),
+                _ => Agent::Oracle,
+            };
+            let request = SuiteRequest {
+                tasks: &tasks,
+                options: EvalOptions {
+                    seed: self.seed,
+                    instances: self.instances as usize,
+                    repeat: self.repeat as usize,
+                    parallel: self.parallel as usize,
+                    shard,
+                    faults: self.faults.clone(),
+                    variant: self.variant,
+                    out_dir: dir.clone(),
+                    traces: traces.clone(),
+                },
+                agent,
+                described: Described {
+                    agent: agent_name.to_string(),
+                    model: llm_parts.as_ref().map(|(c, _)| c.actor.model().to_string()),
+                    persona: llm_parts.as_ref().map(|(_, p)| p.name.clone()),
+                    strategy: llm_parts.as_ref().map(|_| self.strategy.strategy.as_str().to_string()),
+                    action_format: format.map(|f| f.as_str().to_string()),
+                    watchers: settings.tools.watchers.spec(),
+                },
+            };
+            let progress = |p: SuiteProgress| self.progress(p, agent_name, *format, &dir);
+            let ran = eval::suite::run(request, &open_session, &interrupt.token, &progress);
+            let ran = match ran {
+                Ok(ran) => ran,
+                Err(e) => {
+                    finish_traces(traces.as_deref());
+                    return Err(e.into());
+                }
+            };
+            let verdict = self.report_suite(&ran, &dir);
+            runs.push((*format, ran, verdict));
+            if interrupt.token.is_cancelled() || runs.iter().any(|(_, _, v)| v.is_err()) {
+                break;
+            }
+        }
         finish_traces(traces.as_deref());
-        let ran = ran?;
-        let results = &ran.results;
-        let all = &results.summary.all;
-        let below = self.min_score.filter(|min| all.mean_score < *min);
-        if self.json {
-            codeact::outln!(
-                "{}",
-                serde_json::json!({"event": "summary", "totals": all, "planned": ran.planned,
-                    "min_score": self.min_score, "passed_min_score": below.is_none(),
-                    "results": out_dir.join("results.json").display().to_string(),
-                    "report": ran.report.display().to_string()})
-            );
-        } else {
-            codeact::out!("{}", clean(&results.markdown()));
-            codeact::errln!("results: {}", codeact::terminal::path(&out_dir.join("results.json")));
-            codeact::errln!("report: {}", codeact::terminal::path(&ran.report));
+        if runs.len() > 1 {
+            self.compare_formats(&runs, &out_dir)?;
         }
-        if let Some(why) = results.results.iter().find_map(|r| r.stopped_suite.as_ref()) {
-            anyhow::bail!(
-                "stopped: an instance ended before the LLM answered once ({}); every other instance would too: check --base-url, --model and the key, then run again",
-                codeact::terminal::one_line(why)
-            );
-        }
-        let sound = all.broken == 0 && results.results.len() == ran.planned;
-        let ok = sound && (self.agent == AgentChoice::Llm || all.solved == all.instances) && below.is_none();
         if let Some(code) = interrupt.exit_code() {
             return Ok(ExitCode::from(code));
         }
-        if let Some(min) = below {
-            codeact::errln!("codeact: the mean score {:.3} is below --min-score {min}", all.mean_score);
+        let mut ok = true;
+        for (_, _, verdict) in runs {
+            ok &= verdict?;
         }
         Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
-    }
-
-    /// `--survival`: the replay-survival table (`eval::survival::measure`), printed.
-    fn measure_survival(
-        &self,
-        tasks: Vec<TaskSpec>,
-        traces: Option<std::sync::Arc<codeact::trace::Traces>>,
-    ) -> anyhow::Result<ExitCode> {
-        let defaults = Flags {
-            default_record: Some(Recording::None),
-            default_sensitive: Some(SensitivePolicy::Allow),
-            ..Flags::default()
-        };
-        let mut settings = self.session.settings(&self.phones.device_args(self.platform.device()), defaults)?;
-        let out_dir = self
-            .out
-            .clone()
-            .unwrap_or_else(|| codeact::trajectory::new_run_dir(std::path::Path::new("evals"), "survival"));
-        let runtime = super::interrupt::runtime()?;
-        let models = match self.strategy.models(&settings.llm, &self.llm) {
-            Ok(models) => Some(models),
-            Err(e) if matches!(e.downcast_ref::<LlmError>(), Some(LlmError::NotConfigured { .. })) => {
-                codeact::errln!(
-                    "no LLM configured: the selectors+healing column is left out (give --base-url and --model to measure it)"
-                );
-                None
-            }
-            Err(e) => return Err(e),
-        };
-        let request = SurvivalRequest {
-            tasks,
-            seed: self.seed,
-            parallel: self.parallel as usize,
-            out_dir: out_dir.clone(),
-            traces,
-            healer: models.as_ref().map(|models| Healer {
-                models,
-                strategy: self.strategy.strategy,
-                error_threshold: self.checks.error_threshold,
-                save: self.save_trajectory,
-                runtime: runtime.handle().clone(),
-            }),
-        };
-        let interrupt = super::interrupt::cancel_on_signal(&runtime, "the instances under way");
-        // Unattended: only an answers file answers.
-        settings.helpers =
-            Helpers { person: self.session.person(false)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
-        let settings = &settings;
-        let open_session =
-            || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(settings)?) };
-        let mut progress = |p: SurvivalProgress| match p {
-            SurvivalProgress::Recording { templates } => codeact::errln!(
-                "codeact eval --survival: recording {templates} operation templates (seed {}) in {}",
-                self.seed,
-                out_dir.display()
-            ),
-            SurvivalProgress::LeftOut(ids) => {
-                codeact::errln!("left out (the oracle did not solve them): {}", ids.join(", "))
-            }
-            SurvivalProgress::Cell { variant, form, solved, instances, llm_calls } => {
-                let calls = if form == Form::Healing { format!(", {llm_calls} LLM calls") } else { String::new() };
-                codeact::errln!("variant {variant}, {:<17} {solved}/{instances} solved{calls}", form.as_str());
-            }
-        };
-        let survival = match survival::measure(request, &open_session, &interrupt.token, &mut progress) {
-            Ok(survival) => survival,
-            // Said in the flags' words.
-            Err(SurvivalError::NoOperationTemplates) => anyhow::bail!(
-                "--survival replays operation templates (judged on the phone's state), and --tasks selects none; `codeact eval --list` shows each template's kind"
-            ),
-            Err(SurvivalError::HealerSilent(why)) => anyhow::bail!(
-                "stopped: the healer never answered ({}); check --base-url, --model and the key, then run again",
-                codeact::terminal::one_line(&why)
-            ),
-            Err(e) => return Err(e.into()),
-        };
-        if survival.interrupted {
-            return Ok(ExitCode::from(interrupt.exit_code().unwrap_or(130)));
-        }
-        codeact::out!("{}", clean(&survival.table.markdown()));
-        codeact::errln!(
-            "table: {} (and survival.json; each form's scripts under recorded/)",
-            survival.markdown.display()
-        );
-        Ok(ExitCode::SUCCESS)
     }
 }
 

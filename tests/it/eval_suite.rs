@@ -9,7 +9,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::llm::{Canned, ScriptedLlm, reply};
+use common::llm::{Canned, ScriptedLlm, calls, reply};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -389,4 +389,68 @@ fn survival_replays_one_recording_in_four_forms_and_heals_only_the_diverging_ste
         .expect("survival.json");
     assert_eq!(json["cells"]["3"]["selectors+healing"]["llm_calls"], 2);
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `--actions code,json`: the same instances once per format, each in its own
+/// folder, and the two side by side (formats.md, formats.json, report.html).
+#[test]
+fn code_and_function_calls_run_the_same_instances_side_by_side() {
+    let llm = ScriptedLlm::by_format(
+        vec![
+            reply(
+                "Open Settings and switch Wi-Fi off.\n```rhai\nstart_app(\"com.android.settings\");\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"Wi-Fi is off\");\n```",
+            ),
+            reply("I give up.\n```rhai\ncomplete(false, \"I cannot find airplane mode\");\n```"),
+        ],
+        vec![
+            calls(&[("start_app", r#"{"package": "com.android.settings"}"#)]),
+            calls(&[
+                ("tap", r#"{"sel": {"id": "wifi_switch"}}"#),
+                ("complete", r#"{"success": true, "reason": "Wi-Fi is off"}"#),
+            ]),
+            calls(&[("complete", r#"{"success": false, "reason": "I cannot find airplane mode"}"#)]),
+        ],
+    );
+    let out = scratch("formats");
+    let run = eval(
+        &[
+            "--base-url",
+            &llm.base_url,
+            "--model",
+            "gpt-4o-mini",
+            "--persona",
+            "big_agent",
+            "--vision",
+            "off",
+            "--parallel",
+            "1",
+            "--verify-completion",
+            "off",
+            "--actions",
+            "code,json",
+            "--tasks",
+            "settings_wifi_off,settings_airplane_on",
+        ],
+        &out,
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&run.stderr));
+    for (format, calls) in [("code", 2), ("json", 3)] {
+        let r = results(&out.join(format));
+        assert_eq!(r["action_format"], format);
+        assert_eq!(by_task(&r, "settings_wifi_off")["score"], 1.0, "{format}: {r}");
+        assert_eq!(by_task(&r, "settings_airplane_on")["score"], 0.0, "{format}");
+        assert_eq!(r["summary"]["all"]["llm_calls"], calls, "{format}");
+    }
+    let formats: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("formats.json")).expect("formats.json")).expect("JSON");
+    assert_eq!(formats["formats"], serde_json::json!(["code", "json"]));
+    let totals = formats["totals"].as_array().expect("totals");
+    assert_eq!((totals[0]["solved"].as_u64(), totals[1]["solved"].as_u64()), (Some(1), Some(1)));
+    assert_eq!((totals[0]["llm_calls"].as_u64(), totals[1]["llm_calls"].as_u64()), (Some(2), Some(3)));
+    assert!(totals.iter().all(|t| t["cost_usd"].as_f64().is_some_and(|c| c > 0.0)), "gpt-4o-mini's listed price");
+    assert!(stdout.contains("| settings_wifi_off | 1/1 / 1/1 | 1 / 2 |"), "{stdout}");
+    let page = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(page.contains("solved (code / json)") && page.contains("json/report.html"), "both columns, both suites");
+    let _ = std::fs::remove_dir_all(out);
 }

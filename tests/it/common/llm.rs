@@ -59,6 +59,8 @@ struct Inner {
     /// Replies by the request's model, each list counted on its own.
     by_model: Vec<(String, Vec<Canned>)>,
     asked: Mutex<std::collections::HashMap<String, usize>>,
+    /// Replies to requests that offer tools (`--actions json`), counted on their own.
+    json_replies: Option<Vec<Canned>>,
     requests: Mutex<Vec<Value>>,
     embedded: Mutex<Vec<Value>>,
     auth: Mutex<Vec<String>>,
@@ -86,12 +88,26 @@ async fn completions(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: 
         hook(n);
     }
     let model = request["model"].as_str().unwrap_or("").to_string();
+    let offers_tools = request.get("tools").is_some();
     let canned = match inner.by_model.iter().find(|(m, _)| *m == model) {
+        _ if offers_tools && inner.json_replies.is_some() => {
+            let replies = inner.json_replies.as_deref().unwrap_or_default();
+            let mut asked = inner.asked.lock().unwrap_or_else(|e| e.into_inner());
+            let k = asked.entry("#tools".into()).or_default();
+            *k += 1;
+            replies.get(*k - 1).or(replies.last()).cloned()
+        }
         Some((_, replies)) => {
             let mut asked = inner.asked.lock().unwrap_or_else(|e| e.into_inner());
             let k = asked.entry(model).or_default();
             *k += 1;
             replies.get(*k - 1).or(replies.last()).cloned()
+        }
+        None if inner.json_replies.is_some() => {
+            let mut asked = inner.asked.lock().unwrap_or_else(|e| e.into_inner());
+            let k = asked.entry("#code".into()).or_default();
+            *k += 1;
+            inner.replies.get(*k - 1).or(inner.replies.last()).cloned()
         }
         None => inner.replies.get(n - 1).or(inner.replies.last()).cloned(),
     };
@@ -183,10 +199,26 @@ impl ScriptedLlm {
             replies,
             by_model: Vec::new(),
             asked: Mutex::default(),
+            json_replies: None,
             requests: Mutex::new(Vec::new()),
             embedded: Mutex::new(Vec::new()),
             auth: Mutex::new(Vec::new()),
             hook,
+        })
+    }
+
+    /// Answers requests that offer tools (`--actions json`) from `json` and the
+    /// others from `code`, each list counted on its own.
+    pub fn by_format(code: Vec<Canned>, json: Vec<Canned>) -> Self {
+        Self::serve(Inner {
+            replies: code,
+            by_model: Vec::new(),
+            asked: Mutex::default(),
+            json_replies: Some(json),
+            requests: Mutex::new(Vec::new()),
+            embedded: Mutex::new(Vec::new()),
+            auth: Mutex::new(Vec::new()),
+            hook: None,
         })
     }
 
@@ -196,6 +228,7 @@ impl ScriptedLlm {
             replies: Vec::new(),
             by_model: lists.into_iter().map(|(m, r)| (m.to_string(), r)).collect(),
             asked: Mutex::default(),
+            json_replies: None,
             requests: Mutex::new(Vec::new()),
             embedded: Mutex::new(Vec::new()),
             auth: Mutex::new(Vec::new()),

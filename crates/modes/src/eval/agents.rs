@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::agent::{Models, SaveMode, Strategy};
+use crate::agent::{ActionFormat, Models, SaveMode, Strategy};
 use codeact_runtime::persona::Persona;
 
 /// Who does the tasks.
@@ -33,6 +33,8 @@ pub struct LlmAgent<'a> {
     pub reflect_every: usize,
     /// As `codeact run --tree-depth`.
     pub tree_depth: usize,
+    /// As `codeact run --actions`.
+    pub actions: ActionFormat,
     pub vision: bool,
     /// As `codeact run --error-threshold`.
     pub error_threshold: usize,

@@ -319,6 +319,7 @@ fn run_llm(
         strategy: llm.strategy,
         reflect_every: llm.reflect_every,
         tree_depth: llm.tree_depth,
+        actions: llm.actions,
         // The suite measures the agent: a remembered run would replay instead,
         // unless replaying is what is measured.
         memory: llm.memory.as_ref().map(|(path, _)| path.clone()),

@@ -4,17 +4,20 @@
 //! an engine without tools (`judge.rs`); `job.rs` plans the instances, `agents.rs`
 //! says who does them, `instance.rs` runs one, `runner.rs` runs them on N phones;
 //! `results.rs` sums them up and writes them out; `suite.rs` is the whole suite as one
-//! call, `survival/` the replay-survival measurement; `gallery.rs` says which
+//! call, `formats.rs` sets the action formats' suites side by side (`prices.rs`: what
+//! their tokens cost), `survival/` the replay-survival measurement; `gallery.rs` says which
 //! reference pictures the sessions look for.
 //!
 //! Not an agent: the LLM loop is `agent/`, the oracle's scripts run through `script/`.
 
 pub mod agents;
+pub mod formats;
 pub mod gallery;
 mod instance;
 pub mod job;
 pub mod judge;
 pub mod params;
+pub mod prices;
 pub mod results;
 pub mod runner;
 pub mod suite;

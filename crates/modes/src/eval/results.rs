@@ -127,10 +127,19 @@ pub struct Totals {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub roles: BTreeMap<String, RoleUsage>,
     pub wall_ms: f64,
+    /// Model calls (every role's) over the group.
+    #[serde(default)]
+    pub llm_calls: usize,
+    /// Device actions over the group.
+    #[serde(default)]
+    pub actions: usize,
+    /// Time spent waiting for models over the group.
+    #[serde(default)]
+    pub llm_ms: f64,
 }
 
 impl Totals {
-    fn of<'a>(results: impl Iterator<Item = &'a InstanceResult>) -> Self {
+    pub(crate) fn of<'a>(results: impl Iterator<Item = &'a InstanceResult>) -> Self {
         let mut t = Totals::default();
         let (mut score, mut steps) = (0.0, 0usize);
         for r in results {
@@ -148,6 +157,9 @@ impl Totals {
                 sum.tokens += usage.tokens;
             }
             t.wall_ms += r.wall_ms;
+            t.llm_calls += r.llm_calls;
+            t.actions += r.actions;
+            t.llm_ms += r.llm_ms;
         }
         if t.instances > 0 {
             t.mean_score = score / t.instances as f64;
@@ -186,6 +198,9 @@ pub struct Results {
     /// The LLM agent's strategy (`react`, `plan`, `hierarchical`, `tree`); none for the oracle.
     #[serde(default)]
     pub strategy: Option<String>,
+    /// How the LLM agent acted (`code` or `json`); none for the oracle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_format: Option<String>,
     pub parallel: usize,
     pub wall_ms: f64,
     pub summary: SuiteSummary,
@@ -391,6 +406,7 @@ pub fn merge(parts: Vec<(PathBuf, Results)>) -> Result<Results, MergeError> {
             ("faults", format!("{:?}", all.faults), format!("{:?}", part.faults)),
             ("watchers", all.watchers.clone(), part.watchers.clone()),
             ("strategy", format!("{:?}", all.strategy), format!("{:?}", part.strategy)),
+            ("action format", format!("{:?}", all.action_format), format!("{:?}", part.action_format)),
         ];
         for (what, ours, theirs) in checks {
             if ours != theirs {

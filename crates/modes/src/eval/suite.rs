@@ -34,6 +34,8 @@ pub struct Described {
     pub model: Option<String>,
     pub persona: Option<String>,
     pub strategy: Option<String>,
+    /// How the LLM agent acts (`code` or `json`); none for the oracle.
+    pub action_format: Option<String>,
     pub watchers: String,
 }
 
@@ -151,6 +153,7 @@ pub fn run(
         faults: options.faults.clone(),
         watchers: described.watchers,
         strategy: described.strategy,
+        action_format: described.action_format,
         parallel: options.parallel,
         wall_ms: started.elapsed().as_secs_f64() * 1000.0,
         summary: summarize(&results),

@@ -104,6 +104,7 @@ impl Client {
                 strategy: agent::Strategy::React,
                 reflect_every: agent::Strategy::React.default_reflect_every(),
                 tree_depth: 3,
+                actions: agent::ActionFormat::Code,
                 vision: s.vision,
                 error_threshold: 3,
                 verify_completion: true,
@@ -136,6 +137,7 @@ impl Client {
                 model: setup.as_ref().map(|s| s.models.actor.model().to_string()),
                 persona: setup.as_ref().map(|s| s.persona.name.clone()),
                 strategy: setup.as_ref().map(|_| "react".into()),
+                action_format: setup.as_ref().map(|_| "code".into()),
                 watchers: settings.tools.watchers.spec(),
             },
         };

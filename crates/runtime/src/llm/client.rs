@@ -138,10 +138,13 @@ impl LlmClient {
     /// what tests and logs may inspect: it holds no key).
     pub fn request_body(&self, messages: &[Message], tools: &[FunctionTool]) -> Value {
         // Nothing a prompt quotes (a screen, an output, a reply) carries a secret.
-        let redacted: Vec<Message> = messages
+        let mut redacted: Vec<Message> = messages
             .iter()
             .map(|m| Message { text: codeact_base::secrets::redact_reply(&m.text).into_owned(), ..m.clone() })
             .collect();
+        if !self.config.system_role {
+            redacted = system_into_user(redacted);
+        }
         let msgs: Vec<Value> = redacted
             .iter()
             .map(|m| match &m.image_png {
@@ -159,7 +162,9 @@ impl LlmClient {
                 _ => match &m.tool {
                     Some(ToolTurn::Calls(calls)) if !calls.is_empty() => json!({
                         "role": m.role,
-                        "content": if m.text.is_empty() { Value::Null } else { json!(m.text) },
+                        // Text, even empty: some servers' templates read `content` of every
+                        // message (llama.cpp's Python server fails on one without).
+                        "content": m.text,
                         "tool_calls": calls.iter().map(ToolCall::to_json).collect::<Vec<_>>()
                     }),
                     Some(ToolTurn::Result { call_id }) => {
@@ -315,6 +320,21 @@ impl LlmClient {
     }
 }
 
+/// The system messages folded into the head of the first user message, for a
+/// model whose chat template has no system turn (or drops it).
+fn system_into_user(messages: Vec<Message>) -> Vec<Message> {
+    let (system, mut rest): (Vec<Message>, Vec<Message>) = messages.into_iter().partition(|m| m.role == Role::System);
+    if system.is_empty() {
+        return rest;
+    }
+    let head = system.into_iter().map(|m| m.text).collect::<Vec<_>>().join("\n\n");
+    match rest.iter_mut().find(|m| m.role == Role::User) {
+        Some(first) => first.text = format!("{head}\n\n{}", first.text),
+        None => rest.insert(0, Message::text(Role::User, head)),
+    }
+    rest
+}
+
 /// What to do about a request the provider refused (HTTP 400), from what it said:
 /// a prompt past the model's context is the usual refusal of a small local model.
 fn refused_hint(message: &str) -> String {
@@ -355,6 +375,29 @@ mod tests {
         ];
         let body = client.request_body(&msgs, &[]);
         assert_eq!(body["messages"][1]["content"][1]["image_url"]["url"], "data:image/png;base64,iVBORw==");
+        assert!(serde_json::from_value::<CreateChatCompletionRequest>(body).is_ok());
+        let folded = system_into_user(msgs.to_vec());
+        assert_eq!((folded.len(), folded[0].text.as_str()), (1, "s\n\nu"), "no system turn: its text leads");
+        let calls = vec![crate::llm::ToolCall {
+            id: "c1".into(),
+            name: "back".into(),
+            arguments: "{}".into(),
+            result: String::new(),
+        }];
+        let turn = [
+            Message { tool: Some(ToolTurn::Calls(calls)), ..Message::text(Role::Assistant, "") },
+            Message { tool: Some(ToolTurn::Result { call_id: "c1".into() }), ..Message::text(Role::Tool, "ok") },
+        ];
+        let offered =
+            [FunctionTool { name: "back".into(), description: "Back".into(), parameters: serde_json::Map::new() }];
+        let body = client.request_body(&turn, &offered);
+        assert_eq!(body["messages"][0]["content"], "", "calls without text still have a content");
+        assert_eq!(body["messages"][0]["tool_calls"][0]["function"]["name"], "back");
+        assert_eq!(
+            (body["messages"][1]["role"].as_str(), body["messages"][1]["tool_call_id"].as_str()),
+            (Some("tool"), Some("c1"))
+        );
+        assert_eq!(body["tools"][0]["function"]["name"], "back");
         assert!(serde_json::from_value::<CreateChatCompletionRequest>(body).is_ok());
     }
 }

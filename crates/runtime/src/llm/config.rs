@@ -30,6 +30,10 @@ pub struct LlmSection {
     /// The most tokens one reply may have (`max_tokens`): a small local model may
     /// otherwise write until its context is full.
     pub max_tokens: Option<u32>,
+    /// Whether the model reads a `system` message (default true). Some chat
+    /// templates have no system turn and drop it (Gemma's in llama.cpp's Python
+    /// server): `false` puts the system prompt at the head of the first user message.
+    pub system_role: Option<bool>,
     /// `[llm.planner]`: the model that plans (`--strategy plan`, `hierarchical`);
     /// unset keys come from `[llm]`.
     pub planner: Option<RoleSection>,
@@ -67,6 +71,8 @@ pub struct LlmFlags {
     pub temperature: Option<f32>,
     /// `--max-tokens`.
     pub max_tokens: Option<u32>,
+    /// `--no-system-role` (as `Some(false)`).
+    pub system_role: Option<bool>,
 }
 
 /// The most a reply's token cap may be.
@@ -85,6 +91,9 @@ pub struct LlmConfig {
     pub max_retries: u32,
     /// The most tokens one reply may have (`None`: the provider's own limit).
     pub max_tokens: Option<u32>,
+    /// Whether the system prompt goes as a `system` message (else at the head of
+    /// the first user message).
+    pub system_role: bool,
 }
 
 impl std::fmt::Debug for LlmConfig {
@@ -156,6 +165,7 @@ impl LlmConfig {
             timeout: Duration::from_secs_f64(timeout_s),
             max_retries: section.max_retries.unwrap_or(2).min(10),
             max_tokens,
+            system_role: flags.system_role.or(section.system_role).unwrap_or(true),
         })
     }
 
@@ -267,6 +277,7 @@ mod tests {
             timeout: Duration::from_secs(120),
             max_retries: 2,
             max_tokens: None,
+            system_role: true,
         };
         let flags = RoleFlags { model: Some("big".into()), ..RoleFlags::default() };
         let planner = actor.for_role(None, &flags).unwrap();

@@ -227,6 +227,7 @@ pub fn measure(
                 strategy: healer.strategy,
                 reflect_every: 0,
                 tree_depth: 3,
+                actions: crate::agent::ActionFormat::Code,
                 vision: false,
                 error_threshold: healer.error_threshold,
                 verify_completion: false,
