@@ -59,6 +59,10 @@ pub struct ExploreArgs {
     /// into sub-goals, as `codeact run --strategy tree`).
     #[arg(long, value_enum, default_value = "react")]
     actor: ActorArg,
+    /// llm: how the agent acts in each task: code (Rhai snippets) or json
+    /// (function calls), as `codeact run --actions`.
+    #[arg(long, value_enum, default_value = "code", value_name = "FORMAT")]
+    actions: codeact::agent::ActionFormat,
     /// llm with --actor tree: a node this deep may not split its goal any more.
     #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
     tree_depth: u32,
@@ -208,6 +212,7 @@ impl ExploreArgs {
                         ActorArg::Tree => codeact::agent::Strategy::Tree,
                     },
                     tree_depth: self.tree_depth as usize,
+                    actions: self.actions,
                     reflect_every: self.reflect_every,
                     vision: self.vision.for_persona(&persona),
                     device_spec: settings.device.clone(),

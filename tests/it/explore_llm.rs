@@ -12,7 +12,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::common::llm::{ScriptedLlm, reply};
+use crate::common::llm::{ScriptedLlm, calls, reply};
 use crate::common::{self, AdbServer};
 
 const ADD_MILK: &str = "TASK: Add a note titled Milk";
@@ -215,4 +215,36 @@ fn with_actor_tree_each_task_is_a_tree_of_sub_goals_and_its_test_keeps_the_tree(
     assert!(script.contains("// ── node 1.2 Save the note Milk"), "{script}");
     let exec = exec_in(&dir, &test, "sim");
     assert_eq!(exec.status.code(), Some(0), "{script}\n{}", String::from_utf8_lossy(&exec.stderr));
+}
+
+/// `--actions json`: the actor acts by function calls; the task's test is code
+/// that replays without a model, as with `--actions code`.
+#[test]
+fn an_actor_that_calls_functions_does_the_task_and_leaves_a_test_in_code() {
+    let out = tempfile::tempdir().unwrap();
+    let memory = out.path().join("memory.sqlite");
+    let llm = ScriptedLlm::per_model(vec![
+        ("planner-m", vec![reply(ADD_MILK), reply("DONE: the notes list and the editor are explored")]),
+        (
+            "actor-m",
+            vec![calls(&[
+                ("tap", r#"{"sel": {"id": "add_note"}}"#),
+                ("set_text", r#"{"sel": {"id": "note_title"}, "text": "Milk"}"#),
+                ("tap", r#"{"sel": {"id": "save_note"}}"#),
+                ("wait_for", r#"{"sel": {"text": "Milk"}, "timeout_ms": 3000}"#),
+                ("complete", r#"{"success": true, "reason": "the note Milk is in the list"}"#),
+            ])],
+        ),
+        ("reflector-m", vec![reply(NOTE)]),
+    ]);
+    let (ran, summary) = explore_on("sim", &llm, out.path(), &memory, &["--actions", "json"]);
+    assert_eq!(ran.status.code(), Some(0), "{}\n{summary}", String::from_utf8_lossy(&ran.stderr));
+    assert_eq!(summary["tasks"][0]["success"], true, "{summary}");
+    let actor = llm.requests_for("actor-m");
+    assert!(actor.iter().all(|r| r["tools"].is_array()), "the actor is offered functions");
+    assert!(llm.requests_for("planner-m").iter().all(|r| r.get("tools").is_none()), "the planner answers in words");
+    let dir = Path::new(summary["dir"].as_str().unwrap()).to_path_buf();
+    let test = summary["tests"][0]["file"].as_str().expect("a test for the task").to_string();
+    let exec = exec_in(&dir, &test, "sim");
+    assert_eq!(exec.status.code(), Some(0), "{}", String::from_utf8_lossy(&exec.stderr));
 }

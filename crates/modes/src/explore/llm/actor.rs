@@ -31,6 +31,7 @@ pub(super) async fn do_task(
         embeddings: setup.embeddings.clone(),
         strategy: setup.actor,
         tree_depth: setup.tree_depth,
+        actions: setup.actions,
         // The exploration has its own reviewer, who reads whole tasks.
         reflect_every: 0,
         ..AgentOptions::new(goal)

@@ -57,6 +57,8 @@ pub struct ModelSetup<'a> {
     /// How the agent does a task: `React` or `Tree` (with `tree_depth`).
     pub actor: crate::agent::Strategy,
     pub tree_depth: usize,
+    /// How the agent acts: Rhai snippets or function calls.
+    pub actions: crate::agent::ActionFormat,
     /// The reflector critiques after this many tasks (0: never).
     pub reflect_every: usize,
     /// Show the agent a screenshot each step.
