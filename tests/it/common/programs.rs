@@ -242,3 +242,27 @@ pub fn chromedriver() -> PathBuf {
         panic!("the studio tests need chromedriver: {INSTALL_ALL}, or apt-get install -y chromium-driver")
     })
 }
+
+/// A Python with llama.cpp's OpenAI-compatible server (llama-cpp-python[server]
+/// 0.3.36, built from source) and the Gemma 3 270M package: the real-model tests
+/// serve the model with it.
+pub fn llama_python() -> PathBuf {
+    let places = [tools_dir().join("llama/venv/bin/python")];
+    find("CODEACT_LLAMA_PYTHON", &[], &places).unwrap_or_else(|| {
+        panic!(
+            "the real-model tests need Python with llama-cpp-python[server], found neither in $CODEACT_LLAMA_PYTHON nor in {places:?}: \
+             {INSTALL_ALL}"
+        )
+    })
+}
+
+/// Gemma 3 270M as a GGUF file (Q4_K_M), assembled from its PyPI package.
+pub fn tiny_model() -> PathBuf {
+    let path = std::env::var_os("CODEACT_TINY_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tools_dir().join("llama/gemma-3-270m-q4_k_m.gguf"));
+    if !path.is_file() {
+        panic!("the real-model tests need Gemma 3 270M's GGUF at {}: {INSTALL_ALL}", path.display());
+    }
+    path
+}
