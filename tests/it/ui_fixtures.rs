@@ -80,16 +80,14 @@ fn raw_facts(text: &str) -> Option<RawFacts> {
     Some(RawFacts { screen, wm_size, actionable })
 }
 
-/// Element lines of the compact text that are not marked text-only.
+/// Element lines of the compact text that are not text only: a text-only line has
+/// no class, its index followed by its id, a quoted text or a description.
 fn actionable_lines(text: &str) -> usize {
     text.lines()
         .skip(1)
         .filter(|line| {
-            // The flags are the last `[...]` before the bounds; quoted text is escaped,
-            // so it cannot end the line part with a bracket.
-            let head = line.rsplit_once(" (").map_or(*line, |(h, _)| h);
-            let flags = head.strip_suffix(']').and_then(|h| h.rsplit_once('[')).map_or("", |(_, f)| f);
-            !flags.split(',').any(|f| f == "text")
+            let after_index = line.split_once(' ').map_or("", |(_, rest)| rest);
+            !(after_index.starts_with(['"', '#']) || after_index.starts_with("desc="))
         })
         .count()
 }
@@ -164,7 +162,12 @@ fn the_actionable_count_sees_what_the_text_drops() {
     let tree = ui::parse(xml.as_bytes(), facts.wm_size).expect("parse");
     let text = ui::screen_text::screen_text(&tree, "p", "p.A", false);
     assert_eq!(actionable_lines(&text), 2, "{text}");
-    assert_eq!(actionable_lines("app p/.A\n0 Button \"OK\" (0,0,1,1)\n1 TextView \"x [text]\" [text] (0,0,1,1)\n"), 1);
+    assert_eq!(
+        actionable_lines(
+            "app p/.A\n0 Button \"OK\" @0,0\n1 \"x Button\" @0,0\n2 desc=\"logo\" @1,1\n3 #title \"T\" @2,2\n4 ListView [scrolls] (0,0,9,9)\n"
+        ),
+        2
+    );
 }
 
 #[test]

@@ -48,8 +48,9 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
         "You operate an Android phone by calling functions. {}\n\nHow to answer:\n\
          - Call one or more of the functions offered. Several calls in one reply run in order; one that fails \
          stops the rest.\n\
-         - Each turn shows the current screen: the app, then one line per element with its index, class, text or \
-         description and bounds.\n\
+         - Each turn shows the current screen: the app, then one line per element: index, class, #id, \"text\", \
+         desc=, [flags], then @x,y, its centre (a list that scrolls gives its bounds); a line without a class is \
+         text only.\n\
          - After a call that changes the screen, stop calling: the next turn shows the new screen.\n",
         persona.description.trim()
     );

@@ -34,7 +34,9 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>, script_tools: &s
          - `ui_state` (the elements listed under \"Current screen\", as maps with index, text, desc, id, class, \
          bounds, center, clickable, checked, editable, ...) and `phone_state` (app, activity, keyboard_shown, \
          focused_text) are in scope.\n\
-         - Variables and functions you define are kept for later steps; what you print() comes back to you.\n",
+         - Variables and functions you define are kept for later steps; what you print() comes back to you.\n\
+         - A screen line is: index, class, #id, \"text\", desc=, [flags], then @x,y, the element's centre (a list \
+         that scrolls gives its bounds); a line without a class is text only.\n",
     );
     if has("refresh") {
         rules.push_str("- After an action changes the screen, call refresh() before using ui_state again, or end the snippet and read the next screen.\n");

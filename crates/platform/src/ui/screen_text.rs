@@ -1,9 +1,12 @@
 //! The compact screen text an LLM reads: a phone-state line, then one line per
 //! element worth seeing, indexed exactly like `ui_state`.
 //!
-//! `3 Switch #wifi_switch "Wi-Fi" [checked] (849,609,1038,798)`: index, short class,
-//! short id, text (and desc when it differs), state flags, bounds. Containers that
-//! carry nothing are dropped. This module only formats; it observes nothing.
+//! `3 Switch #wifi_switch "Wi-Fi" [on] @943,703`: index, short class, short id, text
+//! (and desc when it differs), state flags, and the centre, where a tap lands. A list
+//! that scrolls gives its bounds instead (`(0,326,720,1475)`: where a swipe fits);
+//! a line without a class is text only (nothing to tap, type into or scroll). Containers
+//! that carry nothing are dropped. Every token counts: this text is most of each
+//! prompt. This module only formats; it observes nothing.
 
 use std::fmt::Write as _;
 
@@ -39,8 +42,12 @@ pub fn screen_text(tree: &UiTree, package: &str, activity: &str, keyboard: bool)
     }
     out.push('\n');
     for (i, e) in listed(tree).into_iter().enumerate() {
-        let class = e.class.rsplit('.').next().filter(|c| !c.is_empty()).unwrap_or("View");
-        let _ = write!(out, "{i} {class}");
+        let text_only = !e.actions.touch && !e.actions.long_touch && !e.actions.set_text && !e.actions.scroll;
+        let _ = write!(out, "{i}");
+        if !text_only {
+            let class = e.class.rsplit('.').next().filter(|c| !c.is_empty()).unwrap_or("View");
+            let _ = write!(out, " {class}");
+        }
         let id = e.resource_id.rsplit('/').next().unwrap_or("");
         if !id.is_empty() {
             let _ = write!(out, " #{id}");
@@ -71,14 +78,16 @@ pub fn screen_text(tree: &UiTree, package: &str, activity: &str, keyboard: bool)
         if e.actions.scroll {
             flags.push("scrolls");
         }
-        if !e.actions.touch && !e.actions.set_text && !e.actions.scroll {
-            flags.push("text");
-        }
         if !flags.is_empty() {
             let _ = write!(out, " [{}]", flags.join(","));
         }
         let b = e.bounds;
-        let _ = writeln!(out, " ({},{},{},{})", b.left, b.top, b.right, b.bottom);
+        if e.actions.scroll {
+            let _ = writeln!(out, " ({},{},{},{})", b.left, b.top, b.right, b.bottom);
+        } else {
+            let (x, y) = b.center();
+            let _ = writeln!(out, " @{x},{y}");
+        }
     }
     out
 }
@@ -86,7 +95,15 @@ pub fn screen_text(tree: &UiTree, package: &str, activity: &str, keyboard: bool)
 /// Text on one line, capped so one huge label cannot flood the prompt.
 fn one_line(s: &str) -> String {
     const MAX: usize = 160;
-    let flat: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    // Marks that only steer the direction or joining of text carry nothing a model
+    // reads, and cost tokens escaped (`\u{200e}`): they are left out.
+    let flat: String = s
+        .chars()
+        .filter(
+            |c| !matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}'),
+        )
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     let flat = flat.trim();
     match flat.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
@@ -107,16 +124,21 @@ mod tests {
 <node class="android.widget.EditText" hint="Search" focused="true" clickable="true" bounds="[0,300][1000,400]" />
 <node class="android.widget.Button" text="" content-desc="Send SMS" clickable="true" enabled="false" bounds="[0,500][100,600]" />
 <node class="android.widget.TextView" text="line one&#10;line two" bounds="[0,700][100,800]" />
+<node class="android.widget.ScrollView" scrollable="true" bounds="[0,900][1000,1400]">
+<node class="android.widget.TextView" text="&#x200e;hey" bounds="[0,900][100,1000]" />
+</node>
 </node></hierarchy>"#;
         let tree = crate::ui::parse(xml.as_bytes(), (1080, 2400)).unwrap();
         let text = screen_text(&tree, "p", "p.Main", true);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "app p/.Main; keyboard shown; focus \"Search\"");
-        assert_eq!(lines[1], "0 TextView \"Wi-Fi\" [text] (0,100,800,200)");
-        assert_eq!(lines[2], "1 Switch #wifi_switch [on] (800,100,1000,200)");
-        assert_eq!(lines[3], "2 EditText hint=\"Search\" [focused] (0,300,1000,400)");
-        assert_eq!(lines[4], "3 Button desc=\"Send SMS\" [disabled] (0,500,100,600)");
-        assert_eq!(lines[5], "4 TextView \"line one line two\" [text] (0,700,100,800)");
-        assert_eq!(lines.len(), 6, "the empty container is dropped");
+        assert_eq!(lines[1], "0 \"Wi-Fi\" @400,150", "text only: no class");
+        assert_eq!(lines[2], "1 Switch #wifi_switch [on] @900,150");
+        assert_eq!(lines[3], "2 EditText hint=\"Search\" [focused] @500,350");
+        assert_eq!(lines[4], "3 Button desc=\"Send SMS\" [disabled] @50,550");
+        assert_eq!(lines[5], "4 \"line one line two\" @50,750");
+        assert_eq!(lines[6], "5 ScrollView [scrolls] (0,900,1000,1400)", "a list gives its extent");
+        assert_eq!(lines[7], "6 \"hey\" @50,950", "direction marks are left out");
+        assert_eq!(lines.len(), 8, "the empty container is dropped");
     }
 }
