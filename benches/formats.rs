@@ -6,7 +6,8 @@
 //! actions until the app or activity changes, `complete` after the last); as
 //! function calls, one call per turn (`complete` a turn of its own). Reads (`find`)
 //! are the oracle's own way to compute and are left out of both: a model reads the
-//! screen it is shown. Tokens are o200k (GPT-4o's tokenizer) counts of what each
+//! screen it is shown; so are what the blocker watchers did (they run for both
+//! formats alike). Tokens are o200k (GPT-4o's tokenizer) counts of what each
 //! request carries — the messages, and the tools' JSON for function calls — and of
 //! each reply. It prints the per-template table and the totals (also
 //! `formats.md` in the output folder).
@@ -74,7 +75,13 @@ fn plan(events: &str) -> Option<Plan> {
         }
         let tool = event["tool"].as_str()?;
         let args: Vec<&str> = event["args"].as_array()?.iter().filter_map(Value::as_str).collect();
-        let spec = codeact::tools::form_of(tool, args.len())?;
+        // A watcher's own record is not a call, and a call a watcher had already
+        // made for the script did nothing: a model would not see the dialog at all.
+        let by_watcher = event["effect"].as_str().is_some_and(|e| e.starts_with("already done:"));
+        let Some(spec) = codeact::tools::form_of(tool, args.len()) else { continue };
+        if by_watcher {
+            continue;
+        }
         if spec.access == codeact::tools::Access::Reads {
             continue;
         }
