@@ -450,6 +450,10 @@ pub struct LlmArgs {
     /// drops it otherwise).
     #[arg(long)]
     pub no_system_role: bool,
+    /// Ask for each reply as a stream (server-sent events) and stop reading it at its
+    /// bound (256 KiB, 32 calls): a runaway reply is cut short at the server.
+    #[arg(long)]
+    pub stream: bool,
 }
 
 impl LlmArgs {
@@ -461,6 +465,7 @@ impl LlmArgs {
             || self.temperature.is_some()
             || self.max_tokens.is_some()
             || self.no_system_role
+            || self.stream
     }
 
     pub fn flags(&self) -> codeact::llm::LlmFlags {
@@ -471,6 +476,7 @@ impl LlmArgs {
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             system_role: self.no_system_role.then_some(false),
+            stream: self.stream.then_some(true),
         }
     }
 }

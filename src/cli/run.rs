@@ -118,6 +118,13 @@ pub(super) fn print_progress(p: Progress) {
     let _ = match p {
         Progress::Started { run_dir } => writeln!(err, "run directory: {}", run_dir.display()),
         Progress::Step { step, max } => write!(err, "step {step}/{max} "),
+        // A server may send no counts (some do not when streaming): said so, not "0".
+        Progress::Reply { headline, usage, llm_ms, .. } if usage.total_tokens == 0 && llm_ms > 0.0 => writeln!(
+            err,
+            "· {} (the server sent no token counts, {:.1} s)",
+            codeact::terminal::one_line(headline),
+            llm_ms / 1000.0
+        ),
         Progress::Reply { headline, usage, llm_ms, .. } => writeln!(
             err,
             "· {} ({} prompt + {} reply tokens, {:.1} s)",

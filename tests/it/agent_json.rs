@@ -110,3 +110,50 @@ fn a_reply_without_a_call_is_told_and_code_runs_nothing() {
 fn last_text(messages: &[Value]) -> &str {
     messages.last().and_then(|m| m["content"].as_str()).unwrap_or("")
 }
+
+/// `--stream`: replies come as server-sent events, text and calls in pieces, the
+/// counts in a last chunk; the run is the same, in either format.
+#[test]
+fn streamed_replies_are_assembled_in_both_formats() {
+    for (format, replies) in [
+        ("code", vec![reply("Thought: back.\n```rhai\nback();\ncomplete(true, \"back\");\n```")]),
+        ("json", vec![calls(&[("back", "{}"), ("complete", r#"{"success": true, "reason": "back"}"#)])]),
+    ] {
+        let sim = common::SimProcess::start(&[]);
+        let llm = ScriptedLlm::start(replies);
+        let out = scratch(&format!("stream-{format}"));
+        let args = ["--vision", "off", "--stream", "--actions", format, "--verify-completion", "off"];
+        let result = run(&llm, &sim.addr, &out, &args, "Go back");
+        assert_eq!(result.status.code(), Some(0), "{format}: {}", stderr(&result));
+        let request = &llm.requests()[0];
+        assert_eq!(
+            (request["stream"].as_bool(), request["stream_options"]["include_usage"].as_bool()),
+            (Some(true), Some(true))
+        );
+        let dir = run_dir(&out);
+        let summary = json_file(&dir.join("summary.json"));
+        assert!(summary["tokens"]["prompt_tokens"].as_u64().unwrap_or(0) > 0, "{format}: the last chunk's counts");
+        let events = events(&dir);
+        assert!(events.iter().any(|e| e["event"] == "action" && e["tool"] == "back"), "{format}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+/// A streamed reply that runs away is read only to its bound: the run goes on.
+#[test]
+fn a_runaway_streamed_reply_is_cut_at_its_bound() {
+    let sim = common::SimProcess::start(&[]);
+    let huge = format!("Thought: {}\n```rhai\ncomplete(true, \"done\");\n```", "very ".repeat(100_000));
+    let llm = ScriptedLlm::start(vec![reply(&huge), reply("Thought: end.\n```rhai\ncomplete(true, \"done\");\n```")]);
+    let out = scratch("stream-runaway");
+    let result = run(&llm, &sim.addr, &out, &["--vision", "off", "--stream", "--max-steps", "3"], "Go home");
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let dir = run_dir(&out);
+    let replies: Vec<usize> = events(&dir)
+        .iter()
+        .filter(|e| e["event"] == "llm_reply")
+        .map(|e| e["text"].as_str().unwrap_or("").len())
+        .collect();
+    assert!(replies[0] <= 256 * 1024 + 64, "kept bounded: {replies:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -44,7 +44,7 @@ impl Llama {
         let model = tiny_model();
         let entry = |alias: &str, format: &str| {
             serde_json::json!({"model": model, "model_alias": alias, "chat_format": format, "n_ctx": 8192,
-                "n_threads": 2, "verbose": false})
+                "verbose": false})
         };
         let config = serde_json::json!({"host": "127.0.0.1", "port": port,
             "models": [entry(GEMMA, "gemma"), entry(GEMMA_TOOLS, "chatml-function-calling")]});
@@ -109,6 +109,8 @@ async fn forward(State(proxy): State<Arc<Proxy>>, body: String) -> Response {
         .await;
     let Ok(answer) = sent else { return (axum::http::StatusCode::BAD_GATEWAY, "upstream down").into_response() };
     let status = answer.status().as_u16();
+    let kind =
+        answer.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("application/json").to_string();
     let text = answer.text().await.unwrap_or_default();
     if let Ok(reply) = serde_json::from_str::<Value>(&text) {
         let usage = &reply["usage"];
@@ -117,7 +119,8 @@ async fn forward(State(proxy): State<Arc<Proxy>>, body: String) -> Response {
         }
     }
     let status = axum::http::StatusCode::from_u16(status).unwrap_or(axum::http::StatusCode::BAD_GATEWAY);
-    (status, [("content-type", "application/json")], text).into_response()
+    // A stream is passed on as it came (whole: the proxy only watches).
+    (status, [("content-type", kind)], text).into_response()
 }
 
 /// A loopback proxy in front of `upstream` that records every reply's usage.
@@ -182,12 +185,20 @@ fn a_tiny_real_model_runs_and_evals_in_both_formats_and_its_tokens_add_up() {
     let llama = Llama::start();
     let (url, seen, _proxy) = proxy(&llama.url);
     let work = tempfile::tempdir().expect("tempdir");
-    let base = ["--device", "sim", "--base-url", &url, "--persona", "app_starter", "--vision", "off"];
-    let small = ["--max-tokens", "64", "--max-steps", "2", "--no-memory", "--out", "runs"];
+    // Greedy decoding: the same prompt gets the same reply, so a run is repeatable.
+    let base =
+        ["--device", "sim", "--base-url", &url, "--persona", "app_starter", "--vision", "off", "--temperature", "0"];
+    let small = ["--max-tokens", "64", "--no-memory", "--out", "runs"];
+    // A server that stops answering fails the run within a minute and a half.
+    std::fs::write(work.path().join("codeact.toml"), "[llm]\ntimeout_s = 90\nmax_retries = 0\n").expect("settings");
 
-    for (model, extra) in
-        [(GEMMA, ["--actions", "code", "--no-system-role"]), (GEMMA_TOOLS, ["--actions", "json", "--json"])]
-    {
+    // One step of function calls: the server's function-calling template writes a
+    // call's arguments without the reply's token cap, and from a second turn on this
+    // model may write a string argument until its context is full.
+    for (model, extra) in [
+        (GEMMA, ["--actions", "code", "--no-system-role", "--max-steps", "2"]),
+        (GEMMA_TOOLS, ["--actions", "json", "--json", "--max-steps", "1"]),
+    ] {
         let before = seen_since(&seen, usize::MAX).2;
         let mut args = vec!["run", "--model", model];
         args.extend(base);
@@ -204,16 +215,37 @@ fn a_tiny_real_model_runs_and_evals_in_both_formats_and_its_tokens_add_up() {
         assert_eq!(tokens, (Some(prompt), Some(completion)), "{model}: the server's own counts");
         assert!(prompt > 0 && summary["steps"].as_u64().is_some_and(|s| (1..=2).contains(&s)), "{summary}");
         assert_eq!(summary["action_format"], extra[1]);
-        assert!(summary["llm_ms"].as_f64().is_some_and(|ms| ms < 60_000.0), "{model}: under a minute of model time");
+        assert!(
+            summary["llm_ms"].as_f64().is_some_and(|ms| ms < 60_000.0),
+            "{model}: under a minute of model time: {said}"
+        );
     }
 
-    // The suite in both formats, on a template of two steps.
+    // Streamed: this server sends no counts in a stream, and the run says none.
+    let before = seen_since(&seen, usize::MAX).2;
+    let mut args = vec!["run", "--model", GEMMA, "--no-system-role", "--stream", "--max-steps", "2"];
+    args.extend(base);
+    args.extend(small);
+    args.push("Open the Settings app");
+    let ran = codeact(&args, work.path());
+    let said = String::from_utf8_lossy(&ran.stderr).to_string();
+    assert!(matches!(ran.status.code(), Some(0 | 1)), "streamed: the run ends: {said}");
+    let summary = check_run_folder(&run_dirs(&work.path().join("runs")).pop().expect("a run folder"));
+    let (prompt, completion, _) = seen_since(&seen, before);
+    assert_eq!(
+        (summary["tokens"]["prompt_tokens"].as_u64(), summary["tokens"]["completion_tokens"].as_u64()),
+        (Some(prompt), Some(completion)),
+        "streamed: the server's counts, none"
+    );
+    assert!(said.contains("the server sent no token counts"), "{said}");
+
+    // The suite in both formats, on a template of one step (see above).
     let suite = work.path().join("suite");
     std::fs::create_dir_all(&suite).expect("suite dir");
     std::fs::write(
         suite.join("settings.toml"),
         "[[task]]\nid = \"wifi_off_briefly\"\napps = [\"settings\"]\nkind = \"operation\"\ngoal = \"Turn off Wi-Fi.\"\n\
-         max_steps = 2\nsetup = [{ set = \"settings.wifi\", to = true }, { launch = \"com.android.settings\" }]\n\
+         max_steps = 1\nsetup = [{ set = \"settings.wifi\", to = true }, { launch = \"com.android.settings\" }]\n\
          judge = \"!state.settings.wifi\"\noracle = '''\ntap(#{id: \"wifi_switch\"});\ncomplete(true, \"off\");\n'''\n",
     )
     .expect("write the suite");
@@ -230,6 +262,8 @@ fn a_tiny_real_model_runs_and_evals_in_both_formats_and_its_tokens_add_up() {
             "app_starter",
             "--vision",
             "off",
+            "--temperature",
+            "0",
             "--max-tokens",
             "64",
             "--suite",

@@ -143,6 +143,10 @@ async fn completions(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: 
             if !tool_calls.is_empty() {
                 message["tool_calls"] = Value::Array(tool_calls);
             }
+            if request["stream"] == true {
+                let usage = (request["stream_options"]["include_usage"] == true).then_some((prompt, completion));
+                return streamed(n, &request["model"], &message, finish, usage);
+            }
             axum::Json(json!({
                 "id": format!("chatcmpl-{n}"),
                 "object": "chat.completion",
@@ -155,6 +159,41 @@ async fn completions(State(inner): State<Arc<Inner>>, headers: HeaderMap, body: 
         }
         None => (StatusCode::INTERNAL_SERVER_ERROR, "no canned replies").into_response(),
     }
+}
+
+/// A reply as a stream of server-sent events, the way OpenAI sends one: the role,
+/// the text in pieces of a few bytes, each call's id and name then its arguments in
+/// pieces, the finish reason, the usage when asked for, then `[DONE]`.
+fn streamed(n: usize, model: &Value, message: &Value, finish: &str, usage: Option<(u64, u64)>) -> Response {
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": format!("chatcmpl-{n}"), "object": "chat.completion.chunk", "created": 1_700_000_000,
+            "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    let text = message["content"].as_str().unwrap_or("");
+    let pieces: Vec<char> = text.chars().collect();
+    for piece in pieces.chunks(7) {
+        events.push(chunk(json!({"content": piece.iter().collect::<String>()}), Value::Null));
+    }
+    for (i, call) in message["tool_calls"].as_array().into_iter().flatten().enumerate() {
+        let head = json!({"index": i, "id": call["id"], "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""}});
+        events.push(chunk(json!({"tool_calls": [head]}), Value::Null));
+        let arguments: Vec<char> = call["function"]["arguments"].as_str().unwrap_or("").chars().collect();
+        for piece in arguments.chunks(5) {
+            let part = json!({"index": i, "function": {"arguments": piece.iter().collect::<String>()}});
+            events.push(chunk(json!({"tool_calls": [part]}), Value::Null));
+        }
+    }
+    events.push(chunk(json!({}), json!(finish)));
+    if let Some((prompt, completion)) = usage {
+        events.push(json!({"id": format!("chatcmpl-{n}"), "object": "chat.completion.chunk",
+            "created": 1_700_000_000, "model": model, "choices": [],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}}));
+    }
+    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    ([("content-type", "text/event-stream")], body).into_response()
 }
 
 /// Words an embedding stands in for: each concept is one dimension, and every

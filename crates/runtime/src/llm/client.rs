@@ -1,5 +1,6 @@
 //! The chat client over async-openai: the request (text, and a PNG as a data URL for
-//! vision models), a timeout per request, retries on timeouts on top of the
+//! vision models; function calls offered and answered), the reply whole or streamed
+//! (`stream.rs` folds it), a timeout per request, retries on timeouts on top of the
 //! client's own 429/5xx retries, and errors that name the provider, its message
 //! (keys redacted) and what to check.
 
@@ -187,6 +188,11 @@ impl LlmClient {
             body["tools"] = Value::Array(tools.iter().map(FunctionTool::to_json).collect());
             body["tool_choice"] = json!("auto");
         }
+        if self.config.stream {
+            body["stream"] = json!(true);
+            // The counts come in a last chunk, when the server sends them.
+            body["stream_options"] = json!({ "include_usage": true });
+        }
         body
     }
 
@@ -207,8 +213,19 @@ impl LlmClient {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            match self.client.chat().create(request.clone()).await {
-                Ok(response) => return Ok(self.reply(response, started, attempts)),
+            let answered = if self.config.stream {
+                match self.client.chat().create_stream(request.clone()).await {
+                    Ok(stream) => super::stream::fold(stream).await.map(|folded| {
+                        let usage = folded.usage.map(|u| (u.prompt_tokens, u.completion_tokens, u.total_tokens));
+                        self.finish(folded.text, folded.calls, usage, started, attempts)
+                    }),
+                    Err(e) => Err(e),
+                }
+            } else {
+                self.client.chat().create(request.clone()).await.map(|r| self.reply(r, started, attempts))
+            };
+            match answered {
+                Ok(reply) => return Ok(reply),
                 Err(OpenAIError::Reqwest(e)) if e.is_timeout() && attempts <= self.config.max_retries => {
                     tokio::time::sleep(Duration::from_millis(500) * 2u32.pow(attempts - 1)).await;
                 }
@@ -255,24 +272,42 @@ impl LlmClient {
             Some(m) => (m.content.unwrap_or_default(), m.tool_calls.unwrap_or_default()),
             None => (String::new(), Vec::new()),
         };
-        let calls = super::tool_calls::bounded(calls.into_iter().filter_map(|call| match call {
-            ChatCompletionMessageToolCalls::Function(f) => {
-                Some((f.id, self.config.redact(&f.function.name), self.config.redact(&f.function.arguments)))
-            }
-            // Free-form custom tools are never offered.
-            ChatCompletionMessageToolCalls::Custom(_) => None,
-        }));
+        let calls = calls
+            .into_iter()
+            .filter_map(|call| match call {
+                ChatCompletionMessageToolCalls::Function(f) => Some((f.id, f.function.name, f.function.arguments)),
+                // Free-form custom tools are never offered.
+                ChatCompletionMessageToolCalls::Custom(_) => None,
+            })
+            .collect();
+        let usage = response.usage.map(|u| (u.prompt_tokens, u.completion_tokens, u.total_tokens));
+        self.finish(text, calls, usage, started, attempts)
+    }
+
+    /// A reply, whole or streamed, made safe to keep: bounded, keys blotted out.
+    fn finish(
+        &self,
+        text: String,
+        calls: Vec<(String, String, String)>,
+        usage: Option<(u32, u32, u32)>,
+        started: Instant,
+        attempts: u32,
+    ) -> Reply {
+        let calls = super::tool_calls::bounded(
+            calls
+                .into_iter()
+                .map(|(id, name, arguments)| (id, self.config.redact(&name), self.config.redact(&arguments))),
+        );
         // A runaway reply is kept (run, recorded, sent back) only up to a bound.
         let text = codeact_base::clip::clip(&text, MAX_REPLY_BYTES).into_owned();
         // A provider may echo the key even in a good reply; nothing downstream (the
         // prompt's history, the run directory, the terminal) must see it.
         let text = self.config.redact(&text);
-        let usage = response
-            .usage
-            .map(|u| Usage {
-                prompt_tokens: u64::from(u.prompt_tokens),
-                completion_tokens: u64::from(u.completion_tokens),
-                total_tokens: u64::from(u.total_tokens),
+        let usage = usage
+            .map(|(prompt, completion, total)| Usage {
+                prompt_tokens: u64::from(prompt),
+                completion_tokens: u64::from(completion),
+                total_tokens: u64::from(total),
             })
             .unwrap_or_default();
         Reply { text, calls, usage, elapsed: started.elapsed(), attempts }

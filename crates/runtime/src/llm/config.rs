@@ -34,6 +34,9 @@ pub struct LlmSection {
     /// templates have no system turn and drop it (Gemma's in llama.cpp's Python
     /// server): `false` puts the system prompt at the head of the first user message.
     pub system_role: Option<bool>,
+    /// Ask for the reply as a stream of pieces (server-sent events) and read it
+    /// only as far as its bounds (default false).
+    pub stream: Option<bool>,
     /// `[llm.planner]`: the model that plans (`--strategy plan`, `hierarchical`);
     /// unset keys come from `[llm]`.
     pub planner: Option<RoleSection>,
@@ -73,6 +76,8 @@ pub struct LlmFlags {
     pub max_tokens: Option<u32>,
     /// `--no-system-role` (as `Some(false)`).
     pub system_role: Option<bool>,
+    /// `--stream` (as `Some(true)`).
+    pub stream: Option<bool>,
 }
 
 /// The most a reply's token cap may be.
@@ -94,6 +99,8 @@ pub struct LlmConfig {
     /// Whether the system prompt goes as a `system` message (else at the head of
     /// the first user message).
     pub system_role: bool,
+    /// Whether replies come streamed.
+    pub stream: bool,
 }
 
 impl std::fmt::Debug for LlmConfig {
@@ -166,6 +173,7 @@ impl LlmConfig {
             max_retries: section.max_retries.unwrap_or(2).min(10),
             max_tokens,
             system_role: flags.system_role.or(section.system_role).unwrap_or(true),
+            stream: flags.stream.or(section.stream).unwrap_or(false),
         })
     }
 
@@ -278,6 +286,7 @@ mod tests {
             max_retries: 2,
             max_tokens: None,
             system_role: true,
+            stream: false,
         };
         let flags = RoleFlags { model: Some("big".into()), ..RoleFlags::default() };
         let planner = actor.for_role(None, &flags).unwrap();

@@ -9,6 +9,7 @@ mod config;
 mod error;
 pub mod extract;
 pub mod locator;
+mod stream;
 pub mod tool_calls;
 
 pub use client::{LlmClient, Message, Reply, Role, Usage};
