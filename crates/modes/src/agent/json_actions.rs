@@ -7,7 +7,6 @@
 //! code format's own. Not the code format's prompt (`prompt.rs`) nor the step's
 //! frame (`step.rs`).
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -55,12 +54,7 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
         persona.description.trim()
     );
     if let Some(n) = coordinate_scale {
-        let _ = writeln!(
-            out,
-            "- Integer coordinates are 0..{n} across the screen, not pixels: ({}, {}) is the centre.",
-            n / 2,
-            n / 2
-        );
+        out.push_str(&super::prompt::coordinate_rule(n));
     }
     if has("ask_user") {
         out.push_str(

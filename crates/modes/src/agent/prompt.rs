@@ -44,12 +44,7 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>, script_tools: &s
         rules.push_str("- After an action changes the screen, end the snippet: the next step shows the new screen.\n");
     }
     if let Some(n) = coordinate_scale {
-        let _ = writeln!(
-            rules,
-            "- Integer coordinates (tap, swipe, ...) are 0..{n} across the screen, not pixels: ({}, {}) is the centre.",
-            n / 2,
-            n / 2
-        );
+        rules.push_str(&coordinate_rule(n));
     }
     if has("ask_user") {
         rules.push_str(
@@ -73,6 +68,15 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>, script_tools: &s
         ""
     };
     format!("{}{rules}{example}", persona.system_prompt_with(script_tools).trim_end())
+}
+
+/// The rule for a session whose integer coordinates are 0..`n`, not pixels.
+pub(super) fn coordinate_rule(n: u32) -> String {
+    format!(
+        "- Integer coordinates (tap, swipe, ...) are 0..{n} across the screen, not pixels: ({}, {}) is the centre.\n",
+        n / 2,
+        n / 2
+    )
 }
 
 /// What the model is told when its reply held no code.
