@@ -228,6 +228,14 @@ mod tests {
         assert!(shell.contains("no function \"shell\""), "{shell}");
         let wrong = snippet(&call("tap_by_index", r#"{"index": "four"}"#), &offered, &none).unwrap_err();
         assert!(wrong.contains("must be an integer"), "{wrong}");
+        // Hostile arguments: nesting past the JSON reader's depth, a name that is a
+        // terminal escape, a value of the wrong type for every kind.
+        let deep = format!("{{\"sel\": {}1{}}}", "[".repeat(1000), "]".repeat(1000));
+        assert!(snippet(&call("tap", &deep), &offered, &none).unwrap_err().contains("not valid JSON"));
+        let escape = snippet(&call("\u{1b}[2Jtap", "{}"), &offered, &none).unwrap_err();
+        assert!(!escape.contains('\u{1b}'), "{escape}");
+        let done = call("complete", r#"{"success": "yes"}"#);
+        assert!(snippet(&done, &offered, &none).unwrap_err().contains("true or false"));
         let s = system(&persona, None);
         assert!(s.contains("calling functions") && !s.contains("```rhai"), "{s}");
     }
