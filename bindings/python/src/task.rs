@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use codeact::agent::{AgentOptions, Models, Outcome};
+use codeact::agent::{ActionFormat, AgentOptions, Models, Outcome};
 use codeact::config::Flags;
 use codeact::llm::{LlmClient, LlmConfig, LlmError, LlmFlags};
 use codeact::tools::{Recording, SensitivePolicy};
@@ -64,9 +64,10 @@ const NO_MODEL: &str = "no model: pass model=NAME with an API key in $OPENAI_API
         persona = None,
         config = None,
         vision = None,
+        actions = "code",
     ),
     text_signature = "(goal, device='sim', model=None, base_url=None, api_key_env=None, max_steps=15, \
-                      out='runs', persona=None, config=None, vision=None)"
+                      out='runs', persona=None, config=None, vision=None, actions='code')"
 )]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_task(
@@ -81,10 +82,20 @@ pub(crate) fn run_task(
     persona: Option<String>,
     config: Option<PathBuf>,
     vision: Option<bool>,
+    actions: &str,
 ) -> PyResult<PyTaskResult> {
     if !(1..=500).contains(&max_steps) {
         return Err(PyValueError::new_err("max_steps must be between 1 and 500"));
     }
+    // As `codeact run --actions`: a Rhai snippet per step, or function calls.
+    let actions = match actions {
+        "code" => ActionFormat::Code,
+        "json" => ActionFormat::Json,
+        other => {
+            let other = codeact::terminal::one_line(other);
+            return Err(PyValueError::new_err(format!("actions must be \"code\" or \"json\", not {other:?}")));
+        }
+    };
     let flags = Flags {
         device: Some(device.to_string()),
         persona,
@@ -119,6 +130,7 @@ pub(crate) fn run_task(
                 vision,
                 out_dir: out,
                 device_spec: settings.device.clone(),
+                actions,
                 ..AgentOptions::new(goal)
             };
             let mut session = open_session(&settings)?;

@@ -40,16 +40,20 @@ class ScriptedModel:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
                 model.requests.append(body)
                 model.auth.append(self.headers.get("Authorization", ""))
-                text = model.replies[min(len(model.requests), len(model.replies)) - 1]
+                reply = model.replies[min(len(model.requests), len(model.replies)) - 1]
+                # A (name, arguments) pair is a function call; a string, a text reply.
+                message = {"role": "assistant", "content": reply}
+                if isinstance(reply, tuple):
+                    call = {"id": f"call_{len(model.requests)}", "type": "function",
+                            "function": {"name": reply[0], "arguments": json.dumps(reply[1])}}
+                    message = {"role": "assistant", "content": "", "tool_calls": [call]}
                 answer = json.dumps(
                     {
                         "id": f"chatcmpl-{len(model.requests)}",
                         "object": "chat.completion",
                         "created": 1_700_000_000,
                         "model": body.get("model", ""),
-                        "choices": [
-                            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                        ],
+                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                         "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
                     }
                 ).encode()
@@ -120,6 +124,21 @@ def test_the_agent_turns_off_wifi_and_says_where_its_run_is(scripted, tmp_path, 
         for name in files:
             with open(os.path.join(root, name), "rb") as f:
                 assert KEY.encode() not in f.read(), name
+
+
+def test_the_agent_acts_by_function_calls_when_asked(scripted, tmp_path):
+    model = scripted(
+        ("start_app", {"package": "com.android.settings"}),
+        ("tap", {"sel": {"id": "wifi_switch"}}),
+        ("complete", {"success": True, "reason": "Wi-Fi is off"}),
+    )
+    result = codeact.run_task(
+        "Turn off Wi-Fi", base_url=model.base_url, model="scripted", vision=False, actions="json", out=tmp_path / "runs"
+    )
+    assert (result.success, result.reason) == (True, "Wi-Fi is off"), result
+    assert all("tools" in r for r in model.requests), "the tools are offered as functions"
+    with pytest.raises(ValueError, match="code.*json"):
+        codeact.run_task("x", base_url=model.base_url, model="scripted", actions="xml")
 
 
 def test_a_run_out_of_steps_is_a_failure_not_an_exception(scripted, tmp_path):

@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Mapping, Optional
+from typing import Literal, Mapping, Optional
 
 WORKER_ARG: str
 
@@ -97,5 +97,6 @@ def run_task(
     persona: Optional[str] = None,
     config: Optional[str | os.PathLike[str]] = None,
     vision: Optional[bool] = None,
+    actions: Literal["code", "json"] = "code",
 ) -> TaskResult: ...
 def _serve_worker() -> int: ...
