@@ -146,9 +146,8 @@ impl Run<'_> {
             progress(Progress::Note { step: number, text: "no function call in the reply; asked again" });
             return None;
         }
-        let script_tools = self.session.script_tools().clone();
-        let made: Vec<Result<String, String>> =
-            calls.iter().map(|c| snippet(c, &self.offered, &script_tools)).collect();
+        let script_tools = self.session.script_tools();
+        let made: Vec<Result<String, String>> = calls.iter().map(|c| snippet(c, &self.offered, script_tools)).collect();
         // The code is what runs: the snippets up to the first call that makes none.
         // (Each runs as an expression, so its value comes back; as code, a statement.)
         let code: Vec<String> = made.iter().map_while(|m| m.as_ref().ok()).map(|c| format!("{c};")).collect();
