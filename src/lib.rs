@@ -9,7 +9,7 @@
 //! no Rhai), `codeact-engine` (the sandbox, its worker process, the emitter — no
 //! device), `codeact-runtime` (tools, people, personas, the LLM client, settings,
 //! the session), `codeact-record` (run folders and events, the report, traces,
-//! memory) and `codeact-modes` (agent, script, maestro, repl, eval, explore, mcp, studio).
+//! memory) and `codeact-modes` (agent, script, maestro, repl, eval, explore, mcp, studio, webdriver).
 //! `docs/ARCHITECTURE.md` has one line per crate. The virtual phone the tests use
 //! is its own crate, `codeact-sim`, reached only over its wire protocols.
 
@@ -20,6 +20,8 @@ pub use codeact_engine::{emit, isolation, sandbox};
 pub use codeact_modes::mcp;
 #[cfg(feature = "studio")]
 pub use codeact_modes::studio;
+#[cfg(feature = "webdriver")]
+pub use codeact_modes::webdriver;
 pub use codeact_modes::{agent, eval, explore, maestro, repl, script, shard};
 pub use codeact_platform::{apk, device, locate, ui};
 pub use codeact_record::{memory, recorder, report, trace, trajectory};

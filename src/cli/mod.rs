@@ -24,6 +24,8 @@ mod personas;
 mod repl;
 mod run;
 mod screenshot;
+#[cfg(feature = "webdriver")]
+mod serve;
 #[cfg(feature = "sim")]
 mod sim;
 #[cfg(feature = "studio")]
@@ -65,6 +67,8 @@ enum Command {
     Mcp(mcp::McpArgs),
     #[cfg(feature = "studio")]
     Studio(studio::StudioArgs),
+    #[cfg(feature = "webdriver")]
+    Serve(serve::ServeArgs),
 }
 
 /// Serve a virtual Android phone (not in this build: it was made without the `sim`
@@ -109,6 +113,8 @@ impl Cli {
             Command::Mcp(a) => a.serve(),
             #[cfg(feature = "studio")]
             Command::Studio(a) => a.serve(),
+            #[cfg(feature = "webdriver")]
+            Command::Serve(a) => a.serve(),
         }
     }
 }

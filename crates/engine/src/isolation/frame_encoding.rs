@@ -85,11 +85,12 @@ impl ToWorker {
                 w.u64(*compiled);
                 w.u8(u8::from(*cancelled));
             }
-            Self::Eval { seq, code, cancelled } => {
+            Self::Eval { seq, code, cancelled, json } => {
                 w.u8(3);
                 w.u64(*seq);
                 w.str(code);
                 w.u8(u8::from(*cancelled));
+                w.u8(u8::from(*json));
             }
             Self::Cancel { seq } => {
                 w.u8(4);
@@ -178,7 +179,7 @@ impl ToWorker {
             }
             1 => Self::Compile { code: r.str()?.to_string() },
             2 => Self::Run { seq: r.u64()?, compiled: r.u64()?, cancelled: r.u8()? == 1 },
-            3 => Self::Eval { seq: r.u64()?, code: r.str()?.to_string(), cancelled: r.u8()? == 1 },
+            3 => Self::Eval { seq: r.u64()?, code: r.str()?.to_string(), cancelled: r.u8()? == 1, json: r.u8()? == 1 },
             4 => Self::Cancel { seq: r.u64()? },
             13 => Self::Extend { ms: r.u64()? },
             5 => Self::Tool(match r.u8()? {

@@ -10,7 +10,7 @@ use super::wire::WireError;
 use crate::sandbox::{FailureKind, Limits, RunError};
 
 /// Bumped whenever a frame changes: a worker of another build is refused.
-pub const PROTOCOL: u64 = 3;
+pub const PROTOCOL: u64 = 4;
 
 /// What a tool's parameter takes, as the worker registers its stand-in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +90,8 @@ pub enum ToWorker {
         seq: u64,
         code: String,
         cancelled: bool,
+        /// The value as JSON text rather than as Rhai prints it.
+        json: bool,
     },
     Cancel {
         seq: u64,

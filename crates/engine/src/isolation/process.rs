@@ -20,7 +20,7 @@ use super::frames::{Finished, FromWorker, PROTOCOL, ToWorker, ToolOutcome, ToolS
 use super::host::Host;
 use super::pipe::{FrameReader, FrameWriter, PipeError};
 use super::program::{IsolationError, WorkerProgram};
-use crate::sandbox::{ErrorKind, Limit, Limits, RunError};
+use crate::sandbox::{ErrorKind, Limit, Limits, RunError, ValueForm};
 
 /// How long a worker may take to start and accept its set-up.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
@@ -238,8 +238,14 @@ impl WorkerProcess {
 
     /// Compiles and runs `code` in one hand-over.
     pub fn eval(&mut self, code: &str, host: &mut dyn Host) -> Ran {
+        self.eval_as(code, ValueForm::Rhai, host)
+    }
+
+    /// [`eval`](Self::eval), the value given back in `form`.
+    pub fn eval_as(&mut self, code: &str, form: ValueForm, host: &mut dyn Host) -> Ran {
         self.seq += 1;
-        let msg = ToWorker::Eval { seq: self.seq, code: code.to_string(), cancelled: host.cancelled() };
+        let json = form == ValueForm::Json;
+        let msg = ToWorker::Eval { seq: self.seq, code: code.to_string(), cancelled: host.cancelled(), json };
         self.drive(&msg, host)
     }
 

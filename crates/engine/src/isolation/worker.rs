@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::frames::{Finished, FromWorker, PROTOCOL, Param, ToWorker, ToolOutcome, ToolSignature};
 use super::os_limits;
 use super::pipe::{FrameReader, FrameWriter, PipeError};
-use crate::sandbox::{Compiled, Limits, RunResult, Sandbox, Shared, Stopped};
+use crate::sandbox::{Compiled, Limits, RunResult, Sandbox, Shared, Stopped, ValueForm};
 
 /// How long the worker spins for a tool's answer before it sleeps.
 const SPIN: Duration = Duration::from_micros(200);
@@ -408,9 +408,10 @@ fn serve_requests(sandbox: &mut Sandbox, link: &SharedLink, timeout: Duration) -
                 begin(link, sandbox, seq, stop, &cancelled, timeout);
                 finished(sandbox.run(&code))
             }
-            ToWorker::Eval { seq, code, cancelled: stop } => {
+            ToWorker::Eval { seq, code, cancelled: stop, json } => {
                 begin(link, sandbox, seq, stop, &cancelled, timeout);
-                finished(sandbox.eval(&code))
+                let form = if json { ValueForm::Json } else { ValueForm::Rhai };
+                finished(sandbox.eval_as(&code, form))
             }
             ToWorker::SetVar { name, value } => match sandbox.set_var(&name, value) {
                 Ok(()) => FromWorker::Done,

@@ -28,6 +28,18 @@ pub(crate) fn register(engine: &mut Engine) {
     });
 }
 
+/// `v` as JSON text of at most `max` bytes (`null` for `()`), or why it cannot be.
+pub(crate) fn value_text(v: &Dynamic, max: usize) -> Result<String, String> {
+    let mut out = Writer { text: String::new(), max };
+    match out.value(v, 0) {
+        Ok(()) => Ok(out.text),
+        Err(e) => Err(match *e {
+            EvalAltResult::ErrorRuntime(why, _) => why.to_string(),
+            other => other.to_string(),
+        }),
+    }
+}
+
 struct Writer {
     text: String,
     max: usize,
@@ -41,7 +53,7 @@ impl Writer {
     fn push(&mut self, s: &str) -> Fallible<()> {
         if self.text.len() + s.len() > self.max {
             return Err(refuse(format!(
-                "the JSON would be longer than the string limit ({} bytes); write out a smaller part of the map",
+                "the JSON would be longer than the limit ({} bytes); write out a smaller part of the value",
                 self.max
             )));
         }

@@ -48,6 +48,15 @@ pub(crate) use sleep::register_sleep;
 use snippet_end::Judge;
 pub use source::{is_incomplete, is_variable_name};
 
+/// How a snippet's value is given back: as Rhai prints it (the REPL, reports), or
+/// as JSON text (a server answering a client in JSON: `execute_driver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueForm {
+    #[default]
+    Rhai,
+    Json,
+}
+
 /// The most modules a script's imports may bring in.
 pub const MAX_MODULES: usize = 64;
 
@@ -333,11 +342,16 @@ impl Sandbox {
     /// Compiles and runs `code` in one go on the worker (a syntax error is the
     /// result's error): scripts and the REPL, which run what they parse at once.
     pub fn eval(&mut self, code: &str) -> RunResult {
+        self.eval_as(code, ValueForm::Rhai)
+    }
+
+    /// [`eval`](Self::eval), the value given back in `form`.
+    pub fn eval_as(&mut self, code: &str, form: ValueForm) -> RunResult {
         let started = self.shared.begin(self.limits.timeout());
         let judge = &self.judge;
         let ran = self.worker.submit(|s| match source::checked(code) {
             Ok(code) => match judge.parse(&s.engine, code) {
-                Ok(ast) => execute(s, &ast, judge, code),
+                Ok(ast) => execute_as(s, &ast, judge, code, form),
                 Err(e) => (Some(e), None),
             },
             Err(e) => (Some(e), None),
@@ -413,6 +427,17 @@ impl Sandbox {
 /// Runs `ast` after the kept `fn`s, keeps its `fn`s, and turns its value or error
 /// into strings here, on the deep stack.
 fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Option<RunError>, Option<String>) {
+    execute_as(s, ast, judge, source, ValueForm::Rhai)
+}
+
+/// [`execute`], the value written in `form`.
+fn execute_as(
+    s: &mut EngineState,
+    ast: &AST,
+    judge: &Judge,
+    source: &str,
+    form: ValueForm,
+) -> (Option<RunError>, Option<String>) {
     // Only a snippet that defines functions keeps its source (errors in them quote it).
     if ast.iter_functions().next().is_some() {
         let defined: Arc<str> = Arc::from(source);
@@ -433,6 +458,10 @@ fn execute(s: &mut EngineState, ast: &AST, judge: &Judge, source: &str) -> (Opti
         (out, None) => out,
     };
     match out {
+        Ok(v) if form == ValueForm::Json => match json::value_text(&v, judge.limits.max_output) {
+            Ok(text) => (None, Some(text)),
+            Err(why) => (Some(RunError::plain(why, ErrorKind::Script)), None),
+        },
         Ok(v) => (None, (!v.is_unit()).then(|| shown(&v, judge.limits.max_output))),
         Err(e) => (judge.error(&e, source, &s.fn_sources), None),
     }

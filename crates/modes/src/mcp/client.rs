@@ -17,8 +17,8 @@ use codeact_runtime::human::{Human, HumanRequest};
 use codeact_runtime::session::{OpenError, Session, SessionError};
 
 use super::options::McpOptions;
-use super::record::{Record, SESSION_SCRIPT};
 use super::reply::{self, MAX_PICTURE_SIDE, PictureError};
+use crate::served::{Door, Record, SESSION_SCRIPT};
 
 /// Why a call could not do its work (the client reads it as the tool's error).
 #[derive(Debug, thiserror::Error)]
@@ -146,7 +146,7 @@ impl Client {
             let out = &self.options.out;
             let dir = codeact_record::trajectory::new_run_dir(out, &format!("mcp {}", self.name));
             let device = self.options.settings.device.as_deref().unwrap_or("the default device");
-            let made = Record::create(&dir, &self.name, device, self.options.traces.as_deref())
+            let made = Record::create(Door::Mcp, &dir, &self.name, device, self.options.traces.as_deref())
                 .map_err(|source| CallError::Record { out: out.clone(), source: Box::new(source) })?;
             self.record = Some(made);
         }

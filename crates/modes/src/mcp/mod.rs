@@ -16,16 +16,15 @@
 mod client;
 mod devices;
 mod options;
-mod record;
 mod reply;
 mod serve;
 mod server;
 mod tasks;
 mod tools;
 
+pub use crate::served::SESSION_SCRIPT;
 pub use client::{Answer, CallError, Client};
 pub use options::{AgentSetup, Expose, McpOptions};
-pub use record::SESSION_SCRIPT;
 pub use reply::{MAX_PICTURE_SIDE, PictureError, run_text, scaled_png};
 pub use serve::{MAX_HTTP_SESSIONS, MAX_REQUEST_BYTES, McpServeError, new_token, serve_http, serve_stdio};
 pub use server::{CodeactServer, MAX_CLIENTS};

@@ -5,14 +5,13 @@
 //! that `codeact exec` passes, runs Rhai in the same session, and replays run
 //! folders. One [`Session`] serves it all; the live thread and the page's requests
 //! take turns on it. Here: the studio's state and its server; the door is
-//! `door.rs`, the routes `routes.rs`, the live view `live.rs`, pointing `point.rs`,
+//! the crate's `door.rs`, the routes `routes.rs`, the live view `live.rs`, pointing `point.rs`,
 //! acting `act.rs`, the recording `record.rs`, the console `console.rs`, replays
 //! `replay.rs`, and the page itself `page/`. Not flags or printing (the binary's
 //! `cli/studio.rs`).
 
 mod act;
 mod console;
-pub mod door;
 mod live;
 mod point;
 mod record;

@@ -14,8 +14,8 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::door::{self, MAX_BODY, MAX_LIVE};
 use super::{Studio, act, console, point, record, replay};
+use crate::door::{self, Refusal};
 
 const PAGE: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/studio.js");
@@ -23,6 +23,12 @@ const STYLE: &str = include_str!("page/studio.css");
 
 /// The page may load only its own files and pictures; no inline script runs.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The largest request body read (a script, a recording's path, a point).
+pub const MAX_BODY: usize = 1024 * 1024;
+
+/// The most live channels (pages showing the phone) at once.
+pub const MAX_LIVE: usize = 8;
 
 pub fn router(studio: Arc<Studio>) -> axum::Router {
     axum::Router::new().fallback(handle).layer(axum::extract::DefaultBodyLimit::max(MAX_BODY)).with_state(studio)
@@ -49,6 +55,18 @@ pub fn refused(status: StatusCode, says: impl std::fmt::Display) -> Response {
     json_reply(status, &json!({"error": says.to_string()}))
 }
 
+/// A request the door turned away, said as plain text.
+fn refused_at_door(refusal: Refusal) -> Response {
+    let (status, says) = match refusal {
+        Refusal::Token => {
+            (StatusCode::UNAUTHORIZED, "codeact studio: open the URL it printed at start (it ends with the token)")
+        }
+        Refusal::Host => (StatusCode::FORBIDDEN, "codeact studio: only http://127.0.0.1:PORT/ is served"),
+        Refusal::Origin => (StatusCode::FORBIDDEN, "codeact studio: requests from other pages are refused"),
+    };
+    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], says).into_response()
+}
+
 /// A query parameter, percent-decoded (`+` is a space).
 fn query(uri: &Uri, key: &str) -> Option<String> {
     let raw = uri.query()?.split('&').find_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))?;
@@ -65,7 +83,7 @@ async fn handle(
 ) -> Response {
     let rest = match door::admit(&headers, uri.path(), &studio.token, studio.port) {
         Ok(rest) => rest.to_string(),
-        Err(refusal) => return refusal.response(),
+        Err(refusal) => return refused_at_door(refusal),
     };
     match (method.as_str(), rest.as_str()) {
         ("GET", "") => {

@@ -275,8 +275,11 @@ impl RunView {
                 self.take_node(*step, path, goal, state, detail.as_deref());
             }
             Event::RunEnd(summary) => self.take_facts(&RunFacts::of(summary)),
-            Event::SessionStart { client, device } => {
-                self.title = format!("codeact mcp: {client}");
+            Event::SessionStart { client, device, door } => {
+                self.title = match door.as_deref() {
+                    Some("webdriver") => format!("codeact serve --webdriver: {client}"),
+                    _ => format!("codeact mcp: {client}"),
+                };
                 self.facts.push(("device".into(), device.to_string()));
             }
             Event::ExploreStart { app, strategy, budget, declared, user } => {
@@ -310,6 +313,7 @@ impl RunView {
             | Event::NoCode { .. }
             | Event::Recall { .. }
             | Event::McpCall { .. }
+            | Event::WebdriverCall { .. }
             | Event::ToolResult { .. }
             | Event::Unknown => {}
         }

@@ -288,11 +288,25 @@ pub enum Event<'a> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<Cow<'a, str>>,
     },
-    /// An MCP client's session began (`codeact mcp`): the client's name and the
-    /// device a call that names none goes to. Its calls are steps.
+    /// `codeact serve --webdriver` answered a command (`POST /element`): the command,
+    /// the step its code ran as (for the commands that act), how long it took, and
+    /// the error it answered with.
+    WebdriverCall {
+        command: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<usize>,
+        ms: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<Cow<'a, str>>,
+    },
+    /// A served session began: an MCP client's (`codeact mcp`) or, when `door`
+    /// says `webdriver`, a WebDriver session's; the client's name and the device a
+    /// call that names none goes to. Its calls are steps.
     SessionStart {
         client: Cow<'a, str>,
         device: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        door: Option<Cow<'a, str>>,
     },
     /// An exploration began (`codeact explore`): the app, the strategy, the action
     /// budget, the activities its APK declares, the user persona. Its actions are steps.

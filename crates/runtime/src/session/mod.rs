@@ -238,6 +238,13 @@ impl Session {
         self.run_in_worker(|worker, host| worker.eval(code, host))
     }
 
+    /// [`eval`](Self::eval), its value (the last expression's) as JSON text: for a
+    /// server that answers its client in JSON (`execute_driver`).
+    pub fn eval_json(&mut self, code: &str) -> RunResult {
+        self.on_the_live_screen();
+        self.run_in_worker(|worker, host| worker.eval_as(code, codeact_engine::sandbox::ValueForm::Json, host))
+    }
+
     /// A snippet written for `seen`: `ui_state` shows it until `refresh()`, so its
     /// indices mean what its writer read.
     fn written_for(&mut self, seen: &Arc<Observation>) {

@@ -203,10 +203,11 @@ impl RunSpans {
                 let name = format!("{} {}", sc::SCRIPT_SPAN, file.as_deref().unwrap_or(script));
                 self.root = Some(self.open(name, SpanKind::Internal, None, at, attrs));
             }
-            Event::SessionStart { client, device } => {
+            Event::SessionStart { client, device, door } => {
                 self.close_all(at);
                 let attrs = vec![text(sc::DEVICE, device), text(sc::CONVERSATION_ID, &self.conversation)];
-                self.root = Some(self.open(format!("mcp_session {client}"), SpanKind::Server, None, at, attrs));
+                let door = door.as_deref().unwrap_or("mcp");
+                self.root = Some(self.open(format!("{door}_session {client}"), SpanKind::Server, None, at, attrs));
             }
             Event::ExploreStart { app, strategy, .. } => {
                 self.close_all(at);
@@ -427,6 +428,7 @@ impl RunSpans {
             Event::Observation { .. }
             | Event::NoCode { .. }
             | Event::McpCall { .. }
+            | Event::WebdriverCall { .. }
             | Event::Note { .. }
             | Event::NewScreen { .. }
             | Event::Activity { .. }

@@ -1,11 +1,12 @@
-//! How one MCP client's calls are written as they come, by the record crate's
-//! [`StepRecorder`] like every mode's run: a run directory opened by a
-//! `session_start` event, an `mcp_call` event per call, the code-running calls
-//! (`run_script`, a gesture tool) as steps (`step_start`, `code`, each action with
-//! its captures, the output, the error, `step_end`), the report rewritten after
-//! each step, and `run_end` with `summary.json` when the client goes; and
-//! `session.rhai`, the replayable script of the session so far, rewritten after
-//! each step. Not what a call does (`client.rs`).
+//! How a served session's calls are written as they come — an MCP client's
+//! (`codeact mcp`) or a WebDriver session's (`codeact serve --webdriver`) — by the
+//! record crate's [`StepRecorder`] like every mode's run: a run directory opened
+//! by a `session_start` event, a call event per call (`mcp_call`,
+//! `webdriver_call`), the calls that run code as steps (`step_start`, `code`, each
+//! action with its captures, the output, the error, `step_end`), the report
+//! rewritten after each step, and `run_end` with `summary.json` when the client
+//! goes; and `session.rhai`, the replayable script of the session so far,
+//! rewritten after each step. Not what a call does (each server's own files).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -19,8 +20,26 @@ use codeact_record::trajectory::{Event, StepRecord, TrajectoryError, export};
 /// The session's replayable script in the run directory.
 pub const SESSION_SCRIPT: &str = "session.rhai";
 
+/// Which server a session came through: it names the run and its calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    Mcp,
+    Webdriver,
+}
+
+impl Door {
+    /// The mode `summary.json` names, and the command that serves it.
+    fn mode(self) -> (&'static str, &'static str) {
+        match self {
+            Door::Mcp => ("mcp", "codeact mcp"),
+            Door::Webdriver => ("webdriver", "codeact serve --webdriver"),
+        }
+    }
+}
+
 /// A client's run directory being written.
-pub(super) struct Record {
+pub struct Record {
+    door: Door,
     recorder: StepRecorder,
     /// The steps so far (the session's script is made from them).
     steps: Vec<StepRecord>,
@@ -34,7 +53,8 @@ pub(super) struct Record {
 
 impl Record {
     /// Creates `dir` (refusing one that holds a run).
-    pub(super) fn create(
+    pub fn create(
+        door: Door,
         dir: &Path,
         client: &str,
         device: &str,
@@ -44,12 +64,15 @@ impl Record {
         // rewritten after each call at no cost.
         let followers = Followers { report: Some(Assets::Linked), traces, keep_step_files: false };
         let recorder = StepRecorder::create(dir, followers)?;
-        recorder.event(&Event::SessionStart { client: client.into(), device: device.into() });
+        let door_name = (door == Door::Webdriver).then(|| door.mode().0.into());
+        recorder.event(&Event::SessionStart { client: client.into(), device: device.into(), door: door_name });
         let header = format!(
-            "codeact mcp session of {client}, {}.\nReplay it: codeact exec {SESSION_SCRIPT} --device DEVICE",
+            "{} session of {client}, {}.\nReplay it: codeact exec {SESSION_SCRIPT} --device DEVICE",
+            door.mode().1,
             jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M:%S UTC")
         );
         Ok(Self {
+            door,
             recorder,
             steps: Vec::new(),
             header,
@@ -61,17 +84,17 @@ impl Record {
         })
     }
 
-    pub(super) fn dir(&self) -> PathBuf {
+    pub fn dir(&self) -> PathBuf {
         self.recorder.dir()
     }
 
     /// Files each action a session reports under the step in hand.
-    pub(super) fn action_sink(&self) -> ActionSink {
+    pub fn action_sink(&self) -> ActionSink {
         self.recorder.action_sink(true)
     }
 
     /// A step begins: `code` is about to run.
-    pub(super) fn begin_step(&mut self, code: &str) -> (usize, Instant) {
+    pub fn begin_step(&mut self, code: &str) -> (usize, Instant) {
         let step = self.recorder.begin_step();
         self.recorder.event(&Event::Code { step, code: code.into() });
         (step, Instant::now())
@@ -79,7 +102,7 @@ impl Record {
 
     /// The step ended with `result`: its events, the report, and the session's
     /// script again.
-    pub(super) fn end_step(&mut self, (step, started): (usize, Instant), result: &RunResult) {
+    pub fn end_step(&mut self, (step, started): (usize, Instant), result: &RunResult) {
         self.recorder.ran(step, result);
         let record =
             self.recorder.end_step(step, started, Default::default(), Default::default(), Some(result.clone()));
@@ -90,22 +113,26 @@ impl Record {
     }
 
     /// One call answered.
-    pub(super) fn call(&mut self, tool: &str, step: Option<usize>, ms: f64, error: Option<&str>) {
+    pub fn call(&mut self, tool: &str, step: Option<usize>, ms: f64, error: Option<&str>) {
         let ms = (ms * 100.0).round() / 100.0;
         self.calls += 1;
         self.failed_calls += usize::from(error.is_some());
-        self.recorder.event(&Event::McpCall { tool: tool.into(), step, ms, error: error.map(Into::into) });
+        let error = error.map(Into::into);
+        self.recorder.event(&match self.door {
+            Door::Mcp => Event::McpCall { tool: tool.into(), step, ms, error },
+            Door::Webdriver => Event::WebdriverCall { command: tool.into(), step, ms, error },
+        });
     }
 
     /// A file of the run (a screenshot a call returned).
-    pub(super) fn keep_file(&self, name: &str, bytes: &[u8]) {
+    pub fn keep_file(&self, name: &str, bytes: &[u8]) {
         self.recorder.write_file(name, bytes);
     }
 
     /// The session as a script that replays it: the snippets that ran, in order
     /// (index taps as the selectors of what they hit); one that failed ends it,
     /// commented out.
-    pub(super) fn script(&self) -> String {
+    pub fn script(&self) -> String {
         // Only steps that ran to the end without an error replay; a failed one is
         // kept as a comment, so the replay does what the session did.
         let (done, failed): (Vec<&StepRecord>, Vec<&StepRecord>) =
@@ -130,7 +157,7 @@ impl Drop for Record {
             return;
         }
         let summary = serde_json::json!({
-            "mode": "mcp",
+            "mode": self.door.mode().0,
             "client": self.client,
             "device": self.device,
             "outcome": "ended",

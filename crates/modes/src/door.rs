@@ -1,19 +1,12 @@
-//! The studio's door: who may come in. The server listens on 127.0.0.1 only; every
-//! path starts with the token printed at start (`http://127.0.0.1:PORT/TOKEN/`,
-//! compared in constant time), so the page's own relative links carry it and
-//! nothing else reaches a route; the `Host` header must name this loopback port (no
-//! DNS rebinding) and an `Origin`, when a browser sends one, this very origin (no
-//! other page may drive the phone); bodies are capped at [`MAX_BODY`] and live
-//! channels at [`MAX_LIVE`] at once. Not the routes (`routes.rs`).
+//! The door of a server codeact starts on 127.0.0.1 (the studio, the WebDriver
+//! endpoint): who may come in. Every path starts with the token printed at start
+//! (`http://127.0.0.1:PORT/TOKEN/`, compared in constant time), so a page's own
+//! relative links and a WebDriver client's base path carry it and nothing else
+//! reaches a route; the `Host` header must name this loopback port (no DNS
+//! rebinding) and an `Origin`, when a browser sends one, this very origin (no other
+//! page may drive the phone). Not how each server words a refusal, nor its routes.
 
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-
-/// The largest request body read (a script, a recording's path, a point).
-pub const MAX_BODY: usize = 1024 * 1024;
-
-/// The most live channels (pages showing the phone) at once.
-pub const MAX_LIVE: usize = 8;
+use axum::http::{HeaderMap, header};
 
 /// Why a request is turned away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,19 +17,6 @@ pub enum Refusal {
     Host,
     /// An `Origin` that is not this page's.
     Origin,
-}
-
-impl Refusal {
-    pub fn response(self) -> Response {
-        let (status, says) = match self {
-            Refusal::Token => {
-                (StatusCode::UNAUTHORIZED, "codeact studio: open the URL it printed at start (it ends with the token)")
-            }
-            Refusal::Host => (StatusCode::FORBIDDEN, "codeact studio: only http://127.0.0.1:PORT/ is served"),
-            Refusal::Origin => (StatusCode::FORBIDDEN, "codeact studio: requests from other pages are refused"),
-        };
-        (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], says).into_response()
-    }
 }
 
 /// The loopback names this port answers to.

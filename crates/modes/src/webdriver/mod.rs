@@ -1,0 +1,107 @@
+//! `codeact serve --webdriver` as a library call: the W3C WebDriver protocol with
+//! Appium's extensions on 127.0.0.1, so the Appium clients of every language drive
+//! codeact sessions — and send Rhai through `execute_driver`, which runs in the
+//! session's sandbox under every limit. Each WebDriver session is one codeact
+//! [`Session`](codeact_runtime::session::Session), opened from the server's
+//! settings and the client's capabilities, and recorded like any run.
+//!
+//! Here: what the server is started with and the server itself. The door is the
+//! crate's `door.rs` (the token is the base path); routing and the envelope
+//! `routes.rs` and `wire.rs`; the session table `sessions.rs` and capabilities
+//! `capabilities.rs`; one session's state and how it runs a line of Rhai
+//! `session.rs`; finding `find.rs` (with `xpath.rs`, `uiselector.rs`, and
+//! `source.rs` for the page source); elements `element.rs`; W3C actions
+//! `actions.rs`; the device's commands and `mobile:` methods `device.rs`;
+//! `execute_driver.rs`. Not flags or printing (the binary's `cli/serve.rs`).
+
+mod actions;
+mod capabilities;
+mod device;
+mod element;
+mod execute_driver;
+mod find;
+mod routes;
+mod session;
+mod sessions;
+pub mod source;
+mod uiselector;
+mod wire;
+mod xpath;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use codeact_runtime::config::Settings;
+use tokio_util::sync::CancellationToken;
+
+/// The largest request body read (a script, a picture to find, W3C actions).
+pub const MAX_BODY: usize = 8 * 1024 * 1024;
+
+/// What the server is started with.
+#[derive(Clone)]
+pub struct WebdriverOptions {
+    /// Persona, limits, tool options; `device` is the phone a session that names
+    /// no `appium:udid` opens.
+    pub settings: Settings,
+    /// Each session's run folder is made in here.
+    pub out: PathBuf,
+    /// The most sessions open at once.
+    pub max_sessions: usize,
+    /// A session no command reached for this long is deleted (a client's
+    /// `appium:newCommandTimeout` sets its own, within [`MOST_IDLE`]).
+    pub idle: Duration,
+    /// Each session as spans to this exporter (`--otlp`).
+    pub traces: Option<Arc<codeact_record::trace::Traces>>,
+}
+
+/// The longest idle time a client may ask for.
+pub const MOST_IDLE: Duration = Duration::from_secs(3600);
+
+/// Why the server could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum WebdriverError {
+    #[error("could not listen on 127.0.0.1:{port}: pick another --port, or 0 for any free one")]
+    Bind {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the WebDriver server stopped")]
+    Http(#[source] std::io::Error),
+}
+
+/// The server's state: its options, its door and its sessions.
+pub struct Server {
+    options: WebdriverOptions,
+    token: String,
+    port: u16,
+    sessions: sessions::Sessions,
+}
+
+/// Serves at `http://127.0.0.1:PORT/TOKEN/` (0: any free port) until `stop` is
+/// cancelled; `ready` hears the address once it listens. Every session still open
+/// then is closed, its records finished.
+pub async fn serve(
+    options: WebdriverOptions,
+    port: u16,
+    token: String,
+    stop: CancellationToken,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), WebdriverError> {
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+        .await
+        .map_err(|source| WebdriverError::Bind { port, source })?;
+    let address = listener.local_addr().map_err(|source| WebdriverError::Bind { port, source })?;
+    let server = Arc::new(Server { options, token, port: address.port(), sessions: sessions::Sessions::default() });
+    let reaper = tokio::spawn(sessions::reap_idle(server.clone(), stop.clone()));
+    let router = routes::router(server.clone());
+    ready(address);
+    let served = axum::serve(listener, router).with_graceful_shutdown(stop.clone().cancelled_owned()).await;
+    stop.cancel();
+    let _ = reaper.await;
+    let closing = server.clone();
+    let _ = tokio::task::spawn_blocking(move || closing.sessions.close_all()).await;
+    served.map_err(WebdriverError::Http)
+}

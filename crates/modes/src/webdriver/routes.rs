@@ -1,0 +1,154 @@
+//! Every request, from the door to its command: the token is the base path (an
+//! Appium client takes `http://127.0.0.1:PORT/TOKEN` as its server URL), `Host`
+//! and `Origin` are checked, the body is capped; then the path is split into its
+//! segments (empty ones ignored: a client that joins `URL/` and `/session` sends
+//! `//session`; `/wd/hub` is taken too) and routed. Work that touches a session
+//! runs off the async workers, one command at a time per session. Not what each
+//! command does.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::session::WdSession;
+use super::wire::{Failure, Reply, body_of, unknown_command, unknown_error};
+use super::{MAX_BODY, Server, actions, device, element, execute_driver, find, sessions};
+use crate::door::{self, Refusal};
+
+pub fn router(server: Arc<Server>) -> axum::Router {
+    axum::Router::new().fallback(handle).layer(axum::extract::DefaultBodyLimit::max(MAX_BODY)).with_state(server)
+}
+
+fn json_reply(status: StatusCode, value: &Value) -> Response {
+    let mut response = (status, value.to_string()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn failed(failure: &Failure) -> Response {
+    json_reply(failure.status(), &failure.body())
+}
+
+/// A request the door turned away, as a W3C error a client shows.
+fn refused_at_door(refusal: Refusal) -> Response {
+    let (status, message) = match refusal {
+        Refusal::Token => (
+            StatusCode::UNAUTHORIZED,
+            "codeact serve: use the server URL it printed at start (http://127.0.0.1:PORT/TOKEN) as the client's server address",
+        ),
+        Refusal::Host => (StatusCode::FORBIDDEN, "codeact serve: only http://127.0.0.1:PORT/ is served"),
+        Refusal::Origin => (StatusCode::FORBIDDEN, "codeact serve: requests from web pages are refused"),
+    };
+    json_reply(status, &json!({"value": {"error": "unknown error", "message": message, "stacktrace": ""}}))
+}
+
+async fn handle(
+    State(server): State<Arc<Server>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let rest = match door::admit(&headers, uri.path(), &server.token, server.port) {
+        Ok(rest) => rest.to_string(),
+        Err(refusal) => return refused_at_door(refusal),
+    };
+    let sensitive = headers
+        .get("x-appium-is-sensitive")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| matches!(v.trim(), "true" | "1"));
+    let worker = server.clone();
+    let ran = tokio::task::spawn_blocking(move || {
+        let request = Request { method: method.as_str(), path: &rest, body: &body, sensitive };
+        route(&worker, &request)
+    })
+    .await;
+    match ran {
+        Ok(Ok(value)) => json_reply(StatusCode::OK, &json!({"value": value})),
+        Ok(Err(failure)) => failed(&failure),
+        Err(e) => failed(&unknown_error(format!("the command failed inside codeact: {e}"))),
+    }
+}
+
+/// A request past the door.
+pub struct Request<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub body: &'a [u8],
+    /// `X-Appium-Is-Sensitive: true`: the request's values are masked in every record.
+    pub sensitive: bool,
+}
+
+fn route(server: &Server, request: &Request) -> Reply {
+    let parts: Vec<&str> = request.path.split('/').filter(|p| !p.is_empty()).collect();
+    let parts = match parts.as_slice() {
+        ["wd", "hub", rest @ ..] => rest.to_vec(),
+        _ => parts,
+    };
+    let method = request.method;
+    match (method, parts.as_slice()) {
+        ("GET", ["status"]) => Ok(json!({
+            "ready": true,
+            "message": "codeact serves W3C WebDriver with Appium's extensions",
+            "build": {"version": env!("CARGO_PKG_VERSION")},
+        })),
+        ("POST", ["session"]) => sessions::create(server, &body_of(request.body)?),
+        ("GET", ["sessions"] | ["appium", "sessions"]) => Ok(server.sessions.list()),
+        ("DELETE", ["session", id]) => server.sessions.delete(id),
+        (_, ["session", id, rest @ ..]) => {
+            let started = Instant::now();
+            let command = format!("{method} /{}", command_name(rest));
+            server.sessions.with(id, |s| {
+                let out = session_command(s, request, rest);
+                let error = out.as_ref().err().map(|f| format!("{}: {}", f.code, f.message));
+                if !ran_code(rest) {
+                    s.note(&command, started, error.as_deref());
+                }
+                out
+            })?
+        }
+        _ => Err(unknown_command(method, request.path)),
+    }
+}
+
+/// The command's path with element ids as `:id` (how the record names it).
+fn command_name(rest: &[&str]) -> String {
+    let mut out: Vec<&str> = Vec::with_capacity(rest.len());
+    let mut after_element = false;
+    for part in rest {
+        out.push(if after_element { ":id" } else { part });
+        after_element = *part == "element" && out.len() < rest.len();
+    }
+    out.join("/")
+}
+
+/// Whether a command runs code (it records its own step and call).
+fn ran_code(rest: &[&str]) -> bool {
+    matches!(rest, ["appium", "execute_driver"])
+        || matches!(rest.last(), Some(&"click" | &"clear" | &"value"))
+        || matches!(rest, ["actions"] | ["back"] | ["appium", "device", ..] | ["execute", "sync"])
+}
+
+/// A command of session `s`.
+fn session_command(s: &mut WdSession, request: &Request, rest: &[&str]) -> Reply {
+    let body = body_of(request.body)?;
+    match (request.method, rest) {
+        ("GET", []) => Ok(s.capabilities.clone()),
+        ("POST", ["element" | "elements"]) => find::find(s, None, rest[0] == "elements", &body),
+        ("POST", ["element", id, kind @ ("element" | "elements")]) => {
+            find::find(s, Some(id), *kind == "elements", &body)
+        }
+        ("POST", ["appium", "execute_driver"]) => execute_driver::execute(s, &body),
+        ("POST", ["actions"]) => actions::perform(s, &body),
+        ("DELETE", ["actions"]) => Ok(Value::Null),
+        (_, ["element", id, what @ ..]) => element::command(s, request, id, what, &body),
+        _ => device::command(s, request, rest, &body),
+    }
+}

@@ -1,0 +1,159 @@
+//! One WebDriver session: its codeact [`Session`], the capabilities it answered
+//! with, the elements it handed out, its timeouts, and its record. Every command
+//! that acts runs as the line of Rhai a script would hold (`tap(#{id: "ok"});`),
+//! through the session's tools — so the sensitive-action gate, the watchers, the
+//! effect lines and the recording are the same as a script's, and the run folder's
+//! `session.rhai` replays the session. Not the table of sessions (`sessions.rs`).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use codeact_engine::sandbox::RunResult;
+use codeact_platform::device::{Observation, Platform};
+use codeact_platform::ui::Bounds;
+use codeact_runtime::session::Session;
+use serde_json::Value;
+
+use super::wire::{Failure, unknown_error};
+use crate::served::Record;
+
+/// The most element references a session keeps (the oldest go first).
+const MOST_ELEMENTS: usize = 10_000;
+
+/// What an element reference stands for.
+#[derive(Debug, Clone)]
+pub enum Held {
+    /// An element of the tree: found again on the live screen by its signature.
+    Tree { signature: u64, bounds: Bounds },
+    /// A place only a picture or a model found: its box, and the selector that
+    /// finds it again in a script (`#{ai: "..."}`, `#{image: "NAME"}`), if any.
+    Place { rect: Bounds, selector: Option<String> },
+}
+
+/// A WebDriver session.
+pub struct WdSession {
+    pub id: String,
+    pub session: Session,
+    pub capabilities: Value,
+    pub platform: Platform,
+    /// `implicit` of W3C's timeouts: how long a find waits for its element.
+    pub implicit: Duration,
+    /// How long the session may sit unused before it is deleted.
+    pub idle: Duration,
+    pub last_used: Instant,
+    /// The device this session holds alone (`None` for a virtual phone of its own).
+    pub holds: Option<String>,
+    elements: VecDeque<(String, Held)>,
+    next_element: u64,
+    record: Option<Record>,
+}
+
+impl WdSession {
+    pub fn new(
+        id: String,
+        session: Session,
+        capabilities: Value,
+        holds: Option<String>,
+        record: Option<Record>,
+    ) -> Self {
+        let mut session = session;
+        let platform = session.platform();
+        if let Some(record) = &record {
+            session.set_action_sink(Some(record.action_sink()));
+        }
+        WdSession {
+            id,
+            session,
+            capabilities,
+            platform,
+            implicit: Duration::ZERO,
+            idle: Duration::from_secs(60),
+            last_used: Instant::now(),
+            holds,
+            elements: VecDeque::new(),
+            next_element: 0,
+            record,
+        }
+    }
+
+    /// A fresh look at the phone (the tree, no picture).
+    pub fn look(&mut self) -> Result<Arc<Observation>, Failure> {
+        self.session.observe(false).map_err(|e| unknown_error(codeact_base::error_text::full_message(&e)))
+    }
+
+    /// A reference for `held`.
+    pub fn remember(&mut self, held: Held) -> String {
+        self.next_element += 1;
+        let id = format!("{:016x}-{}", self.id_seed(), self.next_element);
+        if self.elements.len() >= MOST_ELEMENTS {
+            self.elements.pop_front();
+        }
+        self.elements.push_back((id.clone(), held));
+        id
+    }
+
+    /// What a reference stands for.
+    pub fn held(&self, id: &str) -> Option<&Held> {
+        self.elements.iter().rev().find(|(i, _)| i == id).map(|(_, h)| h)
+    }
+
+    /// A short stable prefix of this session's element ids (its id's first bytes).
+    fn id_seed(&self) -> u64 {
+        u64::from_str_radix(&self.id.chars().take(16).collect::<String>(), 16).unwrap_or(0)
+    }
+
+    /// Runs `code` in the session as one recorded step, named `command`; its result.
+    pub fn run(&mut self, command: &str, code: &str) -> RunResult {
+        let started = Instant::now();
+        let begun = self.record.as_mut().map(|r| r.begin_step(code));
+        let result = self.session.eval(code);
+        self.finish(command, begun, started, &result);
+        result
+    }
+
+    /// Runs `code` with its value as JSON text (`execute_driver`), recorded.
+    pub fn run_json(&mut self, command: &str, code: &str) -> RunResult {
+        let started = Instant::now();
+        let begun = self.record.as_mut().map(|r| r.begin_step(code));
+        let result = self.session.eval_json(code);
+        self.finish(command, begun, started, &result);
+        result
+    }
+
+    fn finish(&mut self, command: &str, begun: Option<(usize, Instant)>, started: Instant, result: &RunResult) {
+        if let Some(record) = self.record.as_mut() {
+            let step = begun.map(|b| b.0);
+            if let Some(begun) = begun {
+                record.end_step(begun, result);
+            }
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            let error = result.error.as_ref().map(|e| e.to_string());
+            record.call(command, step, ms, error.as_deref());
+        }
+    }
+
+    /// Notes a command that ran no code.
+    pub fn note(&mut self, command: &str, started: Instant, error: Option<&str>) {
+        if let Some(record) = self.record.as_mut() {
+            record.call(command, None, started.elapsed().as_secs_f64() * 1000.0, error);
+        }
+    }
+
+    /// Keeps a file in the run folder (a screenshot a client took).
+    pub fn keep_file(&self, name: &str, bytes: &[u8]) {
+        if let Some(record) = &self.record {
+            record.keep_file(name, bytes);
+        }
+    }
+
+    /// Runs `code` as a command that acts: its failure is W3C's `unknown error`
+    /// with the script's message (and the selector's words, when one did not hold).
+    pub fn act(&mut self, command: &str, code: &str) -> Result<RunResult, Failure> {
+        let result = self.run(command, code);
+        match &result.error {
+            None => Ok(result),
+            Some(e) => Err(unknown_error(format!("{} (codeact ran: {})", e.message, super::wire::clipped(code, 300)))),
+        }
+    }
+}
