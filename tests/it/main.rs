@@ -56,3 +56,4 @@ mod ui_fixtures;
 mod untrusted;
 mod untrusted_paths;
 mod wda_door;
+mod webdriver;

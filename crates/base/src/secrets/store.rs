@@ -104,6 +104,19 @@ impl SecretStore {
         Some(value)
     }
 
+    /// Adds (or replaces) the secret `name` for this store only — a value a server's
+    /// client marked sensitive — registered for redaction at once. Values shorter
+    /// than [`SHORTEST_TYPED`](super::SHORTEST_TYPED) are refused (they could not be
+    /// kept out of the records); `false` then.
+    pub fn lend(&mut self, name: &str, value: &str) -> bool {
+        if value.len() < super::SHORTEST_TYPED {
+            return false;
+        }
+        super::register_typed(value);
+        self.from_file.insert(name.to_lowercase(), value.to_string());
+        true
+    }
+
     /// The variable `name` is read from.
     pub fn env_name(name: &str) -> String {
         format!("{SECRET_ENV_PREFIX}{}", name.to_uppercase())

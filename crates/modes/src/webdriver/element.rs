@@ -110,10 +110,11 @@ pub fn command(s: &mut WdSession, request: &Request, id: &str, what: &[&str], bo
         ("POST", ["clear"], _) => act(s, &obs, &at, "POST /element/:id/clear", Act::Clear),
         ("POST", ["value"], _) => {
             let (text, keys) = typed(body)?;
-            if request.sensitive {
-                codeact_base::secrets::register_typed(&text);
-            }
-            act(s, &obs, &at, "POST /element/:id/value", Act::Type(text, keys))
+            let how = match request.sensitive {
+                true => Act::Secret(lend(s, &text)?, keys),
+                false => Act::Type(text, keys),
+            };
+            act(s, &obs, &at, "POST /element/:id/value", how)
         }
         ("GET", ["rect"], _) => Ok(rect(&obs, &at, s.platform)),
         ("GET", ["location"], _) => Ok(rect(&obs, &at, s.platform)),
@@ -134,6 +135,22 @@ enum Act {
     Tap,
     Clear,
     Type(String, Vec<&'static str>),
+    /// Keys sent with `X-Appium-Is-Sensitive`: the name of the secret lent to the
+    /// session, typed with `type_secret` so no record holds the value.
+    Secret(String, Vec<&'static str>),
+}
+
+/// Lends a sensitive value to the session under a fresh name.
+fn lend(s: &mut WdSession, value: &str) -> Result<String, Failure> {
+    let name =
+        format!("webdriver_{}", s.remember(Held::Place { rect: Bounds::default(), selector: None }).replace('-', "_"));
+    if !s.session.lend_secret(&name, value) {
+        return Err(invalid(format!(
+            "a sensitive value must be at least {} characters to be kept out of the records",
+            codeact_base::secrets::SHORTEST_TYPED
+        )));
+    }
+    Ok(name)
 }
 
 fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, what: Act) -> Reply {
@@ -141,6 +158,13 @@ fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, 
         Resolved::Tree(id) => {
             let e = obs.ui.get(*id).ok_or_else(|| unknown_error("the element left the tree"))?;
             (aim(&obs.ui, *id), e.center, e.is_editable())
+        }
+        // A picture's place: by the selector of the element under its centre, when
+        // one is unique there (a replay then needs no picture).
+        Resolved::Place(rect, None) => {
+            let (x, y) = rect.center();
+            let under = crate::repl::inspect::element_at(&obs.ui, x, y);
+            (under.and_then(|e| aim(&obs.ui, e.id)), (x, y), under.is_some_and(|e| e.is_editable()))
         }
         Resolved::Place(rect, selector) => (selector.clone(), rect.center(), false),
     };
@@ -156,14 +180,28 @@ fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, 
                 (Some(sel), true) => format!("set_text({sel}, {});", rhai_string(&text)),
                 _ => format!("tap({target});\ninput_text({});", rhai_string(&text)),
             };
-            for key in keys {
-                code.push_str(&format!("\npress_key({});", rhai_string(key)));
-            }
+            pressed(&mut code, &keys);
+            code
+        }
+        Act::Secret(name, keys) => {
+            let clear = match (&selector, editable) {
+                (Some(sel), true) => format!("set_text({sel}, \"\");"),
+                _ => format!("tap({target});"),
+            };
+            let mut code = format!("{clear}\ntype_secret({});", rhai_string(&name));
+            pressed(&mut code, &keys);
             code
         }
     };
     s.act(command, &code)?;
     Ok(Value::Null)
+}
+
+/// The keys pressed after typing, as lines.
+fn pressed(code: &mut String, keys: &[&str]) {
+    for key in keys {
+        code.push_str(&format!("\npress_key({});", rhai_string(key)));
+    }
 }
 
 /// `GET /element/:id/rect` (and `location`, `size`): in the client's units (iOS: points).

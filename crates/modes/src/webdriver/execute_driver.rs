@@ -6,7 +6,8 @@
 //! printed], "warn": [], "error": []}}`. A script that fails answers W3C's
 //! `unknown error` (HTTP 500) with the error's message, line and column; another
 //! `type` (Appium's `webdriverio`) is refused, saying which works. The script is
-//! recorded as a step, so the run folder's `session.rhai` replays it. Not the
+//! recorded as a step, so the run folder's `session.rhai` replays it (sent with
+//! `X-Appium-Is-Sensitive`, the records hold `[key]` in its place). Not the
 //! sandbox (the engine's).
 
 use std::time::Duration;
@@ -19,7 +20,7 @@ use super::wire::{Failure, Reply, clipped, invalid};
 /// The most characters a script may hold.
 const MOST_SCRIPT: usize = 256 * 1024;
 
-pub fn execute(s: &mut WdSession, body: &Value) -> Reply {
+pub fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
     let script = body.get("script").and_then(Value::as_str).ok_or_else(|| invalid("'script' must be a string"))?;
     let kind = body.get("type").and_then(Value::as_str).unwrap_or("webdriverio");
     if !kind.eq_ignore_ascii_case("rhai") {
@@ -41,6 +42,10 @@ pub fn execute(s: &mut WdSession, body: &Value) -> Reply {
             "timeout {ms} ms is shorter than the session's time limit ({} ms); codeact cannot shorten it per script — leave timeout out, or start the server with a shorter --timeout",
             limit.as_millis()
         )));
+    }
+    if sensitive {
+        // `X-Appium-Is-Sensitive`: the script is blotted out of every record.
+        codeact_base::secrets::register(script);
     }
     let ran = s.run_json("POST /appium/execute_driver", script);
     let logs: Vec<&str> = ran.output.lines().collect();

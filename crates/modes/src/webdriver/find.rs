@@ -44,8 +44,8 @@ pub fn find(s: &mut WdSession, scope: Option<&str>, multiple: bool, body: &Value
     let value = body.get("value").and_then(Value::as_str).ok_or_else(|| invalid("'value' must be a string"))?;
     let command = if multiple { "POST /elements" } else { "POST /element" };
     match using {
-        "-custom" | "ai" => return by_model(s, command, value, multiple),
-        "-image" | "image" => return by_picture(s, command, value, multiple),
+        "-custom" | "ai" => return by_model(s, value, multiple),
+        "-image" | "image" => return by_picture(s, value, multiple),
         _ => {}
     }
     let deadline = Instant::now() + s.implicit;
@@ -190,9 +190,11 @@ fn one_place(s: &mut WdSession, rect: Option<Bounds>, selector: Option<String>, 
 }
 
 /// `-custom`: the session's vision model locates a description (`locate(...)`).
-fn by_model(s: &mut WdSession, command: &str, description: &str, multiple: bool) -> Reply {
+fn by_model(s: &mut WdSession, description: &str, multiple: bool) -> Reply {
     let literal = rhai_string(description);
-    let ran = s.run_json(command, &format!("locate({literal})"));
+    // A find is a read: not a step of the record (a replay would ask the model again);
+    // the act on what it found is, by the selector of what it hit.
+    let ran = s.session.eval_json(&format!("locate({literal})"));
     if let Some(e) = &ran.error {
         return Err(unknown_error(format!("the model could not locate {}: {}", clipped(description, 120), e.message)));
     }
@@ -203,12 +205,12 @@ fn by_model(s: &mut WdSession, command: &str, description: &str, multiple: bool)
 
 /// `-image`: a gallery name (`find(#{image: NAME})`), or a base64 PNG matched on
 /// a screenshot of the phone.
-fn by_picture(s: &mut WdSession, command: &str, value: &str, multiple: bool) -> Reply {
+fn by_picture(s: &mut WdSession, value: &str, multiple: bool) -> Reply {
     let value = value.trim();
     if codeact_platform::locate::gallery::valid_name(value) && value.len() < 100 {
         let literal = rhai_string(value);
         let selector = format!("#{{image: {literal}}}");
-        let ran = s.run_json(command, &format!("find({selector})"));
+        let ran = s.session.eval_json(&format!("find({selector})"));
         if let Some(e) = &ran.error {
             return Err(unknown_error(format!("the picture {} was not sought: {}", clipped(value, 80), e.message)));
         }

@@ -145,7 +145,7 @@ fn session_command(s: &mut WdSession, request: &Request, rest: &[&str]) -> Reply
         ("POST", ["element", id, kind @ ("element" | "elements")]) => {
             find::find(s, Some(id), *kind == "elements", &body)
         }
-        ("POST", ["appium", "execute_driver"]) => execute_driver::execute(s, &body),
+        ("POST", ["appium", "execute_driver"]) => execute_driver::execute(s, &body, request.sensitive),
         ("POST", ["actions"]) => actions::perform(s, &body),
         ("DELETE", ["actions"]) => Ok(Value::Null),
         (_, ["element", id, what @ ..]) => element::command(s, request, id, what, &body),

@@ -337,6 +337,13 @@ impl Session {
         self.tools().set_human(human);
     }
 
+    /// Lends `type_secret(name)` a value from outside the script (a WebDriver
+    /// client's request marked sensitive): typed by name, blotted out of every
+    /// record from now on. `false` when it is too short to be kept out of records.
+    pub fn lend_secret(&mut self, name: &str, value: &str) -> bool {
+        self.tools().lend_secret(name, value)
+    }
+
     /// The vision model `#{ai: ...}` selectors and `locate()` ask from now on
     /// (`None`: none; they then fail saying how to configure one). Build one from a
     /// client with [`crate::llm::locator::vision`].

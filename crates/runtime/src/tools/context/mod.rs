@@ -133,6 +133,11 @@ impl ToolContext {
     }
 
     /// Who answers questions and consents from now on.
+    /// Lends the secret `name` to `type_secret` (see [`SecretStore::lend`](codeact_base::secrets::SecretStore::lend)).
+    pub(crate) fn lend_secret(&mut self, name: &str, value: &str) -> bool {
+        self.options.secrets.lend(name, value)
+    }
+
     pub(crate) fn set_human(&mut self, human: Option<crate::human::Human>) {
         self.consent.human = human;
     }

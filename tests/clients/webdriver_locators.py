@@ -1,0 +1,37 @@
+"""codeact's own locators through Appium's Python client: `-custom` (a description
+the server's vision model locates) and `-image` (a picture, here the element
+screenshot of the Notes icon, sent as base64), each finding the app on the
+launcher and opening it.
+
+usage: webdriver_locators.py SERVER_URL
+"""
+
+import sys
+
+from appium import webdriver
+from appium.options.android import UiAutomator2Options
+from appium.webdriver.common.appiumby import AppiumBy
+
+options = UiAutomator2Options()
+options.automation_name = "codeact"
+driver = webdriver.Remote(sys.argv[1], options=options)
+try:
+    icon = driver.find_element(AppiumBy.CUSTOM, "the notes app icon")
+    icon.click()
+    assert "New note" in driver.page_source, "the notes app did not open"
+    print("ok -custom found and opened the notes app")
+
+    driver.press_keycode(3)  # HOME
+    picture = driver.find_element(AppiumBy.XPATH, "//*[@text='Notes']").screenshot_as_base64
+    driver.find_element(AppiumBy.IMAGE, picture).click()
+    assert "New note" in driver.page_source, "the notes app did not open"
+    print("ok -image found and opened the notes app")
+
+    try:
+        driver.find_element(AppiumBy.IMAGE, "not a picture!")
+        raise AssertionError("a picture that is not one was looked for")
+    except Exception as e:
+        assert "base64" in str(e), str(e)
+    print("ok a bad picture is an error")
+finally:
+    driver.quit()

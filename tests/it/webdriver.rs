@@ -1,0 +1,280 @@
+//! `codeact serve --webdriver` driven by clients codeact did not write: a test from
+//! Appium's documentation on Appium's own Python client passes against the virtual
+//! phone as Android and as an iPhone (accessibility id, id, XPath, keys, text,
+//! page source, screenshot, a W3C swipe, a Rhai flow through execute_driver), each
+//! session's run folder replays with `codeact exec`; `-custom` and `-image` find
+//! the right element through a scripted vision model and a picture. And the door:
+//! no or a wrong base path, a foreign Host or Origin, broken JSON, huge bodies,
+//! scripts that hit every limit, more sessions than allowed, idle sessions, masked
+//! sensitive values — each a W3C error or refusal, the server alive.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{self, programs};
+use common::llm::{ScriptedLlm, reply};
+
+/// `codeact serve --webdriver` on a free port in `dir`; killed on drop.
+pub struct Served {
+    child: Child,
+    pub url: String,
+    pub port: u16,
+    pub token: String,
+}
+
+impl Served {
+    pub fn start(device: &str, dir: &std::path::Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["serve", "--webdriver", "--device", device, "--port", "0"])
+            .args(extra)
+            .current_dir(dir)
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("CODEACT_MODEL")
+            .env_remove("CODEACT_CONFIG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start codeact serve");
+        let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("the server's first line");
+        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+        let url =
+            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}")).to_string();
+        let rest = url.trim_start_matches("http://127.0.0.1:");
+        let (port, token) = rest.split_once('/').expect("port/token");
+        let (port, token) = (port.parse().expect("port"), token.to_string());
+        Self { child, url, port, token }
+    }
+
+    /// A raw request: (status, body).
+    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(120))).expect("timeout");
+        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        for (k, v) in headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        let _ = s.write_all(head.as_bytes());
+        let _ = s.write_all(body);
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        let text = String::from_utf8_lossy(&answer).into_owned();
+        let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+        (status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
+    }
+
+    /// A W3C command under the token: (status, the reply's JSON).
+    pub fn call(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
+        let path = format!("/{}{path}", self.token);
+        let (status, text) = self.request(method, &path, &[("Content-Type", "application/json")], body.as_bytes());
+        (status, serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: not JSON: {text}")))
+    }
+
+    /// A new session's id.
+    pub fn session(&self, caps: &str) -> String {
+        let (status, reply) =
+            self.call("POST", "/session", &format!(r#"{{"capabilities": {{"alwaysMatch": {caps}}}}}"#));
+        assert_eq!(status, 200, "{reply}");
+        reply["value"]["sessionId"].as_str().expect("sessionId").to_string()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn said(out: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn client(script: &str, args: &[&str]) -> String {
+    let path = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
+    let ran = Command::new(programs::appium_python()).arg(&path).args(args).output().expect("run the Appium client");
+    let text = said(&ran);
+    assert!(ran.status.success(), "{text}");
+    text
+}
+
+/// The run folders below `dir/runs`.
+fn run_folders(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut all: Vec<_> =
+        std::fs::read_dir(dir.join("runs")).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    all.sort();
+    all
+}
+
+#[test]
+fn appiums_python_client_passes_on_the_virtual_android_and_iphone_and_the_sessions_replay() {
+    for (device, platform) in [("sim", "android"), ("sim:ios", "ios")] {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let served = Served::start(device, dir.path(), &[]);
+        let text = client("webdriver_appium.py", &[&served.url, platform]);
+        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 12, "{device}: {text}");
+        drop(served);
+        let folders = run_folders(dir.path());
+        assert_eq!(folders.len(), 1, "{folders:?}");
+        let summary = std::fs::read_to_string(folders[0].join("summary.json")).expect("summary.json");
+        assert!(summary.contains("\"mode\": \"webdriver\"") || summary.contains("\"mode\":\"webdriver\""), "{summary}");
+        let events = std::fs::read_to_string(folders[0].join("events.jsonl")).expect("events.jsonl");
+        assert!(events.contains("\"webdriver_call\"") && events.contains("POST /appium/execute_driver"), "{events}");
+        let script = folders[0].join("session.rhai");
+        let replayed = Command::new(env!("CARGO_BIN_EXE_codeact"))
+            .args(["exec", script.to_str().unwrap_or(""), "--device", device])
+            .output()
+            .expect("codeact exec");
+        assert!(
+            replayed.status.success(),
+            "{device}: {}\n{}",
+            said(&replayed),
+            std::fs::read_to_string(&script).unwrap_or_default()
+        );
+    }
+}
+
+#[test]
+fn a_description_and_a_picture_find_the_notes_app() {
+    let llm = ScriptedLlm::start(vec![reply("```json\n{\"x\": 875, \"y\": 210, \"confidence\": 0.9}\n```")]);
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let served = Served::start("sim", dir.path(), &["--base-url", &llm.base_url, "--model", "vision"]);
+    let text = client("webdriver_locators.py", &[&served.url]);
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 3, "{text}");
+    assert_eq!(llm.requests().len(), 1, "one question for the one description");
+    drop(served);
+    let script = std::fs::read_to_string(run_folders(dir.path())[0].join("session.rhai")).expect("session.rhai");
+    // The finds are reads; the taps replay by what they hit, without the model.
+    assert!(!script.contains("locate(") && script.matches("tap(#{text: \"Notes\"})").count() == 2, "{script}");
+}
+
+#[test]
+fn strangers_and_hostile_requests_get_w3c_errors_and_the_server_lives() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let served = Served::start("sim", dir.path(), &["--max-sessions", "2", "--limit", "timeout_ms=3000"]);
+    let token = served.token.clone();
+    // The door.
+    for (path, headers, want) in [
+        ("/status".to_string(), vec![], 401),
+        ("/wrongtoken/status".to_string(), vec![], 401),
+        (format!("/{token}/status"), vec![("Host", "evil.example")], 403),
+        (format!("/{token}/status"), vec![("Origin", "http://evil.example")], 403),
+        (format!("/{token}/status"), vec![], 200),
+        (format!("/{token}//status"), vec![], 200),
+        (format!("/{token}/wd/hub/status"), vec![], 200),
+    ] {
+        let (status, body) = served.request("GET", &path, &headers, b"");
+        assert_eq!(status, want, "{path} {headers:?}: {body}");
+        if want != 200 {
+            let reply: serde_json::Value = serde_json::from_str(&body).expect("a W3C error");
+            assert!(reply["value"]["error"].is_string(), "{body}");
+            assert!(!body.contains(&token), "the token is not echoed");
+        }
+    }
+    // Broken and huge bodies, unknown commands and sessions.
+    let (status, reply) = served.call("POST", "/session", "{not json");
+    assert_eq!((status, reply["value"]["error"].as_str()), (400, Some("invalid argument")), "{reply}");
+    let huge = format!("{{\"capabilities\": {{\"x\": \"{}\"}}}}", "a".repeat(9 * 1024 * 1024));
+    let (status, _) = served.request("POST", &format!("/{token}/session"), &[], huge.as_bytes());
+    assert_eq!(status, 413);
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (status, reply) = served.call("POST", "/session", &deep);
+    assert_eq!(status, 400, "{reply}");
+    let (status, reply) = served.call("GET", "/session/nope/source", "");
+    assert_eq!((status, reply["value"]["error"].as_str()), (404, Some("invalid session id")), "{reply}");
+    let (status, reply) = served.call("GET", "/bogus", "");
+    assert_eq!((status, reply["value"]["error"].as_str()), (404, Some("unknown command")), "{reply}");
+    // No address a client names is reached out to.
+    let (status, reply) = served.call(
+        "POST",
+        "/session",
+        r#"{"capabilities": {"alwaysMatch": {"appium:udid": "appium:http://127.0.0.1:9/"}}}"#,
+    );
+    assert_eq!((status, reply["value"]["error"].as_str()), (500, Some("session not created")), "{reply}");
+    // Two sessions at most; a thousand more are refused fast.
+    let id = served.session(r#"{"platformName": "Android"}"#);
+    let other = served.session(r#"{"platformName": "Android", "appium:newCommandTimeout": 1}"#);
+    let started = Instant::now();
+    for _ in 0..1000 {
+        let (status, reply) = served.call("POST", "/session", r#"{"capabilities": {}}"#);
+        assert_eq!(status, 500, "{reply}");
+        assert!(reply["value"]["message"].as_str().is_some_and(|m| m.contains("--max-sessions")), "{reply}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
+    // The idle one is gone after its second.
+    std::thread::sleep(Duration::from_millis(2500));
+    let (status, _) = served.call("GET", &format!("/session/{other}/source"), "");
+    assert_eq!(status, 404, "the idle session was deleted");
+    // Scripts that hit every limit are errors; the session goes on.
+    let run = |script: &str| {
+        let body = serde_json::json!({"script": script, "type": "rhai"}).to_string();
+        served.call("POST", &format!("/session/{id}/appium/execute_driver"), &body)
+    };
+    for (script, says) in [
+        ("loop {}", "operations"),
+        ("let s = \"x\"; loop { s += s; }", "limit"),
+        ("loop { refresh(); }", ""),
+        ("fn f(n) { f(n + 1) } f(0)", "nested"),
+        ("let a = []; loop { a.push(a.len()); }", "limit"),
+        ("eval(\"1\")", "eval"),
+        ("import \"x\" as y;", "module"),
+    ] {
+        let (status, reply) = run(script);
+        let message = reply["value"]["message"].as_str().unwrap_or("").to_lowercase();
+        assert_eq!(status, 500, "{script}: {reply}");
+        assert!(message.contains(says), "{script}: {reply}");
+        eprintln!("{script}: {message}");
+    }
+    let (status, reply) = run("for i in 0..100000 { print(i); } 1 + 1");
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["value"]["result"], 2, "{reply}");
+    assert!(reply.to_string().len() < 1_000_000, "output is bounded");
+    // A sensitive value is masked in every record.
+    let (status, reply) =
+        served.call("POST", &format!("/session/{id}/appium/device/activate_app"), r#"{"appId": "com.example.notes"}"#);
+    assert_eq!(status, 200, "{reply}");
+    let (_, found) =
+        served.call("POST", &format!("/session/{id}/element"), r#"{"using": "accessibility id", "value": "New note"}"#);
+    let new_note = found["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str().expect("New note").to_string();
+    served.call("POST", &format!("/session/{id}/element/{new_note}/click"), "{}");
+    let (_, body) = served.call("POST", &format!("/session/{id}/element"), r#"{"using": "id", "value": "note_body"}"#);
+    let field = body["value"]["element-6066-11e4-a52e-4f735466cecf"].as_str().expect("note_body").to_string();
+    let (status, reply) = served.request(
+        "POST",
+        &format!("/{token}/session/{id}/element/{field}/value"),
+        &[("X-Appium-Is-Sensitive", "true"), ("Content-Type", "application/json")],
+        br#"{"text": "hunter2-correct-horse"}"#,
+    );
+    assert_eq!(status, 200, "{reply}");
+    let (status, reply) = served.call("GET", &format!("/session/{id}/element/{field}/text"), "");
+    assert_eq!((status, reply["value"].as_str()), (200, Some("[key]")), "the field's text is not read back: {reply}");
+    let secret_flow =
+        serde_json::json!({"script": "let pin = \"swordfish-4711\"; pin.len()", "type": "rhai"}).to_string();
+    let (status, reply) = served.request(
+        "POST",
+        &format!("/{token}/session/{id}/appium/execute_driver"),
+        &[("X-Appium-Is-Sensitive", "true"), ("Content-Type", "application/json")],
+        secret_flow.as_bytes(),
+    );
+    assert_eq!(status, 200, "{reply}");
+    let (status, reply) = served.call("DELETE", &format!("/session/{id}"), "");
+    assert_eq!(status, 200, "{reply}");
+    let (status, _) = served.call("GET", "/status", "");
+    assert_eq!(status, 200, "the server lives");
+    drop(served);
+    for folder in run_folders(dir.path()) {
+        for file in ["events.jsonl", "session.rhai", "report.html"] {
+            let text = std::fs::read_to_string(folder.join(file)).unwrap_or_default();
+            assert!(!text.contains("hunter2-correct-horse"), "{file} shows the sensitive value");
+            assert!(!text.contains("swordfish-4711"), "{file} shows the sensitive script");
+        }
+    }
+}
