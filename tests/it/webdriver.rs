@@ -1,6 +1,6 @@
-//! `codeact serve --webdriver` driven by clients codeact did not write: a test from
-//! Appium's documentation on Appium's own Python client passes against the virtual
-//! phone as Android and as an iPhone (accessibility id, id, XPath, keys, text,
+//! `codeact serve --webdriver` driven by clients codeact did not write: tests from
+//! Appium's documentation on Appium's own Python client and on WebdriverIO pass
+//! against the virtual phone as Android and as an iPhone (accessibility id, id, XPath, keys, text,
 //! page source, screenshot, a W3C swipe, a Rhai flow through execute_driver), each
 //! session's run folder replays with `codeact exec`; `-custom` and `-image` find
 //! the right element through a scripted vision model and a picture. And the door:
@@ -139,6 +139,23 @@ fn appiums_python_client_passes_on_the_virtual_android_and_iphone_and_the_sessio
             said(&replayed),
             std::fs::read_to_string(&script).unwrap_or_default()
         );
+    }
+}
+
+#[test]
+fn webdriverio_passes_on_the_virtual_android_and_iphone() {
+    let wdio = programs::wdio_dir();
+    let test = format!("{}/tests/clients/webdriver_wdio.mjs", env!("CARGO_MANIFEST_DIR"));
+    for (device, platform) in [("sim", "android"), ("sim:ios", "ios")] {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let served = Served::start(device, dir.path(), &[]);
+        let ran = Command::new("node")
+            .args([test.as_str(), &served.url, platform, wdio.to_str().unwrap_or("")])
+            .output()
+            .expect("node (WebdriverIO's client)");
+        let text = said(&ran);
+        assert!(ran.status.success(), "{device}: {text}");
+        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 8, "{device}: {text}");
     }
 }
 

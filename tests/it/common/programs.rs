@@ -181,6 +181,20 @@ pub fn mcp_inspector() -> PathBuf {
     })
 }
 
+/// Where WebdriverIO (npm) is installed: the folder `npm install webdriverio@9.33.1`
+/// ran in, whose client drives `codeact serve --webdriver`.
+pub fn wdio_dir() -> PathBuf {
+    let dir = std::env::var_os("CODEACT_WDIO").map(PathBuf::from).unwrap_or_else(|| tools_dir().join("wdio"));
+    if !dir.join("node_modules/webdriverio/build/index.js").is_file() {
+        panic!(
+            "the WebDriver tests need WebdriverIO, found neither in $CODEACT_WDIO nor in {}: {INSTALL_ALL}, or (cd {} && npm install webdriverio@9.33.1)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    dir
+}
+
 /// A Python with Appium's own client (Appium-Python-Client 6.0.9): a test written
 /// from Appium's documentation drives the virtual phone through the real Appium.
 pub fn appium_python() -> PathBuf {
