@@ -5,7 +5,7 @@ page source and a screenshot read, a contact list swiped by W3C actions, and a
 whole flow sent as Rhai through execute_driver. Prints `ok ...` per step; any
 failure raises.
 
-usage: webdriver_appium.py SERVER_URL android|ios
+usage: webdriver_appium.py SERVER_URL android|ios|harmony
 """
 
 import base64
@@ -14,6 +14,7 @@ import time
 
 from appium import webdriver
 from appium.options.android import UiAutomator2Options
+from appium.options.common import AppiumOptions
 from appium.options.ios import XCUITestOptions
 from appium.webdriver.common.appiumby import AppiumBy
 from selenium.webdriver.common.action_chains import ActionChains
@@ -23,12 +24,17 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 
 url, platform = sys.argv[1], sys.argv[2]
 android = platform == "android"
+ios = platform == "ios"
 
 
 def options(app):
     if android:
         o = UiAutomator2Options()
         o.app_package = app
+    elif platform == "harmony":
+        o = AppiumOptions()
+        o.platform_name = "HarmonyOS"
+        o.set_capability("appium:appPackage", app)
     else:
         o = XCUITestOptions()
         o.bundle_id = app
@@ -44,7 +50,7 @@ try:
     print("ok page source")
 
     # XCUITest's accessibility id is the element's name: its identifier when it has one.
-    driver.find_element(AppiumBy.ACCESSIBILITY_ID, "New note" if android else "add_note").click()
+    driver.find_element(AppiumBy.ACCESSIBILITY_ID, "add_note" if ios else "New note").click()
     print("ok accessibility id")
 
     title = driver.switch_to.active_element
@@ -57,9 +63,9 @@ try:
     assert body.text == "milk, eggs", body.text
     print("ok id and send keys")
 
-    save = "//*[@text='Save']" if android else "//*[@label='Save']"
+    save = "//*[@label='Save']" if ios else "//*[@text='Save']"
     driver.find_element(AppiumBy.XPATH, save).click()
-    note = "//*[@text='Shopping']" if android else "//*[@label='Shopping']"
+    note = "//*[@label='Shopping']" if ios else "//*[@text='Shopping']"
     found = driver.find_element(AppiumBy.XPATH, note)
     assert found.text == "Shopping" and found.is_displayed(), found.text
     r = found.rect
@@ -84,6 +90,14 @@ try:
     actions.perform()
     assert driver.page_source != before, "the list did not move"
     print("ok W3C swipe")
+
+    if android:
+        scroll = 'new UiScrollable(new UiSelector().scrollable(true)).scrollIntoView(new UiSelector().text("李四"))'
+        driver.find_element(AppiumBy.ANDROID_UIAUTOMATOR, scroll).click()
+        assert driver.find_element(AppiumBy.ANDROID_UIAUTOMATOR, 'new UiSelector().textStartsWith("+86 139")').is_displayed()
+        print("ok UiScrollable scrolled to the contact")
+    else:
+        print("ok (UiScrollable is Android's)")
 
     flow = """
 start_app("com.android.settings");

@@ -1,7 +1,8 @@
 //! `codeact serve --webdriver` driven by clients codeact did not write: tests from
 //! Appium's documentation on Appium's own Python client and on WebdriverIO pass
-//! against the virtual phone as Android and as an iPhone (accessibility id, id, XPath, keys, text,
-//! page source, screenshot, a W3C swipe, a Rhai flow through execute_driver), each
+//! against the virtual phone as Android and as an iPhone (and the Python one as a
+//! HarmonyOS phone): accessibility id, id, XPath, UiSelector and UiScrollable, keys,
+//! text, page source, screenshot, a W3C swipe, a Rhai flow through execute_driver, each
 //! session's run folder replays with `codeact exec`; `-custom` and `-image` find
 //! the right element through a scripted vision model and a picture. And the door:
 //! no or a wrong base path, a foreign Host or Origin, broken JSON, huge bodies,
@@ -115,12 +116,12 @@ fn run_folders(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn appiums_python_client_passes_on_the_virtual_android_and_iphone_and_the_sessions_replay() {
-    for (device, platform) in [("sim", "android"), ("sim:ios", "ios")] {
+fn appiums_python_client_passes_on_every_virtual_platform_and_the_sessions_replay() {
+    for (device, platform) in [("sim", "android"), ("sim:ios", "ios"), ("sim:harmony", "harmony")] {
         let dir = tempfile::tempdir().expect("a temp dir");
         let served = Served::start(device, dir.path(), &[]);
         let text = client("webdriver_appium.py", &[&served.url, platform]);
-        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 12, "{device}: {text}");
+        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 13, "{device}: {text}");
         drop(served);
         let folders = run_folders(dir.path());
         assert_eq!(folders.len(), 1, "{folders:?}");

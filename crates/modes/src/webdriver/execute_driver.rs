@@ -39,7 +39,7 @@ pub fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
         && Duration::from_millis(ms as u64) < limit
     {
         return Err(invalid(format!(
-            "timeout {ms} ms is shorter than the session's time limit ({} ms); codeact cannot shorten it per script — leave timeout out, or start the server with a shorter --timeout",
+            "timeout {ms} ms is shorter than the session's time limit ({} ms); codeact cannot shorten it per script — leave timeout out, or start the server with a shorter --limit timeout_ms=MS",
             limit.as_millis()
         )));
     }

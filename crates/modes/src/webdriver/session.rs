@@ -42,21 +42,13 @@ pub struct WdSession {
     /// How long the session may sit unused before it is deleted.
     pub idle: Duration,
     pub last_used: Instant,
-    /// The device this session holds alone (`None` for a virtual phone of its own).
-    pub holds: Option<String>,
     elements: VecDeque<(String, Held)>,
     next_element: u64,
     record: Option<Record>,
 }
 
 impl WdSession {
-    pub fn new(
-        id: String,
-        session: Session,
-        capabilities: Value,
-        holds: Option<String>,
-        record: Option<Record>,
-    ) -> Self {
+    pub fn new(id: String, session: Session, capabilities: Value, record: Option<Record>) -> Self {
         let mut session = session;
         let platform = session.platform();
         if let Some(record) = &record {
@@ -70,7 +62,6 @@ impl WdSession {
             implicit: Duration::ZERO,
             idle: Duration::from_secs(60),
             last_used: Instant::now(),
-            holds,
             elements: VecDeque::new(),
             next_element: 0,
             record,

@@ -24,11 +24,33 @@ use codeact_engine::emit::rhai::string as rhai_string;
 
 type Shared = Arc<Mutex<WdSession>>;
 
-/// The open sessions, and how many are being opened.
+/// An open session, with what is read of it without waiting for its command in flight.
+struct Entry {
+    session: Shared,
+    capabilities: Value,
+}
+
+/// The open sessions, how many are being opened, and which phones are held (each by
+/// the session id holding it, or an opening's mark).
 #[derive(Default)]
 pub struct Sessions {
-    open: Mutex<HashMap<String, Shared>>,
+    open: Mutex<HashMap<String, Entry>>,
     opening: AtomicUsize,
+    held: Mutex<HashMap<String, String>>,
+}
+
+/// What an opening that is not finished holds: given back if it fails.
+struct Hold<'a> {
+    sessions: &'a Sessions,
+    device: Option<String>,
+}
+
+impl Drop for Hold<'_> {
+    fn drop(&mut self) {
+        if let Some(device) = &self.device {
+            lock(&self.sessions.held).remove(device);
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -51,7 +73,7 @@ impl Drop for Slot<'_> {
 impl Sessions {
     /// Runs `f` with session `id` (one command at a time per session).
     pub fn with<T>(&self, id: &str, f: impl FnOnce(&mut WdSession) -> T) -> Result<T, Failure> {
-        let shared = lock(&self.open).get(id).cloned().ok_or_else(|| no_session(id))?;
+        let shared = lock(&self.open).get(id).map(|e| e.session.clone()).ok_or_else(|| no_session(id))?;
         let mut session = lock(&shared);
         session.last_used = Instant::now();
         let out = f(&mut session);
@@ -61,27 +83,30 @@ impl Sessions {
 
     /// `GET /sessions`: each session's id and capabilities.
     pub fn list(&self) -> Value {
-        let all: Vec<Shared> = lock(&self.open).values().cloned().collect();
-        let listed: Vec<Value> = all
-            .iter()
-            .filter_map(|s| s.try_lock().ok().map(|s| json!({"id": s.id, "capabilities": s.capabilities})))
-            .collect();
-        Value::Array(listed)
+        let open = lock(&self.open);
+        Value::Array(open.iter().map(|(id, e)| json!({"id": id, "capabilities": e.capabilities})).collect())
+    }
+
+    /// Forgets what session `id` held.
+    fn release(&self, id: &str) {
+        lock(&self.held).retain(|_, holder| holder != id);
     }
 
     /// `DELETE /session/:id`: the session closes (its records finished).
     pub fn delete(&self, id: &str) -> Reply {
         let removed = lock(&self.open).remove(id).ok_or_else(|| no_session(id))?;
-        // Wait for a command in flight, then let the session go.
-        drop(lock(&removed));
+        // Wait for a command in flight, then let the session (and its phone) go.
+        drop(lock(&removed.session));
         drop(removed);
+        self.release(id);
         Ok(Value::Null)
     }
 
     /// Closes every session (the server is stopping).
     pub fn close_all(&self) {
-        let all: Vec<Shared> = lock(&self.open).drain().map(|(_, s)| s).collect();
+        let all: Vec<Entry> = lock(&self.open).drain().map(|(_, e)| e).collect();
         drop(all);
+        lock(&self.held).clear();
     }
 
     /// The sessions idle past their time, removed.
@@ -89,19 +114,25 @@ impl Sessions {
         let mut open = lock(&self.open);
         let idle: Vec<String> = open
             .iter()
-            .filter(|(_, s)| s.try_lock().is_ok_and(|s| s.last_used.elapsed() > s.idle))
+            .filter(|(_, e)| e.session.try_lock().is_ok_and(|s| s.last_used.elapsed() > s.idle))
             .map(|(id, _)| id.clone())
             .collect();
-        idle.iter().filter_map(|id| open.remove(id)).collect()
+        let taken: Vec<Shared> = idle.iter().filter_map(|id| open.remove(id)).map(|e| e.session).collect();
+        drop(open);
+        for id in &idle {
+            self.release(id);
+        }
+        taken
     }
 
-    /// Whether a session holds the device `key`.
-    fn held(&self, key: &str) -> Option<String> {
-        let open = lock(&self.open);
-        open.values().find_map(|s| {
-            let s = s.try_lock().ok()?;
-            (s.holds.as_deref() == Some(key)).then(|| s.id.clone())
-        })
+    /// Holds `device` for an opening, unless a session holds it: who does, then.
+    fn hold(&self, device: &str) -> Result<Hold<'_>, String> {
+        let mut held = lock(&self.held);
+        if let Some(holder) = held.get(device) {
+            return Err(holder.clone());
+        }
+        held.insert(device.to_string(), String::new());
+        Ok(Hold { sessions: self, device: Some(device.to_string()) })
     }
 }
 
@@ -147,14 +178,13 @@ pub fn create(server: &Server, body: &Value) -> Reply {
     let own_phone =
         matches!(DeviceSpec::parse(device.as_deref()), DeviceSpec::Sim | DeviceSpec::SimIos | DeviceSpec::SimHarmony);
     let holds = (!own_phone).then(|| shown.clone());
-    if let Some(key) = &holds
-        && let Some(other) = sessions.held(key)
-    {
-        return Err(not_created(format!(
-            "{} is in session {other} already: delete that session first (driver.quit())",
-            clipped(key, 120)
-        )));
-    }
+    let mut hold = match &holds {
+        Some(key) => sessions.hold(key).map_err(|other| {
+            let who = if other.is_empty() { "a session being opened".to_string() } else { format!("session {other}") };
+            not_created(format!("{} is in {who} already: delete that session first (driver.quit())", clipped(key, 120)))
+        })?,
+        None => Hold { sessions, device: None },
+    };
     let mut settings = settings.clone();
     settings.device = device;
     let mut session = Session::open(&settings).map_err(|e| {
@@ -167,14 +197,18 @@ pub fn create(server: &Server, body: &Value) -> Reply {
     let device_name = session.device_name();
     let answered = capabilities::answered(&asked, platform, &device_name);
     let record = open_record(server, &id, &device_name);
-    let mut wd = WdSession::new(id.clone(), session, answered.clone(), holds, record);
+    let mut wd = WdSession::new(id.clone(), session, answered.clone(), record);
     if let Some(idle) = asked.idle {
         wd.idle = idle;
     } else {
         wd.idle = server.options.idle;
     }
     start_app(&mut wd, &asked)?;
-    lock(&sessions.open).insert(id.clone(), Arc::new(Mutex::new(wd)));
+    if let Some(device) = hold.device.take() {
+        lock(&sessions.held).insert(device, id.clone());
+    }
+    let entry = Entry { session: Arc::new(Mutex::new(wd)), capabilities: answered.clone() };
+    lock(&sessions.open).insert(id.clone(), entry);
     drop(slot);
     Ok(json!({"sessionId": id, "capabilities": answered}))
 }
