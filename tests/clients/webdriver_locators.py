@@ -3,7 +3,7 @@ the server's vision model locates) and `-image` (a picture, here the element
 screenshot of the Notes icon, sent as base64), each finding the app on the
 launcher and opening it.
 
-usage: webdriver_locators.py SERVER_URL
+usage: webdriver_locators.py SERVER_URL GALLERY_NAME
 """
 
 import sys
@@ -26,6 +26,11 @@ try:
     driver.find_element(AppiumBy.IMAGE, picture).click()
     assert "New note" in driver.page_source, "the notes app did not open"
     print("ok -image found and opened the notes app")
+
+    driver.press_keycode(3)
+    driver.find_element(AppiumBy.IMAGE, sys.argv[2]).click()
+    assert "New note" in driver.page_source, "the notes app did not open"
+    print("ok -image by a gallery name opened the notes app")
 
     try:
         driver.find_element(AppiumBy.IMAGE, "not a picture!")

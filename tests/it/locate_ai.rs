@@ -11,7 +11,7 @@ use crate::agent_run::{run_dir, scratch};
 use crate::common;
 use common::llm::{Canned, ScriptedLlm, last_user_text, reply};
 
-/// The Notes icon on the launcher (540..810 × 420..714 of 1080 × 2400), on the grid.
+/// The Notes icon on the launcher (810..1080 × 420..714 of 1080 × 2400), on the grid.
 const NOTES_ICON: &str = r#"{"x": 875, "y": 210, "confidence": 0.9}"#;
 
 fn exec(script: &Path, device: &str, extra: &[&str]) -> Output {

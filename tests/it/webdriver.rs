@@ -164,14 +164,34 @@ fn webdriverio_passes_on_the_virtual_android_and_iphone() {
 fn a_description_and_a_picture_find_the_notes_app() {
     let llm = ScriptedLlm::start(vec![reply("```json\n{\"x\": 875, \"y\": 210, \"confidence\": 0.9}\n```")]);
     let dir = tempfile::tempdir().expect("a temp dir");
+    // The Notes icon on the launcher (810..1080 × 420..714), cut into the gallery the
+    // server reads (./assets).
+    let cut = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args([
+            "assets",
+            "add",
+            "notes_icon",
+            "--from-screen",
+            "810,420,1080,714",
+            "--threshold",
+            "0.97",
+            "--device",
+            "sim",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("codeact assets add");
+    assert!(cut.status.success(), "{}", said(&cut));
     let served = Served::start("sim", dir.path(), &["--base-url", &llm.base_url, "--model", "vision"]);
-    let text = client("webdriver_locators.py", &[&served.url]);
-    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 3, "{text}");
+    let text = client("webdriver_locators.py", &[&served.url, "notes_icon"]);
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 4, "{text}");
     assert_eq!(llm.requests().len(), 1, "one question for the one description");
     drop(served);
     let script = std::fs::read_to_string(run_folders(dir.path())[0].join("session.rhai")).expect("session.rhai");
-    // The finds are reads; the taps replay by what they hit, without the model.
+    // The finds are reads; the taps replay by what they hit, without the model (a
+    // gallery picture stays one: the gallery is there for the replay too).
     assert!(!script.contains("locate(") && script.matches("tap(#{text: \"Notes\"})").count() == 2, "{script}");
+    assert!(script.contains("tap(#{image: \"notes_icon\"})"), "{script}");
 }
 
 #[test]

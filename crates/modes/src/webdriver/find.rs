@@ -212,7 +212,7 @@ fn by_picture(s: &mut WdSession, value: &str, multiple: bool) -> Reply {
         let selector = format!("#{{image: {literal}}}");
         let ran = s.session.eval_json(&format!("find({selector})"));
         if let Some(e) = &ran.error {
-            return Err(unknown_error(format!("the picture {} was not sought: {}", clipped(value, 80), e.message)));
+            return Err(unknown_error(format!("-image {}: {}", clipped(value, 80), e.message)));
         }
         let found: Value = ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null);
         return one_place(s, bounds_of(&found), Some(selector), multiple, &format!("-image {value}"));
