@@ -26,9 +26,14 @@ pub struct Served {
 
 impl Served {
     pub fn start(device: &str, dir: &std::path::Path, extra: &[&str]) -> Self {
+        Self::start_with(device, dir, extra, &[])
+    }
+
+    pub fn start_with(device: &str, dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_codeact"))
             .args(["serve", "--webdriver", "--device", device, "--port", "0"])
             .args(extra)
+            .envs(env.iter().copied())
             .current_dir(dir)
             .env_remove("OPENAI_BASE_URL")
             .env_remove("OPENAI_API_KEY")
@@ -144,6 +149,17 @@ fn appiums_python_client_passes_on_every_virtual_platform_and_the_sessions_repla
 }
 
 #[test]
+fn appiums_client_reaches_a_phone_behind_a_real_appium_through_codeact() {
+    // Appium's client → codeact serve --webdriver → the real Appium → the virtual phone.
+    let stand = common::appium::Stand::start();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let device = format!("appium:{}", stand.appium.url);
+    let served = Served::start_with(&device, dir.path(), &[], &[("CODEACT_APPIUM_CAPS", &stand.caps())]);
+    let text = client("webdriver_appium.py", &[&served.url, "android"]);
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 13, "{text}");
+}
+
+#[test]
 fn webdriverio_passes_on_the_virtual_android_and_iphone() {
     let wdio = programs::wdio_dir();
     let test = format!("{}/tests/clients/webdriver_wdio.mjs", env!("CARGO_MANIFEST_DIR"));
@@ -237,8 +253,21 @@ fn strangers_and_hostile_requests_get_w3c_errors_and_the_server_lives() {
         r#"{"capabilities": {"alwaysMatch": {"appium:udid": "appium:http://127.0.0.1:9/"}}}"#,
     );
     assert_eq!((status, reply["value"]["error"].as_str()), (500, Some("session not created")), "{reply}");
-    // Two sessions at most; a thousand more are refused fast.
-    let id = served.session(r#"{"platformName": "Android"}"#);
+    // Two sessions at most; a thousand more are refused fast. A retried new session
+    // (the same idempotency key) is the same session.
+    let retried = |key: &str| {
+        let (status, text) = served.request(
+            "POST",
+            &format!("/{token}/session"),
+            &[("X-Idempotency-Key", key), ("Content-Type", "application/json")],
+            br#"{"capabilities": {"alwaysMatch": {"platformName": "Android"}}}"#,
+        );
+        assert_eq!(status, 200, "{text}");
+        let reply: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        reply["value"]["sessionId"].as_str().expect("sessionId").to_string()
+    };
+    let id = retried("key-1");
+    assert_eq!(retried("key-1"), id, "the same key, the same session");
     let other = served.session(r#"{"platformName": "Android", "appium:newCommandTimeout": 1}"#);
     let started = Instant::now();
     for _ in 0..1000 {
@@ -275,6 +304,11 @@ fn strangers_and_hostile_requests_get_w3c_errors_and_the_server_lives() {
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["value"]["result"], 2, "{reply}");
     assert!(reply.to_string().len() < 1_000_000, "output is bounded");
+    // The sensitive-action gate holds: nobody at the server's terminal confirms a delete.
+    let clear = r#"{"script": "mobile: clearApp", "args": [{"appId": "com.example.notes"}]}"#;
+    let (status, reply) = served.call("POST", &format!("/session/{id}/execute/sync"), clear);
+    assert_eq!(status, 500, "{reply}");
+    assert!(reply["value"]["message"].as_str().is_some_and(|m| m.contains("sensitive")), "{reply}");
     // A sensitive value is masked in every record.
     let (status, reply) =
         served.call("POST", &format!("/session/{id}/appium/device/activate_app"), r#"{"appId": "com.example.notes"}"#);

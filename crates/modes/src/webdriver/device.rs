@@ -1,5 +1,5 @@
 //! A session's commands on the phone rather than an element: the page source (in
-//! its platform's form), a screenshot, Back, the window's size, timeouts, the app
+//! its platform's form), a screenshot, Back, keys to the focused field, the window's size, timeouts, the app
 //! and activity in front, keys by code, apps started and stopped, the keyboard,
 //! contexts and settings, and `POST /execute/sync` with the `mobile:` methods
 //! people use most — each act the Rhai line a script would hold, so the gate, the
@@ -36,6 +36,13 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
             Ok(json!(base64::engine::general_purpose::STANDARD.encode(png)))
         }
         ("POST", ["back"]) => run(s, "POST /back", "back();"),
+        ("POST", ["keys"]) => {
+            // The legacy protocol's keys to the focused element.
+            let (text, keys) = super::element::typed(body)?;
+            let mut code = if text.is_empty() { String::new() } else { format!("input_text({});", rhai_string(&text)) };
+            super::element::pressed(&mut code, &keys);
+            run(s, "POST /keys", code.trim_start())
+        }
         ("GET", ["window", "rect"] | ["window", "current", "size"] | ["window", _, "size"]) => {
             let obs = s.look()?;
             let scale = if s.platform == Platform::Ios { Page::of(&obs).scale } else { 1.0 };
@@ -63,12 +70,9 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
         }
         ("GET", ["appium", "settings"]) => Ok(json!({})),
         ("POST", ["appium", "settings"]) => Ok(Value::Null),
-        ("GET", ["appium", "device", "current_activity"]) => {
-            let obs = s.look()?;
-            let activity = &obs.phone.activity;
-            let short = activity.strip_prefix(obs.phone.package.as_str()).filter(|a| a.starts_with('.'));
-            Ok(json!(short.unwrap_or(activity)))
-        }
+        ("GET", ["appium", "device", "current_activity"]) => current_activity(s),
+        ("POST", ["appium", "device", "get_clipboard"]) => clipboard(s),
+        ("POST", ["appium", "device", "set_clipboard"]) => set_clipboard(s, body),
         ("GET", ["appium", "device", "current_package"]) => Ok(json!(s.look()?.phone.package.clone())),
         ("GET", ["appium", "device", "is_keyboard_shown"]) => Ok(json!(s.look()?.phone.keyboard_shown)),
         ("POST", ["appium", "device", "hide_keyboard"]) => {
@@ -94,6 +98,40 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
         )),
         (method, _) => Err(unknown_command(method, &format!("/session/:id/{}", rest.join("/")))),
     }
+}
+
+/// The activity in front as Appium's drivers give it: `.Settings` when it lies in
+/// the app's own package, else whole.
+fn current_activity(s: &mut WdSession) -> Reply {
+    let obs = s.look()?;
+    let activity = &obs.phone.activity;
+    let short = activity.strip_prefix(obs.phone.package.as_str()).filter(|a| a.starts_with('.'));
+    Ok(json!(short.unwrap_or(activity)))
+}
+
+/// The clipboard's text, base64 as Appium gives it.
+fn clipboard(s: &mut WdSession) -> Reply {
+    let ran = s.run_json("POST /appium/device/get_clipboard", "get_clipboard()");
+    if let Some(e) = ran.error {
+        return Err(unknown_error(e.message));
+    }
+    let text: Value = ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null);
+    Ok(json!(base64::engine::general_purpose::STANDARD.encode(text.as_str().unwrap_or(""))))
+}
+
+/// Puts text on the clipboard: `content` base64 as Appium sends it (`contentType`
+/// plaintext only).
+fn set_clipboard(s: &mut WdSession, body: &Value) -> Reply {
+    let kind = body.get("contentType").and_then(Value::as_str).unwrap_or("plaintext");
+    if kind != "plaintext" {
+        return Err(unsupported(format!("the clipboard takes plaintext, not {}", clipped(kind, 40))));
+    }
+    let content = body.get("content").and_then(Value::as_str).ok_or_else(|| invalid("give 'content' (base64)"))?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(content.as_bytes())
+        .map_err(|e| invalid(format!("'content' is not base64: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid("'content' is not UTF-8 text"))?;
+    run(s, "POST /appium/device/set_clipboard", &format!("set_clipboard({});", rhai_string(&text)))
 }
 
 /// Runs a line as a command that acts; `null` when it ran.
@@ -237,7 +275,9 @@ fn execute(s: &mut WdSession, body: &Value) -> Reply {
         }
         "hideKeyboard" => run(s, &command, "hide_keyboard();"),
         "isKeyboardShown" => Ok(json!(s.look()?.phone.keyboard_shown)),
-        "getCurrentActivity" => Ok(json!(s.look()?.phone.activity.clone())),
+        "getCurrentActivity" => current_activity(s),
+        "getClipboard" => clipboard(s),
+        "setClipboard" => set_clipboard(s, args),
         "getCurrentPackage" | "activeAppInfo" => Ok(json!(s.look()?.phone.package.clone())),
         "type" => {
             let t = text("text").ok_or_else(|| invalid("mobile: type takes {text}"))?;
@@ -248,7 +288,7 @@ fn execute(s: &mut WdSession, body: &Value) -> Reply {
             run(s, &command, &format!("press_key({});", rhai_string(&name)))
         }
         other => Err(unsupported(format!(
-            "codeact answers no mobile: {}; it answers shell, clickGesture, longClickGesture, doubleClickGesture, dragGesture, swipeGesture, scrollGesture, pressKey, activateApp, terminateApp, clearApp, deepLink, hideKeyboard, isKeyboardShown, getCurrentActivity, getCurrentPackage, type, pressButton — or send Rhai with execute_driver",
+            "codeact answers no mobile: {}; it answers shell, clickGesture, longClickGesture, doubleClickGesture, dragGesture, swipeGesture, scrollGesture, pressKey, activateApp, terminateApp, clearApp, deepLink, hideKeyboard, isKeyboardShown, getCurrentActivity, getCurrentPackage, getClipboard, setClipboard, type, pressButton — or send Rhai with execute_driver",
             clipped(other, 60)
         ))),
     }

@@ -70,7 +70,7 @@ fn aim(tree: &UiTree, id: usize) -> Option<String> {
 
 /// The text a send-keys body carries (`text`, else `value` joined), its W3C key
 /// codes as keys pressed after it (Enter, Tab, Backspace) or dropped.
-fn typed(body: &Value) -> Result<(String, Vec<&'static str>), Failure> {
+pub fn typed(body: &Value) -> Result<(String, Vec<&'static str>), Failure> {
     let text = match (body.get("text").and_then(Value::as_str), body.get("value")) {
         (Some(t), _) => t.to_string(),
         (None, Some(Value::Array(parts))) => parts.iter().filter_map(Value::as_str).collect(),
@@ -198,7 +198,7 @@ fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, 
 }
 
 /// The keys pressed after typing, as lines.
-fn pressed(code: &mut String, keys: &[&str]) {
+pub fn pressed(code: &mut String, keys: &[&str]) {
     for key in keys {
         code.push_str(&format!("\npress_key({});", rhai_string(key)));
     }

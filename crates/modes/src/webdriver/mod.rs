@@ -56,6 +56,10 @@ pub struct WebdriverOptions {
     pub traces: Option<Arc<codeact_record::trace::Traces>>,
 }
 
+/// The most requests answered at once (the rest are refused at once, not queued:
+/// each waits on a worker thread).
+pub const MOST_IN_FLIGHT: usize = 64;
+
 /// The longest idle time a client may ask for.
 pub const MOST_IDLE: Duration = Duration::from_secs(3600);
 
@@ -78,6 +82,7 @@ pub struct Server {
     token: String,
     port: u16,
     sessions: sessions::Sessions,
+    in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 /// Serves at `http://127.0.0.1:PORT/TOKEN/` (0: any free port) until `stop` is
@@ -94,7 +99,13 @@ pub async fn serve(
         .await
         .map_err(|source| WebdriverError::Bind { port, source })?;
     let address = listener.local_addr().map_err(|source| WebdriverError::Bind { port, source })?;
-    let server = Arc::new(Server { options, token, port: address.port(), sessions: sessions::Sessions::default() });
+    let server = Arc::new(Server {
+        options,
+        token,
+        port: address.port(),
+        sessions: sessions::Sessions::default(),
+        in_flight: Arc::new(tokio::sync::Semaphore::new(MOST_IN_FLIGHT)),
+    });
     let reaper = tokio::spawn(sessions::reap_idle(server.clone(), stop.clone()));
     let router = routes::router(server.clone());
     ready(address);

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::session::WdSession;
 use super::wire::{Failure, Reply, body_of, unknown_command, unknown_error};
-use super::{MAX_BODY, Server, actions, device, element, execute_driver, find, sessions};
+use super::{MAX_BODY, MOST_IN_FLIGHT, Server, actions, device, element, execute_driver, find, sessions};
 use crate::door::{self, Refusal};
 
 pub fn router(server: Arc<Server>) -> axum::Router {
@@ -60,13 +60,23 @@ async fn handle(
         Ok(rest) => rest.to_string(),
         Err(refusal) => return refused_at_door(refusal),
     };
+    let Ok(_permit) = server.in_flight.clone().try_acquire_owned() else {
+        return failed(&unknown_error(format!(
+            "{MOST_IN_FLIGHT} requests are being answered already: send fewer at once"
+        )));
+    };
+    let idempotency = headers
+        .get("x-idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .filter(|k| !k.is_empty() && k.len() <= 128)
+        .map(str::to_string);
     let sensitive = headers
         .get("x-appium-is-sensitive")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| matches!(v.trim(), "true" | "1"));
     let worker = server.clone();
     let ran = tokio::task::spawn_blocking(move || {
-        let request = Request { method: method.as_str(), path: &rest, body: &body, sensitive };
+        let request = Request { method: method.as_str(), path: &rest, body: &body, sensitive, idempotency };
         route(&worker, &request)
     })
     .await;
@@ -84,6 +94,9 @@ pub struct Request<'a> {
     pub body: &'a [u8],
     /// `X-Appium-Is-Sensitive: true`: the request's values are masked in every record.
     pub sensitive: bool,
+    /// `X-Idempotency-Key` (Appium's clients send one with a new session): the
+    /// same key answers with the same session instead of opening another.
+    pub idempotency: Option<String>,
 }
 
 fn route(server: &Server, request: &Request) -> Reply {
@@ -99,16 +112,17 @@ fn route(server: &Server, request: &Request) -> Reply {
             "message": "codeact serves W3C WebDriver with Appium's extensions",
             "build": {"version": env!("CARGO_PKG_VERSION")},
         })),
-        ("POST", ["session"]) => sessions::create(server, &body_of(request.body)?),
+        ("POST", ["session"]) => sessions::create(server, &body_of(request.body)?, request.idempotency.as_deref()),
         ("GET", ["sessions"] | ["appium", "sessions"]) => Ok(server.sessions.list()),
         ("DELETE", ["session", id]) => server.sessions.delete(id),
         (_, ["session", id, rest @ ..]) => {
             let started = Instant::now();
             let command = format!("{method} /{}", command_name(rest));
             server.sessions.with(id, |s| {
+                s.noted = false;
                 let out = session_command(s, request, rest);
                 let error = out.as_ref().err().map(|f| format!("{}: {}", f.code, f.message));
-                if !ran_code(rest) {
+                if !s.noted {
                     s.note(&command, started, error.as_deref());
                 }
                 out
@@ -127,13 +141,6 @@ fn command_name(rest: &[&str]) -> String {
         after_element = *part == "element" && out.len() < rest.len();
     }
     out.join("/")
-}
-
-/// Whether a command runs code (it records its own step and call).
-fn ran_code(rest: &[&str]) -> bool {
-    matches!(rest, ["appium", "execute_driver"])
-        || matches!(rest.last(), Some(&"click" | &"clear" | &"value"))
-        || matches!(rest, ["actions"] | ["back"] | ["appium", "device", ..] | ["execute", "sync"])
 }
 
 /// A command of session `s`.

@@ -42,6 +42,9 @@ pub struct WdSession {
     /// How long the session may sit unused before it is deleted.
     pub idle: Duration,
     pub last_used: Instant,
+    /// Whether the command in hand has noted its call in the record already (a
+    /// command that runs code notes it with its step).
+    pub noted: bool,
     elements: VecDeque<(String, Held)>,
     next_element: u64,
     record: Option<Record>,
@@ -62,6 +65,7 @@ impl WdSession {
             implicit: Duration::ZERO,
             idle: Duration::from_secs(60),
             last_used: Instant::now(),
+            noted: false,
             elements: VecDeque::new(),
             next_element: 0,
             record,
@@ -113,6 +117,7 @@ impl WdSession {
     }
 
     fn finish(&mut self, command: &str, begun: Option<(usize, Instant)>, started: Instant, result: &RunResult) {
+        self.noted = true;
         if let Some(record) = self.record.as_mut() {
             let step = begun.map(|b| b.0);
             if let Some(begun) = begun {

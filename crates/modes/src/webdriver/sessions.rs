@@ -30,14 +30,19 @@ struct Entry {
     capabilities: Value,
 }
 
-/// The open sessions, how many are being opened, and which phones are held (each by
-/// the session id holding it, or an opening's mark).
+/// The open sessions, how many are being opened, which phones are held (each by
+/// the session id holding it, or an opening's mark), and the new-session replies
+/// given for each idempotency key (the newest [`KEPT_REPLIES`]).
 #[derive(Default)]
 pub struct Sessions {
     open: Mutex<HashMap<String, Entry>>,
     opening: AtomicUsize,
     held: Mutex<HashMap<String, String>>,
+    replies: Mutex<std::collections::VecDeque<(String, Value)>>,
 }
+
+/// How many new-session replies are kept for their idempotency keys.
+const KEPT_REPLIES: usize = 64;
 
 /// What an opening that is not finished holds: given back if it fails.
 struct Hold<'a> {
@@ -156,8 +161,31 @@ pub async fn reap_idle(server: Arc<Server>, stop: CancellationToken) {
     }
 }
 
-/// `POST /session`: a session from `body`'s capabilities.
-pub fn create(server: &Server, body: &Value) -> Reply {
+/// `POST /session`: a session from `body`'s capabilities — or, for an idempotency
+/// key already answered, that answer again while its session is open (a client
+/// that retries a new session gets the one it made).
+pub fn create(server: &Server, body: &Value, key: Option<&str>) -> Reply {
+    if let Some(key) = key {
+        let replies = lock(&server.sessions.replies);
+        if let Some((_, reply)) = replies.iter().find(|(k, _)| k == key) {
+            let id = reply["sessionId"].as_str().unwrap_or("");
+            if lock(&server.sessions.open).contains_key(id) {
+                return Ok(reply.clone());
+            }
+        }
+    }
+    let reply = open(server, body)?;
+    if let Some(key) = key {
+        let mut replies = lock(&server.sessions.replies);
+        if replies.len() >= KEPT_REPLIES {
+            replies.pop_front();
+        }
+        replies.push_back((key.to_string(), reply.clone()));
+    }
+    Ok(reply)
+}
+
+fn open(server: &Server, body: &Value) -> Reply {
     let asked = capabilities::read(body)?;
     let most = server.options.max_sessions;
     let sessions = &server.sessions;
