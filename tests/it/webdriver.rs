@@ -304,6 +304,20 @@ fn strangers_and_hostile_requests_get_w3c_errors_and_the_server_lives() {
     assert_eq!(status, 200, "{reply}");
     assert_eq!(reply["value"]["result"], 2, "{reply}");
     assert!(reply.to_string().len() < 1_000_000, "output is bounded");
+    // Locators that would take for ever, or never end, are refused before they run.
+    for (using, value) in [
+        ("xpath", "//*[.//*[.//*[.//*[.//*]]]]"),
+        ("xpath", "//*[@text='"),
+        ("-android uiautomator", "new UiSelector().textMatches(\"(a+)+$\").childSelector(new UiSelector())"),
+        ("-android uiautomator", &"new UiScrollable(".repeat(40)),
+        ("-ios predicate string", "label == 'x'"),
+    ] {
+        let body = serde_json::json!({"using": using, "value": value}).to_string();
+        let started = Instant::now();
+        let (status, reply) = served.call("POST", &format!("/session/{id}/element"), &body);
+        assert_eq!((status, reply["value"]["error"].as_str()), (400, Some("invalid selector")), "{value}: {reply}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{value}: {:?}", started.elapsed());
+    }
     // The sensitive-action gate holds: nobody at the server's terminal confirms a delete.
     let clear = r#"{"script": "mobile: clearApp", "args": [{"appId": "com.example.notes"}]}"#;
     let (status, reply) = served.call("POST", &format!("/session/{id}/execute/sync"), clear);

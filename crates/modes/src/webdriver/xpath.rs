@@ -4,8 +4,10 @@
 //! element, that element is the context node and only elements below it count.
 //! Bounded before evaluation — at most [`MOST_CHARS`] characters, predicates
 //! nested at most [`MOST_PREDICATE_DEPTH`] deep and parentheses
-//! [`MOST_PAREN_DEPTH`] (each nested predicate multiplies the work by the page's
-//! size). Not the other locators (`find.rs`).
+//! [`MOST_PAREN_DEPTH`] — and by its work: each predicate that walks a path again
+//! multiplies the work by the page's size, so an expression whose page size to the
+//! power of one more than those nested walks passes [`MOST_WORK`] is refused (the
+//! engine cannot be stopped once it runs). Not the other locators (`find.rs`).
 
 use codeact_platform::ui::UiTree;
 use sxd_document::dom::{ChildOfElement, ChildOfRoot, Element, ParentOfChild};
@@ -15,20 +17,43 @@ use sxd_xpath::{Context, Factory, Value};
 const MOST_CHARS: usize = 2048;
 const MOST_PREDICATE_DEPTH: usize = 3;
 const MOST_PAREN_DEPTH: usize = 16;
+/// The most node visits an expression may ask for, by its shape and the page's size.
+const MOST_WORK: f64 = 1e8;
 
-/// Whether an expression is within bounds (its literals aside).
-fn bounded(expr: &str) -> Result<(), String> {
+/// Whether an expression is within bounds (its literals aside): how many
+/// predicates that walk a path (`[.//x]`, `[count(//x)]`) it nests, at most.
+fn bounded(expr: &str) -> Result<i32, String> {
     if expr.chars().count() > MOST_CHARS {
         return Err(format!("longer than {MOST_CHARS} characters"));
     }
     let (mut brackets, mut parens, mut quote) = (0usize, 0usize, None);
+    // Per open predicate: whether it walks a path itself, and its inner predicates' most.
+    let mut open: Vec<(bool, i32)> = Vec::new();
+    let mut walks = 0;
     for c in expr.chars() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
             (None, '\'' | '"') => quote = Some(c),
-            (None, '[') => brackets += 1,
-            (None, ']') => brackets = brackets.saturating_sub(1),
+            (None, '[') => {
+                brackets += 1;
+                open.push((false, 0));
+            }
+            (None, ']') => {
+                brackets = brackets.saturating_sub(1);
+                if let Some((walk, inner)) = open.pop() {
+                    let here = inner + i32::from(walk);
+                    match open.last_mut() {
+                        Some(parent) => parent.1 = parent.1.max(here),
+                        None => walks = walks.max(here),
+                    }
+                }
+            }
+            (None, '/') => {
+                if let Some(top) = open.last_mut() {
+                    top.0 = true;
+                }
+            }
             (None, '(') => parens += 1,
             (None, ')') => parens = parens.saturating_sub(1),
             _ => {}
@@ -40,7 +65,7 @@ fn bounded(expr: &str) -> Result<(), String> {
             return Err(format!("parentheses nested more than {MOST_PAREN_DEPTH} deep"));
         }
     }
-    Ok(())
+    Ok(walks)
 }
 
 fn element_children(e: Element<'_>) -> impl Iterator<Item = Element<'_>> {
@@ -92,7 +117,14 @@ fn place_of(tree: &UiTree, id: usize) -> Option<Vec<usize>> {
 /// The ids of the elements `expr` selects on the page `xml` (written from `tree`),
 /// in document order; below `scope` only, when given.
 pub fn find(tree: &UiTree, xml: &str, expr: &str, scope: Option<usize>) -> Result<Vec<usize>, String> {
-    bounded(expr)?;
+    let walks = bounded(expr)?;
+    let size = tree.len().max(1) as f64;
+    if size.powi(walks + 1) > MOST_WORK {
+        return Err(format!(
+            "it nests {walks} searches inside its predicates, too much work on a page of {} elements; search by an attribute, or find an element and search below it",
+            tree.len()
+        ));
+    }
     let xpath =
         Factory::new().build(expr).map_err(|e| e.to_string())?.ok_or_else(|| "the expression is empty".to_string())?;
     let package = sxd_document::parser::parse(xml).map_err(|e| format!("the page source did not parse: {e:?}"))?;
@@ -166,5 +198,21 @@ mod tests {
         assert!(find(&t, &xml, &"//*[.//*".repeat(5), None).is_err(), "nesting is bounded");
         assert!(find(&t, &xml, &format!("//*[@text='{}']", "[".repeat(3000)), None).is_err(), "length is bounded");
         assert!(find(&t, &xml, "//*[@text='[[[[[']", None).unwrap().is_empty(), "literals are not nesting");
+        assert_eq!(bounded("//*[@text='a']"), Ok(0));
+        assert_eq!(bounded("//*[.//x[@a]]"), Ok(1));
+        assert_eq!(bounded("//*[.//x[.//y]][count(//z)]"), Ok(2));
+        assert_eq!(bounded("//*[@a='/'][.//y]"), Ok(1), "a slash in a literal walks nothing");
+        assert_eq!(find(&t, &xml, "//*[.//*[.//*]]", None).unwrap(), vec![0], "a small page allows nesting");
+        let many: String = (0..2000)
+            .map(|i| format!(r#"<node index="{i}" text="t{i}" class="android.widget.TextView" bounds="[0,0][1,1]"/>"#))
+            .collect();
+        let dump = format!(
+            r#"<hierarchy rotation="0"><node index="0" class="android.widget.FrameLayout" bounds="[0,0][9,9]">{many}</node></hierarchy>"#
+        );
+        let big = codeact_platform::ui::parse(dump.as_bytes(), (10, 10)).unwrap();
+        let xml = Page::of(&Observation { ui: big.clone(), ..Default::default() }).xml(&big);
+        assert_eq!(find(&big, &xml, "//*[@text='t1999']", None).unwrap(), vec![2000], "attributes cost nothing more");
+        let refused = find(&big, &xml, "//*[.//*[.//*]]", None).unwrap_err();
+        assert!(refused.contains("too much work"), "{refused}");
     }
 }
