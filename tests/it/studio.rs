@@ -6,62 +6,26 @@
 //! bodies) turned away, a phone's hostile labels shown as text, a phone that
 //! disconnects or sends a 10 MB page source reported while the server lives on.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::appium_hostile::{json_reply, serve, session_ok};
+use crate::common::loopback::Loopback;
 use crate::common::{AdbServer, SimProcess, programs};
 
 /// `codeact studio` on a free port; killed on drop.
-struct Studio {
-    child: Child,
-    url: String,
-    port: u16,
-    token: String,
+struct Studio(Loopback);
+
+impl std::ops::Deref for Studio {
+    type Target = Loopback;
+    fn deref(&self) -> &Loopback {
+        &self.0
+    }
 }
 
 impl Studio {
     fn start(device: &str, dir: &std::path::Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_codeact"))
-            .args(["studio", "--device", device, "--port", "0"])
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start codeact studio");
-        let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("the studio's first line");
-        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-        let url =
-            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}")).to_string();
-        let rest = url.trim_start_matches("http://127.0.0.1:");
-        let (port, token) = rest.split_once('/').expect("port/token");
-        let (port, token) = (port.parse().expect("port"), token.trim_end_matches('/').to_string());
-        Self { child, url, port, token }
-    }
-
-    /// A raw request: (status, body).
-    fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
-        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
-        }
-        for (k, v) in headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        let _ = s.write_all(head.as_bytes());
-        let _ = s.write_all(body);
-        let mut answer = Vec::new();
-        let _ = s.read_to_end(&mut answer);
-        let text = String::from_utf8_lossy(&answer).into_owned();
-        let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-        (status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
+        Studio(Loopback::start(&["studio", "--device", device, "--port", "0"], dir, &[]))
     }
 
     fn call(&self, path: &str, body: &str) -> (u16, String) {
@@ -73,13 +37,6 @@ impl Studio {
         let (status, body) = self.request("GET", &format!("/{}/api/live?since={since}", self.token), &[], b"");
         assert_eq!(status, 200, "{body}");
         serde_json::from_str(&body).expect("live JSON")
-    }
-}
-
-impl Drop for Studio {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

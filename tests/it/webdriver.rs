@@ -9,19 +9,21 @@
 //! scripts that hit every limit, more sessions than allowed, idle sessions, masked
 //! sensitive values — each a W3C error or refusal, the server alive.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::common::loopback::Loopback;
 use crate::common::{self, programs};
 use common::llm::{ScriptedLlm, reply};
 
 /// `codeact serve --webdriver` on a free port in `dir`; killed on drop.
-pub struct Served {
-    child: Child,
-    pub url: String,
-    pub port: u16,
-    pub token: String,
+pub struct Served(Loopback);
+
+impl std::ops::Deref for Served {
+    type Target = Loopback;
+    fn deref(&self) -> &Loopback {
+        &self.0
+    }
 }
 
 impl Served {
@@ -30,51 +32,9 @@ impl Served {
     }
 
     pub fn start_with(device: &str, dir: &std::path::Path, extra: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_codeact"))
-            .args(["serve", "--webdriver", "--device", device, "--port", "0"])
-            .args(extra)
-            .envs(env.iter().copied())
-            .current_dir(dir)
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("CODEACT_MODEL")
-            .env_remove("CODEACT_CONFIG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start codeact serve");
-        let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("the server's first line");
-        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-        let url =
-            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}")).to_string();
-        let rest = url.trim_start_matches("http://127.0.0.1:");
-        let (port, token) = rest.split_once('/').expect("port/token");
-        let (port, token) = (port.parse().expect("port"), token.to_string());
-        Self { child, url, port, token }
-    }
-
-    /// A raw request: (status, body).
-    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(120))).expect("timeout");
-        let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
-        }
-        for (k, v) in headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        let _ = s.write_all(head.as_bytes());
-        let _ = s.write_all(body);
-        let mut answer = Vec::new();
-        let _ = s.read_to_end(&mut answer);
-        let text = String::from_utf8_lossy(&answer).into_owned();
-        let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-        (status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
+        let mut args = vec!["serve", "--webdriver", "--device", device, "--port", "0"];
+        args.extend_from_slice(extra);
+        Served(Loopback::start(&args, dir, env))
     }
 
     /// A W3C command under the token: (status, the reply's JSON).
@@ -90,13 +50,6 @@ impl Served {
             self.call("POST", "/session", &format!(r#"{{"capabilities": {{"alwaysMatch": {caps}}}}}"#));
         assert_eq!(status, 200, "{reply}");
         reply["value"]["sessionId"].as_str().expect("sessionId").to_string()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

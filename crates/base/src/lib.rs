@@ -3,7 +3,8 @@
 //! as one line ([`error_text`]) and TOML errors with their place ([`toml_error`]),
 //! the one notion of a hidden character ([`visible`]), where a Rhai source's
 //! literals lie read as text ([`literals`]), secrets and their redaction
-//! ([`secrets`]), access tokens for loopback servers ([`token`]) and the terminal every untrusted text reaches escaped
+//! ([`secrets`]), access tokens for loopback servers ([`token`]), XML attribute values
+//! escaped ([`xml`]) and the terminal every untrusted text reaches escaped
 //! ([`terminal`]). Not here: anything that knows a phone, a Rhai engine, a tool or
 //! a run.
 
@@ -18,3 +19,4 @@ pub mod terminal;
 pub mod token;
 pub mod toml_error;
 pub mod visible;
+pub mod xml;

@@ -12,6 +12,7 @@ mod adb_server;
 pub mod appium;
 pub mod hdc;
 pub mod llm;
+pub mod loopback;
 pub mod programs;
 
 pub use adb_server::AdbServer;

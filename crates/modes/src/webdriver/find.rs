@@ -127,11 +127,11 @@ fn on_tree(tree: &UiTree, page: &Page, using: &str, value: &str, scope: Option<u
             )
         }
         "-android uiautomator" => match uiselector::parse(value).map_err(|why| invalid_selector(using, value, &why))? {
-            Asked::Plain(selector) => Found::Ids(selector.find(tree, scope)),
+            Asked::Plain(selector) => Found::Ids(uiselector::find(&selector, tree, scope)),
             Asked::Scroll { within, target, horizontal, max_swipes } => {
-                let found = target.find(tree, scope);
+                let found = uiselector::find(&target, tree, scope);
                 if found.is_empty() {
-                    let list = within.find(tree, scope).into_iter().next();
+                    let list = uiselector::find(&within, tree, scope).into_iter().next();
                     Found::Scroll { within: list, horizontal, max_swipes }
                 } else {
                     Found::Ids(found)

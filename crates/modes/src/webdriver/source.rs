@@ -5,7 +5,7 @@
 //! names on HarmonyOS. One XML element per element of the observed [`UiTree`], in
 //! its order, below one wrapper — so what XPath selects maps back to the tree
 //! (`xpath.rs`), and `GET attribute` reads the very attributes the source shows.
-//! Every value is escaped; tags are made valid XML names. Not finding (`find.rs`).
+//! Every value is escaped (codeact-base's `xml`); tags are made valid XML names. Not finding (`find.rs`).
 
 use codeact_platform::device::{Observation, Platform};
 use codeact_platform::ui::{Element, UiTree};
@@ -104,7 +104,9 @@ impl Page {
             out.push('<');
             out.push_str(tag);
             for (name, value) in self.attributes.get(id).into_iter().flatten() {
-                out.push_str(&format!(" {name}=\"{}\"", escape(value)));
+                out.push_str(&format!(" {name}=\""));
+                codeact_base::xml::push_attribute(&mut out, value);
+                out.push('"');
             }
             if e.children.is_empty() {
                 out.push_str(" />");
@@ -139,26 +141,6 @@ pub fn xml_name(name: &str) -> String {
         .collect();
     if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         out.insert(0, '_');
-    }
-    out
-}
-
-/// A value fit for an attribute: markup escaped, and the characters XML 1.0
-/// cannot hold at all (most control characters) as U+FFFD.
-fn escape(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
     }
     out
 }
@@ -296,6 +278,5 @@ mod tests {
         assert_eq!(xml_name("Foo$Bar"), "Foo_Bar");
         assert_eq!(xml_name(""), "_");
         assert_eq!(xml_name("1x"), "_1x");
-        assert_eq!(escape("a<\"&'>\u{1}\n"), "a&lt;&quot;&amp;'&gt;\u{FFFD}&#10;");
     }
 }

@@ -11,6 +11,7 @@
 
 use std::time::{Duration, Instant};
 
+use appium_locators::uiselector::View;
 use serde_json::{Value, json};
 
 use super::rpc_error::RpcError;
@@ -49,29 +50,41 @@ pub(super) const FIELDS: &[(&str, u64)] = &[
     ("instance", 0x0100_0000),
 ];
 
-/// One condition of a selector.
-enum Condition {
-    Text(&'static str, String),
-    Pattern(&'static str, regex::Regex),
-    Flag(&'static str, bool),
-    Index(usize),
-}
+/// A parsed selector: appium-locators' own, matched against the screen's views.
+pub(super) use appium_locators::uiselector::Selector;
 
-/// A parsed selector: its conditions and which match it wants (`instance`, when set).
-pub(super) struct Selector {
-    conditions: Vec<Condition>,
-    instance: Option<usize>,
-}
+/// A view as a selector sees it.
+pub(super) struct Seen<'a>(pub(super) &'a Node);
 
-impl Selector {
-    /// Whether `node`, the `index`-th child of its parent, meets every condition.
-    pub(super) fn accepts(&self, node: &Node, index: usize) -> bool {
-        self.conditions.iter().all(|c| matches(node, index, c))
+impl View for Seen<'_> {
+    fn text(&self) -> &str {
+        &self.0.text
     }
-
-    /// Which of the matches the selector names, when it names one.
-    pub(super) fn instance(&self) -> Option<usize> {
-        self.instance
+    fn class(&self) -> &str {
+        &self.0.class
+    }
+    fn description(&self) -> &str {
+        &self.0.content_desc
+    }
+    fn package(&self) -> &str {
+        &self.0.package
+    }
+    fn resource_id(&self) -> &str {
+        &self.0.resource_id
+    }
+    fn state(&self, name: &str) -> bool {
+        let node = self.0;
+        match name {
+            "checkable" => node.checkable,
+            "checked" => node.checked,
+            "clickable" => node.clickable,
+            "longClickable" => node.long_clickable,
+            "scrollable" => node.scrollable,
+            "enabled" => node.enabled,
+            "focusable" => node.focusable,
+            "focused" => node.focused,
+            _ => node.selected,
+        }
     }
 }
 
@@ -95,69 +108,15 @@ pub(super) fn parse(method: &str, value: Option<&Value>) -> Result<Selector, Rpc
     if chained {
         return Err(bad(method));
     }
-    let mut conditions = Vec::new();
-    let mut instance = None;
+    // Only the fields the mask says the client set.
+    let mut set = serde_json::Map::new();
     for &(name, bit) in FIELDS {
         if mask & bit == 0 {
             continue;
         }
-        let field = fields.get(name).ok_or_else(|| bad(method))?;
-        let text = || field.as_str().map(str::to_string).ok_or_else(|| bad(method));
-        match name {
-            "index" => conditions.push(Condition::Index(field.as_u64().ok_or_else(|| bad(method))? as usize)),
-            "instance" => instance = Some(field.as_u64().ok_or_else(|| bad(method))? as usize),
-            n if n.ends_with("Matches") => {
-                // Java's String.matches: the whole text must match.
-                let anchored = format!("^(?:{})$", text()?);
-                let pattern =
-                    regex::RegexBuilder::new(&anchored).size_limit(1 << 20).build().map_err(|_| bad(method))?;
-                conditions.push(Condition::Pattern(name, pattern));
-            }
-            n if field.is_boolean() => conditions.push(Condition::Flag(n, field.as_bool().unwrap_or(false))),
-            n => conditions.push(Condition::Text(n, text()?)),
-        }
+        set.insert(name.into(), fields.get(name).ok_or_else(|| bad(method))?.clone());
     }
-    Ok(Selector { conditions, instance })
-}
-
-fn matches(node: &Node, index: usize, condition: &Condition) -> bool {
-    let field = |name: &str| -> &str {
-        match name {
-            n if n.starts_with("text") => &node.text,
-            n if n.starts_with("className") => &node.class,
-            n if n.starts_with("description") => &node.content_desc,
-            n if n.starts_with("packageName") => &node.package,
-            _ => &node.resource_id,
-        }
-    };
-    match condition {
-        Condition::Text(name, want) => {
-            let have = field(name);
-            if name.ends_with("Contains") {
-                have.contains(want.as_str())
-            } else if name.ends_with("StartsWith") {
-                have.starts_with(want.as_str())
-            } else {
-                have == want
-            }
-        }
-        Condition::Pattern(name, pattern) => pattern.is_match(field(name)),
-        Condition::Flag(name, want) => {
-            let have = match *name {
-                "checkable" => node.checkable,
-                "checked" => node.checked,
-                "clickable" => node.clickable,
-                "longClickable" => node.long_clickable,
-                "scrollable" => node.scrollable,
-                "enabled" => node.enabled,
-                "focusable" => node.focusable,
-                "focused" => node.focused,
-                _ => node.selected,
-            };
-            have == *want
-        }
-        Condition::Index(want) => index == *want,
-    }
+    Selector::compile(&set).map_err(|_| bad(method))
 }
 
 /// A node a selector found (without its children) and how many children it has.
@@ -170,7 +129,7 @@ struct Found {
 fn found(device: &SimDevice, selector: &Selector) -> Vec<Found> {
     fn walk(node: &Node, index: usize, selector: &Selector, out: &mut Vec<Found>) {
         let children: Vec<&Node> = node.children.iter().filter(|c| c.in_page_source()).collect();
-        if selector.accepts(node, index) {
+        if selector.accepts(&Seen(node), index) {
             let bare = Node { children: Vec::new(), ..node.clone() };
             out.push(Found { node: bare, children: children.len() });
         }
@@ -188,7 +147,7 @@ fn found(device: &SimDevice, selector: &Selector) -> Vec<Found> {
 
 /// The one object a selector names (its `instance`-th match).
 fn the_one(device: &SimDevice, selector: &Selector) -> Option<Found> {
-    found(device, selector).into_iter().nth(selector.instance.unwrap_or(0))
+    found(device, selector).into_iter().nth(selector.instance().unwrap_or(0))
 }
 
 /// `objInfo`'s dict for a found node.
@@ -279,15 +238,15 @@ mod tests {
     fn selectors_are_read_by_their_mask() {
         let value = json!({"mask": 0x01 | 0x0100_0000, "childOrSibling": [], "childOrSiblingSelector": [], "text": "Wi-Fi", "instance": 1, "className": "ignored"});
         let s = parse("exist", Some(&value)).unwrap();
-        assert_eq!((s.conditions.len(), s.instance), (1, Some(1)));
+        assert_eq!(s.instance(), Some(1));
         let node = Node { text: "Wi-Fi".into(), class: "android.widget.TextView".into(), ..Default::default() };
-        assert!(s.conditions.iter().all(|c| matches(&node, 0, c)));
+        assert!(s.accepts(&Seen(&node), 0), "the class is not in the mask: ignored");
         let pattern = json!({"mask": 0x04 | 0x20, "textMatches": "Wi.*", "classNameMatches": ".*Text.*"});
         let s = parse("exist", Some(&pattern)).unwrap();
-        assert!(s.conditions.iter().all(|c| matches(&node, 0, c)));
+        assert!(s.accepts(&Seen(&node), 0));
         let partial = json!({"mask": 0x04, "textMatches": "Wi"});
         let s = parse("exist", Some(&partial)).unwrap();
-        assert!(!s.conditions.iter().all(|c| matches(&node, 0, c)), "a whole-text match, as Java's");
+        assert!(!s.accepts(&Seen(&node), 0), "a whole-text match, as Java's");
         assert!(parse("exist", Some(&json!({"mask": 0x01}))).is_err(), "a masked field must be there");
         assert!(parse("exist", Some(&json!({"mask": 0, "childOrSibling": ["child"]}))).is_err());
         assert!(parse("exist", Some(&json!({"mask": 0x04, "textMatches": "("}))).is_err());

@@ -80,26 +80,10 @@ fn write_node(out: &mut String, node: &Value, index: usize, count: &mut usize) {
     out.push_str("</node>");
 }
 
-/// ` name="value"`, escaped for XML (control characters as character references).
+/// ` name="value"`, escaped for XML.
 fn attr(out: &mut String, name: &str, value: &str) {
     let _ = write!(out, " {name}=\"");
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c if (c as u32) < 0x20 => {
-                // XML 1.0 allows only tab, newline and return among controls.
-                if matches!(c, '\t' | '\n' | '\r') {
-                    let _ = write!(out, "&#{};", c as u32);
-                } else {
-                    out.push(' ');
-                }
-            }
-            c => out.push(c),
-        }
-    }
+    codeact_base::xml::push_attribute(out, value);
     out.push('"');
 }
 

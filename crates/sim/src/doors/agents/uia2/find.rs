@@ -141,7 +141,7 @@ fn invalid_selector(using: &str, value: &str, why: &str) -> Uia2Error {
 
 /// Whether the view at `path` meets the selector (its index: its place among its siblings).
 fn accepts(selector: &u2_selector::Selector, path: &[usize], node: &Node) -> bool {
-    selector.accepts(node, path.last().copied().unwrap_or(0))
+    selector.accepts(&u2_selector::Seen(node), path.last().copied().unwrap_or(0))
 }
 
 /// Scrolls the scrollable view until the target shows (or nothing moves, or the

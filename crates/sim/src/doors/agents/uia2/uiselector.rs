@@ -1,9 +1,9 @@
 //! The `-android uiautomator` locator on the virtual phone: the expression read by
-//! adb-wire's `uiselector` into its calls, and those made into uiautomator2's
+//! appium-locators' `uiselector` into its calls, and those made into uiautomator2's
 //! selector (the same conditions its JSON-RPC server matches, `u2_selector.rs`).
 //! Not the search (`find.rs`).
 
-use adb_wire::uiselector::{self as language, Fields};
+use appium_locators::uiselector::{self as language, Fields};
 use serde_json::Value;
 
 use crate::doors::agents::u2_selector::{self, Selector};

@@ -1,12 +1,14 @@
-//! The `-android uiautomator` locator's language: a Java expression as Appium
-//! users write it — `new UiSelector().resourceId("a:id/b").instance(1)`, or `new
-//! UiScrollable(new UiSelector().scrollable(true)).scrollIntoView(new
-//! UiSelector().text("Wi-Fi"))` — read into the calls it makes (uiautomator2's
-//! `Selector` dict: method name → argument). Bounded: at most [`MOST_CHARS`]
-//! characters and [`MOST_DEPTH`] nested constructors; what it cannot read (child
-//! and parent selectors, other `UiScrollable` calls) is an error naming it. Shared
-//! by the virtual phone's Appium door and codeact's WebDriver server, as the key
-//! codes are; not matching (each side matches its own elements).
+//! The `-android uiautomator` locator: a Java expression as Appium users write it —
+//! `new UiSelector().resourceId("a:id/b").instance(1)`, or `new UiScrollable(new
+//! UiSelector().scrollable(true)).scrollIntoView(new UiSelector().text("Wi-Fi"))` —
+//! read into the calls it makes (uiautomator2's `Selector` dict: method name →
+//! argument), and those calls as a [`Selector`] that matches any [`View`] as
+//! UiAutomator does (`text` exactly, `textContains`, `textStartsWith`, `textMatches`
+//! the whole text, the same for description, class, package and resource id; the
+//! states; `index` among siblings; `instance` the nth match). Bounded: at most
+//! [`MOST_CHARS`] characters and [`MOST_DEPTH`] nested constructors, patterns at
+//! 1 MiB compiled; what it cannot read (child and parent selectors, other
+//! `UiScrollable` calls) is an error naming it.
 
 use serde_json::{Map, Value};
 
@@ -300,6 +302,107 @@ pub fn parse(text: &str) -> Result<Query, String> {
     }
 }
 
+/// A view a selector is matched against: its words and its states.
+pub trait View {
+    fn text(&self) -> &str;
+    fn class(&self) -> &str;
+    fn description(&self) -> &str;
+    fn package(&self) -> &str;
+    fn resource_id(&self) -> &str;
+    /// `checkable`, `checked`, `clickable`, `longClickable`, `scrollable`,
+    /// `enabled`, `focusable`, `focused`, `selected`.
+    fn state(&self, name: &str) -> bool;
+}
+
+/// One condition of a selector.
+#[derive(Debug)]
+enum Condition {
+    Text(String, String),
+    Pattern(String, regex::Regex),
+    Flag(String, bool),
+    Index(usize),
+}
+
+/// A selector ready to match: its conditions and which match it wants.
+#[derive(Debug)]
+pub struct Selector {
+    conditions: Vec<Condition>,
+    instance: Option<usize>,
+}
+
+impl Selector {
+    /// The calls of a `UiSelector` (see [`METHODS`]) as conditions; a call that
+    /// does not fit its method (a pattern that is not one, a text where a number
+    /// goes) is an error naming it.
+    pub fn compile(fields: &Fields) -> Result<Self, String> {
+        let mut conditions = Vec::new();
+        let mut instance = None;
+        for (name, value) in fields {
+            if !METHODS.contains(&name.as_str()) {
+                return Err(format!("UiSelector has no method {name}"));
+            }
+            let count =
+                || value.as_u64().map(|n| n as usize).ok_or_else(|| format!("UiSelector.{name} takes a number"));
+            match (name.as_str(), value) {
+                ("index", _) => conditions.push(Condition::Index(count()?)),
+                ("instance", _) => instance = Some(count()?),
+                (n, Value::String(pattern)) if n.ends_with("Matches") => {
+                    // Java's String.matches: the whole text must match.
+                    let anchored = format!("^(?:{pattern})$");
+                    let compiled = regex::RegexBuilder::new(&anchored)
+                        .size_limit(1 << 20)
+                        .build()
+                        .map_err(|e| format!("UiSelector.{n}: not a regular expression ({e})"))?;
+                    conditions.push(Condition::Pattern(n.to_string(), compiled));
+                }
+                (n, Value::Bool(b)) => conditions.push(Condition::Flag(n.to_string(), *b)),
+                (n, Value::String(s)) if !n.ends_with("Matches") => {
+                    conditions.push(Condition::Text(n.to_string(), s.clone()))
+                }
+                (n, _) => return Err(format!("UiSelector.{n}: the argument does not fit")),
+            }
+        }
+        Ok(Selector { conditions, instance })
+    }
+
+    /// Whether `view`, the `index`-th child of its parent, meets every condition.
+    pub fn accepts(&self, view: &impl View, index: usize) -> bool {
+        self.conditions.iter().all(|c| meets(view, index, c))
+    }
+
+    /// Which of the matches the selector names, when it names one.
+    pub fn instance(&self) -> Option<usize> {
+        self.instance
+    }
+}
+
+fn meets(view: &impl View, index: usize, condition: &Condition) -> bool {
+    let field = |name: &str| -> &str {
+        match name {
+            n if n.starts_with("text") => view.text(),
+            n if n.starts_with("className") => view.class(),
+            n if n.starts_with("description") => view.description(),
+            n if n.starts_with("packageName") => view.package(),
+            _ => view.resource_id(),
+        }
+    };
+    match condition {
+        Condition::Text(name, want) => {
+            let have = field(name);
+            if name.ends_with("Contains") {
+                have.contains(want.as_str())
+            } else if name.ends_with("StartsWith") {
+                have.starts_with(want.as_str())
+            } else {
+                have == want
+            }
+        }
+        Condition::Pattern(name, pattern) => pattern.is_match(field(name)),
+        Condition::Flag(name, want) => view.state(name) == *want,
+        Condition::Index(want) => index == *want,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,5 +424,53 @@ mod tests {
         assert!(parse(&"new UiScrollable(".repeat(50)).is_err(), "nesting is bounded");
         assert!(parse(&"x".repeat(MOST_CHARS + 1)).is_err(), "length is bounded");
         assert!(matches!(parse("new UiSelector().text(\"\\u00e9\")"), Ok(Query::Plain(f)) if f["text"] == "\u{e9}"));
+    }
+
+    struct Plain(&'static str, bool);
+
+    impl View for Plain {
+        fn text(&self) -> &str {
+            self.0
+        }
+        fn class(&self) -> &str {
+            "android.widget.Switch"
+        }
+        fn description(&self) -> &str {
+            ""
+        }
+        fn package(&self) -> &str {
+            "p"
+        }
+        fn resource_id(&self) -> &str {
+            "p:id/wifi"
+        }
+        fn state(&self, name: &str) -> bool {
+            name == "checked" && self.1
+        }
+    }
+
+    fn selector(text: &str) -> Selector {
+        match parse(text) {
+            Ok(Query::Plain(f)) => Selector::compile(&f).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn selectors_match_as_uiautomator_does() {
+        let wifi = Plain("Wi-Fi", true);
+        assert!(selector("new UiSelector().text(\"Wi-Fi\").checked(true)").accepts(&wifi, 0));
+        assert!(
+            selector("new UiSelector().textMatches(\"W.*i\").className(\"android.widget.Switch\")").accepts(&wifi, 0)
+        );
+        assert!(!selector("new UiSelector().textMatches(\"W\")").accepts(&wifi, 0), "the whole text must match");
+        assert!(selector("new UiSelector().resourceIdMatches(\".*:id/wifi\").index(2)").accepts(&wifi, 2));
+        assert!(!selector("new UiSelector().checked(false)").accepts(&wifi, 0));
+        assert_eq!(selector("new UiSelector().textStartsWith(\"Wi\").instance(3)").instance(), Some(3));
+        let fields = match parse("new UiSelector().textMatches(\"(\")") {
+            Ok(Query::Plain(f)) => f,
+            other => panic!("{other:?}"),
+        };
+        assert!(Selector::compile(&fields).is_err(), "a pattern that is not one");
     }
 }
