@@ -7,7 +7,9 @@
 //! the right element through a scripted vision model and a picture. And the door:
 //! no or a wrong base path, a foreign Host or Origin, broken JSON, huge bodies,
 //! scripts that hit every limit, more sessions than allowed, idle sessions, masked
-//! sensitive values — each a W3C error or refusal, the server alive.
+//! sensitive values — each a W3C error or refusal, the server alive. Behind a real
+//! Selenium Grid (two codeact servers as relay nodes) and in front of a real
+//! Appium, the same suite passes.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -110,6 +112,34 @@ fn appiums_client_reaches_a_phone_behind_a_real_appium_through_codeact() {
     let served = Served::start_with(&device, dir.path(), &[], &[("CODEACT_APPIUM_CAPS", &stand.caps())]);
     let text = client("webdriver_appium.py", &[&served.url, "android"]);
     assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 13, "{text}");
+}
+
+#[test]
+fn a_selenium_grid_spreads_appium_suites_over_codeact_servers() {
+    // Two codeact servers as relay nodes of a real Selenium Grid; two suites at once
+    // through the hub, each on a virtual phone of its own.
+    let dirs = [tempfile::tempdir().expect("a temp dir"), tempfile::tempdir().expect("a temp dir")];
+    let servers: Vec<Served> = dirs.iter().map(|d| Served::start("sim", d.path(), &[])).collect();
+    let stereotype = serde_json::json!({"platformName": "Android", "appium:automationName": "codeact"});
+    let relays: Vec<(String, serde_json::Value, usize)> =
+        servers.iter().map(|s| (s.url.clone(), stereotype.clone(), 1)).collect();
+    let grid_dir = tempfile::tempdir().expect("a temp dir");
+    let grid = common::appium::Grid::relaying(&relays, grid_dir.path());
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            let url = grid.url.clone();
+            std::thread::spawn(move || client("webdriver_appium.py", &[&url, "android"]))
+        })
+        .collect();
+    for run in runs {
+        let text = run.join().expect("a suite");
+        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 13, "{text}");
+    }
+    drop(grid);
+    drop(servers);
+    for dir in &dirs {
+        assert_eq!(run_folders(dir.path()).len(), 1, "each server ran one of the suites");
+    }
 }
 
 #[test]

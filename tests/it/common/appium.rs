@@ -151,7 +151,7 @@ fn grid_jar() -> PathBuf {
     programs::grid_jar()
 }
 
-/// A Selenium Grid 4 hub with one Appium relay node per stand.
+/// A Selenium Grid 4 hub with one relay node per WebDriver server behind it.
 pub struct Grid {
     _nodes: Vec<Killed>,
     _hub: Killed,
@@ -159,7 +159,22 @@ pub struct Grid {
 }
 
 impl Grid {
+    /// One Appium relay node per stand.
     pub fn start(stands: &[Stand], dir: &Path) -> Self {
+        let relays: Vec<(String, serde_json::Value, usize)> = stands
+            .iter()
+            .map(|stand| {
+                let stereotype = serde_json::json!({
+                    "platformName": "Android", "appium:automationName": "UiAutomator2", "appium:udid": stand.sim.addr,
+                });
+                (stand.appium.url.clone(), stereotype, 1)
+            })
+            .collect();
+        Self::relaying(&relays, dir)
+    }
+
+    /// One relay node per (server URL, stereotype, sessions at once).
+    pub fn relaying(relays: &[(String, serde_json::Value, usize)], dir: &Path) -> Self {
         let java = programs::java();
         let (port, publish, subscribe) = (free_port(), free_port(), free_port());
         let bus = |p: u16| format!("tcp://127.0.0.1:{p}");
@@ -174,16 +189,13 @@ impl Grid {
             .expect("start the grid's hub");
         wait_for(&mut hub, "the grid's hub", 90, || get(port, "/status").is_some_and(|b| b.contains("\"value\"")));
         let mut nodes = Vec::new();
-        for (i, stand) in stands.iter().enumerate() {
-            let stereotype = serde_json::json!({
-                "platformName": "Android", "appium:automationName": "UiAutomator2", "appium:udid": stand.sim.addr,
-            });
+        for (i, (url, stereotype, sessions)) in relays.iter().enumerate() {
             let config = format!(
-                "[server]\nhost = \"127.0.0.1\"\nport = {}\n\n[events]\npublish = \"{}\"\nsubscribe = \"{}\"\n\n[node]\ndetect-drivers = false\n\n[relay]\nurl = \"{}\"\nstatus-endpoint = \"/status\"\nconfigs = [\"1\", {}]\n",
+                "[server]\nhost = \"127.0.0.1\"\nport = {}\n\n[events]\npublish = \"{}\"\nsubscribe = \"{}\"\n\n[node]\ndetect-drivers = false\n\n[relay]\nurl = \"{}\"\nstatus-endpoint = \"/status\"\nconfigs = [\"{sessions}\", {}]\n",
                 free_port(),
                 bus(publish),
                 bus(subscribe),
-                stand.appium.url,
+                url,
                 serde_json::to_string(&stereotype.to_string()).unwrap_or_default(),
             );
             let file = dir.join(format!("node{i}.toml"));
@@ -204,7 +216,7 @@ impl Grid {
             let status: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
             let nodes = status["value"]["nodes"].as_array().cloned().unwrap_or_default();
             status["value"]["ready"] == true
-                && nodes.len() == stands.len()
+                && nodes.len() == relays.len()
                 && nodes.iter().all(|n| n["availability"] == "UP")
         };
         wait_for(&mut hub, "the grid with its nodes", 120, all_up);
