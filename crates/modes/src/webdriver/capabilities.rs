@@ -70,6 +70,16 @@ pub fn read(body: &Value) -> Result<Asked, Failure> {
     if all.len() > 200 {
         return Err(not_created("more than 200 capabilities"));
     }
+    if appium(&all, "app").is_some_and(|a| !a.is_null()) {
+        return Err(not_created(
+            "codeact installs no app from the capabilities (appium:app): install it on the phone first (adb install, or the virtual phone's built-in apps), then name it with appium:appPackage (iOS: appium:bundleId)",
+        ));
+    }
+    if all.get("browserName").and_then(Value::as_str).is_some_and(|b| !b.is_empty()) {
+        return Err(not_created(
+            "codeact drives native apps, not browsers: leave browserName out and name the app with appium:appPackage",
+        ));
+    }
     let platform = match all.get("platformName") {
         None | Some(Value::Null) => None,
         Some(Value::String(p)) => Some(p.to_ascii_lowercase()),
@@ -166,6 +176,8 @@ mod tests {
                 .unwrap();
         assert_eq!(legacy.app.as_deref(), Some("com.apple.Preferences"));
         assert!(read(&json!({})).is_err());
+        assert!(read(&json!({"capabilities": {"alwaysMatch": {"appium:app": "/tmp/x.apk"}}})).is_err());
+        assert!(read(&json!({"capabilities": {"alwaysMatch": {"browserName": "Chrome"}}})).is_err());
         assert!(read(&json!({"capabilities": {"alwaysMatch": {"platformName": 3}}})).is_err());
         assert!(udid_allowed("appium:http://evil", None).is_err());
         assert!(udid_allowed("10.0.0.1:5555", None).is_err());
