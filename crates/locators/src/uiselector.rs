@@ -17,6 +17,49 @@ pub const MOST_DEPTH: usize = 4;
 /// `UiScrollable`'s own default for how many swipes a search may take.
 const DEFAULT_SWIPES: usize = 30;
 
+/// Why a locator could not be read or compiled.
+#[derive(Debug, thiserror::Error)]
+pub enum UiSelectorError {
+    #[error("longer than {max} characters")]
+    TooLong { max: usize },
+    #[error("more than {max} nested constructors")]
+    TooDeep { max: usize },
+    #[error("'{text}' is not a number")]
+    NotANumber { text: String },
+    #[error("unexpected character '{found}'")]
+    UnexpectedCharacter { found: char },
+    #[error("a string is not closed")]
+    UnclosedString,
+    #[error("bad escape \\u{hex}")]
+    BadEscape { hex: String },
+    #[error("expected {what}, found {found}")]
+    Expected { what: String, found: String },
+    #[error("unexpected {found} after the selector")]
+    Trailing { found: String },
+    #[error("UiScrollable takes a UiSelector")]
+    ScrollableNeedsSelector,
+    #[error("a UiScrollable needs scrollIntoView(new UiSelector()...) to find something")]
+    NoScrollTarget,
+    #[error("UiScrollable.{method} is not supported (use scrollIntoView)")]
+    UnsupportedScrollable { method: String },
+    #[error("{method}: too many arguments")]
+    TooManyArguments { method: String },
+    #[error("UiSelector.{method}: the arguments do not fit")]
+    ArgumentsDoNotFit { method: String },
+    #[error("UiSelector.{method} is not supported: find the parent, then below it")]
+    Unsupported { method: String },
+    #[error("UiSelector has no method {method}")]
+    NoSuchMethod { method: String },
+    #[error("UiSelector.{method} takes a number")]
+    NeedsNumber { method: String },
+    #[error("UiSelector.{method}: not a regular expression")]
+    BadPattern {
+        method: String,
+        #[source]
+        source: regex::Error,
+    },
+}
+
 /// A `UiSelector`'s calls: each method's name and its one argument (`true` for
 /// none), as uiautomator2's `Selector` dict names them.
 pub type Fields = Map<String, Value>;
@@ -74,9 +117,9 @@ enum Token {
     Punct(char),
 }
 
-fn tokens(text: &str) -> Result<Vec<Token>, String> {
+fn tokens(text: &str) -> Result<Vec<Token>, UiSelectorError> {
     if text.chars().count() > MOST_CHARS {
-        return Err(format!("longer than {MOST_CHARS} characters"));
+        return Err(UiSelectorError::TooLong { max: MOST_CHARS });
     }
     let mut out = Vec::new();
     let mut chars = text.chars().peekable();
@@ -97,7 +140,7 @@ fn tokens(text: &str) -> Result<Vec<Token>, String> {
                 digits.push(d);
                 chars.next();
             }
-            out.push(Token::Number(digits.parse().map_err(|_| format!("'{digits}' is not a number"))?));
+            out.push(Token::Number(digits.parse().map_err(|_| UiSelectorError::NotANumber { text: digits.clone() })?));
         } else if c == '"' {
             chars.next();
             out.push(Token::Text(string(&mut chars)?));
@@ -105,26 +148,27 @@ fn tokens(text: &str) -> Result<Vec<Token>, String> {
             out.push(Token::Punct(c));
             chars.next();
         } else {
-            return Err(format!("unexpected character '{c}'"));
+            return Err(UiSelectorError::UnexpectedCharacter { found: c });
         }
     }
     Ok(out)
 }
 
 /// A Java string literal's body, after its opening quote.
-fn string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<String, String> {
+fn string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<String, UiSelectorError> {
     let mut out = String::new();
     loop {
-        match chars.next().ok_or("a string is not closed")? {
+        match chars.next().ok_or(UiSelectorError::UnclosedString)? {
             '"' => return Ok(out),
-            '\\' => match chars.next().ok_or("a string is not closed")? {
+            '\\' => match chars.next().ok_or(UiSelectorError::UnclosedString)? {
                 'n' => out.push('\n'),
                 't' => out.push('\t'),
                 'r' => out.push('\r'),
                 'u' => {
                     let hex: String = (0..4).filter_map(|_| chars.next()).collect();
-                    let code = u32::from_str_radix(&hex, 16).map_err(|_| format!("bad escape \\u{hex}"))?;
-                    out.push(char::from_u32(code).ok_or(format!("bad escape \\u{hex}"))?);
+                    let bad = || UiSelectorError::BadEscape { hex: hex.clone() };
+                    let code = u32::from_str_radix(&hex, 16).map_err(|_| bad())?;
+                    out.push(char::from_u32(code).ok_or_else(bad)?);
                 }
                 c => out.push(c),
             },
@@ -163,17 +207,17 @@ impl Parser {
         t
     }
 
-    fn expect(&mut self, c: char) -> Result<(), String> {
+    fn expect(&mut self, c: char) -> Result<(), UiSelectorError> {
         match self.next() {
             Some(Token::Punct(p)) if p == c => Ok(()),
-            other => Err(format!("expected '{c}', found {}", shown(other))),
+            other => Err(UiSelectorError::Expected { what: format!("'{c}'"), found: shown(other) }),
         }
     }
 
     /// `[new] UiSelector() .call(...)...` or `[new] UiScrollable(SEL) .call(...)...`.
-    fn object(&mut self, depth: usize) -> Result<Arg, String> {
+    fn object(&mut self, depth: usize) -> Result<Arg, UiSelectorError> {
         if depth > MOST_DEPTH {
-            return Err(format!("more than {MOST_DEPTH} nested constructors"));
+            return Err(UiSelectorError::TooDeep { max: MOST_DEPTH });
         }
         let mut word = self.next();
         if word == Some(Token::Word("new".into())) {
@@ -182,13 +226,18 @@ impl Parser {
         let scrollable = match word {
             Some(Token::Word(w)) if w == "UiSelector" => false,
             Some(Token::Word(w)) if w == "UiScrollable" => true,
-            other => return Err(format!("expected UiSelector or UiScrollable, found {}", shown(other))),
+            other => {
+                return Err(UiSelectorError::Expected {
+                    what: "UiSelector or UiScrollable".into(),
+                    found: shown(other),
+                });
+            }
         };
         self.expect('(')?;
         let mut fields = Map::new();
         if scrollable {
             let Arg::Selector(within) = self.object(depth + 1)? else {
-                return Err("UiScrollable takes a UiSelector".into());
+                return Err(UiSelectorError::ScrollableNeedsSelector);
             };
             self.scroll = Some(ScrollFields { within, target: None, max_swipes: DEFAULT_SWIPES, horizontal: false });
         }
@@ -197,7 +246,9 @@ impl Parser {
             self.at += 1;
             let name = match self.next() {
                 Some(Token::Word(w)) => w,
-                other => return Err(format!("expected a method name, found {}", shown(other))),
+                other => {
+                    return Err(UiSelectorError::Expected { what: "a method name".into(), found: shown(other) });
+                }
             };
             self.expect('(')?;
             let mut args = Vec::new();
@@ -212,7 +263,7 @@ impl Parser {
                     self.at += 1;
                 }
                 if args.len() > 4 {
-                    return Err(format!("{name}: too many arguments"));
+                    return Err(UiSelectorError::TooManyArguments { method: name });
                 }
             }
             self.expect(')')?;
@@ -221,8 +272,8 @@ impl Parser {
         Ok(if scrollable { Arg::Scrollable } else { Arg::Selector(fields) })
     }
 
-    fn scroll_call(&mut self, name: &str, mut args: Vec<Arg>) -> Result<(), String> {
-        let Some(scroll) = self.scroll.as_mut() else { return Err("UiScrollable without a UiSelector".into()) };
+    fn scroll_call(&mut self, name: &str, mut args: Vec<Arg>) -> Result<(), UiSelectorError> {
+        let Some(scroll) = self.scroll.as_mut() else { return Err(UiSelectorError::ScrollableNeedsSelector) };
         match (name, args.pop()) {
             ("scrollIntoView" | "getChildByText" | "getChildByDescription", Some(Arg::Selector(target))) => {
                 scroll.target = Some(target)
@@ -242,7 +293,7 @@ impl Parser {
             ("setAsHorizontalList", None) => scroll.horizontal = true,
             ("setAsVerticalList", None) => scroll.horizontal = false,
             ("setSwipeDeadZonePercentage", Some(_)) => {}
-            _ => return Err(format!("UiScrollable.{name} is not supported (use scrollIntoView)")),
+            _ => return Err(UiSelectorError::UnsupportedScrollable { method: name.to_string() }),
         }
         Ok(())
     }
@@ -255,19 +306,19 @@ fn field(name: &str, value: Value) -> Map<String, Value> {
 }
 
 /// One `UiSelector` method as the selector dict's field.
-fn selector_call(fields: &mut Map<String, Value>, name: &str, args: Vec<Arg>) -> Result<(), String> {
+fn selector_call(fields: &mut Map<String, Value>, name: &str, args: Vec<Arg>) -> Result<(), UiSelectorError> {
     let value = match args.as_slice() {
         [Arg::Text(t)] => Value::String(t.clone()),
         [Arg::Bool(b)] => Value::Bool(*b),
         [Arg::Number(n)] if *n >= 0 => Value::from(*n),
         [] => Value::Bool(true),
-        _ => return Err(format!("UiSelector.{name}: the arguments do not fit")),
+        _ => return Err(UiSelectorError::ArgumentsDoNotFit { method: name.to_string() }),
     };
     if matches!(name, "childSelector" | "fromParent") {
-        return Err(format!("UiSelector.{name} is not supported: find the parent, then below it"));
+        return Err(UiSelectorError::Unsupported { method: name.to_string() });
     }
     if !METHODS.contains(&name) {
-        return Err(format!("UiSelector has no method {name}"));
+        return Err(UiSelectorError::NoSuchMethod { method: name.to_string() });
     }
     fields.insert(name.into(), value);
     Ok(())
@@ -284,21 +335,21 @@ fn shown(token: Option<Token>) -> String {
 }
 
 /// Reads a locator.
-pub fn parse(text: &str) -> Result<Query, String> {
+pub fn parse(text: &str) -> Result<Query, UiSelectorError> {
     let mut parser = Parser { tokens: tokens(text)?, at: 0, scroll: None };
     let object = parser.object(0)?;
     while parser.tokens.get(parser.at) == Some(&Token::Punct(';')) {
         parser.at += 1;
     }
     if parser.at < parser.tokens.len() {
-        return Err(format!("unexpected {} after the selector", shown(parser.next())));
+        return Err(UiSelectorError::Trailing { found: shown(parser.next()) });
     }
     match (object, parser.scroll) {
         (Arg::Selector(fields), _) => Ok(Query::Plain(fields)),
         (_, Some(ScrollFields { within, target: Some(target), max_swipes, horizontal })) => {
             Ok(Query::Scroll(Scroll { within, target, max_swipes, horizontal }))
         }
-        _ => Err("a UiScrollable needs scrollIntoView(new UiSelector()...) to find something".into()),
+        _ => Err(UiSelectorError::NoScrollTarget),
     }
 }
 
@@ -334,15 +385,16 @@ impl Selector {
     /// The calls of a `UiSelector` (see [`METHODS`]) as conditions; a call that
     /// does not fit its method (a pattern that is not one, a text where a number
     /// goes) is an error naming it.
-    pub fn compile(fields: &Fields) -> Result<Self, String> {
+    pub fn compile(fields: &Fields) -> Result<Self, UiSelectorError> {
         let mut conditions = Vec::new();
         let mut instance = None;
         for (name, value) in fields {
             if !METHODS.contains(&name.as_str()) {
-                return Err(format!("UiSelector has no method {name}"));
+                return Err(UiSelectorError::NoSuchMethod { method: name.clone() });
             }
-            let count =
-                || value.as_u64().map(|n| n as usize).ok_or_else(|| format!("UiSelector.{name} takes a number"));
+            let count = || {
+                value.as_u64().map(|n| n as usize).ok_or_else(|| UiSelectorError::NeedsNumber { method: name.clone() })
+            };
             match (name.as_str(), value) {
                 ("index", _) => conditions.push(Condition::Index(count()?)),
                 ("instance", _) => instance = Some(count()?),
@@ -352,14 +404,14 @@ impl Selector {
                     let compiled = regex::RegexBuilder::new(&anchored)
                         .size_limit(1 << 20)
                         .build()
-                        .map_err(|e| format!("UiSelector.{n}: not a regular expression ({e})"))?;
+                        .map_err(|source| UiSelectorError::BadPattern { method: n.to_string(), source })?;
                     conditions.push(Condition::Pattern(n.to_string(), compiled));
                 }
                 (n, Value::Bool(b)) => conditions.push(Condition::Flag(n.to_string(), *b)),
                 (n, Value::String(s)) if !n.ends_with("Matches") => {
                     conditions.push(Condition::Text(n.to_string(), s.clone()))
                 }
-                (n, _) => return Err(format!("UiSelector.{n}: the argument does not fit")),
+                (n, _) => return Err(UiSelectorError::ArgumentsDoNotFit { method: n.to_string() }),
             }
         }
         Ok(Selector { conditions, instance })

@@ -14,6 +14,39 @@ use sxd_document::dom::{ChildOfElement, ChildOfRoot, Element, ParentOfChild};
 use sxd_xpath::nodeset::Node as XNode;
 use sxd_xpath::{Context, Factory, Value};
 
+/// Why an expression was not evaluated.
+#[derive(Debug, thiserror::Error)]
+pub enum XPathError {
+    #[error("longer than {max} characters")]
+    TooLong { max: usize },
+    #[error("{what} nested more than {max} deep")]
+    TooDeep { what: &'static str, max: usize },
+    #[error(
+        "it nests {walks} searches inside its predicates, too much work on a page of {elements} elements; search by an attribute, or find an element and search below it"
+    )]
+    TooMuchWork { walks: i32, elements: usize },
+    #[error("not an XPath expression")]
+    Expression {
+        #[source]
+        source: sxd_xpath::ParserError,
+    },
+    #[error("the expression is empty")]
+    Empty,
+    #[error("it could not be evaluated")]
+    Evaluation {
+        #[source]
+        source: sxd_xpath::ExecutionError,
+    },
+    #[error("the expression selects a value, not elements")]
+    NotElements,
+    #[error("the page source did not parse ({reason})")]
+    Page { reason: String },
+    #[error("the page is empty")]
+    EmptyPage,
+    #[error("the element left the page")]
+    ScopeGone,
+}
+
 const MOST_CHARS: usize = 2048;
 const MOST_PREDICATE_DEPTH: usize = 3;
 const MOST_PAREN_DEPTH: usize = 16;
@@ -22,9 +55,9 @@ const MOST_WORK: f64 = 1e8;
 
 /// Whether an expression is within bounds (its literals aside): how many
 /// predicates that walk a path (`[.//x]`, `[count(//x)]`) it nests, at most.
-fn bounded(expr: &str) -> Result<i32, String> {
+fn bounded(expr: &str) -> Result<i32, XPathError> {
     if expr.chars().count() > MOST_CHARS {
-        return Err(format!("longer than {MOST_CHARS} characters"));
+        return Err(XPathError::TooLong { max: MOST_CHARS });
     }
     let (mut brackets, mut parens, mut quote) = (0usize, 0usize, None);
     // Per open predicate: whether it walks a path itself, and its inner predicates' most.
@@ -59,10 +92,10 @@ fn bounded(expr: &str) -> Result<i32, String> {
             _ => {}
         }
         if brackets > MOST_PREDICATE_DEPTH {
-            return Err(format!("predicates nested more than {MOST_PREDICATE_DEPTH} deep"));
+            return Err(XPathError::TooDeep { what: "predicates", max: MOST_PREDICATE_DEPTH });
         }
         if parens > MOST_PAREN_DEPTH {
-            return Err(format!("parentheses nested more than {MOST_PAREN_DEPTH} deep"));
+            return Err(XPathError::TooDeep { what: "parentheses", max: MOST_PAREN_DEPTH });
         }
     }
     Ok(walks)
@@ -94,35 +127,33 @@ fn path_of(mut e: Element<'_>) -> Option<Vec<usize>> {
 /// The places (each element's position among its parent's elements, from the
 /// wrapper's children down) of the elements `expr` selects on the page `xml`, in
 /// document order; below the element at `scope` only, when given.
-pub fn find(xml: &str, expr: &str, scope: Option<&[usize]>) -> Result<Vec<Vec<usize>>, String> {
+pub fn find(xml: &str, expr: &str, scope: Option<&[usize]>) -> Result<Vec<Vec<usize>>, XPathError> {
     let walks = bounded(expr)?;
     let xpath =
-        Factory::new().build(expr).map_err(|e| e.to_string())?.ok_or_else(|| "the expression is empty".to_string())?;
-    let package = sxd_document::parser::parse(xml).map_err(|e| format!("the page source did not parse: {e:?}"))?;
+        Factory::new().build(expr).map_err(|source| XPathError::Expression { source })?.ok_or(XPathError::Empty)?;
+    let package = sxd_document::parser::parse(xml).map_err(|e| XPathError::Page { reason: format!("{e:?}") })?;
     let document = package.as_document();
     let wrapper = document.root().children().into_iter().find_map(|c| match c {
         ChildOfRoot::Element(e) => Some(e),
         _ => None,
     });
-    let wrapper = wrapper.ok_or_else(|| "the page is empty".to_string())?;
+    let wrapper = wrapper.ok_or(XPathError::EmptyPage)?;
     let size = count_elements(wrapper) as f64;
     if size.max(1.0).powi(walks + 1) > MOST_WORK {
-        return Err(format!(
-            "it nests {walks} searches inside its predicates, too much work on a page of {size} elements; search by an attribute, or find an element and search below it"
-        ));
+        return Err(XPathError::TooMuchWork { walks, elements: size as usize });
     }
     let mut context_node = wrapper;
     for &i in scope.unwrap_or(&[]) {
-        context_node = element_children(context_node).nth(i).ok_or_else(|| "the element left the page".to_string())?;
+        context_node = element_children(context_node).nth(i).ok_or(XPathError::ScopeGone)?;
     }
     let context = Context::new();
     let value = match scope {
         Some(_) => xpath.evaluate(&context, context_node),
         None => xpath.evaluate(&context, document.root()),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|source| XPathError::Evaluation { source })?;
     let Value::Nodeset(nodes) = value else {
-        return Err("the expression selects a value, not elements".into());
+        return Err(XPathError::NotElements);
     };
     let mut out = Vec::new();
     for node in nodes.document_order() {
@@ -170,10 +201,10 @@ mod tests {
 
     #[test]
     fn work_is_bounded_by_the_shape_and_the_page() {
-        assert_eq!(bounded("//*[@text='a']"), Ok(0));
-        assert_eq!(bounded("//*[.//x[@a]]"), Ok(1));
-        assert_eq!(bounded("//*[.//x[.//y]][count(//z)]"), Ok(2));
-        assert_eq!(bounded("//*[@a='/'][.//y]"), Ok(1), "a slash in a literal walks nothing");
+        assert_eq!(bounded("//*[@text='a']").ok(), Some(0));
+        assert_eq!(bounded("//*[.//x[@a]]").ok(), Some(1));
+        assert_eq!(bounded("//*[.//x[.//y]][count(//z)]").ok(), Some(2));
+        assert_eq!(bounded("//*[@a='/'][.//y]").ok(), Some(1), "a slash in a literal walks nothing");
         let many: String = (0..2000).map(|i| format!(r#"<v text="t{i}"/>"#)).collect();
         let big = format!("<hierarchy><root>{many}</root></hierarchy>");
         assert_eq!(
@@ -182,6 +213,6 @@ mod tests {
             "attributes cost nothing more"
         );
         let refused = find(&big, "//*[.//*[.//*]]", None).unwrap_err();
-        assert!(refused.contains("too much work"), "{refused}");
+        assert!(matches!(refused, XPathError::TooMuchWork { walks: 2, elements: 2001 }), "{refused}");
     }
 }

@@ -17,11 +17,12 @@ pub enum Asked {
 
 /// Reads a locator.
 pub fn parse(text: &str) -> Result<Asked, String> {
-    Ok(match language::parse(text)? {
-        Query::Plain(fields) => Asked::Plain(Selector::compile(&fields)?),
+    let said = |e: language::UiSelectorError| codeact_base::error_text::full_message(&e);
+    Ok(match language::parse(text).map_err(said)? {
+        Query::Plain(fields) => Asked::Plain(Selector::compile(&fields).map_err(said)?),
         Query::Scroll(s) => Asked::Scroll {
-            within: Selector::compile(&s.within)?,
-            target: Selector::compile(&s.target)?,
+            within: Selector::compile(&s.within).map_err(said)?,
+            target: Selector::compile(&s.target).map_err(said)?,
             max_swipes: s.max_swipes,
             horizontal: s.horizontal,
         },

@@ -36,7 +36,8 @@ pub fn find(tree: &UiTree, xml: &str, expr: &str, scope: Option<usize>) -> Resul
         Some(id) => Some(place_of(tree, id).ok_or_else(|| "the element left the page".to_string())?),
         None => None,
     };
-    let places = appium_locators::xpath::find(xml, expr, scope_path.as_deref())?;
+    let places = appium_locators::xpath::find(xml, expr, scope_path.as_deref())
+        .map_err(|e| codeact_base::error_text::full_message(&e))?;
     Ok(places.iter().filter_map(|p| id_at(tree, p)).collect())
 }
 

@@ -52,6 +52,17 @@ pub(super) fn unsupported(message: impl Into<String>) -> Uia2Error {
 
 pub(super) type Reply = Result<Value, Uia2Error>;
 
+/// An error and its causes as one line (what a locator's error says to a client).
+pub(super) fn whole(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(&format!(": {e}"));
+        cause = e.source();
+    }
+    text
+}
+
 /// The largest request body the server reads.
 const MOST_BODY: usize = 4 * 1024 * 1024;
 
