@@ -13,9 +13,11 @@ use codeact::webdriver::WebdriverOptions;
 use super::args::{DeviceArgs, LlmArgs, LocatorArgs, SessionArgs, TraceArgs, finish_traces};
 
 /// Serve codeact to Appium's clients: the W3C WebDriver protocol with Appium's
-/// extensions on 127.0.0.1, so suites written for Appium (Java, Python,
-/// JavaScript, Ruby, C#) drive any phone codeact drives — the virtual one too, no
-/// emulator — and send whole Rhai flows in one request, run in a sandbox:
+/// extensions on 127.0.0.1, so suites written for Appium drive any phone codeact
+/// drives (the virtual one too) and send whole Rhai flows in one request.
+///
+/// Suites in Java, Python, JavaScript, Ruby or C# run as they are — no emulator
+/// with the virtual phone — and a flow runs in codeact's sandbox:
 ///   driver.execute_driver("tap(#{text: \"Wi-Fi\"}); wait_for(#{id: \"wifi_switch\"}).checked", "rhai")
 ///
 ///   codeact serve --webdriver -d sim
