@@ -95,7 +95,9 @@ enum Found {
 
 /// The elements a tree locator finds on one look.
 fn on_tree(tree: &UiTree, page: &Page, using: &str, value: &str, scope: Option<usize>) -> Result<Found, Failure> {
-    let below = |id: usize| scope.is_none_or(|s| s != id && tree.subtree(s).iter().any(|e| e.id == id));
+    // A subtree is contiguous in pre-order: the scope's own id, then its descendants.
+    let span = scope.map(|s| (s, s + tree.subtree(s).len()));
+    let below = |id: usize| span.is_none_or(|(first, end)| id > first && id < end);
     let by = |test: &dyn Fn(usize) -> bool| -> Found {
         Found::Ids(tree.elements.iter().map(|e| e.id).filter(|id| below(*id) && test(*id)).collect())
     };
