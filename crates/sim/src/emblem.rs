@@ -28,11 +28,19 @@ pub(crate) enum Emblem {
     Trophy,
     Moon,
     Key,
+    Bag,
+    Globe,
+    Music,
+    Pin,
+    Check,
+    Cup,
+    Tree,
+    Bed,
 }
 
 impl Emblem {
     /// Every emblem, in the order `names()` lists them.
-    pub(crate) const ALL: [Emblem; 20] = [
+    pub(crate) const ALL: [Emblem; 28] = [
         Self::Gear,
         Self::Bubble,
         Self::Person,
@@ -53,6 +61,14 @@ impl Emblem {
         Self::Trophy,
         Self::Moon,
         Self::Key,
+        Self::Bag,
+        Self::Globe,
+        Self::Music,
+        Self::Pin,
+        Self::Check,
+        Self::Cup,
+        Self::Tree,
+        Self::Bed,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -77,6 +93,14 @@ impl Emblem {
             Self::Trophy => "trophy",
             Self::Moon => "moon",
             Self::Key => "key",
+            Self::Bag => "bag",
+            Self::Globe => "globe",
+            Self::Music => "music",
+            Self::Pin => "pin",
+            Self::Check => "check",
+            Self::Cup => "cup",
+            Self::Tree => "tree",
+            Self::Bed => "bed",
         }
     }
 

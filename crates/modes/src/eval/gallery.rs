@@ -10,14 +10,20 @@ use std::path::{Path, PathBuf};
 /// phone's default look (1080×2400 at 420 dpi).
 const BUILT_IN: &[(&str, &[u8])] = &[
     ("index.json", include_bytes!("../../../../eval/assets/index.json")),
+    ("bank.png", include_bytes!("../../../../eval/assets/bank.png")),
     ("bomb.png", include_bytes!("../../../../eval/assets/bomb.png")),
+    ("cafe.png", include_bytes!("../../../../eval/assets/cafe.png")),
     ("coin.png", include_bytes!("../../../../eval/assets/coin.png")),
     ("diamond.png", include_bytes!("../../../../eval/assets/diamond.png")),
     ("heart.png", include_bytes!("../../../../eval/assets/heart.png")),
+    ("hospital.png", include_bytes!("../../../../eval/assets/hospital.png")),
+    ("hotel.png", include_bytes!("../../../../eval/assets/hotel.png")),
     ("key.png", include_bytes!("../../../../eval/assets/key.png")),
     ("options.png", include_bytes!("../../../../eval/assets/options.png")),
+    ("park.png", include_bytes!("../../../../eval/assets/park.png")),
     ("pause.png", include_bytes!("../../../../eval/assets/pause.png")),
     ("play.png", include_bytes!("../../../../eval/assets/play.png")),
+    ("stadium.png", include_bytes!("../../../../eval/assets/stadium.png")),
     ("star.png", include_bytes!("../../../../eval/assets/star.png")),
     ("trophy.png", include_bytes!("../../../../eval/assets/trophy.png")),
 ];

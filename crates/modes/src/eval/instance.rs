@@ -92,7 +92,8 @@ fn setup_lines(task: &TaskSpec, params: &serde_json::Map<String, Value>) -> Vec<
             let plain = |t: &str| task::render(t, params, item, |s| s.to_string());
             if let (Some(key), Some(to)) = (&step.set, &step.to) {
                 let value = task::text_of(&task::render_value(to, params, item));
-                lines.push(format!("simctl set {key} {}", shell_quote(&value)));
+                // The key may name a parameter too (`maps.{place}_name`).
+                lines.push(format!("simctl set {} {}", shell_quote(&plain(key)), shell_quote(&value)));
             }
             if let (Some(collection), Some(record)) = (&step.add, &step.record) {
                 let filled: serde_json::Map<String, Value> =

@@ -11,6 +11,7 @@
 //! Not an agent: the LLM loop is `agent/`, the oracle's scripts run through `script/`.
 
 pub mod agents;
+pub mod fill;
 pub mod formats;
 pub mod gallery;
 mod instance;
@@ -22,6 +23,7 @@ pub mod results;
 pub mod runner;
 pub mod suite;
 pub mod survival;
+pub mod tags;
 pub mod task;
 
 pub use agents::{Agent, LlmAgent, Recorded};

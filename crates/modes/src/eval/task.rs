@@ -7,6 +7,8 @@
 //! id = "wifi_turn_off"                  # letters, digits and _; unique in the suite
 //! apps = ["settings"]                   # the first app is the one results group by
 //! kind = "operation"                    # or "question": answered with answer(text)
+//! category = "settings"                 # optional: the kind of work (tags.rs)
+//! difficulty = "easy"                   # optional: easy|medium|hard by the oracle's actions
 //! goal = "Turn off Wi-Fi."              # {name} fills in a parameter, {name.field} a field
 //! max_steps = 8                         # the agent's step budget (default 10)
 //! params = [{ name = "host", gen = "hostname" }]
@@ -25,6 +27,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::fill::placeholders;
+pub use super::fill::{lookup, render, render_value, text_of};
+pub use super::tags::Difficulty;
+
 /// The suite shipped with codeact (`eval/tasks/`), one file per app.
 const BUILT_IN: &[(&str, &str)] = &[
     ("settings.toml", include_str!("../../../../eval/tasks/settings.toml")),
@@ -37,6 +43,11 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("files.toml", include_str!("../../../../eval/tasks/files.toml")),
     ("cross_app.toml", include_str!("../../../../eval/tasks/cross_app.toml")),
     ("arcade.toml", include_str!("../../../../eval/tasks/arcade.toml")),
+    ("shop.toml", include_str!("../../../../eval/tasks/shop.toml")),
+    ("reader.toml", include_str!("../../../../eval/tasks/reader.toml")),
+    ("music.toml", include_str!("../../../../eval/tasks/music.toml")),
+    ("maps.toml", include_str!("../../../../eval/tasks/maps.toml")),
+    ("forms.toml", include_str!("../../../../eval/tasks/forms.toml")),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -71,6 +82,13 @@ pub struct TaskSpec {
     pub id: String,
     pub apps: Vec<String>,
     pub kind: Kind,
+    /// The kind of work (`data_entry`, `search`…: `tags::CATEGORIES`); optional in a
+    /// suite of one's own, where results group it as "-".
+    #[serde(default)]
+    pub category: Option<String>,
+    /// easy, medium or hard by the oracle's device actions (`tags::Difficulty`).
+    #[serde(default)]
+    pub difficulty: Option<Difficulty>,
     pub goal: String,
     #[serde(default = "default_steps")]
     pub max_steps: usize,
@@ -278,6 +296,9 @@ impl TaskSpec {
         if self.id.is_empty() || !self.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
             return Err(self.invalid("an id is lowercase letters, digits and _"));
         }
+        if let Some(category) = self.category.as_deref().filter(|c| !super::tags::is_category(c)) {
+            return Err(self.invalid(format!("category {category:?}: lowercase letters and _ (e.g. data_entry)")));
+        }
         if self.apps.is_empty() {
             return Err(self.invalid("apps needs at least one app"));
         }
@@ -362,94 +383,6 @@ impl TaskSpec {
     }
 }
 
-/// The names inside `{...}` of a template (`{who.name}` → `who`).
-fn placeholders(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find('{') {
-        let after = &rest[start + 1..];
-        let Some(end) = after.find('}') else { break };
-        let inner = &after[..end];
-        out.push(inner.split('.').next().unwrap_or(inner));
-        rest = &after[end + 1..];
-    }
-    out
-}
-
-/// A parameter's value as text: strings as they are, numbers and booleans as
-/// written, lists joined with ", ".
-pub fn text_of(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().map(text_of).collect::<Vec<_>>().join(", "),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// Looks up `who` or `who.name` in the parameters (and `item`).
-pub fn lookup<'a>(
-    path: &str,
-    params: &'a serde_json::Map<String, Value>,
-    item: Option<&'a Value>,
-) -> Option<&'a Value> {
-    let mut parts = path.split('.');
-    let first = parts.next()?;
-    let mut value = if first == "item" { item? } else { params.get(first)? };
-    for part in parts {
-        value = value.get(part)?;
-    }
-    Some(value)
-}
-
-/// Fills `{...}` from the parameters; `quote` wraps each value (for shell lines).
-pub fn render(
-    template: &str,
-    params: &serde_json::Map<String, Value>,
-    item: Option<&Value>,
-    quote: fn(&str) -> String,
-) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[start..]);
-            return out;
-        };
-        let key = &after[..end];
-        match lookup(key, params, item) {
-            Some(v) => out.push_str(&quote(&text_of(v))),
-            None => {
-                out.push('{');
-                out.push_str(key);
-                out.push('}');
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// A value in a setup record or `to`: a string that is exactly `{param}` keeps the
-/// parameter's type (a number stays a number); other strings are rendered.
-pub fn render_value(value: &Value, params: &serde_json::Map<String, Value>, item: Option<&Value>) -> Value {
-    match value {
-        Value::String(s) => {
-            if let Some(key) = s.strip_prefix('{').and_then(|k| k.strip_suffix('}'))
-                && !key.contains(['{', '}'])
-                && let Some(v) = lookup(key, params, item)
-            {
-                return v.clone();
-            }
-            Value::String(render(s, params, item, |s| s.to_string()))
-        }
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,14 +396,5 @@ mod tests {
         assert!(matches!(select(tasks, Some("nothing_like_this")), Err(TaskError::NoMatch(_))));
         let w = |p: &str, t: &str| wildcard(&p.chars().collect::<Vec<_>>(), &t.chars().collect::<Vec<_>>());
         assert!(w("a*c", "abbc") && w("a?c", "abc") && !w("a*d", "abc"));
-    }
-
-    #[test]
-    fn templates_fill_and_keep_types() {
-        let params: serde_json::Map<String, Value> =
-            serde_json::from_str(r#"{"who": {"name": "Bob Smith"}, "n": 3}"#).unwrap();
-        assert_eq!(render("Text {who.name} {n}x", &params, None, |s| s.to_string()), "Text Bob Smith 3x");
-        assert_eq!(render_value(&Value::String("{n}".into()), &params, None), Value::from(3));
-        assert_eq!(render("{missing}", &params, None, |s| s.to_string()), "{missing}");
     }
 }

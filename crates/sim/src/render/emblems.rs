@@ -149,5 +149,47 @@ pub(crate) fn draw(cv: &mut Canvas, emblem: Emblem, at: &Placement) {
             cv.line(p(0.55, 0.0), p(0.55, 0.35), 0.16 * h, fg, 255);
             cv.line(p(0.8, 0.0), p(0.8, 0.3), 0.16 * h, fg, 255);
         }
+        Emblem::Bag => {
+            cv.ring(p(0.0, -0.4).0, p(0.0, -0.4).1, 0.32 * h, 0.1 * h, fg, 255);
+            poly(cv, &[(-0.7, -0.3), (0.7, -0.3), (0.8, 0.85), (-0.8, 0.85)], fg);
+        }
+        Emblem::Globe => {
+            cv.ring(cx, cy, 0.8 * h, 0.12 * h, fg, 255);
+            cv.line(p(-0.8, 0.0), p(0.8, 0.0), 0.1 * h, fg, 255);
+            cv.line(p(0.0, -0.8), p(0.0, 0.8), 0.1 * h, fg, 255);
+            cv.ring(cx, cy, 0.4 * h, 0.09 * h, fg, 255);
+        }
+        Emblem::Music => {
+            cv.circle(p(-0.35, 0.5).0, p(-0.35, 0.5).1, 0.28 * h, fg, 255);
+            cv.line(p(-0.12, 0.5), p(-0.12, -0.75), 0.14 * h, fg, 255);
+            poly(cv, &[(-0.12, -0.8), (0.6, -0.5), (0.6, -0.25), (-0.12, -0.5)], fg);
+        }
+        Emblem::Pin => {
+            cv.circle(p(0.0, -0.3).0, p(0.0, -0.3).1, 0.55 * h, fg, 255);
+            poly(cv, &[(-0.47, -0.05), (0.47, -0.05), (0.0, 0.9)], fg);
+            cv.circle(p(0.0, -0.3).0, p(0.0, -0.3).1, 0.22 * h, bg, 255);
+        }
+        Emblem::Check => {
+            cv.line(p(-0.65, 0.05), p(-0.2, 0.5), 0.24 * h, fg, 255);
+            cv.line(p(-0.2, 0.5), p(0.7, -0.5), 0.24 * h, fg, 255);
+        }
+        Emblem::Cup => {
+            cv.round_rect(rect(-0.65, -0.35, 0.35, 0.6), 0.2 * h, fg, 255);
+            cv.ring(p(0.4, 0.1).0, p(0.4, 0.1).1, 0.25 * h, 0.1 * h, fg, 255);
+            cv.fill_rect(rect(-0.75, 0.68, 0.55, 0.8).to_irect().intersect(&cv.clip()), fg, 255);
+            cv.line(p(-0.3, -0.8), p(-0.3, -0.5), 0.09 * h, fg, 255);
+            cv.line(p(0.0, -0.8), p(0.0, -0.5), 0.09 * h, fg, 255);
+        }
+        Emblem::Tree => {
+            poly(cv, &[(0.0, -0.9), (0.65, 0.35), (-0.65, 0.35)], fg);
+            cv.fill_rect(rect(-0.12, 0.3, 0.12, 0.85).to_irect().intersect(&cv.clip()), fg, 255);
+        }
+        Emblem::Bed => {
+            cv.fill_rect(rect(-0.85, -0.6, -0.7, 0.7).to_irect().intersect(&cv.clip()), fg, 255);
+            cv.round_rect(rect(-0.85, 0.05, 0.85, 0.45), 0.06 * h, fg, 255);
+            cv.circle(p(-0.4, -0.15).0, p(-0.4, -0.15).1, 0.18 * h, fg, 255);
+            cv.round_rect(rect(-0.15, -0.3, 0.85, 0.05), 0.12 * h, fg, 255);
+            cv.fill_rect(rect(0.7, 0.3, 0.85, 0.7).to_irect().intersect(&cv.clip()), fg, 255);
+        }
     }
 }

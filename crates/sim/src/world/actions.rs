@@ -119,6 +119,34 @@ impl World {
                 self.collections.entry(collection.to_string()).or_default().push(new);
                 self.screen_changed();
             }
+            // `empty COLLECTION`: every record gone (a cart emptied, tabs closed).
+            "empty" => {
+                if let Some(records) = self.collections.get_mut(rest) {
+                    records.clear();
+                    self.screen_changed();
+                }
+            }
+            // `move FROM TO FIELD=VALUE...`: every record of FROM joins TO with those
+            // fields added, and FROM is left empty (a cart's items become an order's).
+            "move" => {
+                let mut words = rest.splitn(3, char::is_whitespace);
+                let (Some(from), Some(to)) = (words.next(), words.next()) else { return true };
+                let extra = self.fields(words.next().unwrap_or(""), record);
+                let moved: Vec<Record> = self.collections.get_mut(from).map(std::mem::take).unwrap_or_default();
+                let target = self.collections.entry(to.to_string()).or_default();
+                target.extend(moved.into_iter().map(|mut r| {
+                    r.extend(extra.clone());
+                    r
+                }));
+                self.screen_changed();
+            }
+            // `require_same KEY OTHER`: stop unless both hold the same text (a password
+            // typed twice).
+            "require_same" => {
+                let (key, other) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let text = |k: &str| self.read(k.trim(), record).map(|v| v.to_string()).unwrap_or_default();
+                return text(key) == text(other);
+            }
             "update" => {
                 let fields = self.fields(rest, record);
                 if let Some(rec) = self.record_mut(record) {
@@ -151,12 +179,20 @@ impl World {
                 let _ = super::files::move_to(&self.fs, &from, &format!("{folder}/{name}"));
                 self.screen_changed();
             }
-            // `require_format KEY date|time|amount`: stop unless KEY reads as a date
-            // (2023-10-15), a time (09:05) or an amount (12 or 12.50).
+            // `require_format KEY FORMAT`: stop unless KEY reads as FORMAT (`well_formed`).
+            // A format ending in `?` also lets an empty value through (an optional field).
             "require_format" => {
                 let (key, format) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
                 let value = self.read(key, record).map(|v| v.to_string()).unwrap_or_default();
-                return super::files::well_formed(value.trim(), format.trim());
+                let (format, optional) = match format.trim().strip_suffix('?') {
+                    Some(format) => (format, true),
+                    None => (format.trim(), false),
+                };
+                return (optional && value.trim().is_empty()) || super::files::well_formed(value.trim(), format);
+            }
+            // `require_any KEY...`: stop unless at least one of them is set (a topic chosen).
+            "require_any" => {
+                return rest.split_whitespace().any(|key| self.read(key, record).is_some_and(|v| v.truthy()));
             }
             // `increase KEY N`: KEY (a whole number; else 0) grows by N (a game's score).
             "increase" => {

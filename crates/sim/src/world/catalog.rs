@@ -78,6 +78,18 @@ impl Catalog {
         Ok(Self { world, apps, initial_state })
     }
 
+    /// The apps with a launcher icon, in the home screen's order: those `home` lists
+    /// first, as listed, then the others in file order.
+    pub(crate) fn home_apps(&self) -> Vec<(usize, &AppSpec)> {
+        let mut apps: Vec<(usize, &AppSpec)> =
+            self.apps.iter().enumerate().filter(|(_, a)| a.on_home && a.launcher.is_some()).collect();
+        let listed = &self.world.home;
+        apps.sort_by_key(|(index, app)| {
+            (listed.iter().position(|p| *p == app.package).unwrap_or(listed.len()), *index)
+        });
+        apps
+    }
+
     pub(crate) fn app_index(&self, package: &str) -> Option<usize> {
         self.apps.iter().position(|a| a.package == package)
     }

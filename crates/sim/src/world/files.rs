@@ -54,7 +54,10 @@ pub(crate) fn move_to(fs: &MemFs, from: &str, to: &str) -> Result<(), crate::she
 }
 
 /// Whether `value` reads as a `date` (2023-10-15, a real day), a `time` (9:05 or
-/// 09:05, 24-hour) or an `amount` (12, 12.5 or 12.50, not negative).
+/// 09:05, 24-hour), an `amount` (12, 12.5 or 12.50, not negative), an `email`
+/// (one `@`, a dotted domain, no spaces), a `phone` (7 to 15 digits, with `+`,
+/// spaces, dashes and brackets allowed), a `zip` (five digits) or a `password`
+/// (eight characters or more).
 pub(crate) fn well_formed(value: &str, format: &str) -> bool {
     match format {
         "date" => value.len() == 10 && value.parse::<jiff::civil::Date>().is_ok(),
@@ -76,6 +79,21 @@ pub(crate) fn well_formed(value: &str, format: &str) -> bool {
                 && cents.len() <= 2
                 && cents.bytes().all(|b| b.is_ascii_digit())
         }
+        "email" => value.split_once('@').is_some_and(|(user, domain)| {
+            !user.is_empty()
+                && !domain.contains('@')
+                && domain.split('.').count() >= 2
+                && domain.split('.').all(|part| !part.is_empty())
+                && !value.chars().any(char::is_whitespace)
+        }),
+        "phone" => {
+            let digits = value.bytes().filter(u8::is_ascii_digit).count();
+            (7..=15).contains(&digits)
+                && value.bytes().all(|b| b.is_ascii_digit() || b" +-()".contains(&b))
+                && value.bytes().skip(1).all(|b| b != b'+')
+        }
+        "zip" => value.len() == 5 && value.bytes().all(|b| b.is_ascii_digit()),
+        "password" => value.chars().count() >= 8,
         _ => false,
     }
 }

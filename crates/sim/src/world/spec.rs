@@ -64,8 +64,13 @@
 //! `add COLLECTION FIELD=VALUE...`, `sort COLLECTION FIELD...` (numbers by value),
 //! `update FIELD=VALUE...` (the screen's record),
 //! `delete` (the dialog's or screen's record; for a `files` record, the file),
-//! `dialog NAME`, `dismiss`, `require_format KEY date|time|amount` (stop unless KEY
-//! reads as 2023-10-15, 09:05 or 12.50), `set_now KEY` (the device clock's seconds),
+//! `dialog NAME`, `dismiss`, `require_format KEY date|time|amount|email|phone|zip|password`
+//! (stop unless KEY reads as 2023-10-15, 09:05, 12.50, a@b.com, +1 415-555-0101,
+//! 94107 or has 8 characters; `email?` lets an empty value through),
+//! `require_same KEY OTHER` (stop unless both hold the same text), `require_any
+//! KEY...` (stop unless one is set),
+//! `empty COLLECTION`, `move FROM TO FIELD=VALUE...` (FROM's records join TO with
+//! those fields; FROM is left empty), `set_now KEY` (the device clock's seconds),
 //! `add_elapsed KEY SINCE` (KEY grows by the seconds since the time in SINCE),
 //! `increase KEY N` (a whole number grows by N),
 //! `file_move FOLDER` and `file_rename NAME` (the file whose path is the screen's
@@ -98,6 +103,10 @@ pub(crate) struct WorldSpec {
     /// Packages installed but without screens (listed by `pm list packages`).
     #[serde(default)]
     pub(crate) system_packages: Vec<String>,
+    /// The launcher's icons in this order, as a user arranged them; apps not listed
+    /// follow in file order (a newly installed app goes last).
+    #[serde(default)]
+    pub(crate) home: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -4,7 +4,7 @@
 
 use super::super::LAUNCHER_PACKAGE;
 use super::super::canvas::{CanvasParts, canvas_node};
-use super::super::spec::{AppSpec, ItemKind, ItemSpec};
+use super::super::spec::{ItemKind, ItemSpec};
 use super::super::template::Record;
 use super::app_window::AppLayout;
 use super::{ACCENT, GRID_CELL, GRID_COLUMNS, HEADER, ROW_ONE_LINE, ROW_TWO_LINE, SECONDARY, TEXT, WHITE};
@@ -178,8 +178,7 @@ impl AppLayout<'_> {
         let cell_w = self.width / GRID_COLUMNS;
         let cell_h = self.dp(GRID_CELL);
         let top = *y + self.dp(24.0);
-        let apps: Vec<(usize, &AppSpec)> =
-            self.world.catalog.apps.iter().enumerate().filter(|(_, a)| a.on_home && a.launcher.is_some()).collect();
+        let apps = self.world.catalog.home_apps();
         let rows = (apps.len() as i32 + GRID_COLUMNS - 1) / GRID_COLUMNS;
         *y = top + rows * cell_h;
         apps.into_iter()

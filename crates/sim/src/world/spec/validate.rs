@@ -67,7 +67,8 @@ impl AppSpec {
             }
             (
                 "launch" | "toggle" | "set" | "clear" | "require" | "require_between" | "require_format" | "sort"
-                | "add" | "update" | "file_move" | "file_rename" | "set_now" | "add_elapsed" | "increase",
+                | "add" | "update" | "file_move" | "file_rename" | "set_now" | "add_elapsed" | "increase" | "empty"
+                | "move" | "require_same" | "require_any",
                 Some(_),
             ) => Ok(()),
             _ => Err(ActionProblem::UnknownVerb),
