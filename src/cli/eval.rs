@@ -60,7 +60,16 @@ pub struct EvalArgs {
     /// Read the task files (*.toml) from this folder instead of the built-in suite.
     #[arg(long, value_name = "DIR")]
     suite: Option<PathBuf>,
-    /// List the templates (id, app, kind, goal) and exit.
+    /// Only templates of this difficulty (by the reference solution's device
+    /// actions: easy ≤ 4, medium 5–7, hard ≥ 8); repeatable.
+    #[arg(long, value_name = "easy|medium|hard", value_parser = ["easy", "medium", "hard"])]
+    difficulty: Vec<String>,
+    /// Only templates of this category (data_entry, data_edit, search, reading,
+    /// counting, settings, navigation, transaction, validation, visual,
+    /// multi_app; `--list` shows each template's); repeatable.
+    #[arg(long, value_name = "CATEGORY")]
+    category: Vec<String>,
+    /// List the templates (id, app, kind, difficulty, category, goal) and exit.
     #[arg(long)]
     list: bool,
     /// The suite seed: the same seed gives the same instances everywhere.
@@ -210,6 +219,7 @@ impl EvalArgs {
             return Ok(ExitCode::SUCCESS);
         }
         let mut tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
+        tasks = filter_by_tags(tasks, &self.difficulty, &self.category)?;
         if self.platform == EvalPlatform::Ios {
             let (not_on_ios, rest): (Vec<_>, Vec<_>) = tasks.into_iter().partition(|t| t.not_on_ios.is_some());
             for t in &not_on_ios {
@@ -225,14 +235,17 @@ impl EvalArgs {
         if self.list {
             for t in &tasks {
                 codeact::outln!(
-                    "{:<34} {:<10} {:<9} {}",
+                    "{:<34} {:<10} {:<9} {:<7} {:<12} {}",
                     codeact::terminal::one_line(&t.id),
                     codeact::terminal::one_line(&t.apps[0]),
                     t.kind.as_str(),
+                    t.difficulty.map_or("-", |d| d.as_str()),
+                    codeact::terminal::one_line(t.category.as_deref().unwrap_or("-")),
                     codeact::terminal::one_line(&t.goal)
                 );
             }
-            codeact::outln!("{} templates", tasks.len());
+            let apps: std::collections::BTreeSet<&str> = tasks.iter().map(|t| t.apps[0].as_str()).collect();
+            codeact::outln!("{} templates over {} apps", tasks.len(), apps.len());
             return Ok(ExitCode::SUCCESS);
         }
         let traces = self.traces.start()?;
@@ -391,4 +404,27 @@ impl EvalPlatform {
             EvalPlatform::Harmony => "sim:harmony",
         }
     }
+}
+
+/// The templates whose difficulty and category are among those asked for (all when
+/// none are); an error when nothing is left, naming the categories there are.
+fn filter_by_tags(
+    tasks: Vec<eval::TaskSpec>,
+    difficulty: &[String],
+    category: &[String],
+) -> anyhow::Result<Vec<eval::TaskSpec>> {
+    let known: std::collections::BTreeSet<String> = tasks.iter().filter_map(|t| t.category.clone()).collect();
+    let kept: Vec<eval::TaskSpec> = tasks
+        .into_iter()
+        .filter(|t| difficulty.is_empty() || t.difficulty.is_some_and(|d| difficulty.iter().any(|w| w == d.as_str())))
+        .filter(|t| category.is_empty() || t.category.as_ref().is_some_and(|c| category.contains(c)))
+        .collect();
+    if kept.is_empty() {
+        let known: Vec<String> = known.into_iter().collect();
+        anyhow::bail!(
+            "no template has that difficulty and category; the categories are: {}",
+            codeact::terminal::one_line(&known.join(", "))
+        );
+    }
+    Ok(kept)
 }

@@ -51,9 +51,15 @@ fn the_oracle_solves_every_template_and_no_judge_passes_the_start() {
     let all = r["results"].as_array().expect("results");
     let templates: std::collections::HashSet<&str> = all.iter().filter_map(|x| x["task"].as_str()).collect();
     let apps: std::collections::HashSet<&str> = all.iter().filter_map(|x| x["app"].as_str()).collect();
-    assert!(templates.len() >= 60, "{} templates", templates.len());
-    assert!(apps.len() >= 8, "apps: {apps:?}");
+    assert!(templates.len() >= 116, "{} templates", templates.len());
+    assert!(apps.len() >= 14, "apps: {apps:?}");
+    let categories: Vec<&str> = codeact::eval::tags::CATEGORIES.iter().map(|(c, _)| *c).collect();
     for x in all {
+        // Every built-in template is tagged, its difficulty being its oracle's band.
+        let actions = x["actions"].as_u64().unwrap_or(0);
+        let band = codeact::eval::tags::Difficulty::of_actions(actions).as_str();
+        assert_eq!(x["difficulty"], band, "{}: {actions} actions", x["task"]);
+        assert!(categories.contains(&x["category"].as_str().unwrap_or("")), "{}: {}", x["task"], x["category"]);
         assert_eq!(x["score"], 1.0, "{}: {}", x["task"], x["error"]);
         assert_eq!(x["initial_score"], 0.0, "{}", x["task"]);
         assert_eq!(x["broken"], false, "{}", x["task"]);
@@ -61,6 +67,7 @@ fn the_oracle_solves_every_template_and_no_judge_passes_the_start() {
         assert!(Path::new(dir).join("events.jsonl").exists(), "{dir}");
     }
     assert!(stdout.contains("| settings_wifi_off | settings | operation | 1 | 1.00 |"), "{stdout}");
+    assert!(stdout.contains("| difficulty | n |") && stdout.contains("| validation |"), "{stdout}");
     let junit = std::fs::read_to_string(out.join("junit.xml")).expect("junit.xml");
     assert_eq!(junit.matches("<testcase ").count(), all.len());
     // Written as it went, one line per instance.

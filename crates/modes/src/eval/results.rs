@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::job::{Fault, Job};
+use super::tags::Difficulty;
 use super::task::TaskSpec;
 use crate::agent::RoleUsage;
 use codeact_record::trajectory::junit::{self, Case, Verdict};
@@ -26,6 +27,11 @@ pub struct InstanceResult {
     pub app: String,
     pub apps: Vec<String>,
     pub kind: String,
+    /// The template's category and difficulty, when it has them (`tags.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<Difficulty>,
     pub instance: usize,
     pub repeat: usize,
     /// hash(suite seed, template, instance): the parameters follow from it.
@@ -72,6 +78,8 @@ impl InstanceResult {
             app: task.apps.first().cloned().unwrap_or_default(),
             apps: task.apps.clone(),
             kind: task.kind.as_str().to_string(),
+            category: task.category.clone(),
+            difficulty: task.difficulty,
             instance: job.instance,
             repeat: job.repeat,
             seed,
@@ -174,6 +182,10 @@ pub struct SuiteSummary {
     pub all: Totals,
     pub by_app: BTreeMap<String, Totals>,
     pub by_kind: BTreeMap<String, Totals>,
+    #[serde(default)]
+    pub by_difficulty: BTreeMap<String, Totals>,
+    #[serde(default)]
+    pub by_category: BTreeMap<String, Totals>,
     pub by_task: BTreeMap<String, Totals>,
 }
 
@@ -220,6 +232,8 @@ pub fn summarize(results: &[InstanceResult]) -> SuiteSummary {
         all: Totals::of(results.iter()),
         by_app: group(|r| r.app.clone()),
         by_kind: group(|r| r.kind.clone()),
+        by_difficulty: group(|r| r.difficulty.map_or("-".into(), |d| d.as_str().into())),
+        by_category: group(|r| r.category.clone().unwrap_or_else(|| "-".into())),
         by_task: group(|r| r.task.clone()),
     }
 }
@@ -304,7 +318,6 @@ impl Results {
         junit::render("codeact eval", &cases)
     }
 
-    /// The Markdown table: one row per template, then by app and by kind.
     /// The faults and watchers, when there were faults (they decide the score).
     fn conditions(&self) -> String {
         let strategy = self.strategy.as_deref().map(|s| format!(", strategy {s}")).unwrap_or_default();
@@ -323,6 +336,7 @@ impl Results {
         )
     }
 
+    /// The Markdown table: one row per template, then by app, kind, difficulty and category.
     pub fn markdown(&self) -> String {
         let mut md = String::new();
         let _ = writeln!(md, "| task | app | kind | n | score | solved | steps | tokens | time s |");
@@ -350,7 +364,18 @@ impl Results {
                 );
             }
         }
-        for (title, groups) in [("app", &self.summary.by_app), ("kind", &self.summary.by_kind)] {
+        for (title, groups) in [
+            ("app", &self.summary.by_app),
+            ("kind", &self.summary.by_kind),
+            ("difficulty", &self.summary.by_difficulty),
+            ("category", &self.summary.by_category),
+        ] {
+            if groups.is_empty() {
+                continue;
+            }
+            // Difficulties read easy, medium, hard; the rest alphabetically.
+            let mut groups: Vec<(&String, &Totals)> = groups.iter().collect();
+            groups.sort_by_key(|(name, _)| Difficulty::ALL.iter().position(|d| d.as_str() == name.as_str()));
             let _ = writeln!(md, "\n| {title} | n | score | solved | steps |");
             let _ = writeln!(md, "|---|---:|---:|---:|---:|");
             for (name, t) in groups {

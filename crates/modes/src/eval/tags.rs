@@ -27,9 +27,9 @@ pub const CATEGORIES: &[(&str, &str)] = &[
 pub enum Difficulty {
     /// At most 4 actions.
     Easy,
-    /// 5 to 8.
+    /// 5 to 7.
     Medium,
-    /// 9 or more.
+    /// 8 or more.
     Hard,
 }
 
@@ -40,7 +40,7 @@ impl Difficulty {
     pub fn of_actions(actions: u64) -> Self {
         match actions {
             0..=4 => Difficulty::Easy,
-            5..=8 => Difficulty::Medium,
+            5..=7 => Difficulty::Medium,
             _ => Difficulty::Hard,
         }
     }
@@ -68,8 +68,8 @@ mod tests {
         assert_eq!(Difficulty::of_actions(2), Difficulty::Easy);
         assert_eq!(Difficulty::of_actions(4), Difficulty::Easy);
         assert_eq!(Difficulty::of_actions(5), Difficulty::Medium);
-        assert_eq!(Difficulty::of_actions(8), Difficulty::Medium);
-        assert_eq!(Difficulty::of_actions(9), Difficulty::Hard);
+        assert_eq!(Difficulty::of_actions(7), Difficulty::Medium);
+        assert_eq!(Difficulty::of_actions(8), Difficulty::Hard);
         assert!(CATEGORIES.iter().all(|(c, _)| is_category(c)));
         assert!(!is_category("Data entry") && !is_category(""));
     }

@@ -390,7 +390,14 @@ mod tests {
     #[test]
     fn the_built_in_suite_loads_and_ids_select() {
         let tasks = load(None).unwrap();
-        assert!(tasks.len() >= 60, "{} templates", tasks.len());
+        assert!(tasks.len() >= 116, "{} templates", tasks.len());
+        let apps: HashSet<&str> = tasks.iter().map(|t| t.apps[0].as_str()).collect();
+        assert!(apps.len() >= 14, "{apps:?}");
+        for t in &tasks {
+            let category = t.category.as_deref().unwrap_or_default();
+            assert!(super::super::tags::CATEGORIES.iter().any(|(c, _)| *c == category), "{}: {category:?}", t.id);
+            assert!(t.difficulty.is_some(), "{}: no difficulty", t.id);
+        }
         let clock = select(tasks.clone(), Some("clock_*")).unwrap();
         assert!(!clock.is_empty() && clock.iter().all(|t| t.id.starts_with("clock_")));
         assert!(matches!(select(tasks, Some("nothing_like_this")), Err(TaskError::NoMatch(_))));
