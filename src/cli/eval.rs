@@ -15,6 +15,7 @@ use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
+mod explore_bench;
 mod formats;
 mod output;
 mod survival;
@@ -39,6 +40,7 @@ enum AgentChoice {
 ///   codeact eval --base-url http://localhost:11434/v1 --model qwen2.5:7b --parallel 2
 ///   codeact eval --compare before/results.json after/results.json
 ///   codeact eval --model gpt-4o-mini --actions code,json   # code against function calls
+///   codeact eval --explore --budgets 100,500               # random against systematic exploration
 ///
 /// Each instance starts on a reset phone, draws its parameters from
 /// hash(--seed, template, instance), runs its set-up, and checks that the judge scores
@@ -166,6 +168,8 @@ pub struct EvalArgs {
     /// the table (also survival.md and survival.json in --out).
     #[arg(long, conflicts_with_all = ["agent", "variant", "instances", "repeat", "shard", "shards", "faults"])]
     survival: bool,
+    #[command(flatten)]
+    explore: explore_bench::ExploreBenchArgs,
 }
 
 /// A `--min-score` outside 0..=1.
@@ -198,6 +202,9 @@ fn progress_line(r: &InstanceResult, done: usize, total: usize) -> String {
 
 impl EvalArgs {
     pub fn evaluate(self) -> anyhow::Result<ExitCode> {
+        if self.explore.explore {
+            return self.explore_bench();
+        }
         if let Some(files) = &self.compare {
             let (a, b) = (&files[0], &files[1]);
             let (ra, rb) = (Results::read(a)?, Results::read(b)?);

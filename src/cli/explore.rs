@@ -17,6 +17,7 @@ use super::args::{DeviceArgs, LlmArgs, MemoryArgs, RoleArgs, TraceArgs, Vision, 
 ///   codeact explore --app com.example.notes --device sim
 ///   codeact explore --app com.example.notes -d emulator-5554 --budget 20m
 ///   codeact explore --app com.android.settings -d sim --persona newcomer --budget 500
+///   codeact explore --app com.example.notes -d sim --strategy random --budget 500 --seed 7
 ///   codeact explore --app com.example.notes -d sim --strategy llm --budget 60 --model gpt-4o-mini
 ///
 /// --strategy llm plans, acts, observes and reflects: before each task the app
@@ -45,12 +46,19 @@ pub struct ExploreArgs {
     /// How much: a number of actions (300) or a time (90s, 20m, 1h).
     #[arg(long, default_value = "300", value_parser = parse_budget)]
     budget: Budget,
-    /// systematic: no model, every widget of every screen with back-tracking (the
-    /// baseline). llm: a planner sets tasks as the user would, the agent does
-    /// them, a reviewer critiques (needs a model: --model, --base-url, or [llm] in
-    /// codeact.toml).
+    /// systematic: no model, every widget of every screen with back-tracking.
+    /// random: Monkey's baseline — random taps, swipes, long presses, Back, text
+    /// and keys at random points, no memory (--seed, --throttle). llm: a planner
+    /// sets tasks as the user would, the agent does them, a reviewer critiques
+    /// (needs a model: --model, --base-url, or [llm] in codeact.toml).
     #[arg(long, value_enum, default_value = "systematic")]
     strategy: StrategyArg,
+    /// random: the seed of its events (the same seed, the same events).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// random: milliseconds between events, as Monkey's --throttle (0 to 10000).
+    #[arg(long, default_value_t = 0, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    throttle: u64,
     /// llm: the agent's steps per task at most.
     #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     task_steps: u32,
@@ -115,6 +123,7 @@ pub struct ExploreArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum StrategyArg {
     Systematic,
+    Random,
     Llm,
 }
 
@@ -157,7 +166,7 @@ impl ExploreArgs {
         // The model is checked before the phone is touched.
         let models = match self.strategy {
             StrategyArg::Llm => Some(self.roles.models(&settings.llm, &self.llm)?),
-            StrategyArg::Systematic => None,
+            StrategyArg::Systematic | StrategyArg::Random => None,
         };
         let device = settings.open_device()?;
         let traces = self.traces.start()?;
@@ -166,6 +175,7 @@ impl ExploreArgs {
             budget: self.budget,
             strategy: match self.strategy {
                 StrategyArg::Systematic => Strategy::Systematic,
+                StrategyArg::Random => Strategy::Random,
                 StrategyArg::Llm => Strategy::Llm,
             },
             user,
@@ -174,6 +184,8 @@ impl ExploreArgs {
             screenshots: !self.no_screenshots,
             replay_findings: !self.no_replay,
             traces: traces.clone(),
+            seed: self.seed,
+            throttle: std::time::Duration::from_millis(self.throttle),
         };
         let runtime = super::interrupt::runtime()?;
         let interrupt = super::interrupt::cancel_on_signal(&runtime, "the exploration's records");

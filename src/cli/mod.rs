@@ -53,7 +53,7 @@ enum Command {
     Observe(observe::ObserveArgs),
     Exec(exec::ExecArgs),
     Convert(convert::ConvertArgs),
-    Eval(eval::EvalArgs),
+    Eval(Box<eval::EvalArgs>),
     Run(run::RunArgs),
     Repl(repl::ReplArgs),
     Tools(tools::ToolsArgs),

@@ -39,6 +39,9 @@ pub struct Finding {
     pub action: String,
     /// The action count when it happened.
     pub at_action: usize,
+    /// Seconds into the exploration when it happened.
+    #[serde(default)]
+    pub at_seconds: f64,
     /// The steps from a clean start, the failing action last.
     pub steps: Vec<String>,
     /// Whether running the steps again from a clean start did it again.
@@ -153,6 +156,34 @@ impl LogWatch {
             .collect()
     }
 
+    /// The crash or ANR the last action caused, seen on `obs` (its dialog) or, when
+    /// the app vanished from the front after an action that was not Back, in the
+    /// log: its kind, title (the dialog's, else the exception) and the exception.
+    pub fn failure_after(
+        &mut self,
+        session: &mut codeact_runtime::session::Session,
+        obs: &Observation,
+        app: &str,
+        acted_not_back: bool,
+    ) -> Option<(FindingKind, String, Option<String>)> {
+        let dialog = dialog_in(obs);
+        let left = obs.phone.package != app && acted_not_back;
+        let kind = match (&dialog, left) {
+            (Some((kind, _)), _) => *kind,
+            // The app vanished without a dialog: a crash, if the log says so.
+            (None, true) => FindingKind::Crash,
+            (None, false) => return None,
+        };
+        let logged = self.new_failures(session, app, kind);
+        let detail = logged.first().map(|l| l.detail.clone()).filter(|d| !d.is_empty());
+        let title = match (dialog, &detail) {
+            (Some((_, title)), _) => title,
+            (None, Some(d)) => d.clone(),
+            (None, None) => return None,
+        };
+        Some((kind, title, detail))
+    }
+
     /// Remembers what the log holds already.
     pub fn note_old(&mut self, session: &mut codeact_runtime::session::Session, app: &str) {
         for kind in [FindingKind::Crash, FindingKind::Anr] {
@@ -260,6 +291,7 @@ mod tests {
             activity: "com.example.notes.NotesListActivity".into(),
             action: "tap(#{id: \"add_note\"})".into(),
             at_action: 7,
+            at_seconds: 0.5,
             steps: vec!["tap(#{id: \"add_note\"})".into()],
             reproduced: None,
             script: "findings/01-crash.rhai".into(),

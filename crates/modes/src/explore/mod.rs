@@ -6,11 +6,12 @@
 //! that reproduces each, and writes the tests it found as scripts `codeact exec`
 //! runs, with `report.html` over all of it.
 //!
-//! Two strategies: `systematic.rs` (no model: every widget of every screen) and
-//! `llm/` (plan → act → observe → reflect: a planner sets realistic tasks for the
-//! agent, with memory across explorations; [`run_with_model`]).
+//! Three strategies: `random.rs` (Monkey's baseline: random events, no memory),
+//! `systematic.rs` (no model: every widget of every screen) and `llm/` (plan →
+//! act → observe → reflect: a planner sets realistic tasks for the agent, with
+//! memory across explorations; [`run_with_model`]).
 //!
-//! Parts: `budget.rs` (actions or time), `persona.rs` (the user it plays),
+//! Parts: `bench/` (the strategies side by side over many apps), `budget.rs` (actions or time), `persona.rs` (the user it plays),
 //! `screen.rs` (what one screen offers), `graph.rs` (screens and the actions
 //! between them), `visual.rs` (where to tap on a canvas), `coverage.rs`,
 //! `findings.rs`, the strategies,
@@ -18,6 +19,7 @@
 //! Not for driving the agent itself: the model-driven strategy hands each task to
 //! `agent::run_task` like every other task.
 
+pub mod bench;
 pub mod budget;
 pub mod coverage;
 pub mod export;
@@ -25,6 +27,7 @@ pub mod findings;
 pub mod graph;
 pub mod llm;
 pub mod persona;
+mod random;
 mod record;
 pub mod report;
 pub mod screen;
@@ -54,6 +57,8 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
+    /// No model, no memory of what it did: random events (Monkey's baseline).
+    Random,
     /// No model: every widget of every screen, with back-tracking.
     Systematic,
     /// A planner sets tasks, the agent does them, a reflector critiques.
@@ -63,6 +68,7 @@ pub enum Strategy {
 impl Strategy {
     pub fn name(self) -> &'static str {
         match self {
+            Strategy::Random => "random",
             Strategy::Systematic => "systematic",
             Strategy::Llm => "llm",
         }
@@ -88,6 +94,10 @@ pub struct ExploreOptions {
     pub replay_findings: bool,
     /// The run as spans to this exporter (`--otlp`).
     pub traces: Option<std::sync::Arc<codeact_record::trace::Traces>>,
+    /// Random: the seed of its events (the same seed, the same events).
+    pub seed: u64,
+    /// Random: the pause between events, as Monkey's `--throttle` (0: none).
+    pub throttle: std::time::Duration,
 }
 
 impl ExploreOptions {
@@ -103,6 +113,8 @@ impl ExploreOptions {
             screenshots: true,
             replay_findings: true,
             traces: None,
+            seed: 1,
+            throttle: std::time::Duration::ZERO,
         }
     }
 }
@@ -278,8 +290,8 @@ pub struct ExploreRequest<'a> {
 }
 
 /// Explores `request.options.app` on its device with the settings' limits, the
-/// systematic way (`options.strategy` must be [`Strategy::Systematic`]; the
-/// model-driven one is [`run_with_model`]), in the shape every mode has: a request,
+/// systematic or the random way (the model-driven one is [`run_with_model`]), in
+/// the shape every mode has: a request,
 /// a cancellation token (asked between actions; a cancelled exploration ends with
 /// what it found written), a progress sink, a typed outcome.
 pub fn run(
@@ -291,6 +303,14 @@ pub fn run(
     let stop = || cancel.is_cancelled();
     let stop: &dyn Fn() -> bool = &stop;
     let Prepared { mut session, label, declared, mut folder } = prepare(device, settings, options, progress)?;
+    if options.strategy == Strategy::Random {
+        let explored = random::explore(&mut session, options, &mut folder, progress, stop, Coverage::new(declared));
+        let (tests, index) =
+            export::suite(&explored.graph, &options.app, options.strategy.name(), true, |name, bytes| {
+                folder.write(name, bytes).is_ok()
+            });
+        return finish(options, &mut folder, label, llm::Explored { tests, ..explored }, &index);
+    }
     let user = options.user.clone();
     let mut walk =
         systematic::Walk::new(&mut session, options, &user, &mut folder, progress, stop, Coverage::new(declared));

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use super::coverage::Coverage;
-use super::findings::{self, Finding, FindingKind, Logged};
+use super::findings::{self, Finding, FindingKind};
 use super::graph::Graph;
 use super::persona::UserPersona;
 use super::record::RunFolder;
@@ -51,6 +51,12 @@ pub(super) struct Walk<'a> {
     started: Instant,
     /// The actions since the last clean start.
     episode: Vec<Candidate>,
+    /// The same, each with the screen it was taken on; and for each screen, the
+    /// way that first reached it. A screen that shows only after something was
+    /// done on the way (an item in a cart) is reached again by that way when the
+    /// graph's shortest path, which skips actions that stay on their screen, fails.
+    way: Vec<(usize, Candidate)>,
+    first_ways: std::collections::HashMap<usize, Vec<(usize, Candidate)>>,
     /// The screen an action was taken on and the action, until its outcome is seen.
     pending: Option<(usize, Candidate)>,
     plan: VecDeque<Planned>,
@@ -90,6 +96,8 @@ impl<'a> Walk<'a> {
             actions: 0,
             started: Instant::now(),
             episode: Vec::new(),
+            way: Vec::new(),
+            first_ways: Default::default(),
             pending: None,
             plan: VecDeque::new(),
             reach_attempts: Default::default(),
@@ -128,12 +136,9 @@ impl<'a> Walk<'a> {
             self.act("-", &screen::start_line(&self.options.app, false), "start the app");
         }
         self.episode.clear();
+        self.way.clear();
         self.pending = None;
         self.left_once = false;
-    }
-
-    fn new_in_log(&mut self, kind: FindingKind) -> Vec<Logged> {
-        self.log.new_failures(self.session, &self.options.app, kind)
     }
 
     /// Remembers what the log held before the walk, so old crashes are not news.
@@ -164,6 +169,7 @@ impl<'a> Walk<'a> {
             activity,
             action: action.code.clone(),
             at_action: self.actions,
+            at_seconds: self.elapsed(),
             steps: self.steps_to(state, &action),
             reproduced: None,
             script: format!("findings/{n:02}-{}.rhai", kind.word().to_lowercase()),
@@ -179,21 +185,9 @@ impl<'a> Walk<'a> {
     /// Looks for a crash or ANR after the last action; true when one was handled
     /// (and the app started again).
     fn caught_failure(&mut self, obs: &codeact_platform::device::Observation) -> bool {
-        let dialog = findings::dialog_in(obs);
-        let left =
-            obs.phone.package != self.options.app && self.pending.as_ref().is_some_and(|(_, a)| a.kind != Kind::Back);
-        let kind = match (&dialog, left) {
-            (Some((kind, _)), _) => *kind,
-            // The app vanished without a dialog: a crash, if the log says so.
-            (None, true) => FindingKind::Crash,
-            (None, false) => return false,
-        };
-        let logged = self.new_in_log(kind);
-        let detail = logged.first().map(|l| l.detail.clone()).filter(|d| !d.is_empty());
-        let title = match (dialog, &detail) {
-            (Some((_, title)), _) => title,
-            (None, Some(d)) => d.clone(),
-            (None, None) => return false,
+        let acted = self.pending.as_ref().is_some_and(|(_, a)| a.kind != Kind::Back);
+        let Some((kind, title, detail)) = self.log.failure_after(self.session, obs, &self.options.app, acted) else {
+            return false;
         };
         self.found(kind, title, detail);
         // Close the dialog (the app is gone or hung), then start clean.
@@ -258,6 +252,7 @@ impl<'a> Walk<'a> {
             let before = self.coverage.reached.len();
             self.coverage.reach(&activity, self.actions);
             if new {
+                self.first_ways.insert(id, self.way.clone());
                 self.coverage.screens += 1;
                 self.graph.states[id].anchor = screen::anchor(&obs, &self.options.app);
                 self.on_new_screen(id);
@@ -279,6 +274,7 @@ impl<'a> Walk<'a> {
             self.coverage.exercised(action.widget);
             self.pending = Some((id, action.clone()));
             self.episode.push(action.clone());
+            self.way.push((id, action.clone()));
             self.act(&name, &action.code, &action.label);
         }
     }
@@ -305,7 +301,13 @@ impl<'a> Walk<'a> {
                 self.graph.abandon(target);
                 continue;
             }
-            self.plan = path.iter().map(|e| self.planned(*e)).collect();
+            self.plan = match self.first_ways.get(&target) {
+                // The shortest path failed once: the way that first got there.
+                Some(way) if *attempts > 1 => {
+                    way.iter().map(|(from, action)| Planned { from: *from, action: action.clone() }).collect()
+                }
+                _ => path.iter().map(|e| self.planned(*e)).collect(),
+            };
             self.heading_for = Some(target);
             // Just started clean on the first screen: the way starts here.
             if self.episode.is_empty()

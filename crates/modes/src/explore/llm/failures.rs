@@ -45,6 +45,7 @@ impl Cycle<'_, '_> {
                 activity,
                 action: if action.is_empty() { format!("the task \"{goal}\"") } else { action },
                 at_action: self.actions,
+                at_seconds: self.started.elapsed().as_secs_f64(),
                 steps,
                 reproduced: None,
                 script: format!("findings/{n:02}-{}.rhai", kind.word().to_lowercase()),
