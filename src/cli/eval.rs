@@ -63,13 +63,13 @@ pub struct EvalArgs {
     #[arg(long, value_name = "DIR")]
     suite: Option<PathBuf>,
     /// Only templates of this difficulty (by the reference solution's device
-    /// actions: easy ≤ 4, medium 5–7, hard ≥ 8); repeatable.
-    #[arg(long, value_name = "easy|medium|hard", value_parser = ["easy", "medium", "hard"])]
+    /// actions: easy ≤ 4, medium 5–7, hard ≥ 8); comma-separated or repeated.
+    #[arg(long, value_name = "easy|medium|hard", value_delimiter = ',', value_parser = ["easy", "medium", "hard"])]
     difficulty: Vec<String>,
     /// Only templates of this category (data_entry, data_edit, search, reading,
     /// counting, settings, navigation, transaction, validation, visual,
-    /// multi_app; `--list` shows each template's); repeatable.
-    #[arg(long, value_name = "CATEGORY")]
+    /// multi_app; `--list` shows each template's); comma-separated or repeated.
+    #[arg(long, value_name = "CATEGORY", value_delimiter = ',')]
     category: Vec<String>,
     /// List the templates (id, app, kind, difficulty, category, goal) and exit.
     #[arg(long)]

@@ -69,6 +69,24 @@ try:
     check("launching an app that is not there is an error", False, "no error")
 except wda.WDARequestError as e:
     check("launching an app that is not there is an error", "not installed" in str(e), e)
+# The apps the bigger suite added: each one's first screen in WDA's page source.
+NEW_APPS = {
+    "com.codeact.shop": "search_products",
+    "com.codeact.reader": "address_bar",
+    "com.codeact.music": "track_search",
+    "com.codeact.maps": "map_canvas",
+    "com.codeact.forms": "form_signup",
+}
+for bundle, anchor in NEW_APPS.items():
+    s.app_launch(bundle)
+    source = c.source()
+    check(f"page source of {bundle}", element(source, name=anchor) is not None, source[:300])
+s.app_launch("com.codeact.forms")
+s.click(*centre(element(c.source(), name="form_signup")))
+s.click(*centre(element(c.source(), name="signup_submit")))
+error = element(c.source(), name="signup_error")
+check("the sign-up form says what is wrong", error is not None and error.get("label") == "Enter your name",
+      error.attrib if error is not None else None)
 s.close()
 check("closed", c.status().get("sessionId") is None, c.status())
 finish()

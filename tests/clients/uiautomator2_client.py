@@ -79,5 +79,25 @@ try:
     check("unknown method is an error", False, "no error")
 except Exception as e:  # the client's own exception for -32601
     check("unknown method is an error", "32601" in str(e) or "method not found" in str(e).lower(), repr(e))
+
+# The apps the bigger suite added: each one's first screen as uiautomator2 dumps it,
+# then the shop's catalogue, product page and cart through its selectors.
+NEW_APPS = {
+    "com.codeact.shop": "search_products",
+    "com.codeact.reader": "address_bar",
+    "com.codeact.music": "track_search",
+    "com.codeact.maps": "map_canvas",
+    "com.codeact.forms": "form_signup",
+}
+for package, anchor in NEW_APPS.items():
+    d.app_start(package, stop=True)
+    xml = d.dump_hierarchy()
+    check(f"page source of {package}", find(xml, **{"resource-id": f"{package}:id/{anchor}"}) is not None, xml[:300])
+d.app_start("com.codeact.shop", stop=True)
+d(text="Wireless Mouse").click()
+check("a product page", d(resourceId="com.codeact.shop:id/add_to_cart").exists, d.dump_hierarchy()[:300])
+d(text="Add to cart").click()
+check("the cart counts it", d(textContains="Cart: 1 items").exists, d.dump_hierarchy()[:300])
+
 d.stop_uiautomator()
 finish()

@@ -68,7 +68,8 @@ fn uiautomator2s_own_client_drives_the_virtual_phone_through_its_server() {
         .expect("run the uiautomator2 client");
     let said = format!("{}{}", String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
     assert!(ran.status.success() && !said.contains("FAIL"), "{said}");
-    assert_eq!(said.lines().filter(|l| l.starts_with("ok ")).count(), 15, "{said}");
+    assert_eq!(said.lines().filter(|l| l.starts_with("ok ")).count(), 22, "{said}");
+    assert!(said.contains("ok page source of com.codeact.forms") && said.contains("ok the cart counts it"), "{said}");
     // The jar it pushed is on the phone with the digest it checked.
     let (out, _, code) = adb.shell(&sim.addr, "toybox md5sum /data/local/tmp/u2.jar");
     assert_eq!(code, 0, "{out}");

@@ -203,3 +203,33 @@ fn the_harmony_client_fails_cleanly_on_a_hostile_server() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// The apps the bigger suite added, as hdc-rs reads their first screens through
+/// `uitest dumpLayout`: the map's markers are not in it (a canvas is one node, as a
+/// game's or a map's is), and a click on a song plays it.
+#[test]
+fn hdc_rs_reads_the_new_apps_layouts() {
+    let sim = common::SimProcess::start(&["--platform", "harmony"]);
+    let addr = sim.addr.as_str();
+    for (bundle, ability, anchor) in [
+        ("com.codeact.shop", "HomeActivity", "search_products"),
+        ("com.codeact.reader", "BrowserActivity", "address_bar"),
+        ("com.codeact.music", "LibraryActivity", "track_search"),
+        ("com.codeact.maps", "MapActivity", "map_canvas"),
+        ("com.codeact.forms", "FormsActivity", "form_signup"),
+    ] {
+        let started = hdc::shell(addr, &format!("aa start -b {bundle} -a {ability}"));
+        assert!(started.contains("start ability successfully"), "{bundle}: {started}");
+        assert!(centre_of(&layout(addr), "id", anchor).is_some(), "{bundle}: {anchor} in the layout");
+    }
+    hdc::shell(addr, "aa start -b com.codeact.maps -a MapActivity");
+    let canvas = layout(addr);
+    assert!(centre_of(&canvas, "id", "map_canvas").is_some());
+    assert!(centre_of(&canvas, "id", "marker_cafe").is_none(), "the map's markers are only pixels");
+    hdc::shell(addr, "aa start -b com.codeact.music -a LibraryActivity");
+    let (x, y) = centre_of(&layout(addr), "text", "Blue Hour").expect("the song in the library");
+    assert_eq!(hdc::shell(addr, &format!("uitest uiInput click {x} {y}")), "No Error\n");
+    let state = hdc::state(addr);
+    assert!(state["values"]["music.current"] == "Blue Hour", "the click plays it: {}", state["values"]);
+    assert!(centre_of(&layout(addr), "text", "Pause").is_some(), "now playing shows Pause");
+}

@@ -30,6 +30,7 @@ mod exec_scripts;
 mod exec_selectors;
 mod exec_watchers;
 mod explore;
+mod explore_bench;
 mod explore_llm;
 mod first_attempts;
 mod hdc_door;

@@ -29,6 +29,8 @@ fn facebook_wda_drives_the_virtual_iphone() {
         "ok typed into the focused field",
         "ok the pasteboard keeps what was set",
         "ok screenshot",
+        "ok page source of com.codeact.maps",
+        "ok the sign-up form says what is wrong",
     ] {
         assert!(out.contains(check), "{check}: {out}");
     }

@@ -94,10 +94,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_built_in_plan_names_every_app_with_two_crashes() {
+    fn the_built_in_plan_names_every_app_with_its_crashes() {
         let plan = BenchPlan::load(None).unwrap();
         assert!(plan.apps.len() >= 14);
-        assert!(plan.apps.iter().all(|a| a.crashes.len() == 2), "{plan:?}");
+        assert!(plan.apps.iter().all(|a| !a.crashes.is_empty()), "{plan:?}");
         assert_eq!(plan.clone().only(Some("shop,maps")).unwrap().apps.len(), 2);
         assert!(matches!(plan.only(Some("nothing")), Err(PlanError::NoMatch(..))));
         let dir = tempfile::tempdir().unwrap();

@@ -94,7 +94,7 @@ impl BenchTable {
         for t in &self.totals {
             let ratio = if t.declared == 0 { 0.0 } else { 100.0 * t.activities as f64 / t.declared as f64 };
             let to_crash = match (t.median_seconds_to_crash, t.median_actions_to_crash) {
-                (Some(s), Some(a)) => format!("{s:.1} s ({a:.0} actions)"),
+                (Some(s), Some(a)) => format!("{s:.2} s ({a:.0} actions)"),
                 _ => "–".to_string(),
             };
             let errors = if t.errors > 0 { format!(" ⚠ {} failed", t.errors) } else { String::new() };
@@ -125,7 +125,7 @@ impl BenchTable {
                 let each: Vec<String> = r
                     .crashes
                     .iter()
-                    .map(|c| format!("{} {:.1} s, {}", clean(&c.widget), c.at_seconds, c.at_action))
+                    .map(|c| format!("{} {:.2} s, {}", clean(&c.widget), c.at_seconds, c.at_action))
                     .collect();
                 format!("{}/{}: {}", r.crashes.len(), r.planted, each.join("; "))
             };
@@ -185,7 +185,7 @@ mod tests {
         assert_eq!(s.median_seconds_to_crash, Some(2.0));
         assert_eq!(table.totals[0].median_seconds_to_crash, None);
         let md = table.markdown(|t| t.to_string());
-        assert!(md.contains("| 100 | systematic | 2 | 7/8 (88%) | 10 | 18 | 3/4 | 2.0 s (20 actions) |"), "{md}");
-        assert!(md.contains("2/2: w 1.0 s, 10; w 3.0 s, 30"), "{md}");
+        assert!(md.contains("| 100 | systematic | 2 | 7/8 (88%) | 10 | 18 | 3/4 | 2.00 s (20 actions) |"), "{md}");
+        assert!(md.contains("2/2: w 1.00 s, 10; w 3.00 s, 30"), "{md}");
     }
 }
