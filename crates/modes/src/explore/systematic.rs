@@ -57,6 +57,9 @@ pub(super) struct Walk<'a> {
     /// graph's shortest path, which skips actions that stay on their screen, fails.
     way: Vec<(usize, Candidate)>,
     first_ways: std::collections::HashMap<usize, Vec<(usize, Candidate)>>,
+    /// For each finding (by index), the episode that led to it, when it differs
+    /// from the graph's shortest way: the reproduction to fall back on.
+    episodes: std::collections::HashMap<usize, Vec<String>>,
     /// The screen an action was taken on and the action, until its outcome is seen.
     pending: Option<(usize, Candidate)>,
     plan: VecDeque<Planned>,
@@ -98,6 +101,7 @@ impl<'a> Walk<'a> {
             episode: Vec::new(),
             way: Vec::new(),
             first_ways: Default::default(),
+            episodes: Default::default(),
             pending: None,
             plan: VecDeque::new(),
             reach_attempts: Default::default(),
@@ -176,6 +180,10 @@ impl<'a> Walk<'a> {
         };
         if self.findings.iter().any(|f| f.same_as(&finding)) {
             return;
+        }
+        let lived: Vec<String> = self.episode.iter().map(|c| c.code.clone()).collect();
+        if lived != finding.steps {
+            self.episodes.insert(self.findings.len(), lived);
         }
         self.folder.keep_finding(&mut finding, &self.options.app, self.clean);
         (self.progress)(Progress::Finding(&finding));
@@ -362,7 +370,21 @@ impl Walk<'_> {
                 break;
             }
             self.folder.event(&Event::Restart { step: self.folder.step(), reason: "to replay a finding".into() });
-            let again = findings::happens_again(self.session, &self.options.app, self.clean, &self.findings[i]);
+            let mut again = findings::happens_again(self.session, &self.options.app, self.clean, &self.findings[i]);
+            // The shortest way skips what was done on a screen before leaving it:
+            // the actions that actually led there, when they do it again.
+            if !again && let Some(lived) = self.episodes.get(&i) {
+                let mut as_lived = self.findings[i].clone();
+                as_lived.steps = lived.clone();
+                self.folder.event(&Event::Restart { step: self.folder.step(), reason: "to replay a finding".into() });
+                if findings::happens_again(self.session, &self.options.app, self.clean, &as_lived) {
+                    again = true;
+                    let script = findings::reproduction_script(&self.options.app, &as_lived, self.clean);
+                    if self.folder.write(&as_lived.script, script.as_bytes()).is_ok() {
+                        self.findings[i] = as_lived;
+                    }
+                }
+            }
             self.findings[i].reproduced = Some(again);
         }
     }
