@@ -6,7 +6,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import wda
-from checks import check, finish
+from checks import NEW_APPS, check, finish
 
 url = sys.argv[1]
 
@@ -70,13 +70,6 @@ try:
 except wda.WDARequestError as e:
     check("launching an app that is not there is an error", "not installed" in str(e), e)
 # The apps the bigger suite added: each one's first screen in WDA's page source.
-NEW_APPS = {
-    "com.codeact.shop": "search_products",
-    "com.codeact.reader": "address_bar",
-    "com.codeact.music": "track_search",
-    "com.codeact.maps": "map_canvas",
-    "com.codeact.forms": "form_signup",
-}
 for bundle, anchor in NEW_APPS.items():
     s.app_launch(bundle)
     source = c.source()

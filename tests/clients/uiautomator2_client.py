@@ -8,7 +8,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import uiautomator2 as u2
-from checks import check, finish
+from checks import NEW_APPS, check, finish
 
 serial = sys.argv[1]
 
@@ -82,13 +82,6 @@ except Exception as e:  # the client's own exception for -32601
 
 # The apps the bigger suite added: each one's first screen as uiautomator2 dumps it,
 # then the shop's catalogue, product page and cart through its selectors.
-NEW_APPS = {
-    "com.codeact.shop": "search_products",
-    "com.codeact.reader": "address_bar",
-    "com.codeact.music": "track_search",
-    "com.codeact.maps": "map_canvas",
-    "com.codeact.forms": "form_signup",
-}
 for package, anchor in NEW_APPS.items():
     d.app_start(package, stop=True)
     xml = d.dump_hierarchy()
@@ -97,7 +90,7 @@ d.app_start("com.codeact.shop", stop=True)
 d(text="Wireless Mouse").click()
 check("a product page", d(resourceId="com.codeact.shop:id/add_to_cart").exists, d.dump_hierarchy()[:300])
 d(text="Add to cart").click()
-check("the cart counts it", d(textContains="Cart: 1 items").exists, d.dump_hierarchy()[:300])
+check("the cart counts it", d(textContains="In the cart: 1 · $25").exists, d.dump_hierarchy()[:300])
 
 d.stop_uiautomator()
 finish()

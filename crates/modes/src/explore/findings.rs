@@ -51,6 +51,20 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// The `n`-th finding of an exploration (its script's number): what failed and
+    /// how (`kind`, `title`, `exception`), on which activity after which action, at
+    /// which action count and second, and the steps that reproduce it.
+    pub fn new(
+        (kind, title, exception): (FindingKind, String, Option<String>),
+        (activity, action): (String, String),
+        (at_action, at_seconds): (usize, f64),
+        steps: Vec<String>,
+        n: usize,
+    ) -> Self {
+        let script = format!("findings/{n:02}-{}.rhai", kind.word().to_lowercase());
+        Self { kind, title, exception, activity, action, at_action, at_seconds, steps, reproduced: None, script }
+    }
+
     /// Whether `other` is the same problem (same kind, place, action and words).
     pub fn same_as(&self, other: &Finding) -> bool {
         self.kind == other.kind && self.activity == other.activity && self.action == other.action

@@ -14,7 +14,7 @@
 //! Parts: `bench/` (the strategies side by side over many apps), `budget.rs` (actions or time), `persona.rs` (the user it plays),
 //! `screen.rs` (what one screen offers), `graph.rs` (screens and the actions
 //! between them), `visual.rs` (where to tap on a canvas), `coverage.rs`,
-//! `findings.rs`, the strategies,
+//! `findings.rs`, the strategies and `walking.rs` (what every walk does between its choices),
 //! `export.rs` (the tests found), `record.rs` (the run folder), `report.rs`.
 //! Not for driving the agent itself: the model-driven strategy hands each task to
 //! `agent::run_task` like every other task.
@@ -33,6 +33,7 @@ pub mod report;
 pub mod screen;
 mod systematic;
 mod visual;
+mod walking;
 
 use std::path::PathBuf;
 

@@ -16,7 +16,7 @@ use super::graph::Graph;
 use super::llm::Explored;
 use super::record::RunFolder;
 use super::screen::{self, Candidate, Kind};
-use super::{ExploreOptions, Progress, StopReason};
+use super::{ExploreOptions, Progress, StopReason, walking};
 use crate::eval::params::Rng;
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::device::Observation;
@@ -103,11 +103,7 @@ pub(super) fn explore(
 
 impl Monkey<'_> {
     fn act(&mut self, screen_name: &str, code: &str, label: &str) -> bool {
-        let said = format!("{label} (on {screen_name})");
-        let result = self.folder.act(self.session, code, if screen_name == "-" { label } else { &said });
-        self.actions += result.actions.len().max(1);
-        (self.progress)(Progress::Action { n: self.actions, label, ok: result.error.is_none() });
-        result.error.is_none()
+        walking::act(self.session, self.folder, self.progress, &mut self.actions, (screen_name, code, label))
     }
 
     /// Starts the app: clean (its data forgotten) at the start and after a failure,
@@ -130,17 +126,11 @@ impl Monkey<'_> {
     fn run(&mut self) -> StopReason {
         self.start_app(true, "start");
         loop {
-            if (self.stop)() {
-                return StopReason::Interrupted;
-            }
-            if self.options.budget.spent(self.actions, self.started.elapsed()) {
-                return StopReason::Budget;
-            }
-            let obs = match self.session.observe(false) {
+            let obs = match walking::look(self.session, self.options, self.stop, self.actions, self.started) {
                 Ok(obs) => obs,
-                Err(e) => {
-                    self.failure = Some(codeact_base::error_text::full_message(&e));
-                    return StopReason::DeviceFailed;
+                Err((stopped, failure)) => {
+                    self.failure = failure;
+                    return stopped;
                 }
             };
             let seconds = self.started.elapsed().as_secs_f64();
@@ -185,19 +175,7 @@ impl Monkey<'_> {
         if new {
             self.coverage.screens += 1;
             self.graph.states[id].anchor = screen::anchor(obs, &self.options.app);
-            let name = self.graph.states[id].name.clone();
-            let mut shot = None;
-            if self.options.screenshots
-                && let Ok(png) = self.session.screenshot()
-                && self.folder.write(&format!("screens/{name}.png"), &png).is_ok()
-            {
-                shot = Some(format!("screens/{name}.png"));
-            }
-            self.graph.states[id].screenshot = shot.clone();
-            let step = self.folder.step();
-            let at = activity.as_str().into();
-            self.folder.event(&Event::NewScreen { step, screen: name.as_str().into(), activity: at, screenshot: shot });
-            (self.progress)(Progress::Screen { name: &name, activity: &activity });
+            walking::new_screen(self.session, self.folder, self.progress, self.options, &mut self.graph, id);
         }
         let reached = self.coverage.reached_declared();
         if reached > before {
@@ -268,19 +246,14 @@ impl Monkey<'_> {
     fn found(&mut self, kind: FindingKind, title: String, exception: Option<String>, seconds: f64) {
         let Some((state, event)) = self.pending.clone() else { return };
         let activity = self.graph.states.get(state).map(|s| s.activity.clone()).unwrap_or_default();
-        let n = self.findings.len() + 1;
-        let mut finding = Finding {
-            kind,
-            title,
-            exception,
-            activity,
-            action: event.code.clone(),
-            at_action: self.actions,
-            at_seconds: seconds,
-            steps: self.episode.clone(),
-            reproduced: None,
-            script: format!("findings/{n:02}-{}.rhai", kind.word().to_lowercase()),
-        };
+        let at = (self.actions, seconds);
+        let mut finding = Finding::new(
+            (kind, title, exception),
+            (activity, event.code),
+            at,
+            self.episode.clone(),
+            self.findings.len() + 1,
+        );
         if self.findings.iter().any(|f| f.same_as(&finding)) {
             return;
         }

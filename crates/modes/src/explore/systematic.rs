@@ -15,7 +15,7 @@ use super::graph::Graph;
 use super::persona::UserPersona;
 use super::record::RunFolder;
 use super::screen::{self, Candidate, Kind};
-use super::{ExploreOptions, Progress, StopReason};
+use super::{ExploreOptions, Progress, StopReason, walking};
 use codeact_record::trajectory::Event;
 use codeact_runtime::session::Session;
 
@@ -119,12 +119,7 @@ impl<'a> Walk<'a> {
 
     /// Runs one action's code on the live screen; counts it and logs it.
     fn act(&mut self, screen_name: &str, code: &str, label: &str) -> bool {
-        let said = format!("{label} (on {screen_name})");
-        let result = self.folder.act(self.session, code, if screen_name == "-" { label } else { &said });
-        // A form filled before a tap is several actions.
-        self.actions += result.actions.len().max(1);
-        (self.progress)(Progress::Action { n: self.actions, label, ok: result.error.is_none() });
-        result.error.is_none()
+        walking::act(self.session, self.folder, self.progress, &mut self.actions, (screen_name, code, label))
     }
 
     /// Starts the app clean (its data forgotten, unless `--keep-data`); where its
@@ -165,19 +160,9 @@ impl<'a> Walk<'a> {
     fn found(&mut self, kind: FindingKind, title: String, exception: Option<String>) {
         let Some((state, action)) = self.pending.clone() else { return };
         let activity = self.graph.states.get(state).map(|s| s.activity.clone()).unwrap_or_default();
-        let n = self.findings.len() + 1;
-        let mut finding = Finding {
-            kind,
-            title,
-            exception,
-            activity,
-            action: action.code.clone(),
-            at_action: self.actions,
-            at_seconds: self.elapsed(),
-            steps: self.steps_to(state, &action),
-            reproduced: None,
-            script: format!("findings/{n:02}-{}.rhai", kind.word().to_lowercase()),
-        };
+        let (at, steps) = ((self.actions, self.elapsed()), self.steps_to(state, &action));
+        let mut finding =
+            Finding::new((kind, title, exception), (activity, action.code), at, steps, self.findings.len() + 1);
         if self.findings.iter().any(|f| f.same_as(&finding)) {
             return;
         }
@@ -210,17 +195,11 @@ impl<'a> Walk<'a> {
     pub(super) fn run(&mut self) -> StopReason {
         self.restart("start");
         loop {
-            if (self.stop)() {
-                return StopReason::Interrupted;
-            }
-            if self.options.budget.spent(self.actions, self.started.elapsed()) {
-                return StopReason::Budget;
-            }
-            let obs = match self.session.observe(false) {
+            let obs = match walking::look(self.session, self.options, self.stop, self.actions, self.started) {
                 Ok(obs) => obs,
-                Err(e) => {
-                    self.failure = Some(codeact_base::error_text::full_message(&e));
-                    return StopReason::DeviceFailed;
+                Err((stopped, failure)) => {
+                    self.failure = failure;
+                    return stopped;
                 }
             };
             let seconds = self.elapsed();
@@ -340,24 +319,7 @@ impl<'a> Walk<'a> {
 
     /// A screen seen for the first time: its screenshot, an event, a progress line.
     fn on_new_screen(&mut self, id: usize) {
-        let (name, activity) = (self.graph.states[id].name.clone(), self.graph.states[id].activity.clone());
-        let mut shot = None;
-        if self.options.screenshots
-            && let Ok(png) = self.session.screenshot()
-        {
-            let file = format!("screens/{name}.png");
-            if self.folder.write(&file, &png).is_ok() {
-                shot = Some(file);
-            }
-        }
-        self.graph.states[id].screenshot = shot.clone();
-        self.folder.event(&Event::NewScreen {
-            step: self.folder.step(),
-            screen: name.as_str().into(),
-            activity: activity.as_str().into(),
-            screenshot: shot,
-        });
-        (self.progress)(Progress::Screen { name: &name, activity: &activity });
+        walking::new_screen(self.session, self.folder, self.progress, self.options, &mut self.graph, id);
     }
 }
 

@@ -37,19 +37,10 @@ impl Cycle<'_, '_> {
                 .find(|(p, _)| p == &self.options.app)
                 .map(|(p, a)| screen::qualify(p, a))
                 .unwrap_or_default();
-            let n = self.findings.len() + 1;
-            let mut finding = Finding {
-                kind,
-                title,
-                exception: detail,
-                activity,
-                action: if action.is_empty() { format!("the task \"{goal}\"") } else { action },
-                at_action: self.actions,
-                at_seconds: self.started.elapsed().as_secs_f64(),
-                steps,
-                reproduced: None,
-                script: format!("findings/{n:02}-{}.rhai", kind.word().to_lowercase()),
-            };
+            let action = if action.is_empty() { format!("the task \"{goal}\"") } else { action };
+            let at = (self.actions, self.started.elapsed().as_secs_f64());
+            let mut finding =
+                Finding::new((kind, title, detail), (activity, action), at, steps, self.findings.len() + 1);
             if self.findings.iter().any(|f| f.same_as(&finding)) {
                 continue;
             }
