@@ -98,7 +98,7 @@ fn a_reference_cut_from_the_screen_is_found_there_and_not_elsewhere() {
     assert!(home.is_ok_and(|o| o.status.success()));
     // Mistakes, each refused with what to do.
     let cases: [(&[&str], &str); 5] = [
-        (&["add", "blank", "--from-screen", "100,1200,300,1400"], "one flat colour"),
+        (&["add", "blank", "--from-screen", "100,1900,300,2100"], "one flat colour"),
         (&["add", "wide", "--from-screen", "1000,10,1200,20"], "reaches past the 1080x2400 screen"),
         (&["add", "Bad Name", "--from-screen", "867,430,1023,586"], "not a reference name"),
         (&["add", "notes_icon", "--from-screen", "867,430,1023,586"], "--replace"),

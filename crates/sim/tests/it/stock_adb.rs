@@ -111,7 +111,7 @@ fn screencap_png_has_the_configured_size_and_dump_parses() {
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "hierarchy");
     let icons = doc.descendants().filter(|n| attr_is(n, "resource-id", "com.android.launcher3:id/icon")).count();
-    assert_eq!(icons, 9, "one launcher icon per app");
+    assert_eq!(icons, 14, "one launcher icon per app");
     // A dump to a file lands on the device and can be pulled.
     let (out, _, code) = adb.shell(&sim.addr, "uiautomator dump");
     assert_eq!((out.as_str(), code), ("UI hierchary dumped to: /sdcard/window_dump.xml\n", 0));
