@@ -421,6 +421,14 @@ fn filter_by_tags(
     category: &[String],
 ) -> anyhow::Result<Vec<eval::TaskSpec>> {
     let known: std::collections::BTreeSet<String> = tasks.iter().filter_map(|t| t.category.clone()).collect();
+    if let Some(unknown) = category.iter().find(|c| !known.contains(*c)) {
+        let known: Vec<String> = known.into_iter().collect();
+        anyhow::bail!(
+            "no template has the category {:?}; the categories are: {}",
+            codeact::terminal::one_line(unknown),
+            codeact::terminal::one_line(&known.join(", "))
+        );
+    }
     let kept: Vec<eval::TaskSpec> = tasks
         .into_iter()
         .filter(|t| difficulty.is_empty() || t.difficulty.is_some_and(|d| difficulty.iter().any(|w| w == d.as_str())))

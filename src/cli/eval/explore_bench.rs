@@ -30,22 +30,32 @@ pub struct ExploreBenchArgs {
     /// (--explorers) explores each built-in app at each budget (--budgets) on a
     /// fresh virtual phone with two crashes planted per app, and the table says
     /// activities reached, screens, widgets, planted crashes found and when.
-    #[arg(long, conflicts_with_all = ["agent", "survival", "tasks", "suite", "instances", "repeat", "faults", "variant"])]
+    #[arg(long, conflicts_with_all = [
+        "agent", "survival", "tasks", "suite", "instances", "repeat", "faults", "variant", "list", "compare", "merge",
+        "difficulty", "category", "shard", "shards", "min_score", "actions"
+    ])]
     pub explore: bool,
     /// --explore: the action budgets, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "100,500", value_name = "LIST",
+    #[arg(long, value_delimiter = ',', default_value = "100,500", value_name = "LIST", requires = "explore",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     budgets: Vec<u32>,
     /// --explore: which explorers, comma-separated: random (Monkey's baseline),
     /// systematic, llm (needs a model).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "random,systematic", value_name = "LIST")]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "random,systematic",
+        value_name = "LIST",
+        requires = "explore"
+    )]
     explorers: Vec<Explorer>,
     /// --explore: only the apps whose package contains one of these, comma-separated.
-    #[arg(long, value_name = "PATTERNS")]
+    #[arg(long, value_name = "PATTERNS", requires = "explore")]
     apps: Option<String>,
     /// --explore: a plan of one's own (TOML: [[app]] package, crashes = [ids])
     /// instead of the built-in apps and their planted crashes.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "explore")]
     plan: Option<PathBuf>,
     /// --explore with llm: the agent's steps per task at most.
     #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]

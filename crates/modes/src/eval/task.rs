@@ -355,7 +355,7 @@ impl TaskSpec {
             {
                 return Err(self.invalid("set needs to, add needs record, file needs text (and only they)"));
             }
-            let texts = [&step.shell, &step.clipboard, &step.launch, &step.file, &step.text, &step.folder];
+            let texts = [&step.shell, &step.clipboard, &step.launch, &step.file, &step.text, &step.folder, &step.set];
             for text in texts.into_iter().flatten() {
                 check_template(text)?;
             }

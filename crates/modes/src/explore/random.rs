@@ -46,6 +46,9 @@ struct Monkey<'a> {
     pending: Option<(usize, Candidate)>,
     log: LogWatch,
     failure: Option<String>,
+    /// Restarts forget the app's data (not with `--keep-data`, nor where the
+    /// platform cannot: iOS, found out at the first clean start).
+    clean: bool,
 }
 
 /// Explores `options.app` with random events until the budget is spent or a stop.
@@ -73,6 +76,7 @@ pub(super) fn explore(
         pending: None,
         log: LogWatch::default(),
         failure: None,
+        clean: !options.keep_data,
     };
     monkey.log.note_old(monkey.session, &options.app);
     let stopped = monkey.run();
@@ -84,7 +88,7 @@ pub(super) fn explore(
             }
             let step = monkey.folder.step();
             monkey.folder.event(&Event::Restart { step, reason: "to replay a finding".into() });
-            let again = findings::happens_again(monkey.session, &options.app, true, &monkey.findings[i]);
+            let again = findings::happens_again(monkey.session, &options.app, monkey.clean, &monkey.findings[i]);
             monkey.findings[i].reproduced = Some(again);
         }
     }
@@ -110,9 +114,12 @@ impl Monkey<'_> {
     /// as it is, when an event left it.
     fn start_app(&mut self, clean: bool, reason: &str) {
         self.folder.event(&Event::Restart { step: self.folder.step(), reason: reason.into() });
+        let clean = clean && self.clean;
         let line = screen::start_line(&self.options.app, clean);
         if !self.act("-", &line, "start the app") && clean {
-            // Where data cannot be cleared (iOS): stopped and started.
+            // Where data cannot be cleared (iOS): stopped and started, from now on.
+            self.clean = false;
+            (self.progress)(Progress::Note("the app's data cannot be cleared here: each restart keeps it"));
             self.act("-", &screen::start_line(&self.options.app, false), "start the app");
         }
         if clean {
@@ -254,10 +261,17 @@ impl Monkey<'_> {
             self.episode.clone(),
             self.findings.len() + 1,
         );
-        if self.findings.iter().any(|f| f.same_as(&finding)) {
+        // Random points hit one widget at many coordinates: one failure, once.
+        let same = |f: &Finding| {
+            f.kind == finding.kind
+                && f.activity == finding.activity
+                && f.title == finding.title
+                && f.exception == finding.exception
+        };
+        if self.findings.iter().any(same) {
             return;
         }
-        self.folder.keep_finding(&mut finding, &self.options.app, true);
+        self.folder.keep_finding(&mut finding, &self.options.app, self.clean);
         (self.progress)(Progress::Finding(&finding));
         self.findings.push(finding);
     }

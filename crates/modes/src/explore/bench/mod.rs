@@ -100,7 +100,7 @@ impl BenchRow {
         let c = &summary.coverage;
         let mut crashes: Vec<CrashFound> = Vec::new();
         for widget in &app.crashes {
-            let said = format!("{widget} was tapped");
+            let said = format!(": {widget} was tapped");
             let first = summary
                 .findings
                 .iter()
@@ -177,8 +177,20 @@ pub fn run(
 fn planted_phone(open: &OpenDevice, app: &BenchApp) -> Result<Box<dyn Device>, DeviceError> {
     let mut device = open()?;
     // The plan's names are checked to be plain words (`plan.rs`): nothing to quote.
-    for widget in &app.crashes {
-        device.shell(&format!("simctl fault crash-on {} {widget}", app.package))?;
+    // A phone reused between jobs (--device) keeps no trigger of the last one.
+    let mut lines = vec!["simctl fault clear".to_string()];
+    lines.extend(app.crashes.iter().map(|w| format!("simctl fault crash-on {} {w}", app.package)));
+    for line in lines {
+        let out = device.shell(&line)?;
+        if out.code != Some(0) {
+            let said = format!("{}{}", out.stdout_text(), String::from_utf8_lossy(&out.stderr));
+            // The benchmark plants its crashes through the virtual phone's simctl.
+            return Err(DeviceError::Command {
+                device: device.name().to_string(),
+                op: line,
+                output: codeact_base::clip::clip(said.trim(), 300).into_owned(),
+            });
+        }
     }
     Ok(device)
 }
