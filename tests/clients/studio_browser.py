@@ -62,7 +62,13 @@ try:
     shown = wait("the screen", lambda: driver.execute_script("const i = document.getElementById('screen'); return i.complete && i.naturalWidth > 0;"))
     check("the live screen shows", shown, "no picture")
     fps = wait("fps", lambda: driver.find_element(By.ID, "fps").text)
-    check("it says how often it looks, and how", bool(fps) and "looks/s by " in fps, fps)
+    check("it says how the phone is pictured", bool(fps) and "pictures by " in fps, fps)
+    still = wait("still", lambda: "still" in driver.find_element(By.ID, "fps").text)
+    check("a screen that does not move is said to be still", still, driver.find_element(By.ID, "fps").text)
+    icon = driver.execute_script(
+        "const r = new XMLHttpRequest(); r.open('GET', '/favicon.ico', false); r.send(); return r.status;"
+    )
+    check("the browser's favicon request is answered without an error", icon in (200, 204), icon)
 
     # Record: open Settings from the page.
     driver.find_element(By.ID, "from-app").click()  # start from nothing: the script opens the app

@@ -97,7 +97,7 @@ fn exec_against(port: u16) -> (Option<i32>, String, Duration) {
 
 #[test]
 fn hostile_webdriver_servers_end_in_clear_errors_in_bounded_time() {
-    let cases: [(&str, Behave, &str); 7] = [
+    let cases: [(&str, Behave, &str); 9] = [
         ("hangs", |_, _, _| Some(Vec::new()), "timed out"),
         (
             "hangs after its session",
@@ -148,6 +148,25 @@ fn hostile_webdriver_servers_end_in_clear_errors_in_bounded_time() {
                 _ => session_ok(m, p, b),
             },
             "PASS",
+        ),
+        (
+            "a session id that leads out of its path",
+            |m, p, b| match (m, p) {
+                ("POST", "/session") => json_reply(
+                    "200 OK",
+                    r#"{"value":{"sessionId":"../../admin?x=","capabilities":{"platformName":"Android"}}}"#,
+                ),
+                _ => session_ok(m, p, b),
+            },
+            "open a session",
+        ),
+        (
+            "a session id with a percent escape",
+            |m, p, b| match (m, p) {
+                ("POST", "/session") => json_reply("200 OK", r#"{"value":{"sessionId":"s1%2F..%2Fx"}}"#),
+                _ => session_ok(m, p, b),
+            },
+            "open a session",
         ),
         (
             "session vanishes",

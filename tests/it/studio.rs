@@ -67,7 +67,7 @@ fn a_person_records_a_script_in_a_real_browser_that_exec_passes() {
             "studio_browser.py",
             &[&studio.url, "wifi_off.rhai", shot.to_str().unwrap_or(""), "wifi_switch", "com.android.settings"],
         );
-        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 8, "{device}: {text}");
+        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 10, "{device}: {text}");
         assert!(text.contains("selector #{id: \"wifi_switch\"}"), "{text}");
         // The same recording as a Maestro flow, beside it.
         let (status, body) = studio.call("api/save", r#"{"path": "flows/wifi_off.yaml"}"#);

@@ -14,6 +14,8 @@ pub mod agent;
 pub mod door;
 pub mod eval;
 pub mod explore;
+#[cfg(feature = "serve")]
+pub mod listen;
 pub mod maestro;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -151,9 +151,16 @@ fn within(
     count: usize,
     counted: &'static str,
 ) -> Result<Shard, ShardEnvError> {
-    let index = value + 1 - from.min(1);
-    if value < from || index > count {
-        return Err(ShardEnvError::OutOfRange { variable, value, from, count, counted });
+    // Checked before any arithmetic: an index at the edge of the integer range must
+    // not wrap around to a shard that runs nothing and passes.
+    let out_of_range = || ShardEnvError::OutOfRange { variable, value, from, count, counted };
+    let from = from.min(1);
+    if value < from {
+        return Err(out_of_range());
+    }
+    let index = (value - from).checked_add(1).ok_or_else(out_of_range)?;
+    if index > count {
+        return Err(out_of_range());
     }
     Ok(Shard { index, count })
 }
@@ -212,5 +219,31 @@ mod tests {
         let circle = [("CIRCLE_NODE_INDEX", "1"), ("CIRCLE_NODE_TOTAL", "2")];
         assert_eq!(resolve(flag, None, &env(&circle)).ok().flatten().map(|(s, _)| s), flag, "the flag wins");
         assert!(resolve(None, Some(3), &env(&[])).is_err_and(|e| e.to_string().contains("--shard I/N")));
+    }
+
+    #[test]
+    fn an_index_at_the_edge_of_the_integer_range_is_refused_not_wrapped() {
+        let max = usize::MAX.to_string();
+        let near = (usize::MAX - 1).to_string();
+        let shard = |pairs: &[(&str, &str)], count| Shard::from_env(&env(pairs), count).map(|s| s.map(|(s, _)| s));
+        for (index, total) in [("CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL"), ("CI_NODE_INDEX", "CI_NODE_TOTAL")] {
+            for value in [max.as_str(), near.as_str()] {
+                let got = shard(&[(index, value), (total, "3")], None);
+                assert!(matches!(got, Err(ShardEnvError::OutOfRange { .. })), "{index}={value}: {got:?}");
+            }
+        }
+        for value in [max.as_str(), near.as_str()] {
+            let got = shard(&[("JOB_COMPLETION_INDEX", value)], Some(3));
+            assert!(matches!(got, Err(ShardEnvError::OutOfRange { .. })), "JOB_COMPLETION_INDEX={value}: {got:?}");
+            let total = shard(&[("CIRCLE_NODE_INDEX", "0"), ("CIRCLE_NODE_TOTAL", value)], None);
+            assert!(total.is_ok(), "a huge count is a count: {total:?}");
+        }
+        let too_big = format!("{max}0");
+        assert!(matches!(
+            shard(&[("CIRCLE_NODE_INDEX", &too_big), ("CIRCLE_NODE_TOTAL", "3")], None),
+            Err(ShardEnvError::BadIndex { .. })
+        ));
+        assert!(format!("1/{max}").parse::<Shard>().is_ok());
+        assert!(format!("{max}/{max}").parse::<Shard>().is_ok_and(|s| !s.takes(0) && s.takes(usize::MAX - 1)));
     }
 }

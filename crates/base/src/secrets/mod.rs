@@ -10,13 +10,18 @@
 //! typed secrets come from (`store.rs`), or keeping keys out of the sandbox worker (it
 //! starts with an empty environment).
 
+mod matcher;
+mod registry;
 mod store;
 
+pub use registry::{MOST_LENT_BYTES, SecretLease, known};
 pub use store::{SECRET_ENV_PREFIX, SecretStore, SecretStoreError};
 
 use std::borrow::Cow;
 use std::io::Write;
-use std::sync::{LazyLock, RwLock};
+use std::sync::LazyLock;
+
+use registry::Kind;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[key]";
@@ -28,8 +33,6 @@ const SHORTEST: usize = 6;
 /// not inside a longer number or word, where they would garble text that holds no
 /// secret (`14791` for the PIN `4791`, a screen's `1080`).
 pub const STANDALONE_BELOW: usize = 8;
-
-static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 static KEY_SHAPED: LazyLock<Option<regex::Regex>> =
     LazyLock::new(|| regex::Regex::new(r"\b(sk|pk|rk)-[A-Za-z0-9_\-\*]{4,}").ok());
@@ -43,45 +46,59 @@ pub fn register(secret: &str) {
     if secret.len() < SHORTEST {
         return;
     }
-    remember(secret);
+    registry::add_for_process(Kind::Process, &[secret.to_string()]);
 }
 
-/// Adds a secret a script may type (at least [`SHORTEST_TYPED`] bytes long).
+/// Adds a secret a script may type (at least [`SHORTEST_TYPED`] bytes long), for
+/// the rest of the process (the secrets file's and the environment's).
 pub fn register_typed(secret: &str) {
     if secret.len() >= SHORTEST_TYPED {
-        TYPED.store(true, std::sync::atomic::Ordering::Relaxed);
-        remember(secret);
-        // As a UI dump (XML) and a quoted string (JSON, Rust) spell it.
-        let xml = secret
-            .replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-            .replace('\'', "&apos;");
-        let quoted = format!("{secret:?}");
-        let json = serde_json::to_string(secret).unwrap_or_default();
-        for spelling in [xml, quoted[1..quoted.len() - 1].to_string(), json[1..json.len().max(2) - 1].to_string()] {
-            if spelling != secret {
-                remember(&spelling);
-            }
+        registry::add_for_process(Kind::Typed, &spellings(secret));
+    }
+}
+
+/// A secret as text, as a UI dump (XML) and as a quoted string (JSON, Rust, Rhai)
+/// spell it.
+fn spellings(secret: &str) -> Vec<String> {
+    let xml = secret
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;");
+    let quoted = format!("{secret:?}");
+    let json = serde_json::to_string(secret).unwrap_or_default();
+    let mut out = vec![secret.to_string()];
+    for spelling in [xml, quoted[1..quoted.len() - 1].to_string(), json[1..json.len().max(2) - 1].to_string()] {
+        if !out.contains(&spelling) {
+            out.push(spelling);
         }
     }
+    out
 }
 
-/// Whether any secret a script may type is known (then screenshots are checked).
-pub fn any_typed() -> bool {
-    TYPED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-static TYPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-fn remember(secret: &str) {
-    let mut secrets = SECRETS.write().unwrap_or_else(|e| e.into_inner());
-    if !secrets.iter().any(|s| s == secret) {
-        secrets.push(secret.to_string());
-        // The longest first: a secret that holds another is blotted out whole.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+impl SecretLease {
+    /// Lends a value a script may type with `type_secret` (at least
+    /// [`SHORTEST_TYPED`] bytes): blotted out of every record, refused as a tool's
+    /// text, never pictured, until the lease is dropped. `false`: too short, or
+    /// the lease is full.
+    pub fn lend_typed(&self, secret: &str) -> bool {
+        secret.len() >= SHORTEST_TYPED && self.add(Kind::Typed, &spellings(secret))
     }
+
+    /// Lends words a client marked sensitive (at least [`SHORTEST_TYPED`] bytes):
+    /// blotted out of every record and never pictured until the lease is dropped,
+    /// while the client's own calls may still carry them. `false`: too short, or
+    /// the lease is full.
+    pub fn mask(&self, words: &str) -> bool {
+        words.len() >= SHORTEST_TYPED && self.add(Kind::Masked, &spellings(words))
+    }
+}
+
+/// Whether any secret is known that a screen could show (a typed one, or a
+/// client's sensitive words): then screens are checked before they are pictured.
+pub fn any_typed() -> bool {
+    registry::matcher().on_screens()
 }
 
 /// `text` with every registered secret, and anything shaped like a key, replaced by
@@ -129,33 +146,23 @@ fn redact_json_as(value: &mut serde_json::Value, code: bool) {
 /// wherever they are, a short secret only inside a string literal or a comment (as
 /// a bare number it is a coordinate or a count: nobody's PIN).
 pub fn redact_code(code: &str) -> Cow<'_, str> {
-    let out = redact_long(code);
-    let secrets = SECRETS.read().unwrap_or_else(|e| e.into_inner());
-    let short: Vec<&String> = secrets.iter().filter(|s| s.len() < STANDALONE_BELOW).collect();
-    if short.is_empty() {
-        return out;
-    }
-    let quoted = crate::literals::literal_spans(&out);
-    let mut result = out.clone().into_owned();
-    let mut changed = false;
-    for secret in short {
-        let places: Vec<(usize, usize)> = occurrences(&result, secret)
-            .into_iter()
-            .filter(|(start, end)| crate::literals::inside_spans(&quoted, *start, *end))
-            .collect();
-        if places.is_empty() {
-            continue;
+    let matcher = registry::matcher();
+    let long = matcher.long_places(code);
+    let mut out: Cow<'_, str> =
+        if long.is_empty() { Cow::Borrowed(code) } else { Cow::Owned(matcher::replaced(code, &long, REDACTED)) };
+    let short = matcher.short_places(&out);
+    if !short.is_empty() {
+        let quoted = crate::literals::literal_spans(&out);
+        let inside: Vec<(usize, usize)> =
+            short.into_iter().filter(|(start, end)| crate::literals::inside_spans(&quoted, *start, *end)).collect();
+        if !inside.is_empty() {
+            out = Cow::Owned(matcher::replaced(&out, &inside, REDACTED));
         }
-        // Same-length stand-in first, so the spans found stay where they are.
-        for (start, end) in places {
-            result.replace_range(start..end, &"\u{1}".repeat(end - start));
-        }
-        changed = true;
     }
-    if !changed {
-        return out;
+    match KEY_SHAPED.as_ref() {
+        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
+        _ => out,
     }
-    Cow::Owned(collapse_marks(&result))
 }
 
 /// A model's reply with its secrets out: its prose as any text, its ```code```
@@ -174,39 +181,6 @@ pub fn redact_reply(text: &str) -> Cow<'_, str> {
     if out == text { Cow::Borrowed(text) } else { Cow::Owned(out) }
 }
 
-/// `text` with the secrets of [`STANDALONE_BELOW`] bytes or more, and key shapes,
-/// blotted out (wherever they are).
-fn redact_long(text: &str) -> Cow<'_, str> {
-    let mut out = Cow::Borrowed(text);
-    for secret in SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().filter(|s| s.len() >= STANDALONE_BELOW) {
-        if out.contains(secret.as_str()) {
-            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
-        }
-    }
-    match KEY_SHAPED.as_ref() {
-        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
-        _ => out,
-    }
-}
-
-/// Each run of stand-in marks becomes one [`REDACTED`].
-fn collapse_marks(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_mark = false;
-    for c in text.chars() {
-        if c == '\u{1}' {
-            if !in_mark {
-                out.push_str(REDACTED);
-            }
-            in_mark = true;
-        } else {
-            in_mark = false;
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// A hierarchy dump with its secrets out: in XML, only the attributes that hold
 /// what a person reads (text, content-desc, hint) are redacted, so bounds and ids
 /// stay whole; a JSON dump is redacted value by value; anything else as text.
@@ -219,7 +193,7 @@ pub fn redact_dump(dump: &str) -> Cow<'_, str> {
         return redact(dump);
     }
     match READABLE_ATTRIBUTE.as_ref() {
-        Some(attribute) if !SECRETS.read().unwrap_or_else(|e| e.into_inner()).is_empty() => {
+        Some(attribute) if !registry::matcher().is_empty() => {
             match attribute.replace_all(dump, |c: &regex::Captures| format!("{}{}\"", &c[1], redact(&c[2]))) {
                 Cow::Borrowed(_) => Cow::Borrowed(dump),
                 Cow::Owned(o) if o == dump => Cow::Borrowed(dump),
@@ -236,50 +210,25 @@ static READABLE_ATTRIBUTE: LazyLock<Option<regex::Regex>> =
 /// `text` with every registered secret (not key shapes) replaced: what a script may
 /// read of the screen (`ui_state`), where a typed secret must not show.
 pub fn blot_registered(text: &str) -> Cow<'_, str> {
-    let mut out = Cow::Borrowed(text);
-    for secret in SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter() {
-        let places = occurrences(&out, secret);
-        if places.is_empty() {
-            continue;
-        }
-        let mut replaced = String::with_capacity(out.len());
-        let mut last = 0;
-        for (start, end) in places {
-            replaced.push_str(&out[last..start]);
-            replaced.push_str(REDACTED);
-            last = end;
-        }
-        replaced.push_str(&out[last..]);
-        out = Cow::Owned(replaced);
-    }
-    out
+    let places = registry::matcher().places(text);
+    if places.is_empty() { Cow::Borrowed(text) } else { Cow::Owned(matcher::replaced(text, &places, REDACTED)) }
 }
 
-/// Where `secret` stands in `text` (start and end bytes): anywhere for a long
-/// secret, only where it stands alone for a short one.
-fn occurrences(text: &str, secret: &str) -> Vec<(usize, usize)> {
-    let short = secret.len() < STANDALONE_BELOW;
-    let starts_word = secret.chars().next().is_some_and(char::is_alphanumeric);
-    let ends_word = secret.chars().next_back().is_some_and(char::is_alphanumeric);
-    text.match_indices(secret)
-        .map(|(start, found)| (start, start + found.len()))
-        .filter(|&(start, end)| {
-            let joined_before = starts_word && text[..start].chars().next_back().is_some_and(char::is_alphanumeric);
-            let joined_after = ends_word && text[end..].chars().next().is_some_and(char::is_alphanumeric);
-            !short || !(joined_before || joined_after)
-        })
-        .collect()
-}
-
-/// Whether `text` holds a registered secret (then a screenshot of it is withheld:
-/// pixels cannot be redacted; or a call that would send it somewhere is refused).
+/// Whether `text` holds a registered secret of any kind (then a screenshot of it is
+/// withheld: pixels cannot be redacted).
 pub fn appears_in(text: &str) -> bool {
-    SECRETS.read().unwrap_or_else(|e| e.into_inner()).iter().any(|s| !occurrences(text, s).is_empty())
+    registry::matcher().is_in(text)
+}
+
+/// Whether `text` holds a secret no tool may send anywhere as text (the process's,
+/// or one `type_secret` types): a call that would is refused.
+pub fn refused_in(text: &str) -> bool {
+    registry::matcher().refused_in(text)
 }
 
 /// Whether any secret is registered (a screen can only show one if so).
 pub fn any_registered() -> bool {
-    !SECRETS.read().unwrap_or_else(|e| e.into_inner()).is_empty()
+    !registry::matcher().is_empty()
 }
 
 /// A `tracing` writer that redacts each log line before it reaches stderr.
@@ -345,5 +294,22 @@ mod tests {
         assert_eq!(redact_code(code), "tap(540, 4791); input_text(\"[key]\"); // the PIN [key]");
         let reply = "Thought: PIN 4791 next.\n```rhai\ntap(540, 4791);\n```";
         assert_eq!(redact_reply(reply), "Thought: PIN [key] next.\n```rhai\ntap(540, 4791);\n```");
+    }
+
+    #[test]
+    fn a_lent_secret_lives_as_long_as_its_lease() {
+        let lease = SecretLease::new();
+        assert!(lease.mask("lent-for-a-while-77") && lease.lend_typed("typed-for-a-while-88"));
+        assert!(!lease.mask("abc"), "too short to be kept out");
+        assert_eq!(redact("a lent-for-a-while-77 b typed-for-a-while-88"), "a [key] b [key]");
+        assert!(refused_in("typed-for-a-while-88") && !refused_in("lent-for-a-while-77"), "a client's own words pass");
+        assert!(appears_in("lent-for-a-while-77"));
+        let shared = std::sync::Arc::new(lease);
+        let clone = shared.clone();
+        drop(shared);
+        assert!(appears_in("lent-for-a-while-77"), "a clone keeps the lease");
+        drop(clone);
+        assert!(!appears_in("lent-for-a-while-77") && !appears_in("typed-for-a-while-88"));
+        assert_eq!(redact("lent-for-a-while-77"), "lent-for-a-while-77");
     }
 }

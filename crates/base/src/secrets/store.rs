@@ -8,6 +8,9 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::SecretLease;
 
 /// The environment variables `type_secret` may read: `CODEACT_SECRET_` + the name in
 /// upper case (`type_secret("bank_pin")` reads `CODEACT_SECRET_BANK_PIN`).
@@ -36,6 +39,9 @@ pub enum SecretStoreError {
 pub struct SecretStore {
     from_file: BTreeMap<String, String>,
     file: Option<PathBuf>,
+    /// What was lent to this store's session: blotted out until the last clone of
+    /// the store (the session's) is dropped.
+    lease: Option<Arc<SecretLease>>,
 }
 
 /// Says once, by name, that a short secret is blotted out only where it stands
@@ -105,16 +111,28 @@ impl SecretStore {
     }
 
     /// Adds (or replaces) the secret `name` for this store only — a value a server's
-    /// client marked sensitive — registered for redaction at once. Values shorter
+    /// client marked sensitive — blotted out of every record at once, and until the
+    /// store's session ends (not for the rest of the process). Values shorter
     /// than [`SHORTEST_TYPED`](super::SHORTEST_TYPED) are refused (they could not be
     /// kept out of the records); `false` then.
     pub fn lend(&mut self, name: &str, value: &str) -> bool {
-        if value.len() < super::SHORTEST_TYPED {
+        if value.len() < super::SHORTEST_TYPED || !self.lease().lend_typed(value) {
             return false;
         }
-        super::register_typed(value);
         self.from_file.insert(name.to_lowercase(), value.to_string());
         true
+    }
+
+    /// Words a server's client marked sensitive (a clipboard's text, a sensitive
+    /// script's strings): blotted out of every record for as long as this store's
+    /// session lives. `false`: shorter than
+    /// [`SHORTEST_TYPED`](super::SHORTEST_TYPED), or the session lent too much.
+    pub fn mask(&mut self, words: &str) -> bool {
+        self.lease().mask(words)
+    }
+
+    fn lease(&mut self) -> &SecretLease {
+        self.lease.get_or_insert_with(|| Arc::new(SecretLease::new()))
     }
 
     /// The variable `name` is read from.

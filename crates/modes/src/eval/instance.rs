@@ -98,10 +98,14 @@ fn setup_lines(task: &TaskSpec, params: &serde_json::Map<String, Value>) -> Vec<
             if let (Some(collection), Some(record)) = (&step.add, &step.record) {
                 let filled: serde_json::Map<String, Value> =
                     record.iter().map(|(k, v)| (k.clone(), task::render_value(v, params, item))).collect();
-                lines.push(format!("simctl add {collection} {}", shell_quote(&Value::Object(filled).to_string())));
+                lines.push(format!(
+                    "simctl add {} {}",
+                    shell_quote(collection),
+                    shell_quote(&Value::Object(filled).to_string())
+                ));
             }
             if let Some(collection) = &step.empty {
-                lines.push(format!("simctl empty {collection}"));
+                lines.push(format!("simctl empty {}", shell_quote(collection)));
             }
             if let Some(package) = &step.launch {
                 lines.push(format!("simctl launch {}", shell_quote(&plain(package))));

@@ -355,6 +355,19 @@ impl TaskSpec {
             {
                 return Err(self.invalid("set needs to, add needs record, file needs text (and only they)"));
             }
+            // A collection's name is a word of the world's: it reaches the phone's
+            // shell, so nothing but a word is taken (quoted there too).
+            for name in step.add.iter().chain(&step.empty) {
+                if name.is_empty()
+                    || name.len() > 64
+                    || !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                {
+                    return Err(self.invalid(format!(
+                        "add/empty {:?}: a collection is named by lowercase letters, digits and _ (contacts, notes...)",
+                        codeact_base::clip::clip(name, 80)
+                    )));
+                }
+            }
             let texts = [&step.shell, &step.clipboard, &step.launch, &step.file, &step.text, &step.folder, &step.set];
             for text in texts.into_iter().flatten() {
                 check_template(text)?;
@@ -403,5 +416,35 @@ mod tests {
         assert!(matches!(select(tasks, Some("nothing_like_this")), Err(TaskError::NoMatch(_))));
         let w = |p: &str, t: &str| wildcard(&p.chars().collect::<Vec<_>>(), &t.chars().collect::<Vec<_>>());
         assert!(w("a*c", "abbc") && w("a?c", "abc") && !w("a*d", "abc"));
+    }
+
+    #[test]
+    fn a_collection_name_that_is_not_a_word_never_reaches_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = |verb: &str| {
+            format!(
+                r#"[[task]]
+id = "hostile"
+apps = ["contacts"]
+kind = "operation"
+goal = "Nothing."
+setup = [{verb}]
+judge = "true"
+oracle = 'complete(true, "done");'
+"#
+            )
+        };
+        for verb in [
+            r#"{ empty = "contacts; simctl reset" }"#,
+            r#"{ empty = "$(reboot)" }"#,
+            r#"{ add = "notes `id`", record = { title = "x" } }"#,
+            r#"{ empty = "" }"#,
+        ] {
+            std::fs::write(dir.path().join("mine.toml"), task(verb)).unwrap();
+            let error = load(Some(dir.path())).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(error.contains("a collection is named by lowercase letters"), "{verb}: {error}");
+        }
+        std::fs::write(dir.path().join("mine.toml"), task(r#"{ empty = "contacts" }"#)).unwrap();
+        assert!(load(Some(dir.path())).is_ok());
     }
 }

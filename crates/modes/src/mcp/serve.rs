@@ -29,8 +29,6 @@ pub enum McpServeError {
     },
     #[error("the MCP client did not start a session over stdio")]
     Start(#[source] Box<rmcp::service::ServerInitializeError>),
-    #[error("the HTTP server stopped")]
-    Http(#[source] std::io::Error),
     #[error("no random token could be made")]
     Token(#[source] std::io::Error),
 }
@@ -141,10 +139,8 @@ pub async fn serve_http(
         },
     ));
     ready(address);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move { stop.cancelled_owned().await })
-        .await
-        .map_err(McpServeError::Http)
+    crate::listen::serve(listener, router, stop).await;
+    Ok(())
 }
 
 #[cfg(test)]

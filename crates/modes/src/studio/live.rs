@@ -37,7 +37,7 @@ struct Shown {
     tree_v: u64,
     /// What went wrong with the last look, when it did.
     problem: Option<String>,
-    /// Looks per second over the last second.
+    /// New pictures (the screen changed) over the last second: 0 while it is still.
     fps: f64,
     /// The phone, and how its pictures are taken.
     device: String,
@@ -192,17 +192,12 @@ pub fn watch(studio: &Studio, stop: &CancellationToken) {
     let period = Duration::from_millis(1000 / FRAMES_PER_SECOND);
     let (mut last, mut last_tree) = (None, None::<Instant>);
     let mut tree_due = true;
-    let mut looks: std::collections::VecDeque<Instant> = std::collections::VecDeque::new();
+    let mut changes: std::collections::VecDeque<Instant> = std::collections::VecDeque::new();
     let mut last_change = Instant::now();
     let mut pokes = 0;
     while !stop.is_cancelled() {
         let began = Instant::now();
         let shot = studio.with_session(|s| s.screenshot());
-        looks.push_back(began);
-        while looks.front().is_some_and(|t| t.elapsed() > Duration::from_secs(1)) {
-            looks.pop_front();
-        }
-        let fps = looks.len() as f64;
         match shot {
             Ok(png) => {
                 let d = digest(&png);
@@ -210,7 +205,14 @@ pub fn watch(studio: &Studio, stop: &CancellationToken) {
                 last = Some(d);
                 if new {
                     last_change = Instant::now();
+                    changes.push_back(began);
                 }
+                // What the page calls frames per second is how often the screen
+                // changed (not how often it was looked at): 0 on a still screen.
+                while changes.front().is_some_and(|t| t.elapsed() > Duration::from_secs(1)) {
+                    changes.pop_front();
+                }
+                let fps = changes.len() as f64;
                 tree_due |= new;
                 studio.live.change(|s| {
                     let changed = new || s.problem.is_some() || (s.fps - fps).abs() >= 1.0;

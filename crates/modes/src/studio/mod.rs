@@ -48,8 +48,6 @@ pub enum StudioError {
         #[source]
         source: std::io::Error,
     },
-    #[error("the studio's server stopped")]
-    Http(#[source] std::io::Error),
 }
 
 /// The studio: its session, what the page is shown, and the recording.
@@ -107,8 +105,8 @@ pub async fn serve(
     };
     let router = routes::router(studio.clone());
     ready(address);
-    let served = axum::serve(listener, router).with_graceful_shutdown(stop.clone().cancelled_owned()).await;
+    crate::listen::serve(listener, router, stop.clone()).await;
     stop.cancel();
     let _ = tokio::task::spawn_blocking(move || watcher.join()).await;
-    served.map_err(StudioError::Http)
+    Ok(())
 }

@@ -2,9 +2,13 @@
 //! folder (any mode's: `run`, `exec --trajectory`, `eval`, `explore`, `mcp`), and a
 //! run step by step as its report reads it — the screen seen, the model's reply,
 //! the code, what it printed, each action with its effect, errors and notes — with
-//! its pictures served from inside that folder only. Reads; never writes.
+//! its pictures served from inside that folder only — links resolved, so a run
+//! folder, a picture or a run's file that is a link leading out is not served.
+//! Reads; never writes.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use codeact_base::files::existing_below;
 
 use axum::http::StatusCode;
 use codeact_record::report::RunView;
@@ -21,11 +25,21 @@ const MOST_RUNS: usize = 500;
 /// The largest picture served.
 const MOST_PICTURE: usize = 32 << 20;
 
-/// `relative` as a plain path below `dir` (no `..`, not absolute).
-fn below(dir: &Path, relative: &str) -> Option<PathBuf> {
-    let p = Path::new(relative);
-    let plain = !relative.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)));
-    plain.then(|| dir.join(p))
+/// The files of a run folder the replay reads.
+const READ_FILES: [&str; 3] = ["events.jsonl", "summary.json", "script.rhai"];
+
+/// The run folder `name` below the runs folder, links resolved: itself and every
+/// file the replay reads inside the runs folder (a planted link leads nowhere).
+fn run_dir(studio: &Studio, name: &str) -> Option<PathBuf> {
+    let root = &studio.options.runs_dir;
+    let dir = existing_below(root, name).filter(|d| d.is_dir())?;
+    for file in READ_FILES {
+        let present = std::fs::symlink_metadata(dir.join(file)).is_ok();
+        if present && existing_below(root, &format!("{name}/{file}")).is_none_or(|f| !f.starts_with(&dir)) {
+            return None;
+        }
+    }
+    dir.join("events.jsonl").is_file().then_some(dir)
 }
 
 fn find_runs(dir: &Path, root: &Path, depth: usize, out: &mut Vec<(PathBuf, std::time::SystemTime)>) {
@@ -40,7 +54,8 @@ fn find_runs(dir: &Path, root: &Path, depth: usize, out: &mut Vec<(PathBuf, std:
             continue;
         }
         let path = entry.path();
-        match std::fs::metadata(path.join("events.jsonl")) {
+        // A linked events file is not a run of this folder's.
+        match std::fs::symlink_metadata(path.join("events.jsonl")) {
             Ok(meta) if meta.is_file() => {
                 let when = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
                 if let Ok(relative) = path.strip_prefix(root) {
@@ -70,8 +85,7 @@ pub fn list(studio: &Studio) -> Value {
 
 /// One run, step by step.
 pub fn steps(studio: &Studio, name: &str) -> CallResult {
-    let dir = below(&studio.options.runs_dir, name)
-        .filter(|d| d.join("events.jsonl").is_file())
+    let dir = run_dir(studio, name)
         .ok_or((StatusCode::NOT_FOUND, "no such run folder below the studio's runs folder".to_string()))?;
     let view = RunView::read(&dir);
     let steps: Vec<Value> = view
@@ -99,7 +113,14 @@ pub fn steps(studio: &Studio, name: &str) -> CallResult {
 
 /// A picture of a run (`file` relative to its folder, a `.png`).
 pub fn file(studio: &Studio, name: &str, file: &str) -> Result<Vec<u8>, String> {
-    let dir = below(&studio.options.runs_dir, name).ok_or("no such run folder")?;
-    let path = below(&dir, file).filter(|p| p.extension().is_some_and(|e| e == "png")).ok_or("no such picture")?;
+    let dir = run_dir(studio, name).ok_or("no such run folder")?;
+    // The picture's real path must lie inside the run's real folder (no link out of it).
+    let path = Path::new(file)
+        .extension()
+        .is_some_and(|e| e == "png")
+        .then(|| existing_below(&studio.options.runs_dir, &format!("{name}/{file}")))
+        .flatten()
+        .filter(|p| p.starts_with(&dir) && p.is_file())
+        .ok_or("no such picture")?;
     codeact_base::files::read_bytes(&path, MOST_PICTURE).map_err(|_| "no such picture".to_string())
 }

@@ -8,7 +8,6 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -79,11 +78,19 @@ async fn handle(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Response {
     let rest = match door::admit(&headers, uri.path(), &studio.token, studio.port) {
         Ok(rest) => rest.to_string(),
+        // A browser asks for /favicon.ico without the token: nothing there, and no error.
+        Err(Refusal::Token) if method == Method::GET && uri.path() == "/favicon.ico" => {
+            return reply(StatusCode::NO_CONTENT, "image/x-icon", "");
+        }
         Err(refusal) => return refused_at_door(refusal),
+    };
+    // The body is read only past the door, and only so far.
+    let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
+        return refused(StatusCode::PAYLOAD_TOO_LARGE, format!("the request is larger than {} KiB", MAX_BODY / 1024));
     };
     match (method.as_str(), rest.as_str()) {
         ("GET", "") => {

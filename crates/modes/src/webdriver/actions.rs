@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::element::{ELEMENT_KEY, Resolved, resolve};
 use super::session::WdSession;
 use super::source::Page;
-use super::wire::{Failure, Reply, invalid, unsupported};
+use super::wire::{Failure, Reply, clipped, invalid, unsupported};
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::device::Platform;
 
@@ -37,7 +37,7 @@ struct Down {
     held_before_move: u64,
 }
 
-pub fn perform(s: &mut WdSession, body: &Value) -> Reply {
+pub fn perform(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
     let sources = body.get("actions").and_then(Value::as_array).ok_or_else(|| invalid("'actions' must be a list"))?;
     let pointers: Vec<&Value> =
         sources.iter().filter(|s| s.get("type").and_then(Value::as_str) == Some("pointer")).collect();
@@ -65,9 +65,11 @@ pub fn perform(s: &mut WdSession, body: &Value) -> Reply {
         let actions = source.get("actions").and_then(Value::as_array).cloned().unwrap_or_default();
         match kind {
             "pointer" => pointer(s, &obs, &actions, scale, &mut lines, &mut waited)?,
-            "key" => keys(&actions, &mut lines)?,
+            "key" => keys(&actions, &mut lines, &mut |text| super::element::typing(s, text, sensitive))?,
             "none" | "wheel" => {}
-            other => return Err(invalid(format!("no action source of type {other:?}: pointer, key or none"))),
+            other => {
+                return Err(invalid(format!("no action source of type {}: pointer, key or none", clipped(other, 40))));
+            }
         }
     }
     if waited > MOST_MS {
@@ -154,7 +156,8 @@ fn pointer(
             }
             other => {
                 return Err(invalid(format!(
-                    "no pointer action {other:?}: pointerMove, pointerDown, pointerUp, pause"
+                    "no pointer action {}: pointerMove, pointerDown, pointerUp, pause",
+                    clipped(other, 40)
                 )));
             }
         }
@@ -162,13 +165,23 @@ fn pointer(
     Ok(())
 }
 
-fn keys(actions: &[Value], lines: &mut Vec<String>) -> Result<(), Failure> {
+/// Key actions as lines: the text typed (by `typing`, which knows whether it is
+/// sensitive), the special keys pressed.
+fn keys(
+    actions: &[Value],
+    lines: &mut Vec<String>,
+    typing: &mut dyn FnMut(&str) -> Result<String, Failure>,
+) -> Result<(), Failure> {
     let mut text = String::new();
-    let flush = |text: &mut String, lines: &mut Vec<String>| {
+    let mut flush = |text: &mut String, lines: &mut Vec<String>| -> Result<(), Failure> {
         if !text.is_empty() {
-            lines.push(format!("input_text({});", rhai_string(text)));
+            if text.chars().count() > super::element::MOST_TEXT {
+                return Err(invalid(format!("more than {} characters to type", super::element::MOST_TEXT)));
+            }
+            lines.push(typing(text)?);
             text.clear();
         }
+        Ok(())
     };
     for action in actions {
         if action.get("type").and_then(Value::as_str) != Some("keyDown") {
@@ -188,11 +201,11 @@ fn keys(actions: &[Value], lines: &mut Vec<String>) -> Result<(), Failure> {
                 }
             };
             if let Some(key) = key {
-                flush(&mut text, lines);
+                flush(&mut text, lines)?;
                 lines.push(format!("press_key({});", rhai_string(key)));
             }
         }
     }
-    flush(&mut text, lines);
+    flush(&mut text, lines)?;
     Ok(())
 }

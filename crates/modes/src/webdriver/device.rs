@@ -39,7 +39,8 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
         ("POST", ["keys"]) => {
             // The legacy protocol's keys to the focused element.
             let (text, keys) = super::element::typed(body)?;
-            let mut code = if text.is_empty() { String::new() } else { format!("input_text({});", rhai_string(&text)) };
+            let mut code =
+                if text.is_empty() { String::new() } else { super::element::typing(s, &text, request.sensitive)? };
             super::element::pressed(&mut code, &keys);
             run(s, "POST /keys", code.trim_start())
         }
@@ -92,7 +93,7 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
             run(s, "POST /appium/device/terminate_app", &format!("stop_app({});", rhai_string(app)))?;
             Ok(json!(true))
         }
-        ("POST", ["execute", "sync"] | ["execute"]) => execute(s, body),
+        ("POST", ["execute", "sync"] | ["execute"]) => execute(s, body, request.sensitive),
         ("POST", ["execute", "async"]) => Err(unsupported(
             "codeact runs no JavaScript: send Rhai with execute_driver (type \"rhai\"), or a mobile: method",
         )),
@@ -146,7 +147,7 @@ fn app_id(body: &Value) -> Result<&str, Failure> {
 }
 
 /// `POST /execute/sync`: a `mobile:` method with its one argument object.
-fn execute(s: &mut WdSession, body: &Value) -> Reply {
+fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
     let script = body.get("script").and_then(Value::as_str).ok_or_else(|| invalid("'script' must be a string"))?;
     let Some(method) = script.trim().strip_prefix("mobile:") else {
         return Err(unsupported(
@@ -281,7 +282,11 @@ fn execute(s: &mut WdSession, body: &Value) -> Reply {
         "getCurrentPackage" | "activeAppInfo" => Ok(json!(s.look()?.phone.package.clone())),
         "type" => {
             let t = text("text").ok_or_else(|| invalid("mobile: type takes {text}"))?;
-            run(s, &command, &format!("input_text({});", rhai_string(t)))
+            if t.chars().count() > super::element::MOST_TEXT {
+                return Err(invalid(format!("more than {} characters to type", super::element::MOST_TEXT)));
+            }
+            let line = super::element::typing(s, t, sensitive)?;
+            run(s, &command, &line)
         }
         "pressButton" => {
             let name = text("name").ok_or_else(|| invalid("mobile: pressButton takes {name}"))?.to_ascii_lowercase();

@@ -25,7 +25,7 @@ use codeact_engine::emit::rhai::string as rhai_string;
 pub const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// The most text one send-keys types.
-const MOST_TEXT: usize = 100_000;
+pub const MOST_TEXT: usize = 100_000;
 
 /// An element reference as a reply.
 pub fn reference(id: &str) -> Value {
@@ -142,8 +142,7 @@ enum Act {
 
 /// Lends a sensitive value to the session under a fresh name.
 fn lend(s: &mut WdSession, value: &str) -> Result<String, Failure> {
-    let name =
-        format!("webdriver_{}", s.remember(Held::Place { rect: Bounds::default(), selector: None }).replace('-', "_"));
+    let name = s.secret_name();
     if !s.session.lend_secret(&name, value) {
         return Err(invalid(format!(
             "a sensitive value must be at least {} characters to be kept out of the records",
@@ -153,10 +152,31 @@ fn lend(s: &mut WdSession, value: &str) -> Result<String, Failure> {
     Ok(name)
 }
 
+/// The line that types `text` into the focused field: `input_text(...)`, or, sent
+/// with `X-Appium-Is-Sensitive`, `type_secret(NAME)` of the value lent to the
+/// session under a fresh name — so no record holds it, and a replay types it from
+/// `CODEACT_SECRET_NAME`.
+pub fn typing(s: &mut WdSession, text: &str, sensitive: bool) -> Result<String, Failure> {
+    Ok(match sensitive {
+        true => format!("type_secret({});", rhai_string(&lend(s, text)?)),
+        false => format!("input_text({});", rhai_string(text)),
+    })
+}
+
 fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, what: Act) -> Reply {
     let (selector, centre, editable) = match at {
         Resolved::Tree(id) => {
             let e = obs.ui.get(*id).ok_or_else(|| unknown_error("the element left the tree"))?;
+            if !e.visible {
+                let b = e.bounds;
+                return Err(Failure::new(
+                    "element not interactable",
+                    format!(
+                        "the element lies off the screen (bounds [{},{}][{},{}]): scroll it into view first (-android uiautomator UiScrollable, or a swipe)",
+                        b.left, b.top, b.right, b.bottom
+                    ),
+                ));
+            }
             (aim(&obs.ui, *id), e.center, e.is_editable())
         }
         // A picture's place: by the selector of the element under its centre, when

@@ -7,8 +7,8 @@
 //! `unknown error` (HTTP 500) with the error's message, line and column; another
 //! `type` (Appium's `webdriverio`) is refused, saying which works. The script is
 //! recorded as a step, so the run folder's `session.rhai` replays it (sent with
-//! `X-Appium-Is-Sensitive`, the records hold `[key]` in its place). Not the
-//! sandbox (the engine's).
+//! `X-Appium-Is-Sensitive`, the records hold `[key]` for each of its strings and
+//! comments, for as long as the session lives). Not the sandbox (the engine's).
 
 use std::time::Duration;
 
@@ -44,8 +44,10 @@ pub fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
         )));
     }
     if sensitive {
-        // `X-Appium-Is-Sensitive`: the script is blotted out of every record.
-        codeact_base::secrets::register(script);
+        // `X-Appium-Is-Sensitive`: the script's strings and comments are blotted
+        // out of every record (its code, what its calls typed and showed) while
+        // the session lives.
+        super::sensitive::mask_script(s, script)?;
     }
     let ran = s.run_json("POST /appium/execute_driver", script);
     let logs: Vec<&str> = ran.output.lines().collect();

@@ -156,7 +156,9 @@ fn on_tree(tree: &UiTree, page: &Page, using: &str, value: &str, scope: Option<u
 /// screen moved.
 fn scroll_once(s: &mut WdSession, command: &str, tree: &UiTree, list: usize, horizontal: bool) -> bool {
     let Some(e) = tree.get(list) else { return false };
-    let b = e.bounds;
+    // Only the part of the list on the screen is swiped.
+    let screen = Bounds { left: 0, top: 0, right: tree.screen.0 as i32, bottom: tree.screen.1 as i32 };
+    let Some(b) = e.bounds.within(&screen).or((screen.is_empty()).then_some(e.bounds)) else { return false };
     let (cx, cy) = b.center();
     let (from, to) = if horizontal {
         ((b.left + b.width() * 3 / 4, cy), (b.left + b.width() / 4, cy))

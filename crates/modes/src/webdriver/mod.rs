@@ -12,7 +12,7 @@
 //! `session.rs`; finding `find.rs` (with `xpath.rs`, `uiselector.rs`, and
 //! `source.rs` for the page source); elements `element.rs`; W3C actions
 //! `actions.rs`; the device's commands and `mobile:` methods `device.rs`;
-//! `execute_driver.rs`. Not flags or printing (the binary's `cli/serve.rs`).
+//! `execute_driver.rs`; what a request marked sensitive masks `sensitive.rs`. Not flags or printing (the binary's `cli/serve.rs`).
 
 mod actions;
 mod capabilities;
@@ -21,6 +21,7 @@ mod element;
 mod execute_driver;
 mod find;
 mod routes;
+mod sensitive;
 mod session;
 mod sessions;
 pub mod source;
@@ -72,8 +73,6 @@ pub enum WebdriverError {
         #[source]
         source: std::io::Error,
     },
-    #[error("the WebDriver server stopped")]
-    Http(#[source] std::io::Error),
 }
 
 /// The server's state: its options, its door and its sessions.
@@ -109,10 +108,10 @@ pub async fn serve(
     let reaper = tokio::spawn(sessions::reap_idle(server.clone(), stop.clone()));
     let router = routes::router(server.clone());
     ready(address);
-    let served = axum::serve(listener, router).with_graceful_shutdown(stop.clone().cancelled_owned()).await;
+    crate::listen::serve(listener, router, stop.clone()).await;
     stop.cancel();
     let _ = reaper.await;
     let closing = server.clone();
     let _ = tokio::task::spawn_blocking(move || closing.sessions.close_all()).await;
-    served.map_err(WebdriverError::Http)
+    Ok(())
 }

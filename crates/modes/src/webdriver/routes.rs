@@ -9,7 +9,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -54,11 +53,18 @@ async fn handle(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Response {
     let rest = match door::admit(&headers, uri.path(), &server.token, server.port) {
         Ok(rest) => rest.to_string(),
         Err(refusal) => return refused_at_door(refusal),
+    };
+    // The body is read only past the door, and only so far.
+    let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
+        return json_reply(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &json!({"value": {"error": "invalid argument", "message": format!("the request body is larger than {} MiB (or was cut off)", MAX_BODY / (1024 * 1024)), "stacktrace": ""}}),
+        );
     };
     let Ok(_permit) = server.in_flight.clone().try_acquire_owned() else {
         return failed(&unknown_error(format!(
@@ -146,6 +152,12 @@ fn command_name(rest: &[&str]) -> String {
 /// A command of session `s`.
 fn session_command(s: &mut WdSession, request: &Request, rest: &[&str]) -> Reply {
     let body = body_of(request.body)?;
+    if request.sensitive && rest != ["appium", "execute_driver"] {
+        // Whatever route carries them, the words of a request marked sensitive are
+        // blotted out of every record (events, screen dumps, the report, the
+        // session's script) for as long as the session lives.
+        super::sensitive::mask_request(s, &body)?;
+    }
     match (request.method, rest) {
         ("GET", []) => Ok(s.capabilities.clone()),
         ("POST", ["element" | "elements"]) => find::find(s, None, rest[0] == "elements", &body),
@@ -153,7 +165,7 @@ fn session_command(s: &mut WdSession, request: &Request, rest: &[&str]) -> Reply
             find::find(s, Some(id), *kind == "elements", &body)
         }
         ("POST", ["appium", "execute_driver"]) => execute_driver::execute(s, &body, request.sensitive),
-        ("POST", ["actions"]) => actions::perform(s, &body),
+        ("POST", ["actions"]) => actions::perform(s, &body, request.sensitive),
         ("DELETE", ["actions"]) => Ok(Value::Null),
         (_, ["element", id, what @ ..]) => element::command(s, request, id, what, &body),
         _ => device::command(s, request, rest, &body),

@@ -47,7 +47,16 @@ pub struct WdSession {
     pub noted: bool,
     elements: VecDeque<(String, Held)>,
     next_element: u64,
+    next_secret: u64,
     record: Option<Record>,
+}
+
+/// The record is finished before the session goes: the secrets the session was
+/// lent, dropped with it, are still blotted out of the record's last writes.
+impl Drop for WdSession {
+    fn drop(&mut self) {
+        drop(self.record.take());
+    }
 }
 
 impl WdSession {
@@ -68,6 +77,7 @@ impl WdSession {
             noted: false,
             elements: VecDeque::new(),
             next_element: 0,
+            next_secret: 0,
             record,
         }
     }
@@ -86,6 +96,12 @@ impl WdSession {
         }
         self.elements.push_back((id.clone(), held));
         id
+    }
+
+    /// A fresh name for a value lent to the session (`webdriver_3`).
+    pub fn secret_name(&mut self) -> String {
+        self.next_secret += 1;
+        format!("webdriver_{}", self.next_secret)
     }
 
     /// What a reference stands for.

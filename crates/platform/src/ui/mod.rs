@@ -46,6 +46,15 @@ impl Bounds {
     pub fn intersects(&self, other: &Bounds) -> bool {
         self.left < other.right && other.left < self.right && self.top < other.bottom && other.top < self.bottom
     }
+    /// The part of these bounds inside `other`, if they overlap.
+    pub fn within(&self, other: &Bounds) -> Option<Bounds> {
+        self.intersects(other).then(|| Bounds {
+            left: self.left.max(other.left),
+            top: self.top.max(other.top),
+            right: self.right.min(other.right),
+            bottom: self.bottom.min(other.bottom),
+        })
+    }
 }
 
 /// What can be done to an element, derived from its flags.
@@ -98,6 +107,7 @@ pub struct Element {
     pub display_id: Option<u32>,
     pub drawing_order: Option<u32>,
     // Derived once at parse time.
+    /// Where to act on it: the centre of its part on the screen.
     pub center: (i32, i32),
     pub actions: Actions,
     /// Non-empty and at least partly on screen.

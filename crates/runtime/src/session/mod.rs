@@ -339,9 +339,16 @@ impl Session {
 
     /// Lends `type_secret(name)` a value from outside the script (a WebDriver
     /// client's request marked sensitive): typed by name, blotted out of every
-    /// record from now on. `false` when it is too short to be kept out of records.
+    /// record until the session ends. `false` when it is too short to be kept out of records.
     pub fn lend_secret(&mut self, name: &str, value: &str) -> bool {
         self.tools().lend_secret(name, value)
+    }
+
+    /// Masks words a client marked sensitive in every record for as long as this
+    /// session lives; `false` when they are too short to be kept out (or the
+    /// session has lent too much).
+    pub fn mask_secret(&mut self, words: &str) -> bool {
+        self.tools().mask_secret(words)
     }
 
     /// The vision model `#{ai: ...}` selectors and `locate()` ask from now on

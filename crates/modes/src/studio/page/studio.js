@@ -41,7 +41,8 @@ async function live() {
         state.tree = news.tree || state.tree;
         drawTree();
       }
-      $("fps").textContent = news.device + " · " + news.fps + " looks/s by " + news.screenshots;
+      const motion = news.fps > 0 ? news.fps + " frames/s" : "still";
+      $("fps").textContent = news.device + " · " + motion + " · pictures by " + news.screenshots;
       $("problem").textContent = news.problem || "";
       const t = state.tree;
       $("where").textContent = (t.app || "") + (t.activity ? " " + t.activity : "");

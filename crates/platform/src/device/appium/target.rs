@@ -66,13 +66,7 @@ impl AppiumTarget {
         let session = match fragment.map(str::trim) {
             None | Some("") => None,
             Some(f) => match f.strip_prefix("session=").map(str::trim) {
-                Some(id)
-                    if !id.is_empty()
-                        && id.len() <= 200
-                        && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) =>
-                {
-                    Some(id.to_string())
-                }
+                Some(id) if crate::device::w3c::valid_session_id(id) => Some(id.to_string()),
                 _ => return Err(AppiumTargetError::Fragment { shown: parsed.to_string(), fragment: f.to_string() }),
             },
         };
@@ -155,7 +149,7 @@ mod tests {
             (t.base.as_str(), t.session.is_none(), t.credentials.is_none()),
             ("http://127.0.0.1:4723", true, true)
         );
-        for bad in ["127.0.0.1:4723", "ftp://x", "http://", "http://h#s=1", "http://h#session=a b"] {
+        for bad in ["127.0.0.1:4723", "ftp://x", "http://", "http://h#s=1", "http://h#session=a b", "http://h#session=..", "http://h#session=a%2Fb"] {
             let e = AppiumTarget::parse(bad, &none).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(!e.is_empty(), "{bad}");
         }

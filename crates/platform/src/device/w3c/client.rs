@@ -63,6 +63,17 @@ enum Held {
     Attached(String),
 }
 
+/// Whether a session id (from a server's reply, or an attach fragment) can be put
+/// in a request's path as it is: letters, digits, `-`, `_` and `.` (not only dots),
+/// at most 200 — never a `/`, `?`, `#` or `%` that would lead later requests out of
+/// the session's path.
+pub fn valid_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 200
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && !id.chars().all(|c| c == '.')
+}
+
 /// The HTTP side of one WebDriver server.
 pub struct W3cClient {
     /// `http://127.0.0.1:8100`, without a trailing slash (and without credentials).
@@ -147,7 +158,7 @@ impl W3cClient {
         let id = value
             .get("sessionId")
             .and_then(Value::as_str)
-            .filter(|id| !id.is_empty() && id.len() <= 200 && id.chars().all(|c| c.is_ascii_graphic()))
+            .filter(|id| valid_session_id(id))
             .ok_or_else(|| DeviceError::Unexpected {
                 device: self.name.clone(),
                 op: "open a session".into(),

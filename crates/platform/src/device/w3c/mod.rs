@@ -6,5 +6,5 @@
 mod client;
 mod error;
 
-pub use client::{Credentials, Scope, Server, W3cClient};
+pub use client::{Credentials, Scope, Server, W3cClient, valid_session_id};
 pub use error::W3cError;

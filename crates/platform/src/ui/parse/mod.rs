@@ -102,7 +102,12 @@ pub(super) fn derive(tree: &mut UiTree) {
         let child_sigs: Vec<u64> =
             tree.elements[id].children.iter().filter_map(|c| tree.elements.get(*c)).map(|c| c.signature).collect();
         let e = &mut tree.elements[id];
-        e.center = e.bounds.center();
+        // The point to act on: the centre of the part on the screen, so an element
+        // that runs off an edge is never tapped off the screen.
+        e.center = match e.bounds.within(&screen) {
+            Some(shown) if known_screen => shown.center(),
+            _ => e.bounds.center(),
+        };
         e.actions = Actions {
             touch: e.clickable || e.checkable,
             long_touch: e.long_clickable,

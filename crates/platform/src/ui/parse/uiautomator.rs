@@ -250,4 +250,15 @@ mod tests {
         let tree = parse(raw.as_bytes(), (1920, 1080)).unwrap();
         assert_eq!(tree.elements[0].class, "android.widget.TextView");
     }
+
+    #[test]
+    fn an_element_that_runs_off_the_screen_is_acted_on_where_it_shows() {
+        let body = r#"<node class="a" text="low" bounds="[100,2300][300,2600]"/><node class="b" text="left" bounds="[-400,10][100,60]"/><node class="c" text="gone" bounds="[0,2500][10,2600]"/><node class="d" text="in" bounds="[0,0][10,10]"/>"#;
+        let tree = parse(dump(body).as_bytes(), (1080, 2400)).unwrap();
+        let at: Vec<((i32, i32), bool)> = tree.elements.iter().map(|e| (e.center, e.visible)).collect();
+        assert_eq!(at[0], ((200, 2350), true), "the part above the bottom edge");
+        assert_eq!(at[1], ((50, 35), true), "the part right of the left edge");
+        assert!(!at[2].1, "wholly off the screen: not visible, so no selector reaches it");
+        assert_eq!(at[3], ((5, 5), true));
+    }
 }

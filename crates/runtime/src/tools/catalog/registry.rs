@@ -106,7 +106,7 @@ fn dynamic_holds_secret(v: &Dynamic, depth: usize) -> bool {
         return false;
     }
     if let Some(s) = v.read_lock::<ImmutableString>() {
-        return codeact_base::secrets::appears_in(&s);
+        return codeact_base::secrets::refused_in(&s);
     }
     if let Some(items) = v.read_lock::<rhai::Array>() {
         return items.iter().any(|i| dynamic_holds_secret(i, depth + 1));
@@ -126,7 +126,7 @@ impl ToolParam for ImmutableString {
         codeact_engine::emit::rhai::string(self)
     }
     fn holds_secret(&self) -> bool {
-        codeact_base::secrets::appears_in(self)
+        codeact_base::secrets::refused_in(self)
     }
 }
 

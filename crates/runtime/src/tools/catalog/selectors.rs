@@ -302,12 +302,15 @@ fn scroll_until(c: &mut ToolContext, sel: &Dynamic, direction: &str) -> Result<D
 fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str, scroll: bool) -> Result<(), ToolError> {
     let sel = c.selector(sel)?;
     let e = element_target(c, &sel)?;
-    let b = e.bounds;
+    // Across the part on the screen: a list that runs off an edge is swiped where it shows.
+    let (sw, sh) = c.live().map(|o| o.ui.screen).unwrap_or_default();
+    let screen = codeact_platform::ui::Bounds { left: 0, top: 0, right: sw as i32, bottom: sh as i32 };
+    let b = e.bounds.within(&screen).filter(|_| !screen.is_empty()).unwrap_or(e.bounds);
     let (w, h) = (b.right - b.left, b.bottom - b.top);
     if w < 10 || h < 10 {
         return Err(ToolError::TooSmall { selector: sel.shown, width: w, height: h });
     }
-    let (cx, cy) = e.center;
+    let (cx, cy) = b.center();
     let (dx, dy) = (w * 3 / 10, h * 3 / 10);
     let (from, to) = match direction {
         "up" => ((cx, cy + dy), (cx, cy - dy)),

@@ -132,12 +132,18 @@ impl ToolContext {
         self.deadline
     }
 
-    /// Who answers questions and consents from now on.
     /// Lends the secret `name` to `type_secret` (see [`SecretStore::lend`](codeact_base::secrets::SecretStore::lend)).
     pub(crate) fn lend_secret(&mut self, name: &str, value: &str) -> bool {
         self.options.secrets.lend(name, value)
     }
 
+    /// Masks a client's sensitive words in every record while the session lives
+    /// (see [`SecretStore::mask`](codeact_base::secrets::SecretStore::mask)).
+    pub(crate) fn mask_secret(&mut self, words: &str) -> bool {
+        self.options.secrets.mask(words)
+    }
+
+    /// Who answers questions and consents from now on.
     pub(crate) fn set_human(&mut self, human: Option<crate::human::Human>) {
         self.consent.human = human;
     }
