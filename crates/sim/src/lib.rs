@@ -88,17 +88,14 @@ async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: SimP
 }
 
 async fn accept_forever(listener: TcpListener, device: Arc<SimDevice>) {
+    let open = Arc::default();
     loop {
-        match listener.accept().await {
-            Ok((socket, _)) => {
-                tokio::spawn(doors::adb::connection::serve(socket, device.clone()));
-            }
-            Err(e) => {
-                // Out of file descriptors and the like: back off instead of spinning.
-                tracing::warn!("accept failed: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-        }
+        let (socket, admitted) = doors::accept::next(&listener, &open, "adb door").await;
+        let device = device.clone();
+        tokio::spawn(async move {
+            doors::adb::connection::serve(socket, device).await;
+            drop(admitted);
+        });
     }
 }
 

@@ -49,7 +49,10 @@ impl Automata {
         }
         if let Some(short) = &self.short {
             found.extend(
-                short.find_overlapping_iter(text).map(|m| (m.start(), m.end())).filter(|&(s, e)| standalone(text, s, e)),
+                short
+                    .find_overlapping_iter(text)
+                    .map(|m| (m.start(), m.end()))
+                    .filter(|&(s, e)| standalone(text, s, e)),
             );
         }
         if found.is_empty() {

@@ -3,9 +3,14 @@
 //! hdc server), `wda/` (WebDriverAgent's HTTP API for iOS), and `agents/` (the
 //! on-device agents real phones run: uiautomator2's JSON-RPC server and the mobilerun
 //! Portal, reached through adb's forwards). Each door only translates its protocol
-//! into the world's commands and reads; none holds state of the phone.
+//! into the world's commands and reads; none holds state of the phone. They take
+//! connections alike (`accept.rs`).
 
+pub(crate) mod accept;
 pub(crate) mod adb;
 pub(crate) mod agents;
 pub(crate) mod hdc;
 pub(crate) mod wda;
+
+/// How long an HTTP door waits for a request's head.
+pub(crate) const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);

@@ -149,7 +149,15 @@ mod tests {
             (t.base.as_str(), t.session.is_none(), t.credentials.is_none()),
             ("http://127.0.0.1:4723", true, true)
         );
-        for bad in ["127.0.0.1:4723", "ftp://x", "http://", "http://h#s=1", "http://h#session=a b", "http://h#session=..", "http://h#session=a%2Fb"] {
+        for bad in [
+            "127.0.0.1:4723",
+            "ftp://x",
+            "http://",
+            "http://h#s=1",
+            "http://h#session=a b",
+            "http://h#session=..",
+            "http://h#session=a%2Fb",
+        ] {
             let e = AppiumTarget::parse(bad, &none).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(!e.is_empty(), "{bad}");
         }

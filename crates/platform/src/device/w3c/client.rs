@@ -155,15 +155,13 @@ impl W3cClient {
             }
             other => other?,
         };
-        let id = value
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .filter(|id| valid_session_id(id))
-            .ok_or_else(|| DeviceError::Unexpected {
+        let id = value.get("sessionId").and_then(Value::as_str).filter(|id| valid_session_id(id)).ok_or_else(|| {
+            DeviceError::Unexpected {
                 device: self.name.clone(),
                 op: "open a session".into(),
                 output: codeact_base::clip::clip(&value.to_string(), 300).into_owned(),
-            })?;
+            }
+        })?;
         self.session = Held::Owned(id.to_string());
         Ok(value.get("capabilities").filter(|c| c.is_object()).cloned().unwrap_or_else(|| self.capabilities.clone()))
     }

@@ -34,6 +34,11 @@ fn acknowledge_at_once(reader: &tokio::net::tcp::OwnedReadHalf) {
     let _ = reader;
 }
 
+/// How long a new connection may take to send its CNXN.
+const HANDSHAKE: std::time::Duration = std::time::Duration::from_secs(10);
+/// The most streams one connection may hold open.
+const MOST_STREAMS: usize = 1024;
+
 /// Serves one TCP connection until the host disconnects, sends garbage, or a fault
 /// drops it. Never panics on anything the host sends.
 pub(crate) async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
@@ -58,10 +63,15 @@ pub(crate) async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
     let mut max_payload = MAX_PAYLOAD_V1;
     let mut connected = false;
 
+    // A host says who it is (CNXN) at once, or the connection is closed.
+    let handshake_by = tokio::time::Instant::now() + HANDSHAKE;
     let reason = loop {
         let msg = tokio::select! {
             read = Message::read(&mut reader, MAX_PAYLOAD) => read,
             _ = kill.notified() => break "dropped by a simctl fault".to_string(),
+            _ = tokio::time::sleep_until(handshake_by), if !connected => {
+                break format!("no CNXN within {} s", HANDSHAKE.as_secs());
+            }
         };
         let msg = match msg {
             Ok(msg) => msg,
@@ -89,6 +99,11 @@ pub(crate) async fn serve(socket: TcpStream, device: Arc<SimDevice>) {
                 if let Service::Tcp { port } = kind
                     && !device.agents().listening(port)
                 {
+                    let _ = out_tx.send(Message::new(A_CLSE, 0, remote, Vec::new()));
+                    continue;
+                }
+                // A host opens a handful of streams at once; a flood of them is refused.
+                if lock_routes(&routes).len() >= MOST_STREAMS {
                     let _ = out_tx.send(Message::new(A_CLSE, 0, remote, Vec::new()));
                     continue;
                 }

@@ -44,17 +44,15 @@ const IDLE: Duration = Duration::from_secs(600);
 /// Serves hdc clients on `listener` until the task is dropped.
 pub(crate) async fn accept_forever(listener: TcpListener, device: Arc<SimDevice>) {
     let mut next_channel: u32 = 0x1d5e_0001;
+    let open = Arc::default();
     loop {
-        match listener.accept().await {
-            Ok((socket, _)) => {
-                next_channel = next_channel.wrapping_add(1);
-                tokio::spawn(serve(socket, device.clone(), next_channel));
-            }
-            Err(e) => {
-                tracing::warn!("hdc door: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
+        let (socket, admitted) = crate::doors::accept::next(&listener, &open, "hdc door").await;
+        next_channel = next_channel.wrapping_add(1);
+        let device = device.clone();
+        tokio::spawn(async move {
+            serve(socket, device, next_channel).await;
+            drop(admitted);
+        });
     }
 }
 

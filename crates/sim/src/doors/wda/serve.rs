@@ -19,16 +19,9 @@ use crate::device::{LineOutcome, SimDevice};
 /// Serves `device`'s WebDriverAgent on `listener` until the task is dropped.
 pub(crate) async fn accept_forever(listener: TcpListener, device: Arc<SimDevice>) {
     let routes = super::router(device.clone());
+    let open = Arc::default();
     loop {
-        let socket = match listener.accept().await {
-            Ok((socket, _)) => socket,
-            Err(e) => {
-                // Out of file descriptors and the like: back off instead of spinning.
-                tracing::warn!("accept failed: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
+        let (socket, admitted) = crate::doors::accept::next(&listener, &open, "WebDriverAgent door").await;
         let drop_it = Arc::new(Notify::new());
         let (device, dropper) = (device.clone(), drop_it.clone());
         let routes = routes.clone().layer(axum::middleware::from_fn(move |request: Request, next: Next| {
@@ -36,12 +29,15 @@ pub(crate) async fn accept_forever(listener: TcpListener, device: Arc<SimDevice>
         }));
         tokio::spawn(async move {
             let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(crate::doors::HEADER_TIMEOUT)
                 .serve_connection(TokioIo::new(socket), TowerToHyperService::new(routes));
             tokio::select! {
                 _ = connection => {}
                 // A dropped connection: the socket closes with the task, mid-request.
                 () = drop_it.notified() => {}
             }
+            drop(admitted);
         });
     }
 }
