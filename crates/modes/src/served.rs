@@ -17,6 +17,10 @@ use codeact_record::report::Assets;
 use codeact_record::trace::Traces;
 use codeact_record::trajectory::{Event, StepRecord, TrajectoryError, export};
 
+/// The most bytes of a call's name and error in the record.
+const MOST_CALL_NAME: usize = 300;
+const MOST_CALL_ERROR: usize = 4096;
+
 /// The session's replayable script in the run directory.
 pub const SESSION_SCRIPT: &str = "session.rhai";
 
@@ -117,7 +121,9 @@ impl Record {
         let ms = (ms * 100.0).round() / 100.0;
         self.calls += 1;
         self.failed_calls += usize::from(error.is_some());
-        let error = error.map(Into::into);
+        // A call's name and error may quote a client's words: each kept clipped.
+        let tool = codeact_base::clip::clip(tool, MOST_CALL_NAME);
+        let error = error.map(|e| codeact_base::clip::clip(e, MOST_CALL_ERROR));
         self.recorder.event(&match self.door {
             Door::Mcp => Event::McpCall { tool: tool.into(), step, ms, error },
             Door::Webdriver => Event::WebdriverCall { command: tool.into(), step, ms, error },

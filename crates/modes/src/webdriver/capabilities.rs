@@ -29,6 +29,9 @@ pub struct Asked {
     pub idle: Option<Duration>,
 }
 
+/// The most a session's capabilities may take, as JSON.
+const MOST_CAPABILITY_BYTES: usize = 64 * 1024;
+
 fn not_created(message: impl Into<String>) -> Failure {
     Failure::new("session not created", message)
 }
@@ -69,6 +72,13 @@ pub fn read(body: &Value) -> Result<Asked, Failure> {
     };
     if all.len() > 200 {
         return Err(not_created("more than 200 capabilities"));
+    }
+    // The reply echoes them (and every `GET /sessions`): bounded at intake.
+    if Value::Object(all.clone()).to_string().len() > MOST_CAPABILITY_BYTES {
+        return Err(not_created(format!(
+            "the capabilities take more than {} KiB: send only what the session needs",
+            MOST_CAPABILITY_BYTES / 1024
+        )));
     }
     if appium(&all, "app").is_some_and(|a| !a.is_null()) {
         return Err(not_created(

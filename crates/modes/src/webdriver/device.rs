@@ -114,7 +114,7 @@ fn current_activity(s: &mut WdSession) -> Reply {
 fn clipboard(s: &mut WdSession) -> Reply {
     let ran = s.run_json("POST /appium/device/get_clipboard", "get_clipboard()");
     if let Some(e) = ran.error {
-        return Err(unknown_error(e.message));
+        return Err(unknown_error(clipped(&e.message, 1000)));
     }
     let text: Value = ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null);
     Ok(json!(base64::engine::general_purpose::STANDARD.encode(text.as_str().unwrap_or(""))))
@@ -132,6 +132,9 @@ fn set_clipboard(s: &mut WdSession, body: &Value) -> Reply {
         .decode(content.as_bytes())
         .map_err(|e| invalid(format!("'content' is not base64: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|_| invalid("'content' is not UTF-8 text"))?;
+    if text.chars().count() > super::element::MOST_TEXT {
+        return Err(invalid(format!("the clipboard takes at most {} characters", super::element::MOST_TEXT)));
+    }
     run(s, "POST /appium/device/set_clipboard", &format!("set_clipboard({});", rhai_string(&text)))
 }
 
@@ -160,6 +163,16 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
     let num =
         |k: &str| args.get(k).and_then(Value::as_f64).filter(|v| v.is_finite()).map(|v| v.clamp(-1e6, 1e6) as i64);
     let text = |k: &str| args.get(k).and_then(Value::as_str);
+    // What a method takes from the client is bounded before it becomes a line of a
+    // script (and of the record): an app id, a URL, a command, a button's name.
+    let bounded = |k: &str, most: usize| -> Result<Option<&str>, Failure> {
+        match text(k) {
+            Some(t) if t.chars().count() > most => {
+                Err(invalid(format!("mobile: {}: {k} is longer than {most} characters", clipped(method, 40))))
+            }
+            other => Ok(other),
+        }
+    };
     let command = format!("POST /execute/sync mobile: {}", clipped(method, 40));
     let point = |s: &mut WdSession| -> Result<(i64, i64), Failure> {
         if let (Some(x), Some(y)) = (num("x"), num("y")) {
@@ -177,11 +190,17 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
     };
     match method {
         "shell" => {
-            let mut line = text("command").ok_or_else(|| invalid("mobile: shell takes {command, args}"))?.to_string();
+            let mut line =
+                bounded("command", 10_000)?.ok_or_else(|| invalid("mobile: shell takes {command, args}"))?.to_string();
             for arg in args.get("args").and_then(Value::as_array).into_iter().flatten() {
                 match arg {
                     Value::String(a) => line.push_str(&format!(" {a}")),
                     other => line.push_str(&format!(" {other}")),
+                }
+                if line.len() > 10_000 {
+                    return Err(invalid(
+                        "mobile: shell: the command and its arguments are longer than 10000 characters",
+                    ));
                 }
             }
             if !s.session.tool_names().contains(&"shell") {
@@ -191,7 +210,7 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
             }
             let ran = s.run_json(&command, &format!("shell({}).output", rhai_string(&line)));
             match ran.error {
-                Some(e) => Err(unknown_error(e.message)),
+                Some(e) => Err(unknown_error(clipped(&e.message, 1000))),
                 None => Ok(ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null)),
             }
         }
@@ -257,21 +276,23 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
             run(s, &command, &format!("press_key(\"{}\");", code.clamp(0, 100_000)))
         }
         "activateApp" | "launchApp" | "startActivity" => {
-            let app = text("appId").or_else(|| text("bundleId")).or_else(|| text("appPackage"));
+            let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?).or(bounded("appPackage", 255)?);
             let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
             run(s, &command, &format!("start_app({});", rhai_string(app)))
         }
         "terminateApp" => {
-            let app = text("appId").or_else(|| text("bundleId")).ok_or_else(|| invalid("give appId (or bundleId)"))?;
+            let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?);
+            let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
             run(s, &command, &format!("stop_app({});", rhai_string(app)))?;
             Ok(json!(true))
         }
         "clearApp" => {
-            let app = text("appId").or_else(|| text("bundleId")).ok_or_else(|| invalid("give appId (or bundleId)"))?;
+            let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?);
+            let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
             run(s, &command, &format!("clear_app_data({});", rhai_string(app)))
         }
         "deepLink" => {
-            let url = text("url").ok_or_else(|| invalid("mobile: deepLink takes {url}"))?;
+            let url = bounded("url", 8192)?.ok_or_else(|| invalid("mobile: deepLink takes {url}"))?;
             run(s, &command, &format!("open_url({});", rhai_string(url)))
         }
         "hideKeyboard" => run(s, &command, "hide_keyboard();"),
@@ -289,7 +310,8 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
             run(s, &command, &line)
         }
         "pressButton" => {
-            let name = text("name").ok_or_else(|| invalid("mobile: pressButton takes {name}"))?.to_ascii_lowercase();
+            let name =
+                bounded("name", 64)?.ok_or_else(|| invalid("mobile: pressButton takes {name}"))?.to_ascii_lowercase();
             run(s, &command, &format!("press_key({});", rhai_string(&name)))
         }
         other => Err(unsupported(format!(

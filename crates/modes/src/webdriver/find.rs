@@ -27,6 +27,9 @@ use codeact_engine::emit::rhai::string as rhai_string;
 /// How often a waiting find looks again.
 const POLL: Duration = Duration::from_millis(250);
 
+/// The longest locator a client may send (but a picture).
+const MOST_LOCATOR: usize = 10_000;
+
 /// The largest reference picture a client may send (decoded).
 const MOST_PICTURE_SIDE: u32 = 4096;
 
@@ -43,6 +46,10 @@ pub fn find(s: &mut WdSession, scope: Option<&str>, multiple: bool, body: &Value
     let using = body.get("using").and_then(Value::as_str).ok_or_else(|| invalid("'using' must be a string"))?;
     let value = body.get("value").and_then(Value::as_str).ok_or_else(|| invalid("'value' must be a string"))?;
     let command = if multiple { "POST /elements" } else { "POST /element" };
+    // A locator is words (a picture aside): bounded before it is matched, echoed or recorded.
+    if !matches!(using, "-image" | "image") && value.chars().count() > MOST_LOCATOR {
+        return Err(invalid_selector(using, value, &format!("it is longer than {MOST_LOCATOR} characters")));
+    }
     match using {
         "-custom" | "ai" => return by_model(s, value, multiple),
         "-image" | "image" => return by_picture(s, value, multiple),

@@ -123,7 +123,8 @@ fn route(server: &Server, request: &Request) -> Reply {
         ("DELETE", ["session", id]) => server.sessions.delete(id),
         (_, ["session", id, rest @ ..]) => {
             let started = Instant::now();
-            let command = format!("{method} /{}", command_name(rest));
+            // The record names the command, clipped: a path's segments are the client's words.
+            let command = super::wire::clipped(&format!("{method} /{}", command_name(rest)), 200);
             server.sessions.with(id, |s| {
                 s.noted = false;
                 let out = session_command(s, request, rest);

@@ -16,9 +16,18 @@ pub struct Failure {
 
 pub type Reply = Result<Value, Failure>;
 
+/// The most characters of an error's message: whatever words of a client's or a
+/// device's it quotes, the answer and its record stay small.
+pub const MOST_MESSAGE: usize = 4000;
+
 impl Failure {
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        Failure { code, message: message.into() }
+        let message = message.into();
+        let message = match message.chars().count() > MOST_MESSAGE {
+            true => clipped(&message, MOST_MESSAGE),
+            false => message,
+        };
+        Failure { code, message }
     }
 
     /// The HTTP status the specification maps the code to.
@@ -71,7 +80,8 @@ pub fn unknown_command(method: &str, path: &str) -> Failure {
     Failure::new(
         "unknown command",
         format!(
-            "codeact serves no {method} {}: see `codeact serve --help` for the commands it answers",
+            "codeact serves no {} {}: see `codeact serve --help` for the commands it answers",
+            clipped(method, 20),
             clipped(path, 200)
         ),
     )
