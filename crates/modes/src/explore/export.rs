@@ -1,8 +1,11 @@
 //! The tests an exploration found, written as scripts `codeact exec` runs: for
-//! every activity reached (every screen where the platform names no activities), the shortest way there from a clean start, each step a
-//! selector action on its own line (`// step N`, so a failure names the step that
-//! diverged), then what the walk saw there asserted — the screen's anchor element
-//! and the activity in front. A suite folder with an index beside them.
+//! every activity reached (every screen where the platform names no activities),
+//! a way there from a clean start — the shortest when it passes on the phone, else
+//! the way the walk actually took (what it did on a screen before leaving it, like
+//! putting an item in a cart, included) — each step a selector action on its own
+//! line (`// step N`, so a failure names the step that diverged), then what the
+//! walk saw there asserted: the screen's anchor element and the activity in front
+//! (another one FAILs the test). A suite folder with an index beside them.
 
 use serde::Serialize;
 
@@ -34,21 +37,22 @@ fn slug(activity: &str) -> String {
     if out.is_empty() { "screen".into() } else { out }
 }
 
-/// The test that reaches `state` of `graph`; `None` when no way from the start is known.
-pub fn test_for(graph: &Graph, state: usize, app: &str, strategy: &str, clean: bool) -> Option<(String, usize)> {
-    let start = graph.start?;
+/// One step of a way to a screen: its code and what it does, in words.
+pub type WayStep = (String, String);
+
+/// The test that takes `way` from a clean start to `state` of `graph` and checks
+/// what the walk saw there; `None` when nothing tells the screen apart.
+pub fn test_text(graph: &Graph, state: usize, way: &[WayStep], app: &str, strategy: &str, clean: bool) -> Option<String> {
     let target = graph.states.get(state)?;
-    let path = graph.path(start, state)?;
     let place = if target.activity.is_empty() { &target.name } else { &target.activity };
     let mut s = comment(&format!("codeact explore ({strategy}) found the way to {place} in {app}"));
     s.push('\n');
     s.push_str(&tags_comment(&["explore", app]));
     s.push('\n');
     s.push_str(&format!("{};\n", super::screen::start_line(app, clean)));
-    for (n, e) in path.iter().enumerate() {
-        let edge = &graph.edges[*e];
-        let said = comment(&format!("step {}: {}", n + 1, super::findings::one_line(&edge.label)));
-        s.push_str(&format!("{}; {said}\n", edge.code));
+    for (n, (code, label)) in way.iter().enumerate() {
+        let said = comment(&format!("step {}: {}", n + 1, super::findings::one_line(label)));
+        s.push_str(&format!("{code}; {said}\n"));
     }
     if let Some(anchor) = &target.anchor {
         s.push_str(&format!("wait_for({anchor}, 5000);\nassert_visible({anchor});\n"));
@@ -58,27 +62,52 @@ pub fn test_for(graph: &Graph, state: usize, app: &str, strategy: &str, clean: b
     }
     if !target.activity.is_empty() {
         let short = target.activity.rsplit('.').next().unwrap_or(&target.activity);
+        // Another screen in front is the test's failure (FAIL), not an error.
         s.push_str(&format!(
-            "if phone_state.activity != {want} {{ throw {expected} + phone_state.activity; }}\n",
+            "if phone_state.activity != {want} {{ complete(false, {expected} + phone_state.activity); }}\n",
             want = rhai_string(&target.activity),
             expected = rhai_string(&format!("expected {short} in front, found ")),
         ));
     }
     s.push_str(&format!("complete(true, {});\n", rhai_string(&format!("reached {place}"))));
-    Some((s, path.len()))
+    Some(s)
 }
 
-/// One test per activity reached (the first screen of each, the shortest way),
-/// written by `write`; returns what was written and the index text.
+/// The graph's shortest way from its start to `state` (it leaves out what was
+/// done on a screen without leaving it).
+pub fn shortest_way(graph: &Graph, state: usize) -> Option<Vec<WayStep>> {
+    let path = graph.path(graph.start?, state)?;
+    Some(path.iter().map(|e| (graph.edges[*e].code.clone(), graph.edges[*e].label.clone())).collect())
+}
+
+/// How a suite finds its ways and checks them.
+pub struct Ways<'a> {
+    /// The ways the walk actually took to a screen the first time, from a clean
+    /// start, what it did on each screen before leaving it (an item put in a cart)
+    /// included — shortest first (its visits that came straight back left out),
+    /// then as lived. Empty where the strategy keeps no such way.
+    pub lived: &'a dyn Fn(usize) -> Vec<Vec<WayStep>>,
+    /// Runs a test's text on the phone: `Some(true)` when it passed, `None` when
+    /// tests are not checked.
+    pub check: &'a mut dyn FnMut(&str) -> Option<bool>,
+}
+
+/// One test per activity reached (the first screen of each), written by `write`:
+/// the shortest way when it passes on the phone, else the way the walk actually
+/// took; one that passes neither way is left out and said so in the index.
+/// Unchecked, the way the walk took is written where it differs. Returns what
+/// was written and the index text.
 pub fn suite(
     graph: &Graph,
     app: &str,
     strategy: &str,
     clean: bool,
+    ways: Ways<'_>,
     mut write: impl FnMut(&str, &[u8]) -> bool,
 ) -> (Vec<TestFound>, String) {
     let mut seen_activities = std::collections::HashSet::new();
     let mut tests = Vec::new();
+    let mut unreplayed = Vec::new();
     let mut order: Vec<usize> = (0..graph.states.len()).collect();
     order.sort_by_key(|s| graph.states[*s].first_seen);
     for state in order {
@@ -88,18 +117,50 @@ pub fn suite(
         if !seen_activities.insert(activity.clone()) {
             continue;
         }
-        let Some((text, steps)) = test_for(graph, state, app, strategy, clean) else { continue };
+        let mut tried: Vec<Vec<WayStep>> = Vec::new();
+        for way in shortest_way(graph, state).into_iter().chain((ways.lived)(state)) {
+            if !tried.contains(&way) {
+                tried.push(way);
+            }
+        }
+        let (mut chosen, mut meaningful) = (None, false);
+        for (i, way) in tried.iter().enumerate() {
+            let Some(text) = test_text(graph, state, way, app, strategy, clean) else { break };
+            meaningful = true;
+            match (ways.check)(&text) {
+                Some(true) => {
+                    chosen = Some((text, way.len()));
+                    break;
+                }
+                Some(false) => continue,
+                // Unchecked: the way the walk took, when there is one (the last tried).
+                None if i + 1 == tried.len() => chosen = Some((text, way.len())),
+                None => continue,
+            }
+        }
+        let Some((text, steps)) = chosen else {
+            if meaningful {
+                unreplayed.push(activity);
+            }
+            continue;
+        };
         let file = format!("tests/{:02}-{}.rhai", tests.len() + 1, slug(&activity));
         if write(&file, text.as_bytes()) {
             tests.push(TestFound { file, goal: format!("reach {activity}"), steps });
         }
     }
-    let index = index_text(
+    let mut index = index_text(
         app,
         &tests,
-        "Each script starts the app clean, takes the shortest way the exploration found to one activity, and \
-         checks what it saw there.",
+        "Each script starts the app clean, takes a way the exploration found to one activity (the shortest \
+         that passes on the phone, else the one the walk took), and checks what it saw there.",
     );
+    if !unreplayed.is_empty() {
+        index.push_str(&format!(
+            "\nReached, but no way found replays from a clean start (no test written): {}.\n",
+            unreplayed.iter().map(|a| super::findings::one_line(a)).collect::<Vec<_>>().join(", ")
+        ));
+    }
     (tests, index)
 }
 
@@ -209,7 +270,10 @@ mod tests {
         g.states[b].anchor = Some("#{id: \"com.x:id/save\"}".into());
         g.add_edge(a, &tap(5, "tap(#{id: \"com.x:id/add\"})"), b);
         let mut files = Vec::new();
-        let (tests, index) = suite(&g, "com.x", "systematic", true, |name, bytes| {
+        let none = |_: usize| Vec::new();
+        let mut unchecked = |_: &str| None;
+        let ways = Ways { lived: &none, check: &mut unchecked };
+        let (tests, index) = suite(&g, "com.x", "systematic", true, ways, |name, bytes| {
             files.push((name.to_string(), String::from_utf8(bytes.to_vec()).unwrap()));
             true
         });
@@ -221,6 +285,27 @@ mod tests {
         assert!(edit.contains("assert_visible(#{id: \"com.x:id/save\"});"), "{edit}");
         assert!(edit.contains("if phone_state.activity != \"com.x.EditActivity\""), "{edit}");
         assert!(index.contains("| `02-edit-activity.rhai` | reach com.x.EditActivity | 1 |"), "{index}");
+
+        // Checked on the phone: the shortest way fails, the way the walk took passes.
+        let lived = |state: usize| match state == b {
+            true => vec![vec![("tap(\"fill\")".to_string(), "fill".to_string()), ("tap(#{id: \"com.x:id/add\"})".into(), "add".into())]],
+            false => Vec::new(),
+        };
+        let mut check = |text: &str| Some(text.contains("tap(\"fill\")") || !text.contains("EditActivity"));
+        files.clear();
+        let ways = Ways { lived: &lived, check: &mut check };
+        let (tests, _) = suite(&g, "com.x", "systematic", true, ways, |name, bytes| {
+            files.push((name.to_string(), String::from_utf8(bytes.to_vec()).unwrap()));
+            true
+        });
+        assert_eq!(tests[1].steps, 2, "the way the walk took");
+        assert!(files[1].1.contains("tap(\"fill\"); // step 1: fill"), "{}", files[1].1);
+        // Neither passes: no test, and the index says so.
+        let mut never = |text: &str| Some(!text.contains("EditActivity"));
+        let ways = Ways { lived: &lived, check: &mut never };
+        let (tests, index) = suite(&g, "com.x", "systematic", true, ways, |_, _| true);
+        assert_eq!(tests.len(), 1);
+        assert!(index.contains("no way found replays") && index.contains("com.x.EditActivity"), "{index}");
     }
 
     #[test]

@@ -259,7 +259,7 @@ pub fn reproduction_script(app: &str, finding: &Finding, clean: bool) -> String 
         rhai_string(words)
     ));
     s.push_str(&format!(
-        "if phone_state.app != {app_lit} {{ throw {gone}; }}\ncomplete(true, \"no {} after the steps\");\n",
+        "if phone_state.app != {app_lit} {{ complete(false, {gone}); }}\ncomplete(true, \"no {} after the steps\");\n",
         finding.kind.word(),
         app_lit = rhai_string(app),
         gone = rhai_string(&format!("{app} is no longer in front")),

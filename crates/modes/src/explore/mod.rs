@@ -306,10 +306,12 @@ pub fn run(
     let Prepared { mut session, label, declared, mut folder } = prepare(device, settings, options, progress)?;
     if options.strategy == Strategy::Random {
         let explored = random::explore(&mut session, options, &mut folder, progress, stop, Coverage::new(declared));
-        let (tests, index) =
-            export::suite(&explored.graph, &options.app, options.strategy.name(), true, |name, bytes| {
-                folder.write(name, bytes).is_ok()
-            });
+        let no_lived_way = |_: usize| Vec::new();
+        let mut check = |text: &str| check_test(&mut session, &folder, options, cancel, text);
+        let ways = export::Ways { lived: &no_lived_way, check: &mut check };
+        let (tests, index) = export::suite(&explored.graph, &options.app, options.strategy.name(), true, ways, |name, bytes| {
+            folder.write(name, bytes).is_ok()
+        });
         return finish(options, &mut folder, label, llm::Explored { tests, ..explored }, &index);
     }
     let user = options.user.clone();
@@ -323,12 +325,34 @@ pub fn run(
     }
     let (graph, coverage, findings, clean, error) =
         (walk.graph, walk.coverage, walk.findings, walk.clean, walk.failure);
-    let (tests, index) = export::suite(&graph, &options.app, options.strategy.name(), clean, |name, bytes| {
+    let first_ways = walk.first_ways;
+    let lived = |state: usize| first_ways.get(&state).map(|way| systematic::lived_ways(way, state)).unwrap_or_default();
+    let mut check = |text: &str| check_test(&mut session, &folder, options, cancel, text);
+    let ways = export::Ways { lived: &lived, check: &mut check };
+    let (tests, index) = export::suite(&graph, &options.app, options.strategy.name(), clean, ways, |name, bytes| {
         folder.write(name, bytes).is_ok()
     });
     let explored =
         llm::Explored { graph, coverage, findings, tests, tasks: Vec::new(), actions, seconds, stopped, error };
     finish(options, &mut folder, label, explored, &index)
+}
+
+/// Runs a test the exploration wrote on the phone, from its clean start, the way
+/// `codeact exec` would: whether it passed; `None` when tests are not replayed
+/// (`--no-replay`) or the exploration was cancelled.
+fn check_test(
+    session: &mut Session,
+    folder: &record::RunFolder,
+    options: &ExploreOptions,
+    cancel: &CancellationToken,
+    text: &str,
+) -> Option<bool> {
+    if !options.replay_findings || cancel.is_cancelled() {
+        return None;
+    }
+    folder.event(&Event::Restart { step: folder.step(), reason: "to check that a test it wrote passes".into() });
+    let ran = session.eval(text);
+    Some(ran.error.is_none() && ran.completion.as_ref().is_some_and(|c| c.success))
 }
 
 /// Explores `request.options.app` with a model (`--strategy llm`): the planner,

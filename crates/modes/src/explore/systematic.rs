@@ -56,7 +56,7 @@ pub(super) struct Walk<'a> {
     /// done on the way (an item in a cart) is reached again by that way when the
     /// graph's shortest path, which skips actions that stay on their screen, fails.
     way: Vec<(usize, Candidate)>,
-    first_ways: std::collections::HashMap<usize, Vec<(usize, Candidate)>>,
+    pub first_ways: std::collections::HashMap<usize, Vec<(usize, Candidate)>>,
     /// For each finding (by index), the episode that led to it, when it differs
     /// from the graph's shortest way: the reproduction to fall back on.
     episodes: std::collections::HashMap<usize, Vec<String>>,
@@ -261,8 +261,11 @@ impl<'a> Walk<'a> {
             self.coverage.exercised(action.widget);
             self.pending = Some((id, action.clone()));
             self.episode.push(action.clone());
-            self.way.push((id, action.clone()));
-            self.act(&name, &action.code, &action.label);
+            // A way to take again holds what did something: an action that failed
+            // (its element gone) would fail a replay too.
+            if self.act(&name, &action.code, &action.label) {
+                self.way.push((id, action.clone()));
+            }
         }
     }
 
@@ -350,4 +353,27 @@ impl Walk<'_> {
             self.findings[i].reproduced = Some(again);
         }
     }
+}
+
+/// The way the walk lived to screen `to` (each step with the screen it was taken
+/// on) as test steps: first without its visits that came straight back (a tap to
+/// another screen, then Back to the same one), then whole.
+pub(super) fn lived_ways(way: &[(usize, Candidate)], to: usize) -> Vec<Vec<super::export::WayStep>> {
+    let screen_after = |i: usize| way.get(i + 1).map_or(to, |(from, _)| *from);
+    let mut pruned = Vec::new();
+    let mut i = 0;
+    while i < way.len() {
+        let (from, action) = &way[i];
+        let straight_back = way.get(i + 1).is_some_and(|(there, back)| {
+            back.kind == Kind::Back && there != from && screen_after(i + 1) == *from
+        });
+        if straight_back {
+            i += 2;
+            continue;
+        }
+        pruned.push((action.code.clone(), action.label.clone()));
+        i += 1;
+    }
+    let whole: Vec<super::export::WayStep> = way.iter().map(|(_, c)| (c.code.clone(), c.label.clone())).collect();
+    if pruned == whole { vec![whole] } else { vec![pruned, whole] }
 }

@@ -82,7 +82,16 @@ pub(super) fn screenshot_name(path: &str, line: usize, budget: &Budget) -> Resul
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
         .collect();
     let mut shots = budget.screenshots.borrow_mut();
-    let name = format!("{}_{}", stem.chars().take(56).collect::<String>(), shots.len() + 1);
+    // The path's own name, made unique in the flow (`shot`, `shot_2`...): a flow
+    // exported from the run names the same path again, so exports are fixed points.
+    let stem: String = stem.chars().take(56).collect();
+    let taken = |n: &str| shots.iter().any(|(name, _)| name == n);
+    let mut name = stem.clone();
+    let mut k = 1;
+    while taken(&name) {
+        k += 1;
+        name = format!("{stem}_{k}");
+    }
     shots.push((name.clone(), file));
     Ok(name)
 }

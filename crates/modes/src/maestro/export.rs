@@ -205,7 +205,10 @@ pub fn flow(actions: &[Action], app_id: Option<&str>, title: &str) -> Exported {
     let mut i = 0;
     while i < actions.len() {
         let a = &actions[i];
-        let next = actions.get(i + 1);
+        // The next call of the flow's own: a watcher's (the keyboard hidden before a
+        // tap) or a failed one is no command, so a wait before a tap stays the tap's.
+        let next_at = (i + 1..actions.len()).find(|&k| !actions[k].is_watcher() && actions[k].succeeded());
+        let next = next_at.map(|k| &actions[k]);
         i += 1;
         if a.is_watcher() || !a.succeeded() {
             if a.is_watcher() {
@@ -226,10 +229,10 @@ pub fn flow(actions: &[Action], app_id: Option<&str>, title: &str) -> Exported {
         // stop + start of one app: Maestro's launchApp (which stops it first).
         let app = a.args.first().and_then(|arg| value_of(arg)).and_then(|v| v.try_cast::<rhai::ImmutableString>());
         if let Some(app) = app.filter(|_| a.tool == "stop_app")
-            && next.is_some_and(|n| n.tool == "start_app" && n.args == a.args)
+            && let Some(k) = next_at.filter(|&k| actions[k].tool == "start_app" && actions[k].args == a.args)
         {
             lines.push(format!("- launchApp: {}", yaml::string(&app)));
-            i += 1;
+            i = k + 1;
             continue;
         }
         match command(a) {
@@ -361,5 +364,23 @@ mod tests {
         assert!(script.contains("stop_app(\"com.x\");\nstart_app(\"com.x\");"), "{script}");
         assert!(script.contains("tap(\"Log in\");") && script.contains("tap(0.5000, 0.2500);"), "{script}");
         assert!(script.contains("assert_visible(#{label_matches: \"(?is)Price \\\\(€\\\\)\"}, 17000);"), "{script}");
+    }
+
+    /// A watcher that acted between a wait and its tap (the keyboard hidden first)
+    /// does not make the wait a command of its own: the flow exports the same
+    /// again after a replay.
+    #[test]
+    fn a_watcher_between_a_wait_and_its_tap_is_no_command() {
+        let actions = [
+            action("wait_for", &["\"Save\"", "17000"]),
+            action("watcher", &["\"keyboard\""]),
+            action("tap", &["\"Save\""]),
+            action("stop_app", &["\"com.x\""]),
+            action("watcher", &["\"dialog\""]),
+            action("start_app", &["\"com.x\""]),
+        ];
+        let y = flow(&actions, Some("com.x"), "t").yaml;
+        assert!(!y.contains("extendedWaitUntil"), "{y}");
+        assert!(y.contains("- tapOn: \"Save\"\n- launchApp: \"com.x\"\n"), "{y}");
     }
 }

@@ -138,16 +138,19 @@ pub fn assert(studio: &Studio, body: &Value) -> CallResult {
     let line = match body.get("kind").and_then(Value::as_str).unwrap_or("visible") {
         "visible" => format!("assert_visible({source});"),
         "not_visible" => format!("assert_not_visible({source});"),
+        // The element with the text, or in the state, asked for: an assertion (a
+        // miss FAILs the test) that a Maestro flow says as well (assertVisible).
         "text" => {
-            let want = rhai_string(text(body, "text")?);
-            let said = rhai_string(&format!("expected the text {}", text(body, "text")?));
-            format!("if wait_for({source}).text != {want} {{ throw {said}; }}")
+            let want = rhai::Dynamic::from(text(body, "text")?.to_string());
+            let sel = Selector::source_with(&source, "text", want).map_err(|e| bad(e.to_string()))?;
+            format!("assert_visible({sel});")
         }
         "state" => {
             let checked =
                 body.get("checked").and_then(Value::as_bool).ok_or_else(|| bad("give \"checked\": true|false"))?;
-            let said = rhai_string(if checked { "expected it checked (on)" } else { "expected it unchecked (off)" });
-            format!("if wait_for({source}).checked != {checked} {{ throw {said}; }}")
+            let sel = Selector::source_with(&source, "checked", rhai::Dynamic::from(checked))
+                .map_err(|e| bad(e.to_string()))?;
+            format!("assert_visible({sel});")
         }
         other => return Err(bad(format!("no assertion {other:?}: visible, not_visible, text or state"))),
     };

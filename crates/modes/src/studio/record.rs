@@ -85,8 +85,19 @@ pub fn control(studio: &Studio, body: &Value) -> CallResult {
         && recording.lines.is_empty()
         && let Some(app) = app
     {
-        let line = format!("start_app({});", codeact_engine::emit::rhai::string(&app));
-        recording.lines.push(line);
+        // The script and the flow both start the app: the line, and its call as an
+        // action the flow writer reads (`launchApp`).
+        let literal = codeact_engine::emit::rhai::string(&app);
+        recording.lines.push(format!("start_app({literal});"));
+        recording.actions.push(Action {
+            tool: "start_app".into(),
+            args: vec![literal],
+            result: String::new(),
+            failure: None,
+            started_ms: 0.0,
+            duration_ms: 0.0,
+            capture: Default::default(),
+        });
         recording.app = Some(app);
         recording.screen_changed = true;
     }

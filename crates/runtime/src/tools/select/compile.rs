@@ -104,6 +104,33 @@ impl Selector {
         Self::from_dynamic(&value)
     }
 
+    /// The selector written as `source` with one more condition `key: value` (a
+    /// checked state, an exact text): a map gets the key (in place of its own), a
+    /// bare string becomes `#{label: ...}` with it; written back through the one
+    /// emitter. What an assertion on an element a person pointed at checks.
+    pub fn source_with(source: &str, key: &str, value: Dynamic) -> Result<String, SelectorError> {
+        if source.len() > MAX_SOURCE_BYTES {
+            return Err(SelectorError::TooMuchText);
+        }
+        let read = literal_engine()
+            .eval_expression::<Dynamic>(source)
+            .map_err(|e| SelectorError::NotALiteral(shorten(e.to_string())))?;
+        let mut map = match read.clone().try_cast::<rhai::Map>() {
+            Some(map) => map,
+            None => {
+                let text = read
+                    .into_immutable_string()
+                    .map_err(|_| SelectorError::NotALiteral("a selector is a string or a map".into()))?;
+                rhai::Map::from_iter([("label".into(), Dynamic::from(text))])
+            }
+        };
+        map.insert(key.into(), value);
+        let combined = Dynamic::from_map(map);
+        Self::from_dynamic(&combined)?;
+        codeact_engine::emit::rhai::value(&combined)
+            .ok_or_else(|| SelectorError::NotALiteral("the selector has no literal form".into()))
+    }
+
     fn compile(v: &Dynamic, deadline: Option<Instant>) -> Result<Self, SelectorError> {
         let mut budget = Budget { parts: 0, patterns: 0, text: 0, deadline };
         Self::parse(v, 0, &mut budget)
