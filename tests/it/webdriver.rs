@@ -182,15 +182,27 @@ fn a_description_and_a_picture_find_the_notes_app() {
         .expect("codeact assets add");
     assert!(cut.status.success(), "{}", said(&cut));
     let served = Served::start("sim", dir.path(), &["--base-url", &llm.base_url, "--model", "vision"]);
-    let text = client("webdriver_locators.py", &[&served.url, "notes_icon"]);
-    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 4, "{text}");
+    let cafe = format!("{}/eval/assets/cafe.png", env!("CARGO_MANIFEST_DIR"));
+    let text = client("webdriver_locators.py", &[&served.url, "notes_icon", &cafe]);
+    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 5, "{text}");
     assert_eq!(llm.requests().len(), 1, "one question for the one description");
     drop(served);
     let script = std::fs::read_to_string(run_folders(dir.path())[0].join("session.rhai")).expect("session.rhai");
-    // The finds are reads; the taps replay by what they hit, without the model (a
-    // gallery picture stays one: the gallery is there for the replay too).
-    assert!(!script.contains("locate(") && script.matches("tap(#{text: \"Notes\"})").count() == 2, "{script}");
-    assert!(script.contains("tap(#{image: \"notes_icon\"})"), "{script}");
+    // The finds are reads; what a picture or the model found is tapped where it was
+    // found, a point the replay taps again: no model, no picture, never the view around it.
+    assert!(!script.contains("locate(") && !script.contains("#{ai:") && !script.contains("#{image:"), "{script}");
+    assert!(!script.contains("map_canvas") && !script.contains("\"Map\""), "never the canvas around the place: {script}");
+    // The session replays on a fresh phone and does what it did: the café saved.
+    let sim = common::SimProcess::start(&[]);
+    let folder = run_folders(dir.path())[0].clone();
+    let replay = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", "session.rhai", "--device", &sim.addr])
+        .current_dir(&folder)
+        .output()
+        .expect("codeact exec");
+    assert!(replay.status.success(), "{}\n{script}", said(&replay));
+    let saved = common::sim_state(&sim.addr)["saved"].clone();
+    assert!(saved.to_string().contains("cafe"), "the replay saved the café too: {saved}");
 }
 
 #[test]

@@ -323,9 +323,11 @@ fn save(state: &MetaState, file: Option<&str>, replace: bool, out: &mut impl Wri
         state.device,
     ));
     script.push_str("\n\n");
+    // A function defined again at the prompt goes by a new name from there on.
+    let mut redefinitions = codeact_record::trajectory::redefined::Redefinitions::default();
     for snippet in state.kept.iter() {
         // Typed at a prompt, a statement needs no `;`; in a file the next one does.
-        script.push_str(&codeact_engine::emit::rhai::terminated(snippet));
+        script.push_str(&codeact_engine::emit::rhai::terminated(&redefinitions.step(snippet)));
         script.push_str("\n\n");
     }
     match codeact_base::files::write_replacing(path, script.as_bytes()) {

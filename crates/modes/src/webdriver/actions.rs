@@ -126,7 +126,7 @@ fn pointer(
                             .ok_or_else(|| invalid("an origin element needs its reference"))?;
                         let centre = match resolve(s, obs, id)? {
                             Resolved::Tree(e) => obs.ui.get(e).map(|e| e.center).unwrap_or_default(),
-                            Resolved::Place(rect, _) => rect.center(),
+                            Resolved::Place(place) => place.rect.center(),
                         };
                         (f64::from(centre.0) / scale + x, f64::from(centre.1) / scale + y)
                     }

@@ -184,7 +184,10 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
         let obs = s.look()?;
         Ok(match super::element::resolve(s, &obs, id)? {
             super::element::Resolved::Tree(e) => obs.ui.get(e).map(|e| (i64::from(e.center.0), i64::from(e.center.1))),
-            super::element::Resolved::Place(rect, _) => Some((i64::from(rect.center().0), i64::from(rect.center().1))),
+            super::element::Resolved::Place(place) => {
+                let (x, y) = place.rect.center();
+                Some((i64::from(x), i64::from(y)))
+            }
         }
         .unwrap_or_default())
     };
@@ -254,7 +257,7 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
                 }
                 (_, _, _, _, Some(id)) => match super::element::resolve(s, &obs, id)? {
                     super::element::Resolved::Tree(e) => obs.ui.get(e).map(|e| e.bounds).unwrap_or_default(),
-                    super::element::Resolved::Place(rect, _) => rect,
+                    super::element::Resolved::Place(place) => place.rect,
                 },
                 _ => Bounds { left: 0, top: 0, right: obs.ui.screen.0 as i32, bottom: obs.ui.screen.1 as i32 },
             };

@@ -16,7 +16,7 @@ use codeact_runtime::tools::{selector_for, toggle_selector_for};
 use serde_json::{Value, json};
 
 use super::routes::Request;
-use super::session::{Held, WdSession};
+use super::session::{Held, Place, WdSession};
 use super::source::Page;
 use super::wire::{Failure, Reply, clipped, invalid, unknown_command, unknown_error};
 use codeact_engine::emit::rhai::string as rhai_string;
@@ -42,7 +42,7 @@ fn stale(id: &str) -> Failure {
 /// Where a reference is on the live screen.
 pub enum Resolved {
     Tree(usize),
-    Place(Bounds, Option<String>),
+    Place(Place),
 }
 
 /// Finds reference `id` on `obs`.
@@ -58,7 +58,7 @@ pub fn resolve(s: &WdSession, obs: &Observation, id: &str) -> Result<Resolved, F
                 obs.ui.elements.iter().filter(|e| e.signature == *signature).min_by_key(|e| distance(&e.bounds));
             found.map(|e| Resolved::Tree(e.id)).ok_or_else(|| stale(id))
         }
-        Held::Place { rect, selector } => Ok(Resolved::Place(*rect, selector.clone())),
+        Held::Place(place) => Ok(Resolved::Place(place.clone())),
     }
 }
 
@@ -119,13 +119,9 @@ pub fn command(s: &mut WdSession, request: &Request, id: &str, what: &[&str], bo
         ("GET", ["rect"], _) => Ok(rect(&obs, &at, s.platform)),
         ("GET", ["location"], _) => Ok(rect(&obs, &at, s.platform)),
         ("GET", ["size"], _) => Ok(rect(&obs, &at, s.platform)),
-        ("GET", ["screenshot"], _) => picture_of(s, &obs, &at),
+        ("GET", ["screenshot"], _) => picture_of(s, &at),
         ("GET", rest, Resolved::Tree(e)) => read(&obs, *e, rest),
-        ("GET", ["displayed"], Resolved::Place(..)) => Ok(json!(true)),
-        ("GET", ["enabled"], Resolved::Place(..)) => Ok(json!(true)),
-        ("GET", ["selected"], Resolved::Place(..)) => Ok(json!(false)),
-        ("GET", ["text"], Resolved::Place(..)) => Ok(json!("")),
-        ("GET", _, Resolved::Place(..)) => Ok(Value::Null),
+        ("GET", rest, Resolved::Place(place)) => read_place(s, place, rest),
         _ => Err(unknown_command(method, &format!("/element/{}/{}", clipped(id, 40), what.join("/")))),
     }
 }
@@ -179,14 +175,9 @@ fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, 
             }
             (aim(&obs.ui, *id), e.center, e.is_editable())
         }
-        // A picture's place: by the selector of the element under its centre, when
-        // one is unique there (a replay then needs no picture).
-        Resolved::Place(rect, None) => {
-            let (x, y) = rect.center();
-            let under = crate::repl::inspect::element_at(&obs.ui, x, y);
-            (under.and_then(|e| aim(&obs.ui, e.id)), (x, y), under.is_some_and(|e| e.is_editable()))
-        }
-        Resolved::Place(rect, selector) => (selector.clone(), rect.center(), false),
+        // A place a picture or the model found is acted on where it was found: its
+        // centre, a point a replay taps again (never the view around it).
+        Resolved::Place(place) => (None, place.rect.center(), false),
     };
     let target = selector.clone().unwrap_or_else(|| format!("{}, {}", centre.0, centre.1));
     let code = match what {
@@ -228,7 +219,7 @@ pub fn pressed(code: &mut String, keys: &[&str]) {
 fn rect(obs: &Observation, at: &Resolved, platform: Platform) -> Value {
     let b = match at {
         Resolved::Tree(id) => obs.ui.get(*id).map(|e| e.bounds).unwrap_or_default(),
-        Resolved::Place(rect, _) => *rect,
+        Resolved::Place(place) => place.rect,
     };
     let scale = if platform == Platform::Ios { Page::of(obs).scale } else { 1.0 };
     let unit = |v: i32| (f64::from(v) / scale).round() as i64;
@@ -256,11 +247,38 @@ fn read(obs: &Observation, id: usize, what: &[&str]) -> Reply {
     })
 }
 
+/// The reads of a place a picture or the model found: its tag (`codeact.Image`,
+/// `codeact.Described`), shown and enabled, no text; attributes as Appium's image
+/// elements answer them — `score` (a picture's match), `visual` (the matched part
+/// of the screen, base64 PNG) — and `class`, `bounds`, `displayed`, `enabled`.
+fn read_place(s: &mut WdSession, place: &Place, what: &[&str]) -> Reply {
+    let b = place.rect;
+    Ok(match what {
+        ["name"] => json!(place.class),
+        ["text"] => json!(""),
+        ["displayed" | "enabled"] => json!(true),
+        ["selected"] => json!(false),
+        ["attribute" | "property", name] => match *name {
+            "score" => place.score.map_or(Value::Null, |v| json!((f64::from(v) * 1000.0).round() / 1000.0)),
+            "visual" => return picture_of(s, &Resolved::Place(place.clone())),
+            "class" | "className" => json!(place.class),
+            "bounds" => json!(format!("[{},{}][{},{}]", b.left, b.top, b.right, b.bottom)),
+            "displayed" | "enabled" => json!("true"),
+            "selected" | "checked" => json!("false"),
+            _ => Value::Null,
+        },
+        other => {
+            return Err(unknown_command("GET", &format!("/element/:id/{}", clipped(&other.join("/"), 60))));
+        }
+    })
+}
+
 /// `GET /element/:id/screenshot`: the element's part of a screenshot, base64 PNG.
-fn picture_of(s: &mut WdSession, obs: &Observation, at: &Resolved) -> Reply {
+fn picture_of(s: &mut WdSession, at: &Resolved) -> Reply {
+    let obs = s.look()?;
     let b = match at {
         Resolved::Tree(id) => obs.ui.get(*id).map(|e| e.bounds).unwrap_or_default(),
-        Resolved::Place(rect, _) => *rect,
+        Resolved::Place(place) => place.rect,
     };
     let png = s.session.screenshot().map_err(|e| unknown_error(codeact_base::error_text::full_message(&e)))?;
     let shot =

@@ -18,7 +18,7 @@ use codeact_platform::ui::{Bounds, UiTree};
 use serde_json::{Value, json};
 
 use super::element::{Resolved, reference, resolve};
-use super::session::{Held, WdSession};
+use super::session::{Held, Place, WdSession};
 use super::source::Page;
 use super::uiselector::{self, Asked};
 use super::wire::{Failure, Reply, clipped, invalid, unknown_error};
@@ -190,8 +190,8 @@ fn bounds_of(map: &Value) -> Option<Bounds> {
 }
 
 /// The answer to a find that has one place (or none).
-fn one_place(s: &mut WdSession, rect: Option<Bounds>, selector: Option<String>, multiple: bool, what: &str) -> Reply {
-    let found = rect.map(|rect| reference(&s.remember(Held::Place { rect, selector })));
+fn one_place(s: &mut WdSession, place: Option<Place>, multiple: bool, what: &str) -> Reply {
+    let found = place.map(|place| reference(&s.remember(Held::Place(place))));
     match (found, multiple) {
         (Some(r), true) => Ok(json!([r])),
         (None, true) => Ok(json!([])),
@@ -210,8 +210,12 @@ fn by_model(s: &mut WdSession, description: &str, multiple: bool) -> Reply {
         return Err(unknown_error(format!("the model could not locate {}: {}", clipped(description, 120), e.message)));
     }
     let value: Value = ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null);
-    let rect = bounds_of(&value);
-    one_place(s, rect, Some(format!("#{{ai: {literal}}}")), multiple, &format!("-custom {description}"))
+    let place = bounds_of(&value).map(|rect| Place {
+        rect,
+        class: codeact_runtime::tools::select::AI_CLASS,
+        score: None,
+    });
+    one_place(s, place, multiple, &format!("-custom {description}"))
 }
 
 /// `-image`: a gallery name (`find(#{image: NAME})`), or a base64 PNG matched on
@@ -226,14 +230,19 @@ fn by_picture(s: &mut WdSession, value: &str, multiple: bool) -> Reply {
             return Err(unknown_error(format!("-image {}: {}", clipped(value, 80), e.message)));
         }
         let found: Value = ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null);
-        return one_place(s, bounds_of(&found), Some(selector), multiple, &format!("-image {value}"));
+        let place = bounds_of(&found).map(|rect| Place {
+            rect,
+            class: codeact_runtime::tools::select::IMAGE_CLASS,
+            score: found.get("score").and_then(Value::as_f64).map(|v| v as f32),
+        });
+        return one_place(s, place, multiple, &format!("-image {value}"));
     }
-    let rect = match_picture(s, value)?;
-    one_place(s, rect, None, multiple, "-image (the picture sent)")
+    let place = match_picture(s, value)?;
+    one_place(s, place, multiple, "-image (the picture sent)")
 }
 
 /// A base64 PNG (or JPEG) sought on a screenshot: where it matched, if it did.
-fn match_picture(s: &mut WdSession, base64_picture: &str) -> Result<Option<Bounds>, Failure> {
+fn match_picture(s: &mut WdSession, base64_picture: &str) -> Result<Option<Place>, Failure> {
     use codeact_platform::locate::{Found as Seen, Planes, Reference, Screen, seek_on};
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(base64_picture.as_bytes())
@@ -275,10 +284,11 @@ fn match_picture(s: &mut WdSession, base64_picture: &str) -> Result<Option<Bound
         Seen::Nothing { .. } => return Ok(None),
     };
     let clamp = |v: i64| v.clamp(-1_000_000, 1_000_000) as i32;
-    Ok(Some(Bounds {
+    let rect = Bounds {
         left: clamp(place.x),
         top: clamp(place.y),
-        right: clamp(place.x + place.width),
-        bottom: clamp(place.y + place.height),
-    }))
+        right: clamp(place.x.saturating_add(place.width)),
+        bottom: clamp(place.y.saturating_add(place.height)),
+    };
+    Ok(Some(Place { rect, class: codeact_runtime::tools::select::IMAGE_CLASS, score: Some(place.score) }))
 }

@@ -26,9 +26,19 @@ const MOST_ELEMENTS: usize = 10_000;
 pub enum Held {
     /// An element of the tree: found again on the live screen by its signature.
     Tree { signature: u64, bounds: Bounds },
-    /// A place only a picture or a model found: its box, and the selector that
-    /// finds it again in a script (`#{ai: "..."}`, `#{image: "NAME"}`), if any.
-    Place { rect: Bounds, selector: Option<String> },
+    /// A place only a picture or a model found.
+    Place(Place),
+}
+
+/// A place a picture or a model found on the screen: acted on there (its box's
+/// centre), and answered for as an element of its own kind.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub rect: Bounds,
+    /// Its tag name: `codeact.Image` (a picture) or `codeact.Described` (the model's).
+    pub class: &'static str,
+    /// How well the picture matched (0 to 1), when a picture found it.
+    pub score: Option<f32>,
 }
 
 /// A WebDriver session.

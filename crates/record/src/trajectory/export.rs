@@ -144,6 +144,8 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&s
         Some(_) => EffectChecks::default(),
     };
     let mut node: Option<&str> = None;
+    // A function a later step defines again goes by a new name from there on.
+    let mut redefinitions = super::redefined::Redefinitions::default();
     for (index, step) in steps.iter().enumerate() {
         out.push('\n');
         // A `--strategy tree` run keeps its tree: a section per node, as it went.
@@ -162,6 +164,10 @@ fn render(header: &str, steps: &[StepRecord], selectors: bool, failed: Option<&s
             with_located(&with_selectors(code, &step.index_targets()), &step.located_targets())
         } else {
             code.clone()
+        };
+        let code = match &step.outcome {
+            StepOutcome::Ran(result) if result.error.is_none() => redefinitions.step(&code),
+            _ => code,
         };
         let error = match &step.outcome {
             StepOutcome::NotParsed(why) => {

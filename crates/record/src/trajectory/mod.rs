@@ -18,6 +18,7 @@ mod event;
 pub mod export;
 pub mod junit;
 pub mod junit_merge;
+pub mod redefined;
 mod read;
 mod run_dir;
 mod step;
