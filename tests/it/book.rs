@@ -1,8 +1,10 @@
 //! The book's examples (and the README's) run as written, so a drifted example
 //! fails: every ```rhai block (but those marked `ignore`) on a fresh virtual phone
-//! with every tool, and every `codeact ...` line of a ```sh block (but those marked
-//! `ignore`) through the binary, from a scratch folder that holds the repository's
-//! scripts, suites, personas and pictures as the repository does.
+//! with every tool, and every line of every ```sh block (but those marked `ignore`,
+//! and the README's set-up, which is this test suite's own command) as one shell
+//! script that stops at its first failing line — `codeact` the binary under test,
+//! `adb` the stock one with a server of its own — from a scratch folder that holds
+//! the repository's scripts, suites, personas and pictures as the repository does.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -142,58 +144,82 @@ fn scratch_checkout() -> PathBuf {
     dir
 }
 
-/// The `codeact ...` commands of a ```sh block: `$ ` prompts dropped, lines
-/// continued with `\` joined.
-fn commands(body: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut pending = String::new();
-    for line in body.lines() {
-        let line = line.trim_end();
-        let line = if pending.is_empty() { line.trim_start().trim_start_matches("$ ") } else { line.trim() };
-        if let Some(cont) = line.strip_suffix('\\') {
-            pending.push_str(cont);
-            pending.push(' ');
-            continue;
+/// A folder holding `codeact` (the binary under test), to put first on PATH.
+fn codeact_on_path(dir: &Path) -> String {
+    let bin = dir.join(".bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let _ = std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_codeact"), bin.join("codeact"));
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+/// A TCP port nobody listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(5037)
+}
+
+/// Runs `script` with `sh -e` in `dir` (PATH and an adb server of its own set), within
+/// `limit`; its exit code (`None`: killed at the limit) and what it printed. What it
+/// left running in the background (a server it started) is stopped with it.
+fn run_block(script: &str, dir: &Path, path: &str, limit: Duration) -> (Option<i32>, String) {
+    use std::os::unix::process::CommandExt;
+    let adb_port = free_port().to_string();
+    let log = dir.join(".block.log");
+    let output = std::fs::File::create(&log).expect("a log");
+    let mut child = Command::new("sh")
+        .arg("-ec")
+        .arg(script)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("ANDROID_ADB_SERVER_PORT", &adb_port)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdin(std::process::Stdio::null())
+        .stdout(output.try_clone().expect("a log"))
+        .stderr(output)
+        .process_group(0)
+        .spawn()
+        .expect("sh");
+    let group = nix::unistd::Pid::from_raw(-(child.id() as i32));
+    let started = std::time::Instant::now();
+    let code = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status.code(),
+            Ok(None) if started.elapsed() > limit => break None,
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(_) => break None,
         }
-        pending.push_str(line);
-        let whole = std::mem::take(&mut pending);
-        if whole.starts_with("codeact ") {
-            out.push(whole);
-        }
-    }
-    out
+    };
+    let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
+    let _ = child.wait();
+    // The block's own adb server goes with it.
+    let _ = Command::new("adb").arg("kill-server").env("ANDROID_ADB_SERVER_PORT", &adb_port).output();
+    (code, std::fs::read_to_string(&log).unwrap_or_default())
+}
+
+/// Whether a block is the README's set-up: the test command itself (and a release
+/// build), which the suite does not run inside itself.
+fn is_readme_setup(b: &Block) -> bool {
+    b.chapter.ends_with("README.md") && b.body.contains("scripts/test.sh")
 }
 
 #[test]
-fn the_books_codeact_commands_run_as_written() {
-    let sh: Vec<(String, String)> = all_blocks()
-        .iter()
-        .filter(|b| b.lang == "sh" && !b.ignore)
-        .flat_map(|b| commands(&b.body).into_iter().map(|c| (place(b), c)))
-        .collect();
-    assert!(sh.len() >= 5, "the book shows commands that run ({} found)", sh.len());
+fn the_books_shell_blocks_run_as_written() {
+    let blocks: Vec<Block> =
+        all_blocks().into_iter().filter(|b| b.lang == "sh" && !b.ignore && !is_readme_setup(b)).collect();
+    assert!(blocks.len() >= 5, "the book shows commands that run ({} found)", blocks.len());
     let dir = scratch_checkout();
-    let bin = env!("CARGO_BIN_EXE_codeact");
+    let path = codeact_on_path(&dir);
     let mut failures = Vec::new();
-    for (place, command) in &sh {
-        let line = format!("'{}'{}", bin.replace('\'', r"'\''"), &command["codeact".len()..]);
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(&line)
-            .current_dir(&dir)
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .expect("sh");
-        if !out.status.success() {
-            failures.push(format!(
-                "{place}: `{command}` exited {:?}\n{}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            ));
+    for b in &blocks {
+        // A prompt's `$ ` is the reader's, not the shell's.
+        let script: String = b.body.lines().map(|l| format!("{}\n", l.strip_prefix("$ ").unwrap_or(l))).collect();
+        let (code, said) = run_block(&script, &dir, &path, Duration::from_secs(600));
+        if code != Some(0) {
+            failures.push(format!("{}: exited {code:?}\n{}\n{said}", place(b), b.body));
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(failures.is_empty(), "the book's commands must run as written:\n\n{}", failures.join("\n\n"));
+    assert!(failures.is_empty(), "the book's shell blocks must run as written:\n\n{}", failures.join("\n\n"));
 }
 
 #[test]

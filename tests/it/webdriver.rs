@@ -191,7 +191,10 @@ fn a_description_and_a_picture_find_the_notes_app() {
     // The finds are reads; what a picture or the model found is tapped where it was
     // found, a point the replay taps again: no model, no picture, never the view around it.
     assert!(!script.contains("locate(") && !script.contains("#{ai:") && !script.contains("#{image:"), "{script}");
-    assert!(!script.contains("map_canvas") && !script.contains("\"Map\""), "never the canvas around the place: {script}");
+    assert!(
+        !script.contains("map_canvas") && !script.contains("\"Map\""),
+        "never the canvas around the place: {script}"
+    );
     // The session replays on a fresh phone and does what it did: the café saved.
     let sim = common::SimProcess::start(&[]);
     let folder = run_folders(dir.path())[0].clone();
@@ -302,7 +305,10 @@ fn strangers_and_hostile_requests_get_w3c_errors_and_the_server_lives() {
     // Locators that would take for ever, or never end, are refused (an XPath when it
     // has spent its budget of steps, whatever axes it nests).
     for (using, value) in [
-        ("xpath", "//*[preceding::*[following::*[preceding::*[following::*[preceding::*[following::*[preceding::*[following::*]]]]]]]]"),
+        (
+            "xpath",
+            "//*[preceding::*[following::*[preceding::*[following::*[preceding::*[following::*[preceding::*[following::*]]]]]]]]",
+        ),
         ("xpath", "//*[@text='"),
         ("-android uiautomator", "new UiSelector().textMatches(\"(a+)+$\").childSelector(new UiSelector())"),
         ("-android uiautomator", &"new UiScrollable(".repeat(40)),

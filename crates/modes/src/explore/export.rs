@@ -42,7 +42,14 @@ pub type WayStep = (String, String);
 
 /// The test that takes `way` from a clean start to `state` of `graph` and checks
 /// what the walk saw there; `None` when nothing tells the screen apart.
-pub fn test_text(graph: &Graph, state: usize, way: &[WayStep], app: &str, strategy: &str, clean: bool) -> Option<String> {
+pub fn test_text(
+    graph: &Graph,
+    state: usize,
+    way: &[WayStep],
+    app: &str,
+    strategy: &str,
+    clean: bool,
+) -> Option<String> {
     let target = graph.states.get(state)?;
     let place = if target.activity.is_empty() { &target.name } else { &target.activity };
     let mut s = comment(&format!("codeact explore ({strategy}) found the way to {place} in {app}"));
@@ -288,7 +295,10 @@ mod tests {
 
         // Checked on the phone: the shortest way fails, the way the walk took passes.
         let lived = |state: usize| match state == b {
-            true => vec![vec![("tap(\"fill\")".to_string(), "fill".to_string()), ("tap(#{id: \"com.x:id/add\"})".into(), "add".into())]],
+            true => vec![vec![
+                ("tap(\"fill\")".to_string(), "fill".to_string()),
+                ("tap(#{id: \"com.x:id/add\"})".into(), "add".into()),
+            ]],
             false => Vec::new(),
         };
         let mut check = |text: &str| Some(text.contains("tap(\"fill\")") || !text.contains("EditActivity"));

@@ -309,9 +309,10 @@ pub fn run(
         let no_lived_way = |_: usize| Vec::new();
         let mut check = |text: &str| check_test(&mut session, &folder, options, cancel, text);
         let ways = export::Ways { lived: &no_lived_way, check: &mut check };
-        let (tests, index) = export::suite(&explored.graph, &options.app, options.strategy.name(), true, ways, |name, bytes| {
-            folder.write(name, bytes).is_ok()
-        });
+        let (tests, index) =
+            export::suite(&explored.graph, &options.app, options.strategy.name(), true, ways, |name, bytes| {
+                folder.write(name, bytes).is_ok()
+            });
         return finish(options, &mut folder, label, llm::Explored { tests, ..explored }, &index);
     }
     let user = options.user.clone();

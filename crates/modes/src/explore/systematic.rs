@@ -364,9 +364,9 @@ pub(super) fn lived_ways(way: &[(usize, Candidate)], to: usize) -> Vec<Vec<super
     let mut i = 0;
     while i < way.len() {
         let (from, action) = &way[i];
-        let straight_back = way.get(i + 1).is_some_and(|(there, back)| {
-            back.kind == Kind::Back && there != from && screen_after(i + 1) == *from
-        });
+        let straight_back = way
+            .get(i + 1)
+            .is_some_and(|(there, back)| back.kind == Kind::Back && there != from && screen_after(i + 1) == *from);
         if straight_back {
             i += 2;
             continue;

@@ -210,11 +210,8 @@ fn by_model(s: &mut WdSession, description: &str, multiple: bool) -> Reply {
         return Err(unknown_error(format!("the model could not locate {}: {}", clipped(description, 120), e.message)));
     }
     let value: Value = ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null);
-    let place = bounds_of(&value).map(|rect| Place {
-        rect,
-        class: codeact_runtime::tools::select::AI_CLASS,
-        score: None,
-    });
+    let place =
+        bounds_of(&value).map(|rect| Place { rect, class: codeact_runtime::tools::select::AI_CLASS, score: None });
     one_place(s, place, multiple, &format!("-custom {description}"))
 }
 

@@ -18,8 +18,8 @@ mod event;
 pub mod export;
 pub mod junit;
 pub mod junit_merge;
-pub mod redefined;
 mod read;
+pub mod redefined;
 mod run_dir;
 mod step;
 
