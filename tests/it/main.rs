@@ -33,6 +33,7 @@ mod explore;
 mod explore_bench;
 mod explore_llm;
 mod first_attempts;
+mod generators;
 mod hdc_door;
 mod hostile;
 mod hostile_files;
