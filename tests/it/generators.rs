@@ -64,8 +64,16 @@ fn studio_saves_in_both_forms_replay_and_a_broken_assertion_fails() {
     studio_call(&studio, "api/act", r#"{"action": "open_app", "package": "com.android.settings"}"#);
     studio_call(&studio, "api/recording", r#"{"on": true, "from_app": true}"#);
     studio_call(&studio, "api/act", r##"{"action": "tap", "selector": "#{id: \"wifi_switch\"}"}"##);
-    studio_call(&studio, "api/assert", r##"{"kind": "state", "selector": "#{id: \"wifi_switch\"}", "checked": false}"##);
-    studio_call(&studio, "api/assert", r##"{"kind": "text", "selector": "#{id: \"summary\", nth: 0}", "text": "Off"}"##);
+    studio_call(
+        &studio,
+        "api/assert",
+        r##"{"kind": "state", "selector": "#{id: \"wifi_switch\"}", "checked": false}"##,
+    );
+    studio_call(
+        &studio,
+        "api/assert",
+        r##"{"kind": "text", "selector": "#{id: \"summary\", nth: 0}", "text": "Off"}"##,
+    );
     for path in ["wifi_off.rhai", "flows/wifi_off.yaml"] {
         studio_call(&studio, "api/save", &format!(r#"{{"path": "{path}"}}"#));
     }
@@ -170,7 +178,17 @@ fn a_repl_save_replays() {
 fn explores_tests_replay_the_way_the_walk_went_state_changes_included() {
     let dir = tempfile::tempdir().expect("dir");
     let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
-        .args(["explore", "--app", "com.codeact.shop", "--device", "sim", "--budget", "300", "--no-screenshots", "--json"])
+        .args([
+            "explore",
+            "--app",
+            "com.codeact.shop",
+            "--device",
+            "sim",
+            "--budget",
+            "300",
+            "--no-screenshots",
+            "--json",
+        ])
         .args(["--out", "runs"])
         .current_dir(dir.path())
         .output()

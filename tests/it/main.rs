@@ -60,4 +60,5 @@ mod untrusted;
 mod untrusted_paths;
 mod wda_door;
 mod webdriver;
+mod webdriver_bounds;
 mod webdriver_secrets;

@@ -135,6 +135,15 @@ fn on_tree(tree: &UiTree, page: &Page, using: &str, value: &str, scope: Option<u
                 super::xpath::find(tree, &xml, value, scope).map_err(|why| invalid_selector(using, value, &why))?,
             )
         }
+        "-android uiautomator" if platform != Platform::Android => {
+            return Err(Failure::new(
+                "invalid selector",
+                format!(
+                    "-android uiautomator is Android's locator, and this session's phone runs {}: use xpath, accessibility id, id or class name",
+                    platform.name()
+                ),
+            ));
+        }
         "-android uiautomator" => match uiselector::parse(value).map_err(|why| invalid_selector(using, value, &why))? {
             Asked::Plain(selector) => Found::Ids(uiselector::find(&selector, tree, scope)),
             Asked::Scroll { within, target, horizontal, max_swipes } => {
