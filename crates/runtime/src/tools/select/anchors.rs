@@ -1,9 +1,11 @@
 //! Whether a position relation's anchor names one place: `right_of: "Dark theme"`
 //! on a screen with a picture and a label both called "Dark theme" could mean
 //! either, and the nearest switch to the wrong one is a wrong tap that reports
-//! success. An anchor that matches several places is refused, never guessed; the
-//! same element seen twice (a row and its own label, or two nodes with one frame)
-//! is one place. Not here: matching (`mod.rs`), what the error says (`catalog/`).
+//! success. An anchor that matches several places is refused, never guessed —
+//! unless every place it could mean leads to the same element (a title and the
+//! control it labels, the field sought below both); the same element seen twice (a
+//! row and its own label, or two nodes with one frame) is one place. Not here:
+//! matching (`mod.rs`), what the error says (`catalog/`).
 
 use std::collections::HashSet;
 
@@ -24,7 +26,7 @@ pub struct AmbiguousAnchor {
 
 /// The key a position relation is written with; `None` for `inside`/`has`, which
 /// hold for every anchor they find.
-fn position_key(rel: Relation) -> Option<&'static str> {
+pub(super) fn position_key(rel: Relation) -> Option<&'static str> {
     match rel {
         Relation::Below => Some("below"),
         Relation::Above => Some("above"),
@@ -45,21 +47,10 @@ pub(super) fn places<'a>(tree: &UiTree, found: &[&'a Element]) -> Vec<&'a Elemen
 }
 
 impl Selector {
-    /// The first position relation (this selector's, or an anchor's own) whose
-    /// anchor matches several places on `tree`.
+    /// The position relation (this selector's, or an anchor's own) whose anchor
+    /// matches several places on `tree` that lead to different elements; `None`
+    /// when every place it could mean gives the same answer.
     pub fn ambiguous_anchor(&self, tree: &UiTree) -> Option<AmbiguousAnchor> {
-        for (rel, anchor) in &self.relations {
-            if let Some(inner) = anchor.ambiguous_anchor(tree) {
-                return Some(inner);
-            }
-            let Some(relation) = position_key(*rel) else { continue };
-            let found = anchor.find_in_tree(tree);
-            let distinct = places(tree, &found);
-            if distinct.len() > 1 {
-                let candidates = distinct.iter().map(|e| e.id).collect();
-                return Some(AmbiguousAnchor { relation, anchor: anchor.shown.clone(), candidates });
-            }
-        }
-        None
+        self.find_checked(tree).err()
     }
 }

@@ -184,8 +184,15 @@ impl Selector {
             .collect()
     }
 
-    /// What the tree part matches (never an element a lookup added).
+    /// What the tree part matches (never an element a lookup added); nothing when a
+    /// position anchor is ambiguous ([`Selector::ambiguous_anchor`] says which).
     pub fn find_in_tree<'a>(&self, tree: &'a UiTree) -> Vec<&'a Element> {
+        self.find_checked(tree).unwrap_or_default()
+    }
+
+    /// What the tree part matches, or the position relation whose anchor matches
+    /// several places that lead to different elements.
+    pub(super) fn find_checked<'a>(&self, tree: &'a UiTree) -> Result<Vec<&'a Element>, AmbiguousAnchor> {
         let pick = |loose: bool| -> Vec<&'a Element> {
             tree.elements.iter().filter(|e| e.visible && !is_located(e) && self.matches_self(e, loose)).collect()
         };
@@ -215,38 +222,60 @@ impl Selector {
                     found.retain(|e| holders.contains(&e.id));
                 }
                 _ => {
-                    // An anchor that names several places is no anchor: nothing is
-                    // guessed (a tool says which places, `ambiguous_anchor`).
-                    let anchors = anchor_sel.find_in_tree(tree);
-                    let [anchor] = anchors::places(tree, &anchors)[..] else { return Vec::new() };
-                    let a = anchor.bounds;
-                    found.retain(|e| {
-                        let b = e.bounds;
-                        e.id != anchor.id
-                            && match rel {
-                                Relation::Below => b.top >= a.bottom - 2,
-                                Relation::Above => b.bottom <= a.top + 2,
-                                Relation::LeftOf => b.right <= a.left + 2,
-                                _ => b.left >= a.right - 2,
-                            }
-                    });
-                    let (ax, ay) = anchor.center;
-                    found.sort_by_key(|e| {
-                        let (dx, dy) = (i64::from(e.center.0 - ax), i64::from(e.center.1 - ay));
-                        dx * dx + dy * dy
-                    });
+                    // An anchor that names several places is no anchor unless every
+                    // place leads to the same element (a title and the control it
+                    // labels, both above the field sought): nothing is guessed.
+                    let anchors = anchor_sel.find_checked(tree)?;
+                    let places = anchors::places(tree, &anchors);
+                    if places.is_empty() {
+                        return Ok(Vec::new());
+                    }
+                    let by_place: Vec<Vec<&'a Element>> =
+                        places.iter().map(|anchor| relative_to(&found, *rel, anchor)).collect();
+                    let chosen = |list: &[&Element]| list.get(self.nth.unwrap_or(0)).map(|e| e.id);
+                    if by_place.iter().any(|list| chosen(list) != chosen(&by_place[0])) {
+                        let relation = anchors::position_key(*rel).unwrap_or("below");
+                        let candidates = places.iter().map(|e| e.id).collect();
+                        return Err(AmbiguousAnchor { relation, anchor: anchor_sel.shown.clone(), candidates });
+                    }
+                    found = by_place.into_iter().next().unwrap_or_default();
                 }
             }
         }
-        match self.nth {
+        Ok(match self.nth {
             Some(i) => found.into_iter().nth(i).into_iter().collect(),
             None => found,
-        }
+        })
     }
 
     pub fn find<'a>(&self, tree: &'a UiTree) -> Option<&'a Element> {
         self.find_all(tree).into_iter().next()
     }
+}
+
+/// The elements of `found` on the side `rel` says of `anchor`, nearest first.
+fn relative_to<'a>(found: &[&'a Element], rel: Relation, anchor: &Element) -> Vec<&'a Element> {
+    let a = anchor.bounds;
+    let mut out: Vec<&'a Element> = found
+        .iter()
+        .copied()
+        .filter(|e| {
+            let b = e.bounds;
+            e.id != anchor.id
+                && match rel {
+                    Relation::Below => b.top >= a.bottom - 2,
+                    Relation::Above => b.bottom <= a.top + 2,
+                    Relation::LeftOf => b.right <= a.left + 2,
+                    _ => b.left >= a.right - 2,
+                }
+        })
+        .collect();
+    let (ax, ay) = anchor.center;
+    out.sort_by_key(|e| {
+        let (dx, dy) = (i64::from(e.center.0 - ax), i64::from(e.center.1 - ay));
+        dx * dx + dy * dy
+    });
+    out
 }
 
 /// The ids of `e`'s ancestors, nearest first.

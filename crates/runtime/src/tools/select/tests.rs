@@ -194,3 +194,30 @@ fn android_selectors_find_harmony_and_ios_elements() {
         assert_eq!(Selector::from_source(s).unwrap().find(&ios).map(|e| e.id), Some(switch.id), "{s}");
     }
 }
+
+/// An anchor that matches two places is refused only when they would lead to two
+/// different elements: a title and the slider it labels both say "Volume", and the
+/// one switch sought lies below both.
+#[test]
+fn an_anchor_with_places_that_agree_is_no_ambiguity() {
+    let dump = r#"<hierarchy rotation="0">
+<node class="android.widget.FrameLayout" bounds="[0,0][1080,2400]">
+<node class="android.widget.TextView" text="Volume" bounds="[40,200][500,260]"/>
+<node class="android.widget.SeekBar" content-desc="Volume" bounds="[40,280][1040,340]"/>
+<node class="android.widget.Switch" resource-id="p:id/mute" checkable="true" bounds="[40,400][180,460]"/>
+<node class="android.widget.TextView" text="Theme" bounds="[40,600][300,660]"/>
+<node class="android.widget.Switch" resource-id="p:id/dark_left" checkable="true" bounds="[40,700][180,760]"/>
+<node class="android.widget.ImageView" content-desc="Theme" bounds="[600,600][1040,660]"/>
+<node class="android.widget.Switch" resource-id="p:id/dark_right" checkable="true" bounds="[900,700][1040,760]"/>
+</node></hierarchy>"#;
+    let t = codeact_platform::ui::parse(dump.as_bytes(), (1080, 2400)).unwrap();
+    let agree = sel(r#"#{class: "Switch", below: "Volume"}"#);
+    assert!(agree.ambiguous_anchor(&t).is_none(), "both places lead to the mute switch");
+    assert_eq!(agree.find(&t).map(|e| e.resource_id.as_str()), Some("p:id/mute"));
+    // Below "Theme": the nearest switch to the label is the left one, to the picture
+    // the right one — two answers, so neither is guessed.
+    let two = sel(r#"#{class: "Switch", below: "Theme"}"#);
+    let ambiguous = two.ambiguous_anchor(&t).expect("two places, two answers");
+    assert_eq!((ambiguous.relation, ambiguous.candidates.len()), ("below", 2));
+    assert!(two.find(&t).is_none());
+}
