@@ -238,3 +238,21 @@ fn take_screenshot_writes_through_no_link() {
     );
     assert!(dir.path().join("ok/b.png").is_file());
 }
+
+/// A tap on an element that is not there waits Maestro's 17 s for it, and says so
+/// while it waits: nobody looks at a silent terminal wondering whether it hung.
+#[test]
+fn a_long_wait_says_that_it_is_waiting() {
+    let dir = tempfile::tempdir().expect("dir");
+    let flow = dir.path().join("missing.yaml");
+    std::fs::write(&flow, "appId: com.android.settings\n---\n- launchApp\n- tapOn: \"Nowhere to be found\"\n")
+        .expect("flow");
+    let out = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        .args(["exec", flow.to_str().unwrap_or_default(), "--device", "sim", "--limit", "timeout_ms=5000"])
+        .output()
+        .expect("codeact exec");
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("… waiting for \"Nowhere to be found\" to show"), "{said}");
+    assert!(said.contains("line 4"), "the flow's line is named: {said}");
+}

@@ -40,7 +40,7 @@ pub use calls::{UnknownCall, near};
 pub use engine_thread::EngineThreadError;
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
-pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, SNIPPET_ARG_BYTES, Shared, Stopped};
+pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, NoticeSink, SNIPPET_ARG_BYTES, Shared, Stopped};
 
 use engine_thread::{EngineState, EngineThread};
 pub use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};

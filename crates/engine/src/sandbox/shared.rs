@@ -60,6 +60,9 @@ pub struct HostFailure {
     pub message: ImmutableString,
 }
 
+/// Where a tool's notices go (see [`Shared::notice`]).
+pub type NoticeSink = Box<dyn Fn(&str) + Send + Sync>;
+
 /// The snippet was cancelled while it waited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the snippet was cancelled")]
@@ -89,6 +92,9 @@ pub struct Shared {
     waiter: Mutex<Option<std::thread::Thread>>,
     max_output: usize,
     sink: Mutex<Option<ActionSink>>,
+    /// Where a tool's word to whoever watches goes (a long wait under way), when
+    /// someone watches: not the script's output.
+    notices: Mutex<Option<NoticeSink>>,
     /// Operations the snippet has run, callbacks of built-ins included: Rhai counts
     /// a callback's operations on a copy of its counter and forgets them, so the
     /// sandbox counts every operation itself.
@@ -143,6 +149,7 @@ impl Shared {
             waiter: Mutex::new(None),
             max_output: limits.max_output,
             sink: Mutex::new(None),
+            notices: Mutex::new(None),
             ops: AtomicU64::new(0),
             more_actions: AtomicU64::new(0),
             kept_arg_bytes: AtomicUsize::new(0),
@@ -296,6 +303,19 @@ impl Shared {
     /// keeps holds neither.
     pub fn set_sink(&self, sink: Option<ActionSink>) {
         *lock(&self.sink) = sink;
+    }
+
+    /// Sends a tool's words to whoever watches the run (a terminal), or no longer.
+    pub fn set_notice_sink(&self, sink: Option<NoticeSink>) {
+        *lock(&self.notices) = sink;
+    }
+
+    /// Tells whoever watches what a tool is doing (a wait that takes long), when
+    /// someone does; the script's output does not hold it.
+    pub fn notice(&self, text: &str) {
+        if let Some(sink) = lock(&self.notices).as_ref() {
+            sink(text);
+        }
     }
 
     /// Time left before the snippet's deadline (tools bound their waits by it).

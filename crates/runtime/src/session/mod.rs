@@ -306,9 +306,19 @@ impl Session {
 
     /// Sends every line later snippets print to `sink` the moment it is printed (the
     /// result still holds them all), or no longer.
+    /// A tool's notices (a wait that takes long) go there too, marked as such.
     pub fn set_print_sink(&mut self, sink: Option<PrintSink>) -> Result<(), IsolationError> {
         self.worker.stream_prints(sink.is_some())?;
-        self.host.print_sink = sink;
+        let shared_sink = sink.map(|s| Arc::new(std::sync::Mutex::new(s)));
+        self.host.print_sink = shared_sink.clone().map(|s| -> PrintSink {
+            Box::new(move |text: &str| (s.lock().unwrap_or_else(std::sync::PoisonError::into_inner))(text))
+        });
+        self.host.shared.set_notice_sink(shared_sink.map(|s| -> codeact_engine::sandbox::NoticeSink {
+            Box::new(move |text: &str| {
+                let note = format!("… {}", codeact_base::secrets::redact(text));
+                (s.lock().unwrap_or_else(std::sync::PoisonError::into_inner))(&note)
+            })
+        }));
         Ok(())
     }
 

@@ -224,6 +224,9 @@ fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError
     Ok(())
 }
 
+/// How long a wait goes on before it says that it is waiting.
+const TELL_AFTER: Duration = Duration::from_secs(2);
+
 /// Polls until `sel` matches (`Appear`) or stops matching (`GoAway`), within `ms`
 /// and the snippet's time.
 pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result<Dynamic, ToolError> {
@@ -231,9 +234,21 @@ pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited
     let ms = wait_ms(ms, "timeout_ms")?;
     let wanted = Duration::from_millis(ms);
     let limit = c.left();
-    let until = Instant::now() + wanted.min(limit);
+    let began = Instant::now();
+    let until = began + wanted.min(limit);
     let mut last_look = false;
+    // A wait that lasts says so once, to whoever watches (a Maestro tap waits 17 s).
+    let mut told = false;
     loop {
+        if !told && began.elapsed() >= TELL_AFTER {
+            told = true;
+            let what = match awaited {
+                Awaited::Appear => "to show",
+                Awaited::GoAway => "to go",
+            };
+            let left = until.saturating_duration_since(Instant::now()).as_secs_f64().ceil();
+            c.shared.notice(&format!("waiting for {} {what}, up to {left} s more", sel.shown));
+        }
         let ids = match matches(c, &sel) {
             Ok(ids) => ids,
             // A look cut short by the snippet's deadline ends the wait, not the device.
