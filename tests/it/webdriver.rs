@@ -105,13 +105,16 @@ fn appiums_python_client_passes_on_every_virtual_platform_and_the_sessions_repla
 
 #[test]
 fn appiums_client_reaches_a_phone_behind_a_real_appium_through_codeact() {
-    // Appium's client → codeact serve --webdriver → the real Appium → the virtual phone.
-    let stand = common::appium::Stand::start();
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let device = format!("appium:{}", stand.appium.url);
-    let served = Served::start_with(&device, dir.path(), &[], &[("CODEACT_APPIUM_CAPS", &stand.caps())]);
-    let text = client("webdriver_appium.py", &[&served.url, "android"]);
-    assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 13, "{text}");
+    // Appium's client → codeact serve --webdriver → the real Appium (3.8, and 4's
+    // beta) → the virtual phone.
+    for version in [common::appium::Version::Three, common::appium::Version::FourBeta] {
+        let stand = common::appium::Stand::start_version(version);
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let device = format!("appium:{}", stand.appium.url);
+        let served = Served::start_with(&device, dir.path(), &[], &[("CODEACT_APPIUM_CAPS", &stand.caps())]);
+        let text = client("webdriver_appium.py", &[&served.url, "android"]);
+        assert_eq!(text.lines().filter(|l| l.starts_with("ok ")).count(), 13, "{version:?}: {text}");
+    }
 }
 
 #[test]

@@ -78,3 +78,31 @@ fn an_ios_session_refuses_androids_locator_and_runaway_xpath_ends_at_once() {
     let (status, reply) = find("xpath", "//*[@name or @label]");
     assert_eq!(status, 200, "the next command answers: {reply}");
 }
+
+/// What an Appium 4 client asks instead of Appium 3's `GET /session/:id`: the
+/// session's capabilities at `/appium/capabilities`, and its event history — each
+/// command with its times, and the client's own events — unconditionally.
+#[test]
+fn appium_4s_session_reads_are_answered_beside_appium_3s() {
+    let dir = tempfile::tempdir().expect("dir");
+    let served = Served::start("sim", dir.path(), &[]);
+    let id = served.session(r#"{"platformName": "Android"}"#);
+    let (status, old) = served.call("GET", &format!("/session/{id}"), "");
+    assert_eq!(status, 200, "{old}");
+    let (status, new) = served.call("GET", &format!("/session/{id}/appium/capabilities"), "");
+    assert_eq!(status, 200, "{new}");
+    assert_eq!(new["value"]["capabilities"], old["value"], "the same capabilities both ways");
+    let (status, _) =
+        served.call("POST", &format!("/session/{id}/appium/log_event"), r#"{"vendor": "me", "event": "ready"}"#);
+    assert_eq!(status, 200);
+    let (status, events) = served.call("POST", &format!("/session/{id}/appium/events"), "{}");
+    assert_eq!(status, 200, "{events}");
+    let commands = events["value"]["commands"].as_array().cloned().unwrap_or_default();
+    assert!(commands.iter().any(|c| c["cmd"].as_str().is_some_and(|c| c.contains("capabilities"))), "{events}");
+    assert!(commands.iter().all(|c| c["startTime"].as_f64() <= c["endTime"].as_f64()), "{events}");
+    assert_eq!(events["value"]["me:ready"].as_array().map(Vec::len), Some(1), "{events}");
+    let (_, only) = served.call("POST", &format!("/session/{id}/appium/events"), r#"{"type": "me:ready"}"#);
+    assert!(only["value"].get("commands").is_none() && only["value"]["me:ready"].is_array(), "{only}");
+    let (status, _) = served.call("POST", &format!("/session/{id}/appium/log_event"), r#"{"vendor": "me"}"#);
+    assert_eq!(status, 400, "an event needs its name");
+}

@@ -1,5 +1,5 @@
 //! The real Appium server and Selenium Grid 4 the Appium tests run codeact against:
-//! `Appium` (3.x with its UiAutomator2 driver, on a free loopback port), `Stand`
+//! `Appium` (3.8, or 4's beta, with its UiAutomator2 driver, on a free loopback port), `Stand`
 //! (a virtual phone behind its own adb server, and an Appium that reaches it), and
 //! `Grid` (a hub with one Appium relay node per stand). Each is stopped on drop.
 
@@ -61,15 +61,37 @@ pub struct Appium {
     pub log: Option<PathBuf>,
 }
 
+/// Which Appium: 3.8 (what most users run) or 4's beta (what they will).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    Three,
+    FourBeta,
+}
+
 impl Appium {
     pub fn start() -> Self {
         Self::start_with(None, None)
     }
 
     pub fn start_with(default_caps: Option<&str>, log: Option<&Path>) -> Self {
-        let dir = programs::appium_dir();
+        Self::start_version(Version::Three, default_caps, log)
+    }
+
+    pub fn start_version(version: Version, default_caps: Option<&str>, log: Option<&Path>) -> Self {
+        let (dir, node) = match version {
+            Version::Three => (programs::appium_dir(), None),
+            Version::FourBeta => {
+                let (dir, node) = programs::appium4_dir();
+                (dir, Some(node))
+            }
+        };
         let port = free_port();
         let mut command = Command::new(dir.join("node_modules/.bin/appium"));
+        if let Some(node) = node {
+            // Its `#!/usr/bin/env node` finds Node 24 first.
+            let path = std::env::var("PATH").unwrap_or_default();
+            command.env("PATH", format!("{}:{path}", node.display()));
+        }
         command
             .args(["--address", "127.0.0.1", "--port", &port.to_string()])
             .arg("--allow-insecure=uiautomator2:adb_shell")
@@ -99,8 +121,13 @@ pub struct Stand {
 
 impl Stand {
     pub fn start() -> Self {
+        Self::start_version(Version::Three)
+    }
+
+    /// A phone behind `version` of Appium.
+    pub fn start_version(version: Version) -> Self {
         let (sim, adb) = Self::phone();
-        Self { sim, adb, appium: Appium::start() }
+        Self { sim, adb, appium: Appium::start_version(version, None, None) }
     }
 
     /// A stand whose Appium drives only its own phone (a grid node's), logging to `log`.

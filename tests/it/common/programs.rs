@@ -221,6 +221,25 @@ pub fn appium_dir() -> PathBuf {
     dir
 }
 
+/// Where Appium 4's beta lives with the UiAutomator2 driver (`home/`), its `sdk/`,
+/// and the Node.js 24 that runs it (Appium 4 needs Node 22.22 or later).
+pub fn appium4_dir() -> (PathBuf, PathBuf) {
+    let dir = std::env::var_os("CODEACT_APPIUM4_DIR").map(PathBuf::from).unwrap_or_else(|| tools_dir().join("appium4"));
+    let node = std::env::var_os("CODEACT_NODE24").map(PathBuf::from).unwrap_or_else(|| tools_dir().join("node24/bin"));
+    let ready = dir.join("node_modules/.bin/appium").is_file()
+        && dir.join("home/node_modules/appium-uiautomator2-driver").is_dir()
+        && dir.join("sdk/platform-tools/adb").exists()
+        && node.join("node").is_file();
+    if !ready {
+        panic!(
+            "the Appium 4 tests need Appium 4.0.0-beta.1 with the UiAutomator2 driver in {} and Node.js 24 in {}: {INSTALL_ALL}",
+            dir.display(),
+            node.display()
+        );
+    }
+    (dir, node)
+}
+
 /// Java (17 or newer), which runs Selenium Grid.
 pub fn java() -> PathBuf {
     find("CODEACT_JAVA", &["java"], &[PathBuf::from("/usr/bin/java")]).unwrap_or_else(|| {

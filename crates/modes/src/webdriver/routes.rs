@@ -132,6 +132,7 @@ fn route(server: &Server, request: &Request) -> Reply {
                 if !s.noted {
                     s.note(&command, started, error.as_deref());
                 }
+                s.log_command(&command, started);
                 out
             })?
         }
@@ -160,7 +161,25 @@ fn session_command(s: &mut WdSession, request: &Request, rest: &[&str]) -> Reply
         super::sensitive::mask_request(s, &body)?;
     }
     match (request.method, rest) {
+        // Appium 3's session read (gone in Appium 4), and the one both answer.
         ("GET", []) => Ok(s.capabilities.clone()),
+        ("GET", ["appium", "capabilities"]) => Ok(json!({"capabilities": s.capabilities})),
+        ("POST", ["appium", "events"]) => {
+            let only: Vec<String> = match body.get("type") {
+                Some(Value::String(t)) => vec![t.clone()],
+                Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+                _ => Vec::new(),
+            };
+            Ok(s.event_history(&only))
+        }
+        ("POST", ["appium", "log_event"]) => {
+            let part = |k: &str| body.get(k).and_then(Value::as_str).filter(|v| !v.is_empty() && v.len() <= 100);
+            let (Some(vendor), Some(event)) = (part("vendor"), part("event")) else {
+                return Err(super::wire::invalid("log_event takes {vendor, event}, each 1 to 100 characters"));
+            };
+            s.log_event(&format!("{vendor}:{event}"));
+            Ok(Value::Null)
+        }
         ("POST", ["element" | "elements"]) => find::find(s, None, rest[0] == "elements", &body),
         ("POST", ["element", id, kind @ ("element" | "elements")]) => {
             find::find(s, Some(id), *kind == "elements", &body)

@@ -58,7 +58,19 @@ pub struct WdSession {
     elements: VecDeque<(String, Held)>,
     next_element: u64,
     next_secret: u64,
+    /// The commands answered (the newest [`MOST_EVENTS`]) and the events a client
+    /// logged, with their times: what `POST /appium/events` gives back.
+    commands: VecDeque<Value>,
+    events: std::collections::BTreeMap<String, VecDeque<f64>>,
     record: Option<Record>,
+}
+
+/// The most commands and events of each kind a session keeps for its clients.
+const MOST_EVENTS: usize = 1000;
+
+/// Milliseconds since the Unix epoch, as Appium's event times are.
+fn epoch_ms() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_millis() as f64)
 }
 
 /// The record is finished before the session goes: the secrets the session was
@@ -88,6 +100,8 @@ impl WdSession {
             elements: VecDeque::new(),
             next_element: 0,
             next_secret: 0,
+            commands: VecDeque::new(),
+            events: Default::default(),
             record,
         }
     }
@@ -106,6 +120,48 @@ impl WdSession {
         }
         self.elements.push_back((id.clone(), held));
         id
+    }
+
+    /// Notes a command answered, from `started` until now, for the event history.
+    pub fn log_command(&mut self, command: &str, started: Instant) {
+        let now = epoch_ms();
+        let began = now - started.elapsed().as_secs_f64() * 1000.0;
+        if self.commands.len() >= MOST_EVENTS {
+            self.commands.pop_front();
+        }
+        self.commands
+            .push_back(serde_json::json!({"cmd": command, "startTime": began.round(), "endTime": now.round()}));
+    }
+
+    /// A client's own event (`POST /appium/log_event`: `vendor:event`), now.
+    pub fn log_event(&mut self, name: &str) {
+        let names = self.events.len();
+        let times = match self.events.get_mut(name) {
+            Some(times) => times,
+            None if names >= MOST_EVENTS => return,
+            None => self.events.entry(name.to_string()).or_default(),
+        };
+        if times.len() >= MOST_EVENTS {
+            times.pop_front();
+        }
+        times.push_back(epoch_ms());
+    }
+
+    /// The event history (`POST /appium/events`), of the kinds named in `only`
+    /// when given: `commands` (each with its start and end), and each logged
+    /// event's times.
+    pub fn event_history(&self, only: &[String]) -> Value {
+        let wanted = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+        let mut out = serde_json::Map::new();
+        if wanted("commands") {
+            out.insert("commands".into(), Value::Array(self.commands.iter().cloned().collect()));
+        }
+        for (name, times) in &self.events {
+            if wanted(name) {
+                out.insert(name.clone(), serde_json::json!(times));
+            }
+        }
+        Value::Object(out)
     }
 
     /// A fresh name for a value lent to the session (`webdriver_3`).

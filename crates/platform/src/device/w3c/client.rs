@@ -171,13 +171,17 @@ impl W3cClient {
         self.session = Held::Attached(id.to_string());
     }
 
-    /// An attached session's capabilities, as the server says them (`GET
-    /// /session/:id`, which not every server has; else none known).
+    /// An attached session's capabilities, as the server says them: Appium's `GET
+    /// /session/:id/appium/capabilities` (Appium 2.16 and later; the only way in
+    /// Appium 4), else `GET /session/:id` (older servers, other W3C servers); else
+    /// none known.
     pub fn session_capabilities(&mut self) -> Value {
-        match self.request(reqwest::Method::GET, "", None, Scope::Session, "read the session") {
-            Ok(value) => value.get("capabilities").cloned().unwrap_or(value),
-            Err(_) => self.capabilities.clone(),
+        for path in ["/appium/capabilities", ""] {
+            if let Ok(value) = self.request(reqwest::Method::GET, path, None, Scope::Session, "read the session") {
+                return value.get("capabilities").cloned().unwrap_or(value);
+            }
         }
+        self.capabilities.clone()
     }
 
     /// Deletes a session created here (an attached one is left to its owner).
