@@ -37,11 +37,42 @@ pub enum ParseError {
     Json { line: usize, column: usize, message: String },
     #[error("the hierarchy nests elements more than {max} deep; no screen does: this dump is not one to trust")]
     TooDeep { max: usize },
+    #[error(
+        "the page holds more than {max} elements; no screen does (a list drawn whole?): this page is not one to read"
+    )]
+    TooMany { max: usize },
 }
 
 /// The deepest a hierarchy may nest: real screens stay under a hundred levels, and
 /// every walk over a tree (selectors' ancestors, the screen text) is paid per level.
 pub const MAX_DEPTH: usize = 512;
+
+/// The most elements a page may hold: real screens hold a few thousand at most,
+/// and each element read costs its tree and every walk over it.
+pub const MAX_ELEMENTS: usize = 100_000;
+
+/// Refuses, before anything is parsed, a page whose text holds more element
+/// openings (`marker`: `<` in XML, `{` in JSON) than [`MAX_ELEMENTS`] could need:
+/// the parsed tree of a page costs many times its bytes, so a page of a million
+/// nodes is turned away at the cost of one scan, not of its tree.
+pub(super) fn not_too_many(text: &str, marker: u8) -> Result<(), ParseError> {
+    let openings = text.as_bytes().iter().filter(|b| **b == marker).count();
+    // Closing tags, texts and attribute objects count too: twice the elements, and more.
+    if openings > MAX_ELEMENTS.saturating_mul(3) {
+        return Err(ParseError::TooMany { max: MAX_ELEMENTS });
+    }
+    Ok(())
+}
+
+/// Parsing options for a page's XML: no DTD, and no more nodes than its elements
+/// could be (each element, its text and its closing count).
+pub(super) fn xml_options<'input>() -> roxmltree::ParsingOptions<'input> {
+    roxmltree::ParsingOptions {
+        allow_dtd: false,
+        nodes_limit: u32::try_from(MAX_ELEMENTS.saturating_mul(3)).unwrap_or(u32::MAX),
+        ..Default::default()
+    }
+}
 
 /// Where a node sits: its id (its position in pre-order), its parent, its depth and
 /// its place among its siblings.
@@ -72,6 +103,9 @@ pub(super) fn walk<N>(
             return Err(ParseError::TooDeep { max: MAX_DEPTH });
         }
         let id = tree.elements.len();
+        if id >= MAX_ELEMENTS {
+            return Err(ParseError::TooMany { max: MAX_ELEMENTS });
+        }
         tree.elements.push(element(&node, Place { id, parent, depth, sibling }));
         match parent.and_then(|p| tree.elements.get_mut(p)) {
             Some(p) => p.children.push(id),

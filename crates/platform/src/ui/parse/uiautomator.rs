@@ -23,12 +23,14 @@ pub fn parse_uiautomator(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, Par
     // U+FFFD; everything else survives.
     let text = String::from_utf8_lossy(bytes);
     let xml = extract(&text)?;
-    let doc = match roxmltree::Document::parse(xml) {
+    super::not_too_many(xml, b'<')?;
+    let doc = match roxmltree::Document::parse_with_options(xml, super::xml_options()) {
         Ok(doc) => doc,
+        Err(roxmltree::Error::NodesLimitReached) => return Err(ParseError::TooMany { max: super::MAX_ELEMENTS }),
         Err(first) => {
             // Only pay for the repair pass when the dump needs it.
             let repaired = repair(xml);
-            match roxmltree::Document::parse(&repaired) {
+            match roxmltree::Document::parse_with_options(&repaired, super::xml_options()) {
                 Ok(doc) => return build(&doc, screen),
                 Err(_) => return Err(xml_error(&first)),
             }
@@ -260,5 +262,17 @@ mod tests {
         assert_eq!(at[1], ((50, 35), true), "the part right of the left edge");
         assert!(!at[2].1, "wholly off the screen: not visible, so no selector reaches it");
         assert_eq!(at[3], ((5, 5), true));
+    }
+
+    #[test]
+    fn a_page_of_more_elements_than_any_screen_is_refused_before_its_tree_is_built() {
+        let node = r#"<node class="a" bounds="[0,0][1,1]"/>"#;
+        for n in [150_000, 1_000_000] {
+            let page = format!("<hierarchy rotation=\"0\">{}</hierarchy>", node.repeat(n));
+            let e = parse(page.as_bytes(), (1, 1)).unwrap_err();
+            assert!(matches!(e, ParseError::TooMany { max: 100_000 }), "{n}: {e}");
+        }
+        let fine = format!("<hierarchy>{}</hierarchy>", node.repeat(5_000));
+        assert_eq!(parse(fine.as_bytes(), (1, 1)).map(|t| t.elements.len()).ok(), Some(5_000));
     }
 }

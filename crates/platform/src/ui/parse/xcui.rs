@@ -56,9 +56,13 @@ pub fn parse_xcui(bytes: &[u8], scale: f64, screen: (u32, u32)) -> Result<UiTree
     let start = text
         .find("<XCUIElementType")
         .ok_or_else(|| ParseError::NotXcui { start: text.trim_start().chars().take(60).collect() })?;
-    let doc = roxmltree::Document::parse(&text[start..]).map_err(|e| {
-        let pos = e.pos();
-        ParseError::Xml { line: pos.row, column: pos.col, message: e.to_string() }
+    super::not_too_many(&text[start..], b'<')?;
+    let doc = roxmltree::Document::parse_with_options(&text[start..], super::xml_options()).map_err(|e| match e {
+        roxmltree::Error::NodesLimitReached => ParseError::TooMany { max: super::MAX_ELEMENTS },
+        e => {
+            let pos = e.pos();
+            ParseError::Xml { line: pos.row, column: pos.col, message: e.to_string() }
+        }
     })?;
     let scale = if scale.is_finite() && scale > 0.0 { scale.min(16.0) } else { 1.0 };
     let root = doc.root_element();
