@@ -4,8 +4,11 @@
 //! client drives it (a find and an act per step: ten HTTP requests) and as one
 //! `execute_driver` request carrying the flow as Rhai. Prints the requests each way
 //! takes and the median wall time of the flow (the session's opening and closing
-//! left out), over fresh sessions. Run with `cargo bench --bench webdriver`
-//! (`-- --rounds N`; under `cargo test` one round as a smoke test).
+//! left out), over fresh sessions. Then what secrets cost a long-running server:
+//! a request's time and the server's memory on a fresh server, after sessions
+//! that sent hundreds of large scripts marked `X-Appium-Is-Sensitive` have ended,
+//! and inside a session as the secrets it was lent grow. Run with `cargo bench
+//! --bench webdriver` (`-- --rounds N`; under `cargo test` one round as a smoke test).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
@@ -49,12 +52,28 @@ impl Server {
     }
 
     fn call(&mut self, method: &str, path: &str, body: &Value) -> Value {
+        self.call_with(method, path, body, "")
+    }
+
+    /// The server process's resident memory, in MiB.
+    fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(f64::NAN);
+        kib / 1024.0
+    }
+
+    fn call_with(&mut self, method: &str, path: &str, body: &Value, headers: &str) -> Value {
         self.requests += 1;
         let body = if body.is_null() { String::new() } else { body.to_string() };
         let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
         s.set_read_timeout(Some(Duration::from_secs(60))).expect("timeout");
         let head = format!(
-            "{method} /{}{path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            "{method} /{}{path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n{body}",
             self.token,
             self.port,
             body.len()
@@ -143,4 +162,80 @@ fn main() {
         }
         println!("| {way} | {requests} | {:.0} |", median(times));
     }
+    secrets(rounds, smoke);
+}
+
+/// A large script sent as sensitive: `literals` strings of its own (each a secret
+/// the session masks), about 100 bytes each.
+fn sensitive_script(n: usize, literals: usize) -> String {
+    let mut s = String::new();
+    for k in 0..literals {
+        s.push_str(&format!("let v{k} = \"secret-{n}-{k}-{}\";\n", "x".repeat(80)));
+    }
+    s.push_str("1");
+    s
+}
+
+const SENSITIVE: &str = "X-Appium-Is-Sensitive: true\r\n";
+
+/// One ordinary request's median time on session `id` (a find and a page source).
+fn a_request_ms(server: &mut Server, id: &str, rounds: usize) -> f64 {
+    let mut times = Vec::new();
+    for _ in 0..rounds.max(3) {
+        let started = Instant::now();
+        server.call("GET", &format!("/session/{id}/source"), &Value::Null);
+        server.find(id, "accessibility id", "New note");
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    median(times)
+}
+
+/// What a server's history of sensitive scripts costs its next session.
+fn secrets(rounds: usize, smoke: bool) {
+    let (sessions, scripts, literals) = if smoke { (1, 2, 20) } else { (4, 25, 2000) };
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut server = Server::start(dir.path());
+    let id = server.session();
+    let fresh = a_request_ms(&mut server, &id, rounds);
+    server.call("DELETE", &format!("/session/{id}"), &Value::Null);
+    let rss_fresh = server.rss_mib();
+    let mut n = 0;
+    for _ in 0..sessions {
+        let id = server.session();
+        for _ in 0..scripts {
+            n += 1;
+            let body = json!({"script": sensitive_script(n, literals), "type": "rhai"});
+            server.call_with("POST", &format!("/session/{id}/appium/execute_driver"), &body, SENSITIVE);
+        }
+        server.call("DELETE", &format!("/session/{id}"), &Value::Null);
+    }
+    let rss_after = server.rss_mib();
+    let id = server.session();
+    let after = a_request_ms(&mut server, &id, rounds);
+    println!();
+    println!(
+        "a server's history of sensitive scripts: {} scripts of {} KiB ({} secrets each) in {sessions} sessions, all ended",
+        sessions * scripts,
+        sensitive_script(0, literals).len() / 1024,
+        literals
+    );
+    println!("| | a request, median ms | the server's RSS, MiB |");
+    println!("|---|---:|---:|");
+    println!("| fresh server | {fresh:.1} | {rss_fresh:.0} |");
+    println!("| after the sessions ended | {after:.1} | {rss_after:.0} |");
+    // Inside one session: the cost of a request as its secrets grow.
+    println!();
+    println!("| secrets lent to the session | a request, median ms |");
+    println!("|---:|---:|");
+    let mut lent = 0;
+    for target in [0, literals, literals * 10] {
+        while lent < target {
+            n += 1;
+            let body = json!({"script": sensitive_script(n, literals), "type": "rhai"});
+            server.call_with("POST", &format!("/session/{id}/appium/execute_driver"), &body, SENSITIVE);
+            lent += literals;
+        }
+        println!("| {lent} | {:.1} |", a_request_ms(&mut server, &id, rounds));
+    }
+    server.call("DELETE", &format!("/session/{id}"), &Value::Null);
 }

@@ -100,7 +100,8 @@ pub struct ExploreArgs {
     /// No screenshots of new screens (faster on a slow phone).
     #[arg(long)]
     no_screenshots: bool,
-    /// Do not replay each finding's steps afterwards to check it happens again.
+    /// Do not replay each finding's steps afterwards to check it happens again, nor run each test
+    /// written to choose the way it takes (then a test takes the way the walk went).
     #[arg(long)]
     no_replay: bool,
     /// Actions on something sensitive (delete, send, pay… and codeact.toml's
