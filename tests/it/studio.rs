@@ -231,3 +231,39 @@ fn the_console_the_pictures_and_the_replays_answer_through_the_page_calls() {
     let (status, png) = studio.request("GET", &path, &[], b"");
     assert!(status == 200 && png.starts_with("\u{fffd}PNG"), "{status}");
 }
+
+/// The studio's files stay below its folders, links resolved: a run folder, a
+/// picture or a run's file that is a link leading out is not served, and a save
+/// into a folder that is a link leading out is refused (nothing is written there).
+#[test]
+fn links_out_of_the_studios_folders_are_not_followed() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let outside = tempfile::tempdir().expect("another");
+    let secret_png = outside.path().join("secret.png");
+    std::fs::write(&secret_png, b"\x89PNG\r\n\x1a\nnot yours").expect("write");
+    std::fs::write(outside.path().join("events.jsonl"), b"{\"event\":\"note\",\"step\":1,\"text\":\"outside\"}\n")
+        .expect("write");
+    let runs = dir.path().join("runs");
+    let run = runs.join("real-run");
+    std::fs::create_dir_all(&run).expect("runs");
+    std::fs::write(run.join("events.jsonl"), b"").expect("events");
+    std::os::unix::fs::symlink(&secret_png, run.join("shot.png")).expect("link");
+    std::os::unix::fs::symlink(outside.path(), runs.join("linked-run")).expect("link");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("linked")).expect("link");
+    let studio = Studio::start("sim", dir.path());
+    let get = |path: &str| studio.request("GET", &format!("/{}/{path}", studio.token), &[], b"");
+    assert_eq!(get("api/run/file?name=real-run&file=shot.png").0, 404, "a picture that is a link out");
+    assert_eq!(get("api/run?name=linked-run").0, 404, "a run folder that is a link out");
+    assert_eq!(get("api/run/file?name=linked-run&file=secret.png").0, 404);
+    let (_, runs_listed) = get("api/runs");
+    assert!(!runs_listed.contains("linked-run"), "{runs_listed}");
+    // A save into a linked folder: refused, nothing written outside.
+    studio.call("api/recording", r#"{"on": true}"#);
+    studio.call("api/act", r#"{"action": "home"}"#);
+    let (status, said) = studio.call("api/save", r#"{"path": "linked/escape.rhai"}"#);
+    assert_eq!(status, 400, "{said}");
+    assert!(!outside.path().join("escape.rhai").exists(), "nothing written outside");
+    let (status, said) = studio.call("api/save", r#"{"path": "inside/kept.rhai"}"#);
+    assert_eq!(status, 200, "{said}");
+    assert!(dir.path().join("inside/kept.rhai").is_file());
+}

@@ -125,8 +125,8 @@ impl Record {
         let tool = codeact_base::clip::clip(tool, MOST_CALL_NAME);
         let error = error.map(|e| codeact_base::clip::clip(e, MOST_CALL_ERROR));
         self.recorder.event(&match self.door {
-            Door::Mcp => Event::McpCall { tool: tool.into(), step, ms, error },
-            Door::Webdriver => Event::WebdriverCall { command: tool.into(), step, ms, error },
+            Door::Mcp => Event::McpCall { tool, step, ms, error },
+            Door::Webdriver => Event::WebdriverCall { command: tool, step, ms, error },
         });
     }
 

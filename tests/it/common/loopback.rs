@@ -18,7 +18,18 @@ pub struct Loopback {
 impl Loopback {
     /// `codeact ARGS` in `dir`, with `env` set and no model configured.
     pub fn start(args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_codeact"))
+        Self::spawn(Command::new(env!("CARGO_BIN_EXE_codeact")), args, dir, env)
+    }
+
+    /// The same, allowed at most `nofile` open descriptors (`ulimit -n`).
+    pub fn start_limited(args: &[&str], dir: &std::path::Path, env: &[(&str, &str)], nofile: u32) -> Self {
+        let mut sh = Command::new("sh");
+        sh.arg("-c").arg(format!("ulimit -n {nofile} && exec \"$0\" \"$@\"")).arg(env!("CARGO_BIN_EXE_codeact"));
+        Self::spawn(sh, args, dir, env)
+    }
+
+    fn spawn(mut command: Command, args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]) -> Self {
+        let mut child = command
             .args(args)
             .current_dir(dir)
             .env_remove("OPENAI_BASE_URL")
@@ -35,8 +46,13 @@ impl Loopback {
         let mut line = String::new();
         reader.read_line(&mut line).expect("the server's first line");
         std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-        let url =
-            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}")).to_string();
+        // `http://127.0.0.1:PORT/TOKEN/`, or MCP's `http://127.0.0.1:PORT/mcp`.
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("{line}"))
+            .trim_end_matches([',', ')', '.'])
+            .to_string();
         let rest = url.trim_start_matches("http://127.0.0.1:");
         let (port, token) = rest.split_once('/').expect("port/token");
         let (port, token) = (port.parse().expect("port"), token.trim_end_matches('/').to_string());

@@ -4,11 +4,14 @@
 //! how many secrets a server has seen. A secret shorter than
 //! [`STANDALONE_BELOW`](super::STANDALONE_BELOW) counts only where it stands alone
 //! (not inside a longer word or number). Not here: which secrets there are
-//! (`registry.rs`) or what is done where they stand (`super`).
+//! (`registry.rs`) or what is done where they stand (`mod.rs`).
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use super::STANDALONE_BELOW;
+/// Secrets shorter than this (a PIN) are blotted out only where they stand alone:
+/// not inside a longer number or word, where they would garble text that holds no
+/// secret (`14791` for the PIN `4791`, a screen's `1080`).
+pub const STANDALONE_BELOW: usize = 8;
 
 /// One set of secrets, searchable: the long ones leftmost-longest, the short ones
 /// every place they end (at most one per length, so the matches stay few).
@@ -98,9 +101,6 @@ pub(super) struct Matcher {
     refusing: Automata,
     /// Whether any secret may show on a screen (typed, or a client's words).
     on_screens: bool,
-    /// The long and short secrets apart, for code (a short one only in literals).
-    long_only: Automata,
-    short_only: Automata,
 }
 
 /// A secret as the matcher is built from it.
@@ -112,13 +112,10 @@ pub(super) struct Pattern<'a> {
 
 impl Matcher {
     pub(super) fn new(patterns: &[Pattern<'_>]) -> Self {
-        let texts = || patterns.iter().map(|p| p.text);
         Matcher {
-            all: Automata::new(texts()),
+            all: Automata::new(patterns.iter().map(|p| p.text)),
             refusing: Automata::new(patterns.iter().filter(|p| p.refusing).map(|p| p.text)),
             on_screens: patterns.iter().any(|p| p.on_screens),
-            long_only: Automata::new(texts().filter(|t| t.len() >= STANDALONE_BELOW)),
-            short_only: Automata::new(texts().filter(|t| t.len() < STANDALONE_BELOW)),
         }
     }
 
@@ -137,12 +134,14 @@ impl Matcher {
 
     /// Where a long secret stands in `text`.
     pub(super) fn long_places(&self, text: &str) -> Vec<(usize, usize)> {
-        self.long_only.places(text)
+        let long = Automata { long: self.all.long.clone(), short: None };
+        long.places(text)
     }
 
     /// Where a short secret stands (alone) in `text`.
     pub(super) fn short_places(&self, text: &str) -> Vec<(usize, usize)> {
-        self.short_only.places(text)
+        let short = Automata { long: None, short: self.all.short.clone() };
+        short.places(text)
     }
 
     pub(super) fn is_in(&self, text: &str) -> bool {

@@ -14,6 +14,7 @@ mod matcher;
 mod registry;
 mod store;
 
+pub use matcher::STANDALONE_BELOW;
 pub use registry::{MOST_LENT_BYTES, SecretLease, known};
 pub use store::{SECRET_ENV_PREFIX, SecretStore, SecretStoreError};
 
@@ -28,11 +29,6 @@ pub const REDACTED: &str = "[key]";
 
 /// Shorter strings are not taken as secrets: blotting them out would garble text.
 const SHORTEST: usize = 6;
-
-/// Secrets shorter than this (a PIN) are blotted out only where they stand alone:
-/// not inside a longer number or word, where they would garble text that holds no
-/// secret (`14791` for the PIN `4791`, a screen's `1080`).
-pub const STANDALONE_BELOW: usize = 8;
 
 static KEY_SHAPED: LazyLock<Option<regex::Regex>> =
     LazyLock::new(|| regex::Regex::new(r"\b(sk|pk|rk)-[A-Za-z0-9_\-\*]{4,}").ok());
@@ -92,6 +88,13 @@ impl SecretLease {
     /// the lease is full.
     pub fn mask(&self, words: &str) -> bool {
         words.len() >= SHORTEST_TYPED && self.add(Kind::Masked, &spellings(words))
+    }
+
+    /// [`mask`](Self::mask) for many at once (one rebuild of the matcher): those
+    /// shorter than [`SHORTEST_TYPED`] are left out. `false` when the lease is full.
+    pub fn mask_all(&self, many: &[&str]) -> bool {
+        let all: Vec<String> = many.iter().filter(|w| w.len() >= SHORTEST_TYPED).flat_map(|w| spellings(w)).collect();
+        all.is_empty() || self.add(Kind::Masked, &all)
     }
 }
 

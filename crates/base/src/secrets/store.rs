@@ -131,6 +131,11 @@ impl SecretStore {
         self.lease().mask(words)
     }
 
+    /// [`mask`](Self::mask) for many words at once; `false` when the session lent too much.
+    pub fn mask_all(&mut self, many: &[&str]) -> bool {
+        self.lease().mask_all(many)
+    }
+
     fn lease(&mut self) -> &SecretLease {
         self.lease.get_or_insert_with(|| Arc::new(SecretLease::new()))
     }

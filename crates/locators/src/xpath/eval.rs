@@ -10,7 +10,7 @@ use std::cell::Cell;
 
 use roxmltree::{Document, Node, NodeId};
 
-use super::XPathError;
+use super::error::XPathError;
 use super::parser::{Axis, Expr, NodeTest, Op, Step};
 
 /// A node of the page: a node of the tree (by its id), or an element's attribute

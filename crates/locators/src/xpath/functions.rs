@@ -3,7 +3,7 @@
 //! or makes to the evaluation's budget. `id()` finds nothing (a page source has
 //! no DTD). Not the evaluation of paths (`eval.rs`).
 
-use super::XPathError;
+use super::error::XPathError;
 use super::eval::{Ctx, Eval, Value, XNode};
 use super::parser::Expr;
 
@@ -172,7 +172,7 @@ impl Eval<'_, '_> {
             }
             other => {
                 return Err(XPathError::Expression {
-                    why: format!("{}() is not an XPath 1.0 function", super::clip(other, 40)),
+                    why: format!("{}() is not an XPath 1.0 function", super::error::clip(other, 40)),
                 });
             }
         })

@@ -3,7 +3,7 @@
 //! `mod`, `div` are operators; a name followed by `(` is a function or a node
 //! type; followed by `::`, an axis. Not the grammar (`parser.rs`).
 
-use super::XPathError;
+use super::error::XPathError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Token {

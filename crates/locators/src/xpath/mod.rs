@@ -11,6 +11,7 @@
 //! the evaluation (`eval.rs`) and the function library (`functions.rs`) are ours,
 //! on roxmltree's tree.
 
+mod error;
 mod eval;
 mod functions;
 mod lexer;
@@ -20,45 +21,14 @@ use std::cell::Cell;
 
 use roxmltree::Node;
 
+pub use error::XPathError;
 use eval::{Ctx, Eval, Value, XNode};
-
-/// Why an expression was not evaluated.
-#[derive(Debug, thiserror::Error)]
-pub enum XPathError {
-    #[error("longer than {max} characters")]
-    TooLong { max: usize },
-    #[error("nested more than {max} deep")]
-    TooDeep { max: usize },
-    #[error(
-        "it takes more than {steps} steps on this page{}; search by an attribute, or find an element and search below it",
-        if *.elements > 0 { format!(" of {} elements", .elements) } else { String::new() }
-    )]
-    TooMuchWork { steps: u64, elements: usize },
-    #[error("not an XPath 1.0 expression: {why}")]
-    Expression { why: String },
-    #[error("the expression is empty")]
-    Empty,
-    #[error("the expression selects a value, not elements")]
-    NotElements,
-    #[error("the page source did not parse ({reason})")]
-    Page { reason: String },
-    #[error("the page is empty")]
-    EmptyPage,
-    #[error("the element left the page")]
-    ScopeGone,
-}
 
 const MOST_CHARS: usize = 2048;
 /// The most nodes (elements, texts) a page may hold to be searched.
 pub const MOST_NODES: u32 = 2_000_000;
 /// The most steps one evaluation may take.
 pub const MOST_STEPS: u64 = 3_000_000;
-
-/// `text` cut at `chars` characters (a client's words in a message).
-fn clip(text: &str, chars: usize) -> String {
-    let cut: String = text.chars().take(chars).collect();
-    if cut.len() < text.len() { format!("{cut}…") } else { cut }
-}
 
 fn element_children<'a, 'input>(e: Node<'a, 'input>) -> impl Iterator<Item = Node<'a, 'input>> {
     e.children().filter(Node::is_element)

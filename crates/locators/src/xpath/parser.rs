@@ -3,7 +3,7 @@
 //! no expression can overflow the stack here or when it is evaluated. Not the
 //! tokens (`lexer.rs`) or what an expression means (`eval.rs`).
 
-use super::XPathError;
+use super::error::XPathError;
 use super::lexer::Token;
 
 /// How deep expressions may nest (parentheses, predicates, calls, unary minus).

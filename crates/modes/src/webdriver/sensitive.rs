@@ -25,14 +25,12 @@ const MOST_WORDS: usize = 10_000;
 
 /// Masks the words of a request's body in the session's records.
 pub fn mask_request(s: &mut WdSession, body: &Value) -> Result<(), Failure> {
-    for words in words_of(body) {
-        mask(s, &words)?;
-    }
-    Ok(())
+    mask(s, &words_of(body))
 }
 
 /// Masks the strings and comments of a sensitive script.
 pub fn mask_script(s: &mut WdSession, script: &str) -> Result<(), Failure> {
+    let mut words = Vec::new();
     for (start, end) in codeact_base::literals::literal_spans(script) {
         let span = &script[start..end];
         let inner = match span.chars().next() {
@@ -43,17 +41,19 @@ pub fn mask_script(s: &mut WdSession, script: &str) -> Result<(), Failure> {
             _ => span.trim_start_matches('/').trim_start_matches('*').trim_end_matches('/').trim_end_matches('*'),
         };
         let inner = inner.trim();
-        mask(s, inner)?;
         let unescaped = unescape(inner);
         if unescaped != inner {
-            mask(s, &unescaped)?;
+            words.push(unescaped);
         }
+        words.push(inner.to_string());
     }
-    Ok(())
+    mask(s, &words)
 }
 
-fn mask(s: &mut WdSession, words: &str) -> Result<(), Failure> {
-    if words.len() < codeact_base::secrets::SHORTEST_TYPED || s.session.mask_secret(words) {
+/// Masks `words` (all at once: one rebuild of the session's matcher).
+fn mask(s: &mut WdSession, words: &[String]) -> Result<(), Failure> {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    if s.session.mask_secrets(&words) {
         return Ok(());
     }
     Err(invalid(format!(

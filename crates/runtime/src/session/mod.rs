@@ -355,10 +355,10 @@ impl Session {
     }
 
     /// Masks words a client marked sensitive in every record for as long as this
-    /// session lives; `false` when they are too short to be kept out (or the
-    /// session has lent too much).
-    pub fn mask_secret(&mut self, words: &str) -> bool {
-        self.tools().mask_secret(words)
+    /// session lives (those too short to be told from ordinary text are left out);
+    /// `false` when the session has lent too much.
+    pub fn mask_secrets(&mut self, many: &[&str]) -> bool {
+        self.tools().mask_secrets(many)
     }
 
     /// The vision model `#{ai: ...}` selectors and `locate()` ask from now on

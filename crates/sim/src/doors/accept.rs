@@ -11,6 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::net::{TcpListener, TcpStream};
 
+/// How long an HTTP door waits for a request's head.
+pub(crate) const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The most connections one door keeps open at once.
 pub(crate) const MOST_CONNECTIONS: usize = 256;
 

@@ -11,6 +11,3 @@ pub(crate) mod adb;
 pub(crate) mod agents;
 pub(crate) mod hdc;
 pub(crate) mod wda;
-
-/// How long an HTTP door waits for a request's head.
-pub(crate) const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);

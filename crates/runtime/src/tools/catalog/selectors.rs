@@ -226,7 +226,6 @@ fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError
 
 /// How long a wait goes on before it says that it is waiting.
 const TELL_AFTER: Duration = Duration::from_secs(2);
-
 /// Polls until `sel` matches (`Appear`) or stops matching (`GoAway`), within `ms`
 /// and the snippet's time.
 pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited) -> Result<Dynamic, ToolError> {
@@ -242,10 +241,7 @@ pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited
     loop {
         if !told && began.elapsed() >= TELL_AFTER {
             told = true;
-            let what = match awaited {
-                Awaited::Appear => "to show",
-                Awaited::GoAway => "to go",
-            };
+            let what = if matches!(awaited, Awaited::Appear) { "to show" } else { "to go" };
             let left = until.saturating_duration_since(Instant::now()).as_secs_f64().ceil();
             c.shared.notice(&format!("waiting for {} {what}, up to {left} s more", sel.shown));
         }
@@ -318,9 +314,8 @@ fn swipe_inside(c: &mut ToolContext, sel: &Dynamic, direction: &str, scroll: boo
     let sel = c.selector(sel)?;
     let e = element_target(c, &sel)?;
     // Across the part on the screen: a list that runs off an edge is swiped where it shows.
-    let (sw, sh) = c.live().map(|o| o.ui.screen).unwrap_or_default();
-    let screen = codeact_platform::ui::Bounds { left: 0, top: 0, right: sw as i32, bottom: sh as i32 };
-    let b = e.bounds.within(&screen).filter(|_| !screen.is_empty()).unwrap_or(e.bounds);
+    let (w, h) = c.live().map(|o| (o.ui.screen.0 as i32, o.ui.screen.1 as i32)).unwrap_or_default();
+    let b = e.bounds.within(&codeact_platform::ui::Bounds { left: 0, top: 0, right: w, bottom: h }).unwrap_or(e.bounds);
     let (w, h) = (b.right - b.left, b.bottom - b.top);
     if w < 10 || h < 10 {
         return Err(ToolError::TooSmall { selector: sel.shown, width: w, height: h });

@@ -138,9 +138,9 @@ impl ToolContext {
     }
 
     /// Masks a client's sensitive words in every record while the session lives
-    /// (see [`SecretStore::mask`](codeact_base::secrets::SecretStore::mask)).
-    pub(crate) fn mask_secret(&mut self, words: &str) -> bool {
-        self.options.secrets.mask(words)
+    /// (see [`SecretStore::mask_all`](codeact_base::secrets::SecretStore::mask_all)).
+    pub(crate) fn mask_secrets(&mut self, many: &[&str]) -> bool {
+        self.options.secrets.mask_all(many)
     }
 
     /// Who answers questions and consents from now on.

@@ -60,7 +60,7 @@ pub(crate) async fn serve_port(port: u16, mut io: StreamIo, device: Arc<SimDevic
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let server = hyper::server::conn::http1::Builder::new()
         .timer(hyper_util::rt::TokioTimer::new())
-        .header_read_timeout(crate::doors::HEADER_TIMEOUT)
+        .header_read_timeout(crate::doors::accept::HEADER_TIMEOUT)
         .serve_connection(TokioIo::new(theirs), TowerToHyperService::new(router));
     let server = tokio::spawn(server);
     let (mut from_server, mut to_server) = tokio::io::split(ours);

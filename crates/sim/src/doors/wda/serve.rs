@@ -30,7 +30,7 @@ pub(crate) async fn accept_forever(listener: TcpListener, device: Arc<SimDevice>
         tokio::spawn(async move {
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(crate::doors::HEADER_TIMEOUT)
+                .header_read_timeout(crate::doors::accept::HEADER_TIMEOUT)
                 .serve_connection(TokioIo::new(socket), TowerToHyperService::new(routes));
             tokio::select! {
                 _ = connection => {}
