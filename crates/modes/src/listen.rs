@@ -4,14 +4,16 @@
 //! connections at once (a quarter of the process's descriptors, within
 //! [`FEWEST_CONNECTIONS`]..=[`MOST_CONNECTIONS`]). When they are all taken — or
 //! the descriptors run out — the connection idle the longest (no request in
-//! flight: a half-open one, a keep-alive one between requests) is closed to make
-//! room, so idle sockets never lock a real client out; one whose answer is still
-//! streaming is never taken. Stopping lets requests in flight finish (briefly).
+//! flight, and none for the longest time: a half-open one before a client's
+//! keep-alive one between its requests) is closed to make room, so idle sockets
+//! never lock a real client out; one whose answer is still streaming is never
+//! taken. A body must come within [`BODY_TIMEOUT`] (each server reads it with
+//! [`read_body`]). Stopping lets requests in flight finish (briefly).
 //! Not who may come in (`door.rs`, each server's token check) or the routes.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -26,15 +28,24 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// The fewest and the most connections a server keeps open at once.
 pub const FEWEST_CONNECTIONS: usize = 16;
 pub const MOST_CONNECTIONS: usize = 512;
+/// How long a client may take to send a request's body.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long stopping waits for requests in flight.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
-/// One open connection: since when, how many requests it has in flight (an
-/// answer counts until its body is sent), and how to close it at once.
+/// One open connection: when it last did something (opened, began or finished a
+/// request), how many requests it has in flight (an answer counts until its body
+/// is sent), and how to close it at once.
 struct Open {
-    since: Instant,
-    busy: Arc<AtomicUsize>,
+    busy: Arc<Activity>,
     evict: CancellationToken,
+}
+
+/// A connection's requests in flight and its last activity (ms since the server began).
+#[derive(Default)]
+struct Activity {
+    in_flight: AtomicUsize,
+    last_ms: AtomicU64,
 }
 
 type Table = Arc<Mutex<HashMap<u64, Open>>>;
@@ -43,19 +54,28 @@ fn lock(table: &Table) -> MutexGuard<'_, HashMap<u64, Open>> {
     table.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// When the server began: activity is counted from it.
+static EPOCH: std::sync::LazyLock<Instant> = std::sync::LazyLock::new(Instant::now);
+
+fn now_ms() -> u64 {
+    u64::try_from(EPOCH.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 /// A request in flight on its connection, until it is dropped (with the answer's body).
-struct Busy(Arc<AtomicUsize>);
+struct Busy(Arc<Activity>);
 
 impl Busy {
-    fn new(count: &Arc<AtomicUsize>) -> Self {
-        count.fetch_add(1, Ordering::SeqCst);
-        Busy(count.clone())
+    fn new(activity: &Arc<Activity>) -> Self {
+        activity.in_flight.fetch_add(1, Ordering::SeqCst);
+        activity.last_ms.store(now_ms(), Ordering::SeqCst);
+        Busy(activity.clone())
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.last_ms.store(now_ms(), Ordering::SeqCst);
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -66,17 +86,27 @@ pub fn connection_cap() -> usize {
     usize::try_from(soft / 4).unwrap_or(MOST_CONNECTIONS).clamp(FEWEST_CONNECTIONS, MOST_CONNECTIONS)
 }
 
-/// Closes the connection idle the longest; whether there was one.
+/// Closes the connection idle the longest (taken off the table at once, so the
+/// next look does not pick it again); whether there was one.
 fn evict_idle(table: &Table) -> bool {
-    let open = lock(table);
-    let oldest = open.values().filter(|c| c.busy.load(Ordering::SeqCst) == 0).min_by_key(|c| c.since);
-    match oldest {
+    let mut open = lock(table);
+    let oldest = open
+        .iter()
+        .filter(|(_, c)| c.busy.in_flight.load(Ordering::SeqCst) == 0)
+        .min_by_key(|(_, c)| c.busy.last_ms.load(Ordering::SeqCst))
+        .map(|(id, _)| *id);
+    match oldest.and_then(|id| open.remove(&id)) {
         Some(c) => {
             c.evict.cancel();
             true
         }
         None => false,
     }
+}
+
+/// Whether accepting failed for want of descriptors (then an idle one is freed).
+fn out_of_descriptors(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(code) if code == nix::libc::EMFILE || code == nix::libc::ENFILE)
 }
 
 /// Serves `router` on `listener` until `stop` is cancelled.
@@ -91,10 +121,12 @@ pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router, stop
         };
         let stream = match accepted {
             Ok((stream, _)) => stream,
-            Err(_) => {
-                // Out of descriptors, most likely (or a connection gone before it was
-                // taken): make room, and let the closed one go before trying again.
-                evict_idle(&table);
+            Err(e) => {
+                // Out of descriptors: make room, and let the closed one go before
+                // trying again (a connection gone before it was taken is no reason).
+                if out_of_descriptors(&e) {
+                    evict_idle(&table);
+                }
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
@@ -111,9 +143,10 @@ pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router, stop
         let _ = stream.set_nodelay(true);
         next += 1;
         let id = next;
-        let busy = Arc::new(AtomicUsize::new(0));
+        let busy = Arc::new(Activity::default());
+        busy.last_ms.store(now_ms(), Ordering::SeqCst);
         let evict = CancellationToken::new();
-        lock(&table).insert(id, Open { since: Instant::now(), busy: busy.clone(), evict: evict.clone() });
+        lock(&table).insert(id, Open { busy: busy.clone(), evict: evict.clone() });
         let (router, table, stop) = (router.clone(), table.clone(), stop.clone());
         tokio::spawn(async move {
             connection(stream, router, busy, evict, stop).await;
@@ -131,7 +164,7 @@ pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router, stop
 async fn connection(
     stream: tokio::net::TcpStream,
     router: axum::Router,
-    busy: Arc<AtomicUsize>,
+    busy: Arc<Activity>,
     evict: CancellationToken,
     stop: CancellationToken,
 ) {
@@ -168,4 +201,10 @@ async fn connection(
             }
         }
     }
+}
+
+/// A request's body, read within [`BODY_TIMEOUT`] and up to `most` bytes; `None`
+/// when it is larger, cut off, or too slow.
+pub async fn read_body(body: Body, most: usize) -> Option<axum::body::Bytes> {
+    tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, most)).await.ok()?.ok()
 }

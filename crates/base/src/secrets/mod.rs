@@ -15,7 +15,7 @@ mod registry;
 mod store;
 
 pub use matcher::STANDALONE_BELOW;
-pub use registry::{MOST_LENT_BYTES, SecretLease, known};
+pub use registry::{MOST_BYTES, MOST_LENT_BYTES, SecretLease, known};
 pub use store::{SECRET_ENV_PREFIX, SecretStore, SecretStoreError};
 
 use std::borrow::Cow;
@@ -109,10 +109,20 @@ pub fn any_typed() -> bool {
 /// redacted value by value ([`redact_json`], [`redact_dump`]), so that a secret
 /// never lands inside a number or a key.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    let out = blot_registered(text);
+    // Key shapes first: a registered word that overlaps a key's start (` sk-proj`)
+    // must not hide the shape the rest of the key is found by.
+    let shaped = without_key_shapes(text);
+    match blot_registered(&shaped) {
+        Cow::Borrowed(_) => shaped,
+        Cow::Owned(o) => Cow::Owned(o),
+    }
+}
+
+/// `text` with anything shaped like a provider's key replaced.
+fn without_key_shapes(text: &str) -> Cow<'_, str> {
     match KEY_SHAPED.as_ref() {
-        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
-        _ => out,
+        Some(shaped) if shaped.is_match(text) => Cow::Owned(shaped.replace_all(text, REDACTED).into_owned()),
+        _ => Cow::Borrowed(text),
     }
 }
 
@@ -150,9 +160,10 @@ fn redact_json_as(value: &mut serde_json::Value, code: bool) {
 /// a bare number it is a coordinate or a count: nobody's PIN).
 pub fn redact_code(code: &str) -> Cow<'_, str> {
     let matcher = registry::matcher();
-    let long = matcher.long_places(code);
+    let shaped = without_key_shapes(code);
+    let long = matcher.long_places(&shaped);
     let mut out: Cow<'_, str> =
-        if long.is_empty() { Cow::Borrowed(code) } else { Cow::Owned(matcher::replaced(code, &long, REDACTED)) };
+        if long.is_empty() { shaped } else { Cow::Owned(matcher::replaced(&shaped, &long, REDACTED)) };
     let short = matcher.short_places(&out);
     if !short.is_empty() {
         let quoted = crate::literals::literal_spans(&out);
@@ -162,10 +173,7 @@ pub fn redact_code(code: &str) -> Cow<'_, str> {
             out = Cow::Owned(matcher::replaced(&out, &inside, REDACTED));
         }
     }
-    match KEY_SHAPED.as_ref() {
-        Some(shaped) if shaped.is_match(&out) => Cow::Owned(shaped.replace_all(&out, REDACTED).into_owned()),
-        _ => out,
-    }
+    out
 }
 
 /// A model's reply with its secrets out: its prose as any text, its ```code```
@@ -314,5 +322,15 @@ mod tests {
         drop(clone);
         assert!(!appears_in("lent-for-a-while-77") && !appears_in("typed-for-a-while-88"));
         assert_eq!(redact("lent-for-a-while-77"), "lent-for-a-while-77");
+    }
+
+    #[test]
+    fn a_registered_word_over_a_keys_start_does_not_hide_the_key() {
+        let lease = SecretLease::new();
+        assert!(lease.mask(" sk-proj"));
+        let said = redact("key: sk-proj-ABCDEFGHIJKLMNOP done");
+        assert!(!said.contains("ABCDEFGH"), "{said}");
+        let code = redact_code("let k = \"sk-proj-ABCDEFGHIJKLMNOP\";");
+        assert!(!code.contains("ABCDEFGH"), "{code}");
     }
 }

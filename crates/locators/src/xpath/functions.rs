@@ -116,21 +116,21 @@ impl Eval<'_, '_> {
                 arity(n <= 1, "at most one string")?;
                 let s = text_or_this()?;
                 self.charge_text(s.len())?;
-                Value::Str(s.split_whitespace().collect::<Vec<_>>().join(" "))
+                // XPath's white space is these four, not Unicode's.
+                let words = s.split([' ', '\t', '\r', '\n']).filter(|w| !w.is_empty());
+                Value::Str(words.collect::<Vec<_>>().join(" "))
             }
             "translate" => {
                 arity(n == 3, "three strings")?;
                 let (s, from, to) = (text(0)?, text(1)?, text(2)?);
-                self.charge_text(s.len().saturating_mul(1 + from.len() / 64))?;
-                let (from, to): (Vec<char>, Vec<char>) = (from.chars().collect(), to.chars().collect());
-                Value::Str(
-                    s.chars()
-                        .filter_map(|ch| match from.iter().position(|f| *f == ch) {
-                            Some(i) => to.get(i).copied(),
-                            None => Some(ch),
-                        })
-                        .collect(),
-                )
+                self.charge_text(s.len().saturating_add(from.len()).saturating_add(to.len()))?;
+                // The first place of each character of `from` decides (XPath 1.0).
+                let to: Vec<char> = to.chars().collect();
+                let mut map: std::collections::HashMap<char, Option<char>> = std::collections::HashMap::new();
+                for (i, f) in from.chars().enumerate() {
+                    map.entry(f).or_insert_with(|| to.get(i).copied());
+                }
+                Value::Str(s.chars().filter_map(|ch| map.get(&ch).copied().unwrap_or(Some(ch))).collect())
             }
             "boolean" => {
                 arity(n == 1, "one argument")?;

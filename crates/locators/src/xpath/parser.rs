@@ -117,10 +117,44 @@ pub(super) fn parse(tokens: Vec<Token>) -> Result<Expr, XPathError> {
     }
     let mut p = Parser { tokens, at: 0, depth: 0 };
     let e = p.expr()?;
-    match p.peek() {
-        None => Ok(e),
-        Some(t) => Err(p.bad(format!("{t:?} is not expected here"))),
+    if let Some(t) = p.peek() {
+        return Err(p.bad(format!("{t:?} is not expected here")));
     }
+    // The tree's real depth (chains of operators at several levels add up), which
+    // its evaluation recurses through: bounded too.
+    if tree_depth(&e) > MOST_TREE_DEPTH {
+        return Err(XPathError::TooDeep { max: MOST_TREE_DEPTH });
+    }
+    Ok(e)
+}
+
+/// How deep an expression tree may be.
+pub(super) const MOST_TREE_DEPTH: usize = 96;
+
+/// The depth of `e`'s tree, counted without recursion.
+fn tree_depth<'a>(e: &'a Expr) -> usize {
+    let mut deepest = 0;
+    let mut stack: Vec<(&'a Expr, usize)> = vec![(e, 1)];
+    while let Some((e, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        let mut push = |child: &'a Expr| stack.push((child, d + 1));
+        match e {
+            Expr::Binary(_, a, b) | Expr::Union(a, b) => {
+                push(a);
+                push(b);
+            }
+            Expr::Negate(a) => push(a),
+            Expr::Call(_, args) => args.iter().for_each(&mut push),
+            Expr::Path { steps, .. } => steps.iter().flat_map(|s| &s.predicates).for_each(&mut push),
+            Expr::Filter { primary, predicates, steps } => {
+                push(primary);
+                predicates.iter().for_each(&mut push);
+                steps.iter().flat_map(|s| &s.predicates).for_each(&mut push);
+            }
+            Expr::Literal(_) | Expr::Number(_) | Expr::Variable(_) => {}
+        }
+    }
+    deepest
 }
 
 fn descendant_or_self() -> Step {
@@ -427,6 +461,13 @@ mod tests {
         assert!(matches!(read(&"-".repeat(100)), Err(XPathError::TooDeep { .. })));
         assert!(matches!(read(&vec!["1"; 100].join("+")), Err(XPathError::TooDeep { .. })), "a long chain");
         assert!(read(&vec!["1"; 20].join("+")).is_ok());
+        // Chains at every level of precedence, nested in parentheses: the tree's
+        // depth is what is bounded, however it is reached.
+        let mut deep = String::from("1");
+        for _ in 0..30 {
+            deep = format!("({deep}*1*1*1+1+1+1=1=1)");
+        }
+        assert!(matches!(read(&deep), Err(XPathError::TooDeep { .. })), "{}", deep.len());
         assert!(matches!(read(&vec!["a"; 100].join("|")), Err(XPathError::TooDeep { .. })));
     }
 }

@@ -307,7 +307,8 @@ pub fn run(
     if options.strategy == Strategy::Random {
         let explored = random::explore(&mut session, options, &mut folder, progress, stop, Coverage::new(declared));
         let no_lived_way = |_: usize| Vec::new();
-        let mut check = |text: &str| check_test(&mut session, &folder, options, cancel, text);
+        let until = check_deadline(explored.seconds);
+        let mut check = |text: &str| check_test(&mut session, &folder, options, cancel, until, text);
         let ways = export::Ways { lived: &no_lived_way, check: &mut check };
         let (tests, index) =
             export::suite(&explored.graph, &options.app, options.strategy.name(), true, ways, |name, bytes| {
@@ -327,8 +328,9 @@ pub fn run(
     let (graph, coverage, findings, clean, error) =
         (walk.graph, walk.coverage, walk.findings, walk.clean, walk.failure);
     let first_ways = walk.first_ways;
+    let until = check_deadline(seconds);
     let lived = |state: usize| first_ways.get(&state).map(|way| systematic::lived_ways(way, state)).unwrap_or_default();
-    let mut check = |text: &str| check_test(&mut session, &folder, options, cancel, text);
+    let mut check = |text: &str| check_test(&mut session, &folder, options, cancel, until, text);
     let ways = export::Ways { lived: &lived, check: &mut check };
     let (tests, index) = export::suite(&graph, &options.app, options.strategy.name(), clean, ways, |name, bytes| {
         folder.write(name, bytes).is_ok()
@@ -338,17 +340,25 @@ pub fn run(
     finish(options, &mut folder, label, explored, &index)
 }
 
+/// Until when the tests an exploration wrote are checked on the phone: half the
+/// time the walk took, and a minute at least.
+fn check_deadline(walk_seconds: f64) -> std::time::Instant {
+    let secs = if walk_seconds.is_finite() { (walk_seconds / 2.0).clamp(60.0, 3600.0) } else { 60.0 };
+    std::time::Instant::now() + std::time::Duration::from_secs_f64(secs)
+}
+
 /// Runs a test the exploration wrote on the phone, from its clean start, the way
 /// `codeact exec` would: whether it passed; `None` when tests are not replayed
-/// (`--no-replay`) or the exploration was cancelled.
+/// (`--no-replay`), the exploration was cancelled, or the time for checks is up.
 fn check_test(
     session: &mut Session,
     folder: &record::RunFolder,
     options: &ExploreOptions,
     cancel: &CancellationToken,
+    until: std::time::Instant,
     text: &str,
 ) -> Option<bool> {
-    if !options.replay_findings || cancel.is_cancelled() {
+    if !options.replay_findings || cancel.is_cancelled() || std::time::Instant::now() >= until {
         return None;
     }
     folder.event(&Event::Restart { step: folder.step(), reason: "to check that a test it wrote passes".into() });

@@ -89,7 +89,7 @@ async fn handle(
         Err(refusal) => return refused_at_door(refusal),
     };
     // The body is read only past the door, and only so far.
-    let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
+    let Some(body) = crate::listen::read_body(body, MAX_BODY).await else {
         return refused(StatusCode::PAYLOAD_TOO_LARGE, format!("the request is larger than {} KiB", MAX_BODY / 1024));
     };
     match (method.as_str(), rest.as_str()) {

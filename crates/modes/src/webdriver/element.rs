@@ -119,9 +119,9 @@ pub fn command(s: &mut WdSession, request: &Request, id: &str, what: &[&str], bo
         ("GET", ["rect"], _) => Ok(rect(&obs, &at, s.platform)),
         ("GET", ["location"], _) => Ok(rect(&obs, &at, s.platform)),
         ("GET", ["size"], _) => Ok(rect(&obs, &at, s.platform)),
-        ("GET", ["screenshot"], _) => picture_of(s, &at),
+        ("GET", ["screenshot"], _) => picture_of(s, &obs, &at),
         ("GET", rest, Resolved::Tree(e)) => read(&obs, *e, rest),
-        ("GET", rest, Resolved::Place(place)) => read_place(s, place, rest),
+        ("GET", rest, Resolved::Place(place)) => read_place(s, &obs, place, rest),
         _ => Err(unknown_command(method, &format!("/element/{}/{}", clipped(id, 40), what.join("/")))),
     }
 }
@@ -139,11 +139,14 @@ enum Act {
 /// Lends a sensitive value to the session under a fresh name.
 fn lend(s: &mut WdSession, value: &str) -> Result<String, Failure> {
     let name = s.secret_name();
-    if !s.session.lend_secret(&name, value) {
+    let shortest = codeact_base::secrets::SHORTEST_TYPED;
+    if value.len() < shortest {
         return Err(invalid(format!(
-            "a sensitive value must be at least {} characters to be kept out of the records",
-            codeact_base::secrets::SHORTEST_TYPED
+            "a sensitive value must be at least {shortest} characters to be kept out of the records"
         )));
+    }
+    if !s.session.lend_secret(&name, value) {
+        return Err(invalid("this session was lent more sensitive text than a session may hold: start a new session"));
     }
     Ok(name)
 }
@@ -251,7 +254,7 @@ fn read(obs: &Observation, id: usize, what: &[&str]) -> Reply {
 /// `codeact.Described`), shown and enabled, no text; attributes as Appium's image
 /// elements answer them — `score` (a picture's match), `visual` (the matched part
 /// of the screen, base64 PNG) — and `class`, `bounds`, `displayed`, `enabled`.
-fn read_place(s: &mut WdSession, place: &Place, what: &[&str]) -> Reply {
+fn read_place(s: &mut WdSession, obs: &Observation, place: &Place, what: &[&str]) -> Reply {
     let b = place.rect;
     Ok(match what {
         ["name"] => json!(place.class),
@@ -260,7 +263,7 @@ fn read_place(s: &mut WdSession, place: &Place, what: &[&str]) -> Reply {
         ["selected"] => json!(false),
         ["attribute" | "property", name] => match *name {
             "score" => place.score.map_or(Value::Null, |v| json!((f64::from(v) * 1000.0).round() / 1000.0)),
-            "visual" => return picture_of(s, &Resolved::Place(place.clone())),
+            "visual" => return picture_of(s, obs, &Resolved::Place(place.clone())),
             "class" | "className" => json!(place.class),
             "bounds" => json!(format!("[{},{}][{},{}]", b.left, b.top, b.right, b.bottom)),
             "displayed" | "enabled" => json!("true"),
@@ -274,8 +277,7 @@ fn read_place(s: &mut WdSession, place: &Place, what: &[&str]) -> Reply {
 }
 
 /// `GET /element/:id/screenshot`: the element's part of a screenshot, base64 PNG.
-fn picture_of(s: &mut WdSession, at: &Resolved) -> Reply {
-    let obs = s.look()?;
+fn picture_of(s: &mut WdSession, obs: &Observation, at: &Resolved) -> Reply {
     let b = match at {
         Resolved::Tree(id) => obs.ui.get(*id).map(|e| e.bounds).unwrap_or_default(),
         Resolved::Place(place) => place.rect,

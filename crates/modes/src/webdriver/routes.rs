@@ -60,10 +60,10 @@ async fn handle(
         Err(refusal) => return refused_at_door(refusal),
     };
     // The body is read only past the door, and only so far.
-    let Ok(body) = axum::body::to_bytes(body, MAX_BODY).await else {
+    let Some(body) = crate::listen::read_body(body, MAX_BODY).await else {
         return json_reply(
             StatusCode::PAYLOAD_TOO_LARGE,
-            &json!({"value": {"error": "invalid argument", "message": format!("the request body is larger than {} MiB (or was cut off)", MAX_BODY / (1024 * 1024)), "stacktrace": ""}}),
+            &json!({"value": {"error": "invalid argument", "message": format!("the request body is larger than {} MiB, or was cut off, or came too slowly", MAX_BODY / (1024 * 1024)), "stacktrace": ""}}),
         );
     };
     let Ok(_permit) = server.in_flight.clone().try_acquire_owned() else {
@@ -157,9 +157,16 @@ fn session_command(s: &mut WdSession, request: &Request, rest: &[&str]) -> Reply
     if request.sensitive && rest != ["appium", "execute_driver"] {
         // Whatever route carries them, the words of a request marked sensitive are
         // blotted out of every record (events, screen dumps, the report, the
-        // session's script) for as long as the session lives.
-        super::sensitive::mask_request(s, &body)?;
+        // session's script) for as long as the session lives, and no error
+        // repeats them (an echo is clipped before it could be masked whole).
+        let words = super::sensitive::mask_request(s, &body)?;
+        return answer(s, request, rest, &body).map_err(|f| super::sensitive::told(f, &words));
     }
+    answer(s, request, rest, &body)
+}
+
+/// What command `rest` of session `s` answers.
+fn answer(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value) -> Reply {
     match (request.method, rest) {
         // Appium 3's session read (gone in Appium 4), and the one both answer.
         ("GET", []) => Ok(s.capabilities.clone()),
@@ -180,14 +187,14 @@ fn session_command(s: &mut WdSession, request: &Request, rest: &[&str]) -> Reply
             s.log_event(&format!("{vendor}:{event}"));
             Ok(Value::Null)
         }
-        ("POST", ["element" | "elements"]) => find::find(s, None, rest[0] == "elements", &body),
+        ("POST", ["element" | "elements"]) => find::find(s, None, rest[0] == "elements", body),
         ("POST", ["element", id, kind @ ("element" | "elements")]) => {
-            find::find(s, Some(id), *kind == "elements", &body)
+            find::find(s, Some(id), *kind == "elements", body)
         }
-        ("POST", ["appium", "execute_driver"]) => execute_driver::execute(s, &body, request.sensitive),
-        ("POST", ["actions"]) => actions::perform(s, &body, request.sensitive),
+        ("POST", ["appium", "execute_driver"]) => execute_driver::execute(s, body, request.sensitive),
+        ("POST", ["actions"]) => actions::perform(s, body, request.sensitive),
         ("DELETE", ["actions"]) => Ok(Value::Null),
-        (_, ["element", id, what @ ..]) => element::command(s, request, id, what, &body),
-        _ => device::command(s, request, rest, &body),
+        (_, ["element", id, what @ ..]) => element::command(s, request, id, what, body),
+        _ => device::command(s, request, rest, body),
     }
 }

@@ -17,15 +17,34 @@ use super::wire::{Failure, invalid};
 
 /// The protocol's own words in a body (a locator strategy, a source's type): not
 /// the client's, never masked.
-const PROTOCOL_KEYS: [&str; 5] = ["using", "type", "contentType", "pointerType", "origin"];
+const PROTOCOL_KEYS: [&str; 7] = ["using", "type", "contentType", "pointerType", "origin", "id", "button"];
 
 /// The most strings one request's masking reads: a body of many tiny strings is
 /// bounded like any other.
 const MOST_WORDS: usize = 10_000;
 
-/// Masks the words of a request's body in the session's records.
-pub fn mask_request(s: &mut WdSession, body: &Value) -> Result<(), Failure> {
-    mask(s, &words_of(body))
+/// Masks the words of a request's body in the session's records; the words.
+pub fn mask_request(s: &mut WdSession, body: &Value) -> Result<Vec<String>, Failure> {
+    let words = words_of(body)?;
+    mask(s, &words)?;
+    Ok(words)
+}
+
+/// A failure of a sensitive request, as it may be told: a message that quotes the
+/// start of any of the request's words (an echo clipped before it could be masked
+/// whole) says only what went wrong, not with what.
+pub fn told(failure: Failure, words: &[String]) -> Failure {
+    let quotes = words.iter().filter(|w| w.len() >= codeact_base::secrets::SHORTEST_TYPED).any(|w| {
+        let start: String = w.chars().take(4).collect();
+        failure.message.contains(&start)
+    });
+    match quotes {
+        false => failure,
+        true => Failure::new(
+            failure.code,
+            "the request was marked sensitive: its words are not repeated here (check the locator, the text or the arguments it sent)",
+        ),
+    }
 }
 
 /// Masks the strings and comments of a sensitive script.
@@ -46,6 +65,18 @@ pub fn mask_script(s: &mut WdSession, script: &str) -> Result<(), Failure> {
             words.push(unescaped);
         }
         words.push(inner.to_string());
+    }
+    // Numbers of four digits or more outside the strings too (a PIN as a number).
+    let spans = codeact_base::literals::literal_spans(script);
+    let mut at = 0;
+    for run in script.split(|c: char| !c.is_ascii_digit()) {
+        let start = at;
+        at += run.len() + 1;
+        if run.len() >= codeact_base::secrets::SHORTEST_TYPED
+            && !codeact_base::literals::inside_spans(&spans, start, start + run.len())
+        {
+            words.push(run.to_string());
+        }
     }
     mask(s, &words)
 }
@@ -85,14 +116,17 @@ fn unescape(text: &str) -> String {
 /// The client's words in a body: each string (but the protocol's own), each list's
 /// one-character strings (or `value`s) joined as they are typed, and a
 /// `content`'s base64 as its text. Walked without recursion, bounded.
-fn words_of(body: &Value) -> Vec<String> {
+fn words_of(body: &Value) -> Result<Vec<String>, Failure> {
     let mut words = Vec::new();
     let mut stack: Vec<(&Value, bool)> = vec![(body, false)];
     let mut read = 0usize;
     while let Some((value, protocol)) = stack.pop() {
         read += 1;
         if read > MOST_WORDS {
-            break;
+            // Refused rather than masked in part.
+            return Err(invalid(format!(
+                "a request marked sensitive holds more than {MOST_WORDS} values: send fewer at once"
+            )));
         }
         match value {
             Value::String(text) if !protocol => words.push(text.clone()),
@@ -119,7 +153,7 @@ fn words_of(body: &Value) -> Vec<String> {
             _ => {}
         }
     }
-    words
+    Ok(words)
 }
 
 #[cfg(test)]
@@ -132,17 +166,21 @@ mod tests {
         let keys = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
             {"type": "keyDown", "value": "p"}, {"type": "keyUp", "value": "p"},
             {"type": "keyDown", "value": "w"}, {"type": "keyDown", "value": "1"}]}]});
-        assert!(words_of(&keys).contains(&"ppw1".to_string()), "{:?}", words_of(&keys));
+        let words = |v: &Value| words_of(v).unwrap_or_default();
+        assert!(words(&keys).contains(&"ppw1".to_string()), "{:?}", words(&keys));
+        assert!(!words(&keys).contains(&"keyboard".to_string()), "a source's id is the protocol's");
         let value = json!({"text": "hunter22", "value": ["h", "u", "n"]});
-        let found = words_of(&value);
+        let found = words(&value);
         assert!(found.contains(&"hunter22".into()) && found.contains(&"hun".into()), "{found:?}");
         let clipboard = json!({"content": "c2VjcmV0LWNsaXA=", "contentType": "plaintext"});
-        let found = words_of(&clipboard);
+        let found = words(&clipboard);
         assert!(found.contains(&"secret-clip".into()) && !found.contains(&"plaintext".into()), "{found:?}");
         let find = json!({"using": "accessibility id", "value": "account-4471"});
-        assert_eq!(words_of(&find), vec!["account-4471".to_string()]);
+        assert_eq!(words(&find), vec!["account-4471".to_string()]);
         let many = Value::Array((0..50_000).map(|i| json!(format!("w{i}"))).collect());
-        assert!(words_of(&many).len() <= MOST_WORDS + 1, "bounded");
+        assert!(words_of(&many).is_err(), "bounded: refused, never masked in part");
+        let failure = Failure::new("invalid selector", "the id selector account-44… could not be read");
+        assert!(!told(failure, &["account-4471".into()]).message.contains("account"));
         assert_eq!(unescape(r#"a\"b\\c\n"#), "a\"b\\c\n");
     }
 }
