@@ -211,3 +211,32 @@ fn explores_tests_replay_the_way_the_walk_went_state_changes_included() {
     let replayed = Command::new(env!("CARGO_BIN_EXE_codeact")).args(&args).current_dir(&run).output().expect("exec");
     assert_eq!(replayed.status.code(), Some(0), "every test it wrote passes: {}", said(&replayed));
 }
+
+/// An agent's run, its steps defining one function twice: both exports
+/// (`script.rhai`, `script.selectors.rhai`) replay on a fresh phone and leave it as
+/// the run did.
+#[test]
+fn an_agents_exports_replay_with_a_function_defined_twice() {
+    use crate::common::llm::{ScriptedLlm, reply};
+    let recorded = SimProcess::start(&[]);
+    let llm = ScriptedLlm::start(vec![
+        reply(
+            "Thought: Settings first.\n```rhai\nfn flip_it() { start_app(\"com.android.settings\"); }\nflip_it();\n```",
+        ),
+        reply("Thought: Wi-Fi off.\n```rhai\nfn flip_it() { tap(#{id: \"wifi_switch\"}); }\nflip_it();\n```"),
+        reply("Thought: done.\n```rhai\ncomplete(true, \"Wi-Fi is off\");\n```"),
+    ]);
+    let out = tempfile::tempdir().expect("dir");
+    let ran = crate::agent_run::run(&llm, &recorded.addr, out.path(), &["--vision", "off"], "Turn off Wi-Fi");
+    assert_eq!(ran.status.code(), Some(0), "{}", said(&ran));
+    let after = world(&recorded.addr);
+    let dir = crate::agent_run::run_dir(out.path());
+    for export in ["script.rhai", "script.selectors.rhai"] {
+        let text = std::fs::read_to_string(dir.join(export)).unwrap_or_default();
+        assert!(text.contains("fn flip_it_2()"), "{export}: the second flip_it is renamed: {text}");
+        let fresh = SimProcess::start(&[]);
+        let replay = exec(&dir, export, &fresh.addr, &[]);
+        assert_eq!(replay.status.code(), Some(0), "{export}: {}\n{text}", said(&replay));
+        assert_eq!(world(&fresh.addr), after, "{export} does what the run did");
+    }
+}
