@@ -175,12 +175,12 @@ impl AssetsArgs {
                             threshold,
                             if seen.is_empty() { "nothing".into() } else { seen.join("; ") }
                         );
-                        Ok(ExitCode::from(super::EXIT_FAILED))
+                        Ok(ExitCode::from(super::exit::EXIT_FAILED))
                     }
                     Found::Ambiguous { places } => {
                         let seen: Vec<String> = places.iter().map(line).collect();
                         codeact::outln!("{name}: ambiguous, {} places: {}", places.len(), seen.join("; "));
-                        Ok(ExitCode::from(super::EXIT_FAILED))
+                        Ok(ExitCode::from(super::exit::EXIT_FAILED))
                     }
                 }
             }

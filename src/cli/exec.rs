@@ -18,7 +18,7 @@ use codeact::trajectory::junit::Verdict;
 use super::args::{LlmArgs, LocatorArgs, SessionArgs, Switch, TraceArgs, finish_traces};
 use super::exec_devices::{SuiteDevices, is_virtual};
 use super::exec_output::{ExecPrinter, Format, Totals};
-use super::{EXIT_ERROR, EXIT_FAILED};
+use super::exit::{EXIT_ERROR, EXIT_FAILED};
 
 /// Run Rhai scripts against a device as tests, each on a fresh virtual phone (or
 /// the device given); exit 0 when each passes, 1 when one failed (an assertion or

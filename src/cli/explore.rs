@@ -290,8 +290,8 @@ impl ExploreArgs {
                 clean(error),
                 codeact::terminal::path(&summary.dir)
             );
-            return Ok(ExitCode::from(super::EXIT_ERROR));
+            return Ok(ExitCode::from(super::exit::EXIT_ERROR));
         }
-        Ok(if summary.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(super::EXIT_FAILED) })
+        Ok(if summary.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(super::exit::EXIT_FAILED) })
     }
 }

@@ -12,6 +12,7 @@ mod eval_device;
 mod exec;
 mod exec_devices;
 mod exec_output;
+mod exit;
 mod explore;
 mod heal;
 mod interrupt;
@@ -35,6 +36,8 @@ mod tools;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+pub use exit::EXIT_ERROR;
 
 #[derive(Parser)]
 #[command(name = "codeact", version, about = "An LLM drives an Android device by writing small sandboxed Rhai scripts")]
@@ -79,10 +82,6 @@ struct NoSimArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
     ignored: Vec<String>,
 }
-
-/// Exit codes, as the README states them.
-pub const EXIT_FAILED: u8 = 1;
-pub const EXIT_ERROR: u8 = 2;
 
 impl Cli {
     /// Runs the subcommand; an `Err` is an error before or during the run (exit 2).

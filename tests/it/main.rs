@@ -37,6 +37,8 @@ mod generators;
 mod hdc_door;
 mod hostile;
 mod hostile_files;
+mod house;
+mod house_graph;
 mod human_loop;
 mod locate_ai;
 mod maestro;

@@ -83,7 +83,7 @@ async fn open_door(listener: TcpListener, device: Arc<SimDevice>, platform: SimP
     match platform {
         SimPlatform::Android => accept_forever(listener, device).await,
         SimPlatform::Harmony => doors::hdc::accept_forever(listener, device).await,
-        SimPlatform::Ios => doors::wda::accept_forever(listener, device).await,
+        SimPlatform::Ios => doors::wda::serve::accept_forever(listener, device).await,
     }
 }
 

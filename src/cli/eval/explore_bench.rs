@@ -4,7 +4,6 @@
 //! the table on stdout, bench.md and bench.json in --out beside each exploration's
 //! run folder (runs/). Not an explorer itself (`codeact explore`).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use codeact::config::Flags;
@@ -13,54 +12,7 @@ use codeact::explore::{self, ExploreOptions, ExploreRequest, Strategy, UserPerso
 use codeact::terminal::one_line;
 use codeact::tools::SensitivePolicy;
 
-use super::EvalArgs;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Explorer {
-    Random,
-    Systematic,
-    /// Needs a model (--model, --base-url, or [llm] in codeact.toml).
-    Llm,
-}
-
-/// The exploration benchmark's flags.
-#[derive(clap::Args, Debug)]
-pub struct ExploreBenchArgs {
-    /// Run the exploration benchmark instead of the task suite: each explorer
-    /// (--explorers) explores each built-in app at each budget (--budgets) on a
-    /// fresh virtual phone with two crashes planted per app, and the table says
-    /// activities reached, screens, widgets, planted crashes found and when.
-    #[arg(long, conflicts_with_all = [
-        "agent", "survival", "tasks", "suite", "instances", "repeat", "faults", "variant", "list", "compare", "merge",
-        "difficulty", "category", "shard", "shards", "min_score", "actions"
-    ])]
-    pub explore: bool,
-    /// --explore: the action budgets, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "100,500", value_name = "LIST", requires = "explore",
-          value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    budgets: Vec<u32>,
-    /// --explore: which explorers, comma-separated: random (Monkey's baseline),
-    /// systematic, llm (needs a model).
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "random,systematic",
-        value_name = "LIST",
-        requires = "explore"
-    )]
-    explorers: Vec<Explorer>,
-    /// --explore: only the apps whose package contains one of these, comma-separated.
-    #[arg(long, value_name = "PATTERNS", requires = "explore")]
-    apps: Option<String>,
-    /// --explore: a plan of one's own (TOML: [[app]] package, crashes = [ids])
-    /// instead of the built-in apps and their planted crashes.
-    #[arg(long, value_name = "FILE", requires = "explore")]
-    plan: Option<PathBuf>,
-    /// --explore with llm: the agent's steps per task at most.
-    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
-    task_steps: u32,
-}
+use super::flags::{EvalArgs, Explorer};
 
 /// One progress line per exploration.
 fn progress_line(r: &BenchRow, done: usize, total: usize) -> String {
@@ -192,7 +144,7 @@ impl EvalArgs {
         let failed = table.rows.iter().filter(|r| r.error.is_some()).count();
         if failed > 0 {
             codeact::errln!("codeact eval --explore: {failed} explorations failed; each row says why");
-            return Ok(ExitCode::from(super::super::EXIT_FAILED));
+            return Ok(ExitCode::from(super::super::exit::EXIT_FAILED));
         }
         Ok(ExitCode::SUCCESS)
     }

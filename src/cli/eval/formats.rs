@@ -10,7 +10,7 @@ use codeact::eval::formats::Comparison;
 use codeact::eval::suite::SuiteRun;
 use codeact::terminal::clean;
 
-use super::EvalArgs;
+use super::flags::EvalArgs;
 
 /// The formats asked for, each once, in the order given (code when none is).
 pub(super) fn chosen(asked: &[ActionFormat]) -> Vec<ActionFormat> {

@@ -8,7 +8,9 @@ use codeact::agent::ActionFormat;
 use codeact::eval::suite::{SuiteProgress, SuiteRun};
 use codeact::terminal::clean;
 
-use super::{AgentChoice, EvalArgs, progress_line};
+use codeact::eval::InstanceResult;
+
+use super::flags::{AgentChoice, EvalArgs};
 
 impl EvalArgs {
     /// Says how the suite in `dir` goes: its plan, then each instance as it ends.
@@ -77,4 +79,23 @@ impl EvalArgs {
         }
         Ok(sound && (self.agent == AgentChoice::Llm || all.solved == all.instances) && below.is_none())
     }
+}
+
+/// One progress line per finished instance.
+fn progress_line(r: &InstanceResult, done: usize, total: usize) -> String {
+    let mut line = format!(
+        "[{done:>4}/{total}] {:<34} {:.2}  {:>2} step{}  {:>6.1} s",
+        r.label(),
+        r.score,
+        r.steps,
+        if r.steps == 1 { " " } else { "s" },
+        r.wall_ms / 1000.0
+    );
+    if r.broken {
+        line.push_str("  BROKEN");
+    }
+    if let Some(e) = &r.error {
+        line.push_str(&format!("  {}", codeact::terminal::one_line(e.lines().next().unwrap_or(""))));
+    }
+    line
 }

@@ -11,7 +11,7 @@ use codeact::session::Session;
 use codeact::terminal::clean;
 use codeact::tools::{Recording, SensitivePolicy};
 
-use super::EvalArgs;
+use super::flags::EvalArgs;
 
 impl EvalArgs {
     /// `--survival`: the replay-survival table (`eval::survival::measure`), printed.

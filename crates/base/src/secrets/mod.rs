@@ -13,16 +13,19 @@
 mod matcher;
 mod registry;
 mod store;
+mod typed;
 
 pub use matcher::STANDALONE_BELOW;
 pub use registry::{MOST_BYTES, MOST_LENT_BYTES, SecretLease, known};
 pub use store::{SECRET_ENV_PREFIX, SecretStore, SecretStoreError};
+pub use typed::{SHORTEST_TYPED, register_typed};
 
 use std::borrow::Cow;
 use std::io::Write;
 use std::sync::LazyLock;
 
 use registry::Kind;
+use typed::spellings;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[key]";
@@ -33,44 +36,12 @@ const SHORTEST: usize = 6;
 static KEY_SHAPED: LazyLock<Option<regex::Regex>> =
     LazyLock::new(|| regex::Regex::new(r"\b(sk|pk|rk)-[A-Za-z0-9_\-\*]{4,}").ok());
 
-/// The shortest value `type_secret` accepts: a PIN of four digits is still blotted
-/// out everywhere (shorter ones would garble every number in a log).
-pub const SHORTEST_TYPED: usize = 4;
-
 /// Adds `secret` to what [`redact`] blots out, for the rest of the process.
 pub fn register(secret: &str) {
     if secret.len() < SHORTEST {
         return;
     }
     registry::add_for_process(Kind::Process, &[secret.to_string()]);
-}
-
-/// Adds a secret a script may type (at least [`SHORTEST_TYPED`] bytes long), for
-/// the rest of the process (the secrets file's and the environment's).
-pub fn register_typed(secret: &str) {
-    if secret.len() >= SHORTEST_TYPED {
-        registry::add_for_process(Kind::Typed, &spellings(secret));
-    }
-}
-
-/// A secret as text, as a UI dump (XML) and as a quoted string (JSON, Rust, Rhai)
-/// spell it.
-fn spellings(secret: &str) -> Vec<String> {
-    let xml = secret
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;");
-    let quoted = format!("{secret:?}");
-    let json = serde_json::to_string(secret).unwrap_or_default();
-    let mut out = vec![secret.to_string()];
-    for spelling in [xml, quoted[1..quoted.len() - 1].to_string(), json[1..json.len().max(2) - 1].to_string()] {
-        if !out.contains(&spelling) {
-            out.push(spelling);
-        }
-    }
-    out
 }
 
 impl SecretLease {

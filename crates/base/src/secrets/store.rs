@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::SecretLease;
+use super::matcher::STANDALONE_BELOW;
+use super::registry::SecretLease;
+use super::typed::{SHORTEST_TYPED, register_typed};
 
 /// The environment variables `type_secret` may read: `CODEACT_SECRET_` + the name in
 /// upper case (`type_secret("bank_pin")` reads `CODEACT_SECRET_BANK_PIN`).
@@ -48,7 +50,7 @@ pub struct SecretStore {
 /// alone (a PIN inside a longer number stays, or every number holding its digits
 /// would be garbled).
 fn warn_if_short(name: &str, value: &str) {
-    if value.len() < super::STANDALONE_BELOW {
+    if value.len() < STANDALONE_BELOW {
         tracing::warn!(
             "secret {name} has only {} characters: it is blotted out wherever it stands alone, but not inside a longer word or number; a longer secret is safer",
             value.chars().count()
@@ -75,14 +77,10 @@ impl SecretStore {
                 line: e.span().map_or(0, |s| text[..s.start.min(text.len())].lines().count().max(1)),
             })?;
             for (name, value) in table {
-                let value = value.as_str().filter(|v| v.len() >= super::SHORTEST_TYPED).ok_or_else(|| {
-                    SecretStoreError::BadValue {
-                        path: path.to_path_buf(),
-                        name: name.clone(),
-                        min: super::SHORTEST_TYPED,
-                    }
+                let value = value.as_str().filter(|v| v.len() >= SHORTEST_TYPED).ok_or_else(|| {
+                    SecretStoreError::BadValue { path: path.to_path_buf(), name: name.clone(), min: SHORTEST_TYPED }
                 })?;
-                super::register_typed(value);
+                register_typed(value);
                 warn_if_short(&name, value);
                 store.from_file.insert(name.to_lowercase(), value.to_string());
             }
@@ -90,8 +88,8 @@ impl SecretStore {
         }
         for (var, value) in std::env::vars() {
             if let Some(name) = var.strip_prefix(SECRET_ENV_PREFIX) {
-                super::register_typed(&value);
-                if value.len() >= super::SHORTEST_TYPED {
+                register_typed(&value);
+                if value.len() >= SHORTEST_TYPED {
                     warn_if_short(name, &value);
                 }
             }
@@ -105,8 +103,8 @@ impl SecretStore {
             return Some(v.clone());
         }
         // One too short to be blotted out is never typed (it would show in the records).
-        let value = std::env::var(Self::env_name(name)).ok().filter(|v| v.len() >= super::SHORTEST_TYPED)?;
-        super::register_typed(&value);
+        let value = std::env::var(Self::env_name(name)).ok().filter(|v| v.len() >= SHORTEST_TYPED)?;
+        register_typed(&value);
         Some(value)
     }
 
@@ -116,7 +114,7 @@ impl SecretStore {
     /// than [`SHORTEST_TYPED`](super::SHORTEST_TYPED) are refused (they could not be
     /// kept out of the records); `false` then.
     pub fn lend(&mut self, name: &str, value: &str) -> bool {
-        if value.len() < super::SHORTEST_TYPED || !self.lease().lend_typed(value) {
+        if value.len() < SHORTEST_TYPED || !self.lease().lend_typed(value) {
             return false;
         }
         self.from_file.insert(name.to_lowercase(), value.to_string());

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::FailureKind;
+use super::error::{FailureKind, RunError};
 
 /// What a tool captured after acting, when recording is on: opaque bytes to the
 /// sandbox, files in a trajectory.
@@ -142,7 +142,7 @@ impl Action {
     /// [`summary`](Self::summary) for a listing that ends with `error`: when this
     /// call's failure is that error (printed after the listing), the listing says so
     /// instead of repeating it.
-    pub fn summary_before(&self, error: Option<&super::RunError>) -> String {
+    pub fn summary_before(&self, error: Option<&RunError>) -> String {
         let ended_it = !self.succeeded()
             && error.is_some_and(|e| e.failed_tool() == Some(self.tool.as_str()) && e.message.contains(&self.result));
         match ended_it {

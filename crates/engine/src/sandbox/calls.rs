@@ -1,20 +1,21 @@
 //! Which functions a parsed script calls that nothing defines — not a tool the
 //! session has, not one of the engine's own, not a `fn` of the script — found
-//! without running it (`codeact exec --check`); and the tool a mistyped name is a
-//! slip of ("did you mean `tap`?"), for that check and for the error a run ends in.
-//! Calls into imported modules (`m::f()`) and method calls (`s.len()`) are left to
-//! the run: what they reach is not known from the script alone.
+//! without running it (`codeact exec --check`). The tool a mistyped name is a slip
+//! of is `slip.rs`'s. Calls into imported modules (`m::f()`) and method calls
+//! (`s.len()`) are left to the run: what they reach is not known from the script
+//! alone.
 
 use std::collections::BTreeSet;
 
 use rhai::{AST, ASTNode, Engine, Expr, Position, Stmt};
 
 use super::error::{ErrorKind, RunError};
+use super::session::{Compiled, Sandbox};
 
 /// Functions the engine handles itself, which its list of functions leaves out.
 const KEYWORDS: &[&str] = &["print", "debug", "type_of", "Fn", "call", "curry", "is_def_fn", "is_def_var", "is_shared"];
 
-impl super::Sandbox {
+impl Sandbox {
     /// The functions a script may call in a session whose tools are `tools`: those
     /// and the engine's own (read once, for any number of scripts).
     pub fn known_functions(&self, tools: &[&str]) -> Result<BTreeSet<String>, RunError> {
@@ -25,7 +26,7 @@ impl super::Sandbox {
     }
 
     /// The calls in `compiled` to functions neither in `known` nor its own.
-    pub fn unknown_calls(&self, compiled: &super::Compiled, known: &BTreeSet<String>) -> Vec<UnknownCall> {
+    pub fn unknown_calls(&self, compiled: &Compiled, known: &BTreeSet<String>) -> Vec<UnknownCall> {
         unknown_calls(&compiled.ast, known)
     }
 }
@@ -76,33 +77,9 @@ pub(super) fn unknown_calls(ast: &AST, known: &BTreeSet<String>) -> Vec<UnknownC
     unknown
 }
 
-/// The tool `name` is a slip of: one or two letters off (one for a name of four
-/// letters or fewer), the closest first.
-pub fn near<'a>(name: &str, tools: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let allowed = if name.chars().count() <= 4 { 1 } else { 2 };
-    tools
-        .into_iter()
-        .filter(|tool| *tool != name)
-        .map(|tool| (strsim::damerau_levenshtein(name, tool), tool))
-        .filter(|(distance, _)| *distance <= allowed)
-        .min()
-        .map(|(_, tool)| tool)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_slip_of_a_tool_name_is_found_and_others_are_not() {
-        let tools = ["tap", "tap_by_index", "swipe", "wait_for", "complete"];
-        assert_eq!(near("tapp", tools), Some("tap"));
-        assert_eq!(near("tap_by_indx", tools), Some("tap_by_index"));
-        assert_eq!(near("wiat_for", tools), Some("wait_for"));
-        assert_eq!(near("tap", tools), None, "a tool is not a slip of itself");
-        assert_eq!(near("zoom", tools), None);
-        assert_eq!(near("go", tools), None);
-    }
 
     #[test]
     fn calls_nothing_defines_are_found_in_order_and_the_rest_are_not() {

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 
 use rhai::Scope;
 
-use super::{ErrorKind, MAX_MODULES, RunError, Sandbox, source};
+use super::error::{ErrorKind, RunError};
+use super::session::Sandbox;
+use super::{MAX_MODULES, source};
 
 impl Sandbox {
     /// Makes `modules` (name, source) what `import "name"` finds from now on, each

@@ -18,9 +18,11 @@ mod error;
 mod json;
 mod limits;
 mod loading;
+mod session;
 mod shared;
 mod sized;
 mod sleep;
+mod slip;
 mod snippet_end;
 pub(crate) mod source;
 
@@ -36,15 +38,17 @@ use tokio_util::sync::CancellationToken;
 pub use action::{
     ALREADY_DONE, ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture, Located, Resolved, Screen, Toggled,
 };
-pub use calls::{UnknownCall, near};
+pub use calls::UnknownCall;
 pub use engine_thread::EngineThreadError;
 pub use error::{ErrorKind, FailureKind, Limit, RunError};
 pub use limits::{LIMIT_NAMES, LIMIT_RANGES, LimitError, Limits};
+pub use session::{Compiled, Sandbox};
 pub use shared::{CancelHandle, Completion, KEPT_ACTIONS, NoticeSink, SNIPPET_ARG_BYTES, Shared, Stopped};
 
 use engine_thread::{EngineState, EngineThread};
 pub use shared::{STOP_COMPLETE, STOP_TIMEOUT, stop_error};
 pub(crate) use sleep::register_sleep;
+pub use slip::near;
 use snippet_end::Judge;
 pub use source::{is_incomplete, is_variable_name};
 
@@ -60,9 +64,6 @@ pub enum ValueForm {
 /// The most modules a script's imports may bring in.
 pub const MAX_MODULES: usize = 64;
 
-/// How often (in operations) the deadline and the stop signal are checked.
-pub(crate) const CLOCK_EVERY: u64 = 256;
-
 /// Why a sandbox could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
@@ -70,13 +71,6 @@ pub enum SandboxError {
     Limits(#[from] LimitError),
     #[error(transparent)]
     EngineThread(#[from] EngineThreadError),
-}
-
-/// A snippet parsed once, ready to run in the sandbox that compiled it.
-#[derive(Debug, Clone)]
-pub struct Compiled {
-    ast: Arc<AST>,
-    source: Arc<str>,
 }
 
 impl Compiled {
@@ -194,14 +188,6 @@ impl SandboxBuilder {
         };
         Ok(Sandbox { worker, shared: self.shared, limits: self.limits, judge })
     }
-}
-
-/// A persistent, locked-down Rhai session.
-pub struct Sandbox {
-    worker: EngineThread,
-    shared: Arc<Shared>,
-    limits: Limits,
-    judge: Judge,
 }
 
 impl Sandbox {

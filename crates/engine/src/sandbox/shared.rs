@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use rhai::{Dynamic, EvalAltResult, ImmutableString, Position};
 use tokio_util::sync::CancellationToken;
 
-use super::FailureKind;
 use super::action::{ARG_BYTES, ARGS_NOT_KEPT, Action, ActionSink, Capture};
+use super::error::FailureKind;
+use super::limits::Limits;
 
 /// The token a limit hit, a cancel or `complete()` stops a script with.
 pub const STOP_TIMEOUT: &str = "codeact:timeout";
@@ -30,6 +31,9 @@ pub const KEPT_ACTIONS: usize = 1000;
 /// The most argument text the actions of one snippet keep in all; past it, an
 /// action's arguments are only counted.
 pub const SNIPPET_ARG_BYTES: usize = 256 * 1024;
+
+/// How often (in operations) the deadline and the stop signal are checked.
+pub(crate) const CLOCK_EVERY: u64 = 256;
 
 /// The most of a flipped toggle's selector, name and label an action keeps.
 const TOGGLE_BYTES: usize = 1024;
@@ -134,7 +138,7 @@ pub fn stop_error(token: &str) -> Box<EvalAltResult> {
 const PAUSE_SLICE: Duration = Duration::from_millis(50);
 
 impl Shared {
-    pub fn new(limits: &super::Limits) -> Self {
+    pub fn new(limits: &Limits) -> Self {
         let now = Instant::now();
         Self {
             output: Mutex::new(Output { text: String::new(), cut: false }),
@@ -403,7 +407,7 @@ impl Shared {
 
     /// Called by the engine at every operation: counts it, and says with which
     /// token the snippet must stop (past `max_operations`, once halted, or every
-    /// [`CLOCK_EVERY`](super::CLOCK_EVERY) operations past the deadline or after a
+    /// [`CLOCK_EVERY`] operations past the deadline or after a
     /// cancel). `now_and_then` runs just before that clock check (the worker looks
     /// for a cancel on its pipe there).
     pub(crate) fn tick(&self, now_and_then: impl FnOnce()) -> Option<Dynamic> {
@@ -414,7 +418,7 @@ impl Shared {
                 self.halt.store(HALT_OPERATIONS, Ordering::Relaxed);
                 return Some(STOP_OPERATIONS);
             }
-            if !n.is_multiple_of(super::CLOCK_EVERY) {
+            if !n.is_multiple_of(CLOCK_EVERY) {
                 return None;
             }
             now_and_then();

@@ -126,7 +126,7 @@ impl Judge {
     /// The session's tool the unknown function in `signature` is a slip of.
     fn near_tool(&self, signature: &str) -> Option<&str> {
         let name = signature.split_once(" (").map_or(signature, |(name, _)| name).trim();
-        super::calls::near(name, self.forms.keys().map(String::as_str))
+        super::slip::near(name, self.forms.keys().map(String::as_str))
     }
 
     /// The tool failure `value` is, when it is the very error a tool raised (or a

@@ -7,7 +7,7 @@
 //! emitter's rule, which writes names into code, re-exported).
 //! Not here: parsing itself.
 
-use super::{ErrorKind, RunError};
+use super::error::{ErrorKind, RunError};
 
 /// The most lines, and characters in one line, that positions can tell apart.
 pub const MAX_LINES: usize = u16::MAX as usize;

@@ -5,7 +5,8 @@
 //! records the step once, as a [`StepRecord`](codeact_record::trajectory::StepRecord).
 //!
 //! The rooms, bottom up: the vocabulary (`options.rs`, `outcome.rs`, `progress.rs`,
-//! `error.rs`, `summary.rs`, `roles.rs`), wording (`prompt.rs`, `reflect.rs`),
+//! `error.rs`, `summary.rs`, `roles.rs`), wording (`told.rs`, `prompt.rs`,
+//! `json_prompt.rs`, `reflect.rs`, `plan_text.rs`),
 //! the run's parts (the record crate's `StepRecorder` writes, `history.rs` remembers, `loop_guard.rs`
 //! and `checks.rs` judge a step, `recall.rs` is memory's part), the run's life
 //! (`run.rs`), a step (`step.rs`), and the loops (`strategy/`).
@@ -18,9 +19,11 @@ mod error;
 mod heal_review;
 mod history;
 mod json_actions;
+mod json_prompt;
 mod loop_guard;
 mod options;
 mod outcome;
+mod plan_text;
 mod progress;
 pub mod prompt;
 mod recall;
@@ -30,6 +33,7 @@ mod run;
 mod step;
 mod strategy;
 mod summary;
+mod told;
 
 use tokio_util::sync::CancellationToken;
 

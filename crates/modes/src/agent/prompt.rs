@@ -8,16 +8,13 @@ use std::fmt::Write as _;
 
 use std::sync::Arc;
 
-use codeact_engine::sandbox::{LISTED_ACTIONS, RunResult};
 use codeact_record::trajectory::{StepOutcome, StepRecord};
 use codeact_runtime::llm::{Message, Role};
 use codeact_runtime::persona::Persona;
 
-/// How many bytes of a snippet's printed output go back to the model.
-const OUTPUT_BYTES: usize = 4000;
-
-/// The most of one action's line (call, result, effect) that goes back to the model.
-const ACTION_BYTES: usize = 600;
+use super::json_prompt;
+pub use super::told::result_text;
+use super::told::{coordinate_rule, cut_at};
 
 /// The most of the focus (a replay's step to redo) and of a reviewer's note shown.
 const FOCUS_BYTES: usize = 8 * 1024;
@@ -70,15 +67,6 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>, script_tools: &s
     format!("{}{rules}{example}", persona.system_prompt_with(script_tools).trim_end())
 }
 
-/// The rule for a session whose integer coordinates are 0..`n`, not pixels.
-pub(super) fn coordinate_rule(n: u32) -> String {
-    format!(
-        "- Integer coordinates (tap, swipe, ...) are 0..{n} across the screen, not pixels: ({}, {}) is the centre.\n",
-        n / 2,
-        n / 2
-    )
-}
-
 /// What the model is told when its reply held no code.
 const NO_CODE: &str = "Your reply had no code, so nothing ran. Answer with a short thought and one ```rhai block \
      (call complete(true, \"...\") when the task is done).";
@@ -95,42 +83,6 @@ const CARD_BYTES: usize = 2000;
 
 /// The most of one remembered fact shown in a prompt.
 const FACT_BYTES: usize = 500;
-
-/// `text` cut at `max` bytes (on a character boundary), and whether it was cut.
-fn cut_at(text: &str, max: usize) -> (&str, bool) {
-    (&text[..text.floor_char_boundary(max)], text.len() > max)
-}
-
-/// What the model is told after a snippet ran; each warning is a line of its own.
-pub fn result_text(result: &RunResult, warnings: &[&str]) -> String {
-    let mut out = String::from("Execution result:\n");
-    if result.actions.is_empty() {
-        out.push_str("(no actions)\n");
-    }
-    let (listed, more) = result.listed_actions(LISTED_ACTIONS);
-    for a in listed {
-        let _ = writeln!(out, "- {}", codeact_base::clip::clip(&a.summary(), ACTION_BYTES));
-    }
-    if let Some(more) = more {
-        let _ = writeln!(out, "- {more}");
-    }
-    if !result.output.is_empty() {
-        let (output, cut) = cut_at(&result.output, OUTPUT_BYTES);
-        let cut = if cut { "\n[output cut]" } else { "" };
-        let _ = write!(out, "Printed:\n{}{cut}\n", output.trim_end());
-    }
-    if let Some(v) = &result.value {
-        let v: String = v.chars().take(500).collect();
-        let _ = writeln!(out, "Value: {v}");
-    }
-    if let Some(e) = &result.error {
-        let _ = writeln!(out, "Error: {e}");
-    }
-    for w in warnings {
-        let _ = writeln!(out, "Warning: {w}");
-    }
-    out
-}
 
 /// How the note on a step whose reply split its goal begins (the tree strategy).
 pub const SPLIT: &str = "You split this goal into";
@@ -289,12 +241,12 @@ impl Prompt {
             };
             let json = self.actions == super::options::ActionFormat::Json;
             if json && !step.calls.is_empty() {
-                super::json_actions::past_turn(step, reply, &mut msgs);
+                json_prompt::past_turn(step, reply, &mut msgs);
                 pending = notes(step);
             } else {
                 msgs.push(Message::text(Role::Assistant, reply));
                 pending = if json && matches!(step.outcome, StepOutcome::NoCode) && !is_split(step) {
-                    super::json_actions::NO_CALL.to_string()
+                    json_prompt::NO_CALL.to_string()
                 } else {
                     feedback(step)
                 };
@@ -357,7 +309,7 @@ impl Prompt {
         text.push('\n');
         text.push_str(match self.actions {
             super::options::ActionFormat::Code => "Answer with a short thought and one ```rhai block.",
-            super::options::ActionFormat::Json => super::json_actions::ASK,
+            super::options::ActionFormat::Json => json_prompt::ASK,
         });
         msgs.push(Message { image_png: image, ..Message::text(Role::User, text) });
         msgs
@@ -367,6 +319,7 @@ impl Prompt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use codeact_engine::sandbox::RunResult;
     use codeact_record::trajectory::StepTiming;
 
     fn past(reply: &str, output: &str) -> StepRecord {

@@ -58,7 +58,7 @@ pub(super) struct Run<'a> {
 fn system_prompt(persona: &Persona, session: &Session, actions: ActionFormat) -> String {
     match actions {
         ActionFormat::Code => prompt::system(persona, session.coordinate_scale(), &session.script_tools().describe()),
-        ActionFormat::Json => super::json_actions::system(persona, session.coordinate_scale()),
+        ActionFormat::Json => super::json_prompt::system(persona, session.coordinate_scale()),
     }
 }
 
@@ -66,7 +66,7 @@ fn system_prompt(persona: &Persona, session: &Session, actions: ActionFormat) ->
 fn offered(persona: &Persona, session: &Session, actions: ActionFormat) -> Vec<codeact_runtime::llm::FunctionTool> {
     match actions {
         ActionFormat::Code => Vec::new(),
-        ActionFormat::Json => super::json_actions::offered(persona, session.script_tools()),
+        ActionFormat::Json => super::json_prompt::offered(persona, session.script_tools()),
     }
 }
 
@@ -176,7 +176,7 @@ impl<'a> Run<'a> {
         if !matches!(last.outcome, codeact_record::trajectory::StepOutcome::NoCode) {
             return None;
         }
-        let items = super::strategy::subgoals(&last.reply)?;
+        let items = super::plan_text::subgoals(&last.reply)?;
         last.notes.push(format!("{} {} sub-goals; they are done one by one.", super::prompt::SPLIT, items.len()));
         self.checks.reset_stall();
         Some(items)

@@ -84,7 +84,7 @@ impl Run<'_> {
         let headline = if json && extracted.headline().is_empty() { called.as_str() } else { extracted.headline() };
         progress(Progress::Reply { step: number, headline, usage: reply.usage, llm_ms });
         let acts = if json { !reply.calls.is_empty() } else { extracted.code.is_some() };
-        let split = if self.may_split && !acts { super::strategy::subgoals(&reply.text) } else { None };
+        let split = if self.may_split && !acts { super::plan_text::subgoals(&reply.text) } else { None };
         let ran = match split {
             // A tree node split its goal: nothing to run, and nothing to ask again.
             Some(items) => {

@@ -11,7 +11,9 @@
 //! act → observe → reflect: a planner sets realistic tasks for the agent, with
 //! memory across explorations; [`run_with_model`]).
 //!
-//! Parts: `bench/` (the strategies side by side over many apps), `budget.rs` (actions or time), `persona.rs` (the user it plays),
+//! Parts: `options.rs` (what it is asked), `progress.rs` (what a walk says and
+//! leaves), `bench/` (the strategies side by side over many apps), `budget.rs`
+//! (actions or time), `persona.rs` (the user it plays),
 //! `screen.rs` (what one screen offers), `graph.rs` (screens and the actions
 //! between them), `visual.rs` (where to tap on a canvas), `coverage.rs`,
 //! `findings.rs`, the strategies and `walking.rs` (what every walk does between its choices),
@@ -26,7 +28,9 @@ pub mod export;
 pub mod findings;
 pub mod graph;
 pub mod llm;
+mod options;
 pub mod persona;
+mod progress;
 mod random;
 mod record;
 pub mod report;
@@ -43,82 +47,19 @@ pub use budget::{BadBudget, Budget};
 pub use coverage::Coverage;
 pub use export::TestFound;
 pub use findings::{Finding, FindingKind};
-pub use llm::ModelSetup;
+pub use options::{ExploreOptions, ModelSetup, Strategy};
 pub use persona::{UserPersona, UserPersonaError};
+pub use progress::{Progress, StopReason};
 pub use record::RecordError;
 pub use report::TaskView;
+
+use progress::Explored;
 
 use codeact_platform::device::{Device, DeviceError, Platform};
 use codeact_record::trajectory::Event;
 use codeact_runtime::config::Settings;
 use codeact_runtime::session::{Session, SessionError};
 use tokio_util::sync::CancellationToken;
-
-/// How the explorer chooses what to do next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Strategy {
-    /// No model, no memory of what it did: random events (Monkey's baseline).
-    Random,
-    /// No model: every widget of every screen, with back-tracking.
-    Systematic,
-    /// A planner sets tasks, the agent does them, a reflector critiques.
-    Llm,
-}
-
-impl Strategy {
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Random => "random",
-            Strategy::Systematic => "systematic",
-            Strategy::Llm => "llm",
-        }
-    }
-}
-
-/// What to explore and how.
-#[derive(Debug, Clone)]
-pub struct ExploreOptions {
-    /// The package to explore.
-    pub app: String,
-    pub budget: Budget,
-    pub strategy: Strategy,
-    pub user: UserPersona,
-    /// Where the run folder goes (`runs`).
-    pub out_dir: PathBuf,
-    /// Keep the app's data across restarts (by default each restart is clean, so
-    /// every path found replays from a fresh install).
-    pub keep_data: bool,
-    /// A screenshot of every new screen for the report.
-    pub screenshots: bool,
-    /// Replay each finding's steps afterwards to check it happens again.
-    pub replay_findings: bool,
-    /// The run as spans to this exporter (`--otlp`).
-    pub traces: Option<std::sync::Arc<codeact_record::trace::Traces>>,
-    /// Random: the seed of its events (the same seed, the same events).
-    pub seed: u64,
-    /// Random: the pause between events, as Monkey's `--throttle` (0: none).
-    pub throttle: std::time::Duration,
-}
-
-impl ExploreOptions {
-    /// `codeact explore`'s defaults for `app`.
-    pub fn new(app: &str) -> Self {
-        Self {
-            app: app.to_string(),
-            budget: Budget::Actions(300),
-            strategy: Strategy::Systematic,
-            user: UserPersona::default_user(),
-            out_dir: PathBuf::from("runs"),
-            keep_data: false,
-            screenshots: true,
-            replay_findings: true,
-            traces: None,
-            seed: 1,
-            throttle: std::time::Duration::ZERO,
-        }
-    }
-}
 
 /// Why an exploration could not run (what it found is never an error).
 #[derive(Debug, thiserror::Error)]
@@ -133,74 +74,6 @@ pub enum ExploreError {
     Session(#[from] SessionError),
     #[error(transparent)]
     Record(#[from] RecordError),
-}
-
-/// What the explorer says as it goes.
-#[derive(Debug, Clone, Copy)]
-pub enum Progress<'a> {
-    Action {
-        n: usize,
-        label: &'a str,
-        ok: bool,
-    },
-    Screen {
-        name: &'a str,
-        activity: &'a str,
-    },
-    Activity {
-        activity: &'a str,
-        reached: usize,
-        declared: usize,
-    },
-    Finding(&'a Finding),
-    Note(&'a str),
-    /// The planner set task number `task`.
-    Planned {
-        task: usize,
-        goal: &'a str,
-    },
-    /// The agent finished it.
-    Task {
-        task: usize,
-        goal: &'a str,
-        success: bool,
-        steps: usize,
-        reason: &'a str,
-    },
-    /// The reflector's note.
-    Reflected(&'a str),
-}
-
-/// Why the walk ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    Budget,
-    /// Every action of every screen it could reach again was tried.
-    Exhausted,
-    Interrupted,
-    /// The phone stopped answering (the summary's `error` says how).
-    DeviceFailed,
-    /// The planner had nothing new to try (`--strategy llm`).
-    NothingLeft,
-    /// The model stopped answering (the summary's `error` says how).
-    ModelFailed,
-    /// A task's records could not be written (the summary's `error` says why).
-    RecordFailed,
-}
-
-impl StopReason {
-    pub fn words(self) -> &'static str {
-        match self {
-            StopReason::Budget => "the budget was spent",
-            StopReason::Exhausted => "every reachable action was tried",
-            StopReason::Interrupted => "interrupted",
-            StopReason::DeviceFailed => "the phone stopped answering",
-            StopReason::NothingLeft => "the planner had nothing new to try",
-            StopReason::ModelFailed => "the model failed",
-            StopReason::RecordFailed => "a task's records could not be written",
-        }
-    }
 }
 
 /// What an exploration found.
@@ -314,7 +187,7 @@ pub fn run(
             export::suite(&explored.graph, &options.app, options.strategy.name(), true, ways, |name, bytes| {
                 folder.write(name, bytes).is_ok()
             });
-        return finish(options, &mut folder, label, llm::Explored { tests, ..explored }, &index);
+        return finish(options, &mut folder, label, Explored { tests, ..explored }, &index);
     }
     let user = options.user.clone();
     let mut walk =
@@ -335,8 +208,7 @@ pub fn run(
     let (tests, index) = export::suite(&graph, &options.app, options.strategy.name(), clean, ways, |name, bytes| {
         folder.write(name, bytes).is_ok()
     });
-    let explored =
-        llm::Explored { graph, coverage, findings, tests, tasks: Vec::new(), actions, seconds, stopped, error };
+    let explored = Explored { graph, coverage, findings, tests, tasks: Vec::new(), actions, seconds, stopped, error };
     finish(options, &mut folder, label, explored, &index)
 }
 
@@ -404,10 +276,10 @@ fn finish(
     options: &ExploreOptions,
     folder: &mut record::RunFolder,
     label: Option<String>,
-    explored: llm::Explored,
+    explored: Explored,
     index: &str,
 ) -> Result<ExploreSummary, ExploreError> {
-    let llm::Explored { graph, coverage, findings, tests, tasks, actions, seconds, stopped, error } = explored;
+    let Explored { graph, coverage, findings, tests, tasks, actions, seconds, stopped, error } = explored;
     folder.write("tests/index.md", index.as_bytes())?;
     let summary = ExploreSummary {
         app: options.app.clone(),

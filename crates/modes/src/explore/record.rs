@@ -92,7 +92,7 @@ impl RunFolder {
 
     /// Writes `finding`'s reproduction (`finding.script`, emptied when it cannot
     /// be written) and its event.
-    pub fn keep_finding(&mut self, finding: &mut super::Finding, app: &str, clean: bool) {
+    pub fn keep_finding(&mut self, finding: &mut super::findings::Finding, app: &str, clean: bool) {
         let script = super::findings::reproduction_script(app, finding, clean);
         if let Err(e) = self.write(&finding.script, script.as_bytes()) {
             finding.script = String::new();

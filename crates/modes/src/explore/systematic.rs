@@ -12,10 +12,12 @@ use std::time::Instant;
 use super::coverage::Coverage;
 use super::findings::{self, Finding, FindingKind};
 use super::graph::Graph;
+use super::options::ExploreOptions;
 use super::persona::UserPersona;
+use super::progress::{Progress, StopReason};
 use super::record::RunFolder;
 use super::screen::{self, Candidate, Kind};
-use super::{ExploreOptions, Progress, StopReason, walking};
+use super::walking;
 use codeact_record::trajectory::Event;
 use codeact_runtime::session::Session;
 

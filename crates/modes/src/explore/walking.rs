@@ -7,8 +7,9 @@
 use std::time::Instant;
 
 use super::graph::Graph;
+use super::options::ExploreOptions;
+use super::progress::{Progress, StopReason};
 use super::record::RunFolder;
-use super::{ExploreOptions, Progress, StopReason};
 use codeact_platform::device::Observation;
 use codeact_record::trajectory::Event;
 use codeact_runtime::session::Session;

@@ -3,7 +3,7 @@
 //! many times over grow without end), and what it leaves for the run (the files
 //! `takeScreenshot` writes). Not the commands (`commands.rs`).
 
-use super::FlowError;
+use super::error::FlowError;
 
 fn unsupported(line: usize, what: &str, why: &'static str) -> FlowError {
     FlowError::Unsupported { line, what: what.to_string(), why }

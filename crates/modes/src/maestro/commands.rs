@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::FlowError;
 pub use super::budget::Budget;
 use super::budget::screenshot_name;
+use super::error::FlowError;
 use super::selectors::{boolean, number, point, selector, text_expr};
 use super::yaml::{FlowFile, Node, Value};
 use codeact_engine::emit::rhai::string as rhai_string;
@@ -382,7 +382,7 @@ fn run_flow(arg: Option<&Node>, cx: &mut Context, pad: &str, depth: usize, line:
         let value = v.text().ok_or_else(|| unsupported(v.line, k, "an env value is a text"))?;
         body.push_str(&format!(
             "{inner_pad}let {} = {};\n",
-            super::variable(k, v.line)?,
+            super::error::variable(k, v.line)?,
             text_expr(value, v.line, cx.names)?
         ));
     }
@@ -427,7 +427,7 @@ pub fn flow_body(flow: &FlowFile, cx: &mut Context, pad: &str, depth: usize) -> 
     if let Some(Value::Map(env)) = config.and_then(|c| c.get("env")).map(|e| &e.value) {
         for (k, v) in env {
             let value = v.text().ok_or_else(|| unsupported(v.line, k, "an env value is a text"))?;
-            let name = super::variable(k, v.line)?;
+            let name = super::error::variable(k, v.line)?;
             let value = text_expr(value, v.line, cx.names)?;
             out.push_str(&format!(
                 "{pad}let {name} = if is_def_var({}) {{ {name} }} else {{ {value} }};\n",

@@ -8,6 +8,7 @@
 
 mod budget;
 mod commands;
+mod error;
 pub mod export;
 mod selectors;
 mod yaml;
@@ -15,51 +16,11 @@ mod yaml;
 use std::path::{Path, PathBuf};
 
 use commands::{Context, FlowFiles, flow_body};
+pub use error::FlowError;
 use yaml::{FlowFile, Node, Value};
 
 /// The most a flow file may hold.
 const FLOW_BYTES: usize = 1024 * 1024;
-
-/// Why a flow cannot become a script.
-#[derive(Debug, thiserror::Error)]
-pub enum FlowError {
-    #[error("not a flow codeact can read: {0}")]
-    Yaml(String),
-    #[error("the flow has no commands (they follow the config after a line ---)")]
-    NoCommands,
-    #[error("line {line}: {what} is not supported: {why}")]
-    Unsupported { line: usize, what: String, why: &'static str },
-    #[error(
-        "line {line}: `{command}` is not a Maestro command codeact runs (it runs launchApp, tapOn, longPressOn, inputText, eraseText, assertVisible, assertNotVisible, extendedWaitUntil, scroll, scrollUntilVisible, swipe, back, pressKey, hideKeyboard, openLink, waitForAnimationToEnd, takeScreenshot, stopApp, killApp, clearState, copyTextFrom, pasteText, runFlow, repeat)"
-    )]
-    UnknownCommand { line: usize, command: String },
-    #[error(
-        "line {line}: runFlow {name:?} is outside the flow's folder and the working directory: give a path below either"
-    )]
-    Outside { line: usize, name: String },
-    #[error("line {line}: runFlow {name:?}: cannot read {}", .path.display())]
-    Read {
-        line: usize,
-        name: String,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot read the flow {}", .path.display())]
-    ReadFlow {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("line {line}: {name:?} is not a variable name codeact can give a script (ASCII letters, digits and _)")]
-    BadName { line: usize, name: String },
-    #[error(
-        "line {line}: the flow makes more than {limit} {what} of script (flows inlined many times over?): split it into several flows"
-    )]
-    TooBig { line: usize, what: &'static str, limit: usize },
-    #[error("in {}, which line {line} runs: {inner}", .path.display())]
-    InFlow { path: PathBuf, line: usize, inner: Box<FlowError> },
-}
 
 /// A flow as a script.
 #[derive(Debug, Clone)]
@@ -76,14 +37,6 @@ pub struct Converted {
 /// Whether `path` names a flow (`.yaml` or `.yml`).
 pub fn is_flow(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
-}
-
-/// `name` as a Rhai variable, or why it cannot be one.
-pub(crate) fn variable(name: &str, line: usize) -> Result<String, FlowError> {
-    match codeact_engine::sandbox::is_variable_name(name) {
-        true => Ok(name.to_string()),
-        false => Err(FlowError::BadName { line, name: name.to_string() }),
-    }
 }
 
 /// Flows read from disk, below the roots only.

@@ -9,7 +9,7 @@
 //! `${NAME}` in any text the variable `NAME`. A key codeact cannot honour is an
 //! error that names it, never dropped. Not here: the commands (`commands.rs`).
 
-use super::FlowError;
+use super::error::FlowError;
 use super::yaml::{Node, Value};
 use codeact_engine::emit::rhai::string as rhai_string;
 

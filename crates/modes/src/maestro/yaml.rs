@@ -5,7 +5,7 @@
 
 use saphyr::{LoadableYamlNode, MarkedYamlOwned, ScalarOwned, YamlDataOwned};
 
-use super::FlowError;
+use super::error::FlowError;
 
 /// How deep a flow's values may nest.
 const MAX_DEPTH: usize = 64;

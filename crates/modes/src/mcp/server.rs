@@ -196,7 +196,7 @@ impl<'a> Args<'a> {
         match self.args.get("max_side") {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Number(n)) => {
-                match n.as_u64().filter(|n| (16..=u64::from(super::MAX_PICTURE_SIDE)).contains(n)) {
+                match n.as_u64().filter(|n| (16..=u64::from(super::reply::MAX_PICTURE_SIDE)).contains(n)) {
                     Some(n) => Ok(Some(n as u32)),
                     None => Err(invalid(format!("{}: max_side must be an integer from 16 to 2000", self.tool))),
                 }
@@ -217,7 +217,7 @@ impl<'a> Args<'a> {
     /// The screenshot asked for: its longest side, or none.
     fn picture(&self) -> Result<Option<u32>, ErrorData> {
         let side = self.side()?;
-        Ok(self.flag("screenshot")?.then(|| side.unwrap_or(super::MAX_PICTURE_SIDE)))
+        Ok(self.flag("screenshot")?.then(|| side.unwrap_or(super::reply::MAX_PICTURE_SIDE)))
     }
 }
 
@@ -278,7 +278,7 @@ impl CodeactServer {
                     Some("llm") => EvalAgent::Llm,
                     Some(_) => return Err(invalid("eval: agent is oracle or llm".into())),
                 };
-                let instances = a.count("instances", 1, super::MAX_EVAL_INSTANCES as u64)?.unwrap_or(1);
+                let instances = a.count("instances", 1, super::tasks::MAX_EVAL_INSTANCES as u64)?.unwrap_or(1);
                 Ok(Call::Eval { tasks, agent, instances })
             }
             gesture if listed => {

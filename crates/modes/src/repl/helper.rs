@@ -10,7 +10,7 @@ use rustyline::hint::Hinter;
 use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
 
-use super::META;
+use super::meta::META;
 
 const KEYWORDS: &[&str] = &[
     "let",

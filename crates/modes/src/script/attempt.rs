@@ -7,9 +7,10 @@ use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::error::ScriptError;
 use super::evidence::{self, Keep};
-use super::workers::Running;
-use super::{ExecEvent, Report, Script, ScriptError, subflows};
+use super::subflows;
+use super::vocab::{ExecEvent, Report, Running, Script};
 use codeact_engine::sandbox::{ActionSink, ErrorKind, RunError, RunResult};
 use codeact_record::recorder::{Followers, StepRecorder};
 use codeact_record::trajectory::junit::Verdict;

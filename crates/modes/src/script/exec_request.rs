@@ -12,8 +12,9 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use super::workers::{Running, SessionOpener, run_workers};
-use super::{ExecOptions, Listener, Report, Script, ScriptError};
+use super::error::ScriptError;
+use super::vocab::{ExecOptions, Listener, Report, Running, Script};
+use super::workers::{SessionOpener, run_workers};
 use crate::maestro::export::FlowWritten;
 use codeact_record::trajectory::junit;
 

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use rhai::Dynamic;
 use tokio_util::sync::CancellationToken;
 
-use super::Script;
 use super::steps;
+use super::vocab::Script;
 use crate::agent::{self, AgentError, AgentOptions, Models, Outcome, ProgressSink, RunSummary};
 use codeact_record::memory::{Experience, ReplayStep};
 use codeact_runtime::persona::{Persona, PersonaError};

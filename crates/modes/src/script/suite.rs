@@ -8,7 +8,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::{Script, ScriptError};
+use super::error::ScriptError;
+use super::vocab::Script;
 
 pub use crate::shard::{BadShard, Shard};
 
@@ -154,7 +155,7 @@ pub(crate) fn import_root(path: &Path, named: &[PathBuf]) -> PathBuf {
 
 /// Reads the scripts `paths` name and keeps those the filter chooses, in order.
 pub fn select(paths: &[PathBuf], filter: &Filter) -> Result<Selection, ScriptError> {
-    let mut scripts = super::read_scripts(&script_files(paths)?)?;
+    let mut scripts = read_scripts(&script_files(paths)?)?;
     for s in &mut scripts {
         s.root = Some(import_root(&s.path, paths));
     }
@@ -167,8 +168,7 @@ pub fn select(paths: &[PathBuf], filter: &Filter) -> Result<Selection, ScriptErr
         .filter(|s| !s.tags.iter().any(|t| exclude.contains(t)))
         .collect();
     if tagged.is_empty() && found > 0 {
-        let all: BTreeSet<String> =
-            super::read_scripts(&script_files(paths)?)?.into_iter().flat_map(|s| s.tags).collect();
+        let all: BTreeSet<String> = read_scripts(&script_files(paths)?)?.into_iter().flat_map(|s| s.tags).collect();
         let asked = [("--include-tags", &filter.include), ("--exclude-tags", &filter.exclude)]
             .iter()
             .filter(|(_, tags)| !tags.is_empty())
@@ -212,6 +212,39 @@ fn name_folders(scripts: &mut [Script]) {
             .collect();
         script.folder = Some(codeact_base::files::safe_component(&parts.join("-"), "script"));
     }
+}
+
+/// Reads every script first, so a typo in the last name fails before anything runs.
+/// A Maestro flow (`.yaml`, `.yml`) is read as the script it translates into.
+pub fn read_scripts(paths: &[PathBuf]) -> Result<Vec<Script>, ScriptError> {
+    paths
+        .iter()
+        .map(|path| {
+            if crate::maestro::is_flow(path) {
+                let flow = crate::maestro::convert_file(path)
+                    .map_err(|source| ScriptError::Flow { path: path.clone(), source })?;
+                return Ok(Script {
+                    path: path.clone(),
+                    code: flow.script,
+                    tags: flow.tags,
+                    folder: None,
+                    root: None,
+                    screenshot_files: flow.screenshots,
+                });
+            }
+            match codeact_base::files::read_text(path, codeact_base::files::TEXT_BYTES) {
+                Ok(code) => Ok(Script {
+                    path: path.clone(),
+                    tags: tags_of(&code),
+                    code,
+                    folder: None,
+                    root: None,
+                    screenshot_files: Vec::new(),
+                }),
+                Err(source) => Err(ScriptError::Read { path: path.clone(), source }),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -7,21 +7,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::attempt::run_one;
-use super::{ExecEvent, ExecOptions, Listener, Report, Script, ScriptError};
+use super::error::ScriptError;
+use super::vocab::{ExecEvent, ExecOptions, Report, Running, Script};
 use codeact_engine::sandbox::ErrorKind;
 use codeact_record::trajectory::junit::Verdict;
 use codeact_runtime::session::Session;
-use tokio_util::sync::CancellationToken;
-
-/// A suite's run as the workers see it: what to do, what stops it, who hears.
-pub(super) struct Running<'a> {
-    pub(super) options: &'a ExecOptions<'a>,
-    /// Once cancelled, no further script (or retry) starts; the one that runs is
-    /// stopped through its session.
-    pub(super) cancel: Option<&'a CancellationToken>,
-    /// Hears what happens as it happens, with the worker's number (from 0).
-    pub(super) listener: Option<&'a Listener>,
-}
 
 /// Opens worker N's session (its own phone).
 pub type SessionOpener<'a> = dyn Fn(usize) -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + 'a;

@@ -6,8 +6,8 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::Studio;
-use super::routes::CallResult;
+use super::state::CallResult;
+use super::state::Studio;
 
 /// The longest code one run takes.
 const MOST_CODE: usize = 256 * 1024;

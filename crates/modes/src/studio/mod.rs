@@ -4,10 +4,10 @@
 //! the session's own tools, records the acts as a Rhai script (or a Maestro flow)
 //! that `codeact exec` passes, runs Rhai in the same session, and replays run
 //! folders. One [`Session`] serves it all; the live thread and the page's requests
-//! take turns on it. Here: the studio's state and its server; the door is
-//! the crate's `door.rs`, the routes `routes.rs`, the live view `live.rs`, pointing `point.rs`,
-//! acting `act.rs`, the recording `record.rs`, the console `console.rs`, replays
-//! `replay.rs`, and the page itself `page/`. Not flags or printing (the binary's
+//! take turns on it. Here: the studio's server; its state is `state.rs`, the door
+//! the crate's `door.rs`, the routes `routes.rs`, the live view `live.rs` (its thread
+//! `watch.rs`), pointing `point.rs`, acting `act.rs`, the recording `record.rs`,
+//! the console `console.rs`, replays `replay.rs`, and the page itself `page/`. Not flags or printing (the binary's
 //! `cli/studio.rs`).
 
 mod act;
@@ -17,27 +17,17 @@ mod point;
 mod record;
 mod replay;
 mod routes;
+mod state;
+mod watch;
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use codeact_runtime::session::Session;
 use tokio_util::sync::CancellationToken;
 
 pub use live::FRAMES_PER_SECOND;
-
-/// Where the studio reads and writes files.
-#[derive(Debug, Clone)]
-pub struct StudioOptions {
-    /// Recordings are saved below this folder (relative paths only).
-    pub save_dir: PathBuf,
-    /// Run folders (`codeact run`, `exec --trajectory`, `eval`, `explore`, `mcp`)
-    /// are listed for replay from below this folder.
-    pub runs_dir: PathBuf,
-    /// The gallery reference pictures are cut into (`codeact assets`).
-    pub assets_dir: PathBuf,
-}
+pub use state::{Studio, StudioOptions};
 
 /// Why the studio could not serve.
 #[derive(Debug, thiserror::Error)]
@@ -48,32 +38,6 @@ pub enum StudioError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// The studio: its session, what the page is shown, and the recording.
-pub struct Studio {
-    session: Mutex<Session>,
-    live: live::Live,
-    recording: Mutex<record::Recording>,
-    options: StudioOptions,
-    token: String,
-    port: u16,
-    stop: CancellationToken,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-impl Studio {
-    /// Runs `f` with the session (the live thread and the page take turns).
-    fn with_session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> T {
-        f(&mut lock(&self.session))
-    }
-
-    fn recording(&self) -> MutexGuard<'_, record::Recording> {
-        lock(&self.recording)
-    }
 }
 
 /// Serves the studio for `session` at `http://127.0.0.1:PORT/TOKEN/` (0: any free
@@ -93,7 +57,7 @@ pub async fn serve(
     let studio = Arc::new(Studio {
         session: Mutex::new(session),
         live: live::Live::default(),
-        recording: Mutex::new(record::Recording::default()),
+        recording: Mutex::new(state::Recording::default()),
         options,
         token,
         port: address.port(),
@@ -101,7 +65,7 @@ pub async fn serve(
     });
     let watcher = {
         let (studio, stop) = (studio.clone(), stop.clone());
-        std::thread::spawn(move || live::watch(&studio, &stop))
+        std::thread::spawn(move || watch::watch(&studio, &stop))
     };
     let router = routes::router(studio.clone());
     ready(address);

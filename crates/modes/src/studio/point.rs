@@ -8,8 +8,8 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::Studio;
-use super::routes::CallResult;
+use super::state::CallResult;
+use super::state::Studio;
 use crate::repl::inspect::{candidates, element_at};
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::locate::Gallery;

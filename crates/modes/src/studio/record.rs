@@ -11,46 +11,8 @@ use axum::http::StatusCode;
 use codeact_engine::sandbox::Action;
 use serde_json::{Value, json};
 
-use super::Studio;
-use super::routes::CallResult;
-
-/// The most lines one recording keeps.
-const MOST_LINES: usize = 10_000;
-
-/// What has been recorded.
-#[derive(Default)]
-pub struct Recording {
-    pub on: bool,
-    lines: Vec<String>,
-    /// The calls the recorded lines made, for a Maestro flow.
-    actions: Vec<Action>,
-    /// The app the recording started in, or first opened.
-    pub app: Option<String>,
-    /// The last recorded act changed the screen: the next selector waits for it.
-    pub screen_changed: bool,
-}
-
-impl Recording {
-    /// Adds a line (and the calls it made), when recording.
-    pub fn add(&mut self, line: String, actions: &[Action]) -> bool {
-        if !self.on || self.lines.len() >= MOST_LINES {
-            return false;
-        }
-        self.lines.push(line);
-        self.actions.extend(actions.iter().cloned());
-        true
-    }
-
-    /// The script as it would be saved.
-    pub fn script(&self) -> String {
-        let mut out = String::from("// Recorded with codeact studio.\n");
-        for line in &self.lines {
-            out.push_str(line);
-            out.push('\n');
-        }
-        out
-    }
-}
+use super::state::Studio;
+use super::state::{CallResult, Recording};
 
 /// The recording as the page shows it.
 pub fn shown(studio: &Studio) -> Value {

@@ -14,8 +14,8 @@ use axum::http::StatusCode;
 use codeact_record::report::RunView;
 use serde_json::{Value, json};
 
-use super::Studio;
-use super::routes::CallResult;
+use super::state::CallResult;
+use super::state::Studio;
 
 /// How deep below the runs folder run folders are looked for (eval puts its runs
 /// two levels down).

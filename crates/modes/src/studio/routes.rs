@@ -13,7 +13,9 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::{Studio, act, console, point, record, replay};
+use super::state::CallResult;
+use super::state::Studio;
+use super::{act, console, point, record, replay};
 use crate::door::{self, Refusal};
 
 const PAGE: &str = include_str!("page/index.html");
@@ -170,9 +172,6 @@ impl Drop for PollSlot<'_> {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
-
-/// What a call answers: its JSON, or a status and what went wrong.
-pub type CallResult = Result<Value, (StatusCode, String)>;
 
 /// Runs `call` off the async workers (it may wait on the phone).
 async fn blocking(studio: Arc<Studio>, call: impl FnOnce(&Studio) -> CallResult + Send + 'static) -> Response {

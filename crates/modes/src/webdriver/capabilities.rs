@@ -102,7 +102,7 @@ pub fn read(body: &Value) -> Result<Asked, Failure> {
                 .as_f64()
                 .filter(|s| s.is_finite() && *s >= 0.0)
                 .ok_or_else(|| not_created("appium:newCommandTimeout is a number of seconds"))?;
-            let most = super::MOST_IDLE.as_secs_f64();
+            let most = super::options::MOST_IDLE.as_secs_f64();
             Some(Duration::from_secs_f64(if secs == 0.0 { most } else { secs.clamp(1.0, most) }))
         }
     };

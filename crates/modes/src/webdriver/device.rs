@@ -12,10 +12,9 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::routes::Request;
 use super::session::WdSession;
 use super::source::Page;
-use super::wire::{Failure, Reply, clipped, invalid, unknown_command, unknown_error, unsupported};
+use super::wire::{Failure, Reply, Request, clipped, invalid, unknown_command, unknown_error, unsupported};
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::device::Platform;
 use codeact_platform::ui::Bounds;

@@ -15,10 +15,9 @@ use codeact_platform::ui::{Bounds, UiTree};
 use codeact_runtime::tools::{selector_for, toggle_selector_for};
 use serde_json::{Value, json};
 
-use super::routes::Request;
 use super::session::{Held, Place, WdSession};
 use super::source::Page;
-use super::wire::{Failure, Reply, clipped, invalid, unknown_command, unknown_error};
+use super::wire::{Failure, Reply, Request, clipped, invalid, no_such_element, unknown_command, unknown_error};
 use codeact_engine::emit::rhai::string as rhai_string;
 
 /// W3C's key for an element reference (Appium also sends the legacy `ELEMENT`).
@@ -99,8 +98,7 @@ pub fn command(s: &mut WdSession, request: &Request, id: &str, what: &[&str], bo
     if id == "active" && what.is_empty() {
         let obs = s.look()?;
         let focused = obs.phone.focused.or_else(|| obs.ui.elements.iter().find(|e| e.focused).map(|e| e.id));
-        let e =
-            focused.and_then(|f| obs.ui.get(f)).ok_or_else(|| super::find::no_such_element("the focused element"))?;
+        let e = focused.and_then(|f| obs.ui.get(f)).ok_or_else(|| no_such_element("the focused element"))?;
         return Ok(reference(&s.remember(Held::Tree { signature: e.signature, bounds: e.bounds })));
     }
     let obs = s.look()?;

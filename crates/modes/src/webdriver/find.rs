@@ -21,7 +21,7 @@ use super::element::{Resolved, reference, resolve};
 use super::session::{Held, Place, WdSession};
 use super::source::Page;
 use super::uiselector::{self, Asked};
-use super::wire::{Failure, Reply, clipped, invalid, unknown_error};
+use super::wire::{Failure, Reply, clipped, invalid, no_such_element, unknown_error};
 use codeact_engine::emit::rhai::string as rhai_string;
 
 /// How often a waiting find looks again.
@@ -32,10 +32,6 @@ const MOST_LOCATOR: usize = 10_000;
 
 /// The largest reference picture a client may send (decoded).
 const MOST_PICTURE_SIDE: u32 = 4096;
-
-pub fn no_such_element(what: &str) -> Failure {
-    Failure::new("no such element", format!("no element was found by {} on the screen", clipped(what, 200)))
-}
 
 fn invalid_selector(using: &str, value: &str, why: &str) -> Failure {
     Failure::new("invalid selector", format!("the {using} selector {} could not be read: {why}", clipped(value, 200)))

@@ -5,14 +5,16 @@
 //! [`Session`](codeact_runtime::session::Session), opened from the server's
 //! settings and the client's capabilities, and recorded like any run.
 //!
-//! Here: what the server is started with and the server itself. The door is the
+//! Here: serving. What the server is started with is `options.rs`; the door the
 //! crate's `door.rs` (the token is the base path); routing and the envelope
-//! `routes.rs` and `wire.rs`; the session table `sessions.rs` and capabilities
+//! `routes.rs` and `wire.rs`; the server's state and its session table
+//! `sessions.rs`, capabilities
 //! `capabilities.rs`; one session's state and how it runs a line of Rhai
 //! `session.rs`; finding `find.rs` (with `xpath.rs`, `uiselector.rs`, and
 //! `source.rs` for the page source); elements `element.rs`; W3C actions
 //! `actions.rs`; the device's commands and `mobile:` methods `device.rs`;
-//! `execute_driver.rs`; what a request marked sensitive masks `sensitive.rs`. Not flags or printing (the binary's `cli/serve.rs`).
+//! `execute_driver.rs`; what a request marked sensitive masks `sensitive.rs`. Not
+//! flags or printing (the binary's `cli/serve.rs`).
 
 mod actions;
 mod capabilities;
@@ -20,6 +22,7 @@ mod device;
 mod element;
 mod execute_driver;
 mod find;
+mod options;
 mod routes;
 mod sensitive;
 mod session;
@@ -30,39 +33,12 @@ mod wire;
 mod xpath;
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
-use codeact_runtime::config::Settings;
 use tokio_util::sync::CancellationToken;
 
-/// The largest request body read (a script, a picture to find, W3C actions).
-pub const MAX_BODY: usize = 8 * 1024 * 1024;
-
-/// What the server is started with.
-#[derive(Clone)]
-pub struct WebdriverOptions {
-    /// Persona, limits, tool options; `device` is the phone a session that names
-    /// no `appium:udid` opens.
-    pub settings: Settings,
-    /// Each session's run folder is made in here.
-    pub out: PathBuf,
-    /// The most sessions open at once.
-    pub max_sessions: usize,
-    /// A session no command reached for this long is deleted (a client's
-    /// `appium:newCommandTimeout` sets its own, within [`MOST_IDLE`]).
-    pub idle: Duration,
-    /// Each session as spans to this exporter (`--otlp`).
-    pub traces: Option<Arc<codeact_record::trace::Traces>>,
-}
-
-/// The most requests answered at once (the rest are refused at once, not queued:
-/// each waits on a worker thread).
-pub const MOST_IN_FLIGHT: usize = 64;
-
-/// The longest idle time a client may ask for.
-pub const MOST_IDLE: Duration = Duration::from_secs(3600);
+pub use options::{MAX_BODY, MOST_IDLE, MOST_IN_FLIGHT, WebdriverOptions};
+pub use sessions::Server;
 
 /// Why the server could not serve.
 #[derive(Debug, thiserror::Error)]
@@ -73,15 +49,6 @@ pub enum WebdriverError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// The server's state: its options, its door and its sessions.
-pub struct Server {
-    options: WebdriverOptions,
-    token: String,
-    port: u16,
-    sessions: sessions::Sessions,
-    in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 /// Serves at `http://127.0.0.1:PORT/TOKEN/` (0: any free port) until `stop` is

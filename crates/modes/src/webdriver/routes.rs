@@ -14,9 +14,11 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::options::{MAX_BODY, MOST_IN_FLIGHT};
 use super::session::WdSession;
-use super::wire::{Failure, Reply, body_of, unknown_command, unknown_error};
-use super::{MAX_BODY, MOST_IN_FLIGHT, Server, actions, device, element, execute_driver, find, sessions};
+use super::sessions::Server;
+use super::wire::{Failure, Reply, Request, body_of, unknown_command, unknown_error};
+use super::{actions, device, element, execute_driver, find, sessions};
 use crate::door::{self, Refusal};
 
 pub fn router(server: Arc<Server>) -> axum::Router {
@@ -91,18 +93,6 @@ async fn handle(
         Ok(Err(failure)) => failed(&failure),
         Err(e) => failed(&unknown_error(format!("the command failed inside codeact: {e}"))),
     }
-}
-
-/// A request past the door.
-pub struct Request<'a> {
-    pub method: &'a str,
-    pub path: &'a str,
-    pub body: &'a [u8],
-    /// `X-Appium-Is-Sensitive: true`: the request's values are masked in every record.
-    pub sensitive: bool,
-    /// `X-Idempotency-Key` (Appium's clients send one with a new session): the
-    /// same key answers with the same session instead of opening another.
-    pub idempotency: Option<String>,
 }
 
 fn route(server: &Server, request: &Request) -> Reply {

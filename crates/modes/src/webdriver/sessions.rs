@@ -1,6 +1,6 @@
-//! The server's sessions: made from capabilities (a codeact session opened from
-//! the server's settings, on the client's `appium:udid` or the server's device,
-//! its app started), found by id, deleted on request or when idle past their time,
+//! The server's state ([`Server`]) and its sessions: made from capabilities (a
+//! codeact session opened from the server's settings, on the client's
+//! `appium:udid` or the server's device, its app started), found by id, deleted on request or when idle past their time,
 //! and all closed when the server stops. At most `max_sessions` at once (counting
 //! those being opened); a phone that is not a virtual one of its own is held by
 //! one session at a time. Not what a session does (`session.rs`).
@@ -15,12 +15,21 @@ use codeact_runtime::session::Session;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::Server;
 use super::capabilities::{self, Asked};
+use super::options::WebdriverOptions;
 use super::session::WdSession;
 use super::wire::{Failure, Reply, clipped, no_session};
 use crate::served::{Door, Record};
 use codeact_engine::emit::rhai::string as rhai_string;
+
+/// The server's state: its options, its door and its sessions.
+pub struct Server {
+    pub(super) options: WebdriverOptions,
+    pub(super) token: String,
+    pub(super) port: u16,
+    pub(super) sessions: Sessions,
+    pub(super) in_flight: Arc<tokio::sync::Semaphore>,
+}
 
 type Shared = Arc<Mutex<WdSession>>;
 

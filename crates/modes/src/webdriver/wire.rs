@@ -1,6 +1,7 @@
 //! What goes over the wire: W3C WebDriver's reply envelope (`{"value": ...}`), its
 //! errors (`{"value": {"error", "message", "stacktrace"}}` with the status the
-//! specification gives each code), and reading a request's JSON body. Every
+//! specification gives each code), a request past the door, and reading its JSON
+//! body. Every
 //! message that quotes a client's or a device's words clips them. Not routing
 //! (`routes.rs`).
 
@@ -76,6 +77,10 @@ pub fn no_session(id: &str) -> Failure {
     )
 }
 
+pub fn no_such_element(what: &str) -> Failure {
+    Failure::new("no such element", format!("no element was found by {} on the screen", clipped(what, 200)))
+}
+
 pub fn unknown_command(method: &str, path: &str) -> Failure {
     Failure::new(
         "unknown command",
@@ -104,4 +109,16 @@ pub fn body_of(bytes: &[u8]) -> Result<Value, Failure> {
         return Err(invalid("the request body must be a JSON object"));
     }
     Ok(value)
+}
+
+/// A request past the door.
+pub struct Request<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub body: &'a [u8],
+    /// `X-Appium-Is-Sensitive: true`: the request's values are masked in every record.
+    pub sensitive: bool,
+    /// `X-Idempotency-Key` (Appium's clients send one with a new session): the
+    /// same key answers with the same session instead of opening another.
+    pub idempotency: Option<String>,
 }

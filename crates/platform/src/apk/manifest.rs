@@ -9,7 +9,7 @@
 use apk_info_axml::{ARSC, AXML};
 use apk_info_xml::Element;
 
-use super::{Activity, ApkError, ApkInfo, IntentFilter};
+use super::info::{Activity, ApkError, ApkInfo, IntentFilter};
 
 /// `.Main` → `com.example.Main`; `Main` (no dot) → `com.example.Main`; others as they are.
 fn qualify(package: &str, name: &str) -> String {

@@ -6,8 +6,9 @@
 
 use std::io::{Seek, SeekFrom};
 
-use super::{ApkError, ApkInfo};
-use crate::device::{Device, DeviceError};
+use super::info::{ApkError, ApkInfo};
+use crate::device::contract::Device;
+use crate::device::errors::DeviceError;
 
 /// The largest APK pulled (the Play Store's limit for a base APK is 200 MB; games
 /// with their assets inside are larger).

@@ -7,65 +7,14 @@
 //! `ANDROID_ADB_SERVER_PORT` locate), or nothing (`ANDROID_SERIAL`, else the one
 //! device attached).
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::adb::open_adb;
-use super::{Device, DeviceError, ObserveWith, Platform};
-
-/// What `--device` asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DeviceSpec {
-    Sim,
-    /// The virtual phone through its iOS (WebDriverAgent) door.
-    SimIos,
-    /// The virtual phone through its HarmonyOS (hdc) door.
-    SimHarmony,
-    /// An iPhone's WebDriverAgent at this URL.
-    Ios(String),
-    /// A W3C WebDriver / Appium server (Appium, a Selenium Grid, a cloud's hub):
-    /// what follows `appium:` (its URL, and `#session=ID` to attach to one).
-    Appium(String),
-    /// A HarmonyOS phone through the hdc server: the one with this connect key, or
-    /// the only one.
-    Hdc(Option<String>),
-    Direct(String),
-    Serial(String),
-    /// `ANDROID_SERIAL`, else the only attached device.
-    Auto,
-}
-
-impl DeviceSpec {
-    pub fn parse(arg: Option<&str>) -> Self {
-        match arg.map(str::trim) {
-            None | Some("") => Self::Auto,
-            Some("sim") | Some("sim:android") => Self::Sim,
-            Some("sim:ios") => Self::SimIos,
-            Some("sim:harmony") => Self::SimHarmony,
-            Some("hdc") | Some("hdc:") => Self::Hdc(None),
-            Some(a) if a.starts_with("hdc:") => Self::Hdc(Some(a["hdc:".len()..].trim().to_string())),
-            Some(a) if a.starts_with("ios:") => Self::Ios(ios_url(&a["ios:".len()..])),
-            Some(a) if a.starts_with("appium:") => Self::Appium(a["appium:".len()..].trim().to_string()),
-            Some(a) if a.parse::<SocketAddr>().is_ok() || looks_like_host_port(a) => Self::Direct(a.to_string()),
-            Some(a) => Self::Serial(a.to_string()),
-        }
-    }
-}
-
-/// `http://HOST:PORT` for `ios:URL`: a bare `HOST:PORT` gets `http://`, nothing
-/// after `ios:` is WDA's usual local port.
-fn ios_url(rest: &str) -> String {
-    match rest.trim() {
-        "" => "http://127.0.0.1:8100".to_string(),
-        r if r.starts_with("http://") || r.starts_with("https://") => r.to_string(),
-        r => format!("http://{r}"),
-    }
-}
-
-fn looks_like_host_port(a: &str) -> bool {
-    a.rsplit_once(':')
-        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok() && !host.contains(':'))
-}
+pub use super::spec::DeviceSpec;
+use crate::device::adb::agent_state::ObserveWith;
+use crate::device::contract::Device;
+use crate::device::errors::DeviceError;
+use crate::device::platform::Platform;
 
 /// Opens the device `spec` names, with `timeout` for every operation (an Android
 /// phone observed as `--observe auto` does).
@@ -84,9 +33,9 @@ pub fn open_observing(
         DeviceSpec::Sim => Ok(Box::new(sim_android(timeout, observe)?)),
         DeviceSpec::SimIos => open_sim(timeout, Platform::Ios),
         DeviceSpec::SimHarmony => open_sim(timeout, Platform::Harmony),
-        DeviceSpec::Ios(url) => Ok(Box::new(super::IosDevice::connect(url, timeout)?)),
+        DeviceSpec::Ios(url) => Ok(Box::new(crate::device::wda::IosDevice::connect(url, timeout)?)),
         DeviceSpec::Appium(rest) => open_appium(rest, timeout, None),
-        DeviceSpec::Hdc(key) => Ok(Box::new(super::HarmonyDevice::connect(key.as_deref(), timeout)?)),
+        DeviceSpec::Hdc(key) => Ok(Box::new(crate::device::hdc::HarmonyDevice::connect(key.as_deref(), timeout)?)),
         other => Ok(Box::new(open_adb(other, timeout)?.observing_with(observe))),
     }
 }
@@ -105,7 +54,7 @@ pub fn open_appium(
         Some(caps) => caps,
         None => super::appium::capabilities(&var)?,
     };
-    Ok(Box::new(super::AppiumDevice::connect(&target, caps, timeout)?))
+    Ok(Box::new(crate::device::appium::AppiumDevice::connect(&target, caps, timeout)?))
 }
 
 #[cfg(feature = "sim")]
@@ -114,7 +63,10 @@ fn sim_android(timeout: Duration, observe: ObserveWith) -> Result<impl Device, D
 }
 
 #[cfg(not(feature = "sim"))]
-fn sim_android(_timeout: Duration, _observe: ObserveWith) -> Result<super::AdbDevice, DeviceError> {
+fn sim_android(
+    _timeout: Duration,
+    _observe: ObserveWith,
+) -> Result<crate::device::adb::device::AdbDevice, DeviceError> {
     Err(DeviceError::NoSim)
 }
 

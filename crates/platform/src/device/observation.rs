@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::DeviceError;
+use crate::device::errors::DeviceError;
 use crate::ui::UiTree;
 
 /// Foreground app, keyboard and focus, as the device reports them.
@@ -20,7 +20,7 @@ pub struct PhoneState {
     /// The focused element's id in the tree, if any element has focus.
     pub focused: Option<usize>,
     /// What the phone runs.
-    pub platform: super::Platform,
+    pub platform: crate::device::platform::Platform,
     /// The screen's name where the platform has no activities (iOS: the title of
     /// its navigation bar, as UIKit names a view controller).
     pub title: String,

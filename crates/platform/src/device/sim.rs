@@ -9,7 +9,19 @@ use std::time::{Duration, Instant};
 
 use codeact_sim::{SimConfig, SimPlatform, VirtualDevice};
 
-use super::{AdbDevice, Device, DeviceError, HarmonyDevice, IosDevice, Observation, ShellOutput};
+use crate::device::adb::device::AdbDevice;
+
+use crate::device::contract::Device;
+
+use crate::device::errors::DeviceError;
+
+use crate::device::hdc::HarmonyDevice;
+
+use crate::device::wda::IosDevice;
+
+use crate::device::observation::Observation;
+
+use crate::device::shell::ShellOutput;
 
 /// A virtual phone of this process and the device that drives it through one of
 /// its doors.
@@ -22,7 +34,7 @@ pub(crate) struct InProcess<D> {
 /// The virtual phone through its ADB door (`--device sim`).
 pub(crate) fn start_android(
     timeout: Duration,
-    observe: super::ObserveWith,
+    observe: crate::device::adb::agent_state::ObserveWith,
 ) -> Result<InProcess<AdbDevice>, DeviceError> {
     let phone = VirtualDevice::start(SimConfig::default()).map_err(DeviceError::SimStart)?;
     let addr = phone.addr().to_string();
@@ -54,7 +66,7 @@ impl<D: Device> Device for InProcess<D> {
     fn name(&self) -> &str {
         self.device.name()
     }
-    fn platform(&self) -> super::Platform {
+    fn platform(&self) -> crate::device::platform::Platform {
         self.device.platform()
     }
     fn is_installed(&mut self, package: &str) -> Result<bool, DeviceError> {

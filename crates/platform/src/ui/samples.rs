@@ -4,7 +4,7 @@
 
 #![allow(clippy::expect_used)]
 
-use super::UiTree;
+use crate::ui::tree::UiTree;
 
 /// Two labelled switches and a search field (the selector tests' screen).
 pub fn switches() -> UiTree {

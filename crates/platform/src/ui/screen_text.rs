@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Element, UiTree};
+use crate::ui::tree::{Element, UiTree};
 
 /// The elements worth listing: visible, and actionable or labelled, in document
 /// order. `ui_state` indices are positions in this list.

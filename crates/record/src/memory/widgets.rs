@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::WidgetFact;
+use super::store::WidgetFact;
 use crate::trajectory::StepRecord;
 use codeact_engine::sandbox::Action;
 use codeact_runtime::tools::{Replay, Role, form_of};

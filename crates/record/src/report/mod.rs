@@ -16,6 +16,7 @@ mod script_view;
 mod step_log;
 mod suite_index;
 mod tree_view;
+mod write;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,8 @@ use std::time::SystemTime;
 pub use model::RunView;
 pub use step_log::step_log;
 pub use suite_index::{SuiteRow, write_suite_index};
+pub use write::ReportError;
+use write::write_whole;
 
 /// Where a report's screenshots go.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -40,23 +43,6 @@ pub enum Assets {
     /// or re-encoded, so the page is written at once whatever the run's length
     /// (keep the run folder whole).
     Linked,
-}
-
-/// Why a report could not be written.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot write the report {path}")]
-pub struct ReportError {
-    pub path: PathBuf,
-    #[source]
-    pub source: std::io::Error,
-}
-
-/// Writes `name` in `dir` whole, through a temporary file of a random name (a
-/// reader never sees half; a link at the name is replaced, not followed).
-fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ReportError> {
-    let path = dir.join(name);
-    codeact_base::files::write_replacing(&path, bytes).map_err(|source| ReportError { path: path.clone(), source })?;
-    Ok(path)
 }
 
 /// The report of one run directory, kept up to date by the run's events and

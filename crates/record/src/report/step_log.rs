@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::RunView;
+use super::model::RunView;
 
 /// The steps of `view`, a line for each step and one for each thing in it.
 pub fn step_log(view: &RunView) -> String {

@@ -41,8 +41,8 @@ pub fn write_suite_index(
     title: &str,
     rows: &[SuiteRow],
     seconds: f64,
-) -> Result<PathBuf, super::ReportError> {
-    super::write_whole(dir, "report.html", suite_index(title, rows, seconds).as_bytes())
+) -> Result<PathBuf, super::write::ReportError> {
+    super::write::write_whole(dir, "report.html", suite_index(title, rows, seconds).as_bytes())
 }
 
 /// The page.

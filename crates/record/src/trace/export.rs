@@ -9,7 +9,16 @@ use std::time::Duration;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SpanData, SpanExporter};
 
-use super::{Endpoint, Exported};
+use super::endpoint::Endpoint;
+
+/// What reached the collector by the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported {
+    pub spans: usize,
+    pub lost: usize,
+    /// Why the first batch that failed did (no credentials in it).
+    pub error: Option<String>,
+}
 
 /// Spans exported and lost so far.
 #[derive(Debug, Default)]

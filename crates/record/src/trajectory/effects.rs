@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{StepOutcome, StepRecord};
+use super::step::{StepOutcome, StepRecord};
 use codeact_engine::sandbox::{Action, Screen, Toggled};
 
 /// What a run left changed.

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::Event;
+use super::event::Event;
 
 /// The events of the run in `dir`, in the order they were written.
 pub fn read_events(dir: &Path) -> Vec<Event<'static>> {

@@ -4,7 +4,7 @@
 //! and the screen it ran on, which the events only name; the prompt's history and
 //! the exported replay scripts are derived from it.
 
-use super::Event;
+use super::event::Event;
 use codeact_engine::sandbox::{Action, RunError, RunResult};
 use codeact_runtime::llm::Usage;
 use codeact_runtime::tools::{Access, Replay, access_of, replay_of};

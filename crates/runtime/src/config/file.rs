@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::ConfigError;
+use super::error::ConfigError;
 use crate::llm::LlmSection;
 use crate::tools::Recording;
 use codeact_base::toml_error::TomlError;
@@ -221,7 +221,7 @@ const CAPS_BYTES: usize = 1024 * 1024;
 impl FileConfig {
     /// The capabilities of a session created on `appium:URL`: `--caps FILE.json`,
     /// else `[appium]` here, else none (the device's own default).
-    pub(super) fn appium_caps(&self, flags: &super::Flags) -> Result<Option<serde_json::Value>, ConfigError> {
+    pub(super) fn appium_caps(&self, flags: &super::flags::Flags) -> Result<Option<serde_json::Value>, ConfigError> {
         if let Some(path) = &flags.appium_caps {
             let bad = |why: String| ConfigError::AppiumCaps { path: path.clone(), why };
             let text = codeact_base::files::read_text(path, CAPS_BYTES).map_err(|e| bad(e.to_string()))?;

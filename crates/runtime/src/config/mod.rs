@@ -3,116 +3,23 @@
 //! under the file's. This module reads and merges; it does not open devices or build
 //! engines.
 
+mod error;
 mod file;
+mod flags;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use error::ConfigError;
 pub use file::{FILE_NAME, FileConfig, SensitiveSection, ToolsSection};
+pub use flags::Flags;
 
 use crate::llm::LlmSection;
 use crate::persona::{DEFAULT_PERSONA, Persona, PersonaError};
-use crate::tools::{
-    AppDirectory, Recording, Sensitive, SensitivePolicy, SensitiveRuleError, Settle, ToolOptions, WatcherSpecError,
-    Watchers,
-};
-use codeact_base::secrets::{SecretStore, SecretStoreError};
-use codeact_base::toml_error::TomlError;
-use codeact_engine::sandbox::{LimitError, Limits};
-
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("cannot read {path}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path} is not a valid codeact.toml")]
-    Invalid {
-        path: PathBuf,
-        #[source]
-        source: TomlError,
-    },
-    #[error("{path}: bad [limits]")]
-    FileLimits {
-        path: PathBuf,
-        #[source]
-        source: LimitError,
-    },
-    #[error("bad limits (they come from the persona{}, and --limit)", .file.as_ref().map(|p| format!(", {}", p.display())).unwrap_or_default())]
-    Limits {
-        file: Option<PathBuf>,
-        #[source]
-        source: LimitError,
-    },
-    #[error("--limit {0:?} is not KEY=VALUE, e.g. --limit timeout_ms=5000")]
-    LimitFlag(String),
-    #[error("--limit {0:?}: the value must be a whole number")]
-    LimitFlagValue(String),
-    #[error(transparent)]
-    Persona(#[from] PersonaError),
-    #[error(transparent)]
-    ScriptTools(#[from] crate::tools::script_tools::ScriptToolError),
-    #[error("coordinate_scale must be above 0, e.g. 1000")]
-    ZeroScale,
-    #[error("{origin}")]
-    Watchers {
-        origin: &'static str,
-        #[source]
-        source: WatcherSpecError,
-    },
-    #[error("the device timeout {0} s must be between 0 and 3600 seconds")]
-    DeviceTimeout(f64),
-    #[error("[sensitive] in {}", .file.as_ref().map_or("codeact.toml".to_string(), |p| p.display().to_string()))]
-    Sensitive {
-        file: Option<PathBuf>,
-        #[source]
-        source: SensitiveRuleError,
-    },
-    #[error(transparent)]
-    Secrets(#[from] SecretStoreError),
-    #[error("the capabilities {} are not a JSON object: {why}", .path.display())]
-    AppiumCaps { path: PathBuf, why: String },
-}
-
-/// What the command line says; `None` leaves the decision to the layers below.
-#[derive(Debug, Clone, Default)]
-pub struct Flags {
-    pub device: Option<String>,
-    pub device_timeout_s: Option<f64>,
-    /// `--observe`: how an Android phone is observed.
-    pub observe: Option<codeact_platform::device::ObserveWith>,
-    /// `--caps FILE.json`: the capabilities of a session created on `appium:URL`.
-    pub appium_caps: Option<PathBuf>,
-    pub persona: Option<String>,
-    /// Whether the default persona stands in when neither flag, `$CODEACT_PERSONA`
-    /// nor the file names one (an agent needs one; `exec` and `repl` default to every
-    /// tool).
-    pub default_persona: bool,
-    /// `--limit KEY=VALUE`, in order.
-    pub limits: Vec<String>,
-    pub settle_ms: Option<u64>,
-    pub coordinate_scale: Option<u32>,
-    pub record: Option<Recording>,
-    /// `--watchers SPEC`, laid over the persona's and the file's.
-    pub watchers: Option<String>,
-    /// What actions record when neither flag nor file says (trajectories want all).
-    pub default_record: Option<Recording>,
-    /// `--sensitive`: what happens to an action a sensitive rule matches.
-    pub sensitive: Option<SensitivePolicy>,
-    /// The policy when neither flag nor file says (the agent asks; a person's own
-    /// scripts are let through).
-    pub default_sensitive: Option<SensitivePolicy>,
-    /// `--secrets FILE`: where `type_secret` reads secrets.
-    pub secrets: Option<PathBuf>,
-    /// `--assets DIR`: the reference pictures' gallery.
-    pub assets: Option<PathBuf>,
-    /// Where `codeact.toml` is looked for, then each folder above (default: the
-    /// current folder; `exec` looks from its scripts' folder).
-    pub config_from: Option<PathBuf>,
-}
+use crate::tools::{AppDirectory, Sensitive, Settle, ToolOptions, Watchers};
+use codeact_base::secrets::SecretStore;
+use codeact_engine::sandbox::Limits;
 
 /// Everything a command needs, resolved.
 #[derive(Debug, Clone)]
@@ -328,6 +235,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::tools::Recording;
     use codeact_base::error_text::full_message;
 
     #[test]

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use regex::{Regex, RegexBuilder};
 
-use super::HumanRequest;
+use super::request::HumanRequest;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnswersError {

@@ -8,43 +8,12 @@
 //! (`tools/catalog/human.rs`).
 
 mod answers;
+mod request;
 
 use std::sync::Arc;
 
 pub use answers::{Answers, AnswersError};
-
-/// What the runtime needs a person for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HumanRequest<'a> {
-    /// `ask_user(question)`: the answer goes back to the script.
-    Question { question: &'a str },
-    /// A sensitive action waits for a yes or a no: `action` says what it is, `rule`
-    /// which rule it matched.
-    Confirm { action: &'a str, rule: &'a str },
-    /// `take_over(reason)`: the person acts on the phone, then answers (anything) to
-    /// hand it back.
-    TakeOver { reason: &'a str },
-}
-
-impl HumanRequest<'_> {
-    /// The request's kind as answers files and events name it.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            HumanRequest::Question { .. } => "ask",
-            HumanRequest::Confirm { .. } => "confirm",
-            HumanRequest::TakeOver { .. } => "take_over",
-        }
-    }
-
-    /// The text a pattern is matched against, and a person reads.
-    pub fn text(&self) -> String {
-        match self {
-            HumanRequest::Question { question } => question.to_string(),
-            HumanRequest::Confirm { action, rule } => format!("{action} (sensitive: {rule})"),
-            HumanRequest::TakeOver { reason } => reason.to_string(),
-        }
-    }
-}
+pub use request::HumanRequest;
 
 /// Asks a person; `None`: nobody can answer (no terminal, no matching answer).
 pub type Human = Arc<dyn Fn(&HumanRequest) -> Option<String> + Send + Sync>;

@@ -67,9 +67,7 @@ impl std::ops::AddAssign for Usage {
     }
 }
 
-/// The most of a reply that is kept: a snippet is a few KiB; a model that runs
-/// away (or a provider that answers garbage) does not fill the run directory.
-pub const MAX_REPLY_BYTES: usize = 256 * 1024;
+pub use super::stream::MAX_REPLY_BYTES;
 
 /// What the model answered.
 #[derive(Debug, Clone)]

@@ -10,8 +10,11 @@ use async_openai::error::OpenAIError;
 use async_openai::types::chat::{ChatCompletionResponseStream, CompletionUsage};
 use futures_util::StreamExt as _;
 
-use super::client::MAX_REPLY_BYTES;
 use super::tool_calls::{MAX_ARGUMENT_BYTES, MAX_CALLS_PER_REPLY};
+
+/// The most of a reply that is kept: a snippet is a few KiB; a model that runs
+/// away (or a provider that answers garbage) does not fill the run directory.
+pub const MAX_REPLY_BYTES: usize = 256 * 1024;
 
 /// A streamed reply, whole.
 #[derive(Debug, Default)]

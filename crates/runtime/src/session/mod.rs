@@ -20,9 +20,11 @@ use codeact_engine::isolation::{CompiledRef, IsolationError, Ran, WorkerProcess}
 use codeact_engine::sandbox::{ActionSink, CancelHandle, ErrorKind, Limits, RunError, RunResult, SandboxError, Shared};
 use codeact_platform::device::{Device, DeviceError, Observation};
 
+mod error;
 mod open;
 mod tool_host;
-pub use open::OpenError;
+pub use error::{OpenError, SessionError};
+pub use tool_host::PrintSink;
 use tool_host::ToolHost;
 
 /// A snippet parsed once by the session's engine, ready to run.
@@ -34,18 +36,6 @@ impl Compiled {
     pub fn source(&self) -> &str {
         self.0.source()
     }
-}
-
-/// Receives each line a snippet prints, the moment it is printed.
-pub type PrintSink = Box<dyn FnMut(&str) + Send>;
-
-/// Why a session could not be opened.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionError {
-    #[error(transparent)]
-    Sandbox(#[from] SandboxError),
-    #[error(transparent)]
-    Isolation(#[from] IsolationError),
 }
 
 pub struct Session {

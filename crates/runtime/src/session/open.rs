@@ -3,18 +3,10 @@
 //! the front door lent (`Settings::helpers`), all from one `Settings`. Not how the
 //! settings are resolved (`config`) or what a session does once open (`mod.rs`).
 
-use super::{Session, SessionError};
+use super::Session;
+use super::error::{OpenError, SessionError};
 use crate::config::Settings;
-use codeact_platform::device::{Device, DeviceError};
-
-/// Why a session could not be opened: the phone, or the engine.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    #[error(transparent)]
-    Device(#[from] DeviceError),
-    #[error(transparent)]
-    Session(#[from] SessionError),
-}
+use codeact_platform::device::Device;
 
 impl Session {
     /// Opens the device `settings` name and a session on it, with the settings'

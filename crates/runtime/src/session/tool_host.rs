@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use rhai::{Dynamic, EvalAltResult};
 
-use super::PrintSink;
 use crate::tools::{self, SharedContext, ToolTable};
 use codeact_engine::isolation::{Host, ToWorker, ToolOutcome};
 use codeact_engine::sandbox::{FailureKind, STOP_COMPLETE, Shared};
+
+/// Receives each line a snippet prints, the moment it is printed.
+pub type PrintSink = Box<dyn FnMut(&str) + Send>;
 
 /// Answers the worker's tool calls and state reads.
 pub(super) struct ToolHost {

@@ -5,29 +5,40 @@
 //! `codeact tools`, the REPL's help, the README table and the replay exports all come
 //! from the [`CATALOG`].
 //!
-//! Folders: `catalog/` (the tools and their specs), `context/` (what they share
-//! while they run, and their acts), `guard/` (the sensitive-action gate and the
-//! watchers), `locating/` (pictures and descriptions), `select/` (selectors). Tools
+//! Folders, from the top down: `catalog/` (the tools and their specs), `locating/`
+//! (pictures and descriptions), `context/` (what the tools share while they run),
+//! `guard/` (the sensitive-action gate and the watchers), `select/` (selectors and
+//! the unique selector of an element); beneath them the vocabulary every folder
+//! shares, one file each: `acting.rs` (a device act), `declaration.rs` (what a tool
+//! declares: `Gate`, `Access`, `Replay`, parameters), `error.rs`, `options.rs`,
+//! `sensitive.rs`, `consent.rs`, `naming.rs` (how an element is named in messages),
+//! `locator_state.rs`. Tools
 //! act through the [`Device`](codeact_platform::device::Device) trait on the
 //! observation the session gives them, record each call, settle the screen after
 //! acting, never tap a stale index silently, and fail with a typed [`ToolError`].
 //! This module does not parse dumps (that is `ui`) nor run scripts (that is
 //! `sandbox`).
 
+pub(crate) mod acting;
 mod app_names;
 mod arguments;
 mod catalog;
+pub(crate) mod consent;
 mod context;
+pub(crate) mod declaration;
 mod error;
 mod guard;
 pub mod json_calls;
 mod locating;
+pub(crate) mod locator_state;
+mod naming;
 mod options;
 pub mod script_tools;
 pub mod select;
+pub mod sensitive;
 
 // The guard's public parts, under the names they have always had.
-pub use guard::{sensitive, shell_input, watchers};
+pub use guard::{shell_input, watchers};
 
 pub use app_names::{AppAlias, AppDirectory, AppNameError};
 pub use catalog::CATALOG;
@@ -37,11 +48,11 @@ pub use catalog::spec::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role,
 pub(crate) use context::lock;
 pub use context::{MEMORY_ITEM_BYTES, MEMORY_ITEMS, SharedContext, ToolContext};
 pub use error::{Awaited, ToolError};
-pub use guard::sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
 pub use guard::watchers::{PermissionPolicy, WatchMode, WatcherSpecError, Watchers};
-pub use locating::unique_selector::{selector_for, toggle_selector_for};
 pub use options::{Recording, Settle, ToolOptions};
+pub use select::unique_selector::{selector_for, toggle_selector_for};
 pub use select::{ImageWant, SelectorError};
+pub use sensitive::{Sensitive, SensitivePolicy, SensitiveRuleError};
 
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::app_names::AppDirectory;
-use super::watchers::Watchers;
+use super::guard::watchers::Watchers;
 
 /// After an action, wait until two consecutive observations agree (bounded).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,7 +48,7 @@ pub struct ToolOptions {
     pub watchers: Watchers,
     /// When they act: ahead of every action (the agent) or when an action is
     /// blocked (scripts).
-    pub watch_mode: super::watchers::WatchMode,
+    pub watch_mode: super::guard::watchers::WatchMode,
     /// Which actions need a person's yes, and what happens when nobody answers.
     pub sensitive: super::sensitive::Sensitive,
     /// The secrets `type_secret(name)` may type.

@@ -7,16 +7,10 @@
 
 use std::io::Read;
 
+pub(crate) use crate::world::Manifest;
+
 /// The most of a manifest entry read.
 const MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
-
-/// The manifest facts the phone keeps of an installed package.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Manifest {
-    pub(crate) package: String,
-    pub(crate) version_code: u32,
-    pub(crate) version_name: String,
-}
 
 /// The manifest of the APK `bytes`, or why they are not an APK.
 pub(crate) fn read(bytes: &[u8]) -> Result<Manifest, String> {

@@ -11,6 +11,8 @@ mod android;
 mod harmony;
 mod simctl;
 
+use crate::shell::{fail, ok};
+
 use android::{activity, agents, capture, content, input, install, logcat, process, system};
 
 use crate::device::SimDevice;
@@ -91,15 +93,4 @@ fn run_tool(device: &SimDevice, argv: &[String], stdin: &[u8], env: &ShellEnv) -
         "kill" => process::kill(device, &args),
         _ => return None,
     })
-}
-
-/// An APK streamed through the transport (`adb install`), installed.
-pub(crate) use android::install::{MAX_APK, install as install_apk, streamed_size as streamed_install_size};
-
-pub(crate) fn ok(stdout: impl Into<Vec<u8>>) -> Output {
-    Output { stdout: stdout.into(), stderr: Vec::new(), code: 0 }
-}
-
-pub(crate) fn fail(stderr: &str, code: i32) -> Output {
-    Output { stdout: Vec::new(), stderr: stderr.as_bytes().to_vec(), code }
 }

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::Output;
+use crate::shell::{fail, ok};
 use crate::world::FaultDialog;
 
 const HELP: &str = r#"usage: simctl COMMAND
@@ -202,7 +202,7 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
                 "dialog_armed": world.fault_dialog_armed.map(|k| k.name()),
                 "agent": device.agents().fault().name(),
                 "portal_running": device.agents().portal_running(),
-                "u2_running": device.agents().listening(crate::doors::agents::U2_PORT),
+                "u2_running": device.agents().listening(crate::device::agents::U2_PORT),
                 "fail_on": world.crash_on.iter().map(|t| serde_json::json!({
                     "fault": t.failure.name(), "package": t.package, "widget": t.widget,
                 })).collect::<Vec<_>>(),
@@ -274,7 +274,7 @@ pub(crate) fn simctl(device: &SimDevice, args: &[&str]) -> Output {
             2,
         ),
         ["fault", "agent", kind] => {
-            use crate::doors::agents::ports::AgentFault;
+            use crate::device::agents::AgentFault;
             let fault = match *kind {
                 "stale" => AgentFault::Stale {
                     u2: crate::doors::agents::u2::hierarchy(device),

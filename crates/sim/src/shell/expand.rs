@@ -2,10 +2,12 @@
 //! field splitting on IFS and globbing of unquoted `* ? [`. Not matching globs against the
 //! files (`glob`) nor parsing words (`parse`).
 
+use super::arith;
+use super::env::{MAX_DEPTH, SH, ShellEnv};
 use super::glob::glob;
+use super::output::Output;
 use super::parse::{Part, Word};
 use super::state::{Nested, State, var};
-use super::{MAX_DEPTH, Output, SH, ShellEnv, arith};
 
 /// Field separators for unquoted expansions (the default `IFS`).
 fn is_ifs(c: char) -> bool {

@@ -2,7 +2,8 @@
 //! against the in-memory file system one path component at a time, within a candidate cap.
 //! Not deciding which words are globbed (that is `expand`).
 
-use super::{GLOB_LIMIT, MemFs};
+use super::env::GLOB_LIMIT;
+use super::fs::MemFs;
 
 /// Turns one path component of a glob pattern into an anchored regex (linear in its length).
 pub(super) fn glob_regex(comp: &[(char, bool)]) -> Option<regex::Regex> {

@@ -2,8 +2,9 @@
 //! stdout and stderr go, with mksh's messages when a file cannot be opened. Not writing the
 //! output once the command ran (that is `run`).
 
+use super::env::{ShellEnv, path_for_fs};
+use super::fs::{FsError, MemFs};
 use super::parse::RedirKind;
-use super::{FsError, MemFs, ShellEnv, path_for_fs};
 
 /// Where a descriptor of a simple command goes.
 #[derive(Clone)]

@@ -6,12 +6,14 @@
 use std::rc::Rc;
 
 use super::budget::TOO_MANY;
+use super::builtins;
+use super::env::{Cx, SH, ShellEnv};
 use super::expand::expand;
+use super::output::Output;
 use super::parse::{self, Command, Op, Part, Pipeline, Word};
 use super::redirect::{Target, redirect};
 use super::special::{cd, exit, sh, timeout};
 use super::state::{State, Var, command_name};
-use super::{Cx, Output, SH, ShellEnv, builtins};
 
 pub(super) fn run_nested(script: &str, env: &ShellEnv, stdin: &[u8], mut st: State) -> Output {
     let parsed = match parse::parse(script) {

@@ -5,8 +5,11 @@
 use std::rc::Rc;
 use std::time::Instant;
 
+use super::builtins;
+use super::env::{MAX_DEPTH, SH, ShellEnv, path_for_fs};
+use super::fs::{self, FsError, MemFs};
+use super::output::Output;
 use super::state::{Argv, Nested, State, Var, command_name, var};
-use super::{FsError, MAX_DEPTH, MemFs, Output, SH, ShellEnv, builtins, fs, path_for_fs};
 
 pub(super) fn exit(args: &[String], st: &mut State) -> Output {
     st.exited = true;

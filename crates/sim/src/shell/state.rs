@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::budget::Budget;
-use super::{Output, SH, ShellEnv};
+use super::env::{SH, ShellEnv};
+use super::output::Output;
 
 /// Runs a script in a nested shell: `$(...)`, `sh -c`.
 pub(super) type Nested = fn(&str, &ShellEnv, &[u8], State) -> Output;

@@ -2,8 +2,11 @@
 //! system and a fake set of Android tools. Not the builtins' own tests (`builtins/tests.rs`).
 
 use super::*;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use super::env::GLOB_LIMIT;
 use super::glob::glob_regex;
 
 /// Records calls; knows `input` (echoes argv and stdin) and `dumpsys` (prints a line).

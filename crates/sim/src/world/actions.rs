@@ -4,8 +4,8 @@
 //! cannot apply (a missing record, an unknown activity) does nothing, as a tap on a
 //! dead button does on a phone. Files are checked for unknown verbs when loaded.
 
+use super::model::{DialogInstance, World};
 use super::template::{Record, Value};
-use super::{DialogInstance, World};
 
 /// The record an action script acts on: (collection, index).
 pub(crate) type RecordRef = Option<(String, usize)>;
@@ -154,7 +154,7 @@ impl World {
                     self.screen_changed();
                 }
             }
-            "delete" if record.as_ref().is_some_and(|(c, _)| c == super::FILES) => {
+            "delete" if record.as_ref().is_some_and(|(c, _)| c == super::names::FILES) => {
                 if let Some(path) = self.read("record.path", record) {
                     let _ = self.fs.remove(&path.to_string(), true);
                     self.screen_changed();

@@ -4,7 +4,7 @@
 //! Positions come from templates (dp from the canvas' top-left; negative ones from
 //! its right or bottom edge), so a game's state can move them. Pure: reads the world, changes nothing.
 
-use super::World;
+use super::model::World;
 use super::spec::{ItemKind, ItemSpec, ScreenSpec, parse_color};
 use crate::emblem::Emblem;
 use crate::screen::{Hook, Node, Rect, Role};

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::names::LAUNCHER_PACKAGE;
 use super::spec::{self, AppSpec, SpecError, WorldSpec};
-use super::{LAUNCHER_PACKAGE, Value};
+use super::template::Value;
 
 /// The data files compiled into the binary (`data/world.toml`, `data/apps/*.toml`).
 const BUNDLED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/bundled_world.rs"));

@@ -2,7 +2,10 @@
 //! computed `files` one included), the record a screen shows, and `simctl set|add|empty`
 //! and `pm clear`. Not the template language over it (`template`).
 
-use super::{FILES, Record, Value, World, files};
+use super::files;
+use super::model::World;
+use super::names::FILES;
+use super::template::{Record, Value};
 
 impl World {
     /// `pm clear`: the app stops and forgets its data (its collections emptied, its

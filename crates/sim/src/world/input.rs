@@ -6,8 +6,8 @@
 
 use std::time::Instant;
 
+use super::model::{DialogInstance, FaultDialog, Focus, World};
 use super::spec::ItemKind;
-use super::{DialogInstance, FaultDialog, Focus, World};
 use crate::screen::{Hook, Node, Rect, Role};
 use adb_wire::keycodes;
 

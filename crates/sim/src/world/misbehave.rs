@@ -3,69 +3,12 @@
 //! "LABEL keeps stopping" shows, and `logcat` has the `FATAL EXCEPTION`), `anr-on`
 //! makes it stop responding ("LABEL isn't responding", `ANR in` in the log). The
 //! device log itself is here too: a bounded buffer `logcat` reads, written as apps
-//! start and fail.
+//! start and fail (its types, with the triggers', are `model.rs`'s).
 //!
 //! Not a model of Android's process lifecycle: one pid per app, no restarts.
 
-use std::collections::VecDeque;
-
-use super::{DialogInstance, FaultDialog, World};
-
-/// How an app fails when its trigger is tapped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Failure {
-    Crash,
-    Anr,
-}
-
-impl Failure {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Failure::Crash => "crash-on",
-            Failure::Anr => "anr-on",
-        }
-    }
-}
-
-/// A widget that makes its app fail: its resource id (bare or `PACKAGE:id/NAME`),
-/// its text or its content description, on any screen of the package.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Trigger {
-    pub(crate) package: String,
-    pub(crate) widget: String,
-    pub(crate) failure: Failure,
-}
-
-/// At most this many triggers: a fault list, not a program.
-pub(crate) const MAX_TRIGGERS: usize = 32;
-
-/// One line of the device log.
-#[derive(Debug, Clone)]
-pub(crate) struct LogLine {
-    /// Device clock, milliseconds since the epoch.
-    pub(crate) at_ms: i64,
-    pub(crate) pid: u32,
-    pub(crate) level: char,
-    pub(crate) tag: String,
-    pub(crate) message: String,
-}
-
-/// The device log: the newest [`LogBuffer::CAPACITY`] lines.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct LogBuffer {
-    pub(crate) lines: VecDeque<LogLine>,
-}
-
-impl LogBuffer {
-    pub(crate) const CAPACITY: usize = 4096;
-
-    pub(crate) fn push(&mut self, line: LogLine) {
-        if self.lines.len() == Self::CAPACITY {
-            self.lines.pop_front();
-        }
-        self.lines.push_back(line);
-    }
-}
+use super::model::{DialogInstance, FaultDialog, World};
+pub(crate) use super::model::{Failure, LogLine, MAX_TRIGGERS, Trigger};
 
 /// A stable pid per app (Android's app pids start in the thousands).
 pub(crate) fn pid_of(app: usize) -> u32 {

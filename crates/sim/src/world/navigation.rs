@@ -4,7 +4,8 @@
 
 use std::time::Instant;
 
-use super::{DialogInstance, FaultDialog, Focus, LAUNCHER_PACKAGE, ScreenInstance, Task, World, short_component};
+use super::model::{DialogInstance, FaultDialog, Focus, ScreenInstance, Task, World};
+use super::names::{LAUNCHER_PACKAGE, short_component};
 
 /// What `am start` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

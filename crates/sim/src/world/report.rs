@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{DialogInstance, FILES, Value, World};
+use super::model::{DialogInstance, World};
+use super::names::FILES;
+use super::template::Value;
 
 /// The JSON `simctl state` prints.
 #[derive(Debug, Serialize)]

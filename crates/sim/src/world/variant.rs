@@ -11,7 +11,7 @@
 //!
 //! State, data and behaviour never change: only what a script sees and where.
 
-use super::Catalog;
+use super::catalog::Catalog;
 use super::spec::{DialogButton, DialogSpec, ItemKind};
 use super::template::Value;
 

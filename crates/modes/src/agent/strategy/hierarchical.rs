@@ -9,9 +9,9 @@
 use std::fmt::Write as _;
 
 use super::plan::Planning;
-use super::plan_text::{Plan, PlanItem};
 use super::react::{Stop, steps_until_done};
 use crate::agent::outcome::Ending;
+use crate::agent::plan_text::{Plan, PlanItem};
 use crate::agent::progress::ProgressSink;
 use crate::agent::run::Run;
 use codeact_engine::sandbox::Completion;

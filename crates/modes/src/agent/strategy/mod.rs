@@ -3,18 +3,15 @@
 //! into sub-goals (`tree.rs`); and replay-first, which a
 //! run takes instead when memory holds the task (or `exec --heal` hands it a
 //! script). The loops are in `react.rs`, `plan.rs` (its plans' text in
-//! `plan_text.rs`), `hierarchical.rs` and `replay.rs`; they share the step
+//! `agent/plan_text.rs`), `hierarchical.rs` and `replay.rs`; they share the step
 //! machinery (`agent/step.rs`). Which one a run follows is its options'
 //! ([`Strategy`](crate::agent::Strategy)).
 
 mod fire_and_forget;
 pub(in crate::agent) mod hierarchical;
 pub(in crate::agent) mod plan;
-mod plan_text;
 pub(in crate::agent) mod react;
 pub(in crate::agent) mod replay;
 pub(in crate::agent) mod tree;
 mod tree_memory;
 mod tree_review;
-
-pub(in crate::agent) use plan_text::subgoals;

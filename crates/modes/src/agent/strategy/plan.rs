@@ -7,10 +7,10 @@
 
 use std::fmt::Write as _;
 
-use super::plan_text::{Plan, PlanItem};
 use super::react::{Stop, steps_until_done};
 use crate::agent::checks::StepEnd;
 use crate::agent::outcome::Ending;
+use crate::agent::plan_text::{Plan, PlanItem};
 use crate::agent::progress::{Progress, ProgressSink};
 use crate::agent::roles::Role;
 use crate::agent::run::Run;

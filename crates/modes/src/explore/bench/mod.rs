@@ -7,19 +7,20 @@
 //! through the function the caller gives (`explore::run`, or `run_with_model`).
 
 mod plan;
+mod row;
 mod table;
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 pub use plan::{BenchApp, BenchPlan, PlanError};
+pub use row::{BenchRow, CrashFound};
 pub use table::{BenchTable, Totals};
 
-use super::{ExploreError, ExploreSummary, Strategy};
+use super::options::Strategy;
+use super::{ExploreError, ExploreSummary};
 use codeact_platform::device::{Device, DeviceError};
 
 /// One exploration to run.
@@ -42,37 +43,6 @@ pub fn jobs(plan: &BenchPlan, strategies: &[Strategy], budgets: &[usize]) -> Vec
         }
     }
     out
-}
-
-/// A planted crash an exploration found.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CrashFound {
-    /// The widget it was planted on.
-    pub widget: String,
-    pub at_seconds: f64,
-    pub at_action: usize,
-}
-
-/// One exploration's numbers.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct BenchRow {
-    pub app: String,
-    pub strategy: String,
-    pub budget: usize,
-    pub actions: usize,
-    pub seconds: f64,
-    pub activities: usize,
-    pub declared: usize,
-    pub screens: usize,
-    pub widgets: usize,
-    pub planted: usize,
-    pub crashes: Vec<CrashFound>,
-    /// Why the exploration could not run or stopped early.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// Its run folder (report.html, events.jsonl, findings/).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dir: Option<PathBuf>,
 }
 
 impl BenchRow {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::BenchRow;
+use super::row::BenchRow;
 
 /// One budget and strategy, over every app.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::ModelSetup;
+use super::super::options::ModelSetup;
 use crate::agent::{self, AgentOptions};
 use codeact_record::trajectory::{StepRecord, lock};
 use codeact_runtime::session::Session;

@@ -4,8 +4,10 @@
 //! `findings.rs`'s.
 
 use super::super::findings::{self, Finding, FindingKind};
-use super::super::{Progress, screen};
-use super::{Cycle, TaskObservation};
+use super::super::progress::Progress;
+use super::super::screen;
+use super::Cycle;
+use super::observer::TaskObservation;
 use codeact_record::trajectory::StepRecord;
 
 impl Cycle<'_, '_> {

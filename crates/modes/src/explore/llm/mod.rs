@@ -18,7 +18,6 @@ mod observer;
 mod planner;
 mod reflector;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -28,61 +27,24 @@ use super::coverage::Coverage;
 use super::export::TestFound;
 use super::findings::{self, Finding, LogWatch};
 use super::graph::Graph;
+use super::options::ExploreOptions;
+use super::progress::{Explored, Progress, StopReason};
 use super::record::RunFolder;
 use super::report::TaskView;
 use super::screen::{self, Candidate, Kind};
-use super::{ExploreOptions, Progress, StopReason};
-use crate::agent::{self, Models, Outcome, Role};
+use crate::agent::{self, Outcome, Role};
 use codeact_record::trajectory::Event;
 use codeact_record::trajectory::StepRecord;
-use codeact_runtime::persona::Persona;
 use codeact_runtime::session::Session;
 use planner::{DoneTask, Plan};
 
+pub use super::options::ModelSetup;
 pub use knowledge::Knowledge;
 pub use observer::{TaskObservation, observe};
-
-/// What the model-driven explorer needs beyond [`ExploreOptions`].
-pub struct ModelSetup<'a> {
-    /// The actor's model, and the planner's and reflector's when they differ.
-    pub models: &'a Models,
-    /// The tools the agent has (a session persona, `default` in the CLI).
-    pub persona: &'a Persona,
-    /// The memory database (`None`: nothing is read back or kept).
-    pub memory: Option<PathBuf>,
-    /// An embeddings model for memory's worked examples (see `AgentOptions`).
-    pub embeddings: Option<String>,
-    /// The agent's step budget per task.
-    pub task_steps: usize,
-    /// How the agent does a task: `React` or `Tree` (with `tree_depth`).
-    pub actor: crate::agent::Strategy,
-    pub tree_depth: usize,
-    /// How the agent acts: Rhai snippets or function calls.
-    pub actions: crate::agent::ActionFormat,
-    /// The reflector critiques after this many tasks (0: never).
-    pub reflect_every: usize,
-    /// Show the agent a screenshot each step.
-    pub vision: bool,
-    /// How the device was named, for the agent's replay command.
-    pub device_spec: Option<String>,
-}
 
 /// A planner that proposes a task already done this many times in a row has
 /// nothing new: the exploration ends.
 const MAX_REPEATS: usize = 2;
-
-/// What the cycle leaves for the summary.
-pub(super) struct Explored {
-    pub graph: Graph,
-    pub coverage: Coverage,
-    pub findings: Vec<Finding>,
-    pub tests: Vec<TestFound>,
-    pub tasks: Vec<TaskView>,
-    pub actions: usize,
-    pub seconds: f64,
-    pub stopped: StopReason,
-    pub error: Option<String>,
-}
 
 struct Cycle<'a, 'p> {
     session: &'a mut Session,

@@ -6,8 +6,10 @@
 use std::time::Duration;
 
 use super::transport::{Deadline, ListedDevice, ServerConnection};
-use super::{AdbDevice, AdbError};
-use crate::device::{DeviceError, DeviceSpec};
+use crate::device::adb::device::AdbDevice;
+use crate::device::errors::DeviceError;
+use crate::device::errors::adb::AdbError;
+use crate::device::spec::DeviceSpec;
 
 /// The adb server's address, from the environment or the default 127.0.0.1:5037.
 pub fn server_address() -> String {

@@ -9,13 +9,16 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::json;
 
+use super::agent_state::{AgentState, ObserveWith};
 use super::agents::KeyboardAct;
-use super::agents::state::{AgentState, ObserveWith};
-use super::error::AdbError;
 use super::line::{chunks, valid_name};
 use super::transport::{Deadline, DirectConnection, HeldStream, ServerConnection, ShellOutput, TransportError};
+use crate::device::contract::Device;
+use crate::device::errors::DeviceError;
+use crate::device::errors::adb::ADB_KEYBOARD;
+use crate::device::errors::adb::AdbError;
+use crate::device::observation::Observation;
 use crate::device::shell::quote;
-use crate::device::{ADB_KEYBOARD, Device, DeviceError, Observation};
 
 /// Android's way to see whether a phone is still there, for errors.
 const CHECK: &str = "check `adb devices`";

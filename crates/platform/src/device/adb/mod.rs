@@ -5,15 +5,15 @@
 //! What every platform shares (the trait, errors, observations, `--device`) is in
 //! `device/` itself.
 
+pub(crate) mod agent_state;
 pub mod agents;
 mod connect;
-mod device;
-mod error;
+pub(crate) mod device;
 mod line;
 mod observe;
 pub mod transport;
 
+pub use crate::device::errors::adb::{ADB_KEYBOARD, AdbError};
 pub use connect::{list_devices, open_adb, server_address};
 pub use device::AdbDevice;
-pub use error::{ADB_KEYBOARD, AdbError};
 pub use observe::{parse_focus, parse_wm_size};

@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use super::device::AdbDevice;
-use crate::device::{DeviceError, Observation, PhoneState};
+use crate::device::errors::DeviceError;
+use crate::device::observation::{Observation, PhoneState};
 use crate::ui;
 
 const SPLIT: &str = "__codeact_split__";

@@ -19,7 +19,11 @@ use serde_json::{Value, json};
 pub use target::{AppiumTarget, AppiumTargetError, capabilities};
 
 use super::w3c::{Scope, Server, W3cClient, W3cError};
-use super::{Device, DeviceError, Observation, ObservedVia, PhoneState, Platform, ShellOutput};
+use crate::device::contract::Device;
+use crate::device::errors::DeviceError;
+use crate::device::observation::{Observation, ObservedVia, PhoneState};
+use crate::device::platform::Platform;
+use crate::device::shell::ShellOutput;
 
 /// An Appium server, as its errors name it.
 const APPIUM: Server = Server {

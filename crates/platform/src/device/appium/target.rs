@@ -9,23 +9,11 @@
 
 use serde_json::{Value, json};
 
+pub use crate::device::errors::appium::AppiumTargetError;
 use crate::device::w3c::Credentials;
 
 /// The most a capabilities file may hold.
 const CAPS_BYTES: usize = 1024 * 1024;
-
-/// Why an `appium:` device cannot be named so.
-#[derive(Debug, thiserror::Error)]
-pub enum AppiumTargetError {
-    #[error(
-        "appium:{shown} is not an http(s) URL; write appium:http://127.0.0.1:4723 (with the base path, e.g. /wd/hub, if the server has one)"
-    )]
-    NotUrl { shown: String },
-    #[error("appium:{shown}: #{fragment} is not #session=ID (the id of a session an Appium test created)")]
-    Fragment { shown: String, fragment: String },
-    #[error("CODEACT_APPIUM_CAPS is neither a JSON object nor a file holding one: {why}")]
-    Caps { why: String },
-}
 
 /// An Appium server and how to reach it.
 #[derive(Debug, Clone)]

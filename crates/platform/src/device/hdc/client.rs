@@ -12,7 +12,7 @@
 //! snippet's deadline); a frame over 16 MiB or a reply over 64 MiB is refused, never
 //! buffered. Not here: what the commands mean for a phone (`mod.rs`).
 
-pub use super::error::HdcError;
+pub use crate::device::errors::hdc::HdcError;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};

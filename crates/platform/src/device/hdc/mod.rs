@@ -18,15 +18,17 @@
 //! are read: `error:` or anything but `No Error` is a [`DeviceError::Command`].
 
 pub mod client;
-mod error;
 
 use std::time::{Duration, Instant};
 
 use super::shell::quote;
-use super::{Device, DeviceError, Observation, PhoneState, ShellOutput};
+use crate::device::contract::Device;
+use crate::device::errors::DeviceError;
+use crate::device::observation::{Observation, PhoneState};
+use crate::device::shell::ShellOutput;
 use client::{HdcClient, HdcError};
 
-const PLATFORM: &str = super::Platform::Harmony.name();
+const PLATFORM: &str = crate::device::platform::Platform::Harmony.name();
 
 /// HarmonyOS's list of what is installed.
 const LIST_BUNDLES: &str = "bm dump -a";
@@ -226,8 +228,8 @@ impl Device for HarmonyDevice {
         &self.name
     }
 
-    fn platform(&self) -> super::Platform {
-        super::Platform::Harmony
+    fn platform(&self) -> crate::device::platform::Platform {
+        crate::device::platform::Platform::Harmony
     }
 
     fn observe(&mut self) -> Result<Observation, DeviceError> {
@@ -270,11 +272,11 @@ impl Device for HarmonyDevice {
             activity,
             keyboard_shown,
             focused,
-            platform: super::Platform::Harmony,
+            platform: crate::device::platform::Platform::Harmony,
             title: String::new(),
         };
         let dump = layout.find('{').map(|i| layout[i..].trim().to_string()).unwrap_or_default();
-        let via = super::ObservedVia::Uitest;
+        let via = crate::device::observation::ObservedVia::Uitest;
         Ok(Observation { ui, phone, screen: self.screen, dump, via, ..Default::default() }.stamped(began, started))
     }
 

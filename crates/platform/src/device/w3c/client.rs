@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::W3cError;
-use crate::device::DeviceError;
+use crate::device::errors::DeviceError;
+use crate::device::errors::w3c::W3cError;
 
 /// How many request timeouts a session's start may take (2 minutes by default).
 pub const SESSION_START_FACTOR: u32 = 6;

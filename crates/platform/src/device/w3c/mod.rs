@@ -4,7 +4,6 @@
 //! cloud). Not what the commands mean for a phone.
 
 mod client;
-mod error;
 
+pub use crate::device::errors::w3c::W3cError;
 pub use client::{Credentials, Scope, Server, W3cClient, valid_session_id};
-pub use error::W3cError;

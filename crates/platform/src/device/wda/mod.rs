@@ -17,7 +17,10 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::w3c::{Scope, Server, W3cClient, W3cError};
-use super::{Device, DeviceError, Observation, PhoneState, ShellOutput};
+use crate::device::contract::Device;
+use crate::device::errors::DeviceError;
+use crate::device::observation::{Observation, PhoneState};
+use crate::device::shell::ShellOutput;
 
 /// WebDriverAgent, as its errors name it.
 const WDA: Server = Server {
@@ -35,7 +38,7 @@ pub struct IosDevice {
     screen: (u32, u32),
 }
 
-const PLATFORM: &str = super::Platform::Ios.name();
+const PLATFORM: &str = crate::device::platform::Platform::Ios.name();
 
 impl IosDevice {
     /// Connects to the WDA at `url` (`http://HOST:PORT`), opens a session and reads
@@ -115,8 +118,8 @@ impl Device for IosDevice {
         &self.client.name
     }
 
-    fn platform(&self) -> super::Platform {
-        super::Platform::Ios
+    fn platform(&self) -> crate::device::platform::Platform {
+        crate::device::platform::Platform::Ios
     }
 
     /// WDA lists no apps, but says of each whether it is there: state 0 is unknown
@@ -149,10 +152,10 @@ impl Device for IosDevice {
             activity: String::new(),
             keyboard_shown,
             focused,
-            platform: super::Platform::Ios,
+            platform: crate::device::platform::Platform::Ios,
             title,
         };
-        let via = super::ObservedVia::Wda;
+        let via = crate::device::observation::ObservedVia::Wda;
         Ok(Observation { ui, phone, screen: self.screen, dump: xml, via, ..Default::default() }.stamped(began, started))
     }
 

@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use super::{ParseError, Place, derive, walk};
-use crate::ui::{Bounds, Element, UiTree};
+use super::shared::{ParseError, Place, derive, walk};
+use crate::ui::tree::{Bounds, Element, UiTree};
 
 const OPEN: &str = "<hierarchy";
 const CLOSE: &str = "</hierarchy>";
@@ -23,14 +23,16 @@ pub fn parse_uiautomator(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, Par
     // U+FFFD; everything else survives.
     let text = String::from_utf8_lossy(bytes);
     let xml = extract(&text)?;
-    super::not_too_many(xml, b'<')?;
-    let doc = match roxmltree::Document::parse_with_options(xml, super::xml_options()) {
+    super::shared::not_too_many(xml, b'<')?;
+    let doc = match roxmltree::Document::parse_with_options(xml, super::shared::xml_options()) {
         Ok(doc) => doc,
-        Err(roxmltree::Error::NodesLimitReached) => return Err(ParseError::TooMany { max: super::MAX_ELEMENTS }),
+        Err(roxmltree::Error::NodesLimitReached) => {
+            return Err(ParseError::TooMany { max: super::shared::MAX_ELEMENTS });
+        }
         Err(first) => {
             // Only pay for the repair pass when the dump needs it.
             let repaired = repair(xml);
-            match roxmltree::Document::parse_with_options(&repaired, super::xml_options()) {
+            match roxmltree::Document::parse_with_options(&repaired, super::shared::xml_options()) {
                 Ok(doc) => return build(&doc, screen),
                 Err(_) => return Err(xml_error(&first)),
             }

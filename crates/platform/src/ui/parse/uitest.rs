@@ -13,8 +13,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{ParseError, Place, derive, walk};
-use crate::ui::{Bounds, Element, UiTree};
+use super::shared::{ParseError, Place, derive, walk};
+use crate::ui::tree::{Bounds, Element, UiTree};
 
 /// The Android class nearest each ArkUI component type.
 fn android_class(native: &str) -> &'static str {
@@ -48,7 +48,7 @@ pub fn parse_uitest(bytes: &[u8], screen: (u32, u32)) -> Result<UiTree, ParseErr
     let Some(start) = text.find('{') else {
         return Err(ParseError::NotUitest { start: text.trim_start().chars().take(60).collect() });
     };
-    super::not_too_many(&text[start..], b'{')?;
+    super::shared::not_too_many(&text[start..], b'{')?;
     let root: Value = serde_json::from_str(text[start..].trim_end()).map_err(|e| ParseError::Json {
         line: e.line(),
         column: e.column(),

@@ -20,8 +20,8 @@
 //! What cannot be read gives a [`ParseError`], never a panic. Nothing here talks to
 //! a device.
 
-use super::{ParseError, Place, derive, walk};
-use crate::ui::{Bounds, Element, UiTree};
+use super::shared::{ParseError, Place, derive, walk};
+use crate::ui::tree::{Bounds, Element, UiTree};
 
 /// The Android class nearest each XCUIElementType, and whether a tap is what it is for.
 fn android_class(native: &str) -> (&'static str, bool) {
@@ -56,14 +56,15 @@ pub fn parse_xcui(bytes: &[u8], scale: f64, screen: (u32, u32)) -> Result<UiTree
     let start = text
         .find("<XCUIElementType")
         .ok_or_else(|| ParseError::NotXcui { start: text.trim_start().chars().take(60).collect() })?;
-    super::not_too_many(&text[start..], b'<')?;
-    let doc = roxmltree::Document::parse_with_options(&text[start..], super::xml_options()).map_err(|e| match e {
-        roxmltree::Error::NodesLimitReached => ParseError::TooMany { max: super::MAX_ELEMENTS },
-        e => {
-            let pos = e.pos();
-            ParseError::Xml { line: pos.row, column: pos.col, message: e.to_string() }
-        }
-    })?;
+    super::shared::not_too_many(&text[start..], b'<')?;
+    let doc =
+        roxmltree::Document::parse_with_options(&text[start..], super::shared::xml_options()).map_err(|e| match e {
+            roxmltree::Error::NodesLimitReached => ParseError::TooMany { max: super::shared::MAX_ELEMENTS },
+            e => {
+                let pos = e.pos();
+                ParseError::Xml { line: pos.row, column: pos.col, message: e.to_string() }
+            }
+        })?;
     let scale = if scale.is_finite() && scale > 0.0 { scale.min(16.0) } else { 1.0 };
     let root = doc.root_element();
     let package = root.attribute("bundleId").unwrap_or("").to_string();

@@ -6,8 +6,8 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{MemoryError, Store, effects_json, now, parse_effects};
-use crate::memory::{Experience, ReplayStep};
+use super::handle::{MemoryError, Store, effects_json, now, parse_effects};
+use crate::memory::experience::{Experience, ReplayStep};
 use crate::trajectory::RunEffects;
 
 /// How many unverified heals one experience keeps (the newest).

@@ -14,39 +14,12 @@ use crate::trajectory::RunEffects;
 use schema::{MIGRATIONS, SCHEMA};
 
 mod candidates;
+mod handle;
 mod schema;
 
 pub use candidates::Candidate;
-
-#[derive(Debug, thiserror::Error)]
-pub enum MemoryError {
-    #[error("cannot create the memory folder {path}")]
-    Folder {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "the memory database {path} cannot be used (another program's file, or damaged?); give another with --memory PATH or run with --no-memory"
-    )]
-    Open {
-        path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
-    },
-    #[error(
-        "the memory database {path} was written by a newer codeact (schema {found}, this one knows {known}); upgrade, or use another --memory PATH"
-    )]
-    Newer { path: PathBuf, found: i64, known: i64 },
-    #[error("the memory database failed")]
-    Sql(#[from] rusqlite::Error),
-    #[error("an experience in memory is damaged (id {0}); `codeact memory forget {0}` removes it")]
-    Damaged(i64),
-    #[error("no experience {0} in memory; `codeact memory list` shows them")]
-    NoSuch(i64),
-    #[error("no unverified heal {0} in memory; `codeact memory show ID` lists an experience's")]
-    NoCandidate(i64),
-}
+pub use handle::{MemoryError, Store};
+use handle::{effects_json, now, parse_effects};
 
 /// Words left out of a search.
 const STOP_WORDS: &[&str] = &[
@@ -89,18 +62,6 @@ pub struct WidgetFact {
     pub element: String,
     /// `opened .ComposeActivity; keyboard shown`.
     pub effect: String,
-}
-
-/// An open memory database.
-pub struct Store {
-    conn: Connection,
-    path: PathBuf,
-}
-
-impl std::fmt::Debug for Store {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
-    }
 }
 
 impl Store {
@@ -474,23 +435,6 @@ impl Store {
         let n = self.conn.execute("DELETE FROM experiences WHERE id = ?1", params![id])?;
         if n == 0 { Err(MemoryError::NoSuch(id)) } else { Ok(()) }
     }
-}
-
-/// Effects as the `effects` column holds them (NULL: none recorded).
-fn effects_json(effects: Option<&RunEffects>) -> Option<String> {
-    effects.and_then(|e| serde_json::to_string(e).ok())
-}
-
-/// The `effects` column read back; `None` when it is damaged.
-fn parse_effects(json: Option<&str>) -> Option<Option<RunEffects>> {
-    match json {
-        None => Some(None),
-        Some(text) => serde_json::from_str(text).ok().map(Some),
-    }
-}
-
-fn now() -> String {
-    jiff::Timestamp::now().to_string()
 }
 
 #[cfg(test)]

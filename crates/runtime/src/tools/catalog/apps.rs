@@ -2,10 +2,10 @@
 
 use rhai::{Array, Dynamic, ImmutableString, Map};
 
+use crate::tools::acting::DeviceAct;
 use crate::tools::catalog::registry::tool;
 use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
-use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
 use codeact_platform::device::DeviceError;
 

@@ -2,11 +2,11 @@
 
 use rhai::Dynamic;
 
+use crate::tools::acting::DeviceAct;
 use crate::tools::arguments::gesture_ms;
 use crate::tools::catalog::registry::tool;
 use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
-use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
 
 /// A point gesture after it is resolved: where, and for how long.

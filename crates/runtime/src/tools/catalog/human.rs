@@ -7,10 +7,10 @@
 use rhai::ImmutableString;
 
 use crate::human::HumanRequest;
+use crate::tools::acting::DeviceAct;
 use crate::tools::catalog::registry::tool;
 use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::context::ToolContext;
-use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
 
 /// The most of a question or a reason a person is shown.

@@ -2,10 +2,10 @@
 
 use rhai::ImmutableString;
 
+use crate::tools::acting::DeviceAct;
 use crate::tools::catalog::registry::tool;
 use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::tools::context::ToolContext;
-use crate::tools::context::acting::DeviceAct;
 use crate::tools::error::ToolError;
 
 fn key(c: &mut ToolContext, name: &str) -> Result<(), ToolError> {

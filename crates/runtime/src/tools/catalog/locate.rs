@@ -19,7 +19,7 @@ use crate::tools::select::MAX_DESCRIPTION_BYTES;
 fn locate(c: &mut ToolContext, description: &str) -> Result<Dynamic, ToolError> {
     let description = description.trim();
     if description.is_empty() || description.len() > MAX_DESCRIPTION_BYTES {
-        return Err(crate::tools::SelectorError::BadDescription(
+        return Err(crate::tools::select::SelectorError::BadDescription(
             codeact_base::clip::clip(description, 120).into_owned(),
         )
         .into());

@@ -3,7 +3,6 @@
 //! tools: what a spec is (`spec.rs`, `declaration.rs`) and how one registers in the
 //! engine (`registry.rs`). Not what the tools share while they run (`context/`).
 
-pub(crate) mod declaration;
 pub(crate) mod registry;
 pub(crate) mod spec;
 
@@ -17,6 +16,7 @@ mod keys;
 mod locate;
 mod memory;
 mod screen;
+mod script_watchers;
 mod selectors;
 mod watch;
 

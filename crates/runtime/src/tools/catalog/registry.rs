@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use rhai::{Dynamic, EvalAltResult, ImmutableString};
 
-use super::declaration::Gate;
 use crate::tools::context::{SharedContext, ToolContext, lock};
+use crate::tools::declaration::Gate;
 use crate::tools::error::ToolError;
 use codeact_base::error_text::full_message;
 use codeact_engine::isolation::{Param, ToolSignature};
@@ -180,7 +180,7 @@ macro_rules! tool {
             $(let $arg: $ty = $crate::tools::catalog::registry::take(tool, &mut args)?;)*
             let secret = false $(|| $crate::tools::catalog::registry::ToolParam::holds_secret(&$arg))*;
             let shown: Vec<String> = vec![$($crate::tools::catalog::registry::ToolParam::literal(&$arg)),*];
-            $crate::tools::catalog::registry::call(&ctx, &shared, (tool, gates), shown, secret, |$c: &mut $crate::tools::ToolContext| $body)
+            $crate::tools::catalog::registry::call(&ctx, &shared, (tool, gates), shown, secret, |$c: &mut $crate::tools::context::ToolContext| $body)
                 .map(rhai::Dynamic::from)
         }));
     }};

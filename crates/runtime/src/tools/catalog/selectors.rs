@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, ImmutableString};
 
+use crate::tools::acting::DeviceAct;
 use crate::tools::arguments::wait_ms;
 use crate::tools::catalog::registry::tool;
 use crate::tools::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, ToolSpec, common};
 use crate::tools::context::ToolContext;
-use crate::tools::context::acting::DeviceAct;
 use crate::tools::context::effect::safe_to_repeat;
 use crate::tools::context::state;
 use crate::tools::error::{Awaited, ToolError};

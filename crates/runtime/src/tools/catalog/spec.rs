@@ -7,8 +7,8 @@
 //! and the replay exports all read them. Not the registering (`registry.rs`) or the
 //! gate's judging (`gate.rs`).
 
-pub use super::declaration::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, common};
 use super::registry::Registrar;
+pub use crate::tools::declaration::{Access, Gate, ParamKind, ParamSpec, Press, Replay, Role, common};
 
 /// One form of a tool as the LLM, the CLI and the engine see it (a tool with two
 /// forms, `tap(sel)` and `tap(x, y)`, is two specs with one name).

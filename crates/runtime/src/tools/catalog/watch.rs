@@ -16,7 +16,7 @@ use crate::tools::error::ToolError;
 fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<String, ToolError> {
     let selector = c.selector(sel)?;
     if selector.ai.is_some() {
-        return Err(crate::tools::SelectorError::ImageInWatcher.into());
+        return Err(crate::tools::select::SelectorError::ImageInWatcher.into());
     }
     let name = match (name, sel.clone().into_immutable_string()) {
         (Some(name), _) => name.to_string(),

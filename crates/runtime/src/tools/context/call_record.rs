@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::effect::ActionEffect;
-use crate::tools::catalog::declaration::Gate;
+use crate::tools::declaration::Gate;
 use codeact_engine::sandbox::{Capture, Resolved};
 use codeact_platform::device::Observation;
 use codeact_platform::ui::Element;

@@ -8,8 +8,8 @@
 use codeact_platform::device::Observation;
 use codeact_platform::ui::{Element, UiTree, stable_hash};
 
-use crate::tools::locating::closest::described;
-use crate::tools::locating::unique_selector::toggle_selector_for;
+use crate::tools::naming::described;
+use crate::tools::select::unique_selector::toggle_selector_for;
 use codeact_engine::sandbox::Toggled;
 
 /// What one action changed.

@@ -8,7 +8,7 @@
 use super::ToolContext;
 use super::state;
 use crate::tools::error::ToolError;
-use crate::tools::locating::unique_selector::selector_for;
+use crate::tools::select::unique_selector::selector_for;
 use codeact_engine::sandbox::Resolved;
 
 impl ToolContext {
@@ -56,7 +56,7 @@ impl ToolContext {
             }
             _ => Err(ToolError::Stale {
                 index,
-                label: crate::tools::locating::closest::described(el),
+                label: crate::tools::naming::described(el),
                 read_on: snap.screen_name(),
                 now_on: live.screen_name(),
                 selector: selector_for(&snap.ui, el.id),

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::ToolContext;
-use super::acting::DeviceAct;
 use super::screen_view::ScreenView;
 use super::settling::settle;
 use crate::human::{Human, HumanRequest};
+use crate::tools::acting::DeviceAct;
+use crate::tools::consent::Consent;
 use crate::tools::error::ToolError;
-use crate::tools::guard::consent::Consent;
 use crate::tools::guard::gate::{Gatekeeper, Surroundings};
 use crate::tools::guard::watching::{WatcherHands, WatcherSet};
 use crate::tools::options::{Recording, ToolOptions};
@@ -46,7 +46,7 @@ impl Surroundings for Lent<'_> {
     }
 
     fn clipboard(&mut self) -> Option<String> {
-        super::acting::DeviceReads(&mut *self.device).clipboard().ok().flatten()
+        crate::tools::acting::DeviceReads(&mut *self.device).clipboard().ok().flatten()
     }
 
     fn ask(&mut self, human: &Human, request: &HumanRequest) -> Option<String> {

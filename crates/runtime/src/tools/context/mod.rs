@@ -9,7 +9,6 @@
 //! record and effect (`call_record.rs`, `effect.rs`), notes and typing. Not the gate
 //! and the watchers (`guard/`), locating (`locating/`), or the tools (`catalog/`).
 
-pub(crate) mod acting;
 pub(crate) mod call_record;
 pub(crate) mod effect;
 pub(crate) mod indices;
@@ -25,14 +24,15 @@ use std::time::{Duration, Instant};
 
 use rhai::Dynamic;
 
+use crate::tools::acting::{self, DeviceAct, DeviceReads};
 use crate::tools::arguments::coord;
-use crate::tools::catalog::declaration::Gate;
+use crate::tools::consent::Consent;
+use crate::tools::declaration::Gate;
 use crate::tools::error::ToolError;
-use crate::tools::guard::consent::Consent;
 use crate::tools::guard::watcher_state::WatcherState;
+pub(crate) use crate::tools::guard::watching::Fired;
 use crate::tools::options::{Recording, ToolOptions};
 use crate::tools::select::Selector;
-use acting::{DeviceAct, DeviceReads};
 use call_record::CallRecord;
 use codeact_engine::sandbox::{Screen, Shared};
 use codeact_platform::device::{Device, DeviceError, Observation, ShellOutput};
@@ -47,13 +47,6 @@ pub const MEMORY_ITEMS: usize = 20;
 pub const MEMORY_ITEM_BYTES: usize = 1000;
 /// `answer()` keeps at most this many bytes.
 pub(crate) const ANSWER_BYTES: usize = 4096;
-
-/// What a blocker watcher did: the line that says so, and where it tapped.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Fired {
-    pub line: String,
-    pub button: (i32, i32),
-}
 
 /// The tools' shared state, by concern: what `ui_state` shows ([`ScreenView`]),
 /// what the running call records ([`CallRecord`]), the watchers ([`WatcherState`]),
@@ -72,7 +65,7 @@ pub struct ToolContext {
     /// The running snippet's clock and stop signal.
     pub(crate) shared: Arc<Shared>,
     /// The vision model `#{ai: ...}` and `locate()` ask, and its answers.
-    pub(crate) locator: crate::tools::locating::locator_state::Locator,
+    pub(crate) locator: crate::tools::locator_state::Locator,
 }
 
 pub type SharedContext = Arc<Mutex<ToolContext>>;
@@ -93,7 +86,7 @@ impl ToolContext {
             options,
             deadline: Instant::now(),
             shared,
-            locator: crate::tools::locating::locator_state::Locator::default(),
+            locator: crate::tools::locator_state::Locator::default(),
         }))
     }
 

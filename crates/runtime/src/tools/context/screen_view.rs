@@ -8,11 +8,17 @@
 //! device) to the sensitive-action gate, which reads the screen through it.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rhai::Dynamic;
 
 use codeact_platform::device::{Device, DeviceError, Observation};
 use codeact_platform::ui::Element;
+
+/// How long after settling its read may stand for a lookup's: the time a script
+/// takes between one statement and the next, not the time a model or a person
+/// takes between snippets or lines (those look again).
+pub(crate) const REUSE_WITHIN: Duration = Duration::from_millis(250);
 
 #[derive(Default)]
 pub(crate) struct ScreenView {
@@ -90,7 +96,7 @@ impl ScreenView {
     pub(in crate::tools) fn take_settled_read(&mut self) -> Option<Arc<Observation>> {
         let settled = self.settled.take()?;
         let newest = self.latest.as_ref().is_some_and(|l| Arc::ptr_eq(l, &settled.obs));
-        (newest && settled.at.elapsed() < super::settling::REUSE_WITHIN).then_some(settled.obs)
+        (newest && settled.at.elapsed() < REUSE_WITHIN).then_some(settled.obs)
     }
 
     /// Whether the screen as last read may be out of date: an action ran since,

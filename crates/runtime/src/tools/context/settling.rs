@@ -6,7 +6,7 @@
 //! waits for the accessibility event stream to be quiet before it reads: a second
 //! dump would only repeat it, at 1–3 s a dump on a phone). The read that settled is
 //! the screen the next selector lookup acts on when it comes straight after —
-//! once, within [`REUSE_WITHIN`], with no `wait()` between — instead of a new read
+//! once, within [`REUSE_WITHIN`](super::screen_view::REUSE_WITHIN), with no `wait()` between — instead of a new read
 //! of a screen just seen still. So a replayed action costs one read on the dump
 //! path (it cost three: two to settle and one to look).
 //!
@@ -21,11 +21,6 @@ use crate::tools::error::ToolError;
 use crate::tools::options::Settle;
 use codeact_engine::sandbox::Shared;
 use codeact_platform::device::Device;
-
-/// How long after settling its read may stand for a lookup's: the time a script
-/// takes between one statement and the next, not the time a model or a person
-/// takes between snippets or lines (those look again).
-pub(crate) const REUSE_WITHIN: Duration = Duration::from_millis(250);
 
 /// Waits on `device` for the screen to settle (two equal consecutive reads, or one
 /// the device made once idle), within `settle`'s timeout and before `until`; the

@@ -7,7 +7,7 @@
 use codeact_platform::device::DeviceError;
 
 use super::ToolContext;
-use super::acting::DeviceAct;
+use crate::tools::acting::DeviceAct;
 use crate::tools::error::ToolError;
 
 /// Types `text` into the field that has focus now, then checks that the field

@@ -14,12 +14,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::consent::Consent as Given;
-use super::sensitive::{Sensitive, SensitivePolicy};
 use super::shell_input::Injected;
 use crate::human::{Consent, Human, HumanRequest};
-use crate::tools::context::acting::{DeviceAct, activates, is_paste};
+use crate::tools::acting::{DeviceAct, activates, is_paste};
+use crate::tools::consent::Consent as Given;
 use crate::tools::error::ToolError;
+use crate::tools::sensitive::{Sensitive, SensitivePolicy};
 use codeact_engine::sandbox::FailureKind;
 use codeact_platform::device::{DeviceError, Observation};
 use codeact_platform::ui::{Element, UiTree};
@@ -127,7 +127,7 @@ impl Gatekeeper<'_> {
         }
         let screen = self.around.screen();
         let subjects = element_subjects(screen.as_ref().map(|o| &o.ui), element);
-        let target = crate::tools::locating::closest::described(element);
+        let target = crate::tools::naming::described(element);
         let what = match typed {
             Some(t) => format!("{verb} {:?} into {target}", codeact_base::clip::clip(t, 200)),
             None => format!("{verb} {target}"),
@@ -150,7 +150,7 @@ impl Gatekeeper<'_> {
                 [&e.text, &e.content_desc, &e.resource_id, &e.hint].into_iter().filter(|t| !t.is_empty()).cloned(),
             );
         }
-        let what = format!("{verb} {}", crate::tools::locating::closest::described(taker));
+        let what = format!("{verb} {}", crate::tools::naming::described(taker));
         self.gate(&what, &subjects)
     }
 

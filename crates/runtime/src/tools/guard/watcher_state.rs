@@ -36,11 +36,11 @@ const MAX_WATCHERS: usize = 16;
 
 impl WatcherState {
     /// Declares the script watcher `name` (replacing one of that name).
-    pub(crate) fn declare(&mut self, name: String, selector: Selector) -> Result<(), crate::tools::ToolError> {
+    pub(crate) fn declare(&mut self, name: String, selector: Selector) -> Result<(), crate::tools::error::ToolError> {
         let count = self.script.len();
         match self.script.iter_mut().find(|(n, _)| *n == name) {
             Some(existing) => existing.1 = selector,
-            None if count >= MAX_WATCHERS => return Err(crate::tools::ToolError::TooManyWatchers(MAX_WATCHERS)),
+            None if count >= MAX_WATCHERS => return Err(crate::tools::error::ToolError::TooManyWatchers(MAX_WATCHERS)),
             None => self.script.push((name, selector)),
         }
         Ok(())

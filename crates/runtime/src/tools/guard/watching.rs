@@ -11,10 +11,16 @@ use std::time::Instant;
 
 use super::watcher_state::WatcherState;
 use super::watchers::{Watchers, find_blocker};
-use crate::tools::context::Fired;
-use crate::tools::context::acting::DeviceAct;
+use crate::tools::acting::DeviceAct;
 use crate::tools::error::ToolError;
 use codeact_platform::device::Observation;
+
+/// What a blocker watcher did: the line that says so, and where it tapped.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Fired {
+    pub line: String,
+    pub button: (i32, i32),
+}
 
 /// What the built-in watchers act and report through, lent by the session.
 pub(crate) trait WatcherHands {

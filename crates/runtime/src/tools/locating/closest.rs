@@ -8,25 +8,14 @@
 use codeact_platform::device::Observation;
 use codeact_platform::ui::{Element, UiTree};
 
-use super::unique_selector::selector_for;
 use crate::tools::error::ToolError;
 use crate::tools::select::Selector;
+use crate::tools::select::unique_selector::selector_for;
 
 /// How many elements a "nothing matches" message names (the rest are counted).
 pub const NAMED: usize = 5;
 
-/// `Switch "Wi-Fi" (id wifi_switch)`: how an element is named in messages.
-pub fn described(e: &Element) -> String {
-    let class = e.class.rsplit('.').next().unwrap_or("element");
-    let text = [&e.text, &e.content_desc, &e.hint].into_iter().find(|t| !t.is_empty());
-    let id = e.resource_id.rsplit('/').next().unwrap_or("");
-    match (text, id.is_empty()) {
-        (Some(t), false) => format!("{class} {t:?} (id {id})"),
-        (Some(t), true) => format!("{class} {t:?}"),
-        (None, false) => format!("{class} (id {id})"),
-        (None, true) => class.to_string(),
-    }
-}
+pub use crate::tools::naming::described;
 
 /// The [`NAMED`] listed elements nearest to what `sel` looks for (the first ones on
 /// screen when it names no text), in screen order, and how many there are in all:
@@ -160,16 +149,20 @@ pub fn ambiguous_anchor(
 /// What a wait that timed out says after its selector: what is on screen nearest
 /// to what it wanted (and whether its text reads as a regex), or, waiting for it
 /// to go, what still matches.
-pub(crate) fn after_wait(screen: Option<&Observation>, sel: &Selector, awaited: crate::tools::Awaited) -> String {
+pub(crate) fn after_wait(
+    screen: Option<&Observation>,
+    sel: &Selector,
+    awaited: crate::tools::error::Awaited,
+) -> String {
     let Some(obs) = screen else { return String::new() };
     let shown = crate::tools::context::state::listed(&obs.ui);
     match awaited {
-        crate::tools::Awaited::GoAway => {
+        crate::tools::error::Awaited::GoAway => {
             let still: Vec<String> = sel.find_all(&obs.ui).iter().take(NAMED).map(|e| described(e)).collect();
             if still.is_empty() { String::new() } else { format!("; still on screen: {}", still.join(", ")) }
         }
-        crate::tools::Awaited::Appear if sel.locates() && !sel.has_tree_part() => String::new(),
-        crate::tools::Awaited::Appear => {
+        crate::tools::error::Awaited::Appear if sel.locates() && !sel.has_tree_part() => String::new(),
+        crate::tools::error::Awaited::Appear => {
             let mut said = format!("; nearest on screen: {}", nearest_list(sel, &shown));
             if let Some(hint) = regex_hint(sel, &shown) {
                 said.push_str(&format!("; {hint}"));

@@ -8,14 +8,12 @@
 //! keeps a stand-in that needs no model, which exported replays use.
 //!
 //! Beside it: the ways themselves (`image_lookup.rs` pictures, `ai_lookup.rs` the
-//! model, `locator_state.rs` its settings), naming an element back (`closest.rs`,
+//! model, `tools/locator_state.rs` its settings), naming an element back (`closest.rs`,
 //! `unique_selector.rs`). Not selectors' syntax (`select/`).
 
 pub(crate) mod ai_lookup;
 pub(crate) mod closest;
 pub(crate) mod image_lookup;
-pub(crate) mod locator_state;
-pub(crate) mod unique_selector;
 
 use std::sync::Arc;
 
@@ -25,12 +23,12 @@ use codeact_platform::ui::{Actions, Bounds, Element};
 
 use crate::tools::context::ToolContext;
 use crate::tools::error::ToolError;
+use crate::tools::select::unique_selector::selector_for;
 use crate::tools::select::{AI_CLASS, IMAGE_CLASS, ImageWant, Selector, ai_id, image_id, is_located};
 use ai_lookup::ModelPoint;
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::locate::Place;
 use image_lookup::find_picture;
-use unique_selector::selector_for;
 
 /// An element the tree has under a model's point stands for it when it is at most
 /// this share of the screen (a button, not the page it is on).

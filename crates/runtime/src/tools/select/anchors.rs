@@ -9,8 +9,8 @@
 
 use std::collections::HashSet;
 
-use super::Selector;
 use super::keys::Relation;
+use super::selector::Selector;
 use codeact_platform::ui::{Element, UiTree};
 
 /// A position relation whose anchor matches several places.

@@ -17,48 +17,19 @@ mod error;
 mod keys;
 mod limits;
 mod reference;
+mod selector;
+pub(crate) mod unique_selector;
 
 pub use anchors::AmbiguousAnchor;
 pub use error::SelectorError;
 use keys::{Field, Flag, Pattern, Relation};
 pub use limits::{MAX_PARTS, MAX_PATTERNS, MAX_TEXT_BYTES};
 pub use reference::{SELECTOR_KEYS, selector_help, selector_markdown};
+pub use selector::{ImageWant, Selector};
 
 use std::collections::HashSet;
 
 use codeact_platform::ui::{Element, UiTree};
-
-/// A compiled selector.
-#[derive(Debug, Clone)]
-pub struct Selector {
-    /// A bare string: exact on text/desc/hint, else contains (any case).
-    any_text: Option<String>,
-    fields: Vec<(Field, Pattern)>,
-    flags: Vec<(Flag, bool)>,
-    relations: Vec<(Relation, Box<Selector>)>,
-    nth: Option<usize>,
-    /// An action on it does not scroll to look when nothing matches.
-    pub no_scroll: bool,
-    /// A reference picture to find on the screenshot when the tree part (if any)
-    /// finds nothing.
-    pub image: Option<ImageWant>,
-    /// A description a vision model is asked to find when neither the tree part nor
-    /// the picture does.
-    pub ai: Option<String>,
-    /// How the script wrote it, for messages.
-    pub shown: String,
-    /// An element a lookup returned (`find()`, `ui_state[i]`), passed back as it is:
-    /// that element, by its signature and frame.
-    identity: Option<(u64, codeact_platform::ui::Bounds)>,
-}
-
-/// A reference picture a selector names, and the score a match must reach (else
-/// the reference's own, else 0.8).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ImageWant {
-    pub name: String,
-    pub threshold: Option<f32>,
-}
 
 /// The class of the element an image match adds to the screen it was found on.
 pub const IMAGE_CLASS: &str = "codeact.Image";

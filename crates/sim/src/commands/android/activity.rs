@@ -3,9 +3,9 @@
 
 use base64::Engine as _;
 
-use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::Output;
+use crate::shell::{fail, ok};
 use crate::world::{ADB_KEYBOARD_IME, ActivityStart};
 
 pub(crate) use crate::world::short_component;

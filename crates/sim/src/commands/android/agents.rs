@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use md5::{Digest, Md5};
 
-use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::{Output, ShellEnv};
+use crate::shell::{fail, ok};
 
 /// Where uiautomator2's client pushes its server.
 const U2_JAR: &str = "/data/local/tmp/u2.jar";
@@ -52,7 +52,7 @@ pub(crate) fn app_process(device: &SimDevice, env: &ShellEnv, args: &[&str]) -> 
         return fail(&format!("Error: Could not find class '{class}' (no {U2_JAR})\n"), 1);
     }
     let port = args.windows(2).find(|w| w[0] == "-p").and_then(|w| w[1].parse::<u16>().ok()).unwrap_or(9008);
-    if port != crate::doors::agents::U2_PORT {
+    if port != crate::device::agents::U2_PORT {
         return fail(&format!("[server] ERROR: port {port} is not served by the virtual phone (only 9008)\n"), 1);
     }
     if device.agents().listening(port) {

@@ -3,11 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::page_source::uiautomator;
 use crate::render;
 use crate::shell::{Output, ShellEnv};
+use crate::shell::{fail, ok};
 
 const DEFAULT_DUMP: &str = "/sdcard/window_dump.xml";
 

@@ -6,11 +6,11 @@
 
 use serde_json::{Value, json};
 
-use super::{fail, ok};
 use crate::device::SimDevice;
+use crate::device::agents::PORTAL_PACKAGE;
 use crate::doors::agents::portal;
-use crate::doors::agents::ports::PORTAL_PACKAGE;
 use crate::shell::Output;
+use crate::shell::{fail, ok};
 
 const USAGE: &str = "usage: adb shell content [subcommand] [options]\n\nusage: adb shell content query --uri <URI> [--user <USER_ID>] [--projection <PROJECTION>] [--where <WHERE>] [--sort <SORT_ORDER>]\n";
 

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::{Output, ShellEnv};
+use crate::shell::{fail, ok};
 use adb_wire::keycodes;
 
 const USAGE: &str = "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n\n\

@@ -7,52 +7,14 @@
 //! `pm uninstall` of such a package, `dumpsys package` of any package, and Appium's
 //! settings helper as Appium sees it: started by its launcher activity (it runs a
 //! foreground service and finishes, leaving the screen as it was), stopped by `am
-//! force-stop`, its services in `dumpsys activity services`.
+//! force-stop`, its services in `dumpsys activity services`. Putting the bytes on the
+//! phone is `device/install.rs`'s, which the adb door's streamed install calls too.
 
-use super::{fail, ok};
-use crate::apk::manifest_read::{self, Manifest};
+use crate::apk::manifest_read::Manifest;
 use crate::device::SimDevice;
+use crate::device::install::{MAX_APK, install};
 use crate::shell::Output;
-
-/// The packages the phone plays besides its apps.
-pub(crate) const PLAYABLE: [&str; 3] =
-    ["io.appium.settings", "io.appium.uiautomator2.server", "io.appium.uiautomator2.server.test"];
-
-/// The most an installed APK may weigh.
-pub(crate) const MAX_APK: usize = 256 * 1024 * 1024;
-
-/// The size a streamed install announces (`-S SIZE`), when `words` are one
-/// (`cmd package install ...` or `pm install ... -S SIZE`).
-pub(crate) fn streamed_size(words: &[&str]) -> Option<usize> {
-    let is_install = matches!(words, ["cmd", "package", "install", ..] | ["pm", "install", ..]);
-    let at = words.iter().position(|w| *w == "-S")?;
-    is_install.then(|| words.get(at + 1)?.parse().ok()).flatten()
-}
-
-/// Installs the APK `bytes`: one of the packages the phone plays is installed (or
-/// replaced); any other is refused.
-pub(crate) fn install(device: &SimDevice, bytes: &[u8]) -> Output {
-    let manifest = match manifest_read::read(bytes) {
-        Ok(m) => m,
-        Err(why) => return fail(&format!("Failure [INSTALL_PARSE_FAILED_NOT_APK: {why}]\n"), 1),
-    };
-    if !PLAYABLE.contains(&manifest.package.as_str()) {
-        return fail(
-            &format!(
-                "Failure [INSTALL_FAILED_INVALID_APK: {} is not a package the virtual phone can play: it runs the apps of its data files (crates/sim/data/apps/*.toml, or codeact sim --world DIR) and {}]\n",
-                manifest.package,
-                PLAYABLE.join(", ")
-            ),
-            1,
-        );
-    }
-    let mut world = device.world();
-    if world.catalog.app_index(&manifest.package).is_some() {
-        return fail("Failure [INSTALL_FAILED_DUPLICATE_PACKAGE]\n", 1);
-    }
-    world.installed.insert(manifest.package.clone(), manifest);
-    ok("Success\n")
-}
+use crate::shell::{fail, ok};
 
 /// `pm install [-r] [-g] ... FILE`: the APK at FILE on the phone (as adb pushes
 /// it before a legacy install); a streamed install (`-S SIZE`) arrives through the
@@ -102,7 +64,7 @@ pub(crate) fn dumpsys_services(device: &SimDevice, name: &str) -> Output {
     let running = device.world().helper_running;
     let service = format!("{HELPER}/.ForegroundService");
     if running && (name == HELPER || name == service) {
-        let hash = crate::commands::android::system::token(&service);
+        let hash = super::token(&service);
         text.push_str(&format!(
             "  User 0 active services:\n  * ServiceRecord{{{hash} u0 {service}}}\n    intent={{cmp={service}}}\n    packageName={HELPER}\n    isForeground=true foregroundId=1 types=0x00000000\n    createTime=-1s startingBgTimeout=--\n"
         ));
@@ -157,7 +119,7 @@ pub(crate) fn dumpsys_package(device: &SimDevice, package: &str) -> Output {
         Some(Manifest { package: app.package.clone(), version_code: 34, version_name: "14".into() })
     });
     let Some(m) = found else { return ok("") };
-    let hash = crate::commands::android::system::token(&m.package);
+    let hash = super::token(&m.package);
     ok(format!(
         "Packages:\n  Package [{p}] ({hash}):\n    userId=10{n:03}\n    pkg=Package{{{hash} {p}}}\n    versionCode={c} minSdk=21 targetSdk=34\n    versionName={v}\n    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ]\n    timeStamp=2023-10-15 15:34:00\n    firstInstallTime=2023-10-15 15:34:00\n    lastUpdateTime=2023-10-15 15:34:00\n    installerPackageName=null\n    User 0: ceDataInode=0 installed=true hidden=false suspended=false stopped=false notLaunched=false enabled=0 instant=false virtual=false\n",
         p = m.package,
@@ -170,6 +132,7 @@ pub(crate) fn dumpsys_package(device: &SimDevice, package: &str) -> Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::install::streamed_size;
 
     fn said(out: &Output) -> String {
         format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))

@@ -4,9 +4,9 @@
 //! `*:E`). There is no follow mode: without `-d` it prints what is there and ends,
 //! as `-d` does (a shell here cannot stream forever).
 
-use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::Output;
+use crate::shell::{fail, ok};
 use crate::world::misbehave::LogLine;
 
 const LEVELS: &str = "VDIWEF";

@@ -6,9 +6,9 @@
 //! the helper, the server); the system's processes are not the shell user's to
 //! kill. Not starting them (`activity.rs`, `agents.rs`, `install.rs`).
 
-use super::{fail, ok};
 use crate::device::SimDevice;
 use crate::shell::Output;
+use crate::shell::{fail, ok};
 use crate::world::misbehave::pid_of;
 
 /// Fixed pids for what is not an app (below Android's app range).

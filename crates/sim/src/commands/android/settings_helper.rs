@@ -7,9 +7,9 @@
 
 use base64::Engine as _;
 
-use super::ok;
 use crate::device::SimDevice;
 use crate::shell::Output;
+use crate::shell::ok;
 use crate::world::input::CLIPBOARD;
 use crate::world::template::Value;
 

@@ -2,9 +2,10 @@
 //! `cmd wifi`, printing what an Android 14 device prints.
 
 use super::activity::short_component;
-use super::{fail, ok};
+use super::token;
 use crate::device::SimDevice;
 use crate::shell::Output;
+use crate::shell::{fail, ok};
 use crate::world::template::Value;
 use crate::world::{ADB_KEYBOARD_IME, LATIN_IME, PORTAL_IME, ScreenInstance, World};
 
@@ -19,15 +20,6 @@ pub(crate) fn wm(device: &SimDevice, args: &[&str]) -> Output {
         ),
         _ => fail("usage: wm size|density\n", 255),
     }
-}
-
-/// A stable hash-like id for `Window{...}` and `ActivityRecord{...}` lines (FNV:
-/// the same on every run, unlike std's seeded hasher).
-pub(crate) fn token(text: &str) -> String {
-    use std::hash::Hasher as _;
-    let mut h = fnv::FnvHasher::default();
-    h.write(text.as_bytes());
-    format!("{:x}", h.finish() & 0x0fff_ffff)
 }
 
 /// `ActivityRecord{hash u0 pkg/.Act tN}` for one screen of a task.

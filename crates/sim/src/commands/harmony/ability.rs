@@ -9,9 +9,9 @@
 
 use serde_json::json;
 
-use super::super::ok;
 use crate::device::SimDevice;
 use crate::shell::Output;
+use crate::shell::ok;
 use crate::world::{ActivityStart, LAUNCHER_PACKAGE, spec::AppSpec};
 
 /// The ability an activity is shown as.

@@ -8,9 +8,9 @@
 mod ability;
 mod uitest;
 
-use super::ok;
 use crate::device::SimDevice;
 use crate::render::{self, Frame};
+use crate::shell::ok;
 use crate::shell::{Output, ShellEnv};
 
 /// Runs a HarmonyOS tool; `None` when `name` is not one.

@@ -8,11 +8,11 @@
 
 use std::time::Duration;
 
-use super::super::ok;
 use super::ability::ability_of;
 use crate::device::SimDevice;
 use crate::page_source::uitest as layout;
 use crate::render;
+use crate::shell::ok;
 use crate::shell::{Output, ShellEnv};
 use adb_wire::keycodes;
 

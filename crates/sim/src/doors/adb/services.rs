@@ -113,7 +113,7 @@ impl Service {
             }
             Self::Framebuffer => framebuffer(&mut io, &device).await,
             Self::Tcp { port } => {
-                crate::doors::agents::serve_port(port, io, device).await;
+                super::forward::serve_port(port, io, device).await;
                 return;
             }
         };
@@ -187,13 +187,13 @@ async fn run_line(io: &mut StreamIo, device: &Arc<SimDevice>, command: String, w
 /// when the command is one.
 fn streamed_install(command: &str) -> Option<usize> {
     let words: Vec<&str> = command.split_whitespace().map(|w| w.trim_matches('\'')).collect();
-    crate::commands::streamed_install_size(&words)
+    crate::device::install::streamed_size(&words)
 }
 
 /// Reads the `size` bytes of an APK streamed after the command, then installs it
 /// (a size over the most an APK may weigh is refused before anything is read).
 async fn receive_install(io: &mut StreamIo, device: &Arc<SimDevice>, size: usize) -> Output {
-    if size > crate::commands::MAX_APK {
+    if size > crate::device::install::MAX_APK {
         return Output {
             stdout: b"Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]\n".to_vec(),
             code: 1,
@@ -212,7 +212,7 @@ async fn receive_install(io: &mut StreamIo, device: &Arc<SimDevice>, size: usize
         return Output { stdout: said.into_bytes(), code: 1, ..Default::default() };
     }
     let dev = device.clone();
-    tokio::task::spawn_blocking(move || crate::commands::install_apk(&dev, &apk)).await.unwrap_or_else(|_| Output {
+    tokio::task::spawn_blocking(move || crate::device::install::install(&dev, &apk)).await.unwrap_or_else(|_| Output {
         stderr: b"/system/bin/sh: internal error\n".to_vec(),
         code: 1,
         ..Default::default()

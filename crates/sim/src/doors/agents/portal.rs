@@ -25,8 +25,8 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::ports::AgentFault;
 use crate::device::SimDevice;
+use crate::device::agents::AgentFault;
 use crate::screen::Node;
 use crate::world::PORTAL_IME;
 

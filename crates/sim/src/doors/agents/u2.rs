@@ -21,9 +21,9 @@ use axum::routing::{any, post};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::ports::AgentFault;
 use super::rpc_error::RpcError;
 use crate::device::SimDevice;
+use crate::device::agents::AgentFault;
 use crate::page_source::uiautomator;
 
 /// The longest gesture a call may hold the finger down (a click with a duration, a

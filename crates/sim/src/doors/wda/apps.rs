@@ -5,7 +5,7 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::{Door, Reply, WdaError, error, invalid};
+use super::door::{Door, Reply, WdaError, error, invalid};
 
 impl Door {
     fn bundle(body: &Value) -> Result<&str, WdaError> {

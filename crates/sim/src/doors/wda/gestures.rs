@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::{Door, Reply, number};
+use super::door::{Door, Reply};
+use super::number;
 
 /// How close to the left edge (in points) a drag must start to go back.
 const EDGE_POINTS: f64 = 8.0;

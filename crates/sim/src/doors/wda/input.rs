@@ -6,7 +6,7 @@ use adb_wire::keycodes;
 use axum::http::StatusCode;
 use serde_json::Value;
 
-use super::{Door, Reply, WdaError, error, invalid};
+use super::door::{Door, Reply, WdaError, error, invalid};
 
 impl Door {
     pub(super) fn keys(&self, body: &Value) -> Reply {

@@ -1,19 +1,22 @@
 //! The virtual phone's iOS front door: the same world served as a WebDriverAgent (WDA) HTTP
 //! server on loopback, as `appium/WebDriverAgent` 16 answers (learned from WDA's public
-//! `Commands/*.m`, `Routing/*.m`; no code copied): the door, its token, replies, routing. Not
-//! the routes (`session`, `screen`, `gestures`, `input`, `apps`, `test_hooks`) nor the XML.
+//! `Commands/*.m`, `Routing/*.m`; no code copied): the token check, the reply envelope and
+//! routing. Not the door's types (`door`), its connections (`serve`), the routes (`session`,
+//! `screen`, `gestures`, `input`, `apps`, `test_hooks`) nor the XML.
 
 mod apps;
+mod door;
 mod gestures;
 mod input;
 mod screen;
-mod serve;
+pub(crate) mod serve;
 mod session;
 mod test_hooks;
 
 use crate::page_source::xcui as source;
+pub(crate) use door::Door;
+use door::{Reply, WdaError, error, invalid};
 use screen::element_rect;
-pub(crate) use serve::accept_forever;
 
 use std::sync::{Arc, Mutex};
 
@@ -24,33 +27,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::device::SimDevice;
-
-/// The door's state: the phone, and the active session.
-#[derive(Clone)]
-pub(crate) struct Door {
-    device: Arc<SimDevice>,
-    session: Arc<Mutex<Option<String>>>,
-    /// The first path segment every request must carry: the door is a server on
-    /// the machine, and only who was given its URL may drive the phone.
-    token: Arc<str>,
-}
-
-/// A WDA error: its W3C code (which sets the status) and message.
-struct WdaError {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-}
-
-fn error(status: StatusCode, code: &'static str, message: impl Into<String>) -> WdaError {
-    WdaError { status, code, message: message.into() }
-}
-
-fn invalid(message: impl Into<String>) -> WdaError {
-    error(StatusCode::BAD_REQUEST, "invalid argument", message)
-}
-
-type Reply = Result<Value, WdaError>;
 
 /// The router: every request goes through [`handle`].
 pub(crate) fn router(device: Arc<SimDevice>) -> axum::Router {

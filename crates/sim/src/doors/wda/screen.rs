@@ -5,7 +5,8 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::{Door, Reply, error, invalid, source};
+use super::door::{Door, Reply, error, invalid};
+use crate::page_source::xcui as source;
 
 impl Door {
     pub(super) fn source(&self, query: &str) -> Reply {

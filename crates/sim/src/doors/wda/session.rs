@@ -5,7 +5,8 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::{Door, Reply, error, lock};
+use super::door::{Door, Reply, error};
+use super::lock;
 
 impl Door {
     pub(super) fn status(&self) -> Value {

@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::{Door, Reply, error, invalid};
+use super::door::{Door, Reply, error, invalid};
 
 impl Door {
     /// The virtual phone's own test hooks (`simctl`, as `adb shell simctl` runs them

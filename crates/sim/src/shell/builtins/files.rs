@@ -4,8 +4,10 @@
 
 use std::fmt::Write as _;
 
-use super::super::{FsError, MemFs, Meta};
-use super::{Cx, Output, fail, getopt, join, strftime};
+use super::super::env::Cx;
+use super::super::fs::{FsError, MemFs, Meta};
+use super::super::output::Output;
+use super::shared::{fail, getopt, join, strftime};
 
 /// Owner and group shown by `ls -l` / `stat`.
 fn owner(path: &str) -> (&'static str, &'static str) {

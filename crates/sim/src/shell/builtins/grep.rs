@@ -3,9 +3,11 @@
 
 use regex::bytes::Regex;
 
+use super::super::env::Cx;
+use super::super::output::Output;
 use super::super::patterns;
 use super::bre::translate;
-use super::{Cx, Output, fail, getopt, inputs, join};
+use super::shared::{fail, getopt, inputs, join};
 
 pub(super) fn egrep(args: &[String], stdin: &[u8], cx: &Cx) -> Output {
     let mut a = vec!["-E".to_string()];

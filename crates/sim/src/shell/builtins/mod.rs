@@ -1,13 +1,15 @@
 //! The toybox tools the shell implements itself, with toybox's messages and exit codes over
-//! [`MemFs`](super::MemFs): the lookup table and what every tool shares (options, operands,
-//! failures). The tools (no `--help`, few flags) live by kind in `text`, `grep`, `printf`,
-//! `files`, `system`; not here: `sh`/`timeout`/`exit` (`super::special`), Android tools.
+//! [`MemFs`](super::MemFs): the lookup table and `which`, which reads it; what every tool
+//! shares (options, operands, failures) is `shared`. The tools (no `--help`, few flags)
+//! live by kind in `text`, `grep`, `printf`, `files`, `system`; not here:
+//! `sh`/`timeout`/`exit` (`super::special`), Android tools.
 
 mod bre;
 mod escapes;
 mod files;
 mod grep;
 mod printf;
+mod shared;
 mod system;
 mod text;
 
@@ -15,13 +17,15 @@ mod text;
 mod tests;
 
 pub(crate) use files::copy_tree;
-pub(crate) use system::{host_now_secs, parse_duration};
+pub(crate) use system::parse_duration;
 
-use super::{Cx, Output};
+use super::env::Cx;
+use super::output::Output;
 use files::{cp, ls, mkdir, mv, rm, stat, touch};
 use grep::{egrep, fgrep, grep};
 use printf::printf;
-use system::{date, sleep, uname, which};
+use shared::{status, text};
+use system::{date, sleep, uname};
 use text::{base64, cat, echo, head, tail, wc};
 
 /// A builtin: arguments after the command name, stdin, environment.
@@ -61,111 +65,40 @@ pub(crate) fn lookup(name: &str) -> Option<Builtin> {
     TABLE.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
 }
 
-fn text(s: impl AsRef<[u8]>) -> Output {
-    Output { stdout: s.as_ref().to_vec(), ..Output::default() }
-}
+/// Names `which` reports besides the builtins: executor-level commands and the Android tools.
+const OTHER_COMMANDS: &[&str] = &[
+    "sh",
+    "timeout",
+    "input",
+    "am",
+    "pm",
+    "wm",
+    "dumpsys",
+    "uiautomator",
+    "screencap",
+    "monkey",
+    "getprop",
+    "settings",
+    "ime",
+    "cmd",
+    "svc",
+    "simctl",
+    "appops",
+];
 
-fn status(code: i32) -> Output {
-    Output { code, ..Output::default() }
-}
-
-/// Reports `msg` on stderr and marks the result failed with `code`.
-fn fail(o: &mut Output, msg: String, code: i32) {
-    o.stderr.extend_from_slice(msg.as_bytes());
-    o.stderr.push(b'\n');
-    o.code = code;
-}
-
-fn join(dir: &str, name: &str) -> String {
-    if dir.ends_with('/') { format!("{dir}{name}") } else { format!("{dir}/{name}") }
-}
-
-/// Parsed options: flags in order (value empty for plain flags) and operands.
-struct Opts {
-    flags: Vec<(char, String)>,
-    args: Vec<String>,
-}
-
-impl Opts {
-    fn has(&self, c: char) -> bool {
-        self.flags.iter().any(|f| f.0 == c)
-    }
-    fn val(&self, c: char) -> Option<&str> {
-        self.flags.iter().rev().find(|f| f.0 == c).map(|f| f.1.as_str())
-    }
-}
-
-/// toybox-style option parsing: flags may follow operands, `--` ends options, long options
-/// are ignored; `valued` lists flags that take a value.
-fn getopt(cmd: &str, argv: &[String], plain: &str, valued: &str) -> Result<Opts, Output> {
-    let mut o = Opts { flags: Vec::new(), args: Vec::new() };
-    let mut it = argv.iter();
-    let mut done = false;
-    while let Some(a) = it.next() {
-        let body = match a.strip_prefix('-') {
-            Some(b) if !done && !b.is_empty() => b,
-            _ => {
-                o.args.push(a.clone());
-                continue;
-            }
-        };
-        if body == "-" {
-            done = true;
-            continue;
-        }
-        if body.starts_with('-') {
-            continue;
-        }
-        for (k, c) in body.char_indices() {
-            if valued.contains(c) {
-                let rest = body.get(k + c.len_utf8()..).unwrap_or_default();
-                let v = if !rest.is_empty() {
-                    rest.to_string()
-                } else if let Some(v) = it.next() {
-                    v.clone()
-                } else {
-                    let mut out = Output::default();
-                    fail(&mut out, format!("{cmd}: Missing argument to -{c}"), 1);
-                    return Err(out);
-                };
-                o.flags.push((c, v));
-                break;
-            } else if plain.contains(c) {
-                o.flags.push((c, String::new()));
-            } else {
-                let mut out = Output::default();
-                let help = format!("(see \"{cmd} --help\")");
-                fail(&mut out, format!("{cmd}: Unknown option '{c}' {help}"), 1);
-                return Err(out);
-            }
+fn which(args: &[String], _: &[u8], _: &Cx) -> Output {
+    let mut out = Output::default();
+    let known = |n: &str| lookup(n).is_some() || OTHER_COMMANDS.contains(&n);
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        let name = a.strip_prefix("/system/bin/").unwrap_or(a);
+        if known(name) {
+            out.stdout.extend(format!("/system/bin/{name}\n").bytes());
+        } else {
+            out.code = 1;
         }
     }
-    Ok(o)
-}
-
-/// Reads operands (or stdin when there are none / for `-`); errors go to `o` as
-/// `cmd: FILE: error` with code 1.
-fn inputs(cmd: &str, files: &[String], stdin: &[u8], cx: &Cx, o: &mut Output) -> Vec<(String, Vec<u8>)> {
-    if files.is_empty() {
-        return vec![("-".into(), stdin.to_vec())];
+    if args.is_empty() {
+        out.code = 1;
     }
-    let mut v = Vec::new();
-    for f in files {
-        if f == "-" {
-            v.push((f.clone(), stdin.to_vec()));
-            continue;
-        }
-        match cx.env.fs.read(&cx.path(f)) {
-            Ok(d) => v.push((f.clone(), d)),
-            Err(e) => fail(o, format!("{cmd}: {f}: {e}"), 1),
-        }
-    }
-    v
-}
-
-/// `secs` since the epoch in UTC, as strftime(3) formats it (the device's clock runs
-/// in UTC); `None` for a format jiff does not know.
-fn strftime(fmt: &str, secs: i64) -> Option<String> {
-    let when = jiff::Timestamp::from_second(secs).ok()?.to_zoned(jiff::tz::TimeZone::UTC);
-    jiff::fmt::strtime::format(fmt, &when).ok()
+    out
 }

@@ -2,8 +2,10 @@
 //! `-`/`0` flags), the format repeated until the arguments run out. Not the escapes
 //! themselves (`escapes`, shared with `echo`).
 
+use super::super::env::Cx;
+use super::super::output::Output;
 use super::escapes::{unescape, unescape_at};
-use super::{Cx, Output, fail};
+use super::shared::fail;
 
 /// Pads `s` to `width` (left-justified with `left`, zero-filled with `zero`).
 fn pad(s: String, width: usize, left: bool, zero: bool) -> String {

@@ -1,37 +1,11 @@
-//! The system tools: `sleep`, `uname`, `date` and `which`, and the clock and durations they
-//! read. Not `timeout` (the executor's, `super::super::special`), though it parses durations here.
+//! The system tools: `sleep`, `uname` and `date`, and the durations they read (`which`
+//! is `mod.rs`'s, beside the table it reads). Not `timeout` (the executor's, `super::super::special`), though it parses durations here.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use super::{Cx, Output, fail, getopt, lookup, strftime, text};
-
-/// Names `which` reports besides the builtins: executor-level commands and the Android tools.
-const OTHER_COMMANDS: &[&str] = &[
-    "sh",
-    "timeout",
-    "input",
-    "am",
-    "pm",
-    "wm",
-    "dumpsys",
-    "uiautomator",
-    "screencap",
-    "monkey",
-    "getprop",
-    "settings",
-    "ime",
-    "cmd",
-    "svc",
-    "simctl",
-    "appops",
-];
-
-pub(crate) fn host_now_secs() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX / 2))
-        .unwrap_or(0)
-}
+use super::super::env::Cx;
+use super::super::output::Output;
+use super::shared::{fail, getopt, strftime, text};
 
 /// Parses `1`, `0.5`, `2s`, `3m`, `1h`, `1d` into a duration.
 pub(crate) fn parse_duration(s: &str) -> Option<Duration> {
@@ -110,21 +84,4 @@ pub(super) fn date(args: &[String], _: &[u8], cx: &Cx) -> Output {
             out
         }
     }
-}
-
-pub(super) fn which(args: &[String], _: &[u8], _: &Cx) -> Output {
-    let mut out = Output::default();
-    let known = |n: &str| lookup(n).is_some() || OTHER_COMMANDS.contains(&n);
-    for a in args.iter().filter(|a| !a.starts_with('-')) {
-        let name = a.strip_prefix("/system/bin/").unwrap_or(a);
-        if known(name) {
-            out.stdout.extend(format!("/system/bin/{name}\n").bytes());
-        } else {
-            out.code = 1;
-        }
-    }
-    if args.is_empty() {
-        out.code = 1;
-    }
-    out
 }

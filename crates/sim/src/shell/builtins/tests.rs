@@ -2,6 +2,7 @@
 //! [`MemFs`] and no Android tools. Not whole command lines (`super::super::tests`).
 
 use super::super::{Budget, Commands, MemFs, ShellEnv};
+use super::shared::strftime;
 use super::*;
 use std::time::Duration;
 

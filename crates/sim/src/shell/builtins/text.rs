@@ -4,8 +4,10 @@
 use base64::Engine as _;
 use std::fmt::Write as _;
 
+use super::super::env::Cx;
+use super::super::output::Output;
 use super::escapes::unescape;
-use super::{Cx, Output, fail, getopt, inputs, text};
+use super::shared::{fail, getopt, inputs, text};
 
 /// mksh's `echo`: backslash escapes are interpreted unless `-E` (`-e` turns them back on),
 /// `\c` ends the output, `-n` drops the newline.

@@ -2,7 +2,7 @@
 //! `/data/local/tmp`; `/system` is read-only), the modes new nodes get there, and which
 //! names are too long. Not the tree itself (`store`) nor path normalising (`MemFs::normalize`).
 
-use super::{FsError, NAME_MAX, PATH_MAX, S_IFDIR, S_IFREG, WRITABLE_ROOTS};
+use super::meta::{FsError, NAME_MAX, PATH_MAX, S_IFDIR, S_IFREG, WRITABLE_ROOTS};
 
 pub(super) fn under(path: &str, root: &str) -> bool {
     path.strip_prefix(root).is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)

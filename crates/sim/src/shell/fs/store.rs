@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::meta::{DEV_NULL, FsError, Meta, NODE_COST, S_IFCHR};
 use super::rules::{dir_mode, parent_of};
-use super::{DEV_NULL, FsError, Meta, NODE_COST, S_IFCHR};
 
 const INITIAL_DIRS: &[&str] = &[
     "/",

@@ -2,7 +2,7 @@
 //! (`$VAR`, `${VAR}`, `$(...)`, `$((...))`, backquotes), operators and redirections. Not how
 //! tokens make commands and pipelines (that is `mod.rs`).
 
-use super::{ParseError, Part, RedirKind, Word, err};
+use super::ast::{ParseError, Part, RedirKind, Word, err};
 
 const UNTERMINATED: &str = "unterminated quoted string";
 

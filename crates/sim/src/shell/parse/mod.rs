@@ -1,115 +1,14 @@
 //! The parser for the subset of mksh syntax the simulated `/system/bin/sh` runs, and the tree
 //! it builds: pipelines, `;` / newline / `&&` / `||`, `!`, redirections on simple commands.
-//! Not the tokens (`lex`) nor evaluation (`super`); no control flow, functions, subshells or
-//! here-documents.
+//! Not the tree's types (`ast`), the tokens (`lex`) nor evaluation (`super`); no control
+//! flow, functions, subshells or here-documents.
 
+mod ast;
 mod lex;
 
+use ast::err;
+pub(crate) use ast::{Command, Op, ParseError, Part, Pipeline, Redir, RedirKind, Script, Word};
 use lex::{Tok, describe, lex};
-use std::fmt;
-
-/// One piece of a word.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Part {
-    /// Literal text; `quoted` text came from quotes or backslashes and is never globbed.
-    Lit { text: String, quoted: bool },
-    /// `$NAME`, `${NAME}`, `$?`, `$$`, ...
-    Var { name: String, quoted: bool },
-    /// `$(...)` or backquotes: the inner script.
-    Subst { script: String, quoted: bool },
-    /// `$((...))`: an integer expression.
-    Arith { expr: String, quoted: bool },
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Word {
-    pub(crate) parts: Vec<Part>,
-}
-
-impl Word {
-    fn push(&mut self, part: Part) {
-        if let (Some(Part::Lit { text, quoted }), Part::Lit { text: t, quoted: q }) = (self.parts.last_mut(), &part)
-            && quoted == q
-        {
-            text.push_str(t);
-            return;
-        }
-        self.parts.push(part);
-    }
-
-    fn push_char(&mut self, c: char, quoted: bool) {
-        self.push(Part::Lit { text: c.to_string(), quoted });
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum RedirKind {
-    /// `<`
-    In,
-    /// `>`
-    Out,
-    /// `>>`
-    Append,
-    /// `&>`: stdout and stderr to the file.
-    Both,
-    /// `&>>`: stdout and stderr appended to the file.
-    BothAppend,
-    /// `N>&M` / `N<&M`: the target word names a descriptor.
-    Dup,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Redir {
-    pub(crate) fd: u32,
-    pub(crate) kind: RedirKind,
-    pub(crate) target: Word,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Command {
-    pub(crate) words: Vec<Word>,
-    pub(crate) redirs: Vec<Redir>,
-}
-
-impl Command {
-    fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.redirs.is_empty()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Pipeline {
-    /// Leading `!`.
-    pub(crate) negate: bool,
-    pub(crate) commands: Vec<Command>,
-}
-
-/// How a pipeline is joined to the one before it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Op {
-    Seq,
-    And,
-    Or,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Script {
-    pub(crate) items: Vec<(Op, Pipeline)>,
-}
-
-/// A syntax error; the text is what follows `/system/bin/sh: `.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ParseError(pub String);
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-fn err<T>(msg: &str) -> Result<T, ParseError> {
-    Err(ParseError(format!("syntax error: {msg}")))
-}
 
 fn is_bang(w: &Word) -> bool {
     matches!(w.parts.as_slice(), [Part::Lit { text, quoted: false }] if text == "!")

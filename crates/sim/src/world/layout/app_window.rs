@@ -2,9 +2,10 @@
 //! docked bar and the floating button. Not the rows themselves (`rows`) nor the windows the
 //! system draws over it (`dialogs`, `system_windows`).
 
+use super::super::model::World;
+use super::super::names::LAUNCHER_PACKAGE;
 use super::super::spec::{AppSpec, ItemKind, ItemSpec, ScreenSpec};
-use super::super::{LAUNCHER_PACKAGE, World};
-use super::{ACCENT, APP_BAR, TEXT, WHITE, clipped, full_id, label, node, shift};
+use super::nodes::{ACCENT, APP_BAR, TEXT, WHITE, clipped, full_id, label, node, shift};
 use crate::screen::{Hook, Node, Rect, Role, Screen};
 
 /// One app screen being laid out: the world, the screen's density, the app and its screen,

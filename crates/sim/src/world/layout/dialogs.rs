@@ -2,8 +2,8 @@
 //! and buttons, for an app's own dialogs and for injected blockers (ANR, crash, permission,
 //! rate, update). Not the app's window (`app_window`).
 
-use super::super::{DialogInstance, FaultDialog, World};
-use super::{ACCENT, SECONDARY, TEXT, WHITE, full_id, label, node};
+use super::super::model::{DialogInstance, FaultDialog, World};
+use super::nodes::{ACCENT, SECONDARY, TEXT, WHITE, full_id, label, node};
 use crate::screen::{Hook, Node, Rect, Role, Screen};
 
 pub(super) fn scrim(w: i32, h: i32) -> Node {

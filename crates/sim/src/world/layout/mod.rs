@@ -1,32 +1,21 @@
 //! Lays the world out as a [`Screen`]: the screen's bands (status bar, app area, keyboard,
-//! nav bar), the windows stacked in them, and the node helpers every part shares. Sizes are
-//! in dp scaled by the density, as Android does. Pure: it reads the world and changes nothing.
-//! The parts live apart: `app_window`, `rows`, `dialogs`, `system_windows`.
+//! nav bar) and the windows stacked in them. Sizes are in dp scaled by the density, as
+//! Android does. Pure: it reads the world and changes nothing. The parts live apart:
+//! `app_window`, `rows`, `dialogs`, `system_windows`, and what they share, `nodes`.
 
 mod app_window;
 mod dialogs;
+mod nodes;
 mod rows;
 mod system_windows;
 
+use super::model::World;
+use super::names::LATIN_IME;
 use super::spec::KeyboardMode;
-use super::{LATIN_IME, World};
-use crate::screen::{Node, Rect, Role, Screen};
+use crate::screen::{Rect, Screen};
 use app_window::AppLayout;
 use dialogs::{dialog_window, scrim};
 use system_windows::{keyboard_window, nav_bar, status_bar};
-
-const TEXT: u32 = 0x202124;
-const SECONDARY: u32 = 0x5F6368;
-const ACCENT: u32 = 0x1A73E8;
-const WHITE: u32 = 0xFFFFFF;
-const APP_BAR: u32 = 0xF8F9FA;
-
-/// Row heights in dp.
-const ROW_TWO_LINE: f32 = 72.0;
-const ROW_ONE_LINE: f32 = 56.0;
-const HEADER: f32 = 48.0;
-const GRID_CELL: f32 = 112.0;
-const GRID_COLUMNS: i32 = 4;
 
 /// The horizontal bands of the screen: status bar, app area, keyboard, nav bar.
 struct Bands {
@@ -87,51 +76,6 @@ fn animation_offset(world: &World, screen: &Screen) -> i32 {
     }
     let remaining = 1.0 - (progress * 4.0).floor() / 4.0;
     (remaining * screen.dp(96.0) as f32) as i32
-}
-
-fn node(class: &str, package: &str, bounds: Rect) -> Node {
-    Node { class: class.into(), package: package.into(), bounds, enabled: true, ..Default::default() }
-}
-
-fn label(text: String, package: &str, bounds: Rect, size_dp: f32, color: u32, bold: bool) -> Node {
-    Node { text, role: Role::Label { size_dp, color, bold }, ..node("android.widget.TextView", package, bounds) }
-}
-
-/// `name` → `PACKAGE:id/name`; ids that already name a package stay as they are.
-fn full_id(package: &str, id: &str) -> String {
-    if id.is_empty() || id.contains(":id/") { id.to_string() } else { format!("{package}:id/{id}") }
-}
-
-/// Keeps a node only if it is at least partly inside `clip`, with clipped bounds.
-fn clipped(mut n: Node, clip: &Rect) -> Option<Node> {
-    let visible = n.bounds.intersect(clip);
-    if visible.is_empty() {
-        return None;
-    }
-    n.bounds = visible;
-    n.children = std::mem::take(&mut n.children).into_iter().filter_map(|c| clipped(c, clip)).collect();
-    Some(n)
-}
-
-fn shift(n: &mut Node, dy: i32) {
-    n.bounds = n.bounds.offset(0, dy);
-    for c in &mut n.children {
-        shift(c, dy);
-    }
-}
-
-impl Rect {
-    fn inset(&self, dx: i32, dy: i32) -> Rect {
-        Rect::new(
-            self.left + dx,
-            self.top + dy,
-            (self.right - dx).max(self.left + dx),
-            (self.bottom - dy).max(self.top + dy),
-        )
-    }
-    fn inset_h(&self, dx: i32) -> Rect {
-        self.inset(dx, 0)
-    }
 }
 
 /// The largest scroll offset of the top screen (content height minus viewport).

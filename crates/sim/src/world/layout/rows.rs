@@ -2,13 +2,13 @@
 //! switch, fields, buttons, sliders, a game's canvas, images, a source's records and the
 //! launcher's grid of apps. Not where the list sits in the window (`app_window`).
 
-use super::super::LAUNCHER_PACKAGE;
 use super::super::canvas::{CanvasParts, canvas_node};
+use super::super::names::LAUNCHER_PACKAGE;
 use super::super::spec::{ItemKind, ItemSpec};
 use super::super::template::Record;
 use super::app_window::AppLayout;
-use super::{ACCENT, GRID_CELL, GRID_COLUMNS, HEADER, ROW_ONE_LINE, ROW_TWO_LINE, SECONDARY, TEXT, WHITE};
-use super::{full_id, label, node};
+use super::nodes::{ACCENT, GRID_CELL, GRID_COLUMNS, HEADER, ROW_ONE_LINE, ROW_TWO_LINE, SECONDARY, TEXT, WHITE};
+use super::nodes::{full_id, label, node};
 use crate::emblem::Emblem;
 use crate::screen::{Hook, IconShape, Node, Rect, Role};
 

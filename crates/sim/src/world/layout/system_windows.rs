@@ -2,8 +2,9 @@
 //! Keyboard), the status bar with its clock and battery, and the navigation bar. Not the
 //! keyboard's keys (`crate::keyboard`) nor dialogs (`dialogs`).
 
-use super::super::{LATIN_IME, World};
-use super::{TEXT, label, node};
+use super::super::model::World;
+use super::super::names::LATIN_IME;
+use super::nodes::{TEXT, label, node};
 use crate::screen::{Hook, Node, Rect, Role};
 
 pub(super) fn keyboard_window(world: &World, bounds: Rect) -> Node {
@@ -15,7 +16,7 @@ pub(super) fn keyboard_window(world: &World, bounds: Rect) -> Node {
             ..node("android.widget.FrameLayout", pkg, bounds)
         };
     }
-    let (pkg, name) = if world.ime == super::super::PORTAL_IME {
+    let (pkg, name) = if world.ime == super::super::names::PORTAL_IME {
         ("com.droidrun.portal", "Droidrun Keyboard")
     } else {
         ("com.android.adbkeyboard", "ADB Keyboard {ON}")

@@ -14,10 +14,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::portal::{PortalFound, gesture_request};
-use super::state::{AgentError, AgentState, KeyboardAct, ObserveWith, PORTAL_NAME, U2_NAME, U2Server};
 use super::u2::U2Found;
+use crate::device::adb::agent_state::{AgentState, KeyboardAct, ObserveWith, PORTAL_NAME, U2_NAME, U2Server};
 use crate::device::adb::device::AdbDevice;
-use crate::device::{DeviceError, Observation};
+use crate::device::errors::DeviceError;
+use crate::device::errors::agent::AgentError;
+use crate::device::observation::Observation;
 
 /// How to put uiautomator2's server on a phone (never done here).
 const U2_FIX: &str =
@@ -322,7 +324,7 @@ mod tests {
 
     fn look(xml: &str, front: &str) -> Observation {
         let ui = crate::ui::parse(xml.as_bytes(), (1080, 2400)).expect("a tree");
-        let phone = crate::device::PhoneState { package: front.into(), ..Default::default() };
+        let phone = crate::device::observation::PhoneState { package: front.into(), ..Default::default() };
         Observation { ui, phone, screen: (1080, 2400), ..Default::default() }
     }
 

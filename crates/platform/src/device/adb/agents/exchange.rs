@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use super::http::{ReplyReader, request};
-use super::state::AgentError;
 use crate::device::adb::device::AdbDevice;
 use crate::device::adb::transport::TransportError;
+use crate::device::errors::agent::AgentError;
 
 impl AdbDevice {
     /// One HTTP exchange with what listens on device port `port`, within

@@ -4,23 +4,11 @@
 //! close) so that the stream can be closed without waiting for the device. Headers
 //! are read with `httparse`. Not what the agent's replies mean (`u2.rs`).
 
-/// The largest reply taken (a big screen's hierarchy is a few MiB).
-const MOST_REPLY: usize = 64 * 1024 * 1024;
+pub use crate::device::errors::http::HttpError;
+use crate::device::errors::http::MOST_REPLY;
+
 /// The most headers a reply may have.
 const MOST_HEADERS: usize = 64;
-
-/// Why a reply could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum HttpError {
-    #[error("it answered something that is not HTTP ({0:?})")]
-    NotHttp(String),
-    #[error("its reply is larger than {MOST_REPLY} bytes")]
-    TooLarge,
-    #[error("its reply was cut off after {0} bytes")]
-    CutShort(usize),
-    #[error("its chunked reply is malformed")]
-    BadChunk,
-}
 
 /// A whole reply: its status and body.
 #[derive(Debug, Clone, PartialEq, Eq)]

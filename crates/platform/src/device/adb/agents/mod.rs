@@ -13,8 +13,8 @@ mod exchange;
 pub mod http;
 mod portal;
 mod portal_tree;
-pub(in crate::device::adb) mod state;
 mod u2;
 
-pub(in crate::device::adb) use state::KeyboardAct;
-pub use state::{AgentError, ObserveWith};
+pub(in crate::device::adb) use super::agent_state::KeyboardAct;
+pub use super::agent_state::ObserveWith;
+pub use crate::device::errors::agent::AgentError;

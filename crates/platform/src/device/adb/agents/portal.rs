@@ -17,9 +17,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::portal_tree::to_hierarchy_xml;
-use super::state::{AgentError, KeyboardAct, PORTAL_NAME, PortalServer};
+use crate::device::adb::agent_state::{KeyboardAct, PORTAL_NAME, PortalServer};
 use crate::device::adb::device::AdbDevice;
-use crate::device::{DeviceError, Observation, ObservedVia, PhoneState};
+use crate::device::errors::DeviceError;
+use crate::device::errors::agent::AgentError;
+use crate::device::observation::{Observation, ObservedVia, PhoneState};
 
 /// The Portal's device port.
 const PORTAL_PORT: u16 = 8080;

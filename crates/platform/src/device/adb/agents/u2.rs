@@ -12,10 +12,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::device::{DeviceError, Observation, ObservedVia};
+use crate::device::errors::DeviceError;
 
-use super::state::{AgentError, U2_NAME, U2Server};
+use crate::device::observation::{Observation, ObservedVia};
+
+use crate::device::adb::agent_state::{U2_NAME, U2Server};
 use crate::device::adb::device::AdbDevice;
+use crate::device::errors::agent::AgentError;
 
 /// The server's device port.
 const U2_PORT: u16 = 9008;

@@ -6,10 +6,13 @@ use std::net::TcpStream;
 
 use adb_wire::message::{A_AUTH, A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_STLS, A_VERSION, A_WRTE, HEADER_LEN, Header};
 
-use super::{
-    Deadline, HeldStream, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, output_of_v2, read_full,
-    take_pulled, write_full,
-};
+use super::wire::{Deadline, close_stdin, connect, output_of_v2, read_full, take_pulled, write_full};
+
+use super::held::HeldStream;
+
+use crate::device::errors::transport::{MAX_OUTPUT, TransportError};
+
+use crate::device::shell::ShellOutput;
 
 /// The largest payload this client accepts.
 const MAX_PAYLOAD: u32 = 256 * 1024;

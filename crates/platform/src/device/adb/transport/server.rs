@@ -7,10 +7,13 @@ use std::net::TcpStream;
 
 use adb_wire::shell_v2::{Collected, PacketBuffer};
 
-use super::{
-    Deadline, HeldStream, MAX_OUTPUT, ShellOutput, TransportError, close_stdin, connect, finished, read_full,
-    take_pulled, write_full,
-};
+use super::wire::{Deadline, close_stdin, connect, finished, read_full, take_pulled, write_full};
+
+use super::held::HeldStream;
+
+use crate::device::errors::transport::{MAX_OUTPUT, TransportError};
+
+use crate::device::shell::ShellOutput;
 
 /// A device reached through the adb server's smart-socket protocol.
 pub struct ServerConnection {

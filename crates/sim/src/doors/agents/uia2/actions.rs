@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::find::{ELEMENT_KEY, resolve};
-use super::{Reply, invalid, unsupported};
+use super::reply::{Reply, Uia2Error, invalid, unsupported};
 use crate::device::SimDevice;
 use crate::screen::Rect;
 use crate::world::input::TouchDown;
@@ -44,9 +44,9 @@ fn coord(v: Option<&Value>) -> f64 {
 }
 
 /// The rectangle of an element a body names (`origin` or `element`), by either key.
-fn element_rect(device: &SimDevice, v: &Value) -> Result<Option<Rect>, super::Uia2Error> {
+fn element_rect(device: &SimDevice, v: &Value) -> Result<Option<Rect>, Uia2Error> {
     let Some(id) = v.get(ELEMENT_KEY).or_else(|| v.get("ELEMENT")).and_then(Value::as_str) else { return Ok(None) };
-    let screen = super::state::page(device);
+    let screen = super::screen::page(device);
     Ok(Some(resolve(device, &screen, id)?.1.bounds))
 }
 
@@ -81,7 +81,7 @@ pub(super) fn perform(device: &SimDevice, body: &Value) -> Reply {
 }
 
 /// One finger's sequence.
-fn pointer(device: &SimDevice, steps: &[Value], budget: &Budget) -> Result<(), super::Uia2Error> {
+fn pointer(device: &SimDevice, steps: &[Value], budget: &Budget) -> Result<(), Uia2Error> {
     let mut at = (0i32, 0i32);
     let mut down: Option<(TouchDown, (i32, i32), Instant)> = None;
     for step in steps {
@@ -135,7 +135,7 @@ fn special_key(c: char) -> Option<u32> {
 }
 
 /// Types the keys a key source presses, in order.
-fn keys(device: &SimDevice, steps: &[Value], budget: &Budget) -> Result<(), super::Uia2Error> {
+fn keys(device: &SimDevice, steps: &[Value], budget: &Budget) -> Result<(), Uia2Error> {
     for step in steps {
         match step.get("type").and_then(Value::as_str) {
             Some("keyDown") => {

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::{Reply, error, invalid};
+use super::reply::{Reply, error, invalid};
 use crate::device::SimDevice;
 use crate::screen::Rect;
 use crate::world::input::CLIPBOARD;
@@ -17,11 +17,11 @@ use crate::world::template::Value as WorldValue;
 
 /// One device route, or `None` when it is not one.
 pub(super) fn route(device: &SimDevice, method: &str, rest: &[&str], body: &Value) -> Option<Reply> {
-    let screen = super::state::page(device);
+    let screen = super::screen::page(device);
     let (width, height, density) = (screen.width, screen.height, screen.density.max(1));
     drop(screen);
     Some(match (method, rest) {
-        ("GET", ["source"]) => Ok(json!(crate::page_source::uia2::to_xml(&super::state::page(device)))),
+        ("GET", ["source"]) => Ok(json!(crate::page_source::uia2::to_xml(&super::screen::page(device)))),
         ("GET", ["screenshot"]) => screenshot_of(device, None),
         ("GET", ["window", _, "size"]) | ("POST", ["window", _, "size"]) => {
             Ok(json!({"width": width, "height": height}))

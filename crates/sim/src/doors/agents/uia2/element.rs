@@ -8,14 +8,14 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::find::{no_such_element, reference, resolve};
-use super::state::{ElementRef, descendants};
-use super::{Reply, error, invalid};
+use super::reply::{Reply, error, invalid};
 use crate::device::SimDevice;
+use crate::device::uia2_state::{ElementRef, descendants};
 use crate::screen::Node;
 
 /// One `element/:id/…` route, or `None` when it is not one.
 pub(super) fn route(device: &SimDevice, method: &str, id: &str, what: &[&str], body: &Value) -> Option<Reply> {
-    let screen = super::state::page(device);
+    let screen = super::screen::page(device);
     let node = match resolve(device, &screen, id) {
         Ok((_, node)) => node.clone(),
         Err(e) => return Some(Err(e)),
@@ -54,7 +54,7 @@ pub(super) fn route(device: &SimDevice, method: &str, id: &str, what: &[&str], b
 
 /// `GET /element/active`: the view with input focus.
 pub(super) fn active(device: &SimDevice) -> Reply {
-    let screen = super::state::page(device);
+    let screen = super::screen::page(device);
     let focused = descendants(&screen, None).into_iter().find(|(_, n)| n.focused);
     let (path, node) = focused.ok_or_else(|| no_such_element("no view has input focus"))?;
     Ok(reference(&device.agents().uia2.remember(ElementRef::new(path, node))))

@@ -11,10 +11,11 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::state::{ElementRef, descendants};
+use super::reply::{Reply, Uia2Error, error, invalid};
 use super::uiselector::{self, Query};
-use super::{Reply, Uia2Error, error, invalid, xpath};
+use super::xpath;
 use crate::device::SimDevice;
+use crate::device::uia2_state::{ElementRef, descendants};
 use crate::doors::agents::u2_selector;
 use crate::screen::{Node, Screen};
 
@@ -59,16 +60,16 @@ pub(super) fn find(device: &SimDevice, scope: Option<&str>, multiple: bool, body
     let context = body.get("context").and_then(Value::as_str).filter(|c| !c.is_empty());
     let scope = match scope.or(context) {
         Some(id) => {
-            let screen = super::state::page(device);
+            let screen = super::screen::page(device);
             Some(resolve(device, &screen, id)?.0.path)
         }
         None => None,
     };
     let paths = locate(device, using, value, scope.as_deref())?;
-    let screen = super::state::page(device);
+    let screen = super::screen::page(device);
     let mut ids = Vec::new();
     for path in paths.into_iter().take(if multiple { usize::MAX } else { 1 }) {
-        if let Some(node) = super::state::node_at(&screen, &path) {
+        if let Some(node) = crate::device::uia2_state::node_at(&screen, &path) {
             ids.push(device.agents().uia2.remember(ElementRef::new(path, node)));
         }
     }
@@ -80,7 +81,7 @@ pub(super) fn find(device: &SimDevice, scope: Option<&str>, multiple: bool, body
 
 /// `GET /appium/element/:id/first_visible`: the element's first child on screen.
 pub(super) fn first_visible(device: &SimDevice, id: &str) -> Reply {
-    let screen = super::state::page(device);
+    let screen = super::screen::page(device);
     let (element, _) = resolve(device, &screen, id)?;
     let depth = element.path.len() + 1;
     let child = descendants(&screen, Some(&element.path))
@@ -93,7 +94,7 @@ pub(super) fn first_visible(device: &SimDevice, id: &str) -> Reply {
 /// The paths of the views a locator finds, in document order.
 fn locate(device: &SimDevice, using: &str, value: &str, scope: Option<&[usize]>) -> Result<Vec<Vec<usize>>, Uia2Error> {
     let by = |test: &dyn Fn(&Node) -> bool| {
-        let screen = super::state::page(device);
+        let screen = super::screen::page(device);
         descendants(&screen, scope).into_iter().filter(|(_, n)| test(n)).map(|(p, _)| p).collect()
     };
     Ok(match using {
@@ -104,14 +105,14 @@ fn locate(device: &SimDevice, using: &str, value: &str, scope: Option<&[usize]>)
         "accessibility id" => by(&|n| n.content_desc == value),
         "class name" => by(&|n| n.class == value),
         "xpath" => {
-            let screen = super::state::page(device);
+            let screen = super::screen::page(device);
             xpath::find(&screen, value, scope).map_err(|why| invalid_selector(using, value, &why))?
         }
         "-android uiautomator" => {
             let query = uiselector::parse(value).map_err(|why| invalid_selector(using, value, &why))?;
             match query {
                 Query::Plain(selector) => {
-                    let screen = super::state::page(device);
+                    let screen = super::screen::page(device);
                     let all = descendants(&screen, scope).into_iter();
                     let found = all.filter(|(p, n)| accepts(&selector, p, n)).map(|(p, _)| p);
                     match selector.instance() {
@@ -148,7 +149,7 @@ fn accepts(selector: &u2_selector::Selector, path: &[usize], node: &Node) -> boo
 /// swipes run out); the target's paths then.
 fn scroll_into_view(device: &SimDevice, scroll: &uiselector::Scroll, scope: Option<&[usize]>) -> Vec<Vec<usize>> {
     for _ in 0..=scroll.max_swipes {
-        let screen = super::state::page(device);
+        let screen = super::screen::page(device);
         let all = descendants(&screen, scope);
         let found: Vec<Vec<usize>> =
             all.iter().filter(|(p, n)| accepts(&scroll.target, p, n)).map(|(p, _)| p.clone()).collect();
@@ -166,7 +167,7 @@ fn scroll_into_view(device: &SimDevice, scroll: &uiselector::Scroll, scope: Opti
         let before = crate::page_source::uia2::to_xml(&screen);
         device.world().swipe(from.0, from.1, to.0, to.1, 300);
         std::thread::sleep(Duration::from_millis(20));
-        if crate::page_source::uia2::to_xml(&super::state::page(device)) == before {
+        if crate::page_source::uia2::to_xml(&super::screen::page(device)) == before {
             return Vec::new();
         }
     }

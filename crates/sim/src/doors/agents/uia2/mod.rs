@@ -7,15 +7,17 @@
 //! with the W3C status. This file: the envelope and the routing; the routes are
 //! `session.rs` (status, sessions, settings), `find.rs` (locators, with
 //! `uiselector.rs` and `xpath.rs`), `element.rs`, `actions.rs` (W3C actions and
-//! the `appium/gestures/*` calls) and `device.rs`. Not the commands that start it
+//! the `appium/gestures/*` calls) and `device.rs`, answering with `reply.rs`'s types and
+//! reading `screen.rs`'s page. Not the commands that start it
 //! (`commands/android/agents.rs`).
 
 mod actions;
 mod device;
 mod element;
 mod find;
+mod reply;
+mod screen;
 mod session;
-pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 mod uiselector;
@@ -30,38 +32,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::device::SimDevice;
-
-/// A W3C error: the status it sets, its code and its message.
-pub(super) struct Uia2Error {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-}
-
-pub(super) fn error(status: StatusCode, code: &'static str, message: impl Into<String>) -> Uia2Error {
-    Uia2Error { status, code, message: message.into() }
-}
-
-pub(super) fn invalid(message: impl Into<String>) -> Uia2Error {
-    error(StatusCode::BAD_REQUEST, "invalid argument", message)
-}
-
-pub(super) fn unsupported(message: impl Into<String>) -> Uia2Error {
-    error(StatusCode::INTERNAL_SERVER_ERROR, "unsupported operation", message)
-}
-
-pub(super) type Reply = Result<Value, Uia2Error>;
-
-/// An error and its causes as one line (what a locator's error says to a client).
-pub(super) fn whole(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(e) = cause {
-        text.push_str(&format!(": {e}"));
-        cause = e.source();
-    }
-    text
-}
+use reply::{Reply, Uia2Error, error, invalid};
 
 /// The largest request body the server reads.
 const MOST_BODY: usize = 4 * 1024 * 1024;

@@ -5,7 +5,7 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::{Reply, error, invalid};
+use super::reply::{Reply, Uia2Error, error, invalid};
 use crate::device::SimDevice;
 
 pub(super) fn status() -> Value {
@@ -64,7 +64,7 @@ pub(super) fn set_settings(device: &SimDevice, body: &Value) -> Reply {
     Ok(Value::Null)
 }
 
-fn gone(id: &str) -> super::Uia2Error {
+fn gone(id: &str) -> Uia2Error {
     error(
         StatusCode::NOT_FOUND,
         "invalid session id",

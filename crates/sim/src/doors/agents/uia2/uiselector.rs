@@ -32,7 +32,7 @@ fn selector(fields: Fields) -> Result<Selector, String> {
 
 /// Reads a locator.
 pub(super) fn parse(text: &str) -> Result<Query, String> {
-    Ok(match language::parse(text).map_err(|e| super::whole(&e))? {
+    Ok(match language::parse(text).map_err(|e| super::reply::whole(&e))? {
         language::Query::Plain(fields) => Query::Plain(selector(fields)?),
         language::Query::Scroll(s) => Query::Scroll(Scroll {
             within: selector(s.within)?,

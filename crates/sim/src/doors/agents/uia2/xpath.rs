@@ -8,7 +8,7 @@ use crate::screen::Screen;
 
 /// The paths of the views `expr` selects, in document order.
 pub(super) fn find(screen: &Screen, expr: &str, scope: Option<&[usize]>) -> Result<Vec<Vec<usize>>, String> {
-    appium_locators::xpath::find(&to_xml(screen), expr, scope).map_err(|e| super::whole(&e))
+    appium_locators::xpath::find(&to_xml(screen), expr, scope).map_err(|e| super::reply::whole(&e))
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! What the choice of an on-device agent holds, apart from the code that talks to
 //! one: `--observe` (`ObserveWith`), where the device's agent stands
 //! (`AgentState`, with the handles of a running uiautomator2 server or Portal),
-//! their names in messages, and why an exchange failed (`AgentError`). Data only,
+//! their names in messages. Data only,
 //! so that the device can hold it without the agents' code depending back on it.
 
 use std::str::FromStr;
 
-use crate::device::adb::transport::{HeldStream, TransportError};
+use crate::device::adb::transport::HeldStream;
 
 /// How an Android phone is observed (and, with an agent, tapped).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -63,32 +63,6 @@ pub(in crate::device::adb) enum AgentState {
     Portal(PortalServer),
     /// It failed once: dumps and `input` from then on, and each look says why.
     SetAside { agent: &'static str, why: String },
-}
-
-/// Why an exchange with an agent failed. The caller names the device, the agent
-/// and the operation.
-#[derive(Debug, thiserror::Error)]
-pub enum AgentError {
-    #[error("nothing listens on device port {port}")]
-    NotListening { port: u16 },
-    #[error("the ADB stream to it failed")]
-    Transport(#[source] TransportError),
-    #[error("its reply could not be read")]
-    Http(#[from] super::http::HttpError),
-    #[error("it answered HTTP {status}: {}", codeact_base::clip::clip(.body, 2048))]
-    Status { status: u16, body: String },
-    #[error("its reply is not the JSON-RPC it should be ({0})")]
-    NotJsonRpc(String),
-    #[error("it reported error {code}: {message}")]
-    Rpc { code: i64, message: String },
-    #[error(
-        "it answered 401 Unauthorized: the token its content provider gave (content://com.droidrun.portal/auth_token) is missing or no longer valid"
-    )]
-    Unauthorized,
-    #[error("it quit while starting: {output}")]
-    Quit { output: String },
-    #[error("it did not answer within {secs:.1} s of being started; its output: {output}")]
-    NotReady { secs: f64, output: String },
 }
 
 /// What a keyboard call through an agent does.

@@ -3,7 +3,13 @@
 //!
 //! It is reached only through the ADB wire protocol (see `adb/`); tests never call
 //! it directly. The Android tools that run its command lines are in `commands/`. Faults apply to every command except `simctl` itself, so a test can
-//! always read state and clear them.
+//! always read state and clear them. What its agents keep (which ports listen, Appium
+//! server's session) is in `agents.rs` and `uia2_state.rs` (serving them is
+//! `doors/agents/`'s); putting an APK on the phone is `install.rs`.
+
+pub(crate) mod agents;
+pub(crate) mod install;
+pub(crate) mod uia2_state;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -58,7 +64,7 @@ pub(crate) struct SimDevice {
     base: Arc<Catalog>,
     variant: Mutex<u32>,
     /// What runs beside the apps and listens on device ports.
-    agents: Arc<crate::doors::agents::ports::Agents>,
+    agents: Arc<agents::Agents>,
 }
 
 /// Puts every app's APK where `pm path` says it is. A failure leaves that app
@@ -107,7 +113,7 @@ impl SimDevice {
     }
 
     /// What runs beside the apps (uiautomator2's server) and listens on device ports.
-    pub(crate) fn agents(&self) -> &Arc<crate::doors::agents::ports::Agents> {
+    pub(crate) fn agents(&self) -> &Arc<agents::Agents> {
         &self.agents
     }
 
@@ -242,6 +248,6 @@ impl SimDevice {
         world.slow_ui = Duration::ZERO;
         world.crash_on.clear();
         drop(world);
-        *self.agents.fault() = crate::doors::agents::ports::AgentFault::None;
+        *self.agents.fault() = agents::AgentFault::None;
     }
 }

@@ -12,7 +12,7 @@ use rhai::Dynamic;
 
 use crate::tools::context::{Fired, ToolContext};
 use crate::tools::error::ToolError;
-use crate::tools::locating::closest::described as described_el;
+use crate::tools::naming::described as described_el;
 use codeact_platform::device::Observation;
 
 impl ToolContext {
@@ -37,13 +37,13 @@ impl ToolContext {
     /// Whether the built-in watchers act ahead of every action and look (the agent),
     /// not only when an action is blocked (scripts).
     pub(crate) fn watchers_ahead(&self) -> bool {
-        self.options.watch_mode == super::watchers::WatchMode::Ahead
+        self.options.watch_mode == crate::tools::guard::watchers::WatchMode::Ahead
     }
 
     /// Whether a dialog a built-in watcher knows is in the way of acting on `e`.
     pub(crate) fn blocked(&self, obs: &Observation, e: &codeact_platform::ui::Element) -> bool {
         self.watch.on
-            && super::watchers::find_blocker(obs, &self.options.watchers)
+            && crate::tools::guard::watchers::find_blocker(obs, &self.options.watchers)
                 .is_some_and(|b| !b.holds(&obs.ui, obs.screen, e))
     }
 
@@ -61,7 +61,7 @@ impl ToolContext {
 
     /// Whether a built-in watcher would act on (or report) something on `obs`.
     pub(crate) fn has_blocker(&self, obs: &Observation) -> bool {
-        self.watch.on && super::watchers::find_blocker(obs, &self.options.watchers).is_some()
+        self.watch.on && crate::tools::guard::watchers::find_blocker(obs, &self.options.watchers).is_some()
     }
 
     /// Every watcher's turn on `obs`: the script's own first (they say what this

@@ -4,7 +4,7 @@
 //! a session it no longer has. Not the failures every platform shares
 //! (`DeviceError`).
 
-use crate::device::shown;
+use crate::device::said::shown;
 
 /// Why an operation through a WebDriver server failed.
 #[derive(Debug, thiserror::Error)]

@@ -7,7 +7,7 @@
 //!
 //! Not here: what is judged sensitive (`sensitive.rs`), how (`gate.rs`).
 
-use crate::tools::catalog::declaration::Gate;
+use crate::tools::declaration::Gate;
 use codeact_platform::device::Observation;
 use codeact_platform::device::{Device, DeviceError, ShellOutput};
 

@@ -4,9 +4,9 @@
 //! without the ADBKeyboard input method. Not the
 //! failures every platform shares (`DeviceError`).
 
-use super::agents::AgentError;
+use super::agent::AgentError;
 use super::transport::TransportError;
-use crate::device::shown;
+use crate::device::said::shown;
 
 /// Why an operation over ADB failed, in Android's words.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! 6790 while its `am instrument` runs (and its session's state, which dies with
 //! it), the Portal on 8080 while its
 //! accessibility service is enabled (with its token, when one is set); and how its agents misbehave when
-//! a test asks (`simctl fault agent …`). State only; serving a port is `mod.rs`'s.
+//! a test asks (`simctl fault agent …`). State only; serving a port is `doors/agents/mod.rs`'s.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -30,7 +30,7 @@ pub(crate) struct Agents {
     /// packages, `kill` of its pid, or its session deleted).
     uia2_stops: AtomicU64,
     /// Appium's server's session and the elements it handed out.
-    pub(crate) uia2: super::uia2::state::ServerState,
+    pub(crate) uia2: super::uia2_state::ServerState,
     fault: Mutex<AgentFault>,
     /// `settings put secure enabled_accessibility_services …`: the Portal's service
     /// runs while this names one of its package's.

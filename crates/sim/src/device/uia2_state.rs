@@ -4,7 +4,8 @@
 //! kept as its place in the page (window and child positions, counted as the page
 //! source lists them) and its class and resource id: when the view at that place is
 //! no longer that view, the element is stale, as an accessibility node whose view
-//! went away. Not the routes (`mod.rs` and its siblings).
+//! went away. Not the routes (`doors/agents/uia2/`), nor the page they
+//! read (`doors/agents/uia2/screen.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -143,21 +144,6 @@ fn defaults() -> Map<String, Value> {
 
 fn now_nanos() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
-}
-
-/// The screen as the server sees it: the active window only (the app, or the
-/// dialog over it), as UiAutomator2 reads `getRootInActiveWindow`, unless the
-/// `enableMultiWindows` setting asks for every window (the status bar, the
-/// keyboard).
-pub(crate) fn page(device: &crate::device::SimDevice) -> Screen {
-    let mut screen = device.world().screen();
-    let multi = device.agents().uia2.settings().get("enableMultiWindows").and_then(Value::as_bool) == Some(true);
-    if !multi {
-        let active = screen.windows.get(screen.active).cloned();
-        screen.windows = active.into_iter().collect();
-        screen.active = 0;
-    }
-    screen
 }
 
 /// The view at `path` (window, then child positions), as the page lists them.
