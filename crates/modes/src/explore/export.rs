@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::graph::Graph;
 use codeact_engine::emit::rhai::{comment, string as rhai_string, tags_comment};
+use codeact_runtime::tools::call::ToolCall;
 
 /// One test written.
 #[derive(Debug, Clone, Serialize)]
@@ -62,7 +63,8 @@ pub fn test_text(
         s.push_str(&format!("{code}; {said}\n"));
     }
     if let Some(anchor) = &target.anchor {
-        s.push_str(&format!("wait_for({anchor}, 5000);\nassert_visible({anchor});\n"));
+        let (wait, check) = (ToolCall::wait_for(anchor, Some(5000)), ToolCall::assert_visible(anchor));
+        s.push_str(&format!("{}\n{}\n", wait.line(), check.line()));
     } else if target.activity.is_empty() {
         // Nothing tells this screen apart: a test that checks nothing is not written.
         return None;
@@ -76,7 +78,7 @@ pub fn test_text(
             expected = rhai_string(&format!("expected {short} in front, found ")),
         ));
     }
-    s.push_str(&format!("complete(true, {});\n", rhai_string(&format!("reached {place}"))));
+    s.push_str(&format!("{}\n", ToolCall::complete(true, &format!("reached {place}")).line()));
     Some(s)
 }
 

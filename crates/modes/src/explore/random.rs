@@ -19,11 +19,11 @@ use super::record::RunFolder;
 use super::screen::{self, Candidate, Kind};
 use super::walking;
 use crate::eval::params::Rng;
-use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::device::Observation;
 use codeact_platform::ui::StableHasher;
 use codeact_record::trajectory::Event;
 use codeact_runtime::session::Session;
+use codeact_runtime::tools::call::ToolCall;
 
 /// What it types into a focused field: words of the kinds forms ask for.
 const WORDS: &[&str] = &["hello", "42", "2023-10-20", "09:30", "ada@example.com", "Alice", "12.50", "x"];
@@ -210,37 +210,37 @@ impl Monkey<'_> {
         let (kind, code, widget, label) = match roll {
             0..=49 | 95.. => {
                 let (x, y) = self.point();
-                (Kind::Tap, format!("tap({x:.3}, {y:.3})"), widget_at(obs, x, y), format!("tap at {x:.3}, {y:.3}"))
+                (Kind::Tap, ToolCall::tap_fraction(x, y).expr(), widget_at(obs, x, y), format!("tap at {x:.3}, {y:.3}"))
             }
             50..=52 => {
                 let (x, y) = self.point();
-                let code = format!("long_press({x:.3}, {y:.3}, 600)");
+                let code = ToolCall::long_press_fraction(x, y, 600).expr();
                 (Kind::LongPress, code, widget_at(obs, x, y), format!("long-press at {x:.3}, {y:.3}"))
             }
             53..=67 => {
                 let ((x1, y1), (x2, y2)) = (self.point(), self.point());
-                let code = format!("swipe({x1:.3}, {y1:.3}, {x2:.3}, {y2:.3}, 200)");
+                let code = ToolCall::swipe_fractions((x1, y1), (x2, y2), 200).expr();
                 (Kind::Scroll, code, widget_at(obs, x1, y1), "swipe".to_string())
             }
-            68..=77 => (Kind::Back, "back()".to_string(), 0, "press Back".to_string()),
+            68..=77 => (Kind::Back, ToolCall::back().expr(), 0, "press Back".to_string()),
             78..=87 => match focused {
                 Some(field) => {
                     let word = self.rng.pick(WORDS).copied().unwrap_or("x");
-                    let code = format!("input_text({})", rhai_string(word));
+                    let code = ToolCall::input_text(word).expr();
                     (Kind::Type, code, field.signature, format!("type {word:?}"))
                 }
                 None => {
                     let (x, y) = self.point();
-                    let code = format!("tap({x:.3}, {y:.3})");
+                    let code = ToolCall::tap_fraction(x, y).expr();
                     (Kind::Tap, code, widget_at(obs, x, y), format!("tap at {x:.3}, {y:.3}"))
                 }
             },
             88..=92 => {
                 let key = self.rng.pick(KEYS).copied().unwrap_or("enter");
-                (Kind::Tap, format!("press_key({})", rhai_string(key)), 0, format!("press {key}"))
+                (Kind::Tap, ToolCall::press_key(key).expr(), 0, format!("press {key}"))
             }
             _ => {
-                let line = format!("start_app({})", rhai_string(&self.options.app));
+                let line = ToolCall::start_app(&self.options.app).expr();
                 (Kind::Back, line, 0, "start the app again".to_string())
             }
         };

@@ -10,6 +10,7 @@ use codeact_platform::ui::{Element, UiTree};
 use codeact_runtime::tools::{selector_for, toggle_selector_for};
 
 use super::persona::UserPersona;
+use codeact_runtime::tools::call::ToolCall;
 
 /// `.Main` or `Main` in `package` → `package.Main`; full names stay.
 pub fn qualify(package: &str, activity: &str) -> String {
@@ -168,19 +169,19 @@ pub fn candidates(obs: &Observation, app: &str, user: &UserPersona, screenshot: 
             // An empty field shows its hint as its text on many Androids: the hint,
             // then the text, say what the field is for before its id does.
             let value = user.value_for(&[&e.hint, &e.text, &e.content_desc, &e.resource_id]);
-            let code = format!("set_text({at}, {})", rhai_string(&value));
+            let code = ToolCall::set_text(&at, &value).expr();
             fills.push(code.clone());
             add(Kind::Type, 0, code, format!("type {value:?} into {}", label_of(e)));
             continue;
         }
         if e.actions.touch {
-            add(Kind::Tap, tap_rank(e), format!("tap({at})"), format!("tap {:?}", label_of(e)));
+            add(Kind::Tap, tap_rank(e), ToolCall::tap(&at).expr(), format!("tap {:?}", label_of(e)));
         }
         if e.actions.long_touch {
-            add(Kind::LongPress, 0, format!("long_press({at})"), format!("long-press {:?}", label_of(e)));
+            add(Kind::LongPress, 0, ToolCall::long_press(&at).expr(), format!("long-press {:?}", label_of(e)));
         }
         if e.actions.scroll {
-            add(Kind::Scroll, 0, format!("scroll({at}, \"down\")"), format!("scroll {:?} down", label_of(e)));
+            add(Kind::Scroll, 0, ToolCall::scroll(&at, "down").expr(), format!("scroll {:?} down", label_of(e)));
         }
     }
     // A canvas (a game, a map, a drawing) hides what it draws from the tree: tap
@@ -211,7 +212,7 @@ pub fn candidates(obs: &Observation, app: &str, user: &UserPersona, screenshot: 
                 Candidate {
                     key,
                     kind: Kind::Tap,
-                    code: format!("tap({:.3}, {:.3})", f64::from(x) / sw, f64::from(y) / sh),
+                    code: ToolCall::tap_fraction(f64::from(x) / sw, f64::from(y) / sh).expr(),
                     widget: key,
                     label: format!("tap what is drawn at {x}, {y}"),
                 },
@@ -229,15 +230,23 @@ pub fn candidates(obs: &Observation, app: &str, user: &UserPersona, screenshot: 
     }
     out.sort_by_key(|(rank, c)| (c.kind, *rank));
     let mut list: Vec<Candidate> = out.into_iter().map(|(_, c)| c).collect();
-    list.push(Candidate { key: 0, kind: Kind::Back, code: "back()".into(), widget: 0, label: "press Back".into() });
+    list.push(Candidate {
+        key: 0,
+        kind: Kind::Back,
+        code: ToolCall::back().expr(),
+        widget: 0,
+        label: "press Back".into(),
+    });
     list
 }
 
 /// The line that starts `app` for a path to replay: clean (its data forgotten), or
 /// stopped and started where clearing is not possible or not wanted.
 pub fn start_line(app: &str, clean: bool) -> String {
-    let app = rhai_string(app);
-    if clean { format!("start_app({app}, #{{clear: true}})") } else { format!("stop_app({app}); start_app({app})") }
+    match clean {
+        true => ToolCall::start_app_clean(app).expr(),
+        false => format!("{}; {}", ToolCall::stop_app(app).expr(), ToolCall::start_app(app).expr()),
+    }
 }
 
 /// A short hex name for a screen key (`s3fa2c1d0`).

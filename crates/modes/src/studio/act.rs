@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use super::state::CallResult;
 use super::state::Studio;
 use crate::repl::inspect::{candidates, element_at};
-use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_engine::sandbox::RunResult;
+use codeact_runtime::tools::call::ToolCall;
 use codeact_runtime::tools::select::Selector;
 
 /// The most text one act types.
@@ -85,19 +85,24 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
     };
     let need_aim = || bad("aim it: give a selector, an element or a point (x, y)");
     let (line, selector) = match (action, &aimed) {
-        ("tap" | "long_press", Aim::Selector { source, .. }) => (format!("{action}({source});"), Some(source.clone())),
-        ("tap" | "long_press", Aim::Point(x, y)) => (format!("{action}({x}, {y});"), None),
+        ("tap", Aim::Selector { source, .. }) => (ToolCall::tap(source).line(), Some(source.clone())),
+        ("long_press", Aim::Selector { source, .. }) => (ToolCall::long_press(source).line(), Some(source.clone())),
+        ("tap", Aim::Point(x, y)) => (ToolCall::tap_point((*x).into(), (*y).into()).line(), None),
+        ("long_press", Aim::Point(x, y)) => (ToolCall::long_press_point((*x).into(), (*y).into(), None).line(), None),
         ("type", Aim::Selector { source, editable: true }) => {
-            (format!("set_text({source}, {});", rhai_string(text(body, "text")?)), Some(source.clone()))
+            (ToolCall::set_text(source, text(body, "text")?).line(), Some(source.clone()))
         }
         ("type", Aim::Selector { source, .. }) => {
-            (format!("tap({source});\ninput_text({});", rhai_string(text(body, "text")?)), Some(source.clone()))
+            let typed = ToolCall::input_text(text(body, "text")?).line();
+            (format!("{}\n{typed}", ToolCall::tap(source).line()), Some(source.clone()))
         }
-        ("type", _) => (format!("input_text({});", rhai_string(text(body, "text")?)), None),
-        ("clear", Aim::Selector { source, .. }) => (format!("set_text({source}, \"\");"), Some(source.clone())),
-        ("clear", _) => ("clear_text();".to_string(), None),
+        ("type", _) => (ToolCall::input_text(text(body, "text")?).line(), None),
+        ("clear", Aim::Selector { source, .. }) => (ToolCall::set_text(source, "").line(), Some(source.clone())),
+        ("clear", _) => (ToolCall::clear_text().line(), None),
         ("swipe", _) => match (int(body, "x"), int(body, "y"), int(body, "x2"), int(body, "y2")) {
-            (Some(x), Some(y), Some(x2), Some(y2)) => (format!("swipe({x}, {y}, {x2}, {y2});"), None),
+            (Some(x), Some(y), Some(x2), Some(y2)) => {
+                (ToolCall::swipe_points((x.into(), y.into()), (x2.into(), y2.into()), None).line(), None)
+            }
             _ => return Err(bad("a swipe needs x, y, x2 and y2")),
         },
         ("key", _) => {
@@ -105,10 +110,10 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             if key.is_empty() || key.len() > 40 || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return Err(bad("name a key: back, home, enter, delete, tab, a KEYCODE_ name or a number"));
             }
-            (format!("press_key({});", rhai_string(key)), None)
+            (ToolCall::press_key(key).line(), None)
         }
-        ("back", _) => ("back();".to_string(), None),
-        ("home", _) => ("home();".to_string(), None),
+        ("back", _) => (ToolCall::back().line(), None),
+        ("home", _) => (ToolCall::home().line(), None),
         ("open_app", _) => {
             let package = text(body, "package")?;
             let fine = !package.is_empty()
@@ -117,7 +122,7 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             if !fine {
                 return Err(bad("name the app by its package: com.android.settings"));
             }
-            let line = format!("start_app({});", rhai_string(package));
+            let line = ToolCall::start_app(package).line();
             return run_and_record(studio, line, None, Some(package));
         }
         ("tap" | "long_press", Aim::Nothing) => return Err(need_aim()),
@@ -136,21 +141,21 @@ pub fn assert(studio: &Studio, body: &Value) -> CallResult {
         return Err(bad("an assertion names an element: give its selector or the element"));
     };
     let line = match body.get("kind").and_then(Value::as_str).unwrap_or("visible") {
-        "visible" => format!("assert_visible({source});"),
-        "not_visible" => format!("assert_not_visible({source});"),
+        "visible" => ToolCall::assert_visible(&source).line(),
+        "not_visible" => ToolCall::assert_not_visible(&source).line(),
         // The element with the text, or in the state, asked for: an assertion (a
         // miss FAILs the test) that a Maestro flow says as well (assertVisible).
         "text" => {
             let want = rhai::Dynamic::from(text(body, "text")?.to_string());
             let sel = Selector::source_with(&source, "text", want).map_err(|e| bad(e.to_string()))?;
-            format!("assert_visible({sel});")
+            ToolCall::assert_visible(&sel).line()
         }
         "state" => {
             let checked =
                 body.get("checked").and_then(Value::as_bool).ok_or_else(|| bad("give \"checked\": true|false"))?;
             let sel = Selector::source_with(&source, "checked", rhai::Dynamic::from(checked))
                 .map_err(|e| bad(e.to_string()))?;
-            format!("assert_visible({sel});")
+            ToolCall::assert_visible(&sel).line()
         }
         other => return Err(bad(format!("no assertion {other:?}: visible, not_visible, text or state"))),
     };
@@ -162,7 +167,7 @@ pub fn assert(studio: &Studio, body: &Value) -> CallResult {
 fn run_and_record(studio: &Studio, line: String, selector: Option<String>, opens: Option<&str>) -> CallResult {
     let waits = studio.recording().screen_changed && selector.is_some();
     let recorded_line = match (&selector, waits) {
-        (Some(sel), true) => format!("wait_for({sel});\n{line}"),
+        (Some(sel), true) => format!("{}\n{line}", ToolCall::wait_for(sel, None).line()),
         _ => line.clone(),
     };
     // Where the phone was, as the page last saw it: one look less per act.

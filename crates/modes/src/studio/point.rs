@@ -13,6 +13,7 @@ use super::state::Studio;
 use crate::repl::inspect::{candidates, element_at};
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::locate::Gallery;
+use codeact_runtime::tools::call::ToolCall;
 
 /// The side of the box offered around a point with no element.
 const CUT_SIDE: i32 = 120;
@@ -49,7 +50,9 @@ pub fn point(studio: &Studio, body: &Value) -> CallResult {
     let half = CUT_SIDE / 2;
     let cut = [(x - half).max(0), (y - half).max(0), (x + half).min(w), (y + half).min(h)];
     let Some(target) = target else {
-        return Ok(json!({"canvas": true, "point": [x, y], "cut": cut, "tap": format!("tap({x}, {y})")}));
+        return Ok(
+            json!({"canvas": true, "point": [x, y], "cut": cut, "tap": ToolCall::tap_point(x.into(), y.into()).expr()}),
+        );
     };
     let b = target.bounds;
     let clip = |t: &str| codeact_base::clip::clip(t, MOST_TEXT).into_owned();
@@ -65,7 +68,7 @@ pub fn point(studio: &Studio, body: &Value) -> CallResult {
         },
         "candidates": offered,
         "point": [x, y], "cut": cut,
-        "tap": format!("tap({}, {})", target.center.0, target.center.1),
+        "tap": ToolCall::tap_point(target.center.0.into(), target.center.1.into()).expr(),
     }))
 }
 

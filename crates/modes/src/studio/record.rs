@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::state::Studio;
 use super::state::{CallResult, Recording};
+use codeact_runtime::tools::call::ToolCall;
 
 /// The recording as the page shows it.
 pub fn shown(studio: &Studio) -> Value {
@@ -50,7 +51,7 @@ pub fn control(studio: &Studio, body: &Value) -> CallResult {
         // The script and the flow both start the app: the line, and its call as an
         // action the flow writer reads (`launchApp`).
         let literal = codeact_engine::emit::rhai::string(&app);
-        recording.lines.push(format!("start_app({literal});"));
+        recording.lines.push(ToolCall::start_app(&app).line());
         recording.actions.push(Action {
             tool: "start_app".into(),
             args: vec![literal],

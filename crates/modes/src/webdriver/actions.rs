@@ -13,8 +13,8 @@ use super::element::{ELEMENT_KEY, Resolved, resolve};
 use super::session::WdSession;
 use super::source::Page;
 use super::wire::{Failure, Reply, clipped, invalid, unsupported};
-use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::device::Platform;
+use codeact_runtime::tools::call::ToolCall;
 
 /// The most actions one request may hold.
 const MOST_TICKS: usize = 2_000;
@@ -145,13 +145,13 @@ fn pointer(
             }
             "pointerUp" => {
                 let Some(d) = finger.down.take() else { continue };
-                let (x1, y1) = (px(d.from.0), px(d.from.1));
-                let (x2, y2) = (px(finger.at.0), px(finger.at.1));
+                let (x1, y1) = (i64::from(px(d.from.0)), i64::from(px(d.from.1)));
+                let (x2, y2) = (i64::from(px(finger.at.0)), i64::from(px(finger.at.1)));
                 lines.push(match (d.moved, d.held_before_move >= LONG_PRESS_MS) {
-                    (false, false) if d.held_ms < LONG_PRESS_MS => format!("tap({x1}, {y1});"),
-                    (false, _) => format!("long_press({x1}, {y1}, {});", d.held_ms.max(LONG_PRESS_MS)),
-                    (true, true) => format!("drag({x1}, {y1}, {x2}, {y2}, {});", d.move_ms.max(100)),
-                    (true, false) => format!("swipe({x1}, {y1}, {x2}, {y2}, {});", d.move_ms.max(50)),
+                    (false, false) if d.held_ms < LONG_PRESS_MS => ToolCall::tap_point(x1, y1).line(),
+                    (false, _) => ToolCall::long_press_point(x1, y1, Some(millis(d.held_ms.max(LONG_PRESS_MS)))).line(),
+                    (true, true) => ToolCall::drag_points((x1, y1), (x2, y2), millis(d.move_ms.max(100))).line(),
+                    (true, false) => ToolCall::swipe_points((x1, y1), (x2, y2), Some(millis(d.move_ms.max(50)))).line(),
                 });
             }
             other => {
@@ -202,10 +202,15 @@ fn keys(
             };
             if let Some(key) = key {
                 flush(&mut text, lines)?;
-                lines.push(format!("press_key({});", rhai_string(key)));
+                lines.push(ToolCall::press_key(key).line());
             }
         }
     }
     flush(&mut text, lines)?;
     Ok(())
+}
+
+/// Milliseconds as a script writes them.
+fn millis(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }

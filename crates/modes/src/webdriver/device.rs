@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 use super::session::WdSession;
 use super::source::Page;
 use super::wire::{Failure, Reply, Request, clipped, invalid, unknown_command, unknown_error, unsupported};
-use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::device::Platform;
 use codeact_platform::ui::Bounds;
+use codeact_runtime::tools::call::ToolCall;
 
 /// The longest implicit wait a client may set.
 const MOST_IMPLICIT: Duration = Duration::from_secs(120);
@@ -81,15 +81,15 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
         ("POST", ["appium", "device", "press_keycode" | "long_press_keycode"]) => {
             let code =
                 body.get("keycode").and_then(Value::as_u64).ok_or_else(|| invalid("'keycode' must be a number"))?;
-            run(s, "POST /appium/device/press_keycode", &format!("press_key(\"{}\");", code.min(100_000)))
+            run(s, "POST /appium/device/press_keycode", &ToolCall::press_key(&code.min(100_000).to_string()).line())
         }
         ("POST", ["appium", "device", "activate_app"]) => {
             let app = app_id(body)?;
-            run(s, "POST /appium/device/activate_app", &format!("start_app({});", rhai_string(app)))
+            run(s, "POST /appium/device/activate_app", &ToolCall::start_app(app).line())
         }
         ("POST", ["appium", "device", "terminate_app"]) => {
             let app = app_id(body)?;
-            run(s, "POST /appium/device/terminate_app", &format!("stop_app({});", rhai_string(app)))?;
+            run(s, "POST /appium/device/terminate_app", &ToolCall::stop_app(app).line())?;
             Ok(json!(true))
         }
         ("POST", ["execute", "sync"] | ["execute"]) => execute(s, body, request.sensitive),
@@ -134,7 +134,7 @@ fn set_clipboard(s: &mut WdSession, body: &Value) -> Reply {
     if text.chars().count() > super::element::MOST_TEXT {
         return Err(invalid(format!("the clipboard takes at most {} characters", super::element::MOST_TEXT)));
     }
-    run(s, "POST /appium/device/set_clipboard", &format!("set_clipboard({});", rhai_string(&text)))
+    run(s, "POST /appium/device/set_clipboard", &ToolCall::set_clipboard(&text).line())
 }
 
 /// Runs a line as a command that acts; `null` when it ran.
@@ -210,7 +210,7 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
                     "mobile: shell needs the shell tool, which this server's persona does not allow: start it with a persona that has shell",
                 ));
             }
-            let ran = s.run_json(&command, &format!("shell({}).output", rhai_string(&line)));
+            let ran = s.run_json(&command, &format!("{}.output", ToolCall::shell(&line).expr()));
             match ran.error {
                 Some(e) => Err(unknown_error(clipped(&e.message, 1000))),
                 None => Ok(ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null)),
@@ -218,23 +218,23 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
         }
         "clickGesture" | "tap" => {
             let (x, y) = point(s)?;
-            run(s, &command, &format!("tap({x}, {y});"))
+            run(s, &command, &ToolCall::tap_point(x, y).line())
         }
         "longClickGesture" | "touchAndHold" => {
             let (x, y) = point(s)?;
             let ms = num("duration").unwrap_or(1000).clamp(100, 60_000);
-            run(s, &command, &format!("long_press({x}, {y}, {ms});"))
+            run(s, &command, &ToolCall::long_press_point(x, y, Some(ms)).line())
         }
         "doubleClickGesture" | "doubleTap" => {
             let (x, y) = point(s)?;
-            run(s, &command, &format!("tap({x}, {y});\ntap({x}, {y});"))
+            run(s, &command, &format!("{0}\n{0}", ToolCall::tap_point(x, y).line()))
         }
         "dragGesture" => {
             let (Some(x1), Some(y1), Some(x2), Some(y2)) = (num("startX"), num("startY"), num("endX"), num("endY"))
             else {
                 return Err(invalid("mobile: dragGesture takes startX, startY, endX, endY"));
             };
-            run(s, &command, &format!("drag({x1}, {y1}, {x2}, {y2}, 600);"))
+            run(s, &command, &ToolCall::drag_points((x1, y1), (x2, y2), 600).line())
         }
         "swipeGesture" | "scrollGesture" | "swipe" | "scroll" => {
             let direction = text("direction").unwrap_or("up").to_ascii_lowercase();
@@ -271,31 +271,35 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
                 "left" => ((cx + half_w, cy), (cx - half_w, cy)),
                 _ => ((cx - half_w, cy), (cx + half_w, cy)),
             };
-            run(s, &command, &format!("swipe({}, {}, {}, {}, 400);", from.0, from.1, to.0, to.1))
+            run(
+                s,
+                &command,
+                &ToolCall::swipe_points((from.0.into(), from.1.into()), (to.0.into(), to.1.into()), Some(400)).line(),
+            )
         }
         "pressKey" => {
             let code = num("keycode").ok_or_else(|| invalid("mobile: pressKey takes {keycode}"))?;
-            run(s, &command, &format!("press_key(\"{}\");", code.clamp(0, 100_000)))
+            run(s, &command, &ToolCall::press_key(&code.clamp(0, 100_000).to_string()).line())
         }
         "activateApp" | "launchApp" | "startActivity" => {
             let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?).or(bounded("appPackage", 255)?);
             let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
-            run(s, &command, &format!("start_app({});", rhai_string(app)))
+            run(s, &command, &ToolCall::start_app(app).line())
         }
         "terminateApp" => {
             let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?);
             let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
-            run(s, &command, &format!("stop_app({});", rhai_string(app)))?;
+            run(s, &command, &ToolCall::stop_app(app).line())?;
             Ok(json!(true))
         }
         "clearApp" => {
             let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?);
             let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
-            run(s, &command, &format!("clear_app_data({});", rhai_string(app)))
+            run(s, &command, &ToolCall::clear_app_data(app).line())
         }
         "deepLink" => {
             let url = bounded("url", 8192)?.ok_or_else(|| invalid("mobile: deepLink takes {url}"))?;
-            run(s, &command, &format!("open_url({});", rhai_string(url)))
+            run(s, &command, &ToolCall::open_url(url).line())
         }
         "hideKeyboard" => run(s, &command, "hide_keyboard();"),
         "isKeyboardShown" => Ok(json!(s.look()?.phone.keyboard_shown)),
@@ -314,7 +318,7 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
         "pressButton" => {
             let name =
                 bounded("name", 64)?.ok_or_else(|| invalid("mobile: pressButton takes {name}"))?.to_ascii_lowercase();
-            run(s, &command, &format!("press_key({});", rhai_string(&name)))
+            run(s, &command, &ToolCall::press_key(&name).line())
         }
         other => Err(unsupported(format!(
             "codeact answers no mobile: {}; it answers shell, clickGesture, longClickGesture, doubleClickGesture, dragGesture, swipeGesture, scrollGesture, pressKey, activateApp, terminateApp, clearApp, deepLink, hideKeyboard, isKeyboardShown, getCurrentActivity, getCurrentPackage, getClipboard, setClipboard, type, pressButton — or send Rhai with execute_driver",

@@ -19,6 +19,7 @@ use super::session::{Held, Place, WdSession};
 use super::source::Page;
 use super::wire::{Failure, Reply, Request, clipped, invalid, no_such_element, unknown_command, unknown_error};
 use codeact_engine::emit::rhai::string as rhai_string;
+use codeact_runtime::tools::call::ToolCall;
 
 /// W3C's key for an element reference (Appium also sends the legacy `ELEMENT`).
 pub const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -155,8 +156,8 @@ fn lend(s: &mut WdSession, value: &str) -> Result<String, Failure> {
 /// `CODEACT_SECRET_NAME`.
 pub fn typing(s: &mut WdSession, text: &str, sensitive: bool) -> Result<String, Failure> {
     Ok(match sensitive {
-        true => format!("type_secret({});", rhai_string(&lend(s, text)?)),
-        false => format!("input_text({});", rhai_string(text)),
+        true => ToolCall::type_secret(&lend(s, text)?).line(),
+        false => ToolCall::input_text(text).line(),
     })
 }
 
@@ -180,27 +181,30 @@ fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, 
         // centre, a point a replay taps again (never the view around it).
         Resolved::Place(place) => (None, place.rect.center(), false),
     };
-    let target = selector.clone().unwrap_or_else(|| format!("{}, {}", centre.0, centre.1));
+    let tap = match &selector {
+        Some(sel) => ToolCall::tap(sel),
+        None => ToolCall::tap_point(centre.0.into(), centre.1.into()),
+    };
     let code = match what {
-        Act::Tap => format!("tap({target});"),
+        Act::Tap => tap.line(),
         Act::Clear => match (&selector, editable) {
-            (Some(sel), true) => format!("set_text({sel}, \"\");"),
-            _ => format!("tap({target});\nclear_text();"),
+            (Some(sel), true) => ToolCall::set_text(sel, "").line(),
+            _ => format!("{}\n{}", tap.line(), ToolCall::clear_text().line()),
         },
         Act::Type(text, keys) => {
             let mut code = match (&selector, editable) {
-                (Some(sel), true) => format!("set_text({sel}, {});", rhai_string(&text)),
-                _ => format!("tap({target});\ninput_text({});", rhai_string(&text)),
+                (Some(sel), true) => ToolCall::set_text(sel, &text).line(),
+                _ => format!("{}\n{}", tap.line(), ToolCall::input_text(&text).line()),
             };
             pressed(&mut code, &keys);
             code
         }
         Act::Secret(name, keys) => {
             let clear = match (&selector, editable) {
-                (Some(sel), true) => format!("set_text({sel}, \"\");"),
-                _ => format!("tap({target});"),
+                (Some(sel), true) => ToolCall::set_text(sel, "").line(),
+                _ => tap.line(),
             };
-            let mut code = format!("{clear}\ntype_secret({});", rhai_string(&name));
+            let mut code = format!("{clear}\n{}", ToolCall::type_secret(&name).line());
             pressed(&mut code, &keys);
             code
         }

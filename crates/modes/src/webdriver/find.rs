@@ -23,6 +23,7 @@ use super::source::Page;
 use super::uiselector::{self, Asked};
 use super::wire::{Failure, Reply, clipped, invalid, no_such_element, unknown_error};
 use codeact_engine::emit::rhai::string as rhai_string;
+use codeact_runtime::tools::call::ToolCall;
 
 /// How often a waiting find looks again.
 const POLL: Duration = Duration::from_millis(250);
@@ -178,7 +179,10 @@ fn scroll_once(s: &mut WdSession, command: &str, tree: &UiTree, list: usize, hor
         ((cx, b.top + b.height() * 3 / 4), (cx, b.top + b.height() / 4))
     };
     let before: Vec<u64> = tree.elements.iter().map(|e| e.signature).collect();
-    let swiped = s.run(command, &format!("swipe({}, {}, {}, {}, 300);", from.0, from.1, to.0, to.1));
+    let swiped = s.run(
+        command,
+        &ToolCall::swipe_points((from.0.into(), from.1.into()), (to.0.into(), to.1.into()), Some(300)).line(),
+    );
     if swiped.error.is_some() {
         return false;
     }
@@ -207,10 +211,9 @@ fn one_place(s: &mut WdSession, place: Option<Place>, multiple: bool, what: &str
 
 /// `-custom`: the session's vision model locates a description (`locate(...)`).
 fn by_model(s: &mut WdSession, description: &str, multiple: bool) -> Reply {
-    let literal = rhai_string(description);
     // A find is a read: not a step of the record (a replay would ask the model again);
     // the act on what it found is, by the selector of what it hit.
-    let ran = s.session.eval_json(&format!("locate({literal})"));
+    let ran = s.session.eval_json(&ToolCall::locate(description).expr());
     if let Some(e) = &ran.error {
         return Err(unknown_error(format!("the model could not locate {}: {}", clipped(description, 120), e.message)));
     }
@@ -227,7 +230,7 @@ fn by_picture(s: &mut WdSession, value: &str, multiple: bool) -> Reply {
     if codeact_platform::locate::gallery::valid_name(value) && value.len() < 100 {
         let literal = rhai_string(value);
         let selector = format!("#{{image: {literal}}}");
-        let ran = s.session.eval_json(&format!("find({selector})"));
+        let ran = s.session.eval_json(&ToolCall::find(&selector).expr());
         if let Some(e) = &ran.error {
             return Err(unknown_error(format!("-image {}: {}", clipped(value, 80), e.message)));
         }

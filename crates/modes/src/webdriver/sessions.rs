@@ -20,7 +20,7 @@ use super::options::WebdriverOptions;
 use super::session::WdSession;
 use super::wire::{Failure, Reply, clipped, no_session};
 use crate::served::{Door, Record};
-use codeact_engine::emit::rhai::string as rhai_string;
+use codeact_runtime::tools::call::ToolCall;
 
 /// The server's state: its options, its door and its sessions.
 pub struct Server {
@@ -271,16 +271,15 @@ fn open_record(server: &Server, id: &str, device: &str) -> Option<Record> {
 /// (a sensitive act: the gate asks, as for any script).
 fn start_app(wd: &mut WdSession, asked: &Asked) -> Result<(), Failure> {
     let Some(app) = &asked.app else { return Ok(()) };
-    let package = rhai_string(app);
     let mut code = String::new();
     if asked.full_reset {
-        code.push_str(&format!("clear_app_data({package});\n"));
+        code.push_str(&format!("{}\n", ToolCall::clear_app_data(app).line()));
     } else if !asked.no_reset {
-        code.push_str(&format!("stop_app({package});\n"));
+        code.push_str(&format!("{}\n", ToolCall::stop_app(app).line()));
     }
     match &asked.activity {
-        Some(activity) => code.push_str(&format!("start_app({package}, {});", rhai_string(activity))),
-        None => code.push_str(&format!("start_app({package});")),
+        Some(activity) => code.push_str(&ToolCall::start_app_at(app, activity).line()),
+        None => code.push_str(&ToolCall::start_app(app).line()),
     }
     let result = wd.run("POST /session", &code);
     match result.error {

@@ -12,7 +12,8 @@
 //! shares, one file each: `acting.rs` (a device act), `declaration.rs` (what a tool
 //! declares: `Gate`, `Access`, `Replay`, parameters), `error.rs`, `options.rs`,
 //! `sensitive.rs`, `consent.rs`, `naming.rs` (how an element is named in messages),
-//! `locator_state.rs`. Tools
+//! `locator_state.rs`. Above them, `call.rs`: a call of a catalog tool as data, the
+//! one way a door or an explorer writes the Rhai line of an act. Tools
 //! act through the [`Device`](codeact_platform::device::Device) trait on the
 //! observation the session gives them, record each call, settle the screen after
 //! acting, never tap a stale index silently, and fail with a typed [`ToolError`].
@@ -22,6 +23,7 @@
 pub(crate) mod acting;
 mod app_names;
 mod arguments;
+pub mod call;
 mod catalog;
 pub(crate) mod consent;
 mod context;
