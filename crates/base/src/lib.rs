@@ -4,7 +4,7 @@
 //! the one notion of a hidden character ([`visible`]), where a Rhai source's
 //! literals lie read as text ([`literals`]), secrets and their redaction
 //! ([`secrets`]), access tokens for loopback servers ([`token`]), XML attribute values
-//! escaped ([`xml`]) and the terminal every untrusted text reaches escaped
+//! escaped ([`xml`]), a seeded generator that repeats itself ([`rng`]) and the terminal every untrusted text reaches escaped
 //! ([`terminal`]). Not here: anything that knows a phone, a Rhai engine, a tool or
 //! a run.
 
@@ -14,6 +14,7 @@ pub mod clip;
 pub mod error_text;
 pub mod files;
 pub mod literals;
+pub mod rng;
 pub mod secrets;
 pub mod terminal;
 pub mod token;

@@ -18,7 +18,7 @@ use super::progress::{Explored, Progress, StopReason};
 use super::record::RunFolder;
 use super::screen::{self, Candidate, Kind};
 use super::walking;
-use crate::eval::params::Rng;
+use codeact_base::rng::Rng;
 use codeact_platform::device::Observation;
 use codeact_platform::ui::StableHasher;
 use codeact_record::trajectory::Event;

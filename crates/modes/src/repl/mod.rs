@@ -5,7 +5,6 @@
 //! module decides what a line means and how results are shown.
 
 mod helper;
-pub(crate) mod inspect;
 mod meta;
 
 use std::io::Write;
@@ -276,20 +275,21 @@ fn inspect(session: &mut Session, command: &str, args: &[&str], out: &mut impl W
                 }
             };
             match (coord(x, w), coord(y, h)) {
-                (Some(x), Some(y)) => inspect::element_at(tree, x, y).ok_or(format!("nothing visible at ({x}, {y})")),
+                (Some(x), Some(y)) => codeact_runtime::tools::inspect::element_at(tree, x, y)
+                    .ok_or(format!("nothing visible at ({x}, {y})")),
                 _ => Err("give a point: :inspect 540 1200 (pixels) or :inspect 0.5 0.5 (fractions)".to_string()),
             }
         }
         ("inspect", _) => Err("give a point: :inspect 540 1200 (pixels) or :inspect 0.5 0.5 (fractions)".into()),
         (_, [n]) => match n.parse::<usize>() {
-            Ok(i) => inspect::element_listed(tree, i)
+            Ok(i) => codeact_runtime::tools::inspect::element_listed(tree, i)
                 .ok_or(format!("ui_state has no element {i} on this screen (:state lists them)")),
             Err(_) => Err("give an index from :state: :pick 3".into()),
         },
         _ => Err("give an index from :state: :pick 3".into()),
     };
     match found {
-        Ok(element) => write!(out, "{}", clean(&inspect::describe(tree, element))),
+        Ok(element) => write!(out, "{}", clean(&codeact_runtime::tools::inspect::describe(tree, element))),
         Err(why) => writeln!(out, "error: {why}"),
     }
 }

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 
 use super::state::CallResult;
 use super::state::Studio;
-use crate::repl::inspect::{candidates, element_at};
 use codeact_engine::sandbox::RunResult;
 use codeact_runtime::tools::call::ToolCall;
+use codeact_runtime::tools::inspect::{candidates, element_at};
 use codeact_runtime::tools::select::Selector;
 
 /// The most text one act types.

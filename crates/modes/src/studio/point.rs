@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 
 use super::state::CallResult;
 use super::state::Studio;
-use crate::repl::inspect::{candidates, element_at};
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::locate::Gallery;
 use codeact_runtime::tools::call::ToolCall;
+use codeact_runtime::tools::inspect::{candidates, element_at};
 
 /// The side of the box offered around a point with no element.
 const CUT_SIDE: i32 = 120;

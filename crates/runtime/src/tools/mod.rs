@@ -30,6 +30,7 @@ mod context;
 pub(crate) mod declaration;
 mod error;
 mod guard;
+pub mod inspect;
 pub mod json_calls;
 mod locating;
 pub(crate) mod locator_state;

@@ -17,7 +17,7 @@ mod error;
 mod keys;
 mod limits;
 mod reference;
-mod selector;
+pub(crate) mod selector;
 pub(crate) mod unique_selector;
 
 pub use anchors::AmbiguousAnchor;

@@ -1,13 +1,15 @@
-//! The REPL's inspector: the element at a point (`:inspect X Y`) or with a
-//! `ui_state` index (`:pick N`), what it is, and the selectors that find it —
-//! first the one exported scripts write (unique on this screen), then others, each
-//! said unique or not, so a person writing a script picks one that holds. Reads a
-//! tree; changes nothing. Not the REPL's loop (`mod.rs`).
+//! Inspecting an element for a person writing a script (the REPL's `:inspect X Y`
+//! and `:pick N`, the studio's pointing): the element at a point or with a
+//! `ui_state` index, what it is, and the selectors that find it — first the one
+//! exported scripts write (unique on this screen), then others, each said unique or
+//! not, so a person picks one that holds. Reads a tree; changes nothing. Not the
+//! REPL's loop nor the studio's page (the modes).
 
+use super::call::ToolCall;
+use super::select::selector::Selector;
+use super::select::unique_selector::{selector_for, toggle_selector_for};
 use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_platform::ui::{Element, UiTree};
-use codeact_runtime::tools::select::Selector;
-use codeact_runtime::tools::{selector_for, toggle_selector_for};
 
 /// The visible element deepest under the point (the smallest that contains it).
 pub fn element_at(tree: &UiTree, x: i32, y: i32) -> Option<&Element> {
@@ -122,7 +124,10 @@ pub fn describe(tree: &UiTree, target: &Element) -> String {
     for other in all.iter().filter(|c| !c.best) {
         out.push_str(&format!("  also:     {}   ({})\n", other.source, other.fares));
     }
-    out.push_str(&format!("  point:    tap({}, {})\n", target.center.0, target.center.1));
+    out.push_str(&format!(
+        "  point:    {}\n",
+        ToolCall::tap_point(target.center.0.into(), target.center.1.into()).expr()
+    ));
     out
 }
 
