@@ -134,8 +134,7 @@ impl EvalArgs {
         settings.helpers =
             Helpers { person: self.session.person(false)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
         let settings = &settings;
-        let open_session =
-            || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(settings)?) };
+        let open_session = || Session::open(settings);
         // One suite per action format (the oracle writes no code: one suite).
         let formats = match &llm_parts {
             None => vec![None],

@@ -200,9 +200,7 @@ impl ExecArgs {
         for w in &mut workers {
             w.helpers = settings.helpers.clone();
         }
-        let open = |worker: usize| -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
-            Ok(Session::open(workers.get(worker).unwrap_or(&settings))?)
-        };
+        let open = |worker: usize| Session::open(workers.get(worker).unwrap_or(&settings));
         let on_sim = workers.iter().all(|w| w.device_spec() == codeact::device::DeviceSpec::Sim);
         let printer = Arc::new(ExecPrinter::new(format, workers.len().min(scripts.len().max(1)), scripts.len()));
         printer.json_event(&serde_json::json!({

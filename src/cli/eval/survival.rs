@@ -60,8 +60,7 @@ impl EvalArgs {
         settings.helpers =
             Helpers { person: self.session.person(false)?, locator: self.locator.vision(&settings.llm, &self.llm)? };
         let settings = &settings;
-        let open_session =
-            || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(settings)?) };
+        let open_session = || Session::open(settings);
         let mut progress = |p: SurvivalProgress| match p {
             SurvivalProgress::Recording { templates } => codeact::errln!(
                 "codeact eval --survival: recording {templates} operation templates (seed {}) in {}",

@@ -14,13 +14,13 @@ use super::instance::run_instance;
 use super::job::{EvalOptions, Job};
 use super::results::InstanceResult;
 use super::task::TaskSpec;
-use codeact_runtime::session::Session;
+use codeact_runtime::session::{OpenError, Session};
 
 /// Why a suite could not run (a task's own failure is a result, not an error).
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
     #[error("cannot open a phone for a worker")]
-    Session(#[source] Box<dyn std::error::Error + Send + Sync>),
+    Session(#[source] Box<OpenError>),
     #[error("cannot write {path}")]
     Write { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
@@ -39,7 +39,7 @@ pub fn check_out_dir(dir: &Path) -> Result<(), EvalError> {
 }
 
 /// Makes a session on a fresh virtual phone (called once per worker).
-pub type SessionFactory<'a> = dyn Fn() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + 'a;
+pub type SessionFactory<'a> = dyn Fn() -> Result<Session, OpenError> + Sync + 'a;
 
 /// Runs `jobs` on `options.parallel` phones; `on_result` sees each instance as it
 /// finishes (from any worker). Results come back in plan order.
@@ -67,7 +67,7 @@ pub fn run_suite(
                 let mut session = match open_session() {
                     Ok(s) => s,
                     Err(e) => {
-                        lock(&fatal).get_or_insert(EvalError::Session(e));
+                        lock(&fatal).get_or_insert(EvalError::Session(Box::new(e)));
                         return;
                     }
                 };

@@ -10,7 +10,7 @@ use super::client::{Answer, CallError, Client};
 use super::options::AgentSetup;
 use crate::agent::{self, AgentOptions, SaveMode};
 use crate::eval::{self, Agent, EvalOptions, LlmAgent};
-use codeact_runtime::session::Session;
+use codeact_runtime::session::{OpenError, Session};
 
 /// How many instances one `eval` call may run.
 pub const MAX_EVAL_INSTANCES: usize = 20;
@@ -141,8 +141,7 @@ impl Client {
                 watchers: settings.tools.watchers.spec(),
             },
         };
-        let open =
-            move || -> Result<Session, Box<dyn std::error::Error + Send + Sync>> { Ok(Session::open(&settings)?) };
+        let open = move || -> Result<Session, OpenError> { Session::open(&settings) };
         let run =
             eval::suite::run(request, &open, &self.stop_token(), &|_| {}).map_err(|e| CallError::Eval(Box::new(e)))?;
         let all = &run.results.summary.all;

@@ -47,7 +47,7 @@ pub enum ScriptError {
     Open {
         worker: usize,
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: Box<codeact_runtime::session::OpenError>,
     },
     #[error("cannot put the virtual phone back to its first state (pass --keep-state to run on as it is)")]
     WorldReset(#[source] codeact_platform::device::DeviceError),

@@ -11,10 +11,10 @@ use super::error::ScriptError;
 use super::vocab::{ExecEvent, ExecOptions, Report, Running, Script};
 use codeact_engine::sandbox::ErrorKind;
 use codeact_record::trajectory::junit::Verdict;
-use codeact_runtime::session::Session;
+use codeact_runtime::session::{OpenError, Session};
 
 /// Opens worker N's session (its own phone).
-pub type SessionOpener<'a> = dyn Fn(usize) -> Result<Session, Box<dyn std::error::Error + Send + Sync>> + Sync + 'a;
+pub type SessionOpener<'a> = dyn Fn(usize) -> Result<Session, OpenError> + Sync + 'a;
 
 /// Runs each script in turn on `session`, forgetting the last one's variables,
 /// functions and memory first; `on_report` sees each report (a retried attempt's
@@ -68,7 +68,7 @@ pub(super) fn run_workers(
                 let mut session = match opened {
                     Ok(session) => session,
                     Err(source) => {
-                        lock(fatal).get_or_insert(ScriptError::Open { worker: worker + 1, source });
+                        lock(fatal).get_or_insert(ScriptError::Open { worker: worker + 1, source: Box::new(source) });
                         return;
                     }
                 };
