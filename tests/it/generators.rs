@@ -1,7 +1,7 @@
 //! What codeact writes replays: each generator's output runs on a fresh virtual
 //! phone and leaves it as the recording left its own — the studio's saves in both
 //! forms (a recording begun with the app in front, an act, an "on/off" and an "its
-//! text" assertion), a WebDriver session's `session.rhai` (its `execute_driver`
+//! text" assertion) and its own run folder's `session.rhai`, a WebDriver session's `session.rhai` (its `execute_driver`
 //! scripts defining one function twice), `--export maestro` of a run and of its
 //! replay (the same flow), a REPL's `:save` — and a recorded assertion that no
 //! longer holds fails the replay as a FAIL (exit 1), never an ERROR.
@@ -79,6 +79,16 @@ fn studio_saves_in_both_forms_replay_and_a_broken_assertion_fails() {
     }
     drop(studio);
     let after = world(&recorded.addr);
+    // The studio's own run folder holds every act as a step, and its session.rhai
+    // (written after each one) replays to the same phone.
+    let run =
+        std::fs::read_dir(dir.path().join("runs")).expect("runs").flatten().map(|e| e.path()).next().expect("a run");
+    let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap_or_default();
+    assert_eq!(events.matches("\"event\":\"studio_act\"").count(), 4, "{events}");
+    let fresh = SimProcess::start(&[]);
+    let out = exec(&run, "session.rhai", &fresh.addr, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert_eq!(world(&fresh.addr), after, "the studio's session.rhai does what the studio did");
     let flow = std::fs::read_to_string(dir.path().join("flows/wifi_off.yaml")).expect("the flow");
     assert!(flow.contains("launchApp"), "the flow starts the app as the script does: {flow}");
     assert!(flow.contains("checked: false") && flow.contains("text: \"Off\""), "its assertions: {flow}");

@@ -1,8 +1,9 @@
 //! How a served session's calls are written as they come — an MCP client's
-//! (`codeact mcp`) or a WebDriver session's (`codeact serve --webdriver`) — by the
+//! (`codeact mcp`), a WebDriver session's (`codeact serve --webdriver`) or the
+//! studio's acts (`codeact studio`) — by the
 //! record crate's [`StepRecorder`] like every mode's run: a run directory opened
 //! by a `session_start` event, a call event per call (`mcp_call`,
-//! `webdriver_call`), the calls that run code as steps (`step_start`, `code`, each
+//! `webdriver_call`, `studio_act`), the calls that run code as steps (`step_start`, `code`, each
 //! action with its captures, the output, the error, `step_end`), the report
 //! rewritten after each step, and `run_end` with `summary.json` when the client
 //! goes; and `session.rhai`, the replayable script of the session so far,
@@ -29,6 +30,7 @@ pub const SESSION_SCRIPT: &str = "session.rhai";
 pub enum Door {
     Mcp,
     Webdriver,
+    Studio,
 }
 
 impl Door {
@@ -37,6 +39,7 @@ impl Door {
         match self {
             Door::Mcp => ("mcp", "codeact mcp"),
             Door::Webdriver => ("webdriver", "codeact serve --webdriver"),
+            Door::Studio => ("studio", "codeact studio"),
         }
     }
 }
@@ -68,7 +71,7 @@ impl Record {
         // rewritten after each call at no cost.
         let followers = Followers { report: Some(Assets::Linked), traces, keep_step_files: false };
         let recorder = StepRecorder::create(dir, followers)?;
-        let door_name = (door == Door::Webdriver).then(|| door.mode().0.into());
+        let door_name = (door != Door::Mcp).then(|| door.mode().0.into());
         recorder.event(&Event::SessionStart { client: client.into(), device: device.into(), door: door_name });
         let header = format!(
             "{} session of {client}, {}.\nReplay it: codeact exec {SESSION_SCRIPT} --device DEVICE",
@@ -127,6 +130,7 @@ impl Record {
         self.recorder.event(&match self.door {
             Door::Mcp => Event::McpCall { tool, step, ms, error },
             Door::Webdriver => Event::WebdriverCall { command: tool, step, ms, error },
+            Door::Studio => Event::StudioAct { act: tool, step, ms, error },
         });
     }
 

@@ -174,10 +174,8 @@ fn run_and_record(studio: &Studio, line: String, selector: Option<String>, opens
     let shown = studio.live.tree();
     let before =
         (shown["app"].as_str().unwrap_or("").to_string(), shown["activity"].as_str().unwrap_or("").to_string());
-    let (result, after) = studio.with_session(|s| {
-        let result = s.eval(&line);
-        (result, s.observe(false).ok())
-    });
+    let act = line.split('(').next().unwrap_or("act").to_string();
+    let (result, after) = studio.run_recorded(&act, &line);
     studio.live.poke();
     if let Some(after) = &after {
         studio.live.show_tree(after);

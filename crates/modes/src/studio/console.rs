@@ -21,10 +21,7 @@ pub fn run(studio: &Studio, body: &Value) -> CallResult {
     if code.len() > MOST_CODE {
         return Err((StatusCode::PAYLOAD_TOO_LARGE, format!("the code is longer than {} KiB", MOST_CODE / 1024)));
     }
-    let (result, after) = studio.with_session(|s| {
-        let result = s.eval(code);
-        (result, s.observe(false).ok())
-    });
+    let (result, after) = studio.run_recorded("console", code);
     studio.live.poke();
     if let Some(after) = &after {
         studio.live.show_tree(after);

@@ -17,6 +17,7 @@ mod point;
 mod record;
 mod replay;
 mod routes;
+mod run;
 mod state;
 mod watch;
 
@@ -62,6 +63,7 @@ pub async fn serve(
         token,
         port: address.port(),
         stop: stop.clone(),
+        record: Mutex::new(None),
     });
     let watcher = {
         let (studio, stop) = (studio.clone(), stop.clone());

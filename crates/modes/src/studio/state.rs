@@ -1,7 +1,7 @@
 //! The studio's shared state: where it reads and writes files, its session, what
-//! the page is shown, the recording, and what a page's call answers. Every part of
-//! the studio reads these; nothing here serves, acts or records (`routes.rs`,
-//! `act.rs`, `record.rs`).
+//! the page is shown, the recording, its run folder, and what a page's call
+//! answers. Every part of the studio reads these; nothing here serves, acts or
+//! records (`routes.rs`, `act.rs` and `run.rs`, `record.rs`).
 
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
@@ -9,6 +9,8 @@ use std::sync::{Mutex, MutexGuard};
 use axum::http::StatusCode;
 use codeact_engine::sandbox::Action;
 use codeact_runtime::session::Session;
+
+use crate::served::Record;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -35,6 +37,9 @@ pub struct Studio {
     pub(super) token: String,
     pub(super) port: u16,
     pub(super) stop: CancellationToken,
+    /// The studio's own run folder, made at its first act: every act and console
+    /// snippet a step, as any mode's (`served.rs`).
+    pub(super) record: Mutex<Option<Record>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -278,6 +278,7 @@ impl RunView {
             Event::SessionStart { client, device, door } => {
                 self.title = match door.as_deref() {
                     Some("webdriver") => format!("codeact serve --webdriver: {client}"),
+                    Some("studio") => format!("codeact studio: {client}"),
                     _ => format!("codeact mcp: {client}"),
                 };
                 self.facts.push(("device".into(), device.to_string()));
@@ -314,6 +315,7 @@ impl RunView {
             | Event::Recall { .. }
             | Event::McpCall { .. }
             | Event::WebdriverCall { .. }
+            | Event::StudioAct { .. }
             | Event::ToolResult { .. }
             | Event::Unknown => {}
         }

@@ -299,9 +299,21 @@ pub enum Event<'a> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<Cow<'a, str>>,
     },
+    /// `codeact studio` ran an act or a console snippet for the person at the page:
+    /// what it was (`tap`, `assert`, `console`...), the step its code ran as, how
+    /// long it took, and its error.
+    StudioAct {
+        act: Cow<'a, str>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<usize>,
+        ms: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<Cow<'a, str>>,
+    },
     /// A served session began: an MCP client's (`codeact mcp`) or, when `door`
-    /// says `webdriver`, a WebDriver session's; the client's name and the device a
-    /// call that names none goes to. Its calls are steps.
+    /// says `webdriver` or `studio`, a WebDriver session's or the studio's; the
+    /// client's name and the device a call that names none goes to. Its calls are
+    /// steps.
     SessionStart {
         client: Cow<'a, str>,
         device: Cow<'a, str>,

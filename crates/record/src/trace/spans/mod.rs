@@ -429,6 +429,7 @@ impl RunSpans {
             | Event::NoCode { .. }
             | Event::McpCall { .. }
             | Event::WebdriverCall { .. }
+            | Event::StudioAct { .. }
             | Event::Note { .. }
             | Event::NewScreen { .. }
             | Event::Activity { .. }
