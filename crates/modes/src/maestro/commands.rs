@@ -13,6 +13,7 @@ use super::error::FlowError;
 use super::selectors::{boolean, number, point, selector, text_expr};
 use super::yaml::{FlowFile, Node, Value};
 use codeact_engine::emit::rhai::string as rhai_string;
+use codeact_runtime::tools::call::ToolCall;
 
 /// How long Maestro looks for an element before a command fails.
 pub const LOOKUP_MS: i64 = 17_000;
@@ -343,8 +344,8 @@ pub fn command(node: &Node, cx: &mut Context, pad: &str, depth: usize) -> Result
 /// A `when:`/`while:` condition: `visible:` or `notVisible:`.
 fn condition(cond: &Node, cx: &mut Context) -> Result<String, FlowError> {
     match (cond.get("visible"), cond.get("notVisible")) {
-        (Some(sel), None) => Ok(format!("find({}) != ()", selector(sel, cx.names)?)),
-        (None, Some(sel)) => Ok(format!("find({}) == ()", selector(sel, cx.names)?)),
+        (Some(sel), None) => Ok(format!("{} != ()", ToolCall::find(&selector(sel, cx.names)?).expr())),
+        (None, Some(sel)) => Ok(format!("{} == ()", ToolCall::find(&selector(sel, cx.names)?).expr())),
         _ => Err(unsupported(
             cond.line,
             "this condition",

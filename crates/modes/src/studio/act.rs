@@ -123,7 +123,7 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
                 return Err(bad("name the app by its package: com.android.settings"));
             }
             let line = ToolCall::start_app(package).line();
-            return run_and_record(studio, line, None, Some(package));
+            return run_and_record(studio, action, line, None, Some(package));
         }
         ("tap" | "long_press", Aim::Nothing) => return Err(need_aim()),
         (other, _) => {
@@ -132,7 +132,7 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             )));
         }
     };
-    run_and_record(studio, line, selector, None)
+    run_and_record(studio, action, line, selector, None)
 }
 
 /// `{"kind": "visible"|"not_visible"|"text"|"state", "selector", "text"?, "checked"?}`.
@@ -159,12 +159,18 @@ pub fn assert(studio: &Studio, body: &Value) -> CallResult {
         }
         other => return Err(bad(format!("no assertion {other:?}: visible, not_visible, text or state"))),
     };
-    run_and_record(studio, line, None, None)
+    run_and_record(studio, "assert", line, None, None)
 }
 
 /// Runs `line` in the session; records it when it ran clean (and the app it
 /// opens, the first time, as the recording's app); the result.
-fn run_and_record(studio: &Studio, line: String, selector: Option<String>, opens: Option<&str>) -> CallResult {
+fn run_and_record(
+    studio: &Studio,
+    act: &str,
+    line: String,
+    selector: Option<String>,
+    opens: Option<&str>,
+) -> CallResult {
     let waits = studio.recording().screen_changed && selector.is_some();
     let recorded_line = match (&selector, waits) {
         (Some(sel), true) => format!("{}\n{line}", ToolCall::wait_for(sel, None).line()),
@@ -174,8 +180,7 @@ fn run_and_record(studio: &Studio, line: String, selector: Option<String>, opens
     let shown = studio.live.tree();
     let before =
         (shown["app"].as_str().unwrap_or("").to_string(), shown["activity"].as_str().unwrap_or("").to_string());
-    let act = line.split('(').next().unwrap_or("act").to_string();
-    let (result, after) = studio.run_recorded(&act, &line);
+    let (result, after) = studio.run_recorded(act, &line);
     studio.live.poke();
     if let Some(after) = &after {
         studio.live.show_tree(after);

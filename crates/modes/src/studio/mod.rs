@@ -63,7 +63,7 @@ pub async fn serve(
         token,
         port: address.port(),
         stop: stop.clone(),
-        record: Mutex::new(None),
+        record: Mutex::new(state::RunFolder::Unopened),
     });
     let watcher = {
         let (studio, stop) = (studio.clone(), stop.clone());

@@ -5,28 +5,28 @@
 //! that replays it. Not what an act is (`act.rs`) nor the recording a person saves
 //! (`record.rs`).
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Instant;
 
 use codeact_engine::sandbox::RunResult;
 use codeact_platform::device::Observation;
 
-use super::state::Studio;
+use super::state::{RunFolder, Studio, lock};
 use crate::served::{Door, Record};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 impl Studio {
     /// Runs `code` in the session as one step of the studio's run folder (made at
     /// the first act, below the runs folder, where the studio's replay lists it),
     /// `act` naming it; the result, and the phone as it is after.
     pub(super) fn run_recorded(&self, act: &str, code: &str) -> (RunResult, Option<Arc<Observation>>) {
-        let mut record = lock(&self.record);
-        if record.is_none() {
-            *record = self.open_record();
+        let mut folder = lock(&self.record);
+        if matches!(*folder, RunFolder::Unopened) {
+            *folder = self.open_record().map_or(RunFolder::Refused, |r| RunFolder::Open(Box::new(r)));
         }
+        let mut record = match &mut *folder {
+            RunFolder::Open(record) => Some(record),
+            RunFolder::Unopened | RunFolder::Refused => None,
+        };
         let begun = record.as_mut().map(|r| r.begin_step(code));
         let started = Instant::now();
         let (result, after) = self.with_session(|s| {

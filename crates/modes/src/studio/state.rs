@@ -39,10 +39,10 @@ pub struct Studio {
     pub(super) stop: CancellationToken,
     /// The studio's own run folder, made at its first act: every act and console
     /// snippet a step, as any mode's (`served.rs`).
-    pub(super) record: Mutex<Option<Record>>,
+    pub(super) record: Mutex<RunFolder>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -55,6 +55,14 @@ impl Studio {
     pub(super) fn recording(&self) -> MutexGuard<'_, Recording> {
         lock(&self.recording)
     }
+}
+
+/// The studio's run folder: not made yet (no act so far), being written, or
+/// refused once (said in the log; the studio acts on unrecorded, never asking again).
+pub enum RunFolder {
+    Unopened,
+    Open(Box<Record>),
+    Refused,
 }
 
 /// The most lines one recording keeps.

@@ -93,6 +93,17 @@ impl ToolCall {
         Self::of("long_press", vec![Arg::Selector(selector.to_string())])
     }
 
+    /// `tap_by_index(i)` or, `long`, `long_press_by_index(i)`: an element of the
+    /// `ui_state` the last look showed.
+    pub fn by_index(long: bool, index: i64) -> Self {
+        Self::of(if long { "long_press_by_index" } else { "tap_by_index" }, vec![Arg::Int(index)])
+    }
+
+    /// `refresh()`: look again.
+    pub fn refresh() -> Self {
+        Self::of("refresh", Vec::new())
+    }
+
     /// `long_press(x, y)` in pixels, held for `ms` when given (else the tool's default).
     pub fn long_press_point(x: i64, y: i64, ms: Option<i64>) -> Self {
         let mut args = vec![Arg::Int(x), Arg::Int(y)];
@@ -114,8 +125,8 @@ impl ToolCall {
 
     /// `swipe(x1, y1, x2, y2, ms)` in fractions of the screen.
     pub fn swipe_fractions(from: (f64, f64), to: (f64, f64), ms: i64) -> Self {
-        let args = vec![Arg::Fraction(from.0), Arg::Fraction(from.1), Arg::Fraction(to.0), Arg::Fraction(to.1)];
-        Self::of("swipe", args.into_iter().chain([Arg::Int(ms)]).collect())
+        let (x1, y1, x2, y2) = (Arg::Fraction(from.0), Arg::Fraction(from.1), Arg::Fraction(to.0), Arg::Fraction(to.1));
+        Self::of("swipe", vec![x1, y1, x2, y2, Arg::Int(ms)])
     }
 
     /// `drag(x1, y1, x2, y2, ms)` in pixels: a press held, then moved.
@@ -279,6 +290,9 @@ mod tests {
             ToolCall::tap(sel),
             ToolCall::long_press(sel),
             ToolCall::long_press_point(1, 2, None),
+            ToolCall::by_index(false, 3),
+            ToolCall::by_index(true, 3),
+            ToolCall::refresh(),
             ToolCall::long_press_point(1, 2, Some(900)),
             ToolCall::long_press_fraction(0.5, 0.5, 600),
             ToolCall::swipe_points((1, 2), (3, 4), None),

@@ -6,6 +6,7 @@
 
 use codeact_engine::sandbox::Action;
 use codeact_record::memory::{Experience, ReplayStep};
+use codeact_runtime::tools::call::ToolCall;
 use codeact_runtime::tools::{ParamKind, Press, Replay, Role, ToolSpec, form_of};
 
 /// The virtual phone's highest layout variant (`codeact sim --variant N`); the
@@ -98,18 +99,21 @@ fn macro_script(actions: &[Action], by_index: bool) -> String {
             continue;
         };
         let (x, y) = resolved.center;
-        let at = |verb: &str| match (by_index, resolved.index) {
-            (true, Some(i)) => format!("refresh();\n{verb}_by_index({i});\n"),
-            _ => format!("{verb}({x}, {y});\n"),
+        let at = |long: bool| match (by_index, resolved.index) {
+            (true, Some(i)) => {
+                format!("{}\n{}\n", ToolCall::refresh().line(), ToolCall::by_index(long, i).line())
+            }
+            _ if long => format!("{}\n", ToolCall::long_press_point(x.into(), y.into(), None).line()),
+            _ => format!("{}\n", ToolCall::tap_point(x.into(), y.into()).line()),
         };
         match press {
-            Press::LongPress => out.push_str(&at("long_press")),
+            Press::LongPress => out.push_str(&at(true)),
             Press::TapThenType => {
-                out.push_str(&at("tap"));
+                out.push_str(&at(false));
                 let typed = a.args.get(1).map_or("\"\"", String::as_str);
                 out.push_str(&format!("clear_text();\ninput_text({typed});\n"));
             }
-            Press::Tap => out.push_str(&at("tap")),
+            Press::Tap => out.push_str(&at(false)),
         }
     }
     out
