@@ -7,22 +7,32 @@
 //! down: `codeact-base` (files, clipping, error text, secrets, the terminal),
 //! `codeact-platform` (the UI tree, devices and their backends, APKs, locating —
 //! no Rhai), `codeact-engine` (the sandbox, its worker process, the emitter — no
-//! device), `codeact-runtime` (tools, people, personas, the LLM client, settings,
-//! the session), `codeact-record` (run folders and events, the report, traces,
-//! memory) and `codeact-modes` (agent, script, maestro, repl, eval, explore, mcp, studio, webdriver).
+//! device), `codeact-tools` (the tool catalog and the people in the loop),
+//! `codeact-runtime` (personas, the LLM client, settings, the session),
+//! `codeact-record` (run folders and events, the report, traces, memory), then the
+//! modes: `codeact-flows` (Maestro flows, shards), `codeact-agent` (the loop),
+//! `codeact-scripts` (exec, suites, heal, the REPL), `codeact-measure` (eval,
+//! explore) and `codeact-serve` (mcp, studio, webdriver).
 //! `docs/ARCHITECTURE.md` has one line per crate. The virtual phone the tests use
 //! is its own crate, `codeact-sim`, reached only over its wire protocols.
 
 pub use codeact_base::{clip, error_text, files, literals, secrets, terminal, token, toml_error, visible};
 pub use codeact_base::{errln, out, outln};
 pub use codeact_engine::{emit, isolation, sandbox};
+pub use codeact_flows::{maestro, shard};
+pub use codeact_measure::{eval, explore};
+pub use codeact_scripts::{repl, script};
 #[cfg(feature = "mcp")]
-pub use codeact_modes::mcp;
+pub use codeact_serve::mcp;
 #[cfg(feature = "studio")]
-pub use codeact_modes::studio;
+pub use codeact_serve::studio;
 #[cfg(feature = "webdriver")]
-pub use codeact_modes::webdriver;
-pub use codeact_modes::{agent, eval, explore, maestro, repl, script, shard};
+pub use codeact_serve::webdriver;
+/// The agent's loop (the `codeact-agent` crate).
+pub use codeact_agent as agent;
 pub use codeact_platform::{apk, device, locate, ui};
 pub use codeact_record::{memory, recorder, report, trace, trajectory};
-pub use codeact_runtime::{config, human, llm, persona, session, tools};
+pub use codeact_runtime::{config, llm, persona, session};
+pub use codeact_tools::human;
+/// The tool catalog (the `codeact-tools` crate).
+pub use codeact_tools as tools;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::tools::CATALOG;
+use codeact_tools::CATALOG;
 use codeact_base::toml_error::TomlError;
 use codeact_engine::sandbox::{LimitError, Limits};
 
@@ -83,7 +83,7 @@ pub enum PersonaError {
 }
 
 fn valid_tools() -> String {
-    crate::tools::names().join(", ")
+    codeact_tools::names().join(", ")
 }
 
 impl Persona {
@@ -164,7 +164,7 @@ impl Persona {
     /// The system prompt with this persona's tool list filled in, then `more_tools`
     /// (the session's tools written in Rhai, one `- name(params): doc` line each).
     pub fn system_prompt_with(&self, more_tools: &str) -> String {
-        let tools = crate::tools::describe_with(&|t| self.allows(t), more_tools);
+        let tools = codeact_tools::describe_with(&|t| self.allows(t), more_tools);
         self.prompt.replace("{tool_descriptions}", tools.trim_end())
     }
 }

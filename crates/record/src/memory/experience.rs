@@ -66,13 +66,13 @@ pub enum ExperienceProblem {
     Toggle {
         toggle: usize,
         #[source]
-        source: codeact_runtime::tools::select::SelectorError,
+        source: codeact_tools::select::SelectorError,
     },
     #[error("the precondition of step {step} is not a selector")]
     Anchor {
         step: usize,
         #[source]
-        source: codeact_runtime::tools::select::SelectorError,
+        source: codeact_tools::select::SelectorError,
     },
 }
 
@@ -114,7 +114,7 @@ impl Experience {
             sized(format!("the intent of step {n}"), &step.intent, MAX_TEXT)?;
             sized(format!("the app of step {n}"), &format!("{}{}", step.app, step.activity), MAX_TEXT)?;
             if let Some(anchor) = &step.anchor {
-                codeact_runtime::tools::select::Selector::from_source(anchor)
+                codeact_tools::select::Selector::from_source(anchor)
                     .map_err(|source| ExperienceProblem::Anchor { step: n, source })?;
             }
         }
@@ -124,7 +124,7 @@ impl Experience {
             }
             for (n, t) in effects.toggles.iter().enumerate() {
                 sized(format!("toggle {} of its effects", n + 1), &format!("{}{}", t.selector, t.name), MAX_TEXT)?;
-                codeact_runtime::tools::select::Selector::from_source(&t.selector)
+                codeact_tools::select::Selector::from_source(&t.selector)
                     .map_err(|source| ExperienceProblem::Toggle { toggle: n + 1, source })?;
             }
             if let Some(screen) = &effects.screen {

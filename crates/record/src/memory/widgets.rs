@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use super::store::WidgetFact;
 use crate::trajectory::StepRecord;
 use codeact_engine::sandbox::Action;
-use codeact_runtime::tools::{Replay, Role, form_of};
+use codeact_tools::{Replay, Role, form_of};
 
 /// The longest effect kept.
 const EFFECT_BYTES: usize = 160;

@@ -15,7 +15,7 @@ use super::effect_checks::{EffectChecks, split_at_completion};
 use super::step::{StepOutcome, StepRecord};
 use codeact_engine::emit::rhai::terminated;
 use codeact_engine::sandbox::Action;
-use codeact_runtime::tools::{Replay, index_tools, replay_of};
+use codeact_tools::{Replay, index_tools, replay_of};
 
 fn comment(text: &str, out: &mut String) {
     out.push_str(&codeact_engine::emit::rhai::comment_lines(text));

@@ -7,7 +7,7 @@
 use super::event::Event;
 use codeact_engine::sandbox::{Action, RunError, RunResult};
 use codeact_runtime::llm::Usage;
-use codeact_runtime::tools::{Access, Replay, access_of, replay_of};
+use codeact_tools::{Access, Replay, access_of, replay_of};
 
 /// What became of the code a step's reply held.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::persona::PersonaError;
-use crate::tools::{SensitiveRuleError, WatcherSpecError};
+use codeact_tools::{SensitiveRuleError, WatcherSpecError};
 use codeact_base::secrets::SecretStoreError;
 use codeact_base::toml_error::TomlError;
 use codeact_engine::sandbox::LimitError;
@@ -42,7 +42,7 @@ pub enum ConfigError {
     #[error(transparent)]
     Persona(#[from] PersonaError),
     #[error(transparent)]
-    ScriptTools(#[from] crate::tools::script_tools::ScriptToolError),
+    ScriptTools(#[from] codeact_tools::script_tools::ScriptToolError),
     #[error("coordinate_scale must be above 0, e.g. 1000")]
     ZeroScale,
     #[error("{origin}")]

@@ -48,7 +48,7 @@ use serde::Deserialize;
 
 use super::error::ConfigError;
 use crate::llm::LlmSection;
-use crate::tools::Recording;
+use codeact_tools::Recording;
 use codeact_base::toml_error::TomlError;
 use codeact_engine::sandbox::Limits;
 
@@ -116,7 +116,7 @@ pub struct AssetsSection {
 #[serde(deny_unknown_fields)]
 pub struct SensitiveSection {
     /// ask, refuse or allow (the `--sensitive` flag wins).
-    pub policy: Option<crate::tools::SensitivePolicy>,
+    pub policy: Option<codeact_tools::SensitivePolicy>,
     /// More words or phrases, matched like the built-in ones.
     #[serde(default)]
     pub rules: Vec<String>,
@@ -142,7 +142,7 @@ pub struct FileConfig {
     #[serde(default)]
     pub watchers: WatchersSection,
     #[serde(default)]
-    pub apps: BTreeMap<String, crate::tools::AppAlias>,
+    pub apps: BTreeMap<String, codeact_tools::AppAlias>,
     #[serde(default)]
     pub sensitive: SensitiveSection,
     #[serde(default)]

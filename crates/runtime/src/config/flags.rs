@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::tools::{Recording, SensitivePolicy};
+use codeact_tools::{Recording, SensitivePolicy};
 
 /// What the command line says; `None` leaves the decision to the layers below.
 #[derive(Debug, Clone, Default)]

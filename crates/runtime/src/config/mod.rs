@@ -17,7 +17,7 @@ pub use flags::Flags;
 
 use crate::llm::LlmSection;
 use crate::persona::{DEFAULT_PERSONA, Persona, PersonaError};
-use crate::tools::{AppDirectory, Sensitive, Settle, ToolOptions, Watchers};
+use codeact_tools::{AppDirectory, Sensitive, Settle, ToolOptions, Watchers};
 use codeact_base::secrets::SecretStore;
 use codeact_engine::sandbox::Limits;
 
@@ -44,7 +44,7 @@ pub struct Settings {
     /// codeact.toml), else `assets` here.
     pub assets: PathBuf,
     /// Tools written in Rhai: `tools_from` of codeact.toml, then of the persona.
-    pub script_tools: Arc<crate::tools::script_tools::ScriptTools>,
+    pub script_tools: Arc<codeact_tools::script_tools::ScriptTools>,
     /// Who answers and which model locates, built once by the front door and shared
     /// by every session it opens (none unless it sets them).
     pub helpers: Helpers,
@@ -55,7 +55,7 @@ pub struct Settings {
 /// a locator one runtime), cloned into every session.
 #[derive(Clone, Default)]
 pub struct Helpers {
-    pub person: Option<crate::human::Human>,
+    pub person: Option<codeact_tools::human::Human>,
     pub locator: Option<codeact_platform::locate::ai::Vision>,
 }
 
@@ -200,7 +200,7 @@ impl FileConfig {
     pub fn script_tools(
         &self,
         persona: Option<&Persona>,
-    ) -> Result<crate::tools::script_tools::ScriptTools, ConfigError> {
+    ) -> Result<codeact_tools::script_tools::ScriptTools, ConfigError> {
         let here = self.origin.as_deref().and_then(std::path::Path::parent);
         let mut files: Vec<String> = Vec::new();
         for f in &self.tools_from {
@@ -211,7 +211,7 @@ impl FileConfig {
                 files.push(p.dir.as_ref().map_or_else(|| f.clone(), |d| d.join(f).display().to_string()));
             }
         }
-        Ok(crate::tools::script_tools::load(&files, None)?)
+        Ok(codeact_tools::script_tools::load(&files, None)?)
     }
 
     /// The sensitive-action gate: the flag's policy, else the file's, else the
@@ -235,7 +235,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::tools::Recording;
+    use codeact_tools::Recording;
     use codeact_base::error_text::full_message;
 
     #[test]
@@ -254,7 +254,7 @@ mod tests {
         assert!(!s.tools.settle.enabled);
         assert_eq!(s.tools.coordinate_scale, Some(1000));
         let installed = ["com.bank".to_string()];
-        let never = |_: &str| Ok::<bool, crate::tools::AppNameError>(false);
+        let never = |_: &str| Ok::<bool, codeact_tools::AppNameError>(false);
         let bank = s.tools.apps.resolve("bank", codeact_platform::device::Platform::Android, Some(&installed), never);
         assert_eq!(bank.unwrap(), "com.bank");
         let recorded = Flags { default_record: Some(Recording::All), ..Flags::default() };

@@ -15,7 +15,7 @@ use rhai::Dynamic;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Settings;
-use crate::tools::{self, Registered, ToolContext};
+use codeact_tools::{self as tools, Registered, ToolContext};
 use codeact_engine::isolation::{CompiledRef, IsolationError, Ran, WorkerProcess};
 use codeact_engine::sandbox::{ActionSink, CancelHandle, ErrorKind, Limits, RunError, RunResult, SandboxError, Shared};
 use codeact_platform::device::{Device, DeviceError, Observation};
@@ -44,7 +44,7 @@ pub struct Session {
     tool_names: Vec<&'static str>,
     registered: Registered,
     /// Tools written in Rhai, loaded into the engine.
-    script_tools: Arc<crate::tools::script_tools::ScriptTools>,
+    script_tools: Arc<codeact_tools::script_tools::ScriptTools>,
 }
 
 /// The ways beside the tree a session can find things by (see
@@ -68,7 +68,7 @@ impl Session {
         let shared = Arc::new(Shared::new(&settings.limits));
         let tools = ToolContext::new(device, settings.tools.clone(), shared.clone());
         let (tool_names, table) = tools::install(tools.clone(), shared.clone(), &allows);
-        crate::tools::lock(&tools).allow_locating(allows("locate"));
+        codeact_tools::lock(&tools).allow_locating(allows("locate"));
         let mut names: Vec<&str> = tool_names.clone();
         names.extend(settings.script_tools.tools.iter().map(|t| t.name.as_str()));
         let hint = format!("the functions this session has: {}", names.join(", "));
@@ -114,7 +114,7 @@ impl Session {
     }
 
     /// The tools written in Rhai this session has (`tools_from`).
-    pub fn script_tools(&self) -> &crate::tools::script_tools::ScriptTools {
+    pub fn script_tools(&self) -> &codeact_tools::script_tools::ScriptTools {
         &self.script_tools
     }
 
@@ -143,7 +143,7 @@ impl Session {
         if tools.has_blocker(&obs) {
             let until = Instant::now() + tools.options().settle.timeout + Duration::from_secs(5);
             let blocked = Arc::new(obs);
-            let fired = tools.bounded(until, |t| t.clear_blockers(blocked.clone())).unwrap_or_default();
+            let fired = tools.bounded(until, |t| t.clear_blockers(blocked.clone()).unwrap_or_default());
             let now = if fired.is_empty() { blocked } else { tools.live_arc().unwrap_or(blocked) };
             obs = Arc::unwrap_or_clone(now);
             obs.cleared = fired.into_iter().map(|f| f.line).collect();
@@ -333,7 +333,7 @@ impl Session {
 
     /// Who answers `ask_user`, `take_over` and sensitive-action confirmations from
     /// now on (`None`: nobody; questions fail and sensitive actions are refused).
-    pub fn set_human(&mut self, human: Option<crate::human::Human>) {
+    pub fn set_human(&mut self, human: Option<codeact_tools::human::Human>) {
         self.tools().set_human(human);
     }
 
@@ -370,7 +370,7 @@ impl Session {
     }
 
     /// The sensitive-action policy this session runs under.
-    pub fn sensitive_policy(&self) -> crate::tools::SensitivePolicy {
+    pub fn sensitive_policy(&self) -> codeact_tools::SensitivePolicy {
         self.tools().options().sensitive.policy
     }
 

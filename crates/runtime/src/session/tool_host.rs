@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rhai::{Dynamic, EvalAltResult};
 
-use crate::tools::{self, SharedContext, ToolTable};
+use codeact_tools::{self as tools, SharedContext, ToolTable};
 use codeact_engine::isolation::{Host, ToWorker, ToolOutcome};
 use codeact_engine::sandbox::{FailureKind, STOP_COMPLETE, Shared};
 
