@@ -16,11 +16,16 @@
 //! `docs/ARCHITECTURE.md` has one line per crate. The virtual phone the tests use
 //! is its own crate, `codeact-sim`, reached only over its wire protocols.
 
+/// The agent's loop (the `codeact-agent` crate).
+pub use codeact_agent as agent;
 pub use codeact_base::{clip, error_text, files, literals, secrets, terminal, token, toml_error, visible};
 pub use codeact_base::{errln, out, outln};
 pub use codeact_engine::{emit, isolation, sandbox};
 pub use codeact_flows::{maestro, shard};
 pub use codeact_measure::{eval, explore};
+pub use codeact_platform::{apk, device, locate, ui};
+pub use codeact_record::{memory, recorder, report, trace, trajectory};
+pub use codeact_runtime::{config, llm, persona, session};
 pub use codeact_scripts::{repl, script};
 #[cfg(feature = "mcp")]
 pub use codeact_serve::mcp;
@@ -28,11 +33,6 @@ pub use codeact_serve::mcp;
 pub use codeact_serve::studio;
 #[cfg(feature = "webdriver")]
 pub use codeact_serve::webdriver;
-/// The agent's loop (the `codeact-agent` crate).
-pub use codeact_agent as agent;
-pub use codeact_platform::{apk, device, locate, ui};
-pub use codeact_record::{memory, recorder, report, trace, trajectory};
-pub use codeact_runtime::{config, llm, persona, session};
-pub use codeact_tools::human;
 /// The tool catalog (the `codeact-tools` crate).
 pub use codeact_tools as tools;
+pub use codeact_tools::human;

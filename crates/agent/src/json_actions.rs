@@ -17,11 +17,13 @@ use codeact_engine::sandbox::{KEPT_ACTIONS, RunResult};
 use codeact_platform::device::Observation;
 use codeact_record::trajectory::Event;
 use codeact_runtime::llm::{FunctionTool, ToolCall};
+use codeact_runtime::session::Screen;
+use codeact_tools::call::ToolCall as Call;
 use codeact_tools::json_calls::{self, Finish};
 use codeact_tools::script_tools::ScriptTools;
 
-/// A call's arguments as the snippet that makes it, or why there is none.
-fn snippet(call: &ToolCall, offered: &[FunctionTool], script_tools: &ScriptTools) -> Result<String, String> {
+/// A model's function call as the tool call it makes, or why there is none.
+fn snippet(call: &ToolCall, offered: &[FunctionTool], script_tools: &ScriptTools) -> Result<Call, String> {
     if !offered.iter().any(|f| f.name == call.name) {
         let name = codeact_base::terminal::one_line(&call.name);
         return Err(format!("there is no function {name:?}; call one of those offered"));
@@ -78,10 +80,10 @@ impl Run<'_> {
             return None;
         }
         let script_tools = self.session.script_tools();
-        let made: Vec<Result<String, String>> = calls.iter().map(|c| snippet(c, &self.offered, script_tools)).collect();
-        // The code is what runs: the snippets up to the first call that makes none.
+        let made: Vec<Result<Call, String>> = calls.iter().map(|c| snippet(c, &self.offered, script_tools)).collect();
+        // The code is what runs: the calls up to the first one that makes none.
         // (Each runs as an expression, so its value comes back; as code, a statement.)
-        let code: Vec<String> = made.iter().map_while(|m| m.as_ref().ok()).map(|c| format!("{c};")).collect();
+        let code: Vec<String> = made.iter().map_while(|m| m.as_ref().ok()).map(Call::line).collect();
         if code.is_empty() {
             self.event(&Event::NoCode { step: number });
         } else {
@@ -96,25 +98,20 @@ impl Run<'_> {
                     stopped = Some("an earlier call had bad arguments");
                     format!("Error: {why}; nothing ran. Fix the call and answer again.")
                 }
-                (None, Ok(code)) => match tokio::task::block_in_place(|| self.session.run_source(&code, seen)) {
-                    Ok(result) => {
-                        let text = told(&result);
-                        if result.error.is_some() {
-                            stopped = Some("an earlier call failed");
-                        } else if result.completion.is_some() {
-                            stopped = Some("an earlier call completed the task");
-                        }
-                        match &mut all {
-                            Some(all) => merge(all, result),
-                            None => all = Some(result),
-                        }
-                        text
-                    }
-                    Err(error) => {
+                (None, Ok(made)) => {
+                    let result = tokio::task::block_in_place(|| self.session.call_value(&made, Screen::Seen(seen)));
+                    let text = told(&result);
+                    if result.error.is_some() {
                         stopped = Some("an earlier call failed");
-                        format!("Error: {error}")
+                    } else if result.completion.is_some() {
+                        stopped = Some("an earlier call completed the task");
                     }
-                },
+                    match &mut all {
+                        Some(all) => merge(all, result),
+                        None => all = Some(result),
+                    }
+                    text
+                }
             };
             self.event(&Event::ToolResult { step: number, id: call.id.as_str().into(), text: text.into() });
         }
@@ -148,10 +145,13 @@ mod tests {
             arguments: arguments.into(),
             result: String::new(),
         };
-        assert_eq!(snippet(&call("tap_by_index", r#"{"index": 4}"#), &offered, &none).unwrap(), "tap_by_index(4)");
-        assert_eq!(snippet(&call("back", ""), &offered, &none).unwrap(), "back()");
+        assert_eq!(
+            snippet(&call("tap_by_index", r#"{"index": 4}"#), &offered, &none).unwrap().expr(),
+            "tap_by_index(4)"
+        );
+        assert_eq!(snippet(&call("back", ""), &offered, &none).unwrap().expr(), "back()");
         let done = call("complete", r#"{"success": true, "reason": "done\"); shell(\"x"}"#);
-        assert_eq!(snippet(&done, &offered, &none).unwrap(), r#"complete(true, "done\"); shell(\"x")"#);
+        assert_eq!(snippet(&done, &offered, &none).unwrap().expr(), r#"complete(true, "done\"); shell(\"x")"#);
         let bad = snippet(&call("tap_by_index", "{index: 4"), &offered, &none).unwrap_err();
         assert!(bad.contains("not valid JSON"), "{bad}");
         let list = snippet(&call("tap_by_index", "[4]"), &offered, &none).unwrap_err();

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use codeact_tools::CATALOG;
 use codeact_base::toml_error::TomlError;
 use codeact_engine::sandbox::{LimitError, Limits};
+use codeact_tools::CATALOG;
 
 /// The persona an agent acts with when nothing names one: the one place it is named.
 pub const DEFAULT_PERSONA: &str = "default";

@@ -4,10 +4,14 @@
 //! build their acts here instead of writing call text by hand: no literal reaches
 //! code unescaped, and every call's shape is held against the catalog's forms (a
 //! renamed tool or parameter fails this module's test and, in a debug build, the
-//! first call of that shape — never first in a user's run). Not running a call (the
-//! session) nor the JSON function calls of a model (`json_calls.rs`).
+//! first call of that shape — never first in a user's run). A model's or an MCP
+//! client's JSON function call becomes one of these too (`json_calls.rs` reads the
+//! arguments; a tool written in Rhai is called by its name). Not running a call
+//! (`Session::call`).
 
-use codeact_engine::emit::rhai::string as rhai_string;
+use std::borrow::Cow;
+
+use codeact_engine::emit::rhai::{json as rhai_json, string as rhai_string};
 
 use super::catalog::CATALOG;
 use super::catalog::spec::ToolSpec;
@@ -29,6 +33,9 @@ pub enum Arg {
     Selector(String),
     /// An options map of flags (`#{clear: true}`).
     Flags(Vec<(&'static str, bool)>),
+    /// A JSON value a model or a client sent (a number, a selector map), written
+    /// as the Rhai literal that evaluates to it; checked to have one when made.
+    Json(serde_json::Value),
 }
 
 impl Arg {
@@ -43,6 +50,8 @@ impl Arg {
                 let inside: Vec<String> = flags.iter().map(|(name, on)| format!("{name}: {on}")).collect();
                 format!("#{{{}}}", inside.join(", "))
             }
+            // Made only where `rhai_json` writes it (`json_calls.rs`).
+            Arg::Json(value) => rhai_json(value).unwrap_or_else(|| "()".into()),
         }
     }
 
@@ -55,22 +64,45 @@ impl Arg {
             Arg::Bool(_) => kind == ParamKind::Boolean,
             Arg::Selector(_) => kind == ParamKind::Selector,
             Arg::Flags(_) => kind == ParamKind::TextOrMap,
+            Arg::Json(value) => match value {
+                serde_json::Value::Number(n) if n.is_i64() => {
+                    matches!(kind, ParamKind::Integer | ParamKind::Coordinate)
+                }
+                serde_json::Value::Number(_) => kind == ParamKind::Coordinate,
+                serde_json::Value::Bool(_) => kind == ParamKind::Boolean,
+                serde_json::Value::String(_) => {
+                    matches!(kind, ParamKind::Text | ParamKind::Selector | ParamKind::TextOrMap)
+                }
+                serde_json::Value::Object(_) => matches!(kind, ParamKind::Selector | ParamKind::TextOrMap),
+                serde_json::Value::Null | serde_json::Value::Array(_) => false,
+            },
         }
     }
 }
 
-/// A call of one of the catalog's tools.
+/// A call of one of the catalog's tools, or of a tool the session's scripts wrote
+/// in Rhai (by its checked name).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
-    tool: &'static str,
+    tool: Cow<'static, str>,
     args: Vec<Arg>,
 }
 
 impl ToolCall {
     fn of(tool: &'static str, args: Vec<Arg>) -> Self {
-        let call = Self { tool, args };
+        let call = Self { tool: Cow::Borrowed(tool), args };
         debug_assert!(call.form().is_some(), "{} is not a form of the catalog", call.expr());
         call
+    }
+
+    /// A call of `form` with `args` the caller has checked against its parameters.
+    pub(crate) fn of_form(form: &'static ToolSpec, args: Vec<Arg>) -> Self {
+        Self::of(form.name, args)
+    }
+
+    /// A call of the tool written in Rhai called `name` (a name its loader checked).
+    pub(crate) fn of_script_tool(name: &str, args: Vec<Arg>) -> Self {
+        Self { tool: Cow::Owned(name.to_string()), args }
     }
 
     /// `tap(x, y)` in pixels.
@@ -169,6 +201,16 @@ impl ToolCall {
         Self::of("back", Vec::new())
     }
 
+    /// `hide_keyboard()`.
+    pub fn hide_keyboard() -> Self {
+        Self::of("hide_keyboard", vec![])
+    }
+
+    /// `get_clipboard()`.
+    pub fn get_clipboard() -> Self {
+        Self::of("get_clipboard", vec![])
+    }
+
     /// `home()`.
     pub fn home() -> Self {
         Self::of("home", Vec::new())
@@ -247,8 +289,8 @@ impl ToolCall {
     }
 
     /// The tool it calls.
-    pub fn tool(&self) -> &'static str {
-        self.tool
+    pub fn tool(&self) -> &str {
+        &self.tool
     }
 
     /// The call as an expression: `tap(540, 1200)`.
@@ -260,6 +302,11 @@ impl ToolCall {
     /// The call as a statement: `tap(540, 1200);`.
     pub fn line(&self) -> String {
         format!("{};", self.expr())
+    }
+
+    /// `calls` as a script, one statement a line.
+    pub fn script(calls: &[ToolCall]) -> String {
+        calls.iter().map(ToolCall::line).collect::<Vec<_>>().join("\n")
     }
 
     /// The catalog's form this call is made in: the tool's name, as many arguments
@@ -307,6 +354,8 @@ mod tests {
             ToolCall::press_key("enter"),
             ToolCall::back(),
             ToolCall::home(),
+            ToolCall::hide_keyboard(),
+            ToolCall::get_clipboard(),
             ToolCall::start_app("com.android.settings"),
             ToolCall::start_app_at("com.android.settings", ".WifiSettings"),
             ToolCall::start_app_clean("com.android.settings"),

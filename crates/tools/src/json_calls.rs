@@ -2,17 +2,20 @@
 //! --expose tools|both`) and OpenAI tools (`--actions json`): each tool name becomes
 //! one function whose JSON Schema is made from its [`ToolSpec`] parameters (the forms
 //! of a tool merged: `tap` takes `sel`, or `x` and `y`), and whose call is turned
-//! into the one-line Rhai snippet that calls it (every literal through the one
-//! emitter), so it runs in the same sandbox, under the same limits and the same gate,
-//! as a snippet a model wrote.
+//! into a typed [`ToolCall`] (every literal written by the one emitter), so it runs
+//! through `Session::call` in the same sandbox, under the same limits and the same
+//! gate, as a snippet a model wrote.
 //!
-//! Not here: running the snippet (the session), a protocol's framing of the tools
+//! Not here: running the call (the session), a protocol's framing of the tools
 //! (MCP's server, the LLM client).
 
 use serde_json::{Map, Value, json};
 
+use super::call::{Arg, ToolCall};
+use super::catalog::CATALOG;
+use super::catalog::spec::ToolSpec;
+use super::declaration::{Access, ParamKind};
 use super::script_tools::{ScriptTool, ScriptTools};
-use super::{Access, CATALOG, ParamKind, ToolSpec};
 
 /// Whether `complete(success, reason)` is a function too: it is for a model that
 /// acts by function calls (it must end its task somehow); an MCP client ends
@@ -42,6 +45,16 @@ pub enum GestureArgsError {
     NoForm { tool: String, given: String, forms: String },
     #[error("{tool}: argument {name:?} must be {want}")]
     Kind { tool: String, name: String, want: &'static str },
+    #[error("{tool}: argument {name:?} is nested too deeply")]
+    TooDeep { tool: String, name: String },
+}
+
+/// `value` as an argument of `tool`'s parameter `name`, if the emitter can write it.
+fn json_arg(tool: &str, name: &str, value: &Value) -> Result<Arg, GestureArgsError> {
+    match codeact_engine::emit::rhai::json(value) {
+        Some(_) => Ok(Arg::Json(value.clone())),
+        None => Err(GestureArgsError::TooDeep { tool: tool.into(), name: name.into() }),
+    }
 }
 
 /// Whether a catalog tool can be called with JSON arguments: a function parameter
@@ -138,8 +151,8 @@ pub fn script_gesture_tools(tools: &ScriptTools) -> Vec<GestureTool> {
         .collect()
 }
 
-/// The snippet that calls the Rhai tool `tool` with `args`, or why not.
-pub fn script_call(tool: &ScriptTool, args: &Map<String, Value>) -> Result<String, GestureArgsError> {
+/// The call of the Rhai tool `tool` with `args`, or why there is none.
+pub fn script_call(tool: &ScriptTool, args: &Map<String, Value>) -> Result<ToolCall, GestureArgsError> {
     if let Some(unknown) = args.keys().find(|k| !tool.params.contains(k)) {
         let takes = if tool.params.is_empty() { "nothing".to_string() } else { tool.params.join(", ") };
         return Err(GestureArgsError::Unknown { tool: tool.name.clone(), name: unknown.clone(), takes });
@@ -151,15 +164,15 @@ pub fn script_call(tool: &ScriptTool, args: &Map<String, Value>) -> Result<Strin
             let given = if given.is_empty() { "none".to_string() } else { given };
             return Err(GestureArgsError::NoForm { tool: tool.name.clone(), given, forms: tool.signature() });
         };
-        literals.push(rhai_literal(value));
+        literals.push(json_arg(&tool.name, p, value)?);
     }
-    Ok(format!("{}({})", tool.name, literals.join(", ")))
+    Ok(ToolCall::of_script_tool(&tool.name, literals))
 }
 
-/// The Rhai snippet that calls `tool` with `args` (JSON, by parameter name): the
-/// first form whose parameters cover the names given and whose required ones are all
-/// there. Strings become escaped Rhai strings; maps become object maps.
-pub fn gesture_call(tool: &str, args: &Map<String, Value>, finish: Finish) -> Result<String, GestureArgsError> {
+/// The call of `tool` with `args` (JSON, by parameter name): the first form whose
+/// parameters cover the names given and whose required ones are all there. Strings
+/// become escaped Rhai strings; maps become object maps.
+pub fn gesture_call(tool: &str, args: &Map<String, Value>, finish: Finish) -> Result<ToolCall, GestureArgsError> {
     let forms: Vec<&ToolSpec> = forms(tool, finish).collect();
     let takes = || {
         let mut names: Vec<&str> = forms.iter().flat_map(|f| f.params.iter().map(|p| p.name)).collect();
@@ -186,50 +199,23 @@ pub fn gesture_call(tool: &str, args: &Map<String, Value>, finish: Finish) -> Re
         let Some(value) = args.get(p.name) else { break };
         let kind_error = |want| GestureArgsError::Kind { tool: tool.into(), name: p.name.into(), want };
         let literal = match (p.kind, value) {
-            (ParamKind::Integer, Value::Number(n)) if n.is_i64() => n.to_string(),
+            (ParamKind::Integer, Value::Number(n)) if n.is_i64() => json_arg(tool, p.name, value)?,
             (ParamKind::Integer, _) => return Err(kind_error("an integer")),
-            (ParamKind::Coordinate, Value::Number(n)) => number_literal(n),
+            (ParamKind::Coordinate, Value::Number(_)) => json_arg(tool, p.name, value)?,
             (ParamKind::Coordinate, _) => return Err(kind_error("a number (pixels, or a fraction in 0..1)")),
-            (ParamKind::Text, Value::String(s)) => codeact_engine::emit::rhai::string(s),
+            (ParamKind::Text, Value::String(s)) => Arg::Text(s.clone()),
             (ParamKind::Text, _) => return Err(kind_error("a string")),
-            (ParamKind::Boolean, Value::Bool(b)) => b.to_string(),
+            (ParamKind::Boolean, Value::Bool(b)) => Arg::Bool(*b),
             (ParamKind::Boolean, _) => return Err(kind_error("true or false")),
-            (ParamKind::Selector | ParamKind::TextOrMap, Value::String(_) | Value::Object(_)) => rhai_literal(value),
+            (ParamKind::Selector | ParamKind::TextOrMap, Value::String(_) | Value::Object(_)) => {
+                json_arg(tool, p.name, value)?
+            }
             (ParamKind::Selector | ParamKind::TextOrMap, _) => return Err(kind_error("a string or an object")),
             (ParamKind::Function, _) => return Err(kind_error("a function, which JSON cannot carry")),
         };
         literals.push(literal);
     }
-    Ok(format!("{}({})", form.name, literals.join(", ")))
-}
-
-/// A JSON number as Rhai reads it back: integers stay integers, other numbers keep
-/// a decimal point (`0.5`, `1.0`).
-fn number_literal(n: &serde_json::Number) -> String {
-    if let Some(i) = n.as_i64() {
-        return i.to_string();
-    }
-    let f = n.as_f64().unwrap_or(0.0);
-    let text = f.to_string();
-    if text.contains(['.', 'e', 'E']) { text } else { format!("{text}.0") }
-}
-
-/// Any JSON value as a Rhai literal (object keys quoted, so any key is safe).
-fn rhai_literal(value: &Value) -> String {
-    match value {
-        Value::Null => "()".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => number_literal(n),
-        Value::String(s) => codeact_engine::emit::rhai::string(s),
-        Value::Array(items) => format!("[{}]", items.iter().map(rhai_literal).collect::<Vec<_>>().join(", ")),
-        Value::Object(map) => {
-            let fields: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("{}: {}", codeact_engine::emit::rhai::string(k), rhai_literal(v)))
-                .collect();
-            format!("#{{{}}}", fields.join(", "))
-        }
-    }
+    Ok(ToolCall::of_form(form, literals))
 }
 
 #[cfg(test)]
@@ -248,20 +234,23 @@ mod tests {
         assert!(props.contains_key("sel") && props.contains_key("x") && props.contains_key("y"));
         assert!(tap.input_schema.get("required").is_none(), "tap(sel) and tap(x, y) share no required parameter");
         assert!(!tools.iter().any(|t| t.name == "complete"));
-        assert_eq!(gesture_call("tap", &args(json!({"sel": "Wi-Fi"})), Finish::Left).unwrap(), "tap(\"Wi-Fi\")");
-        assert_eq!(gesture_call("tap", &args(json!({"x": 0.5, "y": 300})), Finish::Left).unwrap(), "tap(0.5, 300)");
-        assert_eq!(gesture_call("tap", &args(json!({"x": 1.0, "y": 2})), Finish::Left).unwrap(), "tap(1.0, 2)");
+        assert_eq!(gesture_call("tap", &args(json!({"sel": "Wi-Fi"})), Finish::Left).unwrap().expr(), "tap(\"Wi-Fi\")");
         assert_eq!(
-            gesture_call("tap", &args(json!({"sel": {"id": "send\"); shell(\"rm"}})), Finish::Left).unwrap(),
+            gesture_call("tap", &args(json!({"x": 0.5, "y": 300})), Finish::Left).unwrap().expr(),
+            "tap(0.5, 300)"
+        );
+        assert_eq!(gesture_call("tap", &args(json!({"x": 1.0, "y": 2})), Finish::Left).unwrap().expr(), "tap(1.0, 2)");
+        assert_eq!(
+            gesture_call("tap", &args(json!({"sel": {"id": "send\"); shell(\"rm"}})), Finish::Left).unwrap().expr(),
             "tap(#{\"id\": \"send\\\"); shell(\\\"rm\"})"
         );
-        assert_eq!(gesture_call("home", &Map::new(), Finish::Left).unwrap(), "home()");
+        assert_eq!(gesture_call("home", &Map::new(), Finish::Left).unwrap().expr(), "home()");
         let finishing = gesture_tools(&|_| true, Finish::Offered);
         let complete = finishing.iter().find(|t| t.name == "complete").unwrap();
         assert_eq!(complete.input_schema["required"], json!(["success"]));
         let done = args(json!({"success": true, "reason": "Wi-Fi is \"off\""}));
         assert_eq!(
-            gesture_call("complete", &done, Finish::Offered).unwrap(),
+            gesture_call("complete", &done, Finish::Offered).unwrap().expr(),
             "complete(true, \"Wi-Fi is \\\"off\\\"\")"
         );
         assert!(gesture_call("complete", &done, Finish::Left).is_err(), "an MCP client ends nothing");

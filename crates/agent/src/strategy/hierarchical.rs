@@ -109,11 +109,7 @@ async fn one_app<'a>(
     Stop::Failed { why, ending }
 }
 
-pub(crate) async fn run<'a>(
-    run: &mut Run<'a>,
-    sub: &'a SubAgents,
-    progress: &mut ProgressSink<'_>,
-) -> Ending {
+pub(crate) async fn run<'a>(run: &mut Run<'a>, sub: &'a SubAgents, progress: &mut ProgressSink<'_>) -> Ending {
     let ending = apps_in_turn(run, sub, progress).await;
     // The session may serve another run: every tool it has is usable again.
     run.session.allow_only(None);

@@ -160,6 +160,48 @@ fn value_at(value: &Dynamic, depth: usize) -> Option<String> {
     None
 }
 
+/// A JSON value (a model's or a client's function-call argument) as a Rhai literal
+/// that evaluates to it: `null` is `()`, integers stay integers, other numbers keep
+/// a decimal point (`0.5`, `1.0`), strings are escaped, object keys quoted. `None`
+/// past the nesting [`value`] writes.
+pub fn json(value: &serde_json::Value) -> Option<String> {
+    json_at(value, 0)
+}
+
+fn json_at(value: &serde_json::Value, depth: usize) -> Option<String> {
+    use serde_json::Value;
+    if depth > VALUE_DEPTH {
+        return None;
+    }
+    Some(match value {
+        Value::Null => "()".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => json_number(n),
+        Value::String(s) => string(s),
+        Value::Array(items) => {
+            let parts: Option<Vec<String>> = items.iter().map(|v| json_at(v, depth + 1)).collect();
+            format!("[{}]", parts?.join(", "))
+        }
+        Value::Object(map) => {
+            let mut parts = Vec::with_capacity(map.len());
+            for (k, v) in map {
+                parts.push(format!("{}: {}", string(k), json_at(v, depth + 1)?));
+            }
+            format!("#{{{}}}", parts.join(", "))
+        }
+    })
+}
+
+/// A JSON number as Rhai reads it back: an integer as one, any other number in
+/// plain decimal with a point (JSON has no NaN or infinity).
+fn json_number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    let text = n.as_f64().unwrap_or(0.0).to_string();
+    if text.contains(['.', 'e', 'E']) { text } else { format!("{text}.0") }
+}
+
 fn map_literal(map: &Map, depth: usize) -> Option<String> {
     let mut parts = Vec::with_capacity(map.len());
     for (k, v) in map {

@@ -17,11 +17,11 @@ use super::params::{self, ParamError, Rng};
 use super::results::InstanceResult;
 use super::task::{self, Kind, TaskSpec};
 use codeact_agent::{self as agent, AgentOptions};
-use codeact_scripts::script::{self, ExecOptions, Script};
 use codeact_platform::device::DeviceError;
 use codeact_platform::device::quote as shell_quote;
 use codeact_record::trajectory::junit::Verdict;
 use codeact_runtime::session::Session;
+use codeact_scripts::script::{self, ExecOptions, Script};
 
 /// Why an instance could not be judged.
 #[derive(Debug, thiserror::Error)]

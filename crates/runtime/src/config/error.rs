@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use crate::persona::PersonaError;
-use codeact_tools::{SensitiveRuleError, WatcherSpecError};
 use codeact_base::secrets::SecretStoreError;
 use codeact_base::toml_error::TomlError;
 use codeact_engine::sandbox::LimitError;
+use codeact_tools::{SensitiveRuleError, WatcherSpecError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

@@ -48,9 +48,9 @@ use serde::Deserialize;
 
 use super::error::ConfigError;
 use crate::llm::LlmSection;
-use codeact_tools::Recording;
 use codeact_base::toml_error::TomlError;
 use codeact_engine::sandbox::Limits;
+use codeact_tools::Recording;
 
 /// The file's name: looked for in the current folder (`exec`: its scripts' folder)
 /// and then each folder above it.

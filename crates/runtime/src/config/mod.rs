@@ -17,9 +17,9 @@ pub use flags::Flags;
 
 use crate::llm::LlmSection;
 use crate::persona::{DEFAULT_PERSONA, Persona, PersonaError};
-use codeact_tools::{AppDirectory, Sensitive, Settle, ToolOptions, Watchers};
 use codeact_base::secrets::SecretStore;
 use codeact_engine::sandbox::Limits;
+use codeact_tools::{AppDirectory, Sensitive, Settle, ToolOptions, Watchers};
 
 /// Everything a command needs, resolved.
 #[derive(Debug, Clone)]
@@ -235,8 +235,8 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use codeact_tools::Recording;
     use codeact_base::error_text::full_message;
+    use codeact_tools::Recording;
 
     #[test]
     fn flags_win_over_the_file_which_wins_over_the_persona() {

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use rhai::{Dynamic, EvalAltResult};
 
-use codeact_tools::{self as tools, SharedContext, ToolTable};
 use codeact_engine::isolation::{Host, ToWorker, ToolOutcome};
 use codeact_engine::sandbox::{FailureKind, STOP_COMPLETE, Shared};
+use codeact_tools::{self as tools, SharedContext, ToolTable};
 
 /// Receives each line a snippet prints, the moment it is printed.
 pub type PrintSink = Box<dyn FnMut(&str) + Send>;

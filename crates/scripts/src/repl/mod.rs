@@ -275,8 +275,9 @@ fn inspect(session: &mut Session, command: &str, args: &[&str], out: &mut impl W
                 }
             };
             match (coord(x, w), coord(y, h)) {
-                (Some(x), Some(y)) => codeact_tools::inspect::element_at(tree, x, y)
-                    .ok_or(format!("nothing visible at ({x}, {y})")),
+                (Some(x), Some(y)) => {
+                    codeact_tools::inspect::element_at(tree, x, y).ok_or(format!("nothing visible at ({x}, {y})"))
+                }
                 _ => Err("give a point: :inspect 540 1200 (pixels) or :inspect 0.5 0.5 (fractions)".to_string()),
             }
         }

@@ -63,8 +63,7 @@ pub fn check(
     limits: &Limits,
     persona: Option<&codeact_runtime::persona::Persona>,
 ) -> Result<Vec<Option<RunError>>, ScriptError> {
-    let tools: Vec<&str> =
-        codeact_tools::names().into_iter().filter(|t| persona.is_none_or(|p| p.allows(t))).collect();
+    let tools: Vec<&str> = codeact_tools::names().into_iter().filter(|t| persona.is_none_or(|p| p.allows(t))).collect();
     let mut builder = Sandbox::builder(limits.clone())?;
     for tool in codeact_tools::names() {
         builder.protect(tool);

@@ -11,10 +11,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use codeact_engine::isolation::IsolationError;
+use codeact_engine::sandbox::RunResult;
 use codeact_platform::device::DeviceError;
 use codeact_record::trajectory::TrajectoryError;
+use codeact_runtime::session::{OpenError, Screen, Session, SessionError};
+use codeact_tools::call::ToolCall;
 use codeact_tools::human::{Human, HumanRequest};
-use codeact_runtime::session::{OpenError, Session, SessionError};
 
 use super::options::McpOptions;
 use super::reply::{self, MAX_PICTURE_SIDE, PictureError};
@@ -210,6 +212,18 @@ impl Client {
     /// printed and did, its error with line and column, the screen after it, and a
     /// screenshot when `picture` gives its largest side.
     pub fn run_script(&mut self, code: &str, device: Option<&str>, picture: Option<u32>) -> Result<Answer, CallError> {
+        self.run_recorded(code, device, picture, |session| session.eval(code))
+    }
+
+    /// Runs `run` on the device's session as one recorded step whose code is `code`;
+    /// the answer: the result and the screen after it.
+    fn run_recorded(
+        &mut self,
+        code: &str,
+        device: Option<&str>,
+        picture: Option<u32>,
+        run: impl FnOnce(&mut Session) -> RunResult,
+    ) -> Result<Answer, CallError> {
         let started = Instant::now();
         self.session(device)?;
         let begun = self.record()?.begin_step(code);
@@ -218,7 +232,7 @@ impl Client {
         let session = self.session(device)?;
         // A fresh token when none is given: the last call's, cancelled, must not stop this one.
         session.stop_on(stop);
-        let result = session.eval(code);
+        let result = run(session);
         let after = session.observe(picture.is_some());
         self.record()?.end_step(begun, &result);
         let (screen, png) = match &after {
@@ -248,9 +262,9 @@ impl Client {
         Ok(scaled)
     }
 
-    /// Runs an already-made snippet (a gesture tool's call) like `run_script`.
-    pub fn run_call(&mut self, tool: &str, code: &str, device: Option<&str>) -> Result<Answer, CallError> {
-        let answer = self.run_script(code, device, None)?;
+    /// Runs a gesture tool's call through `Session::call`, recorded like `run_script`.
+    pub fn run_call(&mut self, tool: &str, call: &ToolCall, device: Option<&str>) -> Result<Answer, CallError> {
+        let answer = self.run_recorded(&call.expr(), device, None, |session| session.call_value(call, Screen::Live))?;
         // The run directory says which tool the client called.
         self.note_call(tool, None, Instant::now(), answer.failed.then_some("failed"));
         Ok(answer)

@@ -27,6 +27,7 @@ use super::client::{Answer, CallError, Client};
 use super::options::McpOptions;
 use super::tasks::EvalAgent;
 use super::tools::{self as listed, MAX_CODE_BYTES};
+use codeact_tools::call::ToolCall;
 use codeact_tools::human::{Human, HumanRequest};
 use codeact_tools::json_calls::{Finish, gesture_call, script_call};
 
@@ -135,7 +136,7 @@ enum Call {
     StartSim { platform: Option<String> },
     Reset { device: Option<String> },
     ExportScript,
-    Gesture { tool: String, code: String, device: Option<String> },
+    Gesture { tool: String, call: ToolCall, device: Option<String> },
     RunTask { goal: String, device: Option<String>, max_steps: Option<usize> },
     Eval { tasks: String, agent: EvalAgent, instances: usize },
 }
@@ -289,12 +290,12 @@ impl CodeactServer {
                     Some(Value::String(d)) => Some(d),
                     Some(_) => return Err(invalid(format!("{gesture}: device must be a string"))),
                 };
-                let code = match self.options.settings.script_tools.tools.iter().find(|t| t.name == gesture) {
+                let call = match self.options.settings.script_tools.tools.iter().find(|t| t.name == gesture) {
                     Some(rhai_tool) => script_call(rhai_tool, &rest),
                     None => gesture_call(gesture, &rest, Finish::Left),
                 };
-                let code = code.map_err(|e| invalid(e.to_string()))?;
-                Ok(Call::Gesture { tool: gesture.to_string(), code, device })
+                let call = call.map_err(|e| invalid(e.to_string()))?;
+                Ok(Call::Gesture { tool: gesture.to_string(), call, device })
             }
             unknown => {
                 let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
@@ -310,7 +311,7 @@ fn work(client: &mut Client, call: Call) -> Result<Answer, CallError> {
     let started = Instant::now();
     let (tool, result) = match call {
         Call::RunScript { code, device, picture } => return client.run_script(&code, device.as_deref(), picture),
-        Call::Gesture { tool, code, device } => return client.run_call(&tool, &code, device.as_deref()),
+        Call::Gesture { tool, call, device } => return client.run_call(&tool, &call, device.as_deref()),
         Call::Observe { device, picture } => (listed::OBSERVE, client.observe(device.as_deref(), picture)),
         Call::Screenshot { device, side } => (listed::SCREENSHOT, client.screenshot(device.as_deref(), side)),
         Call::ListDevices => (listed::LIST_DEVICES, Ok(super::devices::list_devices())),

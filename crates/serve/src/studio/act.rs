@@ -84,24 +84,24 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
         _ => Aim::Nothing,
     };
     let need_aim = || bad("aim it: give a selector, an element or a point (x, y)");
-    let (line, selector) = match (action, &aimed) {
-        ("tap", Aim::Selector { source, .. }) => (ToolCall::tap(source).line(), Some(source.clone())),
-        ("long_press", Aim::Selector { source, .. }) => (ToolCall::long_press(source).line(), Some(source.clone())),
-        ("tap", Aim::Point(x, y)) => (ToolCall::tap_point((*x).into(), (*y).into()).line(), None),
-        ("long_press", Aim::Point(x, y)) => (ToolCall::long_press_point((*x).into(), (*y).into(), None).line(), None),
+    let (calls, selector) = match (action, &aimed) {
+        ("tap", Aim::Selector { source, .. }) => (vec![ToolCall::tap(source)], Some(source.clone())),
+        ("long_press", Aim::Selector { source, .. }) => (vec![ToolCall::long_press(source)], Some(source.clone())),
+        ("tap", Aim::Point(x, y)) => (vec![ToolCall::tap_point((*x).into(), (*y).into())], None),
+        ("long_press", Aim::Point(x, y)) => (vec![ToolCall::long_press_point((*x).into(), (*y).into(), None)], None),
         ("type", Aim::Selector { source, editable: true }) => {
-            (ToolCall::set_text(source, text(body, "text")?).line(), Some(source.clone()))
+            (vec![ToolCall::set_text(source, text(body, "text")?)], Some(source.clone()))
         }
         ("type", Aim::Selector { source, .. }) => {
-            let typed = ToolCall::input_text(text(body, "text")?).line();
-            (format!("{}\n{typed}", ToolCall::tap(source).line()), Some(source.clone()))
+            let typed = ToolCall::input_text(text(body, "text")?);
+            (vec![ToolCall::tap(source), typed], Some(source.clone()))
         }
-        ("type", _) => (ToolCall::input_text(text(body, "text")?).line(), None),
-        ("clear", Aim::Selector { source, .. }) => (ToolCall::set_text(source, "").line(), Some(source.clone())),
-        ("clear", _) => (ToolCall::clear_text().line(), None),
+        ("type", _) => (vec![ToolCall::input_text(text(body, "text")?)], None),
+        ("clear", Aim::Selector { source, .. }) => (vec![ToolCall::set_text(source, "")], Some(source.clone())),
+        ("clear", _) => (vec![ToolCall::clear_text()], None),
         ("swipe", _) => match (int(body, "x"), int(body, "y"), int(body, "x2"), int(body, "y2")) {
             (Some(x), Some(y), Some(x2), Some(y2)) => {
-                (ToolCall::swipe_points((x.into(), y.into()), (x2.into(), y2.into()), None).line(), None)
+                (vec![ToolCall::swipe_points((x.into(), y.into()), (x2.into(), y2.into()), None)], None)
             }
             _ => return Err(bad("a swipe needs x, y, x2 and y2")),
         },
@@ -110,10 +110,10 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             if key.is_empty() || key.len() > 40 || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return Err(bad("name a key: back, home, enter, delete, tab, a KEYCODE_ name or a number"));
             }
-            (ToolCall::press_key(key).line(), None)
+            (vec![ToolCall::press_key(key)], None)
         }
-        ("back", _) => (ToolCall::back().line(), None),
-        ("home", _) => (ToolCall::home().line(), None),
+        ("back", _) => (vec![ToolCall::back()], None),
+        ("home", _) => (vec![ToolCall::home()], None),
         ("open_app", _) => {
             let package = text(body, "package")?;
             let fine = !package.is_empty()
@@ -122,8 +122,7 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             if !fine {
                 return Err(bad("name the app by its package: com.android.settings"));
             }
-            let line = ToolCall::start_app(package).line();
-            return run_and_record(studio, action, line, None, Some(package));
+            return run_and_record(studio, action, vec![ToolCall::start_app(package)], None, Some(package));
         }
         ("tap" | "long_press", Aim::Nothing) => return Err(need_aim()),
         (other, _) => {
@@ -132,7 +131,7 @@ pub fn act(studio: &Studio, body: &Value) -> CallResult {
             )));
         }
     };
-    run_and_record(studio, action, line, selector, None)
+    run_and_record(studio, action, calls, selector, None)
 }
 
 /// `{"kind": "visible"|"not_visible"|"text"|"state", "selector", "text"?, "checked"?}`.
@@ -140,38 +139,39 @@ pub fn assert(studio: &Studio, body: &Value) -> CallResult {
     let Aim::Selector { source, .. } = aim(studio, body)? else {
         return Err(bad("an assertion names an element: give its selector or the element"));
     };
-    let line = match body.get("kind").and_then(Value::as_str).unwrap_or("visible") {
-        "visible" => ToolCall::assert_visible(&source).line(),
-        "not_visible" => ToolCall::assert_not_visible(&source).line(),
+    let call = match body.get("kind").and_then(Value::as_str).unwrap_or("visible") {
+        "visible" => ToolCall::assert_visible(&source),
+        "not_visible" => ToolCall::assert_not_visible(&source),
         // The element with the text, or in the state, asked for: an assertion (a
         // miss FAILs the test) that a Maestro flow says as well (assertVisible).
         "text" => {
             let want = rhai::Dynamic::from(text(body, "text")?.to_string());
             let sel = Selector::source_with(&source, "text", want).map_err(|e| bad(e.to_string()))?;
-            ToolCall::assert_visible(&sel).line()
+            ToolCall::assert_visible(&sel)
         }
         "state" => {
             let checked =
                 body.get("checked").and_then(Value::as_bool).ok_or_else(|| bad("give \"checked\": true|false"))?;
             let sel = Selector::source_with(&source, "checked", rhai::Dynamic::from(checked))
                 .map_err(|e| bad(e.to_string()))?;
-            ToolCall::assert_visible(&sel).line()
+            ToolCall::assert_visible(&sel)
         }
         other => return Err(bad(format!("no assertion {other:?}: visible, not_visible, text or state"))),
     };
-    run_and_record(studio, "assert", line, None, None)
+    run_and_record(studio, "assert", vec![call], None, None)
 }
 
-/// Runs `line` in the session; records it when it ran clean (and the app it
-/// opens, the first time, as the recording's app); the result.
+/// Runs `calls` in the session; records them when they ran clean (and the app
+/// they open, the first time, as the recording's app); the result.
 fn run_and_record(
     studio: &Studio,
     act: &str,
-    line: String,
+    calls: Vec<ToolCall>,
     selector: Option<String>,
     opens: Option<&str>,
 ) -> CallResult {
     let waits = studio.recording().screen_changed && selector.is_some();
+    let line = ToolCall::script(&calls);
     let recorded_line = match (&selector, waits) {
         (Some(sel), true) => format!("{}\n{line}", ToolCall::wait_for(sel, None).line()),
         _ => line.clone(),
@@ -180,7 +180,7 @@ fn run_and_record(
     let shown = studio.live.tree();
     let before =
         (shown["app"].as_str().unwrap_or("").to_string(), shown["activity"].as_str().unwrap_or("").to_string());
-    let (result, after) = studio.run_recorded(act, &line);
+    let (result, after) = studio.call_recorded(act, &calls);
     studio.live.poke();
     if let Some(after) = &after {
         studio.live.show_tree(after);

@@ -10,6 +10,8 @@ use std::time::Instant;
 
 use codeact_engine::sandbox::RunResult;
 use codeact_platform::device::Observation;
+use codeact_runtime::session::{Screen, Session};
+use codeact_tools::call::ToolCall;
 
 use super::state::{RunFolder, Studio, lock};
 use crate::served::{Door, Record};
@@ -19,6 +21,21 @@ impl Studio {
     /// the first act, below the runs folder, where the studio's replay lists it),
     /// `act` naming it; the result, and the phone as it is after.
     pub(super) fn run_recorded(&self, act: &str, code: &str) -> (RunResult, Option<Arc<Observation>>) {
+        self.recorded(act, code, |s| s.eval(code))
+    }
+
+    /// Runs `calls` (`Session::call`) as one step of the studio's run folder, like
+    /// [`run_recorded`](Self::run_recorded).
+    pub(super) fn call_recorded(&self, act: &str, calls: &[ToolCall]) -> (RunResult, Option<Arc<Observation>>) {
+        self.recorded(act, &ToolCall::script(calls), |s| s.call(calls, Screen::Live))
+    }
+
+    fn recorded(
+        &self,
+        act: &str,
+        code: &str,
+        run: impl FnOnce(&mut Session) -> RunResult,
+    ) -> (RunResult, Option<Arc<Observation>>) {
         let mut folder = lock(&self.record);
         if matches!(*folder, RunFolder::Unopened) {
             *folder = self.open_record().map_or(RunFolder::Refused, |r| RunFolder::Open(Box::new(r)));
@@ -30,7 +47,7 @@ impl Studio {
         let begun = record.as_mut().map(|r| r.begin_step(code));
         let started = Instant::now();
         let (result, after) = self.with_session(|s| {
-            let result = s.eval(code);
+            let result = run(s);
             (result, s.observe(false).ok())
         });
         if let (Some(record), Some(begun)) = (record.as_mut(), begun) {

@@ -14,6 +14,7 @@ use super::session::WdSession;
 use super::source::Page;
 use super::wire::{Failure, Reply, clipped, invalid, unsupported};
 use codeact_platform::device::Platform;
+use codeact_runtime::session::Screen;
 use codeact_tools::call::ToolCall;
 
 /// The most actions one request may hold.
@@ -78,7 +79,7 @@ pub fn perform(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
     if lines.is_empty() {
         return Ok(Value::Null);
     }
-    s.act("POST /actions", &lines.join("\n"))?;
+    s.act("POST /actions", &lines, Screen::Live)?;
     Ok(Value::Null)
 }
 
@@ -95,7 +96,7 @@ fn pointer(
     obs: &codeact_platform::device::Observation,
     actions: &[Value],
     scale: f64,
-    lines: &mut Vec<String>,
+    lines: &mut Vec<ToolCall>,
     waited: &mut u64,
 ) -> Result<(), Failure> {
     let mut finger = Finger { at: (0.0, 0.0), down: None };
@@ -148,10 +149,10 @@ fn pointer(
                 let (x1, y1) = (i64::from(px(d.from.0)), i64::from(px(d.from.1)));
                 let (x2, y2) = (i64::from(px(finger.at.0)), i64::from(px(finger.at.1)));
                 lines.push(match (d.moved, d.held_before_move >= LONG_PRESS_MS) {
-                    (false, false) if d.held_ms < LONG_PRESS_MS => ToolCall::tap_point(x1, y1).line(),
-                    (false, _) => ToolCall::long_press_point(x1, y1, Some(millis(d.held_ms.max(LONG_PRESS_MS)))).line(),
-                    (true, true) => ToolCall::drag_points((x1, y1), (x2, y2), millis(d.move_ms.max(100))).line(),
-                    (true, false) => ToolCall::swipe_points((x1, y1), (x2, y2), Some(millis(d.move_ms.max(50)))).line(),
+                    (false, false) if d.held_ms < LONG_PRESS_MS => ToolCall::tap_point(x1, y1),
+                    (false, _) => ToolCall::long_press_point(x1, y1, Some(millis(d.held_ms.max(LONG_PRESS_MS)))),
+                    (true, true) => ToolCall::drag_points((x1, y1), (x2, y2), millis(d.move_ms.max(100))),
+                    (true, false) => ToolCall::swipe_points((x1, y1), (x2, y2), Some(millis(d.move_ms.max(50)))),
                 });
             }
             other => {
@@ -165,15 +166,15 @@ fn pointer(
     Ok(())
 }
 
-/// Key actions as lines: the text typed (by `typing`, which knows whether it is
+/// Key actions as calls: the text typed (by `typing`, which knows whether it is
 /// sensitive), the special keys pressed.
 fn keys(
     actions: &[Value],
-    lines: &mut Vec<String>,
-    typing: &mut dyn FnMut(&str) -> Result<String, Failure>,
+    lines: &mut Vec<ToolCall>,
+    typing: &mut dyn FnMut(&str) -> Result<ToolCall, Failure>,
 ) -> Result<(), Failure> {
     let mut text = String::new();
-    let mut flush = |text: &mut String, lines: &mut Vec<String>| -> Result<(), Failure> {
+    let mut flush = |text: &mut String, lines: &mut Vec<ToolCall>| -> Result<(), Failure> {
         if !text.is_empty() {
             if text.chars().count() > super::element::MOST_TEXT {
                 return Err(invalid(format!("more than {} characters to type", super::element::MOST_TEXT)));
@@ -202,7 +203,7 @@ fn keys(
             };
             if let Some(key) = key {
                 flush(&mut text, lines)?;
-                lines.push(ToolCall::press_key(key).line());
+                lines.push(ToolCall::press_key(key));
             }
         }
     }

@@ -17,6 +17,7 @@ use super::source::Page;
 use super::wire::{Failure, Reply, Request, clipped, invalid, unknown_command, unknown_error, unsupported};
 use codeact_platform::device::Platform;
 use codeact_platform::ui::Bounds;
+use codeact_runtime::session::Screen;
 use codeact_tools::call::ToolCall;
 
 /// The longest implicit wait a client may set.
@@ -34,14 +35,14 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
             s.keep_file("screenshot.png", &png);
             Ok(json!(base64::engine::general_purpose::STANDARD.encode(png)))
         }
-        ("POST", ["back"]) => run(s, "POST /back", "back();"),
+        ("POST", ["back"]) => run(s, "POST /back", ToolCall::back()),
         ("POST", ["keys"]) => {
             // The legacy protocol's keys to the focused element.
             let (text, keys) = super::element::typed(body)?;
-            let mut code =
-                if text.is_empty() { String::new() } else { super::element::typing(s, &text, request.sensitive)? };
-            super::element::pressed(&mut code, &keys);
-            run(s, "POST /keys", code.trim_start())
+            let mut calls =
+                if text.is_empty() { Vec::new() } else { vec![super::element::typing(s, &text, request.sensitive)?] };
+            super::element::pressed(&mut calls, &keys);
+            run_all(s, "POST /keys", &calls)
         }
         ("GET", ["window", "rect"] | ["window", "current", "size"] | ["window", _, "size"]) => {
             let obs = s.look()?;
@@ -76,20 +77,20 @@ pub fn command(s: &mut WdSession, request: &Request, rest: &[&str], body: &Value
         ("GET", ["appium", "device", "current_package"]) => Ok(json!(s.look()?.phone.package.clone())),
         ("GET", ["appium", "device", "is_keyboard_shown"]) => Ok(json!(s.look()?.phone.keyboard_shown)),
         ("POST", ["appium", "device", "hide_keyboard"]) => {
-            run(s, "POST /appium/device/hide_keyboard", "hide_keyboard();")
+            run(s, "POST /appium/device/hide_keyboard", ToolCall::hide_keyboard())
         }
         ("POST", ["appium", "device", "press_keycode" | "long_press_keycode"]) => {
             let code =
                 body.get("keycode").and_then(Value::as_u64).ok_or_else(|| invalid("'keycode' must be a number"))?;
-            run(s, "POST /appium/device/press_keycode", &ToolCall::press_key(&code.min(100_000).to_string()).line())
+            run(s, "POST /appium/device/press_keycode", ToolCall::press_key(&code.min(100_000).to_string()))
         }
         ("POST", ["appium", "device", "activate_app"]) => {
             let app = app_id(body)?;
-            run(s, "POST /appium/device/activate_app", &ToolCall::start_app(app).line())
+            run(s, "POST /appium/device/activate_app", ToolCall::start_app(app))
         }
         ("POST", ["appium", "device", "terminate_app"]) => {
             let app = app_id(body)?;
-            run(s, "POST /appium/device/terminate_app", &ToolCall::stop_app(app).line())?;
+            run(s, "POST /appium/device/terminate_app", ToolCall::stop_app(app))?;
             Ok(json!(true))
         }
         ("POST", ["execute", "sync"] | ["execute"]) => execute(s, body, request.sensitive),
@@ -111,7 +112,7 @@ fn current_activity(s: &mut WdSession) -> Reply {
 
 /// The clipboard's text, base64 as Appium gives it.
 fn clipboard(s: &mut WdSession) -> Reply {
-    let ran = s.run_json("POST /appium/device/get_clipboard", "get_clipboard()");
+    let ran = s.call_json("POST /appium/device/get_clipboard", &ToolCall::get_clipboard());
     if let Some(e) = ran.error {
         return Err(unknown_error(clipped(&e.message, 1000)));
     }
@@ -134,12 +135,17 @@ fn set_clipboard(s: &mut WdSession, body: &Value) -> Reply {
     if text.chars().count() > super::element::MOST_TEXT {
         return Err(invalid(format!("the clipboard takes at most {} characters", super::element::MOST_TEXT)));
     }
-    run(s, "POST /appium/device/set_clipboard", &ToolCall::set_clipboard(&text).line())
+    run(s, "POST /appium/device/set_clipboard", ToolCall::set_clipboard(&text))
 }
 
-/// Runs a line as a command that acts; `null` when it ran.
-fn run(s: &mut WdSession, command: &str, code: &str) -> Reply {
-    s.act(command, code)?;
+/// Runs a call as a command that acts; `null` when it ran.
+fn run(s: &mut WdSession, command: &str, call: ToolCall) -> Reply {
+    run_all(s, command, &[call])
+}
+
+/// Runs calls as one command that acts; `null` when they ran.
+fn run_all(s: &mut WdSession, command: &str, calls: &[ToolCall]) -> Reply {
+    s.act(command, calls, Screen::Live)?;
     Ok(Value::Null)
 }
 
@@ -210,31 +216,35 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
                     "mobile: shell needs the shell tool, which this server's persona does not allow: start it with a persona that has shell",
                 ));
             }
-            let ran = s.run_json(&command, &format!("{}.output", ToolCall::shell(&line).expr()));
+            let ran = s.call_json(&command, &ToolCall::shell(&line));
             match ran.error {
                 Some(e) => Err(unknown_error(clipped(&e.message, 1000))),
-                None => Ok(ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null)),
+                None => {
+                    let result: Value =
+                        ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or_default();
+                    Ok(result.get("output").cloned().unwrap_or(Value::Null))
+                }
             }
         }
         "clickGesture" | "tap" => {
             let (x, y) = point(s)?;
-            run(s, &command, &ToolCall::tap_point(x, y).line())
+            run(s, &command, ToolCall::tap_point(x, y))
         }
         "longClickGesture" | "touchAndHold" => {
             let (x, y) = point(s)?;
             let ms = num("duration").unwrap_or(1000).clamp(100, 60_000);
-            run(s, &command, &ToolCall::long_press_point(x, y, Some(ms)).line())
+            run(s, &command, ToolCall::long_press_point(x, y, Some(ms)))
         }
         "doubleClickGesture" | "doubleTap" => {
             let (x, y) = point(s)?;
-            run(s, &command, &format!("{0}\n{0}", ToolCall::tap_point(x, y).line()))
+            run_all(s, &command, &[ToolCall::tap_point(x, y), ToolCall::tap_point(x, y)])
         }
         "dragGesture" => {
             let (Some(x1), Some(y1), Some(x2), Some(y2)) = (num("startX"), num("startY"), num("endX"), num("endY"))
             else {
                 return Err(invalid("mobile: dragGesture takes startX, startY, endX, endY"));
             };
-            run(s, &command, &ToolCall::drag_points((x1, y1), (x2, y2), 600).line())
+            run(s, &command, ToolCall::drag_points((x1, y1), (x2, y2), 600))
         }
         "swipeGesture" | "scrollGesture" | "swipe" | "scroll" => {
             let direction = text("direction").unwrap_or("up").to_ascii_lowercase();
@@ -274,34 +284,34 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
             run(
                 s,
                 &command,
-                &ToolCall::swipe_points((from.0.into(), from.1.into()), (to.0.into(), to.1.into()), Some(400)).line(),
+                ToolCall::swipe_points((from.0.into(), from.1.into()), (to.0.into(), to.1.into()), Some(400)),
             )
         }
         "pressKey" => {
             let code = num("keycode").ok_or_else(|| invalid("mobile: pressKey takes {keycode}"))?;
-            run(s, &command, &ToolCall::press_key(&code.clamp(0, 100_000).to_string()).line())
+            run(s, &command, ToolCall::press_key(&code.clamp(0, 100_000).to_string()))
         }
         "activateApp" | "launchApp" | "startActivity" => {
             let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?).or(bounded("appPackage", 255)?);
             let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
-            run(s, &command, &ToolCall::start_app(app).line())
+            run(s, &command, ToolCall::start_app(app))
         }
         "terminateApp" => {
             let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?);
             let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
-            run(s, &command, &ToolCall::stop_app(app).line())?;
+            run(s, &command, ToolCall::stop_app(app))?;
             Ok(json!(true))
         }
         "clearApp" => {
             let app = bounded("appId", 255)?.or(bounded("bundleId", 255)?);
             let app = app.ok_or_else(|| invalid("give appId (or bundleId)"))?;
-            run(s, &command, &ToolCall::clear_app_data(app).line())
+            run(s, &command, ToolCall::clear_app_data(app))
         }
         "deepLink" => {
             let url = bounded("url", 8192)?.ok_or_else(|| invalid("mobile: deepLink takes {url}"))?;
-            run(s, &command, &ToolCall::open_url(url).line())
+            run(s, &command, ToolCall::open_url(url))
         }
-        "hideKeyboard" => run(s, &command, "hide_keyboard();"),
+        "hideKeyboard" => run(s, &command, ToolCall::hide_keyboard()),
         "isKeyboardShown" => Ok(json!(s.look()?.phone.keyboard_shown)),
         "getCurrentActivity" => current_activity(s),
         "getClipboard" => clipboard(s),
@@ -312,13 +322,13 @@ fn execute(s: &mut WdSession, body: &Value, sensitive: bool) -> Reply {
             if t.chars().count() > super::element::MOST_TEXT {
                 return Err(invalid(format!("more than {} characters to type", super::element::MOST_TEXT)));
             }
-            let line = super::element::typing(s, t, sensitive)?;
-            run(s, &command, &line)
+            let call = super::element::typing(s, t, sensitive)?;
+            run(s, &command, call)
         }
         "pressButton" => {
             let name =
                 bounded("name", 64)?.ok_or_else(|| invalid("mobile: pressButton takes {name}"))?.to_ascii_lowercase();
-            run(s, &command, &ToolCall::press_key(&name).line())
+            run(s, &command, ToolCall::press_key(&name))
         }
         other => Err(unsupported(format!(
             "codeact answers no mobile: {}; it answers shell, clickGesture, longClickGesture, doubleClickGesture, dragGesture, swipeGesture, scrollGesture, pressKey, activateApp, terminateApp, clearApp, deepLink, hideKeyboard, isKeyboardShown, getCurrentActivity, getCurrentPackage, getClipboard, setClipboard, type, pressButton — or send Rhai with execute_driver",

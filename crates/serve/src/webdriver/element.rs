@@ -12,13 +12,13 @@ use std::sync::Arc;
 use base64::Engine as _;
 use codeact_platform::device::{Observation, Platform};
 use codeact_platform::ui::{Bounds, UiTree};
+use codeact_runtime::session::Screen;
 use codeact_tools::{selector_for, toggle_selector_for};
 use serde_json::{Value, json};
 
 use super::session::{Held, Place, WdSession};
 use super::source::Page;
 use super::wire::{Failure, Reply, Request, clipped, invalid, no_such_element, unknown_command, unknown_error};
-use codeact_engine::emit::rhai::string as rhai_string;
 use codeact_tools::call::ToolCall;
 
 /// W3C's key for an element reference (Appium also sends the legacy `ELEMENT`).
@@ -150,14 +150,14 @@ fn lend(s: &mut WdSession, value: &str) -> Result<String, Failure> {
     Ok(name)
 }
 
-/// The line that types `text` into the focused field: `input_text(...)`, or, sent
+/// The call that types `text` into the focused field: `input_text(...)`, or, sent
 /// with `X-Appium-Is-Sensitive`, `type_secret(NAME)` of the value lent to the
 /// session under a fresh name — so no record holds it, and a replay types it from
 /// `CODEACT_SECRET_NAME`.
-pub fn typing(s: &mut WdSession, text: &str, sensitive: bool) -> Result<String, Failure> {
+pub fn typing(s: &mut WdSession, text: &str, sensitive: bool) -> Result<ToolCall, Failure> {
     Ok(match sensitive {
-        true => ToolCall::type_secret(&lend(s, text)?).line(),
-        false => ToolCall::input_text(text).line(),
+        true => ToolCall::type_secret(&lend(s, text)?),
+        false => ToolCall::input_text(text),
     })
 }
 
@@ -185,39 +185,37 @@ fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, 
         Some(sel) => ToolCall::tap(sel),
         None => ToolCall::tap_point(centre.0.into(), centre.1.into()),
     };
-    let code = match what {
-        Act::Tap => tap.line(),
+    let calls = match what {
+        Act::Tap => vec![tap],
         Act::Clear => match (&selector, editable) {
-            (Some(sel), true) => ToolCall::set_text(sel, "").line(),
-            _ => format!("{}\n{}", tap.line(), ToolCall::clear_text().line()),
+            (Some(sel), true) => vec![ToolCall::set_text(sel, "")],
+            _ => vec![tap, ToolCall::clear_text()],
         },
         Act::Type(text, keys) => {
-            let mut code = match (&selector, editable) {
-                (Some(sel), true) => ToolCall::set_text(sel, &text).line(),
-                _ => format!("{}\n{}", tap.line(), ToolCall::input_text(&text).line()),
+            let mut calls = match (&selector, editable) {
+                (Some(sel), true) => vec![ToolCall::set_text(sel, &text)],
+                _ => vec![tap, ToolCall::input_text(&text)],
             };
-            pressed(&mut code, &keys);
-            code
+            pressed(&mut calls, &keys);
+            calls
         }
         Act::Secret(name, keys) => {
             let clear = match (&selector, editable) {
-                (Some(sel), true) => ToolCall::set_text(sel, "").line(),
-                _ => tap.line(),
+                (Some(sel), true) => ToolCall::set_text(sel, ""),
+                _ => tap,
             };
-            let mut code = format!("{clear}\n{}", ToolCall::type_secret(&name).line());
-            pressed(&mut code, &keys);
-            code
+            let mut calls = vec![clear, ToolCall::type_secret(&name)];
+            pressed(&mut calls, &keys);
+            calls
         }
     };
-    s.act(command, &code)?;
+    s.act(command, &calls, Screen::Seen(obs))?;
     Ok(Value::Null)
 }
 
-/// The keys pressed after typing, as lines.
-pub fn pressed(code: &mut String, keys: &[&str]) {
-    for key in keys {
-        code.push_str(&format!("\npress_key({});", rhai_string(key)));
-    }
+/// The keys pressed after typing.
+pub fn pressed(calls: &mut Vec<ToolCall>, keys: &[&str]) {
+    calls.extend(keys.iter().map(|key| ToolCall::press_key(key)));
 }
 
 /// `GET /element/:id/rect` (and `location`, `size`): in the client's units (iOS: points).

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use codeact_platform::device::Platform;
 use codeact_platform::ui::{Bounds, UiTree};
+use codeact_runtime::session::Screen;
 use serde_json::{Value, json};
 
 use super::element::{Resolved, reference, resolve};
@@ -181,7 +182,8 @@ fn scroll_once(s: &mut WdSession, command: &str, tree: &UiTree, list: usize, hor
     let before: Vec<u64> = tree.elements.iter().map(|e| e.signature).collect();
     let swiped = s.run(
         command,
-        &ToolCall::swipe_points((from.0.into(), from.1.into()), (to.0.into(), to.1.into()), Some(300)).line(),
+        &[ToolCall::swipe_points((from.0.into(), from.1.into()), (to.0.into(), to.1.into()), Some(300))],
+        Screen::Live,
     );
     if swiped.error.is_some() {
         return false;
@@ -213,13 +215,12 @@ fn one_place(s: &mut WdSession, place: Option<Place>, multiple: bool, what: &str
 fn by_model(s: &mut WdSession, description: &str, multiple: bool) -> Reply {
     // A find is a read: not a step of the record (a replay would ask the model again);
     // the act on what it found is, by the selector of what it hit.
-    let ran = s.session.eval_json(&ToolCall::locate(description).expr());
+    let ran = s.session.call_json(&ToolCall::locate(description));
     if let Some(e) = &ran.error {
         return Err(unknown_error(format!("the model could not locate {}: {}", clipped(description, 120), e.message)));
     }
     let value: Value = ran.value.as_deref().and_then(|v| serde_json::from_str(v).ok()).unwrap_or(Value::Null);
-    let place =
-        bounds_of(&value).map(|rect| Place { rect, class: codeact_tools::select::AI_CLASS, score: None });
+    let place = bounds_of(&value).map(|rect| Place { rect, class: codeact_tools::select::AI_CLASS, score: None });
     one_place(s, place, multiple, &format!("-custom {description}"))
 }
 
@@ -230,7 +231,7 @@ fn by_picture(s: &mut WdSession, value: &str, multiple: bool) -> Reply {
     if codeact_platform::locate::gallery::valid_name(value) && value.len() < 100 {
         let literal = rhai_string(value);
         let selector = format!("#{{image: {literal}}}");
-        let ran = s.session.eval_json(&ToolCall::find(&selector).expr());
+        let ran = s.session.call_json(&ToolCall::find(&selector));
         if let Some(e) = &ran.error {
             return Err(unknown_error(format!("-image {}: {}", clipped(value, 80), e.message)));
         }

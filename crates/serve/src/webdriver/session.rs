@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use codeact_engine::sandbox::RunResult;
 use codeact_platform::device::{Observation, Platform};
 use codeact_platform::ui::Bounds;
-use codeact_runtime::session::Session;
+use codeact_runtime::session::{Screen, Session};
+use codeact_tools::call::ToolCall;
 use serde_json::Value;
 
 use super::wire::{Failure, unknown_error};
@@ -180,11 +181,21 @@ impl WdSession {
         u64::from_str_radix(&self.id.chars().take(16).collect::<String>(), 16).unwrap_or(0)
     }
 
-    /// Runs `code` in the session as one recorded step, named `command`; its result.
-    pub fn run(&mut self, command: &str, code: &str) -> RunResult {
+    /// Runs `calls` in the session (`Session::call`) on `screen` as one recorded
+    /// step, named `command`; its result.
+    pub fn run(&mut self, command: &str, calls: &[ToolCall], screen: Screen<'_>) -> RunResult {
         let started = Instant::now();
-        let begun = self.record.as_mut().map(|r| r.begin_step(code));
-        let result = self.session.eval(code);
+        let begun = self.record.as_mut().map(|r| r.begin_step(&ToolCall::script(calls)));
+        let result = self.session.call(calls, screen);
+        self.finish(command, begun, started, &result);
+        result
+    }
+
+    /// Runs `call` with its value as JSON text (`Session::call_json`), recorded.
+    pub fn call_json(&mut self, command: &str, call: &ToolCall) -> RunResult {
+        let started = Instant::now();
+        let begun = self.record.as_mut().map(|r| r.begin_step(&call.expr()));
+        let result = self.session.call_json(call);
         self.finish(command, begun, started, &result);
         result
     }
@@ -225,13 +236,18 @@ impl WdSession {
         }
     }
 
-    /// Runs `code` as a command that acts: its failure is W3C's `unknown error`
-    /// with the script's message (and the selector's words, when one did not hold).
-    pub fn act(&mut self, command: &str, code: &str) -> Result<RunResult, Failure> {
-        let result = self.run(command, code);
+    /// Runs `calls` as a command that acts, on `screen` (an element's command: the
+    /// screen its element was just resolved on, so the tools read it no second
+    /// time): its failure is W3C's `unknown error` with the script's message (and
+    /// the selector's words, when one did not hold).
+    pub fn act(&mut self, command: &str, calls: &[ToolCall], screen: Screen<'_>) -> Result<RunResult, Failure> {
+        let result = self.run(command, calls, screen);
         match &result.error {
             None => Ok(result),
-            Some(e) => Err(unknown_error(format!("{} (codeact ran: {})", e.message, super::wire::clipped(code, 300)))),
+            Some(e) => {
+                let code = ToolCall::script(calls);
+                Err(unknown_error(format!("{} (codeact ran: {})", e.message, super::wire::clipped(&code, 300))))
+            }
         }
     }
 }

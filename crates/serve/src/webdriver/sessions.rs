@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use codeact_platform::device::DeviceSpec;
-use codeact_runtime::session::Session;
+use codeact_runtime::session::{Screen, Session};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -271,17 +271,17 @@ fn open_record(server: &Server, id: &str, device: &str) -> Option<Record> {
 /// (a sensitive act: the gate asks, as for any script).
 fn start_app(wd: &mut WdSession, asked: &Asked) -> Result<(), Failure> {
     let Some(app) = &asked.app else { return Ok(()) };
-    let mut code = String::new();
+    let mut calls = Vec::new();
     if asked.full_reset {
-        code.push_str(&format!("{}\n", ToolCall::clear_app_data(app).line()));
+        calls.push(ToolCall::clear_app_data(app));
     } else if !asked.no_reset {
-        code.push_str(&format!("{}\n", ToolCall::stop_app(app).line()));
+        calls.push(ToolCall::stop_app(app));
     }
-    match &asked.activity {
-        Some(activity) => code.push_str(&ToolCall::start_app_at(app, activity).line()),
-        None => code.push_str(&ToolCall::start_app(app).line()),
-    }
-    let result = wd.run("POST /session", &code);
+    calls.push(match &asked.activity {
+        Some(activity) => ToolCall::start_app_at(app, activity),
+        None => ToolCall::start_app(app),
+    });
+    let result = wd.run("POST /session", &calls, Screen::Live);
     match result.error {
         None => Ok(()),
         Some(e) => Err(not_created(format!("the app {} did not start: {}", clipped(app, 120), e.message))),

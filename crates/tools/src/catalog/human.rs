@@ -6,12 +6,12 @@
 
 use rhai::ImmutableString;
 
-use crate::human::HumanRequest;
 use crate::acting::DeviceAct;
 use crate::catalog::registry::tool;
 use crate::catalog::spec::{Access, Gate, ParamKind, ParamSpec, Replay, Role, ToolSpec};
 use crate::context::ToolContext;
 use crate::error::ToolError;
+use crate::human::HumanRequest;
 
 /// The most of a question or a reason a person is shown.
 const QUESTION_BYTES: usize = 2000;

@@ -15,10 +15,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::shell_input::Injected;
-use crate::human::{Consent, Human, HumanRequest};
 use crate::acting::{DeviceAct, activates, is_paste};
 use crate::consent::Consent as Given;
 use crate::error::ToolError;
+use crate::human::{Consent, Human, HumanRequest};
 use crate::sensitive::{Sensitive, SensitivePolicy};
 use codeact_engine::sandbox::FailureKind;
 use codeact_platform::device::{DeviceError, Observation};

@@ -149,11 +149,7 @@ pub fn ambiguous_anchor(
 /// What a wait that timed out says after its selector: what is on screen nearest
 /// to what it wanted (and whether its text reads as a regex), or, waiting for it
 /// to go, what still matches.
-pub(crate) fn after_wait(
-    screen: Option<&Observation>,
-    sel: &Selector,
-    awaited: crate::error::Awaited,
-) -> String {
+pub(crate) fn after_wait(screen: Option<&Observation>, sel: &Selector, awaited: crate::error::Awaited) -> String {
     let Some(obs) = screen else { return String::new() };
     let shown = crate::context::state::listed(&obs.ui);
     match awaited {

@@ -84,6 +84,25 @@ fn values_read_back_equal_and_odd_ones_have_no_literal() {
 }
 
 #[test]
+fn json_reads_back_as_the_value_it_was_made_from() {
+    let engine = engine();
+    for (i, text) in hostile::texts(4, 500, 8).iter().enumerate() {
+        let json = serde_json::json!({text.as_str(): text, "n": i, "f": 0.5 * i as f64 + 0.25, "big": 1e300,
+            "list": [true, null, text, -7], "empty": {}});
+        let lit = super::json(&json).unwrap_or_else(|| panic!("case {i}"));
+        let back: Dynamic = engine.eval_expression(&lit).unwrap_or_else(|e| panic!("case {i}: {lit}: {e}"));
+        let map = back.read_lock::<rhai::Map>().unwrap_or_else(|| panic!("case {i}: {lit}"));
+        assert_eq!(map.get(text.as_str()).map(|v| v.to_string()), Some(text.clone()), "case {i}: {lit}");
+        assert_eq!(map.get("n").and_then(|v| v.as_int().ok()), Some(i as i64), "case {i}");
+        assert_eq!(map.get("f").and_then(|v| v.as_float().ok()), Some(0.5 * i as f64 + 0.25), "case {i}");
+        assert_eq!(map.get("big").and_then(|v| v.as_float().ok()), Some(1e300), "case {i}");
+    }
+    assert_eq!(super::json(&serde_json::json!(1.0)).as_deref(), Some("1.0"));
+    let deep = (0..100).fold(serde_json::json!(1), |inner, _| serde_json::json!([inner]));
+    assert_eq!(super::json(&deep), None, "deeper than the emitter writes");
+}
+
+#[test]
 fn a_snippet_read_for_its_value_ends_as_a_statement() {
     assert_eq!(terminated("sent.len()"), "sent.len();");
     assert_eq!(terminated("x // the count"), "x // the count\n;");

@@ -15,12 +15,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::forms::{self, Form, LAST_VARIANT};
 use super::table::Table;
-use codeact_agent::{Models, SaveMode, Strategy};
 use crate::eval::agents::{Agent, LlmAgent, Recorded};
 use crate::eval::job::{EvalOptions, plan};
 use crate::eval::results::InstanceResult;
 use crate::eval::runner::{EvalError, SessionFactory, check_out_dir, run_suite};
 use crate::eval::task::{Kind, TaskSpec};
+use codeact_agent::{Models, SaveMode, Strategy};
 use codeact_runtime::persona::{Persona, PersonaError};
 
 /// What to measure, and where to write it.
