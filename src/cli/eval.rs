@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use codeact::config::{Flags, Helpers};
 use codeact::eval::suite::{Described, SuiteProgress, SuiteRequest};
-use codeact::eval::{self, Agent, EvalOptions, LlmAgent, Results};
+use codeact::eval::{self, Agent, Choice, CompareRequest, EvalOptions, LlmAgent, MergeRequest};
 
 use codeact::session::Session;
 use codeact::terminal::clean;
@@ -29,39 +29,33 @@ impl EvalArgs {
             return self.explore_bench();
         }
         if let Some(files) = &self.compare {
-            let (a, b) = (&files[0], &files[1]);
-            let (ra, rb) = (Results::read(a)?, Results::read(b)?);
-            codeact::out!("{}", clean(&eval::compare(&ra, &rb, &a.display().to_string(), &b.display().to_string())));
+            let request = CompareRequest { a: files[0].clone(), b: files[1].clone() };
+            codeact::out!("{}", clean(&request.run()?));
             return Ok(ExitCode::SUCCESS);
         }
         if let Some(files) = &self.merge {
-            let mut parts = Vec::new();
-            for f in files {
-                parts.push((f.clone(), Results::read(f)?));
-            }
-            let merged = eval::merge(parts)?;
             let out_dir = self.out.clone().context("--merge needs --out DIR for the merged results")?;
-            eval::runner::check_out_dir(&out_dir)?;
-            std::fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
-            merged.write(&out_dir)?;
+            let merged = MergeRequest { files: files.clone(), out_dir: out_dir.clone() }.run()?;
             codeact::out!("{}", clean(&merged.markdown()));
             codeact::errln!("results: {}", codeact::terminal::path(&out_dir.join("results.json")));
             return Ok(ExitCode::SUCCESS);
         }
-        let mut tasks = eval::select(eval::load(self.suite.as_deref())?, self.tasks.as_deref())?;
-        tasks = filter_by_tags(tasks, &self.difficulty, &self.category)?;
-        if self.platform == EvalPlatform::Ios {
-            let (not_on_ios, rest): (Vec<_>, Vec<_>) = tasks.into_iter().partition(|t| t.not_on_ios.is_some());
-            for t in &not_on_ios {
-                codeact::errln!(
-                    "left out on iOS: {} ({})",
-                    t.id,
-                    codeact::terminal::one_line(t.not_on_ios.as_deref().unwrap_or(""))
-                );
-            }
-            anyhow::ensure!(!rest.is_empty(), "no template chosen runs on iOS; choose others with --tasks");
-            tasks = rest;
+        let choice = Choice {
+            suite: self.suite.as_deref(),
+            tasks: self.tasks.as_deref(),
+            difficulty: &self.difficulty,
+            category: &self.category,
+            ios: self.platform == EvalPlatform::Ios,
+        };
+        let chosen = choice.resolve()?;
+        for (id, why) in &chosen.not_on_ios {
+            codeact::errln!(
+                "left out on iOS: {} ({})",
+                codeact::terminal::one_line(id),
+                codeact::terminal::one_line(why)
+            );
         }
+        let tasks = chosen.tasks;
         if self.list {
             for t in &tasks {
                 codeact::outln!(
@@ -214,35 +208,4 @@ impl EvalArgs {
         }
         Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
     }
-}
-
-/// The templates whose difficulty and category are among those asked for (all when
-/// none are); an error when nothing is left, naming the categories there are.
-fn filter_by_tags(
-    tasks: Vec<eval::TaskSpec>,
-    difficulty: &[String],
-    category: &[String],
-) -> anyhow::Result<Vec<eval::TaskSpec>> {
-    let known: std::collections::BTreeSet<String> = tasks.iter().filter_map(|t| t.category.clone()).collect();
-    if let Some(unknown) = category.iter().find(|c| !known.contains(*c)) {
-        let known: Vec<String> = known.into_iter().collect();
-        anyhow::bail!(
-            "no template has the category {:?}; the categories are: {}",
-            codeact::terminal::one_line(unknown),
-            codeact::terminal::one_line(&known.join(", "))
-        );
-    }
-    let kept: Vec<eval::TaskSpec> = tasks
-        .into_iter()
-        .filter(|t| difficulty.is_empty() || t.difficulty.is_some_and(|d| difficulty.iter().any(|w| w == d.as_str())))
-        .filter(|t| category.is_empty() || t.category.as_ref().is_some_and(|c| category.contains(c)))
-        .collect();
-    if kept.is_empty() {
-        let known: Vec<String> = known.into_iter().collect();
-        anyhow::bail!(
-            "no template has that difficulty and category; the categories are: {}",
-            codeact::terminal::one_line(&known.join(", "))
-        );
-    }
-    Ok(kept)
 }

@@ -46,9 +46,21 @@ struct Killed(Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
+        // Its whole process group: Appium 4 runs itself again in a child node, and
+        // the Grid's Java starts helpers; a kill of the first alone leaves them
+        // running past the test.
+        if let Ok(pid) = i32::try_from(self.0.id()) {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// `command` started as the leader of a process group of its own, so its `Killed`
+/// ends everything it started.
+fn grouped(command: &mut Command) -> &mut Command {
+    std::os::unix::process::CommandExt::process_group(command, 0)
 }
 
 /// `appium` on loopback, with the shell allowed (the suite sets phones up through
@@ -106,7 +118,7 @@ impl Appium {
         if let Some(caps) = default_caps {
             command.args(["--default-capabilities", caps]);
         }
-        let mut child = command.spawn().expect("start appium");
+        let mut child = grouped(&mut command).spawn().expect("start appium");
         wait_for(&mut child, "appium", 90, || get(port, "/status").is_some_and(|b| b.contains("\"ready\":true")));
         Self { _child: Killed(child), url: format!("http://127.0.0.1:{port}"), port, log: log.map(Path::to_path_buf) }
     }
@@ -205,7 +217,7 @@ impl Grid {
         let java = programs::java();
         let (port, publish, subscribe) = (free_port(), free_port(), free_port());
         let bus = |p: u16| format!("tcp://127.0.0.1:{p}");
-        let mut hub = Command::new(&java)
+        let mut hub = grouped(&mut Command::new(&java))
             .arg("-jar")
             .arg(grid_jar())
             .args(["hub", "--host", "127.0.0.1", "--port", &port.to_string()])
@@ -227,7 +239,7 @@ impl Grid {
             );
             let file = dir.join(format!("node{i}.toml"));
             std::fs::write(&file, config).expect("write a node's config");
-            let node = Command::new(&java)
+            let node = grouped(&mut Command::new(&java))
                 .arg("-jar")
                 .arg(grid_jar())
                 .args(["node", "--config"])

@@ -6,11 +6,13 @@
 //! `results.rs` sums them up and writes them out; `suite.rs` is the whole suite as one
 //! call, `formats.rs` sets the action formats' suites side by side (`prices.rs`: what
 //! their tokens cost), `survival/` the replay-survival measurement; `gallery.rs` says which
-//! reference pictures the sessions look for.
+//! reference pictures the sessions look for; `choice.rs` which templates a run takes,
+//! `result_files.rs` what is done with results already written (compare, merge).
 //!
 //! Not an agent: the LLM loop is `agent/`, the oracle's scripts run through `script/`.
 
 pub mod agents;
+pub mod choice;
 pub mod fill;
 pub mod formats;
 pub mod gallery;
@@ -19,6 +21,7 @@ pub mod job;
 pub mod judge;
 pub mod params;
 pub mod prices;
+pub mod result_files;
 pub mod results;
 pub mod runner;
 pub mod suite;
@@ -27,8 +30,10 @@ pub mod tags;
 pub mod task;
 
 pub use agents::{Agent, LlmAgent, Recorded};
+pub use choice::{Choice, ChoiceError, Chosen};
 pub use instance::InstanceError;
 pub use job::{EvalOptions, Fault, Job, plan};
+pub use result_files::{CompareRequest, MergeRequest, MergeRunError};
 pub use results::{InstanceResult, MergeError, Results, SuiteSummary, Totals, compare, merge, summarize};
 pub use runner::{EvalError, run_suite};
 pub use task::{Kind, TaskError, TaskSpec, load, select};

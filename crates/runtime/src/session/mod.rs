@@ -18,25 +18,17 @@ use crate::config::Settings;
 use codeact_engine::isolation::{CompiledRef, IsolationError, Ran, WorkerProcess};
 use codeact_engine::sandbox::{ActionSink, CancelHandle, ErrorKind, Limits, RunError, RunResult, SandboxError, Shared};
 use codeact_platform::device::{Device, DeviceError, Observation};
-use codeact_tools::call::ToolCall;
 use codeact_tools::{self as tools, Registered, ToolContext};
 
+mod calls;
 mod error;
 mod open;
+mod screen;
 mod tool_host;
 pub use error::{OpenError, SessionError};
+pub use screen::Screen;
 pub use tool_host::PrintSink;
 use tool_host::ToolHost;
-
-/// The screen a call is made on.
-#[derive(Debug, Clone, Copy)]
-pub enum Screen<'a> {
-    /// The phone as it is now: `ui_state` read when first used, and after each act.
-    Live,
-    /// What its maker read (a model, a door that just looked): `ui_state` and the
-    /// indices are that observation's until an act or `refresh()`; no read of its own.
-    Seen(&'a Arc<Observation>),
-}
 
 /// A snippet parsed once by the session's engine, ready to run.
 #[derive(Debug, Clone)]
@@ -244,34 +236,6 @@ impl Session {
     pub fn eval_json(&mut self, code: &str) -> RunResult {
         self.on_the_live_screen();
         self.run_in_worker(|worker, host| worker.eval_as(code, codeact_engine::sandbox::ValueForm::Json, host))
-    }
-
-    /// Runs `calls` in order as the one script they make (`ToolCall::script`), on
-    /// `screen`: a door's, a client's or a model's acts go through the same sandbox,
-    /// limits, gate and recorder as a script's.
-    pub fn call(&mut self, calls: &[ToolCall], screen: Screen<'_>) -> RunResult {
-        self.on(screen);
-        self.run_in_worker(|worker, host| worker.eval(&ToolCall::script(calls), host))
-    }
-
-    /// Runs `call` as an expression on `screen`, its value kept: a model's function
-    /// call, an MCP client's gesture tool, answered with what the call returned.
-    pub fn call_value(&mut self, call: &ToolCall, screen: Screen<'_>) -> RunResult {
-        self.on(screen);
-        self.run_in_worker(|worker, host| worker.eval(&call.expr(), host))
-    }
-
-    /// Runs `call` on the phone as it is now, its value as JSON text (a door that
-    /// answers its client in JSON: a found element, a command's output).
-    pub fn call_json(&mut self, call: &ToolCall) -> RunResult {
-        self.eval_json(&call.expr())
-    }
-
-    fn on(&mut self, screen: Screen<'_>) {
-        match screen {
-            Screen::Live => self.on_the_live_screen(),
-            Screen::Seen(seen) => self.written_for(seen),
-        }
     }
 
     /// A snippet written for `seen`: `ui_state` shows it until `refresh()`, so its

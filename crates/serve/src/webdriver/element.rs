@@ -209,7 +209,7 @@ fn act(s: &mut WdSession, obs: &Arc<Observation>, at: &Resolved, command: &str, 
             calls
         }
     };
-    s.act(command, &calls, Screen::Seen(obs))?;
+    s.act(command, &calls, Screen::JustRead(obs))?;
     Ok(Value::Null)
 }
 

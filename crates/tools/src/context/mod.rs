@@ -192,6 +192,12 @@ impl ToolContext {
 
     /// Whether `ui_state` follows the screen (scripts, the REPL) or stays what the
     /// model saw (the agent).
+    /// The session's: `obs`, read by the caller a moment ago, is what the next
+    /// lookup finds on, instead of reading the screen again (`Screen::JustRead`).
+    pub fn offer_read(&mut self, obs: Arc<Observation>) {
+        self.screen.offer_read(obs);
+    }
+
     pub fn set_following(&mut self, follow: bool) {
         self.screen.follow = follow;
     }

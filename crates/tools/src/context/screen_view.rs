@@ -91,6 +91,14 @@ impl ScreenView {
         Ok(obs)
     }
 
+    /// `obs`, which its caller read a moment ago, stands for the next lookup's read
+    /// as a settled one does (once, within `REUSE_WITHIN`): a door that looked,
+    /// resolved an element and acts on it reads the screen once.
+    pub(crate) fn offer_read(&mut self, obs: Arc<Observation>) {
+        self.latest = Some(obs.clone());
+        self.settled = Some(SettledRead { obs, at: std::time::Instant::now() });
+    }
+
     /// The read settling made, when it is the newest and recent enough to stand
     /// for a new one (taken: it stands in once).
     pub(crate) fn take_settled_read(&mut self) -> Option<Arc<Observation>> {
