@@ -4,7 +4,7 @@
 # script's exec output but for times. Exit 1 on any difference.
 set -u
 A=$1; B=$2; status=0
-for s in react_vision plan hierarchical tree; do
+for s in react_vision plan hierarchical tree json; do
   if cmp -s "$A/$s.requests.jsonl" "$B/$s.requests.jsonl"; then
     echo "$s: $(wc -l < "$A/$s.requests.jsonl") LLM requests, byte-identical"
   else echo "$s: LLM requests DIFFER"; status=1; fi

@@ -3,8 +3,8 @@
 # user or a model sees):
 #   scripts/parity/run.sh BIN OUT      records what BIN does into the folder OUT
 #   scripts/parity/compare.sh A B      compares two such folders
-# It records every LLM request body of four scripted-model scenarios (react with
-# vision, plan, hierarchical, tree; replies from the JSON files here, served by
+# It records every LLM request body of five scripted-model scenarios (react with
+# vision, plan, hierarchical, tree, and function calls: --actions json; replies from the JSON files here, served by
 # scripted_llm.py on 127.0.0.1), the eval oracle on each platform, and each
 # scripts/*.rhai run by exec.
 set -u
@@ -16,10 +16,11 @@ ARGS[react_vision]="--persona big_agent --vision on"
 ARGS[plan]="--strategy plan --persona big_agent --vision off --verify-completion off --planner-model planner --reflector-model reflector"
 ARGS[hierarchical]="--strategy hierarchical --vision off --verify-completion off --planner-model planner --reflector-model reflector"
 ARGS[tree]="--strategy tree --persona big_agent --vision off --verify-completion off"
+ARGS[json]="--actions json --persona big_agent --vision off --verify-completion off"
 declare -A TASK
 TASK[react_vision]="Turn off Wi-Fi"; TASK[plan]="Turn off Wi-Fi"; TASK[tree]="Turn off Wi-Fi and note it"
-TASK[hierarchical]="Send Bob Smith the phone number of Alice Johnson"
-for s in react_vision plan hierarchical tree; do
+TASK[hierarchical]="Send Bob Smith the phone number of Alice Johnson"; TASK[json]="Turn off Wi-Fi"
+for s in react_vision plan hierarchical tree json; do
   rm -f $OUT/port
   python3 $HERE/scripted_llm.py $HERE/$s.json $OUT/$s.requests.jsonl $OUT/port & P=$!
   while [ ! -s $OUT/port ]; do sleep 0.1; done

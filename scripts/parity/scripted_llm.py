@@ -23,9 +23,14 @@ class H(http.server.BaseHTTPRequestHandler):
                 lst = replies.get(model) or replies.get("*")
                 i = served.get(model, 0); served[model] = i + 1
                 text = lst[i] if i < len(lst) else "Thought: done\n```rhai\ncomplete(false, \"out of replies\");\n```"
+                # A reply that is an object is a message of function calls (--actions json).
+                if isinstance(text, dict):
+                    message, finish = {"role": "assistant", "content": None, "tool_calls": text["tool_calls"]}, "tool_calls"
+                else:
+                    message, finish = {"role": "assistant", "content": text}, "stop"
                 p = len(body) // 4
                 out = {"id": "x", "object": "chat.completion", "created": 0, "model": model,
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                       "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                        "usage": {"prompt_tokens": p, "completion_tokens": 7, "total_tokens": p + 7}}
         data = json.dumps(out).encode()
         self.send_response(200); self.send_header("Content-Type", "application/json")
