@@ -115,6 +115,8 @@ pub fn install(
     allowed: &dyn Fn(&str) -> bool,
 ) -> (Vec<&'static str>, ToolTable) {
     let mut table = ToolTable::default();
+    // The script's own watchers locate as the tools do: the context is lent how.
+    lock(&ctx).lend_script_watch(catalog::script_watchers::fire);
     let mut registrar = Registrar::new(&mut table, ctx, shared);
     let has = |t: &ToolSpec| t.access == Access::Finishes || allowed(t.name);
     for spec in CATALOG.iter().filter(|t| has(t)) {

@@ -22,7 +22,7 @@ fn ask(c: &mut ToolContext, question: &str) -> Result<String, ToolError> {
         .ask_person(&HumanRequest::Question { question })
         .ok_or(ToolError::NobodyToAsk { kind: "ask_user", table: "ask" })?;
     let answer = answer.trim().to_string();
-    c.call.note_effect(format!("the person answered {answer:?}"));
+    c.call_record().note_effect(format!("the person answered {answer:?}"));
     Ok(answer)
 }
 
@@ -34,7 +34,7 @@ fn take_over(c: &mut ToolContext, reason: &str) -> Result<String, ToolError> {
     // The person may have changed anything: ui_state is the screen as they left it.
     let now = c.refresh()?;
     let note = note.trim().to_string();
-    c.call.note_effect(format!("the person handed the phone back ({note:?}) on {}", now.phone.activity));
+    c.call_record().note_effect(format!("the person handed the phone back ({note:?}) on {}", now.phone.activity));
     Ok(note)
 }
 

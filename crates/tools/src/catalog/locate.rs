@@ -26,7 +26,7 @@ fn locate(c: &mut ToolContext, description: &str) -> Result<Dynamic, ToolError> 
     }
     let obs = c.look()?;
     let Some(point) = ai_lookup::ask(c, &obs, description)? else {
-        c.call.note_effect(format!("the model says {description:?} is not on the screen"));
+        c.call_record().note_effect(format!("the model says {description:?} is not on the screen"));
         return Ok(Dynamic::UNIT);
     };
     let seen = add_point(c, &obs, description, &point);

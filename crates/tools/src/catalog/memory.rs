@@ -21,7 +21,7 @@ pub(crate) const REMEMBER: ToolSpec = ToolSpec {
             if text.len() > MEMORY_ITEM_BYTES {
                 return Err(ToolError::FactTooLong { bytes: text.len(), max: MEMORY_ITEM_BYTES });
             }
-            c.notes.remember(text.to_string(), MEMORY_ITEMS);
+            c.notes_mut().remember(text.to_string(), MEMORY_ITEMS);
             Ok(())
         })
     },
@@ -56,7 +56,7 @@ pub(crate) const ANSWER: ToolSpec = ToolSpec {
             if text.len() > ANSWER_BYTES {
                 return Err(ToolError::AnswerTooLong { bytes: text.len(), max: ANSWER_BYTES });
             }
-            c.notes.set_answer(text);
+            c.notes_mut().set_answer(text);
             Ok(())
         })
     },

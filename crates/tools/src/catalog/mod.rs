@@ -16,7 +16,7 @@ mod keys;
 mod locate;
 mod memory;
 mod screen;
-mod script_watchers;
+pub(crate) mod script_watchers;
 mod selectors;
 mod watch;
 

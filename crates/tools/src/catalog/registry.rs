@@ -241,7 +241,7 @@ pub(crate) fn call<T>(
     let mut c = lock(ctx);
     c.begin_call(tool, gates);
     let result = c.bounded(deadline, body);
-    let capture = c.call.take_capture();
+    let capture = c.call_record().take_capture();
     drop(c);
     // Nothing ran: the worker runs the watcher's function and calls again.
     if let Err(ToolError::WatcherDue(name)) = &result {

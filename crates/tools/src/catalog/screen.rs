@@ -67,7 +67,7 @@ fn screenshot(c: &mut ToolContext, name: Option<&str>) -> Result<Map, ToolError>
         }
     }
     let png = c.capture_screenshot()?;
-    c.call.name_screenshot(name.map(str::to_string));
+    c.call_record().name_screenshot(name.map(str::to_string));
     let (w, h) = png_size(&png).unwrap_or_default();
     let mut m = Map::new();
     m.insert("width".into(), Dynamic::from(i64::from(w)));

@@ -115,7 +115,7 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
     let mut found = match acting_match(c, sel)? {
         Some(Found::Element(e)) => *e,
         Some(Found::PressedByWatcher(line)) => {
-            c.call.note_effect(format!("{}{line}", codeact_engine::sandbox::ALREADY_DONE));
+            c.call_record().note_effect(format!("{}{line}", codeact_engine::sandbox::ALREADY_DONE));
             return Ok(None);
         }
         // A watcher cleared some other blocker: look on (the list may need scrolling).
@@ -144,7 +144,7 @@ fn target(c: &mut ToolContext, sel: &Selector) -> Result<Option<Element>, ToolEr
     }
     c.measure_effect_from_here();
     let index = c.live().and_then(|o| state::listed(&o.ui).iter().position(|e| e.id == found.id));
-    c.call.aim_at(index, &found);
+    c.call_record().aim_at(index, &found);
     Ok(Some(found))
 }
 
@@ -215,11 +215,11 @@ fn press(c: &mut ToolContext, sel: &Dynamic, long: bool) -> Result<(), ToolError
     let safe = c.live_arc().is_some_and(|o| safe_to_repeat(&o.ui, &e));
     let gesture = |at| if long { DeviceAct::LongPress(at, 800) } else { DeviceAct::Tap(at) };
     c.act(gesture(e.center))?;
-    let unchanged = c.call.last_action_unseen();
+    let unchanged = c.call_record().last_action_unseen();
     if unchanged && safe {
         let Some(again) = target(c, &sel)? else { return Ok(()) };
         c.act(gesture(again.center))?;
-        c.call.prefix_effect("retried once: ");
+        c.call_record().prefix_effect("retried once: ");
     }
     Ok(())
 }
@@ -243,7 +243,7 @@ pub(super) fn wait(c: &mut ToolContext, sel: &Dynamic, ms: i64, awaited: Awaited
             told = true;
             let what = if matches!(awaited, Awaited::Appear) { "to show" } else { "to go" };
             let left = until.saturating_duration_since(Instant::now()).as_secs_f64().ceil();
-            c.shared.notice(&format!("waiting for {} {what}, up to {left} s more", sel.shown));
+            c.shared().notice(&format!("waiting for {} {what}, up to {left} s more", sel.shown));
         }
         let ids = match matches(c, &sel) {
             Ok(ids) => ids,

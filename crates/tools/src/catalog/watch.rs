@@ -23,7 +23,7 @@ fn declare(c: &mut ToolContext, name: Option<&str>, sel: &Dynamic) -> Result<Str
         (None, Ok(text)) => text.to_string(),
         (None, Err(_)) => selector.shown.clone(),
     };
-    c.watch.declare(name.clone(), selector)?;
+    c.watch_state().declare(name.clone(), selector)?;
     Ok(name)
 }
 
@@ -57,5 +57,5 @@ pub(crate) const UNWATCH: ToolSpec = ToolSpec {
     gates: &[],
     replay: Replay::AsIs,
     role: Role::Kept,
-    register: |r| tool!(r, |c, name: ImmutableString| { Ok(c.watch.remove(&name)) }),
+    register: |r| tool!(r, |c, name: ImmutableString| { Ok(c.watch_state().remove(&name)) }),
 };

@@ -18,6 +18,7 @@ pub(crate) mod screen_view;
 pub(crate) mod settling;
 pub(crate) mod state;
 pub(crate) mod typing;
+mod watching;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -30,7 +31,6 @@ use crate::consent::Consent;
 use crate::declaration::Gate;
 use crate::error::ToolError;
 use crate::guard::watcher_state::WatcherState;
-pub(crate) use crate::guard::watching::Fired;
 use crate::options::{Recording, ToolOptions};
 use crate::select::Selector;
 use call_record::CallRecord;
@@ -54,18 +54,31 @@ pub(crate) const ANSWER_BYTES: usize = 4096;
 /// ([`Notes`]).
 pub struct ToolContext {
     device: Box<dyn Device>,
-    pub(crate) screen: ScreenView,
-    pub(crate) call: CallRecord,
-    pub(crate) watch: WatcherState,
-    pub(crate) consent: Consent,
-    pub(crate) notes: Notes,
-    pub(crate) options: ToolOptions,
+    screen: ScreenView,
+    call: CallRecord,
+    watch: WatcherState,
+    consent: Consent,
+    notes: Notes,
+    options: ToolOptions,
     /// When the running call must end: device calls and waits are bounded by it.
     deadline: Instant,
     /// The running snippet's clock and stop signal.
-    pub(crate) shared: Arc<Shared>,
+    shared: Arc<Shared>,
     /// The vision model `#{ai: ...}` and `locate()` ask, and its answers.
-    pub(crate) locator: crate::locator_state::Locator,
+    locator: crate::locator_state::Locator,
+    /// How the script's own watchers are tried (the catalog's, lent at install).
+    script_watch: ScriptWatch,
+}
+
+/// How the script's own watchers are tried on a screen: `Ok` when none is due,
+/// else the due one kept in the context (`watching.rs`) and `ToolError::WatcherDue`.
+/// The catalog's locates as its tools do; the context is lent it (`lend_script_watch`)
+/// and knows nothing above it.
+pub type ScriptWatch = fn(&mut ToolContext, &Observation) -> Result<(), ToolError>;
+
+/// Until the catalog lends its own: no script watcher is tried.
+fn no_script_watch(_: &mut ToolContext, _: &Observation) -> Result<(), ToolError> {
+    Ok(())
 }
 
 pub type SharedContext = Arc<Mutex<ToolContext>>;
@@ -87,12 +100,34 @@ impl ToolContext {
             deadline: Instant::now(),
             shared,
             locator: crate::locator_state::Locator::default(),
+            script_watch: no_script_watch,
         }))
     }
 
     /// How the tools behave (settling, recording, watchers, the sensitive rules).
     pub fn options(&self) -> &ToolOptions {
         &self.options
+    }
+
+    /// What the running call records: its effect lines, what it aimed at, what it
+    /// captures for the replay.
+    pub(crate) fn call_record(&mut self) -> &mut CallRecord {
+        &mut self.call
+    }
+
+    /// What scripts keep: `remember`'s notes, `answer`'s text.
+    pub(crate) fn notes_mut(&mut self) -> &mut Notes {
+        &mut self.notes
+    }
+
+    /// The vision model `#{ai: ...}` and `locate()` ask, and its answers.
+    pub(crate) fn locator_mut(&mut self) -> &mut crate::locator_state::Locator {
+        &mut self.locator
+    }
+
+    /// The running snippet's clock and stop signal.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 
     /// What the last `answer(text)` gave.

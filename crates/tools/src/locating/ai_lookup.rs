@@ -57,17 +57,17 @@ fn under(obs: &Observation, x: i32, y: i32) -> Option<Element> {
 /// Asks (or remembers) where `description` is on the live screen `obs`: `None`
 /// when the model says it is not there.
 pub(crate) fn ask(c: &mut ToolContext, obs: &Observation, description: &str) -> Result<Option<ModelPoint>, ToolError> {
-    if !c.locator.allowed {
+    if !c.locator_mut().allowed {
         return Err(ToolError::LocatorNotAllowed);
     }
-    let Some(vision) = c.locator.vision.clone() else { return Err(ToolError::NoLocator) };
+    let Some(vision) = c.locator_mut().vision.clone() else { return Err(ToolError::NoLocator) };
     let png = c.capture_screenshot()?;
     let (width, height) = png_size(&png).ok_or_else(|| ToolError::NotAScreenshot { name: description.into() })?;
     let screen = fingerprint(&png);
-    let (answer, model, cached) = match c.locator.answered(screen, description) {
+    let (answer, model, cached) = match c.locator_mut().answered(screen, description) {
         Some((answer, model)) => (answer, model.to_string(), true),
         None => {
-            let shared = c.shared.clone();
+            let shared = c.shared().clone();
             let stopped = move || shared.must_stop();
             let text = prompt(description);
             let request = VisionRequest { prompt: &text, png: &png, deadline: c.call_deadline(), stopped: &stopped };
@@ -77,7 +77,7 @@ pub(crate) fn ask(c: &mut ToolContext, obs: &Observation, description: &str) -> 
                 model: reply.model.clone(),
                 why,
             })?;
-            c.locator.keep(screen, description, answer, &reply.model);
+            c.locator_mut().keep(screen, description, answer, &reply.model);
             (answer, reply.model, false)
         }
     };

@@ -15,7 +15,7 @@ pub(crate) fn find_picture(c: &mut ToolContext, want: &ImageWant) -> Result<Opti
     match seek_picture(c, want)? {
         Ok(place) => Ok(Some(place)),
         Err(missed) => {
-            c.call.note_effect(missed);
+            c.call_record().note_effect(missed);
             Ok(None)
         }
     }

@@ -56,8 +56,8 @@ pub(crate) fn screen_for(
         && let Some(e) = sel.find_in_tree(&obs.ui).first()
     {
         let replay = selector_for(&obs.ui, e.id);
-        c.call.capture.located = Some(Located { way: "tree".into(), replay });
-        c.call.note_found(format!("found by the tree: {}", closest::described(e)));
+        c.call_record().capture.located = Some(Located { way: "tree".into(), replay });
+        c.call_record().note_found(format!("found by the tree: {}", closest::described(e)));
         return Ok(obs);
     }
     if let Some(want) = &sel.image
@@ -69,8 +69,8 @@ pub(crate) fn screen_for(
             replay.push_str(&format!(", threshold: {t}"));
         }
         replay.push('}');
-        c.call.capture.located = Some(Located { way: "picture".into(), replay: Some(replay) });
-        c.call.note_found(format!(
+        c.call_record().capture.located = Some(Located { way: "picture".into(), replay: Some(replay) });
+        c.call_record().note_found(format!(
             "found by picture {:?} at [{},{}][{},{}], score {:.2}",
             want.name, bounds.left, bounds.top, bounds.right, bounds.bottom, place.score
         ));
@@ -79,7 +79,7 @@ pub(crate) fn screen_for(
     if let Some(description) = &sel.ai {
         match ai_lookup::ask(c, &obs, description)? {
             Some(point) => return Ok(add_point(c, &obs, description, &point)),
-            None => c.call.note_effect(format!("the model says {description:?} is not on the screen")),
+            None => c.call_record().note_effect(format!("the model says {description:?} is not on the screen")),
         }
     }
     c.replace_latest(obs.clone());
@@ -108,12 +108,12 @@ pub(crate) fn add_point(
     // A replay acts on the element itself, or (a tap on a canvas) on the same point
     // of the screen, as fractions so another size or scale does not move it.
     let replay = small.and_then(|e| selector_for(&obs.ui, e.id)).or_else(|| {
-        (matches!(c.call.tool, "tap" | "long_press") && width > 0 && height > 0).then(|| {
+        (matches!(c.call_record().tool, "tap" | "long_press") && width > 0 && height > 0).then(|| {
             format!("{:.4}, {:.4}", f64::from(point.x) / f64::from(width), f64::from(point.y) / f64::from(height))
         })
     });
-    c.call.capture.located = Some(Located { way: "model".into(), replay });
-    c.call.note_found(point.said(description));
+    c.call_record().capture.located = Some(Located { way: "model".into(), replay });
+    c.call_record().note_found(point.said(description));
     // An element's centre is where a tap lands: the model's point, not the middle of
     // what it pointed into.
     add(c, obs, AI_CLASS, ai_id(description), description.to_string(), bounds, Some((point.x, point.y)))
