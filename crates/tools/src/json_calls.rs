@@ -264,5 +264,9 @@ mod tests {
         assert!(e.to_string().contains("no form takes these arguments (x)"), "{e}");
         let e = gesture_call("tap", &args(json!({"x": "left", "y": 2})), Finish::Left).unwrap_err();
         assert!(e.to_string().contains("must be a number"), "{e}");
+        // Within the JSON reader's depth but past what the emitter writes: refused, named.
+        let deep = (0..60).fold(json!("x"), |inner, _| json!({"id": inner}));
+        let e = gesture_call("tap", &args(json!({"sel": deep})), Finish::Left).unwrap_err();
+        assert_eq!(e, GestureArgsError::TooDeep { tool: "tap".into(), name: "sel".into() });
     }
 }
