@@ -9,6 +9,7 @@
 //! never lock a real client out; one whose answer is still streaming is never
 //! taken. A body must come within [`BODY_TIMEOUT`] (each server reads it with
 //! [`read_body`]). Stopping lets requests in flight finish (briefly).
+//! Every one listens through [`bind_loopback`]: on 127.0.0.1, never another address.
 //! Not who may come in (`door.rs`, each server's token check) or the routes.
 
 use std::collections::HashMap;
@@ -110,6 +111,27 @@ fn out_of_descriptors(e: &std::io::Error) -> bool {
 }
 
 /// Serves `router` on `listener` until `stop` is cancelled.
+/// Why a server could not listen; `flag` is the option that picks its port.
+#[derive(Debug, thiserror::Error)]
+#[error("could not listen on 127.0.0.1:{port}: pick another {flag}, or 0 for any free one")]
+pub struct BindError {
+    pub port: u16,
+    pub flag: &'static str,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// A listener on 127.0.0.1:`port` (0: any free port) and the address it got.
+pub async fn bind_loopback(
+    port: u16,
+    flag: &'static str,
+) -> Result<(tokio::net::TcpListener, std::net::SocketAddr), BindError> {
+    let failed = |source| BindError { port, flag, source };
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port)).await.map_err(failed)?;
+    let address = listener.local_addr().map_err(failed)?;
+    Ok((listener, address))
+}
+
 pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router, stop: CancellationToken) {
     let cap = connection_cap();
     let table: Table = Arc::default();

@@ -5,7 +5,7 @@
 //! checks stay on: only loopback `Host` headers are served (no DNS rebinding).
 //! Not the tools (`server.rs`).
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -21,12 +21,8 @@ use super::server::CodeactServer;
 /// Why the server could not serve.
 #[derive(Debug, thiserror::Error)]
 pub enum McpServeError {
-    #[error("could not listen on 127.0.0.1:{port}: pick another --http port, or 0 for any free one")]
-    Bind {
-        port: u16,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Bind(#[from] crate::listen::BindError),
     #[error("the MCP client did not start a session over stdio")]
     Start(#[source] Box<rmcp::service::ServerInitializeError>),
     #[error("no random token could be made")]
@@ -92,10 +88,7 @@ pub async fn serve_http(
     stop: CancellationToken,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), McpServeError> {
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
-        .await
-        .map_err(|source| McpServeError::Bind { port, source })?;
-    let address = listener.local_addr().map_err(|source| McpServeError::Bind { port, source })?;
+    let (listener, address) = crate::listen::bind_loopback(port, "--http port").await?;
     let server = CodeactServer::new(options, false);
     let mut config = StreamableHttpServerConfig::default();
     // Clients on protocols before 2026-07-28 get MCP sessions: one codeact session each.

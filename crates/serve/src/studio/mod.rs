@@ -21,7 +21,7 @@ mod run;
 mod state;
 mod watch;
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use codeact_runtime::session::Session;
@@ -33,12 +33,8 @@ pub use state::{Studio, StudioOptions};
 /// Why the studio could not serve.
 #[derive(Debug, thiserror::Error)]
 pub enum StudioError {
-    #[error("could not listen on 127.0.0.1:{port}: pick another --port, or 0 for any free one")]
-    Bind {
-        port: u16,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Bind(#[from] crate::listen::BindError),
 }
 
 /// Serves the studio for `session` at `http://127.0.0.1:PORT/TOKEN/` (0: any free
@@ -51,10 +47,7 @@ pub async fn serve(
     stop: CancellationToken,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), StudioError> {
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
-        .await
-        .map_err(|source| StudioError::Bind { port, source })?;
-    let address = listener.local_addr().map_err(|source| StudioError::Bind { port, source })?;
+    let (listener, address) = crate::listen::bind_loopback(port, "--port").await?;
     let studio = Arc::new(Studio {
         session: Mutex::new(session),
         live: live::Live::default(),

@@ -32,7 +32,7 @@ mod uiselector;
 mod wire;
 mod xpath;
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -43,12 +43,8 @@ pub use sessions::Server;
 /// Why the server could not serve.
 #[derive(Debug, thiserror::Error)]
 pub enum WebdriverError {
-    #[error("could not listen on 127.0.0.1:{port}: pick another --port, or 0 for any free one")]
-    Bind {
-        port: u16,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Bind(#[from] crate::listen::BindError),
 }
 
 /// Serves at `http://127.0.0.1:PORT/TOKEN/` (0: any free port) until `stop` is
@@ -61,10 +57,7 @@ pub async fn serve(
     stop: CancellationToken,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), WebdriverError> {
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
-        .await
-        .map_err(|source| WebdriverError::Bind { port, source })?;
-    let address = listener.local_addr().map_err(|source| WebdriverError::Bind { port, source })?;
+    let (listener, address) = crate::listen::bind_loopback(port, "--port").await?;
     let server = Arc::new(Server {
         options,
         token,
