@@ -1,19 +1,21 @@
-//! Code against function calls, without a model: what the two action formats cost in
-//! model calls and tokens when the same plan drives both. The oracle solves every
-//! template once (`codeact eval --agent oracle`); its recorded actions are the plan.
-//! A scripted OpenAI-compatible server on 127.0.0.1 then plays that plan through
-//! `codeact eval --actions code,json`: as code, one Rhai snippet per screen (the
-//! actions until the app or activity changes, `complete` after the last); as
-//! function calls, one call per turn (`complete` a turn of its own). Reads (`find`)
-//! are the oracle's own way to compute and are left out of both: a model reads the
-//! screen it is shown; so are what the blocker watchers did (they run for both
-//! formats alike). Tokens are o200k (GPT-4o's tokenizer) counts of what each
-//! request carries — the messages, and the tools' JSON for function calls — and of
-//! each reply. It prints the per-template table and the totals (also
-//! `formats.md` in the output folder).
+//! Code against function calls, without a model: what the action formats cost in
+//! model calls and tokens when the same plan drives them. The oracle solves every
+//! template once (`codeact eval --agent oracle --record ui`); its recorded actions and
+//! the screens after them make the plans (`formats/plan.rs` says how, mechanically).
+//! A scripted OpenAI-compatible server on 127.0.0.1 then plays them through
+//! `codeact eval`: as code, one Rhai snippet per screen (`--actions code`); as
+//! function calls one per turn (`--actions json`, model `plan`); and as function calls
+//! in parallel, every call a turn's observation allows in that turn (`--actions json`,
+//! model `plan-parallel`). What the blocker watchers did is left out of all three
+//! (they run for every format alike). Tokens are o200k (GPT-4o's tokenizer) counts of
+//! what each request carries — the messages, and the tools' JSON for function calls —
+//! and of each reply. It prints the three rows for the whole suite, for the
+//! control-flow category and for each category (also `formats.md` in the output
+//! folder), with the turns of the parallel plan that a decision on something read
+//! forced.
 //!
 //! Run with `cargo bench --bench formats` (`-- --tasks 'settings_*'` narrows it;
-//! under `cargo test` it runs two templates as a smoke test).
+//! under `cargo test` it runs four templates as a smoke test).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,88 +25,12 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::post;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-/// One template's plan: the snippets of the code format and the calls of the other.
-#[derive(Debug, Default, Clone)]
-struct Plan {
-    snippets: Vec<String>,
-    calls: Vec<(String, Value)>,
-}
+#[path = "formats/plan.rs"]
+mod plan;
 
-/// A recorded Rhai literal (an action's argument) as JSON: evaluated by a bare
-/// engine, then converted.
-fn literal_json(engine: &rhai::Engine, literal: &str) -> Option<Value> {
-    let value = engine.eval_expression::<rhai::Dynamic>(literal).ok()?;
-    Some(dynamic_json(&value))
-}
-
-fn dynamic_json(value: &rhai::Dynamic) -> Value {
-    if let Some(s) = value.clone().try_cast::<rhai::ImmutableString>() {
-        return Value::String(s.to_string());
-    }
-    if let Ok(i) = value.as_int() {
-        return json!(i);
-    }
-    if let Ok(f) = value.as_float() {
-        return json!(f);
-    }
-    if let Ok(b) = value.as_bool() {
-        return json!(b);
-    }
-    if let Some(items) = value.clone().try_cast::<rhai::Array>() {
-        return Value::Array(items.iter().map(dynamic_json).collect());
-    }
-    if let Some(map) = value.clone().try_cast::<rhai::Map>() {
-        return Value::Object(map.iter().map(|(k, v)| (k.to_string(), dynamic_json(v))).collect());
-    }
-    Value::Null
-}
-
-/// The plan a recorded run makes: its actions (reads left out), as snippets per
-/// screen and as calls with named arguments.
-fn plan(events: &str) -> Option<Plan> {
-    let engine = rhai::Engine::new_raw();
-    let mut plan = Plan::default();
-    let mut group: Vec<String> = Vec::new();
-    let mut screen: Option<Value> = None;
-    for line in events.lines() {
-        let event: Value = serde_json::from_str(line).ok()?;
-        if event["event"] != "action" {
-            continue;
-        }
-        let tool = event["tool"].as_str()?;
-        let args: Vec<&str> = event["args"].as_array()?.iter().filter_map(Value::as_str).collect();
-        // A watcher's own record is not a call, and a call a watcher had already
-        // made for the script did nothing: a model would not see the dialog at all.
-        let by_watcher = event["effect"].as_str().is_some_and(|e| e.starts_with("already done:"));
-        let Some(spec) = codeact::tools::form_of(tool, args.len()) else { continue };
-        if by_watcher {
-            continue;
-        }
-        if spec.access == codeact::tools::Access::Reads {
-            continue;
-        }
-        let mut named = Map::new();
-        for (param, arg) in spec.params.iter().zip(&args) {
-            named.insert(param.name.to_string(), literal_json(&engine, arg)?);
-        }
-        plan.calls.push((tool.to_string(), Value::Object(named)));
-        group.push(format!("{tool}({});", args.join(", ")));
-        // The screen it left: a new app or activity ends the snippet.
-        let after = event.get("screen").cloned();
-        if after.is_some() && screen.is_some() && after != screen {
-            plan.snippets.push(group.join("\n"));
-            group.clear();
-        }
-        if after.is_some() {
-            screen = after;
-        }
-    }
-    group.push("complete(true, \"done\");".into());
-    plan.snippets.push(group.join("\n"));
-    Some(plan)
-}
+use plan::Plan;
 
 struct Server {
     plans: HashMap<String, Plan>,
@@ -125,12 +51,20 @@ async fn completions(State(server): State<Arc<Server>>, body: String) -> axum::J
     let turn = request["messages"].as_array().map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
     let plan = server.plans.get(&task_of(&request)).cloned().unwrap_or_default();
     let json_format = request.get("tools").is_some();
-    let (content, calls) = if json_format {
+    let done = || ("complete".to_string(), json!({"success": true, "reason": "done"}).to_string());
+    let parallel = request["model"] == "plan-parallel";
+    let (content, calls) = if json_format && parallel {
+        let mut calls: Vec<(String, String)> =
+            plan.turns.get(turn).into_iter().flatten().map(|(n, a)| (n.clone(), a.to_string())).collect();
+        // `complete` rides with the last turn.
+        if turn + 1 >= plan.turns.len() {
+            calls.push(done());
+        }
+        (String::new(), calls)
+    } else if json_format {
         match plan.calls.get(turn) {
             Some((name, args)) => (String::new(), vec![(name.clone(), args.to_string())]),
-            None if turn == plan.calls.len() => {
-                (String::new(), vec![("complete".to_string(), json!({"success": true, "reason": "done"}).to_string())])
-            }
+            None if turn == plan.calls.len() => (String::new(), vec![done()]),
             None => (
                 String::new(),
                 vec![("complete".to_string(), json!({"success": false, "reason": "off plan"}).to_string())],
@@ -188,7 +122,7 @@ fn codeact(args: &[String]) -> std::process::Output {
 /// The oracle's run of every chosen template: goal → its plan.
 fn record(out: &Path, tasks: &[String]) -> HashMap<String, Plan> {
     let dir = out.join("oracle");
-    let mut args: Vec<String> = ["eval", "--agent", "oracle", "--out"].map(String::from).to_vec();
+    let mut args: Vec<String> = ["eval", "--agent", "oracle", "--record", "ui", "--out"].map(String::from).to_vec();
     args.push(dir.display().to_string());
     args.extend(tasks.iter().cloned());
     let ran = codeact(&args);
@@ -199,7 +133,7 @@ fn record(out: &Path, tasks: &[String]) -> HashMap<String, Plan> {
     for r in results["results"].as_array().into_iter().flatten() {
         let run = PathBuf::from(r["run_dir"].as_str().unwrap_or_default());
         let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap_or_default();
-        match plan(&events) {
+        match plan::plan(&events, &run) {
             Some(p) => {
                 plans.insert(r["goal"].as_str().unwrap_or_default().to_string(), p);
             }
@@ -216,7 +150,7 @@ fn persona(out: &Path, plans: &HashMap<String, Plan>) -> PathBuf {
     let mut tools: Vec<String> =
         table["tools"].as_array().into_iter().flatten().filter_map(|t| t.as_str().map(String::from)).collect();
     for plan in plans.values() {
-        for (tool, _) in &plan.calls {
+        for tool in &plan.tools {
             if !tools.contains(tool) {
                 tools.push(tool.clone());
             }
@@ -229,12 +163,89 @@ fn persona(out: &Path, plans: &HashMap<String, Plan>) -> PathBuf {
     path
 }
 
+/// One format's figures over a group of instances.
+#[derive(Debug, Default, Clone)]
+struct Row {
+    instances: usize,
+    solved: usize,
+    calls: u64,
+    prompt: u64,
+    completion: u64,
+    /// Turns of the parallel plan a decision on something read forced.
+    read_turns: usize,
+}
+
+/// The formats, as the rows name them: (key, name).
+const FORMATS: [(&str, &str); 3] =
+    [("code", "code"), ("json", "function calls, one per turn"), ("parallel", "function calls in parallel")];
+
+/// The instances of a results file.
+fn instances(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let results: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    results["results"].as_array().cloned().unwrap_or_default()
+}
+
+/// The figures of `results` whose category `keep` accepts.
+fn row(results: &[Value], plans: &HashMap<String, Plan>, keep: &dyn Fn(&str) -> bool, parallel: bool) -> Row {
+    let mut row = Row::default();
+    for r in results.iter().filter(|r| keep(r["category"].as_str().unwrap_or(""))) {
+        row.instances += 1;
+        row.solved += usize::from(r["score"].as_f64() == Some(1.0));
+        row.calls += r["llm_calls"].as_u64().unwrap_or(0);
+        row.prompt += r["prompt_tokens"].as_u64().unwrap_or(0);
+        row.completion += r["completion_tokens"].as_u64().unwrap_or(0);
+        if parallel {
+            row.read_turns += plans.get(r["goal"].as_str().unwrap_or("")).map_or(0, |p| p.read_turns);
+        }
+    }
+    row
+}
+
+/// The table: three rows (one per format) for each group of templates.
+fn table(groups: &[(String, Vec<Row>)]) -> String {
+    let price = codeact::eval::prices::listed("gpt-4o-mini");
+    let mut md = String::from(
+        "| templates | format | solved | model calls | prompt tokens | completion tokens | $ at gpt-4o-mini | turns a read forced |\n|---|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (group, rows) in groups {
+        for ((key, name), r) in FORMATS.iter().zip(rows) {
+            let cost = price.map_or("?".to_string(), |p| format!("{:.4}", p.cost(r.prompt, r.completion)));
+            let forced = if *key == "parallel" { r.read_turns.to_string() } else { "-".to_string() };
+            md.push_str(&format!(
+                "| {group} | {name} | {}/{} | {} | {} | {} | {cost} | {forced} |\n",
+                r.solved, r.instances, r.calls, r.prompt, r.completion
+            ));
+        }
+    }
+    md
+}
+
+/// "how many times code's" for one group: calls and prompt tokens of each
+/// function-call row against code's.
+fn ratios(group: &str, rows: &[Row]) -> String {
+    let code = &rows[0];
+    let times = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let mut line = format!("{group}:");
+    for ((_, name), r) in FORMATS.iter().zip(rows).skip(1) {
+        line.push_str(&format!(
+            " {name} take {:.1}x the model calls and {:.1}x the prompt tokens of code;",
+            times(r.calls, code.calls),
+            times(r.prompt, code.prompt)
+        ));
+    }
+    line.trim_end_matches(';').to_string()
+}
+
 fn main() {
     let given: Vec<String> = std::env::args().skip(1).collect();
     let smoke = !given.iter().any(|a| a == "--bench");
     let mut tasks: Vec<String> = given.into_iter().filter(|a| a != "--bench").collect();
     if smoke && !tasks.iter().any(|a| a == "--tasks") {
-        tasks.extend(["--tasks".to_string(), "settings_wifi_off,notes_create".to_string()]);
+        tasks.extend([
+            "--tasks".to_string(),
+            "settings_wifi_off,notes_create,flow_settings_if_dark,flow_expenses_delete_largest".to_string(),
+        ]);
     }
     let out = std::env::temp_dir().join(format!("codeact-formats-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
@@ -244,39 +255,56 @@ fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("a loopback port");
     let addr = listener.local_addr().expect("the port");
-    let server = Arc::new(Server { plans, bpe: tiktoken_rs::o200k_base_singleton() });
+    let server = Arc::new(Server { plans: plans.clone(), bpe: tiktoken_rs::o200k_base_singleton() });
     runtime.spawn(async move {
         let app = Router::new().route("/v1/chat/completions", post(completions)).with_state(server);
         let _ = axum::serve(listener, app).await;
     });
-    let mut args: Vec<String> =
-        ["eval", "--actions", "code,json", "--model", "plan", "--vision", "off"].map(String::from).to_vec();
-    args.extend(["--verify-completion".into(), "off".into(), "--base-url".into(), format!("http://{addr}/v1")]);
-    args.extend(["--persona".into(), persona.display().to_string()]);
-    args.extend(["--out".into(), out.join("formats").display().to_string()]);
-    args.extend(tasks.iter().cloned());
-    let ran = codeact(&args);
-    let table = std::fs::read_to_string(out.join("formats/formats.md")).unwrap_or_default();
-    println!("{table}");
-    if !ran.status.success() {
-        eprintln!("{}", String::from_utf8_lossy(&ran.stderr));
-    }
-    let per_step = |format: &str| -> Option<(f64, f64)> {
-        let text = std::fs::read_to_string(out.join("formats").join(format).join("results.json")).ok()?;
-        let results: Value = serde_json::from_str(&text).ok()?;
-        let all = &results["summary"]["all"];
-        let calls = all["llm_calls"].as_f64()?.max(1.0);
-        let instances = all["instances"].as_f64()?.max(1.0);
-        Some((all["prompt_tokens"].as_f64()? / calls, all["prompt_tokens"].as_f64()? / instances))
-    };
-    for format in ["code", "json"] {
-        if let Some((step, task)) = per_step(format) {
-            println!("{format}: {step:.0} prompt tokens per model call, {task:.0} per task");
+    let play = |actions: &str, model: &str, folder: &str| {
+        let mut args: Vec<String> =
+            ["eval", "--actions", actions, "--model", model, "--vision", "off"].map(String::from).to_vec();
+        args.extend(["--verify-completion".into(), "off".into(), "--base-url".into(), format!("http://{addr}/v1")]);
+        args.extend(["--persona".into(), persona.display().to_string()]);
+        args.extend(["--out".into(), out.join(folder).display().to_string()]);
+        args.extend(tasks.iter().cloned());
+        let ran = codeact(&args);
+        if !ran.status.success() {
+            eprintln!("{}", String::from_utf8_lossy(&ran.stderr));
         }
+        ran.status.success()
+    };
+    let played = play("code,json", "plan", "formats") & play("json", "plan-parallel", "parallel");
+    let per_format = [
+        instances(&out.join("formats/code/results.json")),
+        instances(&out.join("formats/json/results.json")),
+        instances(&out.join("parallel/results.json")),
+    ];
+    let mut categories: Vec<String> =
+        per_format[0].iter().filter_map(|r| r["category"].as_str().map(String::from)).collect();
+    categories.sort();
+    categories.dedup();
+    let rows_of = |keep: &dyn Fn(&str) -> bool| -> Vec<Row> {
+        per_format.iter().enumerate().map(|(i, results)| row(results, &plans, keep, i == 2)).collect()
+    };
+    let mut groups: Vec<(String, Vec<Row>)> = vec![("all".to_string(), rows_of(&|_| true))];
+    groups.push(("control_flow".to_string(), rows_of(&|c| c == "control_flow")));
+    for category in categories.iter().filter(|c| *c != "control_flow") {
+        groups.push((category.clone(), rows_of(&|c| c == category)));
     }
+    let mut md = table(&groups);
+    md.push('\n');
+    for (group, rows) in groups.iter().take(2) {
+        md.push_str(&ratios(group, rows));
+        md.push('\n');
+    }
+    let _ = std::fs::write(out.join("formats.md"), &md);
+    println!("{md}");
+    println!("per template: {}", out.join("formats/formats.md").display());
     eprintln!("folders: {}", out.display());
+    let all_solved = per_format.iter().all(|r| r.iter().all(|r| r["score"].as_f64() == Some(1.0)));
     if smoke {
         let _ = std::fs::remove_dir_all(&out);
+        assert!(all_solved, "every format solves every template of the smoke run");
     }
-    std::process::exit(ran.status.code().unwrap_or(1));
+    std::process::exit(if played { 0 } else { 1 });
 }

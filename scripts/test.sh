@@ -376,6 +376,15 @@ if [ ${#cargo_args[@]} -eq 0 ]; then
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
     echo "the Python package: built, installed and tested in $((SECONDS - py_started)) s"
 fi
+# The formats bench's smoke run: code, function calls one per turn and function calls
+# in parallel each solve four templates (one of the control-flow category) through a
+# scripted model server — the plans behind the README's headline are made by this code.
+if [ ${#cargo_args[@]} -eq 0 ]; then
+    formats_started=$SECONDS
+    cargo test --bench formats 2>&1 | tail -n 8 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    echo "the formats bench's smoke run: $((SECONDS - formats_started)) s"
+fi
 # The book builds, and says nothing is wrong with it.
 book_log=$(mktemp)
 if "$mdbook" build docs >"$book_log" 2>&1 && ! grep -qE 'ERROR|WARN' "$book_log"; then

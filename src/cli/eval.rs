@@ -154,6 +154,7 @@ impl EvalArgs {
                     save: self.save_trajectory,
                     runtime: runtime.handle().clone(),
                     memory: None,
+                    max_steps: self.max_steps.map(|n| n as usize),
                 }),
                 _ => Agent::Oracle,
             };

@@ -23,6 +23,7 @@ mod assets;
 mod book;
 mod catalog;
 mod device_adb;
+mod eval_control_flow;
 mod eval_suite;
 mod exec_phone;
 mod exec_repl;

@@ -69,6 +69,10 @@ pub struct EvalArgs {
     /// Runs of each instance (LLMs vary; the oracle does not).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub(super) repeat: u32,
+    /// With a model: at most this many steps per instance, each template's own budget
+    /// when that is lower (a small model's sample within a time budget).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(super) max_steps: Option<u32>,
     /// Virtual phones working at once (one thread each).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(in crate::cli) parallel: u32,

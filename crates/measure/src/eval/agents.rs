@@ -47,6 +47,8 @@ pub struct LlmAgent<'a> {
     /// the agent alone), and steps allowed beyond each template's own budget (a
     /// replayed step counts as a step).
     pub memory: Option<(PathBuf, usize)>,
+    /// At most this many steps per instance, whatever a template allows.
+    pub max_steps: Option<usize>,
 }
 
 /// An oracle run as the recorder keeps it.

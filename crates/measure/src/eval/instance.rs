@@ -314,7 +314,8 @@ fn run_llm(
     result: &mut InstanceResult,
 ) -> Result<bool, InstanceError> {
     let agent_options = AgentOptions {
-        max_steps: task.max_steps + llm.memory.as_ref().map_or(0, |(_, extra)| *extra),
+        max_steps: llm.max_steps.map_or(task.max_steps, |cap| task.max_steps.min(cap))
+            + llm.memory.as_ref().map_or(0, |(_, extra)| *extra),
         vision: llm.vision,
         save: llm.save,
         out_dir: options.out_dir.join("runs"),

@@ -19,6 +19,10 @@ pub const CATEGORIES: &[(&str, &str)] = &[
     ("validation", "forms that check what is typed and say what is wrong"),
     ("visual", "what only a picture shows: canvases, maps, games"),
     ("multi_app", "carry something from one app to another"),
+    (
+        "control_flow",
+        "what a loop or a condition decides: bulk work, filters, sums, scrolling and collecting, a value read on one screen and used on another, if this then that",
+    ),
 ];
 
 /// How hard a template is, by its reference solution's device actions.

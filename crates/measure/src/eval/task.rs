@@ -48,6 +48,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("music.toml", include_str!("../../../../eval/tasks/music.toml")),
     ("maps.toml", include_str!("../../../../eval/tasks/maps.toml")),
     ("forms.toml", include_str!("../../../../eval/tasks/forms.toml")),
+    ("control_flow.toml", include_str!("../../../../eval/tasks/control_flow.toml")),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]

@@ -111,6 +111,7 @@ impl Client {
                 save: SaveMode::Step,
                 runtime: runtime.clone(),
                 memory: None,
+                max_steps: None,
             }),
         };
         // As `codeact eval`: nobody is asked, the task says what to do.

@@ -234,6 +234,7 @@ pub fn measure(
                 save: healer.save,
                 runtime: healer.runtime.clone(),
                 memory: Some((store_path, longest)),
+                max_steps: None,
             });
             let results = run_suite(&tasks, &jobs, &opts, &agent, open_session, interrupt, &quiet)?;
             if let Some(why) = results.iter().find_map(|r| r.stopped_suite.as_ref()) {
