@@ -181,48 +181,4 @@ set -e
 elapsed=$(( $(date +%s) - started ))
 [ "$status" -eq 124 ] && echo "the budget ran out; what finished is counted" >&2
 
-python3 - "$out" "$model" "$sha" "$elapsed" "$max_steps" <<'EOF'
-import json, pathlib, sys
-out, model, sha, elapsed, max_steps = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
-rows = []
-for fmt in ("code", "json"):
-    lines = (out / "eval" / fmt / "results.jsonl")
-    results = [json.loads(l) for l in lines.read_text().splitlines() if l.strip()] if lines.exists() else []
-    replies = parsed = acted = 0
-    for r in results:
-        events = pathlib.Path(r["run_dir"]) / "events.jsonl"
-        if not events.exists():
-            continue
-        steps = {}
-        for line in events.read_text().splitlines():
-            e = json.loads(line)
-            step = e.get("step")
-            if e.get("event") == "llm_reply" and e.get("role", "actor") == "actor":
-                steps.setdefault(step, {"code": False, "bad": False, "acts": False})
-            elif step in steps and e.get("event") == "code":
-                steps[step]["code"] = True
-            elif step in steps and e.get("event") in ("parse_error", "no_code"):
-                steps[step]["bad"] = True
-            elif step in steps and e.get("event") == "action":
-                steps[step]["acts"] = True
-        replies += len(steps)
-        parsed += sum(1 for s in steps.values() if s["code"] and not s["bad"])
-        acted += sum(1 for s in steps.values() if s["acts"])
-    n = len(results)
-    solved = sum(1 for r in results if r.get("score") == 1.0)
-    calls = sum(r.get("llm_calls", 0) for r in results)
-    prompt = sum(r.get("prompt_tokens", 0) for r in results)
-    completion = sum(r.get("completion_tokens", 0) for r in results)
-    wall = sum(r.get("wall_ms", 0) for r in results) / 1000
-    rate = f"{parsed}/{replies} ({100 * parsed / replies:.0f} %)" if replies else "0/0"
-    rows.append(f"| {fmt} | {n} | {solved} | {rate} | {acted} | {calls} | {prompt} | {completion} | {wall:.0f} |")
-table = "\n".join([
-    f"Qwen2.5-Coder-{model}-Instruct Q4_K_M (SHA-256 {sha}), llama.cpp, 2 cores, at most {max_steps} steps, {elapsed} s in all",
-    "",
-    "| format | instances | solved | replies that parse | replies that acted | model calls | prompt tokens | completion tokens | time s |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    *rows,
-])
-(out / "real-model.md").write_text(table + "\n")
-print(table)
-EOF
+python3 scripts/real_model_table.py "$out" "Qwen2.5-Coder-$model-Instruct Q4_K_M (SHA-256 $sha), llama.cpp, 2 cores, at most $max_steps steps, $elapsed s in all"

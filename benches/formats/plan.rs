@@ -199,7 +199,9 @@ pub fn plan(events: &str, run: &Path) -> Option<Plan> {
             read_unseen = false;
         }
         if turn.is_empty() {
+            // A new turn: its observation is the screen as it is now, reads included.
             then = now.clone();
+            read_unseen = false;
         }
         plan.calls.push(call.clone());
         turn.push(call);

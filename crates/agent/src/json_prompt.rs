@@ -56,6 +56,7 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>) -> String {
          - When the task is done, call complete with success true and what was achieved; if it cannot be done, \
          with success false and why.\n",
     );
+    out.push_str(&super::example::calls(&has));
     out
 }
 

@@ -16,6 +16,7 @@
 
 mod checks;
 mod error;
+mod example;
 mod heal_review;
 mod history;
 mod json_actions;

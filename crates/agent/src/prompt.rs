@@ -31,6 +31,8 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>, script_tools: &s
          - `ui_state` (the elements listed under \"Current screen\", as maps with index, text, desc, id, class, \
          bounds, center, clickable, checked, editable, ...) and `phone_state` (app, activity, keyboard_shown, \
          focused_text) are in scope.\n\
+         - `ui_state` and `phone_state` are read-only copies of the screen: assigning to them changes nothing on \
+         the phone; act by calling the functions above.\n\
          - Variables and functions you define are kept for later steps; what you print() comes back to you.\n\
          - A screen line is: index, class, #id, \"text\", desc=, [flags], then @x,y, the element's centre (a list \
          that scrolls gives its bounds); a line without a class is text only.\n",
@@ -57,13 +59,7 @@ pub fn system(persona: &Persona, coordinate_scale: Option<u32>, script_tools: &s
         "- When the task is done, call complete(true, \"what was achieved\"); if it cannot be done, \
          complete(false, \"why\").\n",
     );
-    let example = if has("tap_by_index") {
-        "\nExample reply:\nThought: Wi-Fi is on and its switch is element 4; I tap it.\n```rhai\ntap_by_index(4);\n```\n"
-    } else if has("start_app") {
-        "\nExample reply:\nThought: The Settings app will have it; I open it and finish.\n```rhai\nstart_app(\"com.android.settings\");\ncomplete(true, \"Settings is open\");\n```\n"
-    } else {
-        ""
-    };
+    let example = super::example::code(&has);
     format!("{}{rules}{example}", persona.system_prompt_with(script_tools).trim_end())
 }
 
