@@ -163,11 +163,16 @@ else
 fi
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "${wheels:-}"' EXIT
+up=0
 for _ in $(seq 1 240); do
-    curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break
+    curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && { up=1; break; }
     kill -0 "$server" 2>/dev/null || { echo "llama.cpp's server stopped: $(tail -5 "$out/llama.log")" >&2; exit 1; }
     sleep 0.5
 done
+if [ "$up" = 0 ]; then
+    echo "llama.cpp's server did not answer within two minutes; its log: $out/llama.log" >&2
+    exit 1
+fi
 
 echo "running $(echo "$tasks" | tr ',' '\n' | wc -l) templates × code,json, at most $max_steps steps each, within $budget minutes; $out" >&2
 started=$(date +%s)
@@ -179,6 +184,10 @@ timeout --signal=INT --kill-after=60 "$((budget * 60))" "$codeact" eval --action
 status=$?
 set -e
 elapsed=$(( $(date +%s) - started ))
-[ "$status" -eq 124 ] && echo "the budget ran out; what finished is counted" >&2
+case "$status" in
+    0|1) ;;  # every instance ran (1: some were not solved)
+    124) echo "the budget ran out; what finished is counted" >&2 ;;
+    *) echo "codeact eval stopped with status $status: $(tail -3 "$out/eval.log")" >&2 ;;
+esac
 
 python3 scripts/real_model_table.py "$out" "Qwen2.5-Coder-$model-Instruct Q4_K_M (SHA-256 $sha), llama.cpp, 2 cores, at most $max_steps steps, $elapsed s in all"

@@ -3,7 +3,7 @@
 # runs every test (`cargo test --workspace --exclude codeact-py --lib --bins --tests
 # --examples`: every target but the benches, which clippy checks and `cargo bench`
 # runs), then the Python package's pytest (bindings/python/tests, on a wheel built
-# here), and prints one total.
+# here), then the formats bench's smoke run, and prints one total.
 #
 #   scripts/test.sh                  install what is missing, then test
 #   scripts/test.sh --install-only   install what is missing, then stop (CI runs this
