@@ -22,7 +22,7 @@ use std::path::Path;
 use codeact::tools::select::Selector;
 use codeact::tools::{Access, ParamKind};
 use codeact::ui::{Element, UiTree};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// One function call: the tool's name and its named arguments.
 pub type Call = (String, Value);
@@ -106,32 +106,10 @@ fn joins(spec: &codeact::tools::ToolSpec, args: &[&str], then: Option<&Seen>, no
 }
 
 /// A recorded Rhai literal (an action's argument) as JSON: evaluated by a bare
-/// engine, then converted.
+/// engine, then converted as the judges convert values.
 fn literal_json(engine: &rhai::Engine, literal: &str) -> Option<Value> {
     let value = engine.eval_expression::<rhai::Dynamic>(literal).ok()?;
-    Some(dynamic_json(&value))
-}
-
-fn dynamic_json(value: &rhai::Dynamic) -> Value {
-    if let Some(s) = value.clone().try_cast::<rhai::ImmutableString>() {
-        return Value::String(s.to_string());
-    }
-    if let Ok(i) = value.as_int() {
-        return json!(i);
-    }
-    if let Ok(f) = value.as_float() {
-        return json!(f);
-    }
-    if let Ok(b) = value.as_bool() {
-        return json!(b);
-    }
-    if let Some(items) = value.clone().try_cast::<rhai::Array>() {
-        return Value::Array(items.iter().map(dynamic_json).collect());
-    }
-    if let Some(map) = value.clone().try_cast::<rhai::Map>() {
-        return Value::Object(map.iter().map(|(k, v)| (k.to_string(), dynamic_json(v))).collect());
-    }
-    Value::Null
+    Some(codeact::eval::judge::to_json(&value))
 }
 
 /// The screen the recording kept after an action, when it kept one.
